@@ -1,0 +1,36 @@
+import { err, ok, type Result } from '../../domain/result';
+import type { Clock } from '../ports/clock';
+import type { TokenCrypto } from '../ports/crypto';
+import type { ProjectStore } from '../projects/project.store';
+import type { ApiKeyRecord, ApiKeyStore } from './api-key.store';
+
+export const API_KEY_PREFIX = 'tg_';
+
+export interface CreateApiKeyDeps {
+  projects: Pick<ProjectStore, 'findById'>;
+  apiKeys: Pick<ApiKeyStore, 'insert'>;
+  crypto: TokenCrypto;
+  clock: Clock;
+}
+
+/** Creates an API key; the key itself is returned once and only its hash is stored. */
+export function makeCreateApiKey(deps: CreateApiKeyDeps) {
+  return async (input: { projectId: string; label?: string | null }): Promise<
+    Result<{ apiKey: string; record: ApiKeyRecord }, 'project_not_found'>
+  > => {
+    const project = await deps.projects.findById(input.projectId);
+    if (!project) return err('project_not_found');
+    const apiKey = API_KEY_PREFIX + deps.crypto.randomToken(32);
+    const record: ApiKeyRecord = {
+      id: deps.crypto.uuid(),
+      projectId: project.id,
+      prefix: apiKey.slice(0, 10),
+      label: input.label ?? null,
+      createdAt: deps.clock.now(),
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await deps.apiKeys.insert(record, deps.crypto.hash(apiKey));
+    return ok({ apiKey, record });
+  };
+}

@@ -1,0 +1,5 @@
+import type { ApiKeyStore } from './api-key.store';
+
+export function makeListApiKeys(deps: { apiKeys: Pick<ApiKeyStore, 'listByProject'> }) {
+  return (projectId: string) => deps.apiKeys.listByProject(projectId);
+}

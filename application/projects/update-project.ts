@@ -1,0 +1,98 @@
+import { isSupportedLocale } from '../../domain/locale';
+import { isMfaMethod, MFA_POLICIES, type MfaMethod, type MfaPolicy } from '../../domain/mfa';
+import { sortProviders, validateCallbackUrl, type Project, type ProviderCredentials } from '../../domain/project';
+import { isOAuthProvider, isProvider, type OAuthProvider, type Provider } from '../../domain/providers';
+import { err, ok, type Result } from '../../domain/result';
+import type { Clock } from '../ports/clock';
+import type { SecretBox } from '../ports/crypto';
+import type { UnitOfWork } from '../ports/unit-of-work';
+import type { ProjectStore } from './project.store';
+
+export interface ProjectChanges {
+  name?: string;
+  active?: boolean;
+  enable?: string[];
+  disable?: string[];
+  addCallbackUrls?: string[];
+  removeCallbackUrls?: string[];
+  allowAccountLinking?: boolean;
+  mfaPolicy?: string;
+  mfaMethods?: string[];
+  defaultLocale?: string;
+  /** Replaces one provider's client credentials; null removes them. */
+  providerCredentials?: { provider: string; credentials: ProviderCredentials | null }[];
+}
+
+export type UpdateProjectError =
+  | 'project_not_found'
+  | 'invalid_project_name'
+  | 'unknown_provider'
+  | 'invalid_callback_url'
+  | 'invalid_mfa_policy'
+  | 'invalid_mfa_method'
+  | 'unsupported_locale';
+
+export interface UpdateProjectDeps {
+  projects: Pick<ProjectStore, 'findById' | 'update' | 'setProviderCredentialsEncrypted'>;
+  box: SecretBox;
+  clock: Clock;
+  uow: UnitOfWork;
+  /** Tells every process to drop cached copies of the project. */
+  onChanged?: (projectId: string) => Promise<void>;
+}
+
+/** Applies a set of settings changes atomically; every value is validated before anything is written. */
+export function makeUpdateProject(deps: UpdateProjectDeps) {
+  return async (projectId: string, changes: ProjectChanges): Promise<Result<Project, UpdateProjectError>> => {
+    const project = await deps.projects.findById(projectId);
+    if (!project) return err('project_not_found');
+    const s = { ...project.settings };
+
+    if (changes.name !== undefined) {
+      const name = changes.name.trim();
+      if (name.length < 1 || name.length > 100) return err('invalid_project_name');
+      project.name = name;
+    }
+    if (changes.active !== undefined) project.active = changes.active;
+
+    const toggles = [...(changes.enable ?? []), ...(changes.disable ?? [])];
+    if (!toggles.every(isProvider)) return err('unknown_provider');
+    const enabled = new Set<Provider>(s.enabledProviders);
+    for (const p of (changes.enable ?? []) as Provider[]) enabled.add(p);
+    for (const p of (changes.disable ?? []) as Provider[]) enabled.delete(p);
+    s.enabledProviders = sortProviders(enabled);
+
+    const added = changes.addCallbackUrls ?? [];
+    if (!added.every(validateCallbackUrl)) return err('invalid_callback_url');
+    const removed = new Set(changes.removeCallbackUrls ?? []);
+    s.callbackUrls = [...new Set([...s.callbackUrls, ...added])].filter((u) => !removed.has(u));
+
+    if (changes.allowAccountLinking !== undefined) s.allowAccountLinking = changes.allowAccountLinking;
+    if (changes.mfaPolicy !== undefined) {
+      if (!(MFA_POLICIES as readonly string[]).includes(changes.mfaPolicy)) return err('invalid_mfa_policy');
+      s.mfaPolicy = changes.mfaPolicy as MfaPolicy;
+    }
+    if (changes.mfaMethods !== undefined) {
+      if (changes.mfaMethods.length === 0 || !changes.mfaMethods.every(isMfaMethod)) return err('invalid_mfa_method');
+      s.mfaMethods = [...new Set(changes.mfaMethods as MfaMethod[])];
+    }
+    if (changes.defaultLocale !== undefined) {
+      if (!isSupportedLocale(changes.defaultLocale)) return err('unsupported_locale');
+      s.defaultLocale = changes.defaultLocale;
+    }
+    const creds = changes.providerCredentials ?? [];
+    if (!creds.every((c) => isOAuthProvider(c.provider))) return err('unknown_provider');
+
+    project.settings = s;
+    project.updatedAt = deps.clock.now();
+    await deps.uow.transaction(async () => {
+      await deps.projects.update(project);
+      for (const c of creds) {
+        const encrypted = c.credentials ? deps.box.encrypt(JSON.stringify(c.credentials)) : null;
+        await deps.projects.setProviderCredentialsEncrypted(project.id, c.provider as OAuthProvider, encrypted);
+      }
+    });
+    await deps.onChanged?.(project.id);
+    return ok(project);
+  };
+}

@@ -1,0 +1,53 @@
+import type { Project } from '../../domain/project';
+import type { AccessTokenCodec } from '../ports/access-tokens';
+import type { Clock } from '../ports/clock';
+import type { ProjectSecrets } from '../projects/project.store';
+import type { UserStore } from '../users/user.store';
+
+export interface VerifiedUser {
+  id: string;
+  email: string | null;
+  name: string | null;
+  picture: string | null;
+  provider: string;
+  email_verified: boolean;
+}
+
+export type TokenVerification =
+  | { valid: true; user: VerifiedUser; expiresAt: Date; claims: Record<string, unknown> }
+  | { valid: false };
+
+export interface VerifyAccessTokenDeps {
+  secrets: Pick<ProjectSecrets, 'signingKey'>;
+  tokens: Pick<AccessTokenCodec, 'verify'>;
+  users: Pick<UserStore, 'findById'>;
+  clock: Clock;
+}
+
+/**
+ * Verifies an access token for a project: signature (HS256 only), issuer, audience, expiry, and
+ * that its user still exists and is not disabled. Every failure is `valid: false`.
+ */
+export function makeVerifyAccessToken(deps: VerifyAccessTokenDeps) {
+  return async (project: Project, token: string): Promise<TokenVerification> => {
+    const secret = await deps.secrets.signingKey(project.id);
+    if (!secret) return { valid: false };
+    const verified = await deps.tokens.verify(token, secret, project.id, deps.clock.now());
+    if (!verified) return { valid: false };
+    const user = await deps.users.findById(project.id, verified.claims.sub);
+    if (!user || user.disabled) return { valid: false };
+    return {
+      valid: true,
+      expiresAt: verified.expiresAt,
+      claims: { ...verified.claims },
+      user: {
+        id: user.id,
+        email: user.email,
+        name: user.name,
+        picture: user.picture,
+        provider: verified.claims.provider,
+        email_verified: user.emailVerified,
+      },
+    };
+  };
+}

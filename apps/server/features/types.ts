@@ -1,0 +1,12 @@
+import type express from 'express';
+import type { OutboxHandler } from '../../../infrastructure/jobs/outbox';
+
+/** What a feature contributes to the composition root. */
+export interface FeatureWiring<Routes extends Record<string, unknown>> {
+  /** ts-rest route implementations, keyed as in the contract's top-level router. */
+  routes: Routes;
+  /** Outbox topics this feature delivers. */
+  outboxHandlers?: Record<string, OutboxHandler>;
+  /** Non-JSON Express routes (redirect targets, HTML pages). */
+  mountExtra?: (app: express.Express) => void;
+}

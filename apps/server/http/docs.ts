@@ -1,0 +1,31 @@
+import type express from 'express';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Tollgate API reference</title>
+</head>
+<body>
+  <script id="api-reference" data-url="/api/openapi.json"></script>
+  <script src="/docs/scalar.js"></script>
+</body>
+</html>`;
+
+/** Human-readable API reference at /docs: the Scalar bundle from npm, fed by /api/openapi.json. No CDN. */
+export function mountDocs(app: express.Express): void {
+  // The package exports no subpath for its browser bundle: locate it beside the main entry.
+  const bundle = path.join(path.dirname(require.resolve('@scalar/api-reference')), 'browser', 'standalone.js');
+  app.get('/docs', (_req, res) => {
+    res.type('html').send(PAGE);
+  });
+  app.get('/docs/scalar.js', (_req, res) => {
+    res.setHeader('cache-control', 'public, max-age=86400');
+    res.sendFile(bundle);
+  });
+}

@@ -1,0 +1,35 @@
+import { pino, type Logger as PinoLogger } from 'pino';
+
+/** Paths whose values never reach a log line. */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  '*.password',
+  '*.token',
+  '*.refresh_token',
+  '*.code',
+  '*.secret',
+  '*.apiKey',
+  '*.api_key',
+  '*.signingSecret',
+  '*.challenge',
+  '*.link_token',
+  'password',
+  'token',
+  'refresh_token',
+  'code',
+  'secret',
+  'apiKey',
+  'signingSecret',
+];
+
+export function createLogger(level: string, pretty = process.stdout.isTTY): PinoLogger {
+  return pino({
+    level,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    base: { service: 'tollgate', pid: process.pid },
+    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname,service' } } } : {}),
+  });
+}
+export type { PinoLogger };

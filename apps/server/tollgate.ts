@@ -1,0 +1,190 @@
+import { RequestContext } from '@mikro-orm/core';
+import PgBoss from 'pg-boss';
+import { contract } from '../../contract';
+import { makeAuthenticateApiKey } from '../../application/api-keys/authenticate-api-key';
+import { makeCreateApiKey } from '../../application/api-keys/create-api-key';
+import { makeListApiKeys } from '../../application/api-keys/list-api-keys';
+import { makeRevokeApiKey } from '../../application/api-keys/revoke-api-key';
+import { makeCompletePrimarySignIn } from '../../application/auth/complete-primary-sign-in';
+import type { Clock } from '../../application/ports/clock';
+import type { PasswordHasher } from '../../application/ports/crypto';
+import { makeCreateProject } from '../../application/projects/create-project';
+import { makeGetProject, makeListProjects } from '../../application/projects/get-project';
+import { makeProjectSecrets } from '../../application/projects/project-secrets';
+import { makeUpdateProject } from '../../application/projects/update-project';
+import { makeAuthenticateAccessToken } from '../../application/tokens/authenticate-access-token';
+import { makeIssueSession } from '../../application/tokens/issue-session';
+import { makeVerifyAccessToken } from '../../application/tokens/verify-access-token';
+import { SystemClock } from '../../infrastructure/clock/system-clock';
+import { Argon2PasswordHasher } from '../../infrastructure/crypto/argon2-password-hasher';
+import { JoseAccessTokenCodec } from '../../infrastructure/crypto/jose-access-token-codec';
+import { NodeTokenCrypto } from '../../infrastructure/crypto/node-token-crypto';
+import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
+import { PgBossOutbox } from '../../infrastructure/jobs/outbox';
+import { Database } from '../../infrastructure/persistence/database';
+import { PostgresApiKeyStore } from '../../infrastructure/persistence/postgres-api-key.store';
+import { PostgresProjectStore } from '../../infrastructure/persistence/postgres-project.store';
+import { PostgresRefreshTokenStore } from '../../infrastructure/persistence/postgres-refresh-token.store';
+import { PostgresUserStore } from '../../infrastructure/persistence/postgres-user.store';
+import { PostgresRateLimiter } from '../../infrastructure/ratelimit/postgres-rate-limiter';
+import { trustProxySetting, type Config } from './config';
+import { wireEmail } from './features/email';
+import { wireMfa } from './features/mfa';
+import { wireOAuth } from './features/oauth';
+import { buildHttpApp } from './http/app';
+import { makeRouteAuthenticator } from './http/auth';
+import type { PinoLogger } from './http/logger';
+import { buildOpenApiDocument } from './http/openapi';
+import { makeTokenRoutes } from './http/token.routes';
+
+export interface TollgateOptions {
+  config: Config;
+  databaseUrl: string;
+  secretKey: Buffer;
+  logger: PinoLogger;
+  clock?: Clock;
+  /** Run background jobs (outbox delivery, sweeps) in this process. */
+  runWorker?: boolean;
+  /** Run migrations before serving. */
+  migrate?: boolean;
+  /** Replaces adapters in tests (e.g. a faster password hasher is never swapped: only peers). */
+  overrides?: { passwordHasher?: PasswordHasher };
+}
+
+/** Everything a feature needs; built once in the composition root. */
+export type CoreServices = Awaited<ReturnType<typeof buildCore>>;
+
+async function buildCore(options: TollgateOptions) {
+  const { config, logger } = options;
+  const clock = options.clock ?? new SystemClock();
+  const db = await Database.open({ url: options.databaseUrl, poolMax: config.DATABASE_POOL_MAX });
+  const crypto = new NodeTokenCrypto();
+  const box = new AesGcmSecretBox(options.secretKey);
+  const passwordHasher: PasswordHasher = options.overrides?.passwordHasher ?? new Argon2PasswordHasher();
+  const tokens = new JoseAccessTokenCodec(config.publicUrl);
+  const rateLimiter = new PostgresRateLimiter(db, clock);
+  const boss = new PgBoss({
+    connectionString: options.databaseUrl,
+    schema: 'pgboss',
+    max: 3,
+    application_name: 'tollgate-jobs',
+    supervise: options.runWorker ?? true,
+    schedule: false,
+  });
+  boss.on('error', (e: unknown) => logger.error({ err: e }, 'job queue error'));
+  const outbox = new PgBossOutbox(db, boss, box, crypto, logger, {
+    retryLimit: config.OUTBOX_RETRY_LIMIT,
+    retryDelaySeconds: config.OUTBOX_RETRY_DELAY_SECONDS,
+  });
+
+  const stores = {
+    projects: new PostgresProjectStore(db),
+    apiKeys: new PostgresApiKeyStore(db),
+    users: new PostgresUserStore(db),
+    refreshTokens: new PostgresRefreshTokenStore(db),
+  };
+  const secrets = makeProjectSecrets({ projects: stores.projects, box });
+  const issueSession = makeIssueSession({
+    secrets,
+    tokens,
+    refreshTokens: stores.refreshTokens,
+    crypto,
+    clock,
+    policy: {
+      refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+      refreshTokenIdleSeconds: config.REFRESH_TOKEN_IDLE_SECONDS,
+    },
+  });
+  const verifyAccessToken = makeVerifyAccessToken({ secrets, tokens, users: stores.users, clock });
+  const useCases = {
+    createProject: makeCreateProject({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, box, clock, uow: db }),
+    updateProject: makeUpdateProject({ projects: stores.projects, box, clock, uow: db }),
+    getProject: makeGetProject({ projects: stores.projects }),
+    listProjects: makeListProjects({ projects: stores.projects }),
+    createApiKey: makeCreateApiKey({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, clock }),
+    listApiKeys: makeListApiKeys({ apiKeys: stores.apiKeys }),
+    revokeApiKey: makeRevokeApiKey({ apiKeys: stores.apiKeys, clock }),
+    authenticateApiKey: makeAuthenticateApiKey({ apiKeys: stores.apiKeys, projects: stores.projects, crypto, clock }),
+    verifyAccessToken,
+    authenticateAccessToken: makeAuthenticateAccessToken({ tokens, projects: stores.projects, users: stores.users, verify: verifyAccessToken }),
+    issueSession,
+    completePrimarySignIn: makeCompletePrimarySignIn({ issueSession }),
+  };
+  return { config, logger, clock, db, crypto, box, passwordHasher, tokens, rateLimiter, boss, outbox, stores, secrets, useCases };
+}
+
+export interface Tollgate {
+  app: ReturnType<typeof buildHttpApp>;
+  core: CoreServices;
+  /** Starts the job queue (and its worker when `runWorker`). */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root: every adapter and use case is created here, by hand, and nowhere else.
+ * Tests build the same thing with another clock and peers' addresses.
+ */
+export async function createTollgate(options: TollgateOptions): Promise<Tollgate> {
+  const core = await buildCore(options);
+  if (options.migrate ?? true) await core.db.migrate();
+
+  const mfa = wireMfa(core);
+  const email = wireEmail(core);
+  const oauth = wireOAuth(core);
+  for (const feature of [mfa, email, oauth]) {
+    for (const [topic, handler] of Object.entries(feature.outboxHandlers ?? {})) core.outbox.register(topic, handler);
+  }
+
+  const router = {
+    token: makeTokenRoutes({ verifyAccessToken: core.useCases.verifyAccessToken }),
+    ...email.routes,
+    ...oauth.routes,
+    ...mfa.routes,
+  };
+
+  const app = buildHttpApp({
+    contract,
+    router,
+    logger: core.logger,
+    authenticate: makeRouteAuthenticator({
+      authenticateApiKey: core.useCases.authenticateApiKey,
+      authenticateAccessToken: mfa.authenticateAccessToken ?? core.useCases.authenticateAccessToken,
+    }),
+    trustProxy: trustProxySetting(core.config.TRUST_PROXY),
+    bodyLimit: core.config.BODY_LIMIT,
+    openApiDocument: buildOpenApiDocument(core.config.publicUrl),
+    ready: () => core.db.ping(),
+    // Every request gets its own EntityManager fork.
+    requestContext: (_req, _res, next) => RequestContext.create(core.db.orm.em, next),
+    mountExtra: (app) => {
+      email.mountExtra?.(app);
+      oauth.mountExtra?.(app);
+      mfa.mountExtra?.(app);
+    },
+  });
+
+  let sweepTimer: NodeJS.Timeout | undefined;
+  let started = false;
+  return {
+    app,
+    core,
+    async start() {
+      await core.boss.start();
+      started = true;
+      if (options.runWorker ?? true) {
+        await core.outbox.startWorker();
+        sweepTimer = setInterval(() => {
+          core.outbox.sweep().catch((e) => core.logger.warn({ err: e }, 'outbox sweep failed'));
+          core.db.withContext(() => core.rateLimiter.purgeExpired()).catch(() => undefined);
+        }, 10_000);
+        sweepTimer.unref();
+      }
+    },
+    async close() {
+      if (sweepTimer) clearInterval(sweepTimer);
+      if (started) await core.boss.stop({ graceful: true, wait: true, timeout: 5000 }).catch(() => undefined);
+      await core.db.close();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+
+export const c = initContract();
+
+/** Every error body: the spec's message word for word, plus a stable machine-readable code. */
+export const ErrorSchema = z
+  .object({
+    error: z.string().describe('Human-readable message'),
+    code: z.string().describe('Stable error code'),
+  })
+  .describe('Error');
+export type ErrorBody = z.infer<typeof ErrorSchema>;
+
+/** Responses every route can give: bad request, bad credentials, rate limit, server fault. */
+export const commonErrors = {
+  400: ErrorSchema,
+  401: ErrorSchema,
+  403: ErrorSchema,
+  404: ErrorSchema,
+  409: ErrorSchema,
+  413: ErrorSchema,
+  415: ErrorSchema,
+  429: ErrorSchema,
+  500: ErrorSchema,
+  503: ErrorSchema,
+} as const;
+
+/** How a route authenticates its caller; the server reads it from the contract's metadata. */
+export type RouteAuth =
+  /** Authorization: Bearer <API_KEY>; the project is resolved from the key. */
+  | 'apiKey'
+  /** Authorization: Bearer <ACCESS_TOKEN>, a JWT issued by Tollgate to an end user. */
+  | 'user'
+  | 'none';
+
+export interface RouteMetadata {
+  auth: RouteAuth;
+  /** With auth 'apiKey': the handler itself refuses inactive projects, later in its order of checks. */
+  allowInactiveProject?: boolean;
+  /** The route answers something other than JSON (a redirect or a page). */
+  nonJson?: boolean;
+}
+
+export const meta = (m: RouteMetadata) => m;
+
+export const apiKeyHeaders = z.object({
+  authorization: z.string().optional().describe('Bearer <API_KEY>'),
+});
+export const userTokenHeaders = z.object({
+  authorization: z.string().optional().describe('Bearer <ACCESS_TOKEN>'),
+});
+
+export const LocaleSchema = z.string().min(2).max(35).describe('One of the supported locales (en, it, es, fr, de, pt, ja, ko, zh, nl, pl, ru, sv, da, nb, fi, ar, he, th, vi)');
+
+export const SuccessSchema = z.object({ success: z.literal(true) });

@@ -1,0 +1,39 @@
+import { initClient } from '@ts-rest/core';
+import { c } from './common';
+import { tokenContract } from './token.contract';
+
+export * from './common';
+export { tokenContract } from './token.contract';
+
+/** The whole HTTP surface of Tollgate. The OpenAPI document and the SDK are generated from it. */
+export const contract = c.router(
+  {
+    token: tokenContract,
+  },
+  { strictStatusCodes: true },
+);
+export type Contract = typeof contract;
+
+export interface ClientOptions {
+  baseUrl: string;
+  /** Project API key, sent as `Authorization: Bearer` on project-server calls. */
+  apiKey?: string;
+  /** An end user's access token, for the user-scoped routes. */
+  accessToken?: string;
+}
+
+/**
+ * The typed Tollgate client. Every method returns `{ status, body, headers }` typed per status.
+ *
+ *   const tollgate = createClient({ baseUrl: 'http://localhost:4000', apiKey: process.env.TOLLGATE_API_KEY });
+ *   const { status, body } = await tollgate.token.verify({ body: { token } });
+ */
+export function createClient(options: ClientOptions) {
+  const bearer = options.apiKey ?? options.accessToken;
+  return initClient(contract, {
+    baseUrl: options.baseUrl.replace(/\/$/, ''),
+    baseHeaders: bearer ? { authorization: `Bearer ${bearer}` } : {},
+    throwOnUnknownStatus: false,
+  });
+}
+export type TollgateClient = ReturnType<typeof createClient>;

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { apiKeyHeaders, c, commonErrors, meta } from './common';
+
+export const TokenUserSchema = z.object({
+  id: z.string(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  picture: z.string().nullable(),
+  provider: z.string(),
+  email_verified: z.boolean(),
+});
+
+export const tokenContract = c.router(
+  {
+    verify: {
+      method: 'POST',
+      path: '/api/v1/token/verify',
+      summary: 'Verify an access token',
+      description:
+        'Checks signature (HS256 with the project secret), issuer, audience (the project), expiry, and that the user still exists and is enabled. Every failure answers 200 with valid:false.',
+      headers: apiKeyHeaders,
+      body: z.object({ token: z.string().max(8192) }),
+      responses: {
+        200: z.union([
+          z.object({ valid: z.literal(true), user: TokenUserSchema, expiresAt: z.string().describe('ISO 8601') }),
+          z.object({ valid: z.literal(false), user: z.null(), expiresAt: z.null() }),
+        ]),
+        ...commonErrors,
+      },
+      metadata: meta({ auth: 'apiKey' }),
+    },
+  },
+  { strictStatusCodes: true },
+);

@@ -1,0 +1,28 @@
+import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { TokenCrypto } from '../../application/ports/crypto';
+
+export class NodeTokenCrypto implements TokenCrypto {
+  randomToken(bytes = 32): string {
+    return randomBytes(bytes).toString('base64url');
+  }
+
+  randomDigits(length: number): string {
+    let out = '';
+    for (let i = 0; i < length; i++) out += String(randomInt(0, 10));
+    return out;
+  }
+
+  hash(token: string): string {
+    return createHash('sha256').update(token, 'utf8').digest('hex');
+  }
+
+  safeEqual(a: string, b: string): boolean {
+    const ha = createHash('sha256').update(a, 'utf8').digest();
+    const hb = createHash('sha256').update(b, 'utf8').digest();
+    return timingSafeEqual(ha, hb) && a.length === b.length;
+  }
+
+  uuid(): string {
+    return randomUUID();
+  }
+}

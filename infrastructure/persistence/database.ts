@@ -1,0 +1,105 @@
+import { RequestContext } from '@mikro-orm/core';
+import { Migrator } from '@mikro-orm/migrations';
+import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { UnitOfWork } from '../../application/ports/unit-of-work';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from './migrations';
+
+export interface DatabaseOptions {
+  url: string;
+  poolMax?: number;
+  debug?: boolean;
+}
+
+/**
+ * The PostgreSQL connection: MikroORM with every mapping and the committed migrations. The global
+ * EntityManager refuses use outside a request or job context (`allowGlobalContext: false`); code
+ * reaches the current fork through `db.em`, which MikroORM resolves from the async context.
+ */
+export class Database implements UnitOfWork {
+  private readonly afterCommit = new AsyncLocalStorage<Array<() => Promise<void>>>();
+
+  private constructor(readonly orm: MikroORM) {}
+
+  static async open(options: DatabaseOptions): Promise<Database> {
+    const orm = await MikroORM.init({
+      clientUrl: options.url,
+      entities: ENTITIES,
+      extensions: [Migrator],
+      migrations: {
+        migrationsList: MIGRATIONS,
+        tableName: 'tollgate_migrations',
+        transactional: true,
+        allOrNothing: true,
+        snapshot: false,
+        silent: true,
+      },
+      pool: { min: 0, max: options.poolMax ?? 10 },
+      allowGlobalContext: false,
+      forceUtcTimezone: true,
+      discovery: { warnWhenNoEntities: false },
+      debug: options.debug ?? false,
+      ensureDatabase: false,
+      driverOptions: { connection: { application_name: 'tollgate' } },
+    });
+    return new Database(orm);
+  }
+
+  /** The EntityManager of the current request, job or transaction. */
+  get em(): EntityManager {
+    return this.orm.em;
+  }
+
+  async migrate(): Promise<string[]> {
+    const done = await this.orm.getMigrator().up();
+    return done.map((m) => m.name);
+  }
+
+  /** Runs `fn` with its own EntityManager fork (one per request and per job). */
+  withContext<T>(fn: () => Promise<T>): Promise<T> {
+    return RequestContext.create(this.orm.em, fn);
+  }
+
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    const existing = this.afterCommit.getStore();
+    if (existing && this.orm.em.isInTransaction()) {
+      return work();
+    }
+    const hooks: Array<() => Promise<void>> = [];
+    const result = await this.afterCommit.run(hooks, () => this.orm.em.transactional(() => work()));
+    for (const hook of hooks) await hook();
+    return result;
+  }
+
+  /**
+   * Registers `hook` to run once the current transaction commits, or right away when there is no
+   * transaction. Used to hand outbox messages to the job queue only after they are durable.
+   */
+  onCommit(hook: () => Promise<void>): Promise<void> | void {
+    const hooks = this.afterCommit.getStore();
+    if (hooks && this.orm.em.isInTransaction()) {
+      hooks.push(hook);
+      return;
+    }
+    return hook();
+  }
+
+  /** Raw SQL with `?` placeholders on the current context's connection and transaction. */
+  async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.orm.em.execute(sql, params as never[])) as T[];
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      await this.orm.em.fork().execute('select 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.orm.close(true);
+  }
+}

@@ -1,0 +1,12 @@
+import { Migration20261122000000Foundation } from './Migration20261122000000Foundation';
+import { Migration20261122010000Email } from './Migration20261122010000Email';
+import { Migration20261122020000OAuth } from './Migration20261122020000OAuth';
+import { Migration20261122030000Mfa } from './Migration20261122030000Mfa';
+
+/** Committed migrations, in order. They run on start and with `npm run migrate`. */
+export const MIGRATIONS = [
+  { name: 'Migration20261122000000Foundation', class: Migration20261122000000Foundation },
+  { name: 'Migration20261122010000Email', class: Migration20261122010000Email },
+  { name: 'Migration20261122020000OAuth', class: Migration20261122020000OAuth },
+  { name: 'Migration20261122030000Mfa', class: Migration20261122030000Mfa },
+];

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { createClient } from '../../contract';
+import { loadConfig, type Config } from '../../apps/server/config';
+import { createLogger } from '../../apps/server/http/logger';
+import { createTollgate, type Tollgate, type TollgateOptions } from '../../apps/server/tollgate';
+import { TestClock } from './clock';
+import { createTestDatabase, type TestDatabase } from './database';
+
+export interface TestApp {
+  baseUrl: string;
+  clock: TestClock;
+  tollgate: Tollgate;
+  config: Config;
+  database: TestDatabase;
+  /** Creates a project through the same use case the CLI calls. */
+  createProject(input?: { name?: string; callbackUrls?: string[] }): Promise<TestProject>;
+  client(apiKey?: string): ReturnType<typeof createClient>;
+  /** Runs `fn` inside a database context, for direct use of stores and use cases. */
+  inContext<T>(fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface TestProject {
+  id: string;
+  apiKey: string;
+  signingSecret: string;
+  callbackUrl: string;
+  client: ReturnType<typeof createClient>;
+}
+
+/**
+ * Starts the real application on port 0 against a fresh database, with a clock the test moves.
+ * `env` overrides configuration (e.g. SMTP_URL of the test's SMTP server).
+ */
+export async function startTestApp(
+  options: { env?: Record<string, string>; clock?: TestClock; runWorker?: boolean; overrides?: TollgateOptions['overrides'] } = {},
+): Promise<TestApp> {
+  const database = await createTestDatabase();
+  // Listen first so that PUBLIC_URL (JWT issuer, links in mail, OAuth redirect URIs) is the real address.
+  let handler: RequestListener = (_req, res) => {
+    res.statusCode = 503;
+    res.end();
+  };
+  const server: Server = await new Promise((resolve) => {
+    const s = createServer((req, res) => handler(req, res));
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const clock = options.clock ?? new TestClock();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    OUTBOX_RETRY_DELAY_SECONDS: '1',
+    ...options.env,
+    PUBLIC_URL: baseUrl,
+  });
+  const logger = createLogger(config.LOG_LEVEL, false);
+  const tollgate = await createTollgate({
+    config,
+    databaseUrl: database.url,
+    secretKey: randomBytes(32),
+    logger,
+    clock,
+    runWorker: options.runWorker ?? true,
+    overrides: options.overrides,
+  });
+  await tollgate.start();
+  handler = tollgate.app;
+  const client = (apiKey?: string) => createClient({ baseUrl, apiKey });
+  let counter = 0;
+  return {
+    baseUrl,
+    clock,
+    tollgate,
+    config,
+    database,
+    client,
+    inContext: (fn) => tollgate.core.db.withContext(fn),
+    async createProject(input = {}) {
+      const callbackUrl = input.callbackUrls?.[0] ?? 'https://app.example.com/callback';
+      const created = await tollgate.core.db.withContext(() =>
+        tollgate.core.useCases.createProject({
+          name: input.name ?? `Test project ${++counter}`,
+          callbackUrls: input.callbackUrls ?? [callbackUrl],
+        }),
+      );
+      if (!created.ok) throw new Error(created.error);
+      const { project, apiKey, signingSecret } = created.value;
+      return { id: project.id, apiKey, signingSecret, callbackUrl, client: client(apiKey) };
+    },
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections?.();
+      await tollgate.close();
+      await database.drop();
+    },
+  };
+}

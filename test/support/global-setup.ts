@@ -1,0 +1,61 @@
+import type { TestProject } from 'vitest/node';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startEmbeddedPostgres } from '../../infrastructure/persistence/embedded-postgres';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    adminDatabaseUrl: string;
+  }
+}
+
+/**
+ * Picks the PostgreSQL server the tests use, in this order: TEST_DATABASE_URL; a Testcontainers
+ * PostgreSQL when a Docker engine answers; an embedded PostgreSQL otherwise. Each test file then
+ * creates its own database on it (test/support/database.ts).
+ */
+export default async function setup(project: TestProject) {
+  if (process.env.TEST_DATABASE_URL) {
+    project.provide('adminDatabaseUrl', process.env.TEST_DATABASE_URL);
+    return;
+  }
+  const docker = await dockerAvailable();
+  if (docker) {
+    const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+    const container = await new PostgreSqlContainer('postgres:17-alpine').withDatabase('tollgate_test').start();
+    project.provide('adminDatabaseUrl', container.getConnectionUri());
+    return async () => {
+      await container.stop();
+    };
+  }
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-test-pg-'));
+  const embedded = await startEmbeddedPostgres(path.join(dir, 'data'));
+  const url = new URL(embedded.url);
+  url.pathname = '/tollgate_test';
+  const admin = new URL(embedded.url);
+  admin.pathname = '/postgres';
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query('create database tollgate_test');
+  await client.end();
+  project.provide('adminDatabaseUrl', url.toString());
+  return async () => {
+    await embedded.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+async function dockerAvailable(): Promise<boolean> {
+  try {
+    const { getContainerRuntimeClient } = await import('testcontainers');
+    await Promise.race([
+      getContainerRuntimeClient(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 5000)),
+    ]);
+    return true;
+  } catch {
+    return false;
+  }
+}
