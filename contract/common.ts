@@ -54,3 +54,26 @@ export const userTokenHeaders = z.object({
 export const LocaleSchema = z.string().min(2).max(35).describe('One of the supported locales (en, it, es, fr, de, pt, ja, ko, zh, nl, pl, ru, sv, da, nb, fi, ar, he, th, vi)');
 
 export const SuccessSchema = z.object({ success: z.literal(true) });
+
+export const PublicUserSchema = z.object({
+  id: z.string(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  email_verified: z.boolean(),
+});
+
+export const SessionResponseSchema = z.object({
+  token: z.string().describe('Access JWT (HS256, project signing secret)'),
+  refresh_token: z.string(),
+  user: PublicUserSchema,
+});
+
+export const MfaChallengeResponseSchema = z.object({
+  mfa_required: z.literal(true),
+  challenge: z.string().describe('Opaque; expires in 5 minutes'),
+  methods: z.array(z.enum(['totp', 'sms', 'backup_codes'])).describe("The user's enrolled methods"),
+  enrollment_required: z.boolean().optional().describe('Required policy and nothing enrolled yet'),
+});
+
+/** What every primary sign-in answers: a session, or an MFA challenge (no JWT). */
+export const SignInResponseSchema = z.union([SessionResponseSchema, MfaChallengeResponseSchema]);

@@ -1,14 +1,22 @@
 import { initClient } from '@ts-rest/core';
 import { c } from './common';
+import { emailContract } from './email.contract';
+import { mfaContract } from './mfa.contract';
+import { oauthContract } from './oauth.contract';
+import { sessionContract } from './session.contract';
 import { tokenContract } from './token.contract';
 
 export * from './common';
-export { tokenContract } from './token.contract';
+export { emailContract, mfaContract, oauthContract, sessionContract, tokenContract };
 
 /** The whole HTTP surface of Tollgate. The OpenAPI document and the SDK are generated from it. */
 export const contract = c.router(
   {
     token: tokenContract,
+    session: sessionContract,
+    email: emailContract,
+    oauth: oauthContract,
+    mfa: mfaContract,
   },
   { strictStatusCodes: true },
 );

@@ -1,4 +1,5 @@
 import { RequestContext } from '@mikro-orm/core';
+import { initServer } from '@ts-rest/express';
 import PgBoss from 'pg-boss';
 import { contract } from '../../contract';
 import { makeAuthenticateApiKey } from '../../application/api-keys/authenticate-api-key';
@@ -136,12 +137,13 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     for (const [topic, handler] of Object.entries(feature.outboxHandlers ?? {})) core.outbox.register(topic, handler);
   }
 
-  const router = {
+  // Type-checked against the whole contract: a route without an implementation fails to compile.
+  const router = initServer().router(contract, {
     token: makeTokenRoutes({ verifyAccessToken: core.useCases.verifyAccessToken }),
     ...email.routes,
     ...oauth.routes,
     ...mfa.routes,
-  };
+  });
 
   const app = buildHttpApp({
     contract,

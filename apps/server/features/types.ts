@@ -2,7 +2,7 @@ import type express from 'express';
 import type { OutboxHandler } from '../../../infrastructure/jobs/outbox';
 
 /** What a feature contributes to the composition root. */
-export interface FeatureWiring<Routes extends Record<string, unknown>> {
+export interface FeatureWiring<Routes extends object> {
   /** ts-rest route implementations, keyed as in the contract's top-level router. */
   routes: Routes;
   /** Outbox topics this feature delivers. */

@@ -1,4 +1,7 @@
 import { coreErrors } from './core.errors';
+import { emailErrors } from './email.errors';
+import { mfaErrors } from './mfa.errors';
+import { oauthErrors } from './oauth.errors';
 import type { ErrorEntry, ErrorStatus } from './types';
 
 /**
@@ -7,6 +10,9 @@ import type { ErrorEntry, ErrorStatus } from './types';
  */
 export const ERRORS = {
   ...coreErrors,
+  ...emailErrors,
+  ...oauthErrors,
+  ...mfaErrors,
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;

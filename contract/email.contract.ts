@@ -1,0 +1,3 @@
+import { c } from './common';
+
+export const emailContract = c.router({}, { strictStatusCodes: true });

@@ -1,0 +1,3 @@
+import { c } from './common';
+
+export const mfaContract = c.router({}, { strictStatusCodes: true });

@@ -1,0 +1,3 @@
+import { c } from './common';
+
+export const oauthContract = c.router({}, { strictStatusCodes: true });

@@ -1,0 +1,3 @@
+import { c } from './common';
+
+export const sessionContract = c.router({}, { strictStatusCodes: true });
