@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../../infrastructure/persistence/embedded-postgres';
@@ -30,6 +30,8 @@ export default async function setup(project: TestProject) {
     };
   }
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-test-pg-'));
+  // When run as root, the server runs as a dedicated user that must be able to enter the folder.
+  chmodSync(dir, 0o755);
   const embedded = await startEmbeddedPostgres(path.join(dir, 'data'));
   const url = new URL(embedded.url);
   url.pathname = '/tollgate_test';
