@@ -26,6 +26,8 @@ export const ConfigSchema = z.object({
   /** Express `trust proxy`: false, true, a hop count, or a list of addresses/subnets. */
   TRUST_PROXY: z.string().default('false'),
   BODY_LIMIT: z.string().default('100kb'),
+  /** Lifetime of hot-path cache entries (API keys, projects, signing keys, user status); 0 disables. */
+  CACHE_TTL_SECONDS: int(60),
   /** Create the Demo project on first start (development only). */
   TOLLGATE_DEMO_PROJECT: bool.default('true'),
 
@@ -39,6 +41,38 @@ export const ConfigSchema = z.object({
   REFRESH_TOKEN_TTL_SECONDS: int(30 * 24 * 3600),
   REFRESH_TOKEN_IDLE_SECONDS: int(14 * 24 * 3600),
   REFRESH_TOKEN_REUSE_GRACE_SECONDS: int(10),
+
+  // OAuth
+  /** Initiations (POST or GET /api/proxy/{provider}) allowed per API key and client IP per window. */
+  OAUTH_INITIATION_RATE_LIMIT: int(120),
+  OAUTH_INITIATION_RATE_WINDOW_SECONDS: int(60),
+  /** Timeout of each call Tollgate makes to a provider (token, userinfo, JWKS). */
+  OAUTH_HTTP_TIMEOUT_MS: int(10_000),
+  GOOGLE_AUTHORIZATION_URL: z.string().url().default('https://accounts.google.com/o/oauth2/v2/auth'),
+  GOOGLE_TOKEN_URL: z.string().url().default('https://oauth2.googleapis.com/token'),
+  GOOGLE_USERINFO_URL: z.string().url().default('https://openidconnect.googleapis.com/v1/userinfo'),
+  GOOGLE_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
+  GOOGLE_ISSUER: z.string().default('https://accounts.google.com'),
+  GITHUB_AUTHORIZATION_URL: z.string().url().default('https://github.com/login/oauth/authorize'),
+  GITHUB_TOKEN_URL: z.string().url().default('https://github.com/login/oauth/access_token'),
+  GITHUB_USERINFO_URL: z.string().url().default('https://api.github.com/user'),
+  GITHUB_EMAILS_URL: z.string().url().default('https://api.github.com/user/emails'),
+  DISCORD_AUTHORIZATION_URL: z.string().url().default('https://discord.com/oauth2/authorize'),
+  DISCORD_TOKEN_URL: z.string().url().default('https://discord.com/api/oauth2/token'),
+  DISCORD_USERINFO_URL: z.string().url().default('https://discord.com/api/users/@me'),
+  DISCORD_CDN_URL: z.string().url().default('https://cdn.discordapp.com'),
+  /** Microsoft Entra endpoints; `{tenant}` is replaced by the project's tenant (AZURE_TENANT by default). */
+  AZURE_TENANT: z.string().regex(/^[\w.-]+$/).default('common'),
+  AZURE_AUTHORIZATION_URL: z.string().default('https://login.microsoftonline.com/{tenant}/oauth2/v2.0/authorize'),
+  AZURE_TOKEN_URL: z.string().default('https://login.microsoftonline.com/{tenant}/oauth2/v2.0/token'),
+  AZURE_USERINFO_URL: z.string().default('https://graph.microsoft.com/oidc/userinfo'),
+  AZURE_JWKS_URL: z.string().default('https://login.microsoftonline.com/{tenant}/discovery/v2.0/keys'),
+  /** `{tenantid}` is replaced by the token's `tid` claim (multi-tenant apps). */
+  AZURE_ISSUER: z.string().default('https://login.microsoftonline.com/{tenantid}/v2.0'),
+  APPLE_AUTHORIZATION_URL: z.string().url().default('https://appleid.apple.com/auth/authorize'),
+  APPLE_TOKEN_URL: z.string().url().default('https://appleid.apple.com/auth/token'),
+  APPLE_JWKS_URL: z.string().url().default('https://appleid.apple.com/auth/keys'),
+  APPLE_ISSUER: z.string().default('https://appleid.apple.com'),
 });
 
 export type Config = z.infer<typeof ConfigSchema> & { publicUrl: string };

@@ -21,6 +21,8 @@ import { Argon2PasswordHasher } from '../../infrastructure/crypto/argon2-passwor
 import { JoseAccessTokenCodec } from '../../infrastructure/crypto/jose-access-token-codec';
 import { NodeTokenCrypto } from '../../infrastructure/crypto/node-token-crypto';
 import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
+import { makeHotPathCaches } from '../../infrastructure/cache/hot-path-caches';
+import { InvalidationBus } from '../../infrastructure/cache/invalidation-bus';
 import { PgBossOutbox } from '../../infrastructure/jobs/outbox';
 import { Database } from '../../infrastructure/persistence/database';
 import { PostgresApiKeyStore } from '../../infrastructure/persistence/postgres-api-key.store';
@@ -96,7 +98,11 @@ async function buildCore(options: TollgateOptions) {
       refreshTokenIdleSeconds: config.REFRESH_TOKEN_IDLE_SECONDS,
     },
   });
-  const verifyAccessToken = makeVerifyAccessToken({ secrets, tokens, users: stores.users, clock });
+  // Hot paths (API key -> project, token verification) read through caches that every process
+  // drops on change (PostgreSQL LISTEN/NOTIFY fed by triggers).
+  const invalidation = new InvalidationBus(options.databaseUrl, logger);
+  const hot = makeHotPathCaches(invalidation, { ...stores, secrets }, config.CACHE_TTL_SECONDS * 1000);
+  const verifyAccessToken = makeVerifyAccessToken({ secrets: hot.secrets, tokens, users: hot.users, clock });
   const useCases = {
     createProject: makeCreateProject({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, box, clock, uow: db }),
     updateProject: makeUpdateProject({ projects: stores.projects, box, clock, uow: db }),
@@ -105,13 +111,13 @@ async function buildCore(options: TollgateOptions) {
     createApiKey: makeCreateApiKey({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, clock }),
     listApiKeys: makeListApiKeys({ apiKeys: stores.apiKeys }),
     revokeApiKey: makeRevokeApiKey({ apiKeys: stores.apiKeys, clock }),
-    authenticateApiKey: makeAuthenticateApiKey({ apiKeys: stores.apiKeys, projects: stores.projects, crypto, clock }),
+    authenticateApiKey: makeAuthenticateApiKey({ apiKeys: hot.apiKeys, projects: hot.projects, crypto, clock }),
     verifyAccessToken,
-    authenticateAccessToken: makeAuthenticateAccessToken({ tokens, projects: stores.projects, users: stores.users, verify: verifyAccessToken }),
+    authenticateAccessToken: makeAuthenticateAccessToken({ tokens, projects: hot.projects, users: hot.users, verify: verifyAccessToken }),
     issueSession,
     completePrimarySignIn: makeCompletePrimarySignIn({ issueSession }),
   };
-  return { config, logger, clock, db, crypto, box, passwordHasher, tokens, rateLimiter, boss, outbox, stores, secrets, useCases };
+  return { config, logger, clock, db, crypto, box, passwordHasher, tokens, rateLimiter, boss, outbox, invalidation, stores, secrets, useCases };
 }
 
 export interface Tollgate {
@@ -172,6 +178,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     app,
     core,
     async start() {
+      await core.invalidation.start();
       await core.boss.start();
       started = true;
       if (options.runWorker ?? true) {
@@ -185,6 +192,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     },
     async close() {
       if (sweepTimer) clearInterval(sweepTimer);
+      await core.invalidation.stop();
       if (started) await core.boss.stop({ graceful: true, wait: true, timeout: 5000 }).catch(() => undefined);
       await core.db.close();
     },

@@ -14,6 +14,7 @@ export interface TestApp {
   tollgate: Tollgate;
   config: Config;
   database: TestDatabase;
+  secretKey: Buffer;
   /** Creates a project through the same use case the CLI calls. */
   createProject(input?: { name?: string; callbackUrls?: string[] }): Promise<TestProject>;
   client(apiKey?: string): ReturnType<typeof createClient>;
@@ -35,9 +36,17 @@ export interface TestProject {
  * `env` overrides configuration (e.g. SMTP_URL of the test's SMTP server).
  */
 export async function startTestApp(
-  options: { env?: Record<string, string>; clock?: TestClock; runWorker?: boolean; overrides?: TollgateOptions['overrides'] } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: TestClock;
+    runWorker?: boolean;
+    overrides?: TollgateOptions['overrides'];
+    /** Share another app's database and deployment key (a second process of one deployment). */
+    sameDeploymentAs?: TestApp;
+  } = {},
 ): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const database = options.sameDeploymentAs?.database ?? (await createTestDatabase());
+  const ownsDatabase = !options.sameDeploymentAs;
   // Listen first so that PUBLIC_URL (JWT issuer, links in mail, OAuth redirect URIs) is the real address.
   let handler: RequestListener = (_req, res) => {
     res.statusCode = 503;
@@ -57,10 +66,11 @@ export async function startTestApp(
     PUBLIC_URL: baseUrl,
   });
   const logger = createLogger(config.LOG_LEVEL, false);
+  const secretKey = options.sameDeploymentAs?.secretKey ?? randomBytes(32);
   const tollgate = await createTollgate({
     config,
     databaseUrl: database.url,
-    secretKey: randomBytes(32),
+    secretKey,
     logger,
     clock,
     runWorker: options.runWorker ?? true,
@@ -76,6 +86,7 @@ export async function startTestApp(
     tollgate,
     config,
     database,
+    secretKey,
     client,
     inContext: (fn) => tollgate.core.db.withContext(fn),
     async createProject(input = {}) {
@@ -94,7 +105,7 @@ export async function startTestApp(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
       await tollgate.close();
-      await database.drop();
+      if (ownsDatabase) await database.drop();
     },
   };
 }

@@ -4,7 +4,7 @@ import express, { type ErrorRequestHandler, type NextFunction, type Request, typ
 import helmet from 'helmet';
 import { randomUUID } from 'node:crypto';
 import type { RouteMetadata } from '../../../contract/common';
-import type { PinoLogger } from './logger';
+import { requestScope, type PinoLogger } from './logger';
 import { errorResponse, type ErrorCode } from './errors';
 import { describeZodError } from './validation';
 import type { RouteAuthenticator } from './auth';
@@ -34,7 +34,7 @@ const requestId: RequestHandler = (req, res, next) => {
   const id = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
   res.locals.requestId = id;
   res.setHeader('x-request-id', id);
-  next();
+  requestScope.run({ requestId: id }, next);
 };
 
 /**

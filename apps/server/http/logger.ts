@@ -1,4 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino, type Logger as PinoLogger } from 'pino';
+
+/** The id of the request being served, attached to every log line written while serving it. */
+export const requestScope = new AsyncLocalStorage<{ requestId: string }>();
 
 /** Paths whose values never reach a log line. */
 export const REDACT_PATHS = [
@@ -29,6 +33,10 @@ export function createLogger(level: string, pretty = process.stdout.isTTY): Pino
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: { service: 'tollgate', pid: process.pid },
+    mixin: () => {
+      const scope = requestScope.getStore();
+      return scope ? { requestId: scope.requestId } : {};
+    },
     ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname,service' } } } : {}),
   });
 }

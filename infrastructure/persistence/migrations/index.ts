@@ -2,6 +2,7 @@ import { Migration20261122000000Foundation } from './Migration20261122000000Foun
 import { Migration20261122010000Email } from './Migration20261122010000Email';
 import { Migration20261122020000OAuth } from './Migration20261122020000OAuth';
 import { Migration20261122030000Mfa } from './Migration20261122030000Mfa';
+import { Migration20261122040000CacheInvalidation } from './Migration20261122040000CacheInvalidation';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261122010000Email', class: Migration20261122010000Email },
   { name: 'Migration20261122020000OAuth', class: Migration20261122020000OAuth },
   { name: 'Migration20261122030000Mfa', class: Migration20261122030000Mfa },
+  { name: 'Migration20261122040000CacheInvalidation', class: Migration20261122040000CacheInvalidation },
 ];
