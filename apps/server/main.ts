@@ -1,13 +1,19 @@
+import cluster from 'node:cluster';
+import os from 'node:os';
 import type { Server } from 'node:http';
 import { resolveDatabase, resolveSecretKey } from './bootstrap';
-import { loadConfig } from './config';
+import { loadConfig, type Config } from './config';
 import { ensureDemoProject } from './demo-project';
-import { createLogger } from './http/logger';
+import { createLogger, type PinoLogger } from './http/logger';
 import { createTollgate } from './tollgate';
 
-/** `npm start`: configuration, database (embedded when DATABASE_URL is unset), migrations, HTTP. */
+/**
+ * `npm start`: configuration, database (embedded when DATABASE_URL is unset), migrations, HTTP.
+ * With TOLLGATE_PROCESSES > 1 the primary prepares the database once and forks that many server
+ * processes sharing one port (node:cluster); they share nothing but PostgreSQL.
+ */
 async function main() {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (e) {
@@ -15,17 +21,30 @@ async function main() {
     process.exit(1);
   }
   const logger = createLogger(config.LOG_LEVEL);
+  const processes = config.TOLLGATE_PROCESSES === 'auto' ? os.availableParallelism() : config.TOLLGATE_PROCESSES;
+  if (cluster.isWorker) return serve(config, logger, { migrate: false, demo: false });
+  if (processes <= 1) return serve(config, logger, { migrate: true, demo: true });
+  return primary(config, logger, processes);
+}
+
+async function prepare(config: Config, logger: PinoLogger) {
   const secretKey = resolveSecretKey(config);
   const database = await resolveDatabase(config, (m) => logger.info(m));
+  return { secretKey, database };
+}
+
+async function serve(config: Config, logger: PinoLogger, opts: { migrate: boolean; demo: boolean }) {
+  const { secretKey, database } = await prepare(config, logger);
   const tollgate = await createTollgate({
     config,
     databaseUrl: database.url,
     secretKey,
     logger,
     runWorker: config.TOLLGATE_WORKER === 'on',
+    migrate: opts.migrate,
   });
   await tollgate.start();
-  if (config.NODE_ENV !== 'production' && config.TOLLGATE_DEMO_PROJECT) {
+  if (opts.demo && config.NODE_ENV !== 'production' && config.TOLLGATE_DEMO_PROJECT) {
     await ensureDemoProject(tollgate, (m) => console.log(m));
   }
   const server: Server = await new Promise((resolve) => {
@@ -33,7 +52,9 @@ async function main() {
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
-  logger.info({ port, publicUrl: config.publicUrl, env: config.NODE_ENV }, `Tollgate listening on http://localhost:${port}`);
+  if (!cluster.isWorker) {
+    logger.info({ port, publicUrl: config.publicUrl, env: config.NODE_ENV }, `Tollgate listening on http://localhost:${port}`);
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -41,7 +62,55 @@ async function main() {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
     await tollgate.close();
+    await database.embedded?.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  if (cluster.isWorker) process.on('disconnect', () => void stop('disconnect'));
+}
+
+async function primary(config: Config, logger: PinoLogger, processes: number) {
+  const { secretKey, database } = await prepare(config, logger);
+  // Migrate and create the demo project once, before any server process starts.
+  const setup = await createTollgate({ config, databaseUrl: database.url, secretKey, logger, runWorker: false, migrate: true });
+  if (config.NODE_ENV !== 'production' && config.TOLLGATE_DEMO_PROJECT) {
+    await ensureDemoProject(setup, (m) => console.log(m));
+  }
+  await setup.close();
+
+  const env = {
+    DATABASE_URL: database.url,
+    TOLLGATE_SECRET_KEY: secretKey.toString('base64'),
+  };
+  let stopping = false;
+  const fork = () => cluster.fork(env);
+  for (let i = 0; i < processes; i++) fork();
+  cluster.on('exit', (worker, code) => {
+    if (stopping) return;
+    logger.error({ pid: worker.process.pid, code }, 'server process exited; starting another');
+    fork();
+  });
+  logger.info({ processes, port: config.PORT, publicUrl: config.publicUrl }, `Tollgate listening on http://localhost:${config.PORT} with ${processes} processes`);
+
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const workers = Object.values(cluster.workers ?? {});
+    await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            if (!w || w.isDead()) return resolve();
+            w.once('exit', () => resolve());
+            w.disconnect();
+            setTimeout(() => w.kill('SIGKILL'), 10_000).unref();
+          }),
+      ),
+    );
     await database.embedded?.stop();
     process.exit(0);
   };

@@ -74,10 +74,13 @@ async function buildCore(options: TollgateOptions) {
     supervise: options.runWorker ?? true,
     schedule: false,
   });
-  boss.on('error', (e: unknown) => logger.error({ err: e }, 'job queue error'));
+  const lifecycle = { closing: false };
+  // Connections dropped while shutting down are expected, not faults.
+  boss.on('error', (e: unknown) => (lifecycle.closing ? logger.debug({ err: e }, 'job queue error while closing') : logger.error({ err: e }, 'job queue error')));
   const outbox = new PgBossOutbox(db, boss, box, crypto, logger, {
     retryLimit: config.OUTBOX_RETRY_LIMIT,
     retryDelaySeconds: config.OUTBOX_RETRY_DELAY_SECONDS,
+    jobTimeoutSeconds: config.OUTBOX_JOB_TIMEOUT_SECONDS,
   });
 
   const stores = {
@@ -117,7 +120,7 @@ async function buildCore(options: TollgateOptions) {
     issueSession,
     completePrimarySignIn: makeCompletePrimarySignIn({ issueSession }),
   };
-  return { config, logger, clock, db, crypto, box, passwordHasher, tokens, rateLimiter, boss, outbox, invalidation, stores, secrets, useCases };
+  return { lifecycle, config, logger, clock, db, crypto, box, passwordHasher, tokens, rateLimiter, boss, outbox, invalidation, stores, secrets, useCases };
 }
 
 export interface Tollgate {
@@ -191,6 +194,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
       }
     },
     async close() {
+      core.lifecycle.closing = true;
       if (sweepTimer) clearInterval(sweepTimer);
       await core.invalidation.stop();
       if (started) await core.boss.stop({ graceful: true, wait: true, timeout: 5000 }).catch(() => undefined);
