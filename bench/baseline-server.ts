@@ -1,0 +1,49 @@
+/**
+ * The baselines each workload is measured against, served by a bare Express 4 app in its own
+ * process (same process model as Tollgate: one Node process, same machine):
+ *   POST /verify        answers the JSON token/verify answers, with no work at all
+ *   POST /argon2/verify argon2id verify of a fixed hash with Tollgate's parameters
+ *   POST /argon2/hash   argon2id hash with Tollgate's parameters
+ *   POST /pg/:n         n sequential round trips to PostgreSQL with plain `pg`
+ */
+import argon2 from 'argon2';
+import express from 'express';
+import pg from 'pg';
+import { ARGON2_PARAMS } from '../infrastructure/crypto/argon2-password-hasher';
+
+const port = Number(process.env.PORT ?? 0);
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });
+const password = 'correct horse 1';
+const hash = await argon2.hash(password, { ...ARGON2_PARAMS });
+const verifyBody = JSON.parse(process.env.VERIFY_BODY ?? '{"valid":true}') as unknown;
+
+const app = express();
+app.disable('x-powered-by');
+app.use(express.json({ limit: '100kb' }));
+app.post('/verify', (_req, res) => {
+  res.json(verifyBody);
+});
+app.post('/argon2/verify', async (_req, res) => {
+  res.json({ ok: await argon2.verify(hash, password) });
+});
+app.post('/argon2/hash', async (req, res) => {
+  res.json({ ok: (await argon2.hash(String(req.body?.password ?? password), { ...ARGON2_PARAMS })).length > 0 });
+});
+app.post('/pg/:n', async (req, res) => {
+  const n = Number(req.params.n);
+  const client = await pool.connect();
+  try {
+    for (let i = 0; i < n; i++) await client.query('select $1::int as i', [i]);
+  } finally {
+    client.release();
+  }
+  res.json({ ok: true });
+});
+const server = app.listen(port, '127.0.0.1', () => {
+  const address = server.address();
+  process.send?.({ port: typeof address === 'object' && address ? address.port : port });
+});
+process.on('SIGTERM', () => {
+  server.close();
+  void pool.end().then(() => process.exit(0));
+});
