@@ -1,0 +1,45 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contract } from '../../contract';
+import { startTestApp, type TestApp } from '../support/app';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t?.close());
+
+const flatten = (router: AppRouter): AppRoute[] =>
+  Object.values(router).flatMap((r) => (isAppRoute(r) ? [r] : flatten(r as AppRouter)));
+
+describe('GET /api/openapi.json', () => {
+  it('is a valid OpenAPI 3 document listing every contract route', async () => {
+    const res = await fetch(`${t.baseUrl}/api/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    expect(doc.openapi).toMatch(/^3\./);
+    await SwaggerParser.validate(structuredClone(doc) as never);
+    expect(doc.paths['/api/v1/token/verify']?.post).toBeDefined();
+    for (const route of flatten(contract)) {
+      const p = route.path.replace(/:(\w+)/g, '{$1}');
+      expect(doc.paths[p]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
+    }
+  });
+});
+
+describe('GET /docs', () => {
+  it('serves the API reference page and its bundle from this server (no CDN)', async () => {
+    const page = await fetch(`${t.baseUrl}/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('data-url="/api/openapi.json"');
+    const scripts = [...html.matchAll(/src="([^"]+)"/g)].map((m) => m[1]!);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const src of scripts) expect(src.startsWith('/')).toBe(true);
+    const bundle = await fetch(`${t.baseUrl}/docs/scalar.js`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toContain('javascript');
+    expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+  });
+});
