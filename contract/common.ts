@@ -13,7 +13,10 @@ export const ErrorSchema = z
 export type ErrorBody = z.infer<typeof ErrorSchema>;
 
 /** Responses every route can give: bad request, bad credentials, rate limit, server fault. */
-export const commonErrors = {
+type CommonErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503;
+// Declared with an explicit type: spreading an `as const` literal would turn its numeric keys
+// into strings ("429"), and ts-rest would then refuse handlers that return those statuses.
+export const commonErrors: { readonly [S in CommonErrorStatus]: typeof ErrorSchema } = {
   400: ErrorSchema,
   401: ErrorSchema,
   403: ErrorSchema,
@@ -24,7 +27,7 @@ export const commonErrors = {
   429: ErrorSchema,
   500: ErrorSchema,
   503: ErrorSchema,
-} as const;
+};
 
 /** How a route authenticates its caller; the server reads it from the contract's metadata. */
 export type RouteAuth =

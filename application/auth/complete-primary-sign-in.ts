@@ -1,6 +1,15 @@
 import type { Project } from '../../domain/project';
-import type { MfaMethod } from '../../domain/mfa';
+import {
+  decidePrimarySignIn,
+  MFA_CHALLENGE_PREFIX,
+  MFA_CHALLENGE_TTL_SECONDS,
+  usableMfaMethods,
+  type MfaMethod,
+} from '../../domain/mfa';
 import { publicUser, type EndUser } from '../../domain/user';
+import type { MfaChallengeStore, EnrolledMethodsReader } from '../mfa/mfa.store';
+import type { Clock } from '../ports/clock';
+import type { TokenCrypto } from '../ports/crypto';
 import type { IssueSessionInput, IssuedSession } from '../tokens/issue-session';
 
 /**
@@ -11,22 +20,62 @@ export type PrimarySignInOutcome =
   | { kind: 'session'; session: IssuedSession; user: ReturnType<typeof publicUser> }
   | { kind: 'mfa'; challenge: string; methods: MfaMethod[]; enrollmentRequired: boolean };
 
+export interface PrimarySignInInput {
+  project: Project;
+  user: EndUser;
+  provider: string;
+  ttlSeconds?: number;
+  authCodeId?: string | null;
+}
+
 export interface CompletePrimarySignInDeps {
   issueSession: (input: IssueSessionInput) => Promise<IssuedSession>;
+  /** Multi-factor policy. Without it every sign-in yields a session. */
+  mfa?: {
+    challenges: Pick<MfaChallengeStore, 'insert'>;
+    enrollment: EnrolledMethodsReader;
+    crypto: Pick<TokenCrypto, 'randomToken' | 'hash' | 'uuid'>;
+    clock: Clock;
+  };
 }
 
 /**
- * The one gate every primary authentication passes through. It decides what the sign-in yields;
- * multi-factor policy plugs in here.
+ * The one gate every primary authentication passes through. It applies the project's MFA policy
+ * to the user's enrolled methods (domain/mfa.ts `decidePrimarySignIn`): a session, a challenge
+ * listing the usable methods, or (required policy, nothing enrolled) an enrollment challenge. A
+ * challenge remembers what the session must carry once it is passed (provider, lifetime, code).
  */
 export function makeCompletePrimarySignIn(deps: CompletePrimarySignInDeps) {
-  return async (input: {
-    project: Project;
-    user: EndUser;
-    provider: string;
-    ttlSeconds?: number;
-    authCodeId?: string | null;
-  }): Promise<PrimarySignInOutcome> => {
+  return async (input: PrimarySignInInput): Promise<PrimarySignInOutcome> => {
+    const mfa = deps.mfa;
+    if (mfa && input.project.settings.mfaPolicy !== 'off') {
+      const enrolled = await mfa.enrollment.enrolledMethods(input.project.id, input.user.id);
+      const decision = decidePrimarySignIn(
+        input.project.settings.mfaPolicy,
+        usableMfaMethods(enrolled, input.project.settings.mfaMethods),
+      );
+      if (decision.kind !== 'session') {
+        const challenge = MFA_CHALLENGE_PREFIX + mfa.crypto.randomToken(32);
+        const now = mfa.clock.now();
+        await mfa.challenges.insert(
+          {
+            id: mfa.crypto.uuid(),
+            projectId: input.project.id,
+            userId: input.user.id,
+            enrollment: decision.kind === 'enroll',
+            provider: input.provider,
+            ttlSeconds: input.ttlSeconds ?? null,
+            authCodeId: input.authCodeId ?? null,
+            createdAt: now,
+            expiresAt: new Date(now.getTime() + MFA_CHALLENGE_TTL_SECONDS * 1000),
+          },
+          mfa.crypto.hash(challenge),
+        );
+        return decision.kind === 'enroll'
+          ? { kind: 'mfa', challenge, methods: [], enrollmentRequired: true }
+          : { kind: 'mfa', challenge, methods: decision.methods, enrollmentRequired: false };
+      }
+    }
     const session = await deps.issueSession(input);
     return { kind: 'session', session, user: publicUser(input.user) };
   };

@@ -15,8 +15,40 @@ export interface RefreshTokenRecord {
   idleExpiresAt: Date;
 }
 
+/** A stored refresh token with its lifecycle columns. */
+export interface StoredRefreshToken extends RefreshTokenRecord {
+  lastUsedAt: Date | null;
+  rotatedAt: Date | null;
+  revokedAt: Date | null;
+  /** The token minted when this one was rotated. */
+  replacedBy: string | null;
+  /** The pair minted at rotation, encrypted, kept only for the reuse grace window. */
+  successorEncrypted: string | null;
+}
+
+export interface RotateRefreshTokenInput {
+  projectId: string;
+  tokenHash: string;
+  at: Date;
+  childId: string;
+  successorEncrypted: string;
+}
+
 export interface RefreshTokenStore {
   insert(record: RefreshTokenRecord, tokenHash: string): Promise<void>;
   /** Revokes every live refresh token of a user (password reset, sign out everywhere). */
   revokeAllForUser(projectId: string, userId: string, at: Date): Promise<number>;
+  findByHash(projectId: string, tokenHash: string): Promise<StoredRefreshToken | null>;
+  findById(id: string): Promise<StoredRefreshToken | null>;
+  /**
+   * Marks a live token rotated in one statement (only if not rotated, not revoked, not expired at
+   * `at`), recording its successor; returns it when this call won, null otherwise.
+   */
+  markRotated(input: RotateRefreshTokenInput): Promise<StoredRefreshToken | null>;
+  /** Forgets the successor pair kept for the grace window. */
+  clearSuccessor(id: string): Promise<void>;
+  /** Revokes every token of a session (family). */
+  revokeFamily(familyId: string, at: Date): Promise<number>;
+  /** Revokes the sessions minted from an authorization code. */
+  revokeByAuthCode(authCodeId: string, at: Date): Promise<number>;
 }

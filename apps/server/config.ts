@@ -36,11 +36,30 @@ export const ConfigSchema = z.object({
   MAIL_FROM: z.string().default('Tollgate <no-reply@localhost>'),
   OUTBOX_RETRY_LIMIT: int(20),
   OUTBOX_RETRY_DELAY_SECONDS: int(5),
+  /** How long one delivery may run before it is failed and retried (also how soon a dead worker's message moves on). */
+  OUTBOX_JOB_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(23 * 3600).default(60),
 
   // Sessions
   REFRESH_TOKEN_TTL_SECONDS: int(30 * 24 * 3600),
   REFRESH_TOKEN_IDLE_SECONDS: int(14 * 24 * 3600),
   REFRESH_TOKEN_REUSE_GRACE_SECONDS: int(10),
+
+  // SMS (Twilio-compatible Messages API). Without them, development writes texts to the log and
+  // to TOLLGATE_DATA_DIR/sms/; production answers 503 for SMS methods.
+  /** Base URL of the Messages API; messages go to {SMS_API_URL}/2010-04-01/Accounts/{SID}/Messages.json. */
+  SMS_API_URL: z.string().url().default('https://api.twilio.com'),
+  SMS_ACCOUNT_SID: z.string().optional(),
+  SMS_AUTH_TOKEN: z.string().optional(),
+  /** Sender number in E.164 (or a messaging service id). */
+  SMS_FROM: z.string().optional(),
+
+  // MFA
+  /** mfa/verify attempts per window, counted per IP, per challenge and per user. */
+  MFA_VERIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
+  MFA_VERIFY_WINDOW_SECONDS: z.coerce.number().int().min(1).default(15 * 60),
+  /** SMS codes sent per window, per user and per challenge (per IP: four times as many). */
+  MFA_SMS_MAX_SENDS: z.coerce.number().int().min(1).default(5),
+  MFA_SMS_WINDOW_SECONDS: z.coerce.number().int().min(1).default(15 * 60),
 
   // OAuth
   /** Initiations (POST or GET /api/proxy/{provider}) allowed per API key and client IP per window. */

@@ -36,9 +36,9 @@ export class PostgresRateLimiter implements RateLimiter {
     await this.db.query('delete from rate_limits where key = ?', [key]);
   }
 
-  /** Drops expired counters; run periodically by the worker. */
+  /** Drops counters whose window has ended (as `consume` sees it); run periodically by the worker. */
   async purgeExpired(): Promise<number> {
-    const rows = await this.db.query('delete from rate_limits where expires_at < ? returning key', [this.clock.now()]);
+    const rows = await this.db.query('delete from rate_limits where expires_at <= ? returning key', [this.clock.now()]);
     return rows.length;
   }
 }

@@ -92,7 +92,7 @@ describe('every contract route rejects malformed input with a 4xx JSON error', (
 
     if (auth !== 'none') {
       it(`${name}: missing and bad credentials answer 401`, async () => {
-        for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic abc' }, { authorization: 'Bearer ' + 'x'.repeat(3000) }]) {
+        for (const headers of <Record<string, string>[]>[{}, { authorization: 'Bearer nope' }, { authorization: 'Basic abc' }, { authorization: 'Bearer ' + 'x'.repeat(3000) }]) {
           const r = await call(route, { headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
           expectClientError(r, name);
           expect(r.status, `${name} ${JSON.stringify(headers).slice(0, 40)}`).toBe(401);

@@ -65,6 +65,9 @@ describe('hot-path caches across processes', () => {
     expect((await verify(b, p, token)).body).toMatchObject({ valid: true });
     expect((await verify(b, p, token)).body).toMatchObject({ valid: true });
     await a.inContext(() => core.stores.users.update({ ...user, disabled: true, updatedAt: a.clock.now() }));
-    await until(async () => (await verify(b, p, token)).body.valid === false);
+    await until(async () => {
+      const res = await verify(b, p, token);
+      return res.status === 200 && res.body.valid === false;
+    });
   });
 });

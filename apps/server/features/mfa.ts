@@ -1,19 +1,164 @@
-import { initServer } from '@ts-rest/express';
-import { mfaContract } from '../../../contract/mfa.contract';
+import { randomInt } from 'node:crypto';
+import { makeCompletePrimarySignIn } from '../../../application/auth/complete-primary-sign-in';
+import { makeAuthenticateEnrollmentChallenge } from '../../../application/mfa/authenticate-enrollment-challenge';
+import { makeConfirmPhone } from '../../../application/mfa/confirm-phone';
+import { makeConfirmTotpSetup } from '../../../application/mfa/confirm-totp-setup';
+import { makeDisableFactor } from '../../../application/mfa/disable-factor';
+import { makeEnableSms } from '../../../application/mfa/enable-sms';
+import { makeEnrolledMethods } from '../../../application/mfa/enrolled-methods';
+import { makeFinishChallenge } from '../../../application/mfa/finish-challenge';
+import { makeGenerateBackupCodes } from '../../../application/mfa/generate-backup-codes';
+import { makeIssueSmsCode } from '../../../application/mfa/issue-sms-code';
+import type { MfaLimits } from '../../../application/mfa/limits';
+import { SMS_OUTBOX_TOPIC, type SmsSender } from '../../../application/mfa/ports';
+import { makeSendDisableSmsCode } from '../../../application/mfa/send-disable-sms-code';
+import { makeSendSignInSmsCode } from '../../../application/mfa/send-sign-in-sms-code';
+import { makeSetupTotp } from '../../../application/mfa/setup-totp';
+import { makeStartPhoneVerification } from '../../../application/mfa/start-phone-verification';
+import { makeVerifyFactorCode } from '../../../application/mfa/verify-factor-code';
+import { makeVerifyMfaChallenge } from '../../../application/mfa/verify-mfa-challenge';
+import { MFA_CHALLENGE_PREFIX } from '../../../domain/mfa';
+import { OtplibTotpAuthenticator } from '../../../infrastructure/mfa/otplib-totp-authenticator';
+import { PngQrCodeRenderer } from '../../../infrastructure/mfa/qrcode-renderer';
+import {
+  PostgresBackupCodeStore,
+  PostgresMfaChallengeStore,
+  PostgresSmsStore,
+  PostgresTotpStore,
+} from '../../../infrastructure/persistence/postgres-mfa.store';
+import { DevelopmentSmsSender } from '../../../infrastructure/sms/development-sms-sender';
+import { TwilioSmsSender } from '../../../infrastructure/sms/twilio-sms-sender';
+import type { Config } from '../config';
+import {
+  ENROLLMENT_CHALLENGE_CLAIM,
+  enrollmentChallengeScope,
+  makeMfaRoutes,
+  mountEnrollmentChallengeScope,
+} from '../http/mfa.routes';
 import type { CoreServices } from '../tollgate';
 import type { FeatureWiring } from './types';
 
-const s = initServer();
+/**
+ * The SMS adapter: the Twilio-compatible Messages API when configured; outside production, the
+ * development adapter (log + data directory); in production without configuration, none (503).
+ */
+function smsSenderFor(core: CoreServices): SmsSender | null {
+  const c: Config = core.config;
+  const set = [c.SMS_ACCOUNT_SID, c.SMS_AUTH_TOKEN, c.SMS_FROM].filter((v) => v !== undefined).length;
+  if (set === 3) {
+    return new TwilioSmsSender({ baseUrl: c.SMS_API_URL, accountSid: c.SMS_ACCOUNT_SID!, authToken: c.SMS_AUTH_TOKEN!, from: c.SMS_FROM! });
+  }
+  if (set > 0) {
+    throw new Error('Invalid configuration:\n  SMS_ACCOUNT_SID, SMS_AUTH_TOKEN, SMS_FROM: set all three to send SMS, or none');
+  }
+  if (c.NODE_ENV === 'production') return null;
+  return new DevelopmentSmsSender(c.TOLLGATE_DATA_DIR, core.logger, core.clock);
+}
 
 /**
- * Wires multi-factor authentication. It may replace the primary sign-in gate
- * (core.useCases.completePrimarySignIn) and how access tokens authenticate user routes.
+ * Wires multi-factor authentication: replaces the primary sign-in gate
+ * (core.useCases.completePrimarySignIn) with one that applies the project's MFA policy, and lets
+ * an enrollment challenge authenticate the setup endpoints in place of an access token.
  */
 export function wireMfa(core: CoreServices) {
-  void core;
-  const routes = { mfa: s.router(mfaContract, {}) };
+  const { config, db, clock, crypto, box, rateLimiter, outbox } = core;
+  const sender = smsSenderFor(core);
+  const smsAvailable = sender !== null;
+  const limits: MfaLimits = {
+    verify: { points: config.MFA_VERIFY_MAX_ATTEMPTS, windowMs: config.MFA_VERIFY_WINDOW_SECONDS * 1000 },
+    smsSend: { points: config.MFA_SMS_MAX_SENDS, windowMs: config.MFA_SMS_WINDOW_SECONDS * 1000 },
+  };
+  const challenges = new PostgresMfaChallengeStore(db);
+  const totp = new PostgresTotpStore(db);
+  const backupCodes = new PostgresBackupCodeStore(db);
+  const sms = new PostgresSmsStore(db);
+  const enrollment = makeEnrolledMethods({ totp, sms, backupCodes });
+  const authenticator = new OtplibTotpAuthenticator(clock);
+  const { issueSession } = core.useCases;
+
+  // The gate every primary sign-in goes through; the email and OAuth features pick this one up.
+  core.useCases.completePrimarySignIn = makeCompletePrimarySignIn({
+    issueSession,
+    mfa: { challenges, enrollment, crypto, clock },
+  });
+
+  const finish = makeFinishChallenge({ challenges, issueSession, clock });
+  const verifyCode = makeVerifyFactorCode({ totp, backupCodes, sms, authenticator, box, crypto, clock });
+  const issueCode = makeIssueSmsCode({ sms, outbox, crypto, clock });
+  const routes = {
+    mfa: makeMfaRoutes({
+      setupTotp: makeSetupTotp({ totp, authenticator, qr: new PngQrCodeRenderer(), box, clock }),
+      confirmTotpSetup: makeConfirmTotpSetup({ totp, challenges, authenticator, finish, box, clock, uow: db }),
+      generateBackupCodes: makeGenerateBackupCodes({ backupCodes, enrollment, crypto, randomInt: (max) => randomInt(0, max), clock, uow: db }),
+      verifyChallenge: makeVerifyMfaChallenge({
+        challenges,
+        projects: core.stores.projects,
+        users: core.stores.users,
+        enrollment,
+        verifyCode,
+        finish,
+        rateLimiter,
+        limits,
+        crypto,
+        clock,
+        uow: db,
+      }),
+      sendSignInSmsCode: makeSendSignInSmsCode({
+        challenges,
+        projects: core.stores.projects,
+        users: core.stores.users,
+        sms,
+        issueCode,
+        smsAvailable,
+        rateLimiter,
+        limits,
+        crypto,
+        clock,
+        uow: db,
+      }),
+      enableSms: makeEnableSms({ sms, smsAvailable, clock }),
+      startPhoneVerification: makeStartPhoneVerification({ issueCode, smsAvailable, rateLimiter, limits, uow: db }),
+      confirmPhone: makeConfirmPhone({ sms, smsAvailable, crypto, clock, uow: db }),
+      disableFactor: makeDisableFactor({ enrollment, verifyCode, totp, sms, backupCodes, rateLimiter, limits, clock, uow: db }),
+      sendDisableSmsCode: makeSendDisableSmsCode({ sms, issueCode, smsAvailable, rateLimiter, limits, uow: db }),
+    }),
+  };
+
+  const authenticateEnrollmentChallenge = makeAuthenticateEnrollmentChallenge({
+    challenges,
+    projects: core.stores.projects,
+    users: core.stores.users,
+    crypto,
+    clock,
+  });
+  const authenticateUserToken = core.useCases.authenticateAccessToken;
+  const authenticateAccessToken: CoreServices['useCases']['authenticateAccessToken'] = async (token) => {
+    if (token.startsWith(MFA_CHALLENGE_PREFIX)) {
+      // Only the setup endpoints take an enrollment challenge; any other user route refuses it.
+      if (!enrollmentChallengeScope.getStore()) return null;
+      const found = await authenticateEnrollmentChallenge(token);
+      return found ? { project: found.project, user: found.user, claims: { [ENROLLMENT_CHALLENGE_CLAIM]: found.challengeId } } : null;
+    }
+    const found = await authenticateUserToken(token);
+    if (found && ENROLLMENT_CHALLENGE_CLAIM in found.claims) {
+      const { [ENROLLMENT_CHALLENGE_CLAIM]: _ignored, ...claims } = found.claims;
+      return { ...found, claims };
+    }
+    return found;
+  };
+
   const wiring: FeatureWiring<typeof routes> & {
     authenticateAccessToken?: CoreServices['useCases']['authenticateAccessToken'];
-  } = { routes };
+  } = {
+    routes,
+    authenticateAccessToken,
+    outboxHandlers: {
+      [SMS_OUTBOX_TOPIC]: async (payload) => {
+        if (!sender) throw new Error('SMS delivery is not configured');
+        await sender.send({ to: String(payload.to), body: String(payload.body) });
+      },
+    },
+    mountExtra: mountEnrollmentChallengeScope,
+  };
   return wiring;
 }

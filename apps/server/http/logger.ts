@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { pino, type Logger as PinoLogger } from 'pino';
+import { pino, type Logger as PinoLogger, type LoggerOptions } from 'pino';
 
 /** The id of the request being served, attached to every log line written while serving it. */
 export const requestScope = new AsyncLocalStorage<{ requestId: string }>();
@@ -9,6 +9,11 @@ export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'headers.authorization',
+  // Outgoing calls (providers, SMTP) and library errors carry their headers one level down, often capitalised.
+  'headers.Authorization',
+  '*.headers.authorization',
+  '*.headers.Authorization',
+  '*.headers.cookie',
   '*.password',
   '*.token',
   '*.refresh_token',
@@ -28,8 +33,9 @@ export const REDACT_PATHS = [
   'signingSecret',
 ];
 
-export function createLogger(level: string, pretty = process.stdout.isTTY): PinoLogger {
-  return pino({
+/** `destination` (a stream) replaces stdout, e.g. to read the lines back; it is never pretty-printed. */
+export function createLogger(level: string, pretty = process.stdout.isTTY, destination?: NodeJS.WritableStream): PinoLogger {
+  const options: LoggerOptions = {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: { service: 'tollgate', pid: process.pid },
@@ -37,7 +43,8 @@ export function createLogger(level: string, pretty = process.stdout.isTTY): Pino
       const scope = requestScope.getStore();
       return scope ? { requestId: scope.requestId } : {};
     },
-    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname,service' } } } : {}),
-  });
+    ...(pretty && !destination ? { transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname,service' } } } : {}),
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 export type { PinoLogger };

@@ -1,0 +1,56 @@
+import { isLive } from '../../domain/email/rules';
+import type { Locale } from '../../domain/locale';
+import { checkPassword, type PasswordPolicyError } from '../../domain/password-policy';
+import type { Project } from '../../domain/project';
+import { err, ok, type Result } from '../../domain/result';
+import type { Clock } from '../ports/clock';
+import type { PasswordHasher, TokenCrypto } from '../ports/crypto';
+import type { UnitOfWork } from '../ports/unit-of-work';
+import type { RefreshTokenStore } from '../tokens/refresh-token.store';
+import type { EmailAccountStore } from './email-account.store';
+import type { PasswordResetRecord, PasswordResetStore } from './password-reset.store';
+
+export interface ConfirmPasswordResetDeps {
+  accounts: Pick<EmailAccountStore, 'update'>;
+  resets: PasswordResetStore;
+  refreshTokens: Pick<RefreshTokenStore, 'revokeAllForUser'>;
+  hasher: Pick<PasswordHasher, 'hash'>;
+  crypto: Pick<TokenCrypto, 'hash'>;
+  clock: Clock;
+  uow: UnitOfWork;
+}
+
+export type ConfirmPasswordResetError = PasswordPolicyError | 'invalid_reset_token' | 'reset_token_expired' | 'reset_token_used';
+
+const classify = (record: PasswordResetRecord | null, now: Date): ConfirmPasswordResetError => {
+  if (!record) return 'invalid_reset_token';
+  if (record.usedAt) return 'reset_token_used';
+  if (!isLive(record.expiresAt, now)) return 'reset_token_expired';
+  return 'reset_token_used';
+};
+
+/**
+ * Sets a new password with a reset token. Tokens carry 256 random bits and are looked up by their
+ * SHA-256 hash, so a lookup reveals nothing about stored tokens. The token is consumed by one atomic statement, and in
+ * the same transaction the password changes and every refresh token of the user is revoked.
+ */
+export function makeConfirmPasswordReset(deps: ConfirmPasswordResetDeps) {
+  return async (input: { project: Project; token: string; password: string; locale: Locale | null }): Promise<Result<void, ConfirmPasswordResetError>> => {
+    const policy = checkPassword(input.password);
+    if (!policy.ok) return policy;
+    const tokenHash = deps.crypto.hash(input.token);
+    const found = await deps.resets.findByHash(input.project.id, tokenHash);
+    const now = deps.clock.now();
+    if (!found || found.usedAt || !isLive(found.expiresAt, now)) return err(classify(found, now));
+
+    const passwordHash = await deps.hasher.hash(input.password);
+    return deps.uow.transaction(async () => {
+      const consumed = await deps.resets.consume(input.project.id, tokenHash, now);
+      if (!consumed) return err(classify(await deps.resets.findByHash(input.project.id, tokenHash), now));
+      await deps.accounts.update(input.project.id, consumed.userId, { passwordHash, ...(input.locale ? { locale: input.locale } : {}) }, now);
+      await deps.resets.invalidateAllForUser(input.project.id, consumed.userId, now);
+      await deps.refreshTokens.revokeAllForUser(input.project.id, consumed.userId, now);
+      return ok(undefined);
+    });
+  };
+}

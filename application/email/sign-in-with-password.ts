@@ -1,0 +1,60 @@
+import type { EmailAddress } from '../../domain/email-address';
+import type { Locale } from '../../domain/locale';
+import type { Project } from '../../domain/project';
+import { err, ok, type Result } from '../../domain/result';
+import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
+import type { Clock } from '../ports/clock';
+import type { PasswordHasher, TokenCrypto } from '../ports/crypto';
+import type { UnitOfWork } from '../ports/unit-of-work';
+import type { CompletePrimarySignIn } from './deps';
+import type { EmailAccountChanges, EmailAccountStore } from './email-account.store';
+
+export interface SignInWithPasswordDeps {
+  accounts: Pick<EmailAccountStore, 'findByLoginEmail' | 'update'>;
+  completePrimarySignIn: CompletePrimarySignIn;
+  hasher: PasswordHasher;
+  crypto: Pick<TokenCrypto, 'randomToken'>;
+  clock: Clock;
+  uow: UnitOfWork;
+}
+
+export interface SignInInput {
+  project: Project;
+  email: EmailAddress;
+  password: string;
+  locale: Locale | null;
+}
+
+export type SignInError = 'invalid_credentials' | 'account_disabled';
+
+/**
+ * Email + password sign-in. An unknown email, an account without a password and a wrong password
+ * all cost one argon2 verification (against a decoy hash made once) and give the same error.
+ * A hash made with weaker parameters than today's is replaced on success.
+ */
+export function makeSignInWithPassword(deps: SignInWithPasswordDeps) {
+  let decoy: Promise<string> | undefined;
+  const decoyHash = () => (decoy ??= deps.hasher.hash(deps.crypto.randomToken(24)));
+  // Made up front, so that the first unknown email does not take two hashes' time.
+  decoyHash().catch(() => (decoy = undefined));
+
+  return async (input: SignInInput): Promise<Result<PrimarySignInOutcome, SignInError>> => {
+    const account = await deps.accounts.findByLoginEmail(input.project.id, input.email.key);
+    if (!account || account.passwordHash === null) {
+      await deps.hasher.verify(await decoyHash(), input.password);
+      return err('invalid_credentials');
+    }
+    if (!(await deps.hasher.verify(account.passwordHash, input.password))) return err('invalid_credentials');
+    if (account.user.disabled) return err('account_disabled');
+
+    const changes: EmailAccountChanges = { provider: 'email' };
+    if (input.locale && input.locale !== account.user.locale) changes.locale = input.locale;
+    if (deps.hasher.needsRehash(account.passwordHash)) changes.passwordHash = await deps.hasher.hash(input.password);
+    const now = deps.clock.now();
+    const user = { ...account.user, provider: 'email', locale: changes.locale ?? account.user.locale, updatedAt: now };
+    return deps.uow.transaction(async () => {
+      await deps.accounts.update(input.project.id, user.id, changes, now);
+      return ok(await deps.completePrimarySignIn({ project: input.project, user, provider: 'email' }));
+    });
+  };
+}

@@ -1,0 +1,72 @@
+import type { EmailAddress } from '../../domain/email-address';
+import { localeFromAcceptLanguage, resolveLocale, type Locale } from '../../domain/locale';
+import { checkPassword, type PasswordPolicyError } from '../../domain/password-policy';
+import type { Project } from '../../domain/project';
+import { err, ok, type Result } from '../../domain/result';
+import type { EndUser } from '../../domain/user';
+import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
+import type { Clock } from '../ports/clock';
+import type { PasswordHasher, TokenCrypto } from '../ports/crypto';
+import type { UnitOfWork } from '../ports/unit-of-work';
+import type { CompletePrimarySignIn } from './deps';
+import type { EmailAccountStore } from './email-account.store';
+import type { IssueVerificationCode } from './issue-verification-code';
+
+export interface SignUpWithPasswordDeps {
+  accounts: Pick<EmailAccountStore, 'findByLoginEmail' | 'insertWithLoginEmail'>;
+  issueVerificationCode: IssueVerificationCode;
+  completePrimarySignIn: CompletePrimarySignIn;
+  hasher: Pick<PasswordHasher, 'hash'>;
+  crypto: Pick<TokenCrypto, 'uuid'>;
+  clock: Clock;
+  uow: UnitOfWork;
+}
+
+export interface SignUpInput {
+  project: Project;
+  email: EmailAddress;
+  password: string;
+  name: string | null;
+  /** Explicit locale of the request. */
+  locale: Locale | null;
+  acceptLanguage: string | null;
+}
+
+export type SignUpError = PasswordPolicyError | 'email_already_registered';
+
+/**
+ * Creates an email + password account (email not yet verified), sends its verification code and
+ * signs the user in through the primary sign-in gate, all in one transaction. The locale the user
+ * asked for (body, else Accept-Language) becomes the stored preference.
+ */
+export function makeSignUpWithPassword(deps: SignUpWithPasswordDeps) {
+  return async (input: SignUpInput): Promise<Result<PrimarySignInOutcome, SignUpError>> => {
+    const policy = checkPassword(input.password);
+    if (!policy.ok) return policy;
+    if (await deps.accounts.findByLoginEmail(input.project.id, input.email.key)) return err('email_already_registered');
+
+    const passwordHash = await deps.hasher.hash(input.password);
+    const preference = input.locale ?? localeFromAcceptLanguage(input.acceptLanguage);
+    const mailLocale = resolveLocale({ requested: preference, projectDefault: input.project.settings.defaultLocale });
+    const now = deps.clock.now();
+    const user: EndUser & { email: string } = {
+      id: deps.crypto.uuid(),
+      projectId: input.project.id,
+      email: input.email.address,
+      name: input.name,
+      picture: null,
+      provider: 'email',
+      emailVerified: false,
+      locale: preference,
+      disabled: false,
+      createdAt: now,
+      updatedAt: now,
+    };
+    return deps.uow.transaction(async () => {
+      // The unique index decides between concurrent sign-ups of one address.
+      if (!(await deps.accounts.insertWithLoginEmail(user, input.email.key, passwordHash))) return err('email_already_registered');
+      await deps.issueVerificationCode({ project: input.project, user, locale: mailLocale });
+      return ok(await deps.completePrimarySignIn({ project: input.project, user, provider: 'email' }));
+    });
+  };
+}

@@ -1,0 +1,57 @@
+import type { Project } from '../../domain/project';
+import { err, ok, type Result } from '../../domain/result';
+import type { EndUser } from '../../domain/user';
+import type { Clock } from '../ports/clock';
+import type { SecretBox } from '../ports/crypto';
+import type { UnitOfWork } from '../ports/unit-of-work';
+import { methodUnavailable, type MethodUnavailable, type MfaActor } from './actor';
+import { ChallengeAlreadyConsumed, type FinishedSignIn } from './finish-challenge';
+import type { MfaChallengeRecord, MfaChallengeStore, TotpStore } from './mfa.store';
+import type { TotpAuthenticator } from './ports';
+
+export interface ConfirmTotpSetupDeps {
+  totp: Pick<TotpStore, 'find' | 'confirm'>;
+  challenges: Pick<MfaChallengeStore, 'findLiveById'>;
+  authenticator: Pick<TotpAuthenticator, 'matchStep'>;
+  finish: (challenge: MfaChallengeRecord, project: Project, user: EndUser) => Promise<FinishedSignIn>;
+  box: SecretBox;
+  clock: Clock;
+  uow: UnitOfWork;
+}
+
+export type ConfirmTotpSetupError =
+  | MethodUnavailable
+  | 'totp_already_enrolled'
+  | 'totp_setup_not_started'
+  | 'mfa_invalid_code'
+  | 'mfa_invalid_challenge';
+
+/**
+ * POST mfa/totp/verify-setup: a correct code from the app enrolls TOTP (its step counts as used).
+ * Called with an enrollment challenge, it also finishes that sign-in and returns the session.
+ */
+export function makeConfirmTotpSetup(deps: ConfirmTotpSetupDeps) {
+  return async (actor: MfaActor, code: string): Promise<Result<{ session: FinishedSignIn | null }, ConfirmTotpSetupError>> => {
+    const unavailable = methodUnavailable(actor.project, 'totp', true);
+    if (unavailable) return err(unavailable);
+    const factor = await deps.totp.find(actor.project.id, actor.user.id);
+    if (!factor) return err('totp_setup_not_started');
+    if (factor.confirmedAt) return err('totp_already_enrolled');
+    const trimmed = code.trim();
+    const now = deps.clock.now();
+    const step = /^\d{6}$/.test(trimmed) ? deps.authenticator.matchStep(deps.box.decrypt(factor.secretEncrypted), trimmed, now) : null;
+    if (step === null) return err('mfa_invalid_code');
+    try {
+      return await deps.uow.transaction(async () => {
+        if (!(await deps.totp.confirm(actor.project.id, actor.user.id, step, now))) return err('totp_already_enrolled');
+        if (!actor.enrollmentChallengeId) return ok({ session: null });
+        const challenge = await deps.challenges.findLiveById(actor.enrollmentChallengeId, now);
+        if (!challenge) throw new ChallengeAlreadyConsumed();
+        return ok({ session: await deps.finish(challenge, actor.project, actor.user) });
+      });
+    } catch (e) {
+      if (e instanceof ChallengeAlreadyConsumed) return err('mfa_invalid_challenge');
+      throw e;
+    }
+  };
+}

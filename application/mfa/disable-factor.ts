@@ -1,0 +1,60 @@
+import { usableMfaMethods, type MfaMethod } from '../../domain/mfa';
+import { err, ok, type Result } from '../../domain/result';
+import type { Clock } from '../ports/clock';
+import type { RateLimiter } from '../ports/rate-limiter';
+import type { UnitOfWork } from '../ports/unit-of-work';
+import type { MfaActor } from './actor';
+import { consumeLimits, type MfaLimits, type RateLimited } from './limits';
+import type { BackupCodeStore, EnrolledMethodsReader, SmsStore, TotpStore } from './mfa.store';
+import type { FactorCodeError, makeVerifyFactorCode } from './verify-factor-code';
+
+export interface DisableFactorDeps {
+  enrollment: EnrolledMethodsReader;
+  verifyCode: ReturnType<typeof makeVerifyFactorCode>;
+  totp: Pick<TotpStore, 'remove'>;
+  sms: Pick<SmsStore, 'unenroll'>;
+  backupCodes: Pick<BackupCodeStore, 'invalidateAll'>;
+  rateLimiter: Pick<RateLimiter, 'consume'>;
+  limits: Pick<MfaLimits, 'verify'>;
+  clock: Clock;
+  uow: UnitOfWork;
+}
+
+/**
+ * POST mfa/totp/disable and mfa/sms/disable: removes a factor after a current code of any enrolled
+ * method (the factor's own by default). Under the required policy the last usable factor stays.
+ * Once neither TOTP nor SMS remains, the backup codes are invalidated too.
+ */
+export function makeDisableFactor(deps: DisableFactorDeps) {
+  return async (
+    actor: MfaActor,
+    factor: 'totp' | 'sms',
+    input: { code: string; method?: MfaMethod },
+  ): Promise<Result<void, FactorCodeError | 'mfa_last_method'> | RateLimited> => {
+    const { project, user } = actor;
+    const enrolled = await deps.enrollment.enrolledMethods(project.id, user.id);
+    if (!enrolled.includes(factor)) return err('mfa_method_not_enrolled');
+    const method = input.method ?? factor;
+    if (!enrolled.includes(method)) return err('mfa_method_not_enrolled');
+    const remaining = enrolled.filter((m) => m !== factor);
+    if (project.settings.mfaPolicy === 'required' && usableMfaMethods(remaining, project.settings.mfaMethods).length === 0) {
+      return err('mfa_last_method');
+    }
+    const limited = await consumeLimits(deps.rateLimiter, [`mfa-disable:user:${project.id}:${user.id}`], deps.limits.verify);
+    if (limited) return limited;
+    return deps.uow.transaction(async () => {
+      const checked = await deps.verifyCode({
+        projectId: project.id,
+        userId: user.id,
+        method,
+        code: input.code,
+        sms: { purpose: 'disable', challengeId: null },
+      });
+      if (!checked.ok) return checked;
+      if (factor === 'totp') await deps.totp.remove(project.id, user.id);
+      else await deps.sms.unenroll(project.id, user.id);
+      if (!remaining.includes('totp') && !remaining.includes('sms')) await deps.backupCodes.invalidateAll(project.id, user.id, deps.clock.now());
+      return ok(undefined);
+    });
+  };
+}

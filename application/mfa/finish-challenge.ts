@@ -1,0 +1,42 @@
+import type { Project } from '../../domain/project';
+import { publicUser, type EndUser } from '../../domain/user';
+import type { Clock } from '../ports/clock';
+import type { IssueSessionInput, IssuedSession } from '../tokens/issue-session';
+import type { MfaChallengeRecord, MfaChallengeStore } from './mfa.store';
+
+export interface FinishChallengeDeps {
+  challenges: Pick<MfaChallengeStore, 'consume'>;
+  issueSession: (input: IssueSessionInput) => Promise<IssuedSession>;
+  clock: Clock;
+}
+
+export interface FinishedSignIn {
+  token: string;
+  refresh_token: string;
+  user: ReturnType<typeof publicUser>;
+}
+
+/** Thrown inside a transaction when the challenge was spent meanwhile, to undo the code's use. */
+export class ChallengeAlreadyConsumed extends Error {
+  constructor() {
+    super('MFA challenge consumed concurrently');
+  }
+}
+
+/**
+ * Consumes a passed challenge and issues the session the primary sign-in would have issued (same
+ * provider claim, lifetime and authorization code). Call inside the transaction that spent the code.
+ */
+export function makeFinishChallenge(deps: FinishChallengeDeps) {
+  return async (challenge: MfaChallengeRecord, project: Project, user: EndUser): Promise<FinishedSignIn> => {
+    if (!(await deps.challenges.consume(challenge.id, deps.clock.now()))) throw new ChallengeAlreadyConsumed();
+    const session = await deps.issueSession({
+      project,
+      user,
+      provider: challenge.provider,
+      ...(challenge.ttlSeconds !== null ? { ttlSeconds: challenge.ttlSeconds } : {}),
+      authCodeId: challenge.authCodeId,
+    });
+    return { token: session.token, refresh_token: session.refresh_token, user: publicUser(user) };
+  };
+}

@@ -1,0 +1,127 @@
+import { ACCESS_TOKEN_TTL_SECONDS } from '../../domain/access-token';
+import type { Project } from '../../domain/project';
+import { err, ok, type Result } from '../../domain/result';
+import type { AccessTokenCodec } from '../ports/access-tokens';
+import type { Clock } from '../ports/clock';
+import type { SecretBox, TokenCrypto } from '../ports/crypto';
+import type { UnitOfWork } from '../ports/unit-of-work';
+import type { ProjectSecrets } from '../projects/project.store';
+import type { UserStore } from '../users/user.store';
+import { accessClaims, REFRESH_TOKEN_PREFIX, type SessionPolicy } from './issue-session';
+import type { RefreshTokenStore, StoredRefreshToken } from './refresh-token.store';
+
+export interface RefreshPolicy extends SessionPolicy {
+  /** How long the immediately previous token still returns the pair it was rotated into. */
+  reuseGraceSeconds: number;
+}
+
+export interface RefreshSessionDeps {
+  refreshTokens: Pick<RefreshTokenStore, 'findByHash' | 'findById' | 'markRotated' | 'insert' | 'clearSuccessor' | 'revokeFamily'>;
+  users: Pick<UserStore, 'findById'>;
+  secrets: Pick<ProjectSecrets, 'signingKey'>;
+  tokens: Pick<AccessTokenCodec, 'sign'>;
+  crypto: TokenCrypto;
+  box: SecretBox;
+  clock: Clock;
+  uow: UnitOfWork;
+  policy: RefreshPolicy;
+}
+
+export interface RefreshedSession {
+  token: string;
+  refresh_token: string;
+}
+
+export type RefreshSessionError = 'invalid_refresh_token' | 'refresh_token_reused';
+
+/**
+ * Refresh with rotation (every use mints a new refresh token and retires the old one) and reuse
+ * detection (a retired token presented again revokes its whole session), with one exception: the
+ * immediately previous token, presented again within the grace window while its successor is
+ * still unused, returns that same successor pair (parallel tabs, lost responses). Parallel
+ * refreshes of one token race on one conditional UPDATE: one wins and mints the child; the others
+ * then find the token rotated and get the same pair. Sessions end at their absolute expiry and
+ * after the idle timeout.
+ */
+export function makeRefreshSession(deps: RefreshSessionDeps) {
+  const { policy } = deps;
+
+  const fromSuccessor = async (row: StoredRefreshToken, now: Date): Promise<Result<RefreshedSession, RefreshSessionError>> => {
+    const withinGrace = row.rotatedAt !== null && now.getTime() - row.rotatedAt.getTime() <= policy.reuseGraceSeconds * 1000;
+    if (withinGrace && row.revokedAt === null && row.successorEncrypted && row.replacedBy) {
+      const child = await deps.refreshTokens.findById(row.replacedBy);
+      if (child && child.revokedAt === null && child.rotatedAt === null) {
+        return ok(JSON.parse(deps.box.decrypt(row.successorEncrypted)) as RefreshedSession);
+      }
+    }
+    // A retired token came back outside the grace window: the session is presumed stolen.
+    await deps.refreshTokens.revokeFamily(row.familyId, now);
+    return err('refresh_token_reused');
+  };
+
+  return async (project: Project, refreshToken: string): Promise<Result<RefreshedSession, RefreshSessionError>> => {
+    if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 200) return err('invalid_refresh_token');
+    const tokenHash = deps.crypto.hash(refreshToken);
+    const now = deps.clock.now();
+    const row = await deps.refreshTokens.findByHash(project.id, tokenHash);
+    if (!row || row.revokedAt !== null) return err('invalid_refresh_token');
+    if (row.rotatedAt !== null) return fromSuccessor(row, now);
+    if (row.expiresAt.getTime() <= now.getTime() || row.idleExpiresAt.getTime() <= now.getTime()) return err('invalid_refresh_token');
+
+    const user = await deps.users.findById(project.id, row.userId);
+    if (!user || user.disabled) {
+      await deps.refreshTokens.revokeFamily(row.familyId, now);
+      return err('invalid_refresh_token');
+    }
+    const secret = await deps.secrets.signingKey(project.id);
+    if (!secret) throw new Error(`signing key of project ${project.id} is missing`);
+
+    // The successor is prepared before the race, so the winner records it in the same statement.
+    const childId = deps.crypto.uuid();
+    const pair: RefreshedSession = {
+      token: await deps.tokens.sign({
+        secret,
+        projectId: project.id,
+        claims: { ...accessClaims(user, row.provider), sid: row.familyId },
+        ttlSeconds: ACCESS_TOKEN_TTL_SECONDS,
+        now,
+      }),
+      refresh_token: REFRESH_TOKEN_PREFIX + deps.crypto.randomToken(32),
+    };
+    const won = await deps.uow.transaction(async () => {
+      const rotated = await deps.refreshTokens.markRotated({
+        projectId: project.id,
+        tokenHash,
+        at: now,
+        childId,
+        successorEncrypted: deps.box.encrypt(JSON.stringify(pair)),
+      });
+      if (!rotated) return false;
+      const idleEnd = Math.min(now.getTime() + policy.refreshTokenIdleSeconds * 1000, rotated.expiresAt.getTime());
+      await deps.refreshTokens.insert(
+        {
+          id: childId,
+          projectId: project.id,
+          userId: rotated.userId,
+          familyId: rotated.familyId,
+          parentId: rotated.id,
+          provider: rotated.provider,
+          authCodeId: rotated.authCodeId,
+          createdAt: now,
+          expiresAt: rotated.expiresAt,
+          idleExpiresAt: new Date(idleEnd),
+        },
+        deps.crypto.hash(pair.refresh_token),
+      );
+      // Only the immediately previous token keeps a grace window.
+      if (rotated.parentId) await deps.refreshTokens.clearSuccessor(rotated.parentId);
+      return true;
+    });
+    if (won) return ok(pair);
+
+    // Lost the race (or the token expired or was revoked meanwhile): look again.
+    const after = await deps.refreshTokens.findByHash(project.id, tokenHash);
+    if (!after || after.revokedAt !== null || after.rotatedAt === null) return err('invalid_refresh_token');
+    return fromSuccessor(after, now);
+  };
+}

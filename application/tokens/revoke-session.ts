@@ -1,0 +1,26 @@
+import type { Project } from '../../domain/project';
+import type { Clock } from '../ports/clock';
+import type { TokenCrypto } from '../ports/crypto';
+import { REFRESH_TOKEN_PREFIX } from './issue-session';
+import type { RefreshTokenStore } from './refresh-token.store';
+
+export interface RevokeSessionDeps {
+  refreshTokens: Pick<RefreshTokenStore, 'findByHash' | 'revokeFamily'>;
+  crypto: TokenCrypto;
+  clock: Clock;
+}
+
+/**
+ * Signs a session out: the refresh token's whole family is revoked. Like RFC 7009, an unknown or
+ * already revoked token is not an error (the caller cannot tell them apart); returns whether a
+ * session of this project was found.
+ */
+export function makeRevokeSession(deps: RevokeSessionDeps) {
+  return async (project: Project, refreshToken: string): Promise<boolean> => {
+    if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 200) return false;
+    const row = await deps.refreshTokens.findByHash(project.id, deps.crypto.hash(refreshToken));
+    if (!row) return false;
+    await deps.refreshTokens.revokeFamily(row.familyId, deps.clock.now());
+    return true;
+  };
+}

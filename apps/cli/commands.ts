@@ -1,0 +1,335 @@
+import type { ApiKeyRecord } from '../../application/api-keys/api-key.store';
+import type { ProjectChanges } from '../../application/projects/update-project';
+import { MFA_METHODS, MFA_POLICIES } from '../../domain/mfa';
+import type { Project, ProviderCredentials } from '../../domain/project';
+import { OAUTH_PROVIDERS, PROVIDERS } from '../../domain/providers';
+import type { CoreServices } from '../server/tollgate';
+import { Options, type CommandSpec } from './args';
+import { useCaseError } from './messages';
+
+/** What a command prints: `json` with --json, `text` otherwise. */
+export interface CommandOutput {
+  json: Record<string, unknown>;
+  text: string;
+}
+
+export interface CommandContext {
+  args: Record<string, string>;
+  options: Options;
+}
+
+/** Runs against the application core, inside one database context. */
+export type Execute = (core: CoreServices) => Promise<CommandOutput>;
+
+export interface Command extends CommandSpec {
+  /** Checks the arguments (throwing a UsageError) before any database is opened. */
+  plan(ctx: CommandContext): Execute;
+}
+
+const CREDENTIAL_FIELDS = ['clientId', 'clientSecret', 'tenant', 'teamId', 'keyId', 'privateKey'] as const;
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+function projectView(project: Project, credentialsConfigured?: string[]) {
+  return {
+    id: project.id,
+    name: project.name,
+    active: project.active,
+    settings: {
+      enabledProviders: project.settings.enabledProviders,
+      callbackUrls: project.settings.callbackUrls,
+      allowAccountLinking: project.settings.allowAccountLinking,
+      mfaPolicy: project.settings.mfaPolicy,
+      mfaMethods: project.settings.mfaMethods,
+      defaultLocale: project.settings.defaultLocale,
+    },
+    ...(credentialsConfigured ? { providerCredentialsConfigured: credentialsConfigured } : {}),
+    createdAt: project.createdAt.toISOString(),
+    updatedAt: project.updatedAt.toISOString(),
+  };
+}
+
+function projectText(view: ReturnType<typeof projectView>): string {
+  const s = view.settings;
+  const urls = s.callbackUrls.length ? s.callbackUrls : ['(none)'];
+  const rows: [string, string][] = [
+    ['id', view.id],
+    ['name', view.name],
+    ['active', view.active ? 'yes' : 'no'],
+    ['providers', s.enabledProviders.join(', ') || '(none)'],
+  ];
+  if (view.providerCredentialsConfigured) rows.push(['credentials set', view.providerCredentialsConfigured.join(', ') || '(none)']);
+  rows.push(
+    ['callback URLs', urls[0]!],
+    ...urls.slice(1).map((u): [string, string] => ['', u]),
+    ['account linking', s.allowAccountLinking ? 'on' : 'off'],
+    ['MFA policy', s.mfaPolicy],
+    ['MFA methods', s.mfaMethods.join(', ')],
+    ['default locale', s.defaultLocale],
+    ['created', view.createdAt],
+    ['updated', view.updatedAt],
+  );
+  return rows.map(([k, v]) => `  ${k.padEnd(16)}${k ? ':' : ' '} ${v}`).join('\n');
+}
+
+function apiKeyView(key: ApiKeyRecord) {
+  return {
+    id: key.id,
+    projectId: key.projectId,
+    prefix: key.prefix,
+    label: key.label,
+    createdAt: key.createdAt.toISOString(),
+    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+    revokedAt: key.revokedAt?.toISOString() ?? null,
+  };
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+/** Which OAuth providers have client credentials stored (only whether they exist, never their values). */
+async function credentialsConfigured(core: CoreServices, projectId: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const provider of OAUTH_PROVIDERS) {
+    if (await core.stores.projects.providerCredentialsEncrypted(projectId, provider)) found.push(provider);
+  }
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Argument checks the use cases cannot make (shapes of CLI values)
+
+function parseCredentials(options: Options, provider: string, raw: string): ProviderCredentials | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    options.fail(`--provider-credentials ${provider}: the credentials must be a JSON object, e.g. '{"clientId":"...","clientSecret":"..."}' (or null to remove them).`);
+  }
+  if (value === null) return null;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    options.fail(`--provider-credentials ${provider}: the credentials must be a JSON object (or null to remove them).`);
+  }
+  const credentials: ProviderCredentials = {};
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (!(CREDENTIAL_FIELDS as readonly string[]).includes(key)) {
+      options.fail(`--provider-credentials ${provider}: unknown field "${key}"; allowed fields: ${CREDENTIAL_FIELDS.join(', ')}.`);
+    }
+    if (typeof v !== 'string' || v.length === 0) options.fail(`--provider-credentials ${provider}: "${key}" must be a non-empty string.`);
+    credentials[key as (typeof CREDENTIAL_FIELDS)[number]] = v;
+  }
+  if (Object.keys(credentials).length === 0) {
+    options.fail(`--provider-credentials ${provider}: give at least one field (${CREDENTIAL_FIELDS.join(', ')}), or null to remove them.`);
+  }
+  return credentials;
+}
+
+function projectChanges(options: Options): ProjectChanges {
+  const changes: ProjectChanges = {};
+  const name = options.string('name');
+  if (name !== undefined) changes.name = name;
+  const active = options.onOff('active');
+  if (active !== undefined) changes.active = active;
+  if (options.has('enable')) changes.enable = options.list('enable');
+  if (options.has('disable')) changes.disable = options.list('disable');
+  const both = (changes.enable ?? []).filter((p) => changes.disable?.includes(p));
+  if (both.length) options.fail(`"${both[0]}" is given to both --enable and --disable.`);
+  if (options.has('add-callback-url')) changes.addCallbackUrls = options.list('add-callback-url');
+  if (options.has('remove-callback-url')) changes.removeCallbackUrls = options.list('remove-callback-url');
+  const linking = options.onOff('account-linking');
+  if (linking !== undefined) changes.allowAccountLinking = linking;
+  const policy = options.string('mfa-policy');
+  if (policy !== undefined) changes.mfaPolicy = policy;
+  const methods = options.string('mfa-methods');
+  if (methods !== undefined) changes.mfaMethods = methods.split(',').map((m) => m.trim()).filter(Boolean);
+  const locale = options.string('default-locale');
+  if (locale !== undefined) changes.defaultLocale = locale;
+  const credentials = options.pairs('provider-credentials');
+  if (credentials.length) {
+    changes.providerCredentials = credentials.map(([provider, raw]) => ({ provider, credentials: parseCredentials(options, provider, raw) }));
+  }
+  if (Object.keys(changes).length === 0) options.fail('Nothing to update: give at least one option.');
+  return changes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+
+const PROVIDER_LIST = PROVIDERS.join(', ');
+
+export const COMMANDS: Command[] = [
+  {
+    path: ['project', 'create'],
+    args: [],
+    summary: 'Create a project; prints its id, first API key and signing secret (shown once)',
+    options: {
+      name: { arity: 1, required: true, placeholder: '<name>', description: 'project name (1 to 100 characters), required' },
+      'callback-url': { arity: 1, repeatable: true, placeholder: '<url>', description: 'register a callback URL (exact match)' },
+    },
+    plan({ options }) {
+      const name = options.string('name');
+      if (name === undefined) return options.fail('Missing --name <name>.');
+      const callbackUrls = options.list('callback-url');
+      return async (c) => {
+        const created = await c.useCases.createProject({ name, callbackUrls });
+        if (!created.ok) throw useCaseError(created.error, { callbackUrls });
+        const { project, apiKey, apiKeyId, signingSecret } = created.value;
+        const view = projectView(project);
+        return {
+          json: { project: view, apiKey, apiKeyId, signingSecret },
+          text: [
+            `Created project "${project.name}". The API key and signing secret are shown only now: keep them.`,
+            '',
+            `  project id     : ${project.id}`,
+            `  API key        : ${apiKey}`,
+            `  signing secret : ${signingSecret}`,
+            `  callback URLs  : ${project.settings.callbackUrls.join(', ') || '(none)'}`,
+          ].join('\n'),
+        };
+      };
+    },
+  },
+  {
+    path: ['project', 'list'],
+    args: [],
+    summary: 'List projects',
+    options: {},
+    plan: () => async (c) => {
+      const projects = await c.useCases.listProjects();
+      const views = projects.map((p) => projectView(p));
+      const text = views.length
+        ? table(
+            ['ID', 'ACTIVE', 'PROVIDERS', 'NAME'],
+            views.map((v) => [v.id, v.active ? 'yes' : 'no', v.settings.enabledProviders.join(',') || '-', v.name]),
+          )
+        : 'No projects yet. Create one with: tollgate project create --name <name>';
+      return { json: { projects: views }, text };
+    },
+  },
+  {
+    path: ['project', 'show'],
+    args: ['id'],
+    summary: 'Show a project and its settings (never its secrets)',
+    options: {},
+    plan: ({ args }) => async (c) => {
+      const project = await c.useCases.getProject(args.id!);
+      if (!project) throw useCaseError('project_not_found', { projectId: args.id });
+      const view = projectView(project, await credentialsConfigured(c, project.id));
+      return { json: { project: view }, text: projectText(view) };
+    },
+  },
+  {
+    path: ['project', 'update'],
+    args: ['id'],
+    summary: 'Change a project: providers, callback URLs, account linking, MFA, locale, credentials, name, active',
+    options: {
+      enable: { arity: 1, repeatable: true, placeholder: '<provider>', description: `enable a sign-in provider: ${PROVIDER_LIST}` },
+      disable: { arity: 1, repeatable: true, placeholder: '<provider>', description: 'disable a sign-in provider' },
+      'add-callback-url': { arity: 1, repeatable: true, placeholder: '<url>', description: 'register a callback URL' },
+      'remove-callback-url': { arity: 1, repeatable: true, placeholder: '<url>', description: 'unregister a callback URL' },
+      'account-linking': { arity: 1, placeholder: '<on|off>', description: 'allow linking several providers to one user' },
+      'mfa-policy': { arity: 1, placeholder: `<${MFA_POLICIES.join('|')}>`, description: 'MFA policy' },
+      'mfa-methods': { arity: 1, placeholder: `<${MFA_METHODS.join(',')}>`, description: 'allowed MFA methods, comma-separated' },
+      'default-locale': { arity: 1, placeholder: '<locale>', description: 'fallback locale, e.g. en, it, fr' },
+      'provider-credentials': {
+        arity: 2,
+        repeatable: true,
+        placeholder: '<provider> <json|null>',
+        description: `set an OAuth provider's client credentials (${OAUTH_PROVIDERS.join(', ')}), null removes them`,
+      },
+      active: { arity: 1, placeholder: '<on|off>', description: 'activate or deactivate the project' },
+      name: { arity: 1, placeholder: '<name>', description: 'rename the project' },
+    },
+    plan({ args, options }) {
+      const changes = projectChanges(options);
+      return async (c) => {
+        const updated = await c.useCases.updateProject(args.id!, changes);
+        if (!updated.ok) throw useCaseError(updated.error, { projectId: args.id, changes });
+        const view = projectView(updated.value, await credentialsConfigured(c, updated.value.id));
+        return { json: { project: view }, text: `Updated project ${view.id}.\n${projectText(view)}` };
+      };
+    },
+  },
+  {
+    path: ['apikey', 'create'],
+    args: ['projectId'],
+    summary: 'Create an API key for a project (the key is shown once)',
+    options: { label: { arity: 1, placeholder: '<label>', description: 'a note to recognise the key by (up to 100 characters)' } },
+    plan({ args, options }) {
+      const label = options.string('label')?.trim();
+      if (label !== undefined && (label.length < 1 || label.length > 100)) options.fail('--label must be 1 to 100 characters.');
+      return async (c) => {
+        const created = await c.useCases.createApiKey({ projectId: args.projectId!, label: label ?? null });
+        if (!created.ok) throw useCaseError(created.error, { projectId: args.projectId });
+        const key = apiKeyView(created.value.record);
+        return {
+          json: { apiKey: created.value.apiKey, key },
+          text: [
+            `Created API key ${key.id}${key.label ? ` ("${key.label}")` : ''} for project ${key.projectId}. It is shown only now: keep it.`,
+            '',
+            `  API key : ${created.value.apiKey}`,
+          ].join('\n'),
+        };
+      };
+    },
+  },
+  {
+    path: ['apikey', 'list'],
+    args: ['projectId'],
+    summary: 'List the API keys of a project (prefixes only)',
+    options: {},
+    plan: ({ args }) => async (c) => {
+      const project = await c.useCases.getProject(args.projectId!);
+      if (!project) throw useCaseError('project_not_found', { projectId: args.projectId });
+      const keys = (await c.useCases.listApiKeys(project.id)).map(apiKeyView);
+      const text = keys.length
+        ? table(
+            ['ID', 'PREFIX', 'STATUS', 'CREATED', 'LAST USED', 'LABEL'],
+            keys.map((k) => [k.id, `${k.prefix}…`, k.revokedAt ? 'revoked' : 'active', k.createdAt, k.lastUsedAt ?? 'never', k.label ?? '']),
+          )
+        : `Project ${project.id} has no API keys.`;
+      return { json: { projectId: project.id, apiKeys: keys }, text };
+    },
+  },
+  {
+    path: ['apikey', 'revoke'],
+    args: ['projectId', 'keyId'],
+    summary: 'Revoke an API key; requests with it then answer 401',
+    options: {},
+    plan: ({ args }) => async (c) => {
+      const revoked = await c.useCases.revokeApiKey({ projectId: args.projectId!, keyId: args.keyId! });
+      if (!revoked.ok) throw useCaseError(revoked.error, { projectId: args.projectId, keyId: args.keyId });
+      return {
+        json: { revoked: true, projectId: args.projectId, keyId: args.keyId },
+        text: `Revoked API key ${args.keyId} of project ${args.projectId}.`,
+      };
+    },
+  },
+  {
+    path: ['migrate'],
+    args: [],
+    summary: 'Apply pending database migrations',
+    options: {},
+    plan: () => async (c) => {
+      const applied = await c.db.migrate();
+      return {
+        json: { applied },
+        text: applied.length ? `Applied ${applied.length} migration(s):\n${applied.map((m) => `  ${m}`).join('\n')}` : 'The database is up to date.',
+      };
+    },
+  },
+];
+
+export const GROUPS: Record<string, string> = {
+  project: 'projects and their settings',
+  apikey: 'API keys of a project',
+};
+
+export function findCommand(words: string[]): Command | undefined {
+  return COMMANDS.find((c) => c.path.length === words.length && c.path.every((w, i) => w === words[i]));
+}
+

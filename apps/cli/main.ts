@@ -1,0 +1,206 @@
+import { loadConfig } from '../server/config';
+import { GLOBAL_OPTIONS, Options, UsageError, parseCommandArgs, usageOf, type OptionSpec } from './args';
+import { COMMANDS, GROUPS, findCommand, type Command, type CommandOutput } from './commands';
+import { CommandError, describeFault } from './messages';
+import type { CliRuntime } from './runtime';
+
+/**
+ * The admin CLI: `tollgate <command> [arguments] [--options] [--json]`. It builds the same
+ * application core as the server and calls its use cases; it never serves HTTP or runs jobs.
+ * Exit codes: 0 success, 1 the command failed (e.g. project not found), 2 bad arguments.
+ */
+
+export interface CliIo {
+  stdout(text: string): Promise<void>;
+  stderr(text: string): void;
+  env: NodeJS.ProcessEnv;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Help
+
+function optionLines(options: Record<string, OptionSpec>): string[] {
+  const entries = Object.entries(options).map(([name, o]) => {
+    const left = `--${name}${o.arity ? ` ${o.placeholder ?? '<value>'}` : ''}${o.repeatable ? ' (repeatable)' : ''}`;
+    return [left, o.description] as const;
+  });
+  const width = Math.max(...entries.map(([l]) => l.length));
+  return entries.map(([l, d]) => `  ${l.padEnd(width)}  ${d}`);
+}
+
+function generalHelp(): string {
+  const rows = COMMANDS.map((c) => [[...c.path, ...c.args.map((a) => `<${a}>`)].join(' '), c.summary] as const);
+  const width = Math.max(...rows.map(([l]) => l.length));
+  return [
+    'tollgate: administer a Tollgate deployment (projects, API keys, migrations)',
+    '',
+    'Usage: tollgate <command> [arguments] [options] [--json]',
+    '',
+    'Commands:',
+    ...rows.map(([l, d]) => `  ${l.padEnd(width)}  ${d}`),
+    '',
+    'Options for every command:',
+    ...optionLines(GLOBAL_OPTIONS),
+    '',
+    'Run `tollgate <command> --help` for the options of a command.',
+    'Database: DATABASE_URL, or the embedded PostgreSQL under TOLLGATE_DATA_DIR (.tollgate/).',
+    'Secrets are encrypted with TOLLGATE_SECRET_KEY (the same key the server uses).',
+  ].join('\n');
+}
+
+function commandHelp(command: Command): string {
+  return [
+    `Usage: ${usageOf(command)}`,
+    '',
+    command.summary + '.',
+    ...(Object.keys(command.options).length ? ['', 'Options:', ...optionLines(command.options)] : []),
+    '',
+    ...optionLines(GLOBAL_OPTIONS),
+  ].join('\n');
+}
+
+function groupHelp(group: string): string {
+  const commands = COMMANDS.filter((c) => c.path[0] === group);
+  return [`tollgate ${group}: ${GROUPS[group]}`, '', ...commands.map((c) => `  ${usageOf(c)}\n      ${c.summary}`)].join('\n');
+}
+
+const helpOutput = (text: string, topic: string[]): CommandOutput => ({
+  text,
+  json: {
+    help: text,
+    commands: COMMANDS.filter((c) => topic.every((w, i) => c.path[i] === w)).map((c) => ({
+      command: c.path.join(' '),
+      usage: usageOf(c),
+      summary: c.summary,
+    })),
+  },
+});
+
+// ---------------------------------------------------------------------------------------------
+// Command resolution
+
+type Resolved =
+  | { kind: 'help'; output: CommandOutput }
+  | { kind: 'command'; command: Command; rest: string[] };
+
+const subcommands = (group: string) => COMMANDS.filter((c) => c.path[0] === group).map((c) => c.path[1]!);
+
+function resolve(argv: string[]): Resolved {
+  const words: string[] = [];
+  let i = 0;
+  let help = false;
+  for (; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === '--help' || token === '-h') {
+      help = true;
+      continue;
+    }
+    if (token === '--json') continue;
+    if (token.startsWith('-')) {
+      if (words.length === 0) throw new UsageError(`Unknown option "${token}" before the command. Run \`tollgate --help\`.`);
+      break;
+    }
+    if (words.length === 0 && token === 'help') {
+      help = true;
+      continue;
+    }
+    words.push(token);
+    if (findCommand(words) || words.length === 2) {
+      i++;
+      break;
+    }
+  }
+  const rest = [...(help ? ['--help'] : []), ...argv.slice(i)];
+
+  if (words.length === 0) {
+    if (help) return { kind: 'help', output: helpOutput(generalHelp(), []) };
+    throw new UsageError('Missing command.', 'Usage: tollgate <command> [arguments] [options] [--json]\nRun `tollgate --help` for the list of commands.');
+  }
+  const command = findCommand(words);
+  if (command) return { kind: 'command', command, rest };
+
+  const group = words[0]!;
+  if (!GROUPS[group]) {
+    throw new UsageError(`Unknown command "${words.join(' ')}". Commands: ${[...Object.keys(GROUPS), 'migrate'].join(', ')}; run \`tollgate --help\`.`);
+  }
+  const known = subcommands(group);
+  if (words.length === 1) {
+    if (help) return { kind: 'help', output: helpOutput(groupHelp(group), [group]) };
+    throw new UsageError(`Missing ${group} command: one of ${known.join(', ')}.`, groupHelp(group));
+  }
+  throw new UsageError(`Unknown ${group} command "${words[1]}": expected one of ${known.join(', ')}.`, groupHelp(group));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running
+
+async function write(io: CliIo, json: boolean, output: CommandOutput): Promise<void> {
+  await io.stdout(json ? JSON.stringify(output.json, null, 2) + '\n' : output.text + '\n');
+}
+
+/** Runs one command line and returns the exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const json = argv.includes('--json');
+  let runtime: CliRuntime | undefined;
+  try {
+    const resolved = resolve(argv);
+    if (resolved.kind === 'help') {
+      await write(io, json, resolved.output);
+      return 0;
+    }
+    const { command, rest } = resolved;
+    const parsed = parseCommandArgs(command, rest);
+    if (parsed.options.has('help')) {
+      await write(io, json, helpOutput(commandHelp(command), command.path));
+      return 0;
+    }
+    const execute = command.plan({ args: parsed.args, options: new Options(parsed, command) });
+
+    let config;
+    try {
+      config = loadConfig(io.env);
+    } catch (e) {
+      throw new CommandError('invalid_configuration', (e as Error).message);
+    }
+    // Loaded only now, so that help and argument errors answer without loading the application.
+    const { openRuntime } = await import('./runtime');
+    runtime = await openRuntime(config, (line) => {
+      if (!json) io.stderr(line);
+    });
+    const core = runtime.core;
+    const output = await core.db.withContext(() => execute(core));
+    await write(io, json, output);
+    return 0;
+  } catch (e) {
+    const failure =
+      e instanceof UsageError
+        ? new CommandError('usage', e.message, 2)
+        : e instanceof CommandError
+          ? e
+          : describeFault(e);
+    io.stderr(`Error: ${failure.message}`);
+    if (e instanceof UsageError && e.hint) io.stderr(e.hint);
+    if (json) await io.stdout(JSON.stringify({ error: failure.message, code: failure.code }) + '\n');
+    return failure.exitCode;
+  } finally {
+    await runtime?.close().catch((e: unknown) => io.stderr(`Warning: closing the database failed: ${(e as Error).message}`));
+  }
+}
+
+const processIo: CliIo = {
+  env: process.env,
+  stdout: (text) => new Promise<void>((resolve, reject) => process.stdout.write(text, (e) => (e ? reject(e) : resolve()))),
+  stderr: (text) => process.stderr.write(text + '\n'),
+};
+
+// stdout carries only the command's output: whatever a library prints to the console goes to stderr.
+for (const method of ['log', 'info', 'debug'] as const) console[method] = console.error.bind(console);
+
+// Exit as soon as the command is done: nothing (pools, timers) may keep the process alive.
+runCli(process.argv.slice(2), processIo).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`Error: ${(e as Error)?.message ?? String(e)}\n`);
+    process.exit(1);
+  },
+);

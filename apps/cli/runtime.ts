@@ -1,0 +1,104 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { pino } from 'pino';
+import { resolveDatabase, resolveSecretKey } from '../server/bootstrap';
+import type { Config } from '../server/config';
+import { REDACT_PATHS } from '../server/http/logger';
+import { createTollgate, type CoreServices } from '../server/tollgate';
+import { CommandError } from './messages';
+
+export interface CliRuntime {
+  core: CoreServices;
+  close(): Promise<void>;
+}
+
+/**
+ * The CLI's logger: the server's redaction rules, written to stderr so that stdout carries only the
+ * command's output. Quiet (warnings and errors) unless LOG_LEVEL is set.
+ */
+export function createCliLogger(env: NodeJS.ProcessEnv = process.env) {
+  const level = env.LOG_LEVEL || 'warn';
+  return pino(
+    { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'tollgate-cli', pid: process.pid } },
+    pino.destination({ dest: 2, sync: true }),
+  );
+}
+
+/**
+ * The URL of an embedded PostgreSQL that `npm start` is already running on the data directory, read
+ * from its postmaster.pid, so that the CLI can be used while the server runs. Null when none runs.
+ */
+export async function runningEmbeddedDatabase(config: Config): Promise<string | null> {
+  const pidFile = path.resolve(config.TOLLGATE_DATA_DIR, 'pgdata', 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return null;
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return null;
+  }
+  const url = `postgres://postgres:postgres@127.0.0.1:${port}/tollgate`;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return url;
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Builds the same application core as the server (configuration, deployment key, database, use
+ * cases) without serving HTTP or running background jobs. The database is DATABASE_URL, else the
+ * embedded PostgreSQL under the data directory: the one `npm start` is running, or a new one that
+ * `close()` stops again.
+ */
+export async function openRuntime(config: Config, note: (line: string) => void): Promise<CliRuntime> {
+  let secretKey: Buffer;
+  try {
+    secretKey = resolveSecretKey(config);
+  } catch (e) {
+    throw new CommandError('invalid_configuration', `Invalid configuration: ${(e as Error).message}`);
+  }
+  let databaseUrl = config.DATABASE_URL;
+  let stopEmbedded: (() => Promise<void>) | undefined;
+  if (!databaseUrl) {
+    databaseUrl = (await runningEmbeddedDatabase(config)) ?? undefined;
+    if (databaseUrl) note('Using the embedded PostgreSQL of the running server.');
+  }
+  if (!databaseUrl) {
+    const database = await resolveDatabase(config, note);
+    databaseUrl = database.url;
+    stopEmbedded = database.embedded ? () => database.embedded!.stop() : undefined;
+  }
+  try {
+    const tollgate = await createTollgate({
+      config,
+      databaseUrl,
+      secretKey,
+      logger: createCliLogger(),
+      runWorker: false,
+      migrate: false,
+    });
+    return {
+      core: tollgate.core,
+      async close() {
+        try {
+          await tollgate.close();
+        } finally {
+          await stopEmbedded?.();
+        }
+      },
+    };
+  } catch (e) {
+    await stopEmbedded?.().catch(() => undefined);
+    throw e;
+  }
+}

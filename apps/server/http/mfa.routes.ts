@@ -1,0 +1,128 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { initServer } from '@ts-rest/express';
+import type express from 'express';
+import type { Response } from 'express';
+import { mfaContract } from '../../../contract/mfa.contract';
+import type { MfaActor } from '../../../application/mfa/actor';
+import type { RateLimited } from '../../../application/mfa/limits';
+import type { makeConfirmPhone } from '../../../application/mfa/confirm-phone';
+import type { makeConfirmTotpSetup } from '../../../application/mfa/confirm-totp-setup';
+import type { makeDisableFactor } from '../../../application/mfa/disable-factor';
+import type { makeEnableSms } from '../../../application/mfa/enable-sms';
+import type { makeGenerateBackupCodes } from '../../../application/mfa/generate-backup-codes';
+import type { makeSendDisableSmsCode } from '../../../application/mfa/send-disable-sms-code';
+import type { makeSendSignInSmsCode } from '../../../application/mfa/send-sign-in-sms-code';
+import type { makeSetupTotp } from '../../../application/mfa/setup-totp';
+import type { makeStartPhoneVerification } from '../../../application/mfa/start-phone-verification';
+import type { makeVerifyMfaChallenge } from '../../../application/mfa/verify-mfa-challenge';
+import { errorResponse, type ErrorCode } from './errors';
+import { tooManyRequests } from './rate-limit';
+import { authOf, clientIp } from './request-context';
+
+const s = initServer();
+
+/** Claim set on requests authenticated by an enrollment challenge instead of an access token. */
+export const ENROLLMENT_CHALLENGE_CLAIM = 'mfa_enrollment_challenge';
+
+/** The setup endpoints that accept an enrollment challenge as their Bearer credential. */
+export const ENROLLMENT_CHALLENGE_PATHS = new Set(
+  [
+    mfaContract.totpSetup.path,
+    mfaContract.totpVerifySetup.path,
+    mfaContract.backupCodesGenerate.path,
+    mfaContract.smsEnable.path,
+    mfaContract.smsPhone.path,
+    mfaContract.smsPhoneVerify.path,
+  ].map((p) => p.toLowerCase()),
+);
+
+/** Set while a request to one of ENROLLMENT_CHALLENGE_PATHS is handled; everywhere else a challenge is no credential. */
+export const enrollmentChallengeScope = new AsyncLocalStorage<true>();
+
+/** Express middleware marking the requests whose Bearer may be an enrollment challenge. */
+export function mountEnrollmentChallengeScope(app: express.Express) {
+  app.use((req, _res, next) => {
+    if (req.method === 'POST' && ENROLLMENT_CHALLENGE_PATHS.has(req.path.replace(/\/+$/, '').toLowerCase())) {
+      enrollmentChallengeScope.run(true, next);
+    } else {
+      next();
+    }
+  });
+}
+
+function actorOf(res: Response): MfaActor {
+  const auth = authOf(res);
+  if (!auth.project || !auth.user) throw new Error('route has no authenticated user');
+  const challengeId = auth.claims?.[ENROLLMENT_CHALLENGE_CLAIM];
+  return { project: auth.project, user: auth.user, enrollmentChallengeId: typeof challengeId === 'string' ? challengeId : null };
+}
+
+function failure(res: Response, error: { error: ErrorCode | 'rate_limited'; retryAfterMs?: number }) {
+  if (error.error === 'rate_limited') {
+    return tooManyRequests(res, { allowed: false, remaining: 0, retryAfterMs: (error as RateLimited).retryAfterMs });
+  }
+  return errorResponse(error.error);
+}
+
+export interface MfaRouteDeps {
+  setupTotp: ReturnType<typeof makeSetupTotp>;
+  confirmTotpSetup: ReturnType<typeof makeConfirmTotpSetup>;
+  generateBackupCodes: ReturnType<typeof makeGenerateBackupCodes>;
+  verifyChallenge: ReturnType<typeof makeVerifyMfaChallenge>;
+  sendSignInSmsCode: ReturnType<typeof makeSendSignInSmsCode>;
+  enableSms: ReturnType<typeof makeEnableSms>;
+  startPhoneVerification: ReturnType<typeof makeStartPhoneVerification>;
+  confirmPhone: ReturnType<typeof makeConfirmPhone>;
+  disableFactor: ReturnType<typeof makeDisableFactor>;
+  sendDisableSmsCode: ReturnType<typeof makeSendDisableSmsCode>;
+}
+
+export function makeMfaRoutes(deps: MfaRouteDeps) {
+  return s.router(mfaContract, {
+    totpSetup: async ({ res }) => {
+      const r = await deps.setupTotp(actorOf(res));
+      return r.ok ? { status: 200, body: r.value } : failure(res, r);
+    },
+    totpVerifySetup: async ({ body, res }) => {
+      const r = await deps.confirmTotpSetup(actorOf(res), body.code);
+      if (!r.ok) return failure(res, r);
+      return { status: 200, body: r.value.session ? { success: true as const, ...r.value.session } : { success: true as const } };
+    },
+    backupCodesGenerate: async ({ res }) => {
+      const r = await deps.generateBackupCodes(actorOf(res));
+      return r.ok ? { status: 200, body: r.value } : failure(res, r);
+    },
+    verify: async ({ body, req, res }) => {
+      const r = await deps.verifyChallenge({ challenge: body.challenge, code: body.code, method: body.method, ip: clientIp(req) });
+      return r.ok ? { status: 200, body: r.value } : failure(res, r);
+    },
+    smsSendCode: async ({ body, req, res }) => {
+      const r = await deps.sendSignInSmsCode({ challenge: body.challenge, ip: clientIp(req) });
+      return r.ok ? { status: 200, body: { success: true as const } } : failure(res, r);
+    },
+    smsEnable: async ({ res }) => {
+      const r = await deps.enableSms(actorOf(res));
+      return r.ok ? { status: 200, body: { success: true as const } } : failure(res, r);
+    },
+    smsPhone: async ({ body, res }) => {
+      const r = await deps.startPhoneVerification(actorOf(res), body.phone);
+      return r.ok ? { status: 200, body: { success: true as const } } : failure(res, r);
+    },
+    smsPhoneVerify: async ({ body, res }) => {
+      const r = await deps.confirmPhone(actorOf(res), body.code);
+      return r.ok ? { status: 200, body: { success: true as const, phone: r.value.phone } } : failure(res, r);
+    },
+    totpDisable: async ({ body, res }) => {
+      const r = await deps.disableFactor(actorOf(res), 'totp', body);
+      return r.ok ? { status: 200, body: { success: true as const } } : failure(res, r);
+    },
+    smsDisable: async ({ body, res }) => {
+      const r = await deps.disableFactor(actorOf(res), 'sms', body);
+      return r.ok ? { status: 200, body: { success: true as const } } : failure(res, r);
+    },
+    smsDisableSendCode: async ({ res }) => {
+      const r = await deps.sendDisableSmsCode(actorOf(res));
+      return r.ok ? { status: 200, body: { success: true as const } } : failure(res, r);
+    },
+  });
+}

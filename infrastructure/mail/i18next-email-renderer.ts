@@ -1,0 +1,124 @@
+import { createInstance, type i18n, type Resource } from 'i18next';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { EmailMessage, EmailRenderer, RenderedEmail } from '../../application/email/email-message';
+import { isRtlLocale, SUPPORTED_LOCALES, type Locale } from '../../domain/locale';
+
+const LOCALES_DIR = fileURLToPath(new URL('./locales/', import.meta.url));
+
+/** Reads `locales/<lng>.json` of every supported locale. */
+export function loadEmailLocales(dir: string = LOCALES_DIR): Record<Locale, Record<string, Record<string, string>>> {
+  return Object.fromEntries(
+    SUPPORTED_LOCALES.map((lng) => [lng, JSON.parse(readFileSync(`${dir}/${lng}.json`, 'utf8')) as Record<string, Record<string, string>>]),
+  ) as Record<Locale, Record<string, Record<string, string>>>;
+}
+
+export const escapeHtml = (s: string): string =>
+  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+
+/** "5 minutes", "1 Stunde", "15 分": a duration in the locale's own words. */
+export function formatDuration(minutes: number, locale: Locale): string {
+  const [value, unit] = minutes % 60 === 0 ? [minutes / 60, 'hour'] : [minutes, 'minute'];
+  return new Intl.NumberFormat(locale, { style: 'unit', unit, unitDisplay: 'long' }).format(value);
+}
+
+const SECTIONS = { verification_code: 'verification', password_reset: 'passwordReset', magic_link: 'magicLink' } as const;
+
+export type LinkPageKind = 'link_expired' | 'link_used' | 'link_invalid' | 'link_unavailable';
+
+const MUTED = 'color:#5f6368;font-size:13px;line-height:1.5;margin:16px 0 0';
+
+/**
+ * Renders emails (verification code, password reset, magic link) and the magic-link pages with
+ * i18next from one resource file per locale: HTML (with `lang` and `dir`, right to left for Arabic
+ * and Hebrew) and plain text. Every interpolated value is escaped in HTML.
+ */
+export class I18nextEmailRenderer implements EmailRenderer {
+  private readonly i18n: i18n;
+
+  constructor(resources: Record<Locale, Record<string, Record<string, string>>> = loadEmailLocales()) {
+    const resource: Resource = {};
+    for (const lng of SUPPORTED_LOCALES) resource[lng] = { translation: resources[lng] };
+    this.i18n = createInstance();
+    void this.i18n.init({
+      resources: resource,
+      lng: 'en',
+      fallbackLng: false,
+      supportedLngs: [...SUPPORTED_LOCALES],
+      initAsync: false,
+      interpolation: { escapeValue: false },
+      returnNull: false,
+      showSupportNotice: false,
+    });
+  }
+
+  private t(locale: Locale, key: string, vars: Record<string, string> = {}): string {
+    return this.i18n.t(key, { lng: locale, ...vars });
+  }
+
+  render(message: EmailMessage): RenderedEmail {
+    const lng = message.locale;
+    const section = SECTIONS[message.kind];
+    const vars = { project: message.projectName, duration: formatDuration(message.expiresInMinutes, lng) };
+    const subject = this.t(lng, `${section}.subject`, vars);
+    const heading = this.t(lng, `${section}.heading`, vars);
+    const intro = this.t(lng, `${section}.intro`, vars);
+    const expiry = this.t(lng, `${section}.expiry`, vars);
+    const ignore = this.t(lng, 'common.ignore', vars);
+    const footer = this.t(lng, 'common.footer', vars);
+    const e = escapeHtml;
+
+    let textBody: string;
+    let htmlBody: string;
+    if (message.kind === 'verification_code') {
+      const code = message.code!;
+      textBody = `${intro}\n\n    ${code}\n\n${expiry}`;
+      htmlBody =
+        `<p style="margin:0 0 16px;line-height:1.5">${e(intro)}</p>` +
+        `<p dir="ltr" style="margin:0;font-family:Menlo,Consolas,monospace;font-size:32px;font-weight:700;letter-spacing:8px">${e(code)}</p>` +
+        `<p style="${MUTED}">${e(expiry)}</p>`;
+    } else {
+      const url = message.url!;
+      const action = this.t(lng, `${section}.action`, vars);
+      const fallback = this.t(lng, 'common.linkFallback', vars);
+      textBody = `${intro}\n\n${action}:\n${url}\n\n${expiry}`;
+      htmlBody =
+        `<p style="margin:0 0 24px;line-height:1.5">${e(intro)}</p>` +
+        `<p style="margin:0"><a href="${e(url)}" style="display:inline-block;padding:12px 22px;background:#1a73e8;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600">${e(action)}</a></p>` +
+        `<p style="${MUTED}">${e(expiry)}</p>` +
+        `<p style="${MUTED}">${e(fallback)}<br><a dir="ltr" href="${e(url)}" style="color:#1a73e8;word-break:break-all">${e(url)}</a></p>`;
+    }
+    const text = `${heading}\n\n${textBody}\n\n${ignore}\n\n-- \n${footer}\n`;
+    const html = this.document(lng, subject,
+      `<h1 style="margin:0 0 16px;font-size:20px">${e(heading)}</h1>${htmlBody}` +
+      `<p style="${MUTED}">${e(ignore)}</p>` +
+      `<hr style="border:none;border-top:1px solid #e0e0e0;margin:24px 0 12px"><p style="margin:0;color:#80868b;font-size:12px">${e(footer)}</p>`);
+    return { subject, html, text };
+  }
+
+  /** The page a magic-link click answers when the link cannot sign the user in. */
+  linkPage(kind: LinkPageKind, locale: Locale): string {
+    return this.document(locale, this.t(locale, 'page.title'),
+      `<h1 style="margin:0 0 12px;font-size:20px">${escapeHtml(this.t(locale, `page.${kind}`))}</h1>` +
+      `<p style="margin:0;line-height:1.5">${escapeHtml(this.t(locale, 'page.retry'))}</p>`);
+  }
+
+  /** The page a link preview or prefetch gets instead of a sign-in: one button that follows the link. */
+  continuePage(url: string, locale: Locale): string {
+    return this.document(locale, this.t(locale, 'page.title'),
+      `<h1 style="margin:0 0 12px;font-size:20px">${escapeHtml(this.t(locale, 'page.continueTitle'))}</h1>` +
+      `<p style="margin:0 0 24px;line-height:1.5">${escapeHtml(this.t(locale, 'page.continueText'))}</p>` +
+      `<p style="margin:0"><a href="${escapeHtml(url)}" rel="nofollow noreferrer" style="display:inline-block;padding:12px 22px;background:#1a73e8;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600">${escapeHtml(this.t(locale, 'page.continueAction'))}</a></p>`);
+  }
+
+  private document(lng: Locale, title: string, content: string): string {
+    const dir = isRtlLocale(lng) ? 'rtl' : 'ltr';
+    return (
+      `<!DOCTYPE html>\n<html lang="${lng}" dir="${dir}">\n<head>\n<meta charset="utf-8">\n` +
+      `<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>${escapeHtml(title)}</title>\n</head>\n` +
+      `<body style="margin:0;padding:24px;background:#f4f5f7;font-family:-apple-system,'Segoe UI',Roboto,'Noto Sans',Arial,sans-serif;color:#202124">\n` +
+      `<div dir="${dir}" style="max-width:480px;margin:0 auto;background:#ffffff;border-radius:8px;padding:32px;text-align:${dir === 'rtl' ? 'right' : 'left'}">` +
+      `${content}</div>\n</body>\n</html>\n`
+    );
+  }
+}

@@ -1,0 +1,93 @@
+import type { EmailAccount, EmailAccountChanges, EmailAccountStore } from '../../application/email/email-account.store';
+import type { Locale } from '../../domain/locale';
+import type { EndUser } from '../../domain/user';
+import type { Database } from './database';
+import { isUuid } from './postgres-project.store';
+
+interface UserRow {
+  id: string;
+  project_id: string;
+  email: string | null;
+  name: string | null;
+  picture: string | null;
+  provider: string;
+  email_verified: boolean;
+  locale: string | null;
+  disabled: boolean;
+  created_at: Date | string;
+  updated_at: Date | string;
+  password_hash: string | null;
+}
+
+const COLUMNS = 'id, project_id, email, name, picture, provider, email_verified, locale, disabled, created_at, updated_at, password_hash';
+
+const toUser = (r: UserRow): EndUser => ({
+  id: r.id,
+  projectId: r.project_id,
+  email: r.email,
+  name: r.name,
+  picture: r.picture,
+  provider: r.provider,
+  emailVerified: r.email_verified,
+  locale: r.locale as Locale | null,
+  disabled: r.disabled,
+  createdAt: new Date(r.created_at),
+  updatedAt: new Date(r.updated_at),
+});
+
+/** Email sign-in accounts in the `users` table, keyed by `login_email` (partial unique index). */
+export class PostgresEmailAccountStore implements EmailAccountStore {
+  constructor(private readonly db: Database) {}
+
+  async findByLoginEmail(projectId: string, emailKey: string): Promise<EmailAccount | null> {
+    if (!isUuid(projectId)) return null;
+    const rows = await this.db.query<UserRow>(`select ${COLUMNS} from users where project_id = ? and login_email = ?`, [projectId, emailKey]);
+    const row = rows[0];
+    return row ? { user: toUser(row), passwordHash: row.password_hash } : null;
+  }
+
+  async insertWithLoginEmail(user: EndUser, emailKey: string, passwordHash: string | null): Promise<boolean> {
+    const rows = await this.db.query(
+      `insert into users (id, project_id, email, name, picture, provider, email_verified, locale, password_hash,
+         phone, phone_verified, disabled, created_at, updated_at, login_email)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, null, false, ?, ?, ?, ?)
+       on conflict (project_id, login_email) where login_email is not null do nothing
+       returning id`,
+      [user.id, user.projectId, user.email, user.name, user.picture, user.provider, user.emailVerified, user.locale, passwordHash,
+        user.disabled, user.createdAt, user.updatedAt, emailKey],
+    );
+    return rows.length === 1;
+  }
+
+  async findLinkCandidate(projectId: string, emailKey: string): Promise<EndUser | null> {
+    if (!isUuid(projectId)) return null;
+    const rows = await this.db.query<UserRow>(
+      `select ${COLUMNS} from users
+        where project_id = ? and lower(email) = ? and login_email is null and email_verified and not disabled
+        order by created_at, id limit 1`,
+      [projectId, emailKey],
+    );
+    return rows[0] ? toUser(rows[0]) : null;
+  }
+
+  async attachLoginEmail(projectId: string, userId: string, emailKey: string): Promise<boolean> {
+    const rows = await this.db.query(
+      `update users set login_email = ?
+        where project_id = ? and id = ? and login_email is null
+          and not exists (select 1 from users u where u.project_id = ? and u.login_email = ?)
+        returning id`,
+      [emailKey, projectId, userId, projectId, emailKey],
+    );
+    return rows.length === 1;
+  }
+
+  async update(projectId: string, userId: string, changes: EmailAccountChanges, at: Date): Promise<void> {
+    const sets: string[] = ['updated_at = ?'];
+    const params: unknown[] = [at];
+    if (changes.provider !== undefined) (sets.push('provider = ?'), params.push(changes.provider));
+    if (changes.emailVerified !== undefined) (sets.push('email_verified = ?'), params.push(changes.emailVerified));
+    if (changes.locale !== undefined) (sets.push('locale = ?'), params.push(changes.locale));
+    if (changes.passwordHash !== undefined) (sets.push('password_hash = ?'), params.push(changes.passwordHash));
+    await this.db.query(`update users set ${sets.join(', ')} where project_id = ? and id = ?`, [...params, projectId, userId]);
+  }
+}

@@ -1,0 +1,359 @@
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../apps/server/config';
+import { createLogger } from '../../apps/server/http/logger';
+import { createTollgate, type Tollgate } from '../../apps/server/tollgate';
+import { createClient } from '../../contract';
+import { MIGRATIONS } from '../../infrastructure/persistence/migrations';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+/**
+ * The admin CLI, run as a real child process against a fresh database, checked through the HTTP
+ * API of a server started on the same database with the same deployment key.
+ */
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runIn(databaseUrl: string, args: string[], opts: { bin?: boolean; cwd?: string } = {}): Promise<Run> {
+  const entry = opts.bin ? [path.join(ROOT, 'bin/tollgate.mjs')] : ['--import', 'tsx', path.join(ROOT, 'apps/cli/main.ts')];
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, TOLLGATE_SECRET_KEY: SECRET_KEY, NODE_ENV: 'test' };
+  delete env.LOG_LEVEL;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...entry, ...args], { cwd: opts.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** stdout must be exactly one JSON object (whole-output JSON.parse). */
+function parseJson(r: Run): Record<string, any> {
+  let value: unknown;
+  try {
+    value = JSON.parse(r.stdout);
+  } catch {
+    throw new Error(`stdout is not one JSON value (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`);
+  }
+  expect(value).toBeTypeOf('object');
+  expect(Array.isArray(value)).toBe(false);
+  expect(value).not.toBeNull();
+  return value as Record<string, any>;
+}
+
+let db: TestDatabase;
+let unmigrated: TestDatabase;
+let server: Server;
+let baseUrl: string;
+let tollgate: Tollgate;
+const cli = (...args: string[]) => runIn(db.url, args);
+async function cliJson(...args: string[]) {
+  const r = await cli(...args, '--json');
+  return { ...r, json: parseJson(r) };
+}
+const verify = (apiKey: string, token = 'not-a-jwt') => createClient({ baseUrl, apiKey }).token.verify({ body: { token } });
+async function until(check: () => Promise<boolean>, ms = 2000): Promise<void> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > ms) throw new Error(`not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+const inContext = <T>(fn: () => Promise<T>) => tollgate.core.db.withContext(fn);
+
+beforeAll(async () => {
+  [db, unmigrated] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server?.closeAllConnections?.();
+  await tollgate?.close();
+  await db?.drop();
+  await unmigrated?.drop();
+});
+
+/** Starts the HTTP app on the database the CLI migrated, without running migrations itself. */
+async function startServer() {
+  server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PUBLIC_URL: baseUrl, DATABASE_URL: db.url });
+  tollgate = await createTollgate({
+    config,
+    databaseUrl: db.url,
+    secretKey: Buffer.from(SECRET_KEY, 'base64'),
+    logger: createLogger('silent', false),
+    runWorker: false,
+    migrate: false,
+  });
+  await tollgate.start();
+  server.on('request', tollgate.app);
+}
+
+interface CreatedProject {
+  id: string;
+  apiKey: string;
+  apiKeyId: string;
+  signingSecret: string;
+}
+let acme: CreatedProject;
+let beta: CreatedProject;
+
+/** Runs the command lines in batches of `width` processes at a time (the CLI is one command per process). */
+async function batch(lines: string[][], width = 4): Promise<Run[]> {
+  const results: Run[] = [];
+  for (let i = 0; i < lines.length; i += width) results.push(...(await Promise.all(lines.slice(i, i + width).map((l) => cli(...l)))));
+  return results;
+}
+
+describe('tollgate CLI', () => {
+  it('migrates a fresh database; other commands on an unmigrated one say to migrate', async () => {
+    const [migrated, notMigrated] = await Promise.all([cliJson('migrate'), runIn(unmigrated.url, ['project', 'list', '--json'])]);
+    expect(migrated.code).toBe(0);
+    expect(migrated.json).toEqual({ applied: MIGRATIONS.map((m) => m.name) });
+    expect(notMigrated.code).toBe(1);
+    expect(parseJson(notMigrated)).toMatchObject({ code: 'not_migrated' });
+    expect(notMigrated.stderr).toContain('tollgate migrate');
+    await startServer();
+  }, 30_000);
+
+  it('project create prints id, API key and signing secret once; the key and secret work over HTTP', async () => {
+    const [created, text] = await Promise.all([
+      cliJson('project', 'create', '--name', 'Acme', '--callback-url', 'https://acme.example.com/cb', '--callback-url', 'http://localhost:3000/callback'),
+      cli('project', 'create', '--name', 'Beta'),
+    ]);
+    expect(created.code).toBe(0);
+    expect(created.json).toMatchObject({
+      project: {
+        name: 'Acme',
+        active: true,
+        settings: {
+          enabledProviders: ['email'],
+          callbackUrls: ['https://acme.example.com/cb', 'http://localhost:3000/callback'],
+          allowAccountLinking: false,
+          mfaPolicy: 'off',
+          defaultLocale: 'en',
+        },
+      },
+      apiKey: expect.stringMatching(/^tg_/),
+      signingSecret: expect.any(String),
+    });
+    acme = { id: created.json.project.id, apiKey: created.json.apiKey, apiKeyId: created.json.apiKeyId, signingSecret: created.json.signingSecret };
+
+    // The printed key authenticates against the HTTP API.
+    const res = await verify(acme.apiKey);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ valid: false });
+
+    // The printed signing secret is the project's: a token it signs verifies.
+    const core = tollgate.core;
+    const now = new Date();
+    const userId = core.crypto.uuid();
+    await inContext(() =>
+      core.stores.users.insert({
+        id: userId, projectId: acme.id, email: 'ada@example.com', name: 'Ada', picture: null, provider: 'email',
+        emailVerified: true, locale: 'en', disabled: false, createdAt: now, updatedAt: now,
+      }),
+    );
+    const iat = Math.floor(now.getTime() / 1000);
+    const token = await new SignJWT({ email: 'ada@example.com', name: 'Ada', picture: null, provider: 'email', email_verified: true })
+      .setProtectedHeader({ alg: 'HS256' }).setSubject(userId).setIssuer(baseUrl).setAudience(acme.id)
+      .setIssuedAt(iat).setExpirationTime(iat + 300).sign(new Uint8Array(Buffer.from(acme.signingSecret, 'base64url')));
+    expect((await verify(acme.apiKey, token)).body).toMatchObject({ valid: true, user: { id: userId } });
+
+    // Human output carries the same three values.
+    expect(text.code).toBe(0);
+    const id = /project id\s*:\s*([0-9a-f-]{36})/.exec(text.stdout)?.[1];
+    const key = /API key\s*:\s*(tg_\S+)/.exec(text.stdout)?.[1];
+    const secret = /signing secret\s*:\s*(\S{43})/.exec(text.stdout)?.[1];
+    expect([id, key, secret].every(Boolean)).toBe(true);
+    beta = { id: id!, apiKey: key!, apiKeyId: '', signingSecret: secret! };
+    expect((await verify(beta.apiKey)).status).toBe(200);
+  });
+
+  it('project list and show print settings and never secrets; the bin launcher works from another directory', async () => {
+    const [list, show, showText] = await Promise.all([
+      cliJson('project', 'list'),
+      cliJson('project', 'show', acme.id),
+      runIn(db.url, ['project', 'show', acme.id], { bin: true, cwd: os.tmpdir() }),
+    ]);
+    expect(list.code).toBe(0);
+    // Both were created at the same time (two processes): compare without order.
+    const listed = list.json.projects.map((p: { id: string; name: string }) => [p.id, p.name]);
+    expect(listed.sort((a: string[], b: string[]) => a[1]!.localeCompare(b[1]!))).toEqual([
+      [acme.id, 'Acme'],
+      [beta.id, 'Beta'],
+    ]);
+    expect(show.json.project).toMatchObject({ id: acme.id, name: 'Acme', settings: { mfaMethods: ['totp', 'backup_codes'] }, providerCredentialsConfigured: [] });
+    expect(showText.code).toBe(0);
+    expect(showText.stdout).toMatch(/name\s*:\s*Acme/);
+    expect(showText.stdout).toContain('https://acme.example.com/cb');
+    for (const out of [list.stdout, show.stdout, showText.stdout]) {
+      for (const secret of [acme.apiKey, acme.signingSecret, beta.apiKey, beta.signingSecret]) expect(out).not.toContain(secret);
+    }
+  });
+
+  it('project update applies every flag through the use case; --active off/on switches the API between 404 and 200', async () => {
+    const credentials = { clientId: 'google-client', clientSecret: 'google-very-secret' };
+    const [updated, off] = await Promise.all([
+      cliJson(
+        'project', 'update', acme.id,
+        '--enable', 'google', '--enable', 'github', '--disable', 'email',
+        '--add-callback-url', 'https://acme.example.com/other', '--remove-callback-url', 'http://localhost:3000/callback',
+        '--account-linking', 'on', '--mfa-policy', 'optional', '--mfa-methods', 'totp,sms',
+        '--default-locale', 'it', '--provider-credentials', 'google', JSON.stringify(credentials), '--name', 'Acme Inc',
+      ),
+      cliJson('project', 'update', beta.id, '--active', 'off'),
+    ]);
+    expect(updated.code).toBe(0);
+    expect(updated.json.project).toMatchObject({
+      name: 'Acme Inc',
+      active: true,
+      settings: {
+        enabledProviders: ['google', 'github'],
+        callbackUrls: ['https://acme.example.com/cb', 'https://acme.example.com/other'],
+        allowAccountLinking: true,
+        mfaPolicy: 'optional',
+        mfaMethods: ['totp', 'sms'],
+        defaultLocale: 'it',
+      },
+      providerCredentialsConfigured: ['google'],
+    });
+    expect(updated.stdout).not.toContain('google-very-secret');
+    const stored = await inContext(async () => ({
+      project: await tollgate.core.useCases.getProject(acme.id),
+      google: await tollgate.core.secrets.providerCredentials(acme.id, 'google'),
+    }));
+    expect(stored.project?.settings).toEqual(updated.json.project.settings);
+    expect(stored.google).toEqual(credentials);
+
+    expect(off.json.project.active).toBe(false);
+    await until(async () => (await verify(beta.apiKey)).status === 404);
+    expect((await verify(beta.apiKey)).body).toMatchObject({ error: 'Project not found or inactive' });
+
+    const [second, on] = await Promise.all([
+      cliJson(
+        'project', 'update', acme.id, '--provider-credentials', 'google', 'null', '--account-linking', 'off',
+        '--mfa-policy', 'required', '--enable', 'magic-link', '--enable', 'email',
+      ),
+      cliJson('project', 'update', beta.id, '--active', 'on'),
+    ]);
+    expect(second.code).toBe(0);
+    expect(second.json.project).toMatchObject({
+      settings: { enabledProviders: ['email', 'magic-link', 'google', 'github'], allowAccountLinking: false, mfaPolicy: 'required' },
+      providerCredentialsConfigured: [],
+    });
+    expect(await inContext(() => tollgate.core.secrets.providerCredentials(acme.id, 'google'))).toBeNull();
+    expect(on.json.project.active).toBe(true);
+    await until(async () => (await verify(beta.apiKey)).status === 200);
+  });
+
+  it('bad arguments and refused changes exit non-zero with a clear message and change nothing', async () => {
+    const before = await inContext(() => tollgate.core.useCases.getProject(acme.id));
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const cases: Array<{ args: string[]; exit: number; code: string; message: RegExp }> = [
+      // Refused by the use cases (these open the database).
+      { args: ['project', 'update', acme.id, '--name', 'Changed', '--enable', 'myspace'], exit: 1, code: 'unknown_provider', message: /Unknown provider "myspace": expected one of email, magic-link, google/ },
+      { args: ['project', 'create', '--name', 'Broken', '--callback-url', 'not a url'], exit: 1, code: 'invalid_callback_url', message: /Invalid callback URL "not a url"/ },
+      { args: ['project', 'update', acme.id, '--mfa-methods', 'totp,carrier-pigeon', '--default-locale', 'fr'], exit: 1, code: 'invalid_mfa_method', message: /Unknown MFA method "carrier-pigeon"/ },
+      { args: ['project', 'show', missing], exit: 1, code: 'project_not_found', message: /Project not found/ },
+      // Refused by the argument parser (no database needed).
+      { args: ['project', 'update', acme.id, '--provider-credentials', 'google', '{not json'], exit: 2, code: 'usage', message: /must be a JSON object/ },
+      { args: ['project', 'update', acme.id, '--account-linking', 'maybe'], exit: 2, code: 'usage', message: /--account-linking must be "on" or "off"/ },
+      { args: ['project', 'update', acme.id], exit: 2, code: 'usage', message: /Nothing to update/ },
+      { args: ['project', 'update', acme.id, '--enable'], exit: 2, code: 'usage', message: /--enable needs a value/ },
+      { args: ['project', 'update', acme.id, '--colour', 'blue'], exit: 2, code: 'usage', message: /Unknown option "--colour"/ },
+      { args: ['project', 'show'], exit: 2, code: 'usage', message: /Missing <id>/ },
+      { args: ['project', 'create'], exit: 2, code: 'usage', message: /Missing --name/ },
+      { args: ['frobnicate'], exit: 2, code: 'usage', message: /Unknown command "frobnicate"/ },
+      { args: ['project', 'delete', acme.id], exit: 2, code: 'usage', message: /Unknown project command "delete"/ },
+      { args: ['apikey', 'revoke', acme.id], exit: 2, code: 'usage', message: /Missing <keyId>/ },
+    ];
+    const results = await batch(cases.map((c) => [...c.args, '--json']));
+    cases.forEach((c, i) => {
+      const r = results[i]!;
+      expect({ args: c.args, exit: r.code }).toEqual({ args: c.args, exit: c.exit });
+      expect(parseJson(r)).toEqual({ error: expect.stringMatching(c.message), code: c.code });
+      expect(r.stderr).toMatch(c.message);
+    });
+
+    // Without --json the message goes to stderr only.
+    const [plain, plainUsage] = (await batch([
+      ['project', 'update', acme.id, '--add-callback-url', 'ftp://acme.example.com/cb'],
+      ['project', 'update', acme.id, '--mfa-policy'],
+    ])) as [Run, Run];
+    expect([plain.code, plain.stdout]).toEqual([1, '']);
+    expect(plain.stderr).toMatch(/Invalid callback URL "ftp:\/\/acme\.example\.com\/cb"/);
+    expect([plainUsage.code, plainUsage.stdout]).toEqual([2, '']);
+    expect(plainUsage.stderr).toMatch(/--mfa-policy needs a value[\s\S]*Usage: tollgate project update <id>/);
+
+    const after = await inContext(async () => ({
+      project: await tollgate.core.useCases.getProject(acme.id),
+      names: (await tollgate.core.useCases.listProjects()).map((p) => p.name).sort(),
+    }));
+    expect(after.project).toEqual(before);
+    expect(after.names).toEqual(['Acme Inc', 'Beta']);
+  }, 40_000);
+
+  it('apikey create, list and revoke; a revoked key answers 401 at once', async () => {
+    const created = await cliJson('apikey', 'create', acme.id, '--label', 'ci');
+    expect(created.code).toBe(0);
+    expect(created.json).toMatchObject({ apiKey: expect.stringMatching(/^tg_/), key: { projectId: acme.id, label: 'ci', revokedAt: null } });
+    const ci = created.json as { apiKey: string; key: { id: string; prefix: string } };
+    expect(ci.apiKey.startsWith(ci.key.prefix)).toBe(true);
+    expect((await verify(ci.apiKey)).status).toBe(200);
+
+    const [revoked, unknownProject] = await Promise.all([
+      cliJson('apikey', 'revoke', acme.id, ci.key.id),
+      cliJson('apikey', 'create', '00000000-0000-4000-8000-000000000000'),
+    ]);
+    expect(revoked.code).toBe(0);
+    expect(revoked.json).toEqual({ revoked: true, projectId: acme.id, keyId: ci.key.id });
+    await until(async () => (await verify(ci.apiKey)).status === 401);
+    expect((await verify(acme.apiKey)).status).toBe(200);
+    expect([unknownProject.code, unknownProject.json.code]).toEqual([1, 'project_not_found']);
+
+    const [list, again] = await Promise.all([cliJson('apikey', 'list', acme.id), cliJson('apikey', 'revoke', acme.id, ci.key.id)]);
+    expect(list.json.apiKeys.map((k: { id: string; label: string; revokedAt: string | null }) => [k.id, k.label, k.revokedAt !== null])).toEqual([
+      [acme.apiKeyId, 'default', false],
+      [ci.key.id, 'ci', true],
+    ]);
+    expect(list.json.apiKeys[0].lastUsedAt).not.toBeNull(); // the HTTP calls above used it
+    expect(list.stdout).not.toContain(ci.apiKey);
+    expect(list.stdout).not.toContain(acme.apiKey);
+    expect([again.code, again.json.code]).toEqual([1, 'api_key_not_found']);
+    expect(again.json.error).toMatch(/No active API key/);
+  });
+
+  it('--help lists every command and every update option', async () => {
+    const [help, commandHelp] = await Promise.all([cli('--help'), cliJson('project', 'update', '--help')]);
+    expect(help.code).toBe(0);
+    for (const c of ['project create', 'project list', 'project show', 'project update', 'apikey create', 'apikey list', 'apikey revoke', 'migrate']) {
+      expect(help.stdout).toContain(c);
+    }
+    expect(commandHelp.code).toBe(0);
+    for (const flag of ['--enable', '--disable', '--add-callback-url', '--remove-callback-url', '--account-linking', '--mfa-policy', '--mfa-methods', '--default-locale', '--provider-credentials', '--active', '--name']) {
+      expect(commandHelp.json.help).toContain(flag);
+    }
+  });
+});

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import type { EmailMessage } from '../../application/email/email-message';
+import { SUPPORTED_LOCALES } from '../../domain/locale';
+import { formatDuration, I18nextEmailRenderer, loadEmailLocales } from '../../infrastructure/mail/i18next-email-renderer';
+
+const locales = loadEmailLocales();
+const flatten = (o: Record<string, Record<string, string>>) =>
+  Object.fromEntries(Object.entries(o).flatMap(([section, keys]) => Object.entries(keys).map(([k, v]) => [`${section}.${k}`, v])));
+const english = flatten(locales.en);
+const placeholders = (s: string) => [...s.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
+
+describe('email locale files', () => {
+  it.each(SUPPORTED_LOCALES.filter((l) => l !== 'en'))('%s has every English key, no extra key, and the same placeholders', (lng) => {
+    const t = flatten(locales[lng]);
+    expect(Object.keys(t).sort()).toEqual(Object.keys(english).sort());
+    for (const [key, value] of Object.entries(t)) {
+      expect(value.trim(), `${lng} ${key}`).not.toBe('');
+      expect(placeholders(value), `${lng} ${key}`).toEqual(placeholders(english[key]!));
+    }
+  });
+
+  it.each(SUPPORTED_LOCALES.filter((l) => l !== 'en'))('%s translates every subject and action', (lng) => {
+    const t = flatten(locales[lng]);
+    for (const key of Object.keys(english).filter((k) => /subject|action|heading|intro/.test(k))) {
+      expect(t[key], `${lng} ${key}`).not.toBe(english[key]);
+    }
+  });
+});
+
+describe('I18nextEmailRenderer', () => {
+  const renderer = new I18nextEmailRenderer(locales);
+  const message = (over: Partial<EmailMessage>): EmailMessage => ({
+    kind: 'verification_code', to: 'a@example.com', locale: 'en', projectName: 'Acme <b>&', code: '012345', expiresInMinutes: 5, ...over,
+  });
+
+  it.each(SUPPORTED_LOCALES)('renders all three emails in %s, with the project name, HTML and text', (lng) => {
+    const subjects = new Set<string>();
+    for (const kind of ['verification_code', 'password_reset', 'magic_link'] as const) {
+      const r = renderer.render(message({ kind, locale: lng, url: 'https://app.example.com/cb?token=abc&x=1', expiresInMinutes: kind === 'password_reset' ? 60 : 5 }));
+      expect(r.subject).toContain('Acme <b>&');
+      expect(r.html).toContain('Acme &lt;b&gt;&amp;');
+      expect(r.html).not.toContain('Acme <b>');
+      expect(r.html).toContain(`<html lang="${lng}" dir="${lng === 'ar' || lng === 'he' ? 'rtl' : 'ltr'}">`);
+      expect(r.text).toContain('Acme <b>&');
+      expect(r.text).not.toMatch(/\{\{|\}\}/);
+      expect(r.html).not.toMatch(/\{\{|\}\}/);
+      if (kind === 'verification_code') {
+        expect(r.text).toContain('012345');
+        expect(r.html).toContain('012345');
+      } else {
+        expect(r.text).toContain('https://app.example.com/cb?token=abc&x=1');
+        expect(r.html).toContain('href="https://app.example.com/cb?token=abc&amp;x=1"');
+      }
+      subjects.add(r.subject);
+      if (lng !== 'en') expect(r.subject).not.toBe(renderer.render(message({ kind, locale: 'en', url: 'https://x.example' })).subject);
+    }
+    expect(subjects.size).toBe(3);
+  });
+
+  it('writes durations in the locale\'s words', () => {
+    expect(formatDuration(5, 'en')).toBe('5 minutes');
+    expect(formatDuration(60, 'en')).toBe('1 hour');
+    expect(formatDuration(15, 'de')).toBe('15 Minuten');
+    expect(formatDuration(60, 'ja')).toContain('時間');
+  });
+
+  it('renders the magic-link pages localized and escaped', () => {
+    expect(renderer.linkPage('link_expired', 'fr')).toContain('Ce lien de connexion a expiré.');
+    expect(renderer.linkPage('link_used', 'ar')).toContain('dir="rtl"');
+    const page = renderer.continuePage('/verify?token=a"b&c', 'de');
+    expect(page).toContain('href="/verify?token=a&quot;b&amp;c"');
+    expect(page).toContain('Anmeldung abschließen');
+  });
+});
