@@ -345,8 +345,8 @@ async function main() {
 
 const baselineRef: { child?: ChildProcess } = {};
 
-/** PostgreSQL round trips of one refresh rotation (see application/tokens/refresh-session.ts). */
-const REFRESH_ROUND_TRIPS = 4;
+/** PostgreSQL round trips of one refresh rotation (application/tokens/refresh-session.ts): look-up, then begin, rotate, insert child, clear grace pair, commit. */
+const REFRESH_ROUND_TRIPS = 6;
 
 /** Rate limits high enough that the benchmark measures work, not 429s. */
 function benchRateLimits(): Record<string, string> {

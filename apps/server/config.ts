@@ -26,6 +26,11 @@ export const ConfigSchema = z.object({
   /** Express `trust proxy`: false, true, a hop count, or a list of addresses/subnets. */
   TRUST_PROXY: z.string().default('false'),
   BODY_LIMIT: z.string().default('100kb'),
+  /**
+   * Multiplies the allowance of every rate limit (sign-in, sign-up, OAuth initiation, MFA, ...).
+   * 1 keeps the documented limits; load tests raise it.
+   */
+  RATE_LIMIT_SCALE: z.coerce.number().positive().default(1),
   /** Lifetime of hot-path cache entries (API keys, projects, signing keys, user status); 0 disables. */
   CACHE_TTL_SECONDS: int(60),
   /** Create the Demo project on first start (development only). */

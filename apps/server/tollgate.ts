@@ -65,7 +65,7 @@ async function buildCore(options: TollgateOptions) {
   const box = new AesGcmSecretBox(options.secretKey);
   const passwordHasher: PasswordHasher = options.overrides?.passwordHasher ?? new Argon2PasswordHasher();
   const tokens = new JoseAccessTokenCodec(config.publicUrl);
-  const rateLimiter = new PostgresRateLimiter(db, clock);
+  const rateLimiter = new PostgresRateLimiter(db, clock, config.RATE_LIMIT_SCALE);
   const boss = new PgBoss({
     connectionString: options.databaseUrl,
     schema: 'pgboss',
@@ -90,8 +90,12 @@ async function buildCore(options: TollgateOptions) {
     refreshTokens: new PostgresRefreshTokenStore(db),
   };
   const secrets = makeProjectSecrets({ projects: stores.projects, box });
+  // Hot paths (API key -> project, token verification, session minting) read through caches that
+  // every process drops on change (PostgreSQL LISTEN/NOTIFY fed by triggers).
+  const invalidation = new InvalidationBus(options.databaseUrl, logger);
+  const hot = makeHotPathCaches(invalidation, { ...stores, secrets }, config.CACHE_TTL_SECONDS * 1000);
   const issueSession = makeIssueSession({
-    secrets,
+    secrets: hot.secrets,
     tokens,
     refreshTokens: stores.refreshTokens,
     crypto,
@@ -101,10 +105,6 @@ async function buildCore(options: TollgateOptions) {
       refreshTokenIdleSeconds: config.REFRESH_TOKEN_IDLE_SECONDS,
     },
   });
-  // Hot paths (API key -> project, token verification) read through caches that every process
-  // drops on change (PostgreSQL LISTEN/NOTIFY fed by triggers).
-  const invalidation = new InvalidationBus(options.databaseUrl, logger);
-  const hot = makeHotPathCaches(invalidation, { ...stores, secrets }, config.CACHE_TTL_SECONDS * 1000);
   const verifyAccessToken = makeVerifyAccessToken({ secrets: hot.secrets, tokens, users: hot.users, clock });
   const useCases = {
     createProject: makeCreateProject({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, box, clock, uow: db }),
@@ -120,7 +120,7 @@ async function buildCore(options: TollgateOptions) {
     issueSession,
     completePrimarySignIn: makeCompletePrimarySignIn({ issueSession }),
   };
-  return { lifecycle, config, logger, clock, db, crypto, box, passwordHasher, tokens, rateLimiter, boss, outbox, invalidation, stores, secrets, useCases };
+  return { lifecycle, config, logger, clock, db, crypto, box, passwordHasher, tokens, rateLimiter, boss, outbox, invalidation, hot, stores, secrets, useCases };
 }
 
 export interface Tollgate {
@@ -142,7 +142,8 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   const mfa = wireMfa(core);
   const email = wireEmail(core);
   const oauth = wireOAuth(core);
-  for (const feature of [mfa, email, oauth]) {
+  const features = [mfa, email, oauth];
+  for (const feature of features) {
     for (const [topic, handler] of Object.entries(feature.outboxHandlers ?? {})) core.outbox.register(topic, handler);
   }
 
@@ -189,6 +190,10 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
         sweepTimer = setInterval(() => {
           core.outbox.sweep().catch((e) => core.logger.warn({ err: e }, 'outbox sweep failed'));
           core.db.withContext(() => core.rateLimiter.purgeExpired()).catch(() => undefined);
+          for (const feature of features) {
+            const maintenance = (feature as { maintenance?: () => Promise<void> }).maintenance;
+            if (maintenance) core.db.withContext(maintenance).catch((e) => core.logger.warn({ err: e }, 'maintenance failed'));
+          }
         }, 10_000);
         sweepTimer.unref();
       }

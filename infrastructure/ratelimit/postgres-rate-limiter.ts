@@ -10,6 +10,8 @@ export class PostgresRateLimiter implements RateLimiter {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    /** Multiplies every rule's allowance (RATE_LIMIT_SCALE); 1 keeps the documented limits. */
+    private readonly scale = 1,
   ) {}
 
   async consume(key: string, rule: RateLimitRule): Promise<RateLimitDecision> {
@@ -25,9 +27,10 @@ export class PostgresRateLimiter implements RateLimiter {
     );
     const row = rows[0]!;
     const expiresAt = new Date(row.expires_at);
+    const points = Math.max(1, Math.floor(rule.points * this.scale));
     return {
-      allowed: row.points <= rule.points,
-      remaining: Math.max(0, rule.points - row.points),
+      allowed: row.points <= points,
+      remaining: Math.max(0, points - row.points),
       retryAfterMs: Math.max(0, expiresAt.getTime() - now.getTime()),
     };
   }

@@ -96,6 +96,15 @@ async function jobsFor(id: string): Promise<Array<{ id: string; state: string; r
   );
 }
 
+/**
+ * The job as pg-boss leaves it once the worker has settled it. The message row is marked delivered
+ * inside the handler, a moment before the job itself is completed or failed.
+ */
+async function settledJob(id: string, state: string): Promise<Array<{ id: string; state: string; retry_count: number }>> {
+  await waitFor(async () => (await jobsFor(id)).some((j) => j.state === state), 5_000, `job ${id} to be ${state}`);
+  return jobsFor(id);
+}
+
 /** Handlers of the in-process worker W record every call. */
 const calls: Array<{ topic: string; id: string; payload: Record<string, unknown> }> = [];
 const record = (topic: string): OutboxHandler => async (payload, id) => {
@@ -185,7 +194,7 @@ describe('PgBossOutbox', () => {
     expect(delivered.last_error).toBeNull();
 
     // Once: the job is complete, a sweep does not send it again, and nothing else arrives.
-    expect(await jobsFor(id)).toEqual([{ id, state: 'completed', retry_count: 0 }]);
+    expect(await settledJob(id, 'completed')).toEqual([{ id, state: 'completed', retry_count: 0 }]);
     expect(await producer.outbox.sweep()).toBe(0);
     await new Promise((r) => setTimeout(r, 1500));
     expect(callsFor(id)).toHaveLength(1);
@@ -224,7 +233,7 @@ describe('PgBossOutbox', () => {
     expect(delivered.attempts).toBe(3);
     expect(delivered.last_error).toBeNull();
     expect(delivered.payload_enc).toBeNull();
-    expect(await jobsFor(id)).toEqual([{ id, state: 'completed', retry_count: 2 }]);
+    expect(await settledJob(id, 'completed')).toEqual([{ id, state: 'completed', retry_count: 2 }]);
   });
 
   it('a failing message does not fail the other messages fetched in the same batch', async () => {
@@ -239,11 +248,11 @@ describe('PgBossOutbox', () => {
     );
     worker = await startWorkerNode();
     await waitFor(async () => ((await row(ids[2]!))?.delivered_at && (await row(ids[1]!))?.delivered_at) || undefined, 10_000, 'batch');
-    for (const id of ids.slice(1)) expect(await jobsFor(id)).toEqual([{ id, state: 'completed', retry_count: 0 }]);
+    for (const id of ids.slice(1)) expect(await settledJob(id, 'completed')).toEqual([{ id, state: 'completed', retry_count: 0 }]);
     const broken = (await row(ids[0]!))!;
     expect(broken.delivered_at).toBeNull();
     expect(broken.last_error).toBe('permanently broken');
-    expect((await jobsFor(ids[0]!))[0]!.state).toBe('retry');
+    expect(await settledJob(ids[0]!, 'retry')).toEqual([{ id: ids[0], state: 'retry', retry_count: 0 }]);
   });
 
   it('sweep() re-dispatches a message whose hand-off to the queue was lost', async () => {
@@ -341,6 +350,6 @@ describe('PgBossOutbox', () => {
     expect(received).toEqual([payload]);
     const delivered = (await row(id))!;
     expect(delivered.payload_enc).toBeNull();
-    expect(await jobsFor(id)).toEqual([{ id, state: 'completed', retry_count: 1 }]);
+    expect(await settledJob(id, 'completed')).toEqual([{ id, state: 'completed', retry_count: 1 }]);
   });
 });

@@ -96,8 +96,9 @@ export function wireOAuth(core: CoreServices) {
   });
   const refreshSession = makeRefreshSession({
     refreshTokens: core.stores.refreshTokens,
-    users: core.stores.users,
-    secrets: core.secrets,
+    // User status and the signing key come from the per-process caches (dropped on change).
+    users: core.hot.users,
+    secrets: core.hot.secrets,
     tokens: core.tokens,
     crypto,
     box,
@@ -123,6 +124,17 @@ export function wireOAuth(core: CoreServices) {
   const wiring: FeatureWiring<typeof routes> & {
     stores: { states: PostgresOAuthStateStore; codes: PostgresAuthorizationCodeStore; identities: PostgresIdentityStore };
     useCases: { refreshSession: typeof refreshSession; revokeSession: typeof revokeSession; exchangeCode: typeof exchangeCode };
-  } = { routes, stores: { states, codes, identities }, useCases: { refreshSession, revokeSession, exchangeCode } };
+  } = {
+    routes,
+    stores: { states, codes, identities },
+    useCases: { refreshSession, revokeSession, exchangeCode },
+    async maintenance() {
+      // Kept a day past expiry, so a late replay still meets "State expired" or code-reuse
+      // detection rather than an unknown value.
+      const before = new Date(clock.now().getTime() - 24 * 3600 * 1000);
+      await states.purgeExpired(before);
+      await codes.purgeExpired(before);
+    },
+  };
   return wiring;
 }

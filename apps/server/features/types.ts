@@ -9,4 +9,6 @@ export interface FeatureWiring<Routes extends object> {
   outboxHandlers?: Record<string, OutboxHandler>;
   /** Non-JSON Express routes (redirect targets, HTML pages). */
   mountExtra?: (app: express.Express) => void;
+  /** Periodic clean-up (expired rows), run by the worker's sweep inside a database context. */
+  maintenance?: () => Promise<void>;
 }

@@ -262,7 +262,11 @@ export function mountMagicLinkEndpoint(app: express.Express, deps: MagicLinkEndp
       const target =
         outcome.kind === 'session'
           ? withQuery(callbackUrl, { token: outcome.session.token })
-          : withQuery(callbackUrl, { mfa_required: 'true', challenge: outcome.challenge });
+          : withQuery(callbackUrl, {
+              mfa_required: 'true',
+              challenge: outcome.challenge,
+              ...(outcome.enrollmentRequired ? { enrollment_required: 'true' } : {}),
+            });
       res.redirect(302, target);
     } catch (e) {
       next(e);
