@@ -21,6 +21,7 @@ import { loadConfig } from '../apps/server/config';
 import { createLogger } from '../apps/server/http/logger';
 import { createTollgate } from '../apps/server/tollgate';
 import { freePort, startEmbeddedPostgres } from '../infrastructure/persistence/embedded-postgres';
+import { browse, OidcPeer } from '../test/support/oidc-provider';
 
 const smoke = process.argv.includes('--smoke');
 const ROUNDS = smoke ? 1 : 3;
@@ -29,7 +30,7 @@ const WARMUP_SECONDS = smoke ? 0 : 2;
 const CONNECTIONS = 16;
 const root = path.resolve(import.meta.dirname, '..');
 
-type Stats = { rps: number; p50: number; p99: number; p95?: number; non2xx: number; errors: number };
+type Stats = { rps: number; p50: number; p99: number; p97_5?: number; non2xx: number; errors: number };
 type Row = {
   workload: string;
   baseline: string;
@@ -54,7 +55,7 @@ async function load(opts: autocannon.Options & { expectStatus?: number }): Promi
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    p95: (result.latency as unknown as Record<string, number>).p97_5,
+    p97_5: result.latency.p97_5,
     non2xx: unexpected,
     errors: result.errors + result.timeouts,
   };
@@ -85,7 +86,7 @@ async function compare(name: string, baseline: () => Promise<Stats>, candidate: 
     rps: median(xs.map((x) => x.rps)),
     p50: median(xs.map((x) => x.p50)),
     p99: median(xs.map((x) => x.p99)),
-    p95: median(xs.map((x) => x.p95 ?? 0)),
+    p97_5: median(xs.map((x) => x.p97_5 ?? 0)),
     non2xx: xs.reduce((n, x) => n + x.non2xx, 0),
     errors: xs.reduce((n, x) => n + x.errors, 0),
   });
@@ -147,8 +148,14 @@ async function main() {
   const smtpPort = await freePort();
   await new Promise<void>((r) => smtp.listen(smtpPort, '127.0.0.1', () => r()));
 
+  // A real OpenID provider stands in for Google in the OAuth round trip.
+  const op = await OidcPeer.start();
+  const tgPort = await freePort();
+  op.configure(`http://127.0.0.1:${tgPort}`);
   const secretKey = randomBytes(32).toString('base64');
   const serverEnv: Record<string, string> = {
+    ...op.env(),
+    PUBLIC_URL: `http://127.0.0.1:${tgPort}`,
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,
     TOLLGATE_SECRET_KEY: secretKey,
@@ -162,8 +169,12 @@ async function main() {
   const seedConfig = loadConfig({ ...serverEnv, PORT: '0' });
   const seeder = await createTollgate({ config: seedConfig, databaseUrl, secretKey: Buffer.from(secretKey, 'base64'), logger: createLogger('warn', false), runWorker: false, migrate: true });
   const created = await seeder.core.db.withContext(() => seeder.core.useCases.createProject({ name: 'Bench', callbackUrls: ['http://localhost:3000/callback'] }));
-  await seeder.close();
   if (!created.ok) throw new Error(created.error);
+  const enabled = await seeder.core.db.withContext(() =>
+    seeder.core.useCases.updateProject(created.value.project.id, { enable: ['google'], providerCredentials: [{ provider: 'google', credentials: op.credentials('google') }] }),
+  );
+  if (!enabled.ok) throw new Error(enabled.error);
+  await seeder.close();
   const { apiKey } = created.value;
   const callback_url = 'http://localhost:3000/callback';
   const auth = { authorization: `Bearer ${apiKey}` };
@@ -171,7 +182,6 @@ async function main() {
   const rows: Row[] = [];
   const memoryRows: Record<string, number> = {};
 
-  const tgPort = await freePort();
   const ready = async (port: number) => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
   log('starting Tollgate (production mode, 1 process)');
   let tollgate = await startChild('apps/server/main.ts', serverEnv, ready, tgPort);
@@ -229,7 +239,16 @@ async function main() {
           requests: [{ setupRequest: (req) => ({ ...req, body: requests[i++ % requests.length] }) }],
         }),
     );
-    rows.push({ workload: '2. email signin', baseline: 'argon2id verify (same parameters) behind bare Express', goal: '>= 0.9x, p95 <= 2x a single hash', ...r });
+    // One hash alone: a single connection, nothing else running.
+    const single = await load({ url: `${bs}/argon2/verify`, method: 'POST', connections: 1, headers: { 'content-type': 'application/json' }, body: '{}' });
+    const tail = r.candidate.p97_5 ?? 0;
+    rows.push({
+      workload: '2. email signin',
+      baseline: 'argon2id verify (same parameters) behind bare Express',
+      goal: '>= 0.9x, p95 <= 2x a single hash',
+      ...r,
+      note: `signin p97.5 ${tail.toFixed(1)} ms = ${(tail / Math.max(single.p50, 0.1)).toFixed(1)}x a single hash (${single.p50.toFixed(1)} ms alone); autocannon reports p97.5, not p95`,
+    });
   }
 
   // 3. email signup/s vs raw argon2 hash/s.
@@ -309,7 +328,7 @@ async function main() {
 
   // 6. Full OAuth round trip latency.
   {
-    const result = await oauthRoundTrip(tg, apiKey, callback_url).catch((e: Error) => ({ error: e.message }));
+    const result = await oauthRoundTrip(tg, apiKey, callback_url, op).catch((e: Error) => ({ error: e.message }));
     if ('error' in result) rows.push({ workload: '6. OAuth round trip', baseline: '-', goal: 'report p50/p99', candidate: { rps: 0, p50: 0, p99: 0, non2xx: 0, errors: 1 }, note: `not measured: ${result.error}` });
     else rows.push({ workload: '6. OAuth round trip (initiate, provider, callback, exchange)', baseline: '-', goal: 'report p50/p99', candidate: result });
   }
@@ -331,6 +350,7 @@ async function main() {
   await stopChild(tollgate);
   await stopChild(base);
   smtp.close();
+  await op.close();
   await stopDb?.();
   rmSync(work, { recursive: true, force: true });
 
@@ -348,13 +368,39 @@ const baselineRef: { child?: ChildProcess } = {};
 /** PostgreSQL round trips of one refresh rotation (application/tokens/refresh-session.ts): look-up, then begin, rotate, insert child, clear grace pair, commit. */
 const REFRESH_ROUND_TRIPS = 6;
 
-/** Rate limits high enough that the benchmark measures work, not 429s. */
+/** Rate limits scaled up so that the benchmark measures work, not 429s. */
 function benchRateLimits(): Record<string, string> {
-  return {};
+  return { RATE_LIMIT_SCALE: '1000000' };
 }
 
-async function oauthRoundTrip(_tg: string, _apiKey: string, _callback: string): Promise<Stats> {
-  throw new Error('OAuth round trip harness not wired');
+/**
+ * Sequential full OAuth round trips: initiation (API), the provider's authorization and login
+ * (a real OpenID provider in this process), Tollgate's callback, the redirect with the code, and
+ * the code exchange. Latency of the whole trip, as a project's user waits for it.
+ */
+async function oauthRoundTrip(tg: string, apiKey: string, callback: string, op: OidcPeer): Promise<Stats> {
+  const trips = smoke ? 3 : 60;
+  const times: number[] = [];
+  let failures = 0;
+  op.accounts.set('bench-user', { sub: 'bench-user', email: 'oauth-bench@example.com', email_verified: true, name: 'Bench' });
+  for (let i = 0; i < trips; i++) {
+    op.nextLogin = 'bench-user';
+    const started = performance.now();
+    const init = await post(tg, '/api/proxy/google', { callback_url: callback, state: `s${i}` }, { authorization: `Bearer ${apiKey}` });
+    const result = await browse(String(init.body?.redirect_url), callback);
+    if (result.kind !== 'redirect') {
+      failures++;
+      continue;
+    }
+    const code = result.url.searchParams.get('code');
+    const exchanged = await post(tg, '/api/proxy/token/exchange', { code }, { authorization: `Bearer ${apiKey}` });
+    if (exchanged.status !== 200 || typeof exchanged.body?.token !== 'string') failures++;
+    else times.push(performance.now() - started);
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+  const total = times.reduce((a, b) => a + b, 0);
+  return { rps: times.length ? (1000 * times.length) / total : 0, p50: pct(50), p99: pct(99), p97_5: pct(97.5), non2xx: failures, errors: 0 };
 }
 
 function fmt(n: number | undefined, digits = 1) {
