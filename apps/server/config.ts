@@ -31,6 +31,11 @@ export const ConfigSchema = z.object({
    * 1 keeps the documented limits; load tests raise it.
    */
   RATE_LIMIT_SCALE: z.coerce.number().positive().default(1),
+  /**
+   * Linux: nice value given to the process's worker threads (password hashing) so that the event
+   * loop is scheduled first under a sign-in burst; 0 leaves them alone.
+   */
+  HASH_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** Lifetime of hot-path cache entries (API keys, projects, signing keys, user status); 0 disables. */
   CACHE_TTL_SECONDS: int(60),
   /** Create the Demo project on first start (development only). */

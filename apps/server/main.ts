@@ -6,6 +6,7 @@ import { loadConfig, type Config } from './config';
 import { ensureDemoProject } from './demo-project';
 import { createLogger, type PinoLogger } from './http/logger';
 import { createTollgate } from './tollgate';
+import { deprioritizeWorkerThreads } from '../../infrastructure/crypto/thread-priority';
 
 /**
  * `npm start`: configuration, database (embedded when DATABASE_URL is unset), migrations, HTTP.
@@ -44,6 +45,11 @@ async function serve(config: Config, logger: PinoLogger, opts: { migrate: boolea
     migrate: opts.migrate,
   });
   await tollgate.start();
+  if (config.HASH_THREAD_NICE > 0) {
+    // A first hash creates the thread pool; then its threads yield to the event loop.
+    await tollgate.core.passwordHasher.hash('warm-up thread pool');
+    deprioritizeWorkerThreads(config.HASH_THREAD_NICE);
+  }
   if (opts.demo && config.NODE_ENV !== 'production' && config.TOLLGATE_DEMO_PROJECT) {
     await ensureDemoProject(tollgate, (m) => console.log(m));
   }

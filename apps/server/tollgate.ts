@@ -1,4 +1,3 @@
-import { RequestContext } from '@mikro-orm/core';
 import { initServer } from '@ts-rest/express';
 import PgBoss from 'pg-boss';
 import { contract } from '../../contract';
@@ -168,7 +167,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     openApiDocument: buildOpenApiDocument(core.config.publicUrl),
     ready: () => core.db.ping(),
     // Every request gets its own EntityManager fork.
-    requestContext: (_req, _res, next) => RequestContext.create(core.db.orm.em, next),
+    requestContext: (_req, _res, next) => core.db.runInScope(next),
     mountExtra: (app) => {
       email.mountExtra?.(app);
       oauth.mountExtra?.(app);

@@ -1,10 +1,27 @@
-import { decodeJwt, errors, jwtVerify, SignJWT } from 'jose';
-import { randomUUID } from 'node:crypto';
+import { decodeJwt, SignJWT } from 'jose';
+import { createHmac, randomUUID, timingSafeEqual, webcrypto } from 'node:crypto';
+
+type CryptoKey = webcrypto.CryptoKey;
 import type { AccessTokenCodec, SignAccessTokenInput, VerifiedAccessToken } from '../../application/ports/access-tokens';
 
-/** HS256 JWTs via jose. Verification pins the algorithm, issuer and audience. */
+/** HS256 JWTs: signed with jose, verified with node:crypto; the algorithm, issuer and audience are pinned. */
 export class JoseAccessTokenCodec implements AccessTokenCodec {
+  /**
+   * Imported HMAC keys per secret buffer: importing a key costs more than the HMAC itself. Keyed
+   * weakly by the (cached) secret, so a rotated or evicted secret takes its key with it.
+   */
+  private readonly keys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+
   constructor(private readonly issuer: string) {}
+
+  private key(secret: Uint8Array): Promise<CryptoKey> {
+    let key = this.keys.get(secret);
+    if (!key) {
+      key = webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+      this.keys.set(secret, key);
+    }
+    return key;
+  }
 
   async sign(input: SignAccessTokenInput): Promise<string> {
     const iat = Math.floor(input.now.getTime() / 1000);
@@ -15,27 +32,38 @@ export class JoseAccessTokenCodec implements AccessTokenCodec {
       .setIssuedAt(iat)
       .setExpirationTime(iat + input.ttlSeconds)
       .setJti(randomUUID())
-      .sign(input.secret);
+      .sign(await this.key(input.secret));
   }
 
+  /**
+   * Verification is the hottest path of the service, so it uses node:crypto's HMAC directly
+   * (several times cheaper than WebCrypto per call) with the same rules as jose's jwtVerify:
+   * exactly three base64url parts, header alg pinned to HS256 and no `crit`/`b64` extensions,
+   * constant-time signature comparison, then iss, aud, exp (expired when exp <= now), nbf and iat.
+   * Tokens are signed with jose; test/e2e/token-verify.test.ts holds both to the same cases.
+   */
   async verify(token: string, secret: Uint8Array, projectId: string, now: Date): Promise<VerifiedAccessToken | null> {
-    try {
-      const { payload } = await jwtVerify(token, secret, {
-        algorithms: ['HS256'],
-        issuer: this.issuer,
-        audience: projectId,
-        currentDate: now,
-        requiredClaims: ['sub', 'exp', 'iat'],
-      });
-      if (typeof payload.sub !== 'string' || typeof payload.provider !== 'string') return null;
-      return {
-        claims: payload as unknown as VerifiedAccessToken['claims'],
-        expiresAt: new Date((payload.exp as number) * 1000),
-      };
-    } catch (e) {
-      if (e instanceof errors.JOSEError || e instanceof TypeError) return null;
-      throw e;
-    }
+    if (token.length > 8192) return null;
+    const parts = token.split('.');
+    if (parts.length !== 3) return null;
+    const [h, p, s] = parts as [string, string, string];
+    if (!B64URL.test(h) || !B64URL.test(p) || !B64URL.test(s)) return null;
+    const header = parseJson(h);
+    if (!header || header.alg !== 'HS256' || 'crit' in header || 'b64' in header) return null;
+    const expected = createHmac('sha256', secret).update(`${h}.${p}`).digest();
+    const given = Buffer.from(s, 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    const payload = parseJson(p);
+    if (!payload) return null;
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    const { iss, aud, exp, iat, nbf, sub, provider } = payload;
+    if (iss !== this.issuer) return null;
+    if (!(aud === projectId || (Array.isArray(aud) && aud.includes(projectId)))) return null;
+    if (typeof exp !== 'number' || exp <= nowSeconds) return null;
+    if (typeof iat !== 'number') return null;
+    if (nbf !== undefined && (typeof nbf !== 'number' || nbf > nowSeconds)) return null;
+    if (typeof sub !== 'string' || typeof provider !== 'string') return null;
+    return { claims: payload as unknown as VerifiedAccessToken['claims'], expiresAt: new Date(exp * 1000) };
   }
 
   peekAudience(token: string): string | null {
@@ -45,5 +73,16 @@ export class JoseAccessTokenCodec implements AccessTokenCodec {
     } catch {
       return null;
     }
+  }
+}
+
+const B64URL = /^[A-Za-z0-9_-]+$/;
+
+function parseJson(part: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
   }
 }

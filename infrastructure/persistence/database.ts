@@ -20,10 +20,31 @@ export interface DatabaseOptions {
 export class Database implements UnitOfWork {
   private readonly afterCommit = new AsyncLocalStorage<Array<() => Promise<void>>>();
 
-  private constructor(readonly orm: MikroORM) {}
+  private constructor(
+    readonly orm: MikroORM,
+    private readonly scope: AsyncLocalStorage<{ em?: EntityManager; forking?: boolean }>,
+  ) {}
 
   static async open(options: DatabaseOptions): Promise<Database> {
+    // Each request or job runs in a scope whose EntityManager fork is made on first use: the hot
+    // paths that are served from caches never pay for a fork.
+    const scope = new AsyncLocalStorage<{ em?: EntityManager; forking?: boolean }>();
+    let root: EntityManager | undefined;
     const orm = await MikroORM.init({
+      context: () => {
+        const current = scope.getStore();
+        if (!current || !root) return RequestContext.getEntityManager() as EntityManager | undefined;
+        if (!current.em) {
+          if (current.forking) return undefined; // fork() itself asks for the context
+          current.forking = true;
+          try {
+            current.em = root.fork({ useContext: false }) as EntityManager;
+          } finally {
+            current.forking = false;
+          }
+        }
+        return current.em;
+      },
       clientUrl: options.url,
       entities: ENTITIES,
       extensions: [Migrator],
@@ -43,7 +64,8 @@ export class Database implements UnitOfWork {
       ensureDatabase: false,
       driverOptions: { connection: { application_name: 'tollgate' } },
     });
-    return new Database(orm);
+    root = orm.em;
+    return new Database(orm, scope);
   }
 
   /** The EntityManager of the current request, job or transaction. */
@@ -58,7 +80,12 @@ export class Database implements UnitOfWork {
 
   /** Runs `fn` with its own EntityManager fork (one per request and per job). */
   withContext<T>(fn: () => Promise<T>): Promise<T> {
-    return RequestContext.create(this.orm.em, fn);
+    return this.scope.run({}, fn);
+  }
+
+  /** Express-style middleware form of `withContext`, one scope per request. */
+  runInScope(next: () => void): void {
+    this.scope.run({}, next);
   }
 
   async transaction<T>(work: () => Promise<T>): Promise<T> {
