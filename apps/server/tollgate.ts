@@ -17,7 +17,7 @@ import { makeIssueSession } from '../../application/tokens/issue-session';
 import { makeVerifyAccessToken } from '../../application/tokens/verify-access-token';
 import { SystemClock } from '../../infrastructure/clock/system-clock';
 import { Argon2PasswordHasher } from '../../infrastructure/crypto/argon2-password-hasher';
-import { JoseAccessTokenCodec } from '../../infrastructure/crypto/jose-access-token-codec';
+import { HmacAccessTokenCodec } from '../../infrastructure/crypto/hmac-access-token-codec';
 import { NodeTokenCrypto } from '../../infrastructure/crypto/node-token-crypto';
 import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
 import { makeHotPathCaches } from '../../infrastructure/cache/hot-path-caches';
@@ -63,7 +63,7 @@ async function buildCore(options: TollgateOptions) {
   const crypto = new NodeTokenCrypto();
   const box = new AesGcmSecretBox(options.secretKey);
   const passwordHasher: PasswordHasher = options.overrides?.passwordHasher ?? new Argon2PasswordHasher();
-  const tokens = new JoseAccessTokenCodec(config.publicUrl);
+  const tokens = new HmacAccessTokenCodec(config.publicUrl);
   const rateLimiter = new PostgresRateLimiter(db, clock, config.RATE_LIMIT_SCALE);
   const boss = new PgBoss({
     connectionString: options.databaseUrl,

@@ -1,38 +1,30 @@
-import { decodeJwt, SignJWT } from 'jose';
-import { createHmac, randomUUID, timingSafeEqual, webcrypto } from 'node:crypto';
-
-type CryptoKey = webcrypto.CryptoKey;
+import { decodeJwt } from 'jose';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AccessTokenCodec, SignAccessTokenInput, VerifiedAccessToken } from '../../application/ports/access-tokens';
 
-/** HS256 JWTs: signed with jose, verified with node:crypto; the algorithm, issuer and audience are pinned. */
-export class JoseAccessTokenCodec implements AccessTokenCodec {
-  /**
-   * Imported HMAC keys per secret buffer: importing a key costs more than the HMAC itself. Keyed
-   * weakly by the (cached) secret, so a rotated or evicted secret takes its key with it.
-   */
-  private readonly keys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
-
+/**
+ * HS256 access tokens with node:crypto (several times cheaper per call than WebCrypto, which jose
+ * uses). The tests sign and verify with jose to hold both directions to the standard.
+ */
+export class HmacAccessTokenCodec implements AccessTokenCodec {
   constructor(private readonly issuer: string) {}
 
-  private key(secret: Uint8Array): Promise<CryptoKey> {
-    let key = this.keys.get(secret);
-    if (!key) {
-      key = webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
-      this.keys.set(secret, key);
-    }
-    return key;
-  }
-
+  /**
+   * Signs with node:crypto's HMAC: a compact JWS with the fixed header {"alg":"HS256","typ":"JWT"}.
+   * The result is an ordinary JWT (jose verifies it in the tests).
+   */
   async sign(input: SignAccessTokenInput): Promise<string> {
     const iat = Math.floor(input.now.getTime() / 1000);
-    return new SignJWT({ ...input.claims })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setIssuer(this.issuer)
-      .setAudience(input.projectId)
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + input.ttlSeconds)
-      .setJti(randomUUID())
-      .sign(await this.key(input.secret));
+    const payload = {
+      ...input.claims,
+      iss: this.issuer,
+      aud: input.projectId,
+      iat,
+      exp: iat + input.ttlSeconds,
+      jti: randomUUID(),
+    };
+    const signingInput = `${HEADER}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
+    return `${signingInput}.${createHmac('sha256', input.secret).update(signingInput).digest('base64url')}`;
   }
 
   /**
@@ -40,7 +32,7 @@ export class JoseAccessTokenCodec implements AccessTokenCodec {
    * (several times cheaper than WebCrypto per call) with the same rules as jose's jwtVerify:
    * exactly three base64url parts, header alg pinned to HS256 and no `crit`/`b64` extensions,
    * constant-time signature comparison, then iss, aud, exp (expired when exp <= now), nbf and iat.
-   * Tokens are signed with jose; test/e2e/token-verify.test.ts holds both to the same cases.
+   * test/e2e/token-verify.test.ts and test/unit/access-token-codec.test.ts hold it to jose.
    */
   async verify(token: string, secret: Uint8Array, projectId: string, now: Date): Promise<VerifiedAccessToken | null> {
     if (token.length > 8192) return null;
@@ -77,6 +69,7 @@ export class JoseAccessTokenCodec implements AccessTokenCodec {
 }
 
 const B64URL = /^[A-Za-z0-9_-]+$/;
+const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
 
 function parseJson(part: string): Record<string, unknown> | null {
   try {
