@@ -24,13 +24,17 @@ import { freePort, startEmbeddedPostgres } from '../infrastructure/persistence/e
 import { browse, OidcPeer } from '../test/support/oidc-provider';
 
 const smoke = process.argv.includes('--smoke');
+/** `--only=1,4,1b`: run just these workloads (for profiling one path); the default runs them all. */
+const onlyArg = process.argv.find((a) => a.startsWith('--only='));
+const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',').map((w) => w.trim())) : null;
+const wanted = (workload: string) => !only || only.has(workload);
 const ROUNDS = smoke ? 1 : 3;
 const SECONDS = smoke ? 1 : 5;
 const WARMUP_SECONDS = smoke ? 0 : 2;
 const CONNECTIONS = 16;
 const root = path.resolve(import.meta.dirname, '..');
 
-type Stats = { rps: number; p50: number; p99: number; p97_5?: number; non2xx: number; errors: number };
+type Stats = { rps: number; p50: number; p99: number; p97_5?: number; non2xx: number; errors: number; cpuUsPerRequest?: number };
 type Row = {
   workload: string;
   baseline: string;
@@ -43,9 +47,22 @@ type Row = {
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
-/** Runs one autocannon measurement. */
-async function load(opts: autocannon.Options & { expectStatus?: number }): Promise<Stats> {
+/** CPU time (user + system) a process has used so far, in microseconds (Linux /proc). */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+  return (ticks * 1e6) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
+
+/**
+ * Runs one autocannon measurement. With `pid`, also the server's CPU time per request: steadier
+ * than req/s on a shared machine, and the figure that says what each layer costs.
+ */
+async function load(opts: autocannon.Options & { expectStatus?: number; pid?: number }): Promise<Stats> {
+  const cpuBefore = opts.pid ? cpuMicros(opts.pid) : 0;
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts });
+  const cpuUsPerRequest = opts.pid ? (cpuMicros(opts.pid) - cpuBefore) / Math.max(result.requests.total, 1) : undefined;
   const expected = opts.expectStatus ?? 200;
   const codes = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
   const unexpected = Object.entries(codes)
@@ -58,6 +75,7 @@ async function load(opts: autocannon.Options & { expectStatus?: number }): Promi
     p97_5: result.latency.p97_5,
     non2xx: unexpected,
     errors: result.errors + result.timeouts,
+    cpuUsPerRequest,
   };
 }
 
@@ -79,7 +97,8 @@ async function compare(name: string, baseline: () => Promise<Stats>, candidate: 
   for (let r = 0; r < ROUNDS; r++) {
     bases.push(await baseline());
     cands.push(await candidate());
-    log(`  ${name}: round ${r + 1}/${ROUNDS} baseline ${bases.at(-1)!.rps.toFixed(0)} req/s, tollgate ${cands.at(-1)!.rps.toFixed(0)} req/s`);
+    const cpu = (s: Stats) => (s.cpuUsPerRequest === undefined ? '' : ` (${s.cpuUsPerRequest.toFixed(0)} µs CPU/req)`);
+    log(`  ${name}: round ${r + 1}/${ROUNDS} baseline ${bases.at(-1)!.rps.toFixed(0)} req/s${cpu(bases.at(-1)!)}, tollgate ${cands.at(-1)!.rps.toFixed(0)} req/s${cpu(cands.at(-1)!)}`);
   }
   const ratios = cands.map((c, i) => c.rps / Math.max(bases[i]!.rps, 1e-9));
   const pick = (xs: Stats[]): Stats => ({
@@ -89,6 +108,7 @@ async function compare(name: string, baseline: () => Promise<Stats>, candidate: 
     p97_5: median(xs.map((x) => x.p97_5 ?? 0)),
     non2xx: xs.reduce((n, x) => n + x.non2xx, 0),
     errors: xs.reduce((n, x) => n + x.errors, 0),
+    cpuUsPerRequest: xs.every((x) => x.cpuUsPerRequest !== undefined) ? median(xs.map((x) => x.cpuUsPerRequest!)) : undefined,
   });
   return { ratio: { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) }, base: pick(bases), candidate: pick(cands) };
 }
@@ -100,10 +120,13 @@ function memory(pid: number): { rss: number; peak: number } {
   return { rss: kb('VmRSS:') / 1024, peak: kb('VmHWM:') / 1024 };
 }
 
+/** BENCH_CPU_PROF=<dir>: Tollgate's and the baseline's processes write V8 CPU profiles there on exit (node --cpu-prof). */
+const profileArgs = (script: string) => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : []);
+
 function startChild(script: string, env: Record<string, string>, waitFor: (port: number) => Promise<boolean>, port: number): Promise<ChildProcess> {
   const child = fork(path.join(root, script), [], {
     cwd: root,
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...profileArgs(script)],
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -206,7 +229,7 @@ async function main() {
   };
 
   // 1. token/verify vs a bare Express endpoint answering the same JSON.
-  {
+  if (wanted('1')) {
     const token = await freshToken();
     const sample = await post(tg, '/api/v1/token/verify', { token }, auth);
     if (sample.body?.valid !== true) throw new Error(`verify sample failed: ${JSON.stringify(sample.body)}`);
@@ -215,24 +238,25 @@ async function main() {
     const body = JSON.stringify({ token });
     const r = await compare(
       'token/verify',
-      () => load({ url: `${bs}/verify`, method: 'POST', headers: { 'content-type': 'application/json' }, body }),
-      () => load({ url: `${tg}/api/v1/token/verify`, method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body }),
+      () => load({ url: `${bs}/verify`, method: 'POST', headers: { 'content-type': 'application/json' }, body, pid: verifyBaseline.pid }),
+      () => load({ url: `${tg}/api/v1/token/verify`, method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body, pid: tollgate.pid }),
     );
     rows.push({ workload: '1. token/verify (1 process)', baseline: 'bare Express 4 endpoint, same JSON', goal: '>= 0.8x', ...r });
     memoryRows['peak RSS under workload 1 (MiB)'] = memory(tollgate.pid!).peak;
     baselineRef.child = verifyBaseline;
   }
-  const base = baselineRef.child!;
+  const base = baselineRef.child ?? baseline;
 
   // 2. email signin/s vs raw argon2 verify/s.
-  {
+  if (wanted('2')) {
     const requests = users.map((email) => JSON.stringify({ email, password, callback_url }));
     let i = 0;
     const r = await compare(
       'email signin',
-      () => load({ url: `${bs}/argon2/verify`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+      () => load({ url: `${bs}/argon2/verify`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', pid: base.pid }),
       () =>
         load({
+          pid: tollgate.pid,
           url: `${tg}/api/proxy/email/signin`,
           method: 'POST',
           headers: { 'content-type': 'application/json', ...auth },
@@ -252,14 +276,15 @@ async function main() {
   }
 
   // 3. email signup/s vs raw argon2 hash/s.
-  {
+  if (wanted('3')) {
     let n = 0;
     const run = Date.now().toString(36);
     const r = await compare(
       'email signup',
-      () => load({ url: `${bs}/argon2/hash`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password }) }),
+      () => load({ url: `${bs}/argon2/hash`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password }), pid: base.pid }),
       () =>
         load({
+          pid: tollgate.pid,
           url: `${tg}/api/proxy/email/signup`,
           method: 'POST',
           headers: { 'content-type': 'application/json', ...auth },
@@ -270,7 +295,7 @@ async function main() {
   }
 
   // 4. token/refresh rotations/s vs the same number of plain pg round trips.
-  {
+  if (wanted('4')) {
     const roundTrips = REFRESH_ROUND_TRIPS;
     const seedRefresh = async () => {
       const tokens: string[] = [];
@@ -284,6 +309,7 @@ async function main() {
       const tokens = await seedRefresh();
       let next = 0;
       return load({
+        pid: tollgate.pid,
         url: `${tg}/api/proxy/token/refresh`,
         method: 'POST',
         headers: { 'content-type': 'application/json', ...auth },
@@ -305,12 +331,12 @@ async function main() {
         ],
       } as autocannon.Options);
     };
-    const r = await compare('token/refresh', () => load({ url: `${bs}/pg/${roundTrips}`, method: 'POST', body: '' }), candidate);
+    const r = await compare('token/refresh', () => load({ url: `${bs}/pg/${roundTrips}`, method: 'POST', body: '', pid: base.pid }), candidate);
     rows.push({ workload: '4. token/refresh rotation', baseline: `bare Express + plain pg, ${roundTrips} round trips`, goal: '>= 0.7x', ...r });
   }
 
   // 5. token/verify p99 while signin saturates the CPU.
-  {
+  if (wanted('5')) {
     const token = await freshToken();
     const requests = users.map((email) => JSON.stringify({ email, password, callback_url }));
     let i = 0;
@@ -327,14 +353,14 @@ async function main() {
   }
 
   // 6. Full OAuth round trip latency.
-  {
+  if (wanted('6')) {
     const result = await oauthRoundTrip(tg, apiKey, callback_url, op).catch((e: Error) => ({ error: e.message }));
     if ('error' in result) rows.push({ workload: '6. OAuth round trip', baseline: '-', goal: 'report p50/p99', candidate: { rps: 0, p50: 0, p99: 0, non2xx: 0, errors: 1 }, note: `not measured: ${result.error}` });
     else rows.push({ workload: '6. OAuth round trip (initiate, provider, callback, exchange)', baseline: '-', goal: 'report p50/p99', candidate: result });
   }
 
   // Scale-out: workload 1 with 2 processes vs 1.
-  {
+  if (wanted('1b')) {
     await stopChild(tollgate);
     tollgate = await startChild('apps/server/main.ts', { ...serverEnv, TOLLGATE_PROCESSES: '2' }, ready, tgPort);
     const token = await freshToken();
@@ -411,13 +437,13 @@ function render(rows: Row[], mem: Record<string, number>): string {
   const lines = [
     `Tollgate benchmark${smoke ? ' (smoke: timings meaningless)' : ''} — ${os.cpus().length} cores, Node ${process.version}, ${ROUNDS} rounds x ${SECONDS}s, ${CONNECTIONS} connections`,
     '',
-    '| workload | baseline | ratio median (min–max) | goal | Tollgate req/s | p50 / p99 ms | baseline req/s | p50 / p99 ms | non-2xx |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| workload | baseline | ratio median (min–max) | goal | Tollgate req/s | p50 / p99 ms | baseline req/s | p50 / p99 ms | server CPU µs/req (Tollgate / baseline) | non-2xx |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
     const ratio = r.ratio ? `${r.ratio.median.toFixed(2)}x (${r.ratio.min.toFixed(2)}–${r.ratio.max.toFixed(2)})` : '-';
     lines.push(
-      `| ${r.workload} | ${r.baseline} | ${ratio} | ${r.goal} | ${fmt(r.candidate.rps, 0)} | ${fmt(r.candidate.p50)} / ${fmt(r.candidate.p99)} | ${fmt(r.base?.rps, 0)} | ${r.base ? `${fmt(r.base.p50)} / ${fmt(r.base.p99)}` : '-'} | ${r.candidate.non2xx + r.candidate.errors}${r.note ? ` — ${r.note}` : ''} |`,
+      `| ${r.workload} | ${r.baseline} | ${ratio} | ${r.goal} | ${fmt(r.candidate.rps, 0)} | ${fmt(r.candidate.p50)} / ${fmt(r.candidate.p99)} | ${fmt(r.base?.rps, 0)} | ${r.base ? `${fmt(r.base.p50)} / ${fmt(r.base.p99)}` : '-'} | ${r.candidate.cpuUsPerRequest === undefined ? '-' : `${fmt(r.candidate.cpuUsPerRequest, 0)} / ${fmt(r.base?.cpuUsPerRequest, 0)}`} | ${r.candidate.non2xx + r.candidate.errors}${r.note ? ` — ${r.note}` : ''} |`,
     );
   }
   lines.push('', '| memory | MiB |', '|---|---|');

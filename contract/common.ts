@@ -43,6 +43,11 @@ export interface RouteMetadata {
   allowInactiveProject?: boolean;
   /** The route answers something other than JSON (a redirect or a page). */
   nonJson?: boolean;
+  /**
+   * With auth 'user': the MFA enrollment challenge of a sign-in under the required policy is
+   * accepted as the Bearer credential too (the setup endpoints); every other route refuses it.
+   */
+  enrollmentChallenge?: boolean;
 }
 
 export const meta = (m: RouteMetadata) => m;

@@ -31,7 +31,7 @@ export const mfaContract = c.router(
       headers: userTokenHeaders,
       body: c.noBody(),
       responses: { 200: TotpSetupResponseSchema, ...commonErrors },
-      metadata: meta({ auth: 'user' }),
+      metadata: meta({ auth: 'user', enrollmentChallenge: true }),
     },
     totpVerifySetup: {
       method: 'POST',
@@ -49,7 +49,7 @@ export const mfaContract = c.router(
         ]),
         ...commonErrors,
       },
-      metadata: meta({ auth: 'user' }),
+      metadata: meta({ auth: 'user', enrollmentChallenge: true }),
     },
     backupCodesGenerate: {
       method: 'POST',
@@ -61,7 +61,7 @@ export const mfaContract = c.router(
       headers: userTokenHeaders,
       body: c.noBody(),
       responses: { 200: z.object({ codes: z.array(z.string()).length(10) }), ...commonErrors },
-      metadata: meta({ auth: 'user' }),
+      metadata: meta({ auth: 'user', enrollmentChallenge: true }),
     },
     verify: {
       method: 'POST',
@@ -95,7 +95,7 @@ export const mfaContract = c.router(
       headers: userTokenHeaders,
       body: c.noBody(),
       responses: { 200: SuccessSchema, ...commonErrors },
-      metadata: meta({ auth: 'user' }),
+      metadata: meta({ auth: 'user', enrollmentChallenge: true }),
     },
     smsPhone: {
       method: 'POST',
@@ -105,7 +105,7 @@ export const mfaContract = c.router(
       headers: userTokenHeaders,
       body: z.object({ phone: z.string().min(1).max(32).describe('E.164, e.g. +14155550123') }),
       responses: { 200: SuccessSchema, ...commonErrors },
-      metadata: meta({ auth: 'user' }),
+      metadata: meta({ auth: 'user', enrollmentChallenge: true }),
     },
     smsPhoneVerify: {
       method: 'POST',
@@ -115,7 +115,7 @@ export const mfaContract = c.router(
       headers: userTokenHeaders,
       body: z.object({ code: CodeSchema }),
       responses: { 200: SuccessSchema.extend({ phone: z.string() }), ...commonErrors },
-      metadata: meta({ auth: 'user' }),
+      metadata: meta({ auth: 'user', enrollmentChallenge: true }),
     },
     totpDisable: {
       method: 'POST',

@@ -171,7 +171,6 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     mountExtra: (app) => {
       email.mountExtra?.(app);
       oauth.mountExtra?.(app);
-      mfa.mountExtra?.(app);
     },
   });
 

@@ -1,3 +1,4 @@
+import type { RouteAuthDeps } from '../http/auth';
 import { randomInt } from 'node:crypto';
 import { makeCompletePrimarySignIn } from '../../../application/auth/complete-primary-sign-in';
 import { makeAuthenticateEnrollmentChallenge } from '../../../application/mfa/authenticate-enrollment-challenge';
@@ -31,9 +32,7 @@ import { TwilioSmsSender } from '../../../infrastructure/sms/twilio-sms-sender';
 import type { Config } from '../config';
 import {
   ENROLLMENT_CHALLENGE_CLAIM,
-  enrollmentChallengeScope,
   makeMfaRoutes,
-  mountEnrollmentChallengeScope,
 } from '../http/mfa.routes';
 import type { CoreServices } from '../tollgate';
 import type { FeatureWiring } from './types';
@@ -132,10 +131,10 @@ export function wireMfa(core: CoreServices) {
     clock,
   });
   const authenticateUserToken = core.useCases.authenticateAccessToken;
-  const authenticateAccessToken: CoreServices['useCases']['authenticateAccessToken'] = async (token) => {
+  const authenticateAccessToken: RouteAuthDeps['authenticateAccessToken'] = async (token, options) => {
     if (token.startsWith(MFA_CHALLENGE_PREFIX)) {
-      // Only the setup endpoints take an enrollment challenge; any other user route refuses it.
-      if (!enrollmentChallengeScope.getStore()) return null;
+      // Only the setup endpoints (contract metadata `enrollmentChallenge`) take an enrollment challenge.
+      if (!options?.enrollmentChallenge) return null;
       const found = await authenticateEnrollmentChallenge(token);
       return found ? { project: found.project, user: found.user, claims: { [ENROLLMENT_CHALLENGE_CLAIM]: found.challengeId } } : null;
     }
@@ -148,7 +147,7 @@ export function wireMfa(core: CoreServices) {
   };
 
   const wiring: FeatureWiring<typeof routes> & {
-    authenticateAccessToken?: CoreServices['useCases']['authenticateAccessToken'];
+    authenticateAccessToken?: RouteAuthDeps['authenticateAccessToken'];
   } = {
     routes,
     authenticateAccessToken,
@@ -158,7 +157,6 @@ export function wireMfa(core: CoreServices) {
         await sender.send({ to: String(payload.to), body: String(payload.body) });
       },
     },
-    mountExtra: mountEnrollmentChallengeScope,
   };
   return wiring;
 }

@@ -9,7 +9,7 @@ export type RouteAuthenticator = (req: Request, res: Response, metadata: RouteMe
 
 export interface RouteAuthDeps {
   authenticateApiKey: (key: string | null) => Promise<{ ok: true; value: { project: Project; keyId: string } } | { ok: false; error: 'invalid_api_key' }>;
-  authenticateAccessToken: (token: string) => Promise<{ project: Project; user: EndUser; claims: Record<string, unknown> } | null>;
+  authenticateAccessToken: (token: string, options?: { enrollmentChallenge?: boolean }) => Promise<{ project: Project; user: EndUser; claims: Record<string, unknown> } | null>;
 }
 
 /**
@@ -32,7 +32,7 @@ export function makeRouteAuthenticator(deps: RouteAuthDeps): RouteAuthenticator 
       }
       case 'user': {
         const token = bearerToken(req);
-        const found = token ? await deps.authenticateAccessToken(token) : null;
+        const found = token ? await deps.authenticateAccessToken(token, { enrollmentChallenge: metadata.enrollmentChallenge === true }) : null;
         if (!found) return 'invalid_access_token';
         auth.project = found.project;
         auth.user = found.user;

@@ -1,6 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { initServer } from '@ts-rest/express';
-import type express from 'express';
 import type { Response } from 'express';
 import { mfaContract } from '../../../contract/mfa.contract';
 import type { MfaActor } from '../../../application/mfa/actor';
@@ -23,32 +21,6 @@ const s = initServer();
 
 /** Claim set on requests authenticated by an enrollment challenge instead of an access token. */
 export const ENROLLMENT_CHALLENGE_CLAIM = 'mfa_enrollment_challenge';
-
-/** The setup endpoints that accept an enrollment challenge as their Bearer credential. */
-export const ENROLLMENT_CHALLENGE_PATHS = new Set(
-  [
-    mfaContract.totpSetup.path,
-    mfaContract.totpVerifySetup.path,
-    mfaContract.backupCodesGenerate.path,
-    mfaContract.smsEnable.path,
-    mfaContract.smsPhone.path,
-    mfaContract.smsPhoneVerify.path,
-  ].map((p) => p.toLowerCase()),
-);
-
-/** Set while a request to one of ENROLLMENT_CHALLENGE_PATHS is handled; everywhere else a challenge is no credential. */
-export const enrollmentChallengeScope = new AsyncLocalStorage<true>();
-
-/** Express middleware marking the requests whose Bearer may be an enrollment challenge. */
-export function mountEnrollmentChallengeScope(app: express.Express) {
-  app.use((req, _res, next) => {
-    if (req.method === 'POST' && ENROLLMENT_CHALLENGE_PATHS.has(req.path.replace(/\/+$/, '').toLowerCase())) {
-      enrollmentChallengeScope.run(true, next);
-    } else {
-      next();
-    }
-  });
-}
 
 function actorOf(res: Response): MfaActor {
   const auth = authOf(res);
