@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { ApiKeyRecord } from '../../application/api-keys/api-key.store';
 import type { ProjectChanges } from '../../application/projects/update-project';
 import { MFA_METHODS, MFA_POLICIES } from '../../domain/mfa';
@@ -103,7 +104,22 @@ async function credentialsConfigured(core: CoreServices, projectId: string): Pro
 // ---------------------------------------------------------------------------------------------
 // Argument checks the use cases cannot make (shapes of CLI values)
 
-function parseCredentials(options: Options, provider: string, raw: string): ProviderCredentials | null {
+/**
+ * `<json>`, or `@<file>` / `@-` to read it from a file or stdin: secrets given inline stay in shell
+ * history and the process list, and Apple's private key spans several lines.
+ */
+function readCredentialsArgument(options: Options, provider: string, raw: string): string {
+  if (!raw.startsWith('@')) return raw;
+  const file = raw.slice(1);
+  try {
+    return readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (e) {
+    return options.fail(`--provider-credentials ${provider}: cannot read ${file === '-' ? 'stdin' : `"${file}"`} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).`);
+  }
+}
+
+function parseCredentials(options: Options, provider: string, given: string): ProviderCredentials | null {
+  const raw = readCredentialsArgument(options, provider, given);
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -238,8 +254,8 @@ export const COMMANDS: Command[] = [
       'provider-credentials': {
         arity: 2,
         repeatable: true,
-        placeholder: '<provider> <json|null>',
-        description: `set an OAuth provider's client credentials (${OAUTH_PROVIDERS.join(', ')}), null removes them`,
+        placeholder: '<provider> <json|@file|null>',
+        description: `set an OAuth provider's client credentials (${OAUTH_PROVIDERS.join(', ')}): JSON, @file or @- (stdin) to read it, null removes them`,
       },
       active: { arity: 1, placeholder: '<on|off>', description: 'activate or deactivate the project' },
       name: { arity: 1, placeholder: '<name>', description: 'rename the project' },

@@ -106,9 +106,15 @@ export const ConfigSchema = z.object({
 
 export type Config = z.infer<typeof ConfigSchema> & { publicUrl: string };
 
-/** Parses the environment; throws one readable message listing every problem. */
+/**
+ * Parses the environment; throws one readable message listing every problem. Values are trimmed
+ * and blank ones count as unset (`PORT=" "` is the default port, never port 0).
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = ConfigSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
+  const given = Object.entries(env)
+    .map(([k, v]) => [k, v?.trim()] as const)
+    .filter(([, v]) => v !== undefined && v !== '');
+  const parsed = ConfigSchema.safeParse(Object.fromEntries(given));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);

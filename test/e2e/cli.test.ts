@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -343,6 +344,22 @@ describe('tollgate CLI', () => {
     expect(list.stdout).not.toContain(acme.apiKey);
     expect([again.code, again.json.code]).toEqual([1, 'api_key_not_found']);
     expect(again.json.error).toMatch(/No active API key/);
+  });
+
+  it('--provider-credentials reads the JSON from @file, so secrets stay out of shell history; an unreadable file is a usage error', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-cli-'));
+    const file = path.join(dir, 'apple.json');
+    const credentials = { clientId: 'com.acme.web', teamId: 'TEAM123456', keyId: 'KEY1234567', privateKey: '-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMG\nline-two\n-----END PRIVATE KEY-----\n' };
+    writeFileSync(file, JSON.stringify(credentials, null, 2));
+    const updated = await cliJson('project', 'update', acme.id, '--provider-credentials', 'apple', `@${file}`);
+    expect(updated.code).toBe(0);
+    expect(updated.json.project.providerCredentialsConfigured).toContain('apple');
+    expect(updated.stdout).not.toContain('MIGTAgEAMBMG');
+    expect(await inContext(() => tollgate.core.secrets.providerCredentials(acme.id, 'apple'))).toEqual(credentials);
+
+    const missing = await cliJson('project', 'update', acme.id, '--provider-credentials', 'apple', `@${path.join(dir, 'nope.json')}`);
+    expect(missing.code).toBe(2);
+    expect(missing.json).toEqual({ error: expect.stringMatching(/--provider-credentials apple: cannot read ".*nope\.json" \(ENOENT\)/), code: 'usage' });
   });
 
   it('--help lists every command and every update option', async () => {

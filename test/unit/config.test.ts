@@ -40,8 +40,12 @@ describe('loadConfig', () => {
     expect(c.SMTP_URL).toBeUndefined();
   });
 
-  it('treats empty variables as unset', () => {
-    const c = loadConfig({ PORT: '', LOG_LEVEL: '', DATABASE_URL: '', PUBLIC_URL: '' });
+  it('trims values', () => {
+    expect(loadConfig({ PORT: ' 8080\n', LOG_LEVEL: ' debug ' })).toMatchObject({ PORT: 8080, LOG_LEVEL: 'debug' });
+  });
+
+  it('treats empty and blank variables as unset', () => {
+    const c = loadConfig({ PORT: ' ', LOG_LEVEL: '', DATABASE_URL: '\t', PUBLIC_URL: '' });
     expect(c.PORT).toBe(4000);
     expect(c.LOG_LEVEL).toBe('info');
     expect(c.DATABASE_URL).toBeUndefined();

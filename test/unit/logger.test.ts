@@ -61,6 +61,20 @@ describe('createLogger', () => {
     for (const secret of [SECRETS.password, SECRETS.token, SECRETS.code, SECRETS.refresh]) expect(raw()).not.toContain(secret);
   });
 
+  it('keeps diagnostic codes of errors and exits readable while codes that are secrets stay redacted', () => {
+    const { logger, entries, raw } = capture();
+    logger.error({ err: { message: 'connect ECONNREFUSED 127.0.0.1:5432', code: 'ECONNREFUSED' } }, 'database down');
+    logger.error({ err: { message: 'duplicate key', code: '23505' } }, 'unique violation');
+    logger.error({ err: { code: 'ERR_INVALID_ARG_TYPE' }, pid: 7, code: 1 }, 'exited');
+    logger.info({ body: { code: SECRETS.code }, backup: { code: 'a1b2c-d3e4f' }, oauth: { code: 'Q2hhbGxlbmdlQ29kZUZvckF1dGg' } }, 'codes');
+    const [down, unique, exited, codes] = entries();
+    expect(down!.err.code).toBe('ECONNREFUSED');
+    expect(unique!.err.code).toBe('23505');
+    expect(exited).toMatchObject({ err: { code: 'ERR_INVALID_ARG_TYPE' }, code: 1 });
+    expect(codes).toMatchObject({ body: { code: '[redacted]' }, backup: { code: '[redacted]' }, oauth: { code: '[redacted]' } });
+    expect(raw()).not.toMatch(/482913|a1b2c-d3e4f|Q2hhbGxlbmdlQ29kZUZvckF1dGg/);
+  });
+
   it('redacts API keys and signing secrets', () => {
     const { logger, raw, entries } = capture();
     logger.info({ apiKey: 'tg_abc', project: { signingSecret: 'sssh', apiKey: 'tg_def', name: 'Demo' } }, 'created');

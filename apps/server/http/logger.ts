@@ -33,11 +33,21 @@ export const REDACT_PATHS = [
   'signingSecret',
 ];
 
+/**
+ * `code` names a secret in request bodies (verification, TOTP, backup and OAuth codes) but also
+ * the diagnostic code of an error or an exit: Node's `ECONNREFUSED`/`ERR_*`, PostgreSQL's
+ * five-character SQLSTATE, a number. Those shapes stay readable; no code Tollgate issues has them
+ * (its codes are 6 digits, xxxxx-xxxxx or long random strings).
+ */
+const DIAGNOSTIC_CODE = /^(?:E[A-Z0-9_]{2,}|ERR_[A-Z0-9_]+|[0-9A-Z]{5})$/;
+const censor = (value: unknown, path: string[]) =>
+  path.at(-1) === 'code' && (typeof value === 'number' || (typeof value === 'string' && DIAGNOSTIC_CODE.test(value))) ? value : '[redacted]';
+
 /** `destination` (a stream) replaces stdout, e.g. to read the lines back; it is never pretty-printed. */
 export function createLogger(level: string, pretty = process.stdout.isTTY, destination?: NodeJS.WritableStream): PinoLogger {
   const options: LoggerOptions = {
     level,
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    redact: { paths: REDACT_PATHS, censor },
     base: { service: 'tollgate', pid: process.pid },
     mixin: () => {
       const scope = requestScope.getStore();
