@@ -34,6 +34,9 @@ describe('GET /docs', () => {
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('data-url="/api/openapi.json"');
+    // Nothing on the page talks to Scalar's hosted services: no AI agent, no developer toolbar.
+    const configuration = JSON.parse(/data-configuration='([^']+)'/.exec(html)?.[1] ?? '{}');
+    expect(configuration).toMatchObject({ agent: { disabled: true }, showDeveloperTools: 'never' });
     const scripts = [...html.matchAll(/src="([^"]+)"/g)].map((m) => m[1]!);
     expect(scripts.length).toBeGreaterThan(0);
     for (const src of scripts) expect(src.startsWith('/')).toBe(true);

@@ -4,6 +4,12 @@ import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 
+/**
+ * Scalar's options: a self-hosted reference without its hosted extras (the AI agent, which would
+ * send the document to Scalar's service, and the developer toolbar with its deploy links).
+ */
+const CONFIGURATION = { agent: { disabled: true }, showDeveloperTools: 'never', hideClientButton: false };
+
 const PAGE = `<!doctype html>
 <html lang="en">
 <head>
@@ -12,7 +18,7 @@ const PAGE = `<!doctype html>
   <title>Tollgate API reference</title>
 </head>
 <body>
-  <script id="api-reference" data-url="/api/openapi.json"></script>
+  <script id="api-reference" data-url="/api/openapi.json" data-configuration='${JSON.stringify(CONFIGURATION)}'></script>
   <script src="/docs/scalar.js"></script>
 </body>
 </html>`;
