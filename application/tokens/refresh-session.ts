@@ -4,7 +4,6 @@ import { err, ok, type Result } from '../../domain/result';
 import type { AccessTokenCodec } from '../ports/access-tokens';
 import type { Clock } from '../ports/clock';
 import type { SecretBox, TokenCrypto } from '../ports/crypto';
-import type { UnitOfWork } from '../ports/unit-of-work';
 import type { ProjectSecrets } from '../projects/project.store';
 import type { UserStore } from '../users/user.store';
 import { accessClaims, REFRESH_TOKEN_PREFIX, type SessionPolicy } from './issue-session';
@@ -16,14 +15,13 @@ export interface RefreshPolicy extends SessionPolicy {
 }
 
 export interface RefreshSessionDeps {
-  refreshTokens: Pick<RefreshTokenStore, 'findByHash' | 'findById' | 'markRotated' | 'insert' | 'clearSuccessor' | 'revokeFamily'>;
+  refreshTokens: Pick<RefreshTokenStore, 'findByHash' | 'findById' | 'rotate' | 'revokeFamily'>;
   users: Pick<UserStore, 'findById'>;
   secrets: Pick<ProjectSecrets, 'signingKey'>;
   tokens: Pick<AccessTokenCodec, 'sign'>;
   crypto: TokenCrypto;
   box: SecretBox;
   clock: Clock;
-  uow: UnitOfWork;
   policy: RefreshPolicy;
 }
 
@@ -88,36 +86,18 @@ export function makeRefreshSession(deps: RefreshSessionDeps) {
       }),
       refresh_token: REFRESH_TOKEN_PREFIX + deps.crypto.randomToken(32),
     };
-    const won = await deps.uow.transaction(async () => {
-      const rotated = await deps.refreshTokens.markRotated({
-        projectId: project.id,
-        tokenHash,
-        at: now,
-        childId,
-        successorEncrypted: deps.box.encrypt(JSON.stringify(pair)),
-      });
-      if (!rotated) return false;
-      const idleEnd = Math.min(now.getTime() + policy.refreshTokenIdleSeconds * 1000, rotated.expiresAt.getTime());
-      await deps.refreshTokens.insert(
-        {
-          id: childId,
-          projectId: project.id,
-          userId: rotated.userId,
-          familyId: rotated.familyId,
-          parentId: rotated.id,
-          provider: rotated.provider,
-          authCodeId: rotated.authCodeId,
-          createdAt: now,
-          expiresAt: rotated.expiresAt,
-          idleExpiresAt: new Date(idleEnd),
-        },
-        deps.crypto.hash(pair.refresh_token),
-      );
-      // Only the immediately previous token keeps a grace window.
-      if (rotated.parentId) await deps.refreshTokens.clearSuccessor(rotated.parentId);
-      return true;
+    // One atomic statement: mark this token rotated with its successor pair, insert the child,
+    // and end the grace window of the token before it (only the immediately previous one keeps one).
+    const rotated = await deps.refreshTokens.rotate({
+      projectId: project.id,
+      tokenHash,
+      at: now,
+      childId,
+      childTokenHash: deps.crypto.hash(pair.refresh_token),
+      childIdleExpiresAt: new Date(now.getTime() + policy.refreshTokenIdleSeconds * 1000),
+      successorEncrypted: deps.box.encrypt(JSON.stringify(pair)),
     });
-    if (won) return ok(pair);
+    if (rotated) return ok(pair);
 
     // Lost the race (or the token expired or was revoked meanwhile): look again.
     const after = await deps.refreshTokens.findByHash(project.id, tokenHash);

@@ -31,6 +31,9 @@ export interface RotateRefreshTokenInput {
   tokenHash: string;
   at: Date;
   childId: string;
+  childTokenHash: string;
+  /** Idle expiry of the child; never later than the session's absolute expiry. */
+  childIdleExpiresAt: Date;
   successorEncrypted: string;
 }
 
@@ -41,12 +44,12 @@ export interface RefreshTokenStore {
   findByHash(projectId: string, tokenHash: string): Promise<StoredRefreshToken | null>;
   findById(id: string): Promise<StoredRefreshToken | null>;
   /**
-   * Marks a live token rotated in one statement (only if not rotated, not revoked, not expired at
-   * `at`), recording its successor; returns it when this call won, null otherwise.
+   * Rotates a live token atomically (only if not rotated, not revoked, not expired at `at`): marks
+   * it rotated with its successor pair, inserts the child token (same session, same absolute
+   * expiry), and forgets the successor pair its own parent kept for the grace window. Returns the
+   * rotated token when this call won the race, null otherwise.
    */
-  markRotated(input: RotateRefreshTokenInput): Promise<StoredRefreshToken | null>;
-  /** Forgets the successor pair kept for the grace window. */
-  clearSuccessor(id: string): Promise<void>;
+  rotate(input: RotateRefreshTokenInput): Promise<StoredRefreshToken | null>;
   /** Revokes every token of a session (family). */
   revokeFamily(familyId: string, at: Date): Promise<number>;
   /** Revokes the sessions minted from an authorization code. */

@@ -23,6 +23,7 @@ export class Database implements UnitOfWork {
   private constructor(
     readonly orm: MikroORM,
     private readonly scope: AsyncLocalStorage<{ em?: EntityManager; forking?: boolean }>,
+    private readonly direct: DirectSql | null,
   ) {}
 
   static async open(options: DatabaseOptions): Promise<Database> {
@@ -65,7 +66,7 @@ export class Database implements UnitOfWork {
       driverOptions: { connection: { application_name: 'tollgate' } },
     });
     root = orm.em;
-    return new Database(orm, scope);
+    return new Database(orm, scope, options.debug ? null : directSql(orm));
   }
 
   /** The EntityManager of the current request, job or transaction. */
@@ -112,8 +113,15 @@ export class Database implements UnitOfWork {
     return hook();
   }
 
-  /** Raw SQL with `?` placeholders on the current context's connection and transaction. */
+  /**
+   * Raw SQL with `?` placeholders on the current context's connection and transaction. Outside a
+   * transaction the statement goes straight to a pooled connection with bound parameters: no
+   * EntityManager fork, no query builder, about half the CPU per statement on the hot paths
+   * (single-statement reads and writes). With DATABASE_DEBUG every statement goes through
+   * MikroORM, which logs it.
+   */
   async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    if (this.direct && !this.afterCommit.getStore()) return this.direct<T>(sql, params);
     return (await this.orm.em.execute(sql, params as never[])) as T[];
   }
 
@@ -129,4 +137,37 @@ export class Database implements UnitOfWork {
   close(): Promise<void> {
     return this.orm.close(true);
   }
+}
+
+type DirectSql = <T>(sql: string, params: unknown[]) => Promise<T[]>;
+
+interface PooledClient {
+  query(config: { text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+interface KnexClient {
+  acquireConnection(): Promise<PooledClient>;
+  releaseConnection(connection: PooledClient): unknown;
+  positionBindings(sql: string): string;
+}
+
+/**
+ * Statements on a connection of MikroORM's own pool (the same pool size, the same type parsers),
+ * `?` turned into `$n` by the driver's own rule, values sent as bound parameters.
+ */
+function directSql(orm: MikroORM): DirectSql {
+  const client = orm.em.getConnection().getKnex().client as unknown as KnexClient;
+  const positional = new Map<string, string>();
+  return async <T>(sql: string, params: unknown[]) => {
+    let text = positional.get(sql);
+    if (text === undefined) {
+      text = client.positionBindings(sql);
+      if (positional.size < 1000) positional.set(sql, text);
+    }
+    const connection = await client.acquireConnection();
+    try {
+      return (await connection.query({ text, values: params })).rows as T[];
+    } finally {
+      client.releaseConnection(connection);
+    }
+  };
 }

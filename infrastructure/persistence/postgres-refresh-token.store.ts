@@ -74,20 +74,35 @@ export class PostgresRefreshTokenStore implements RefreshTokenStore {
     return rows[0] ? toStored(rows[0]) : null;
   }
 
-  async markRotated(input: RotateRefreshTokenInput): Promise<StoredRefreshToken | null> {
+  /**
+   * One statement, so one round trip and atomic without BEGIN/COMMIT: the conditional UPDATE takes
+   * the row lock (a parallel rotation of the same token waits, then matches nothing), and the
+   * child insert and the parent's clean-up read only what that UPDATE returned.
+   */
+  async rotate(input: RotateRefreshTokenInput): Promise<StoredRefreshToken | null> {
     const rows = await this.db.query<Row>(
-      `update refresh_tokens
-          set rotated_at = ?, last_used_at = ?, replaced_by = ?, successor_enc = ?
-        where token_hash = ? and project_id = ?
-          and rotated_at is null and revoked_at is null and expires_at > ? and idle_expires_at > ?
-        returning ${COLUMNS}`,
-      [input.at, input.at, input.childId, input.successorEncrypted, input.tokenHash, input.projectId, input.at, input.at],
+      `with rotated as (
+         update refresh_tokens
+            set rotated_at = ?, last_used_at = ?, replaced_by = ?, successor_enc = ?
+          where token_hash = ? and project_id = ?
+            and rotated_at is null and revoked_at is null and expires_at > ? and idle_expires_at > ?
+          returning ${COLUMNS}
+       ), child as (
+         insert into refresh_tokens (id, project_id, user_id, family_id, parent_id, token_hash, provider, auth_code_id,
+           created_at, expires_at, idle_expires_at)
+         select ?, project_id, user_id, family_id, id, ?, provider, auth_code_id, ?, expires_at, least(?::timestamptz, expires_at)
+           from rotated
+       ), grace_ended as (
+         update refresh_tokens set successor_enc = null
+          where id = (select parent_id from rotated) and successor_enc is not null
+       )
+       select ${COLUMNS} from rotated`,
+      [
+        input.at, input.at, input.childId, input.successorEncrypted, input.tokenHash, input.projectId, input.at, input.at,
+        input.childId, input.childTokenHash, input.at, input.childIdleExpiresAt,
+      ],
     );
     return rows[0] ? toStored(rows[0]) : null;
-  }
-
-  async clearSuccessor(id: string): Promise<void> {
-    await this.db.query('update refresh_tokens set successor_enc = null where id = ?', [id]);
   }
 
   async revokeFamily(familyId: string, at: Date): Promise<number> {

@@ -92,9 +92,15 @@ describe('POST /api/proxy/token/refresh', () => {
     expect(again.body).toEqual(r1.body);
     expect(await familyRows(decodeJwt(s.token).sid as string)).toHaveLength(2);
 
-    // Once the successor is used, the older token has no grace any more: reuse revokes the session.
+    // Once the successor is used, the older token has no grace any more: the pair it kept is
+    // forgotten in the same statement, and reuse revokes the session.
+    const kept = () =>
+      t.inContext(() => t.tollgate.core.db.query<{ n: number }>('select count(*)::int as n from refresh_tokens where family_id = ? and successor_enc is not null', [decodeJwt(s.token).sid]));
+    expect(await kept()).toEqual([{ n: 1 }]);
     const r2 = await refresh(r1.body.refresh_token);
     expect(r2.status).toBe(200);
+    expect(await kept()).toEqual([{ n: 1 }]);
+    expect(await familyRows(decodeJwt(s.token).sid as string)).toHaveLength(3);
     expect(await refresh(s.refresh_token)).toMatchObject({ status: 401, body: REUSED });
     expect((await refresh(r2.body.refresh_token)).status).toBe(401);
   });

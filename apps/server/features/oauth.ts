@@ -103,7 +103,6 @@ export function wireOAuth(core: CoreServices) {
     crypto,
     box,
     clock,
-    uow: db,
     policy: {
       refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
       refreshTokenIdleSeconds: config.REFRESH_TOKEN_IDLE_SECONDS,
