@@ -43,6 +43,7 @@ describe('email + password', () => {
     if (res.status !== 200 || !('token' in res.body)) throw new Error('expected a session');
     expect(res.body.user).toEqual({ id: expect.any(String), email: 'ada@example.com', name: 'Ada', email_verified: false });
     expect(res.body.refresh_token).toMatch(/^rt_/);
+    expect(res.headers.get('cache-control')).toBe('no-store');
 
     const secret = new Uint8Array(Buffer.from(project.signingSecret, 'base64url'));
     const { payload, protectedHeader } = await jwtVerify(res.body.token, secret, { issuer: t.config.publicUrl, audience: project.id, currentDate: t.clock.now() });

@@ -43,6 +43,9 @@ describe('GET /docs', () => {
     const bundle = await fetch(`${t.baseUrl}/docs/scalar.js`);
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('content-type')).toContain('javascript');
+    // The one answer that may be cached: every other one is no-store (it may carry a secret).
+    expect(bundle.headers.get('cache-control')).toBe('public, max-age=86400');
+    expect(page.headers.get('cache-control')).toBe('no-store');
     expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
   });
 });

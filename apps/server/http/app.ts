@@ -135,10 +135,12 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
 /**
  * helmet's headers (without CSP: the API answers JSON, /docs sets its own page), computed once by
  * running helmet against a stub response and then set in one step per request: the same
- * headers, without eleven middleware calls on every request.
+ * headers, without eleven middleware calls on every request. Answers carry tokens, codes and
+ * secrets, so nothing is cached by default (`Cache-Control: no-store`, as OAuth token responses
+ * require); a route that serves something public (the /docs bundle) says so itself.
  */
 function securityHeaders(): RequestHandler {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
   const removed: string[] = [];
   const stub = {
     setHeader: (name: string, value: string) => {

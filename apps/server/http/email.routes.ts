@@ -231,8 +231,7 @@ export const isPrefetch = (req: Request): boolean =>
  */
 export function mountMagicLinkEndpoint(app: express.Express, deps: MagicLinkEndpointDeps): void {
   const headers = (res: Response) => {
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('Referrer-Policy', 'no-referrer');
+    // Cache-Control: no-store and Referrer-Policy: no-referrer come with every answer (app.ts).
     res.setHeader('X-Robots-Tag', 'noindex, nofollow');
   };
   const page = (res: Response, status: number, html: string) => {

@@ -28,7 +28,6 @@ interface InitiationFields {
   link_token?: string;
 }
 
-const noStore = (res: Response) => res.setHeader('cache-control', 'no-store');
 
 export function makeOAuthRoutes(deps: OAuthRouteDeps) {
   /** The initiation checks in the spec's order (the API key was checked first, by the route's auth). */
@@ -50,7 +49,6 @@ export function makeOAuthRoutes(deps: OAuthRouteDeps) {
       linkToken: f.link_token || null,
     });
     if (!started.ok) return errorResponse(started.error);
-    noStore(res);
     return { redirectUrl: started.value.redirectUrl };
   };
 
@@ -58,7 +56,6 @@ export function makeOAuthRoutes(deps: OAuthRouteDeps) {
     if (!isOAuthProvider(provider)) return errorResponse('unsupported_provider');
     const done = await deps.completeAuthorization({ provider, code: f.code ?? null, state: f.state ?? null, userField: f.user ?? null });
     if (!done.ok) return errorResponse(done.error);
-    noStore(res);
     res.setHeader('location', done.value.redirectUrl);
     return { status: 302 as const, body: undefined };
   };

@@ -22,13 +22,11 @@ export function makeSessionRoutes(deps: SessionRouteDeps) {
     exchange: async ({ body, res }) => {
       const r = await deps.exchangeCode(projectOf(res), body.code);
       if (!r.ok) return errorResponse(r.error);
-      res.setHeader('cache-control', 'no-store');
       return { status: 200, body: toSignInResponse(r.value) };
     },
     refresh: async ({ body, res }) => {
       const r = await deps.refreshSession(projectOf(res), body.refresh_token);
       if (!r.ok) return errorResponse(r.error);
-      res.setHeader('cache-control', 'no-store');
       return { status: 200, body: { token: r.value.token, refresh_token: r.value.refresh_token } };
     },
     revoke: async ({ body, res }) => {
