@@ -47,9 +47,14 @@ export function makeSignInWithPassword(deps: SignInWithPasswordDeps) {
     if (!(await deps.hasher.verify(account.passwordHash, input.password))) return err('invalid_credentials');
     if (account.user.disabled) return err('account_disabled');
 
-    const changes: EmailAccountChanges = { provider: 'email' };
+    const changes: EmailAccountChanges = {};
+    if (account.user.provider !== 'email') changes.provider = 'email';
     if (input.locale && input.locale !== account.user.locale) changes.locale = input.locale;
     if (deps.hasher.needsRehash(account.passwordHash)) changes.passwordHash = await deps.hasher.hash(input.password);
+    // The usual sign-in changes nothing on the user: no write, so no cache invalidation either.
+    if (Object.keys(changes).length === 0) {
+      return ok(await deps.completePrimarySignIn({ project: input.project, user: account.user, provider: 'email' }));
+    }
     const now = deps.clock.now();
     const user = { ...account.user, provider: 'email', locale: changes.locale ?? account.user.locale, updatedAt: now };
     return deps.uow.transaction(async () => {
