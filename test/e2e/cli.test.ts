@@ -349,7 +349,7 @@ describe('tollgate CLI', () => {
   it('--provider-credentials reads the JSON from @file, so secrets stay out of shell history; an unreadable file is a usage error', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-cli-'));
     const file = path.join(dir, 'apple.json');
-    const credentials = { clientId: 'com.acme.web', teamId: 'TEAM123456', keyId: 'KEY1234567', privateKey: '-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMG\nline-two\n-----END PRIVATE KEY-----\n' };
+    const credentials = { clientId: 'com.acme.web', teamId: 'TEAM123456', keyId: 'KEY1234567', privateKey: 'not-a-real-key\nMIGTAgEAMBMG\nline-three\n' };
     writeFileSync(file, JSON.stringify(credentials, null, 2));
     const updated = await cliJson('project', 'update', acme.id, '--provider-credentials', 'apple', `@${file}`);
     expect(updated.code).toBe(0);
