@@ -42,7 +42,10 @@ export const ConfigSchema = z.object({
   TOLLGATE_DEMO_PROJECT: bool.default('true'),
 
   // Mail
-  SMTP_URL: z.string().optional(),
+  SMTP_URL: z
+    .string()
+    .refine((v) => /^smtps?:\/\/[^/]/i.test(v) && URL.canParse(v), 'must be an smtp:// or smtps:// URL, e.g. smtps://user:pass@smtp.example.com:465')
+    .optional(),
   MAIL_FROM: z.string().default('Tollgate <no-reply@localhost>'),
   OUTBOX_RETRY_LIMIT: int(20),
   OUTBOX_RETRY_DELAY_SECONDS: int(5),

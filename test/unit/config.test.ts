@@ -106,6 +106,10 @@ describe('loadConfig', () => {
       expect(message.split('\n')).toHaveLength(2);
     });
 
+    it.each(['smtp.example.com:587', 'http://smtp.example.com', 'smtp://'])('an SMTP_URL like %s is refused with an example of a good one', (value) => {
+      expect(errorOf(() => loadConfig({ SMTP_URL: value }))).toMatch(/SMTP_URL: must be an smtp:\/\/ or smtps:\/\/ URL, e\.g\. smtps:/);
+    });
+
     it('lists every problem at once, one line each', () => {
       const message = errorOf(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'loud', NODE_ENV: 'staging', TOLLGATE_WORKER: 'maybe' }));
       const lines = message.split('\n');
