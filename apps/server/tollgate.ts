@@ -105,14 +105,22 @@ async function buildCore(options: TollgateOptions) {
     },
   });
   const verifyAccessToken = makeVerifyAccessToken({ secrets: hot.secrets, tokens, users: hot.users, clock });
+  /** Changes that refuse access (a deactivated project, a revoked key) reach this process's caches before the call returns. */
+  const synced =
+    <A extends unknown[], R>(change: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const result = await change(...args);
+      await invalidation.sync();
+      return result;
+    };
   const useCases = {
     createProject: makeCreateProject({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, box, clock, uow: db }),
-    updateProject: makeUpdateProject({ projects: stores.projects, box, clock, uow: db }),
+    updateProject: synced(makeUpdateProject({ projects: stores.projects, box, clock, uow: db })),
     getProject: makeGetProject({ projects: stores.projects }),
     listProjects: makeListProjects({ projects: stores.projects }),
     createApiKey: makeCreateApiKey({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, clock }),
     listApiKeys: makeListApiKeys({ apiKeys: stores.apiKeys }),
-    revokeApiKey: makeRevokeApiKey({ apiKeys: stores.apiKeys, clock }),
+    revokeApiKey: synced(makeRevokeApiKey({ apiKeys: stores.apiKeys, clock })),
     authenticateApiKey: makeAuthenticateApiKey({ apiKeys: hot.apiKeys, projects: hot.projects, crypto, clock }),
     verifyAccessToken,
     authenticateAccessToken: makeAuthenticateAccessToken({ tokens, projects: hot.projects, users: hot.users, verify: verifyAccessToken }),

@@ -86,6 +86,18 @@ export class InvalidationBus {
     for (const l of this.listeners.get(kind) ?? []) l(id);
   }
 
+  /**
+   * Resolves once every notification committed before the call has been dispatched here: a
+   * round trip on the listening connection, which PostgreSQL answers only after delivering the
+   * notifications pending for it. Changes made by this process are then visible to its own
+   * caches at once (read-your-writes); other processes see them within the notification delay.
+   */
+  async sync(): Promise<void> {
+    const client = this.client;
+    if (!client) return; // nothing is cached while the listener is down
+    await client.query('select 1').catch(() => undefined);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.retry) clearTimeout(this.retry);

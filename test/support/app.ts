@@ -43,6 +43,8 @@ export async function startTestApp(
     overrides?: TollgateOptions['overrides'];
     /** Share another app's database and deployment key (a second process of one deployment). */
     sameDeploymentAs?: TestApp;
+    /** Reach the database through another address (e.g. a proxy in front of it). */
+    connectVia?: (databaseUrl: string) => string;
   } = {},
 ): Promise<TestApp> {
   const database = options.sameDeploymentAs?.database ?? (await createTestDatabase());
@@ -69,7 +71,7 @@ export async function startTestApp(
   const secretKey = options.sameDeploymentAs?.secretKey ?? randomBytes(32);
   const tollgate = await createTollgate({
     config,
-    databaseUrl: database.url,
+    databaseUrl: options.connectVia ? options.connectVia(database.url) : database.url,
     secretKey,
     logger,
     clock,
