@@ -42,6 +42,8 @@ export interface OutgoingMail extends RenderedEmail {
 /** Hands a rendered email to the delivery channel (SMTP, or files in development). */
 export interface MailTransport {
   send(mail: OutgoingMail): Promise<void>;
+  /** Closes connections kept open between messages, if any. */
+  close?(): void;
 }
 
 /** Checks an outbox payload read back from the database. */

@@ -209,6 +209,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
       if (sweepTimer) clearInterval(sweepTimer);
       await core.invalidation.stop();
       if (started) await core.boss.stop({ graceful: true, wait: true, timeout: 5000 }).catch(() => undefined);
+      for (const feature of features) await (feature as { close?: () => Promise<void> | void }).close?.();
       await core.db.close();
     },
   };

@@ -60,6 +60,26 @@ describe('delivery through the outbox', () => {
     expect(row!.payload_enc).toBeNull();
     expect(smtp.to('outage@example.com')).toHaveLength(1);
   }, 60_000);
+
+  it('reuses its SMTP connections across messages and closes them when Tollgate closes', async () => {
+    const mailServer = await startTestSmtp();
+    const app = await startTestApp({ env: { SMTP_URL: mailServer.url } });
+    try {
+      const project = await app.createProject({ name: 'Pooled' });
+      for (let i = 0; i < 6; i++) {
+        const email = `pooled-${i}@example.com`;
+        expect((await project.client.email.signup({ body: { email, password: PASSWORD, callback_url: project.callbackUrl } })).status).toBe(200);
+        await mailServer.waitFor(email);
+      }
+      // Six messages one after another went over one kept-open connection.
+      expect(mailServer.connections()).toEqual({ open: 1, opened: 1 });
+      await app.close();
+      await until(async () => (mailServer.connections().open === 0 ? true : undefined), 2000);
+    } finally {
+      await app.close().catch(() => undefined);
+      await mailServer.close();
+    }
+  });
 });
 
 describe('without SMTP_URL outside production', () => {

@@ -26,6 +26,8 @@ export interface TestSmtp {
   waitFor(address: string, n?: number, timeoutMs?: number): Promise<ReceivedMail>;
   /** Resolves when no new message to `address` has arrived for `quietMs`; returns what arrived. */
   settle(address: string, quietMs?: number): Promise<ReceivedMail[]>;
+  /** SMTP connections open right now, and how many were ever opened. */
+  connections(): { open: number; opened: number };
   /** Stops listening (connections are refused) until start(). */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -46,6 +48,7 @@ export async function startTestSmtp(): Promise<TestSmtp> {
   const messages: ReceivedMail[] = [];
   const waiters = new Set<() => void>();
   let server: SMTPServer | null = null;
+  let opened = 0;
 
   const listen = () =>
     new Promise<void>((resolve, reject) => {
@@ -53,6 +56,10 @@ export async function startTestSmtp(): Promise<TestSmtp> {
         authOptional: true,
         disabledCommands: ['STARTTLS', 'AUTH'],
         logger: false,
+        onConnect(_session, callback) {
+          opened++;
+          callback();
+        },
         onData(stream, _session, callback) {
           simpleParser(stream)
             .then((parsed) => {
@@ -124,6 +131,7 @@ export async function startTestSmtp(): Promise<TestSmtp> {
       }
       return forAddress(address);
     },
+    connections: () => ({ open: (server as unknown as { connections?: Set<unknown> } | null)?.connections?.size ?? 0, opened }),
     stop,
     start: listen,
     close: stop,

@@ -90,6 +90,7 @@ export function wireEmail(core: CoreServices) {
       [PASSWORD_RESET_REQUEST_TOPIC]: makeIssuePasswordReset({ projects: stores.projects, accounts, resets, outbox, crypto, clock, uow: db }),
     },
     mountExtra: (app) => mountMagicLinkEndpoint(app, { consume: consumeMagicLink, renderer }),
+    close: () => transport?.close?.(),
   };
   return wiring;
 }

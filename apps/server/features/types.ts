@@ -11,4 +11,6 @@ export interface FeatureWiring<Routes extends object> {
   mountExtra?: (app: express.Express) => void;
   /** Periodic clean-up (expired rows), run by the worker's sweep inside a database context. */
   maintenance?: () => Promise<void>;
+  /** Releases what the feature holds open (e.g. pooled SMTP connections), after the job queue stopped. */
+  close?: () => Promise<void> | void;
 }
