@@ -197,7 +197,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
           core.outbox.sweep().catch((e) => core.logger.warn({ err: e }, 'outbox sweep failed'));
           core.db.withContext(() => core.rateLimiter.purgeExpired()).catch(() => undefined);
           for (const feature of features) {
-            const maintenance = (feature as { maintenance?: () => Promise<void> }).maintenance;
+            const maintenance = feature.maintenance;
             if (maintenance) core.db.withContext(maintenance).catch((e) => core.logger.warn({ err: e }, 'maintenance failed'));
           }
         }, 10_000);
@@ -209,7 +209,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
       if (sweepTimer) clearInterval(sweepTimer);
       await core.invalidation.stop();
       if (started) await core.boss.stop({ graceful: true, wait: true, timeout: 5000 }).catch(() => undefined);
-      for (const feature of features) await (feature as { close?: () => Promise<void> | void }).close?.();
+      for (const feature of features) await feature.close?.();
       await core.db.close();
     },
   };

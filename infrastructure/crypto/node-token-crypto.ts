@@ -1,4 +1,4 @@
-import { createHash, hash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { TokenCrypto } from '../../application/ports/crypto';
 
 export class NodeTokenCrypto implements TokenCrypto {
@@ -18,8 +18,8 @@ export class NodeTokenCrypto implements TokenCrypto {
   }
 
   safeEqual(a: string, b: string): boolean {
-    const ha = createHash('sha256').update(a, 'utf8').digest();
-    const hb = createHash('sha256').update(b, 'utf8').digest();
+    const ha = hash('sha256', a, 'buffer');
+    const hb = hash('sha256', b, 'buffer');
     return timingSafeEqual(ha, hb) && a.length === b.length;
   }
 
