@@ -191,10 +191,10 @@ async function main() {
   // Seed one project through the application's own use case.
   const seedConfig = loadConfig({ ...serverEnv, PORT: '0' });
   const seeder = await createTollgate({ config: seedConfig, databaseUrl, secretKey: Buffer.from(secretKey, 'base64'), logger: createLogger('warn', false), runWorker: false, migrate: true });
-  const created = await seeder.core.db.withContext(() => seeder.core.useCases.createProject({ name: 'Bench', callbackUrls: ['http://localhost:3000/callback'] }));
+  const created = await seeder.core.db.withContext(() => seeder.admin.createProject({ name: 'Bench', callbackUrls: ['http://localhost:3000/callback'] }));
   if (!created.ok) throw new Error(created.error);
   const enabled = await seeder.core.db.withContext(() =>
-    seeder.core.useCases.updateProject(created.value.project.id, { enable: ['google'], providerCredentials: [{ provider: 'google', credentials: op.credentials('google') }] }),
+    seeder.admin.updateProject(created.value.project.id, { enable: ['google'], providerCredentials: [{ provider: 'google', credentials: op.credentials('google') }] }),
   );
   if (!enabled.ok) throw new Error(enabled.error);
   await seeder.close();

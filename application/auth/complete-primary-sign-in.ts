@@ -28,6 +28,9 @@ export interface PrimarySignInInput {
   authCodeId?: string | null;
 }
 
+/** The gate every primary sign-in passes through, given to the features that sign users in. */
+export type SignInGate = (input: PrimarySignInInput) => Promise<PrimarySignInOutcome>;
+
 export interface CompletePrimarySignInDeps {
   issueSession: (input: IssueSessionInput) => Promise<IssuedSession>;
   /** Multi-factor policy. Without it every sign-in yields a session. */
@@ -45,7 +48,7 @@ export interface CompletePrimarySignInDeps {
  * listing the usable methods, or (required policy, nothing enrolled) an enrollment challenge. A
  * challenge remembers what the session must carry once it is passed (provider, lifetime, code).
  */
-export function makeCompletePrimarySignIn(deps: CompletePrimarySignInDeps) {
+export function makeCompletePrimarySignIn(deps: CompletePrimarySignInDeps): SignInGate {
   return async (input: PrimarySignInInput): Promise<PrimarySignInOutcome> => {
     const mfa = deps.mfa;
     if (mfa && input.project.settings.mfaPolicy !== 'off') {

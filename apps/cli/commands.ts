@@ -4,7 +4,7 @@ import type { ProjectChanges } from '../../application/projects/update-project';
 import { MFA_METHODS, MFA_POLICIES } from '../../domain/mfa';
 import type { Project, ProviderCredentials } from '../../domain/project';
 import { OAUTH_PROVIDERS, PROVIDERS } from '../../domain/providers';
-import type { CoreServices } from '../server/tollgate';
+import type { Admin } from '../server/admin';
 import { Options, type CommandSpec } from './args';
 import { useCaseError } from './messages';
 
@@ -19,8 +19,8 @@ export interface CommandContext {
   options: Options;
 }
 
-/** Runs against the application core, inside one database context. */
-export type Execute = (core: CoreServices) => Promise<CommandOutput>;
+/** Runs the operator's use cases (the ones the console calls too), inside one database context. */
+export type Execute = (admin: Admin) => Promise<CommandOutput>;
 
 export interface Command extends CommandSpec {
   /** Checks the arguments (throwing a UsageError) before any database is opened. */
@@ -90,15 +90,6 @@ function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
   return [line(header), ...rows.map(line)].join('\n');
-}
-
-/** Which OAuth providers have client credentials stored (only whether they exist, never their values). */
-async function credentialsConfigured(core: CoreServices, projectId: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const provider of OAUTH_PROVIDERS) {
-    if (await core.stores.projects.providerCredentialsEncrypted(projectId, provider)) found.push(provider);
-  }
-  return found;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -191,7 +182,7 @@ export const COMMANDS: Command[] = [
       if (name === undefined) return options.fail('Missing --name <name>.');
       const callbackUrls = options.list('callback-url');
       return async (c) => {
-        const created = await c.useCases.createProject({ name, callbackUrls });
+        const created = await c.createProject({ name, callbackUrls });
         if (!created.ok) throw useCaseError(created.error, { callbackUrls });
         const { project, apiKey, apiKeyId, signingSecret } = created.value;
         const view = projectView(project);
@@ -215,7 +206,7 @@ export const COMMANDS: Command[] = [
     summary: 'List projects',
     options: {},
     plan: () => async (c) => {
-      const projects = await c.useCases.listProjects();
+      const projects = await c.listProjects();
       const views = projects.map((p) => projectView(p));
       const text = views.length
         ? table(
@@ -232,9 +223,9 @@ export const COMMANDS: Command[] = [
     summary: 'Show a project and its settings (never its secrets)',
     options: {},
     plan: ({ args }) => async (c) => {
-      const project = await c.useCases.getProject(args.id!);
+      const project = await c.getProject(args.id!);
       if (!project) throw useCaseError('project_not_found', { projectId: args.id });
-      const view = projectView(project, await credentialsConfigured(c, project.id));
+      const view = projectView(project, await c.listConfiguredCredentials(project.id));
       return { json: { project: view }, text: projectText(view) };
     },
   },
@@ -263,9 +254,9 @@ export const COMMANDS: Command[] = [
     plan({ args, options }) {
       const changes = projectChanges(options);
       return async (c) => {
-        const updated = await c.useCases.updateProject(args.id!, changes);
+        const updated = await c.updateProject(args.id!, changes);
         if (!updated.ok) throw useCaseError(updated.error, { projectId: args.id, changes });
-        const view = projectView(updated.value, await credentialsConfigured(c, updated.value.id));
+        const view = projectView(updated.value, await c.listConfiguredCredentials(updated.value.id));
         return { json: { project: view }, text: `Updated project ${view.id}.\n${projectText(view)}` };
       };
     },
@@ -279,7 +270,7 @@ export const COMMANDS: Command[] = [
       const label = options.string('label')?.trim();
       if (label !== undefined && (label.length < 1 || label.length > 100)) options.fail('--label must be 1 to 100 characters.');
       return async (c) => {
-        const created = await c.useCases.createApiKey({ projectId: args.projectId!, label: label ?? null });
+        const created = await c.createApiKey({ projectId: args.projectId!, label: label ?? null });
         if (!created.ok) throw useCaseError(created.error, { projectId: args.projectId });
         const key = apiKeyView(created.value.record);
         return {
@@ -299,9 +290,9 @@ export const COMMANDS: Command[] = [
     summary: 'List the API keys of a project (prefixes only)',
     options: {},
     plan: ({ args }) => async (c) => {
-      const project = await c.useCases.getProject(args.projectId!);
+      const project = await c.getProject(args.projectId!);
       if (!project) throw useCaseError('project_not_found', { projectId: args.projectId });
-      const keys = (await c.useCases.listApiKeys(project.id)).map(apiKeyView);
+      const keys = (await c.listApiKeys(project.id)).map(apiKeyView);
       const text = keys.length
         ? table(
             ['ID', 'PREFIX', 'STATUS', 'CREATED', 'LAST USED', 'LABEL'],
@@ -317,11 +308,52 @@ export const COMMANDS: Command[] = [
     summary: 'Revoke an API key; requests with it then answer 401',
     options: {},
     plan: ({ args }) => async (c) => {
-      const revoked = await c.useCases.revokeApiKey({ projectId: args.projectId!, keyId: args.keyId! });
+      const revoked = await c.revokeApiKey({ projectId: args.projectId!, keyId: args.keyId! });
       if (!revoked.ok) throw useCaseError(revoked.error, { projectId: args.projectId, keyId: args.keyId });
       return {
         json: { revoked: true, projectId: args.projectId, keyId: args.keyId },
         text: `Revoked API key ${args.keyId} of project ${args.projectId}.`,
+      };
+    },
+  },
+  {
+    path: ['user', 'disable'],
+    args: ['projectId', 'userId'],
+    summary: 'Disable an end user: sign-ins are refused, every session ends, its tokens stop verifying',
+    options: {},
+    plan: ({ args }) => async (c) => {
+      const done = await c.setUserDisabled({ projectId: args.projectId!, userId: args.userId!, disabled: true });
+      if (!done.ok) throw useCaseError(done.error, { projectId: args.projectId, userId: args.userId });
+      return {
+        json: { projectId: args.projectId, userId: args.userId, disabled: true },
+        text: `Disabled user ${args.userId} of project ${args.projectId}; its sessions are ended.`,
+      };
+    },
+  },
+  {
+    path: ['user', 'enable'],
+    args: ['projectId', 'userId'],
+    summary: 'Enable a disabled end user again',
+    options: {},
+    plan: ({ args }) => async (c) => {
+      const done = await c.setUserDisabled({ projectId: args.projectId!, userId: args.userId!, disabled: false });
+      if (!done.ok) throw useCaseError(done.error, { projectId: args.projectId, userId: args.userId });
+      return {
+        json: { projectId: args.projectId, userId: args.userId, disabled: false },
+        text: `Enabled user ${args.userId} of project ${args.projectId}.`,
+      };
+    },
+  },
+  {
+    path: ['user', 'sign-out'],
+    args: ['projectId', 'userId'],
+    summary: "End every session of an end user (its refresh tokens are revoked)",
+    options: {},
+    plan: ({ args }) => async (c) => {
+      const ended = await c.signOutEverywhere({ projectId: args.projectId!, userId: args.userId! });
+      return {
+        json: { projectId: args.projectId, userId: args.userId, sessionsEnded: ended },
+        text: `Ended ${ended} session(s) of user ${args.userId} of project ${args.projectId}.`,
       };
     },
   },
@@ -331,7 +363,7 @@ export const COMMANDS: Command[] = [
     summary: 'Apply pending database migrations',
     options: {},
     plan: () => async (c) => {
-      const applied = await c.db.migrate();
+      const applied = await c.migrate();
       return {
         json: { applied },
         text: applied.length ? `Applied ${applied.length} migration(s):\n${applied.map((m) => `  ${m}`).join('\n')}` : 'The database is up to date.',
@@ -343,6 +375,7 @@ export const COMMANDS: Command[] = [
 export const GROUPS: Record<string, string> = {
   project: 'projects and their settings',
   apikey: 'API keys of a project',
+  user: 'end users of a project',
 };
 
 export function findCommand(words: string[]): Command | undefined {

@@ -1,4 +1,4 @@
-import { loadConfig } from '../server/config';
+import { loadCoreConfig } from '../server/config';
 import { GLOBAL_OPTIONS, Options, UsageError, parseCommandArgs, usageOf, type OptionSpec } from './args';
 import { COMMANDS, GROUPS, findCommand, type Command, type CommandOutput } from './commands';
 import { CommandError, describeFault } from './messages';
@@ -158,7 +158,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
     let config;
     try {
-      config = loadConfig(io.env);
+      config = loadCoreConfig(io.env);
     } catch (e) {
       throw new CommandError('invalid_configuration', (e as Error).message);
     }
@@ -167,8 +167,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     runtime = await openRuntime(config, (line) => {
       if (!json) io.stderr(line);
     });
-    const core = runtime.core;
-    const output = await core.db.withContext(() => execute(core));
+    const { core, admin } = runtime;
+    const output = await core.db.withContext(() => execute(admin));
     await write(io, json, output);
     return 0;
   } catch (e) {

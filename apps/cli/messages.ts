@@ -21,6 +21,7 @@ const list = (values: readonly string[]) => values.join(', ');
 export interface ErrorContext {
   projectId?: string;
   keyId?: string;
+  userId?: string;
   callbackUrls?: string[];
   changes?: ProjectChanges;
 }
@@ -33,6 +34,8 @@ export function useCaseError(code: string, ctx: ErrorContext = {}): CommandError
       return new CommandError(code, `Project not found: ${ctx.projectId ?? '(no id)'}.`);
     case 'api_key_not_found':
       return new CommandError(code, `No active API key ${ctx.keyId ?? ''} in project ${ctx.projectId ?? ''} (unknown or already revoked).`);
+    case 'user_not_found':
+      return new CommandError(code, `No user ${ctx.userId ?? ''} in project ${ctx.projectId ?? ''}.`);
     case 'invalid_project_name':
       return new CommandError(code, 'Invalid project name: it must be 1 to 100 characters (after trimming spaces).');
     case 'invalid_callback_url': {

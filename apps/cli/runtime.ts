@@ -3,13 +3,15 @@ import path from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { resolveDatabase, resolveSecretKey } from '../server/bootstrap';
-import type { Config } from '../server/config';
+import type { CoreConfig } from '../server/config';
 import { REDACT_PATHS } from '../server/http/logger';
-import { createTollgate, type CoreServices } from '../server/tollgate';
+import { buildAdmin, type Admin } from '../server/admin';
+import { buildCore, type Core } from '../server/core';
 import { CommandError } from './messages';
 
 export interface CliRuntime {
-  core: CoreServices;
+  core: Core;
+  admin: Admin;
   close(): Promise<void>;
 }
 
@@ -29,7 +31,7 @@ export function createCliLogger(env: NodeJS.ProcessEnv = process.env) {
  * The URL of an embedded PostgreSQL that `npm start` is already running on the data directory, read
  * from its postmaster.pid, so that the CLI can be used while the server runs. Null when none runs.
  */
-export async function runningEmbeddedDatabase(config: Config): Promise<string | null> {
+export async function runningEmbeddedDatabase(config: CoreConfig): Promise<string | null> {
   const pidFile = path.resolve(config.TOLLGATE_DATA_DIR, 'pgdata', 'postmaster.pid');
   if (!existsSync(pidFile)) return null;
   const lines = readFileSync(pidFile, 'utf8').split('\n');
@@ -55,12 +57,12 @@ export async function runningEmbeddedDatabase(config: Config): Promise<string | 
 }
 
 /**
- * Builds the same application core as the server (configuration, deployment key, database, use
- * cases) without serving HTTP or running background jobs. The database is DATABASE_URL, else the
+ * Builds the same application core as the server (configuration, deployment key, database) and the
+ * operator's use cases, and nothing else: no HTTP, no jobs, no mail or SMS settings read. The database is DATABASE_URL, else the
  * embedded PostgreSQL under the data directory: the one `npm start` is running, or a new one that
  * `close()` stops again.
  */
-export async function openRuntime(config: Config, note: (line: string) => void): Promise<CliRuntime> {
+export async function openRuntime(config: CoreConfig, note: (line: string) => void): Promise<CliRuntime> {
   let secretKey: Buffer;
   try {
     secretKey = resolveSecretKey(config);
@@ -79,19 +81,13 @@ export async function openRuntime(config: Config, note: (line: string) => void):
     stopEmbedded = database.embedded ? () => database.embedded!.stop() : undefined;
   }
   try {
-    const tollgate = await createTollgate({
-      config,
-      databaseUrl,
-      secretKey,
-      logger: createCliLogger(),
-      runWorker: false,
-      migrate: false,
-    });
+    const core = await buildCore({ config, databaseUrl, secretKey, logger: createCliLogger(), superviseJobs: false });
     return {
-      core: tollgate.core,
+      core,
+      admin: buildAdmin(core),
       async close() {
         try {
-          await tollgate.close();
+          await core.close();
         } finally {
           await stopEmbedded?.();
         }

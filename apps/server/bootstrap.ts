@@ -3,13 +3,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseSecretKey } from '../../infrastructure/crypto/secret-box';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../infrastructure/persistence/embedded-postgres';
-import type { Config } from './config';
+import type { CoreConfig } from './config';
 
 /**
  * The deployment key. Production requires TOLLGATE_SECRET_KEY (checked by the config); development
  * generates one once and keeps it under the data directory.
  */
-export function resolveSecretKey(config: Config): Buffer {
+export function resolveSecretKey(config: CoreConfig): Buffer {
   if (config.TOLLGATE_SECRET_KEY) return parseSecretKey(config.TOLLGATE_SECRET_KEY);
   const file = path.resolve(config.TOLLGATE_DATA_DIR, 'secret.key');
   if (existsSync(file)) return parseSecretKey(readFileSync(file, 'utf8'));
@@ -20,7 +20,7 @@ export function resolveSecretKey(config: Config): Buffer {
 }
 
 /** DATABASE_URL when set; otherwise an embedded PostgreSQL with its data under the data directory. */
-export async function resolveDatabase(config: Config, log: (msg: string) => void): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+export async function resolveDatabase(config: CoreConfig, log: (msg: string) => void): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
   if (config.DATABASE_URL) return { url: config.DATABASE_URL };
   log(`DATABASE_URL is not set: starting embedded PostgreSQL (data in ${path.resolve(config.TOLLGATE_DATA_DIR, 'pgdata')})`);
   const embedded = await startEmbeddedPostgres(path.join(config.TOLLGATE_DATA_DIR, 'pgdata'));

@@ -110,14 +110,39 @@ export const ConfigSchema = z.object({
 export type Config = z.infer<typeof ConfigSchema> & { publicUrl: string };
 
 /**
+ * Settings only the features read (mail, SMS, MFA, OAuth providers, email limits). The core, and
+ * so the CLI, neither parses nor reads them: a bad SMTP_URL cannot stop `tollgate project list`.
+ */
+const FEATURE_PREFIXES = ['SMTP_', 'MAIL_', 'SMS_', 'MFA_', 'EMAIL_', 'OAUTH_', 'GOOGLE_', 'GITHUB_', 'DISCORD_', 'AZURE_', 'APPLE_'] as const;
+type FeatureKey = Extract<keyof typeof ConfigSchema.shape, `${(typeof FEATURE_PREFIXES)[number]}${string}`>;
+const featureKeys = Object.fromEntries(
+  Object.keys(ConfigSchema.shape)
+    .filter((k) => FEATURE_PREFIXES.some((p) => k.startsWith(p)))
+    .map((k) => [k, true]),
+) as { [K in FeatureKey]: true };
+
+/** What the application core of every process (server, worker, CLI) reads. */
+export const CoreConfigSchema = ConfigSchema.omit(featureKeys);
+export type CoreConfig = z.infer<typeof CoreConfigSchema> & { publicUrl: string };
+
+/**
  * Parses the environment; throws one readable message listing every problem. Values are trimmed
  * and blank ones count as unset (`PORT=" "` is the default port, never port 0).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return parse(ConfigSchema, env);
+}
+
+/** The core's settings only (the CLI): feature settings are not read at all. */
+export function loadCoreConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
+  return parse(CoreConfigSchema, env);
+}
+
+function parse<T extends z.infer<typeof CoreConfigSchema>>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, env: NodeJS.ProcessEnv): T & { publicUrl: string } {
   const given = Object.entries(env)
     .map(([k, v]) => [k, v?.trim()] as const)
     .filter(([, v]) => v !== undefined && v !== '');
-  const parsed = ConfigSchema.safeParse(Object.fromEntries(given));
+  const parsed = schema.safeParse(Object.fromEntries(given));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);

@@ -7,7 +7,7 @@ export async function ensureDemoProject(tollgate: Tollgate, print: (line: string
   const { db, stores } = tollgate.core;
   await db.withContext(async () => {
     if ((await stores.projects.count()) > 0) return;
-    const created = await tollgate.core.useCases.createProject({ name: 'Demo', callbackUrls: [DEMO_CALLBACK_URL] });
+    const created = await tollgate.admin.createProject({ name: 'Demo', callbackUrls: [DEMO_CALLBACK_URL] });
     if (!created.ok) throw new Error(`could not create the demo project: ${created.error}`);
     const { project, apiKey } = created.value;
     print('');

@@ -1,43 +1,20 @@
 import { initServer } from '@ts-rest/express';
-import PgBoss from 'pg-boss';
 import { contract } from '../../contract';
-import { makeAuthenticateApiKey } from '../../application/api-keys/authenticate-api-key';
-import { makeCreateApiKey } from '../../application/api-keys/create-api-key';
-import { makeListApiKeys } from '../../application/api-keys/list-api-keys';
-import { makeRevokeApiKey } from '../../application/api-keys/revoke-api-key';
-import { makeCompletePrimarySignIn } from '../../application/auth/complete-primary-sign-in';
+import type { SignInGate } from '../../application/auth/complete-primary-sign-in';
 import type { Clock } from '../../application/ports/clock';
 import type { PasswordHasher } from '../../application/ports/crypto';
-import { makeCreateProject } from '../../application/projects/create-project';
-import { makeGetProject, makeListProjects } from '../../application/projects/get-project';
-import { makeProjectSecrets } from '../../application/projects/project-secrets';
-import { makeUpdateProject } from '../../application/projects/update-project';
-import { makeAuthenticateAccessToken } from '../../application/tokens/authenticate-access-token';
-import { makeIssueSession } from '../../application/tokens/issue-session';
-import { makeVerifyAccessToken } from '../../application/tokens/verify-access-token';
-import { SystemClock } from '../../infrastructure/clock/system-clock';
-import { Argon2PasswordHasher } from '../../infrastructure/crypto/argon2-password-hasher';
-import { HmacAccessTokenCodec } from '../../infrastructure/crypto/hmac-access-token-codec';
-import { NodeTokenCrypto } from '../../infrastructure/crypto/node-token-crypto';
-import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
-import { makeHotPathCaches } from '../../infrastructure/cache/hot-path-caches';
-import { InvalidationBus } from '../../infrastructure/cache/invalidation-bus';
-import { PgBossOutbox } from '../../infrastructure/jobs/outbox';
-import { Database } from '../../infrastructure/persistence/database';
-import { PostgresApiKeyStore } from '../../infrastructure/persistence/postgres-api-key.store';
-import { PostgresProjectStore } from '../../infrastructure/persistence/postgres-project.store';
-import { PostgresRefreshTokenStore } from '../../infrastructure/persistence/postgres-refresh-token.store';
-import { PostgresUserStore } from '../../infrastructure/persistence/postgres-user.store';
-import { PostgresRateLimiter } from '../../infrastructure/ratelimit/postgres-rate-limiter';
+import { buildAdmin, type Admin } from './admin';
 import { trustProxySetting, type Config } from './config';
-import { wireEmail } from './features/email';
-import { wireMfa } from './features/mfa';
+import { buildCore, type Core } from './core';
+import { isMailConfigured, wireEmail } from './features/email';
+import { buildSmsSender, wireMfa } from './features/mfa';
 import { wireOAuth } from './features/oauth';
+import { wireSessions } from './features/sessions';
 import { buildHttpApp } from './http/app';
 import { makeRouteAuthenticator } from './http/auth';
 import type { PinoLogger } from './http/logger';
 import { buildOpenApiDocument } from './http/openapi';
-import { makeTokenRoutes } from './http/token.routes';
+import { buildJobs } from './jobs';
 
 export interface TollgateOptions {
   config: Config;
@@ -45,7 +22,7 @@ export interface TollgateOptions {
   secretKey: Buffer;
   logger: PinoLogger;
   clock?: Clock;
-  /** Run background jobs (outbox delivery, sweeps) in this process. */
+  /** Run background jobs (outbox delivery, maintenance) in this process. */
   runWorker?: boolean;
   /** Run migrations before serving. */
   migrate?: boolean;
@@ -53,110 +30,39 @@ export interface TollgateOptions {
   overrides?: { passwordHasher?: PasswordHasher };
 }
 
-/** Everything a feature needs; built once in the composition root. */
-export type CoreServices = Awaited<ReturnType<typeof buildCore>>;
-
-async function buildCore(options: TollgateOptions) {
-  const { config, logger } = options;
-  const clock = options.clock ?? new SystemClock();
-  const db = await Database.open({ url: options.databaseUrl, poolMax: config.DATABASE_POOL_MAX });
-  const crypto = new NodeTokenCrypto();
-  const box = new AesGcmSecretBox(options.secretKey);
-  const passwordHasher: PasswordHasher = options.overrides?.passwordHasher ?? new Argon2PasswordHasher();
-  const tokens = new HmacAccessTokenCodec(config.publicUrl);
-  const rateLimiter = new PostgresRateLimiter(db, clock, config.RATE_LIMIT_SCALE);
-  const boss = new PgBoss({
-    connectionString: options.databaseUrl,
-    schema: 'pgboss',
-    max: 3,
-    application_name: 'tollgate-jobs',
-    supervise: options.runWorker ?? true,
-    schedule: false,
-  });
-  const lifecycle = { closing: false };
-  // Connections dropped while shutting down are expected, not faults.
-  boss.on('error', (e: unknown) => (lifecycle.closing ? logger.debug({ err: e }, 'job queue error while closing') : logger.error({ err: e }, 'job queue error')));
-  const outbox = new PgBossOutbox(db, boss, box, crypto, logger, {
-    retryLimit: config.OUTBOX_RETRY_LIMIT,
-    retryDelaySeconds: config.OUTBOX_RETRY_DELAY_SECONDS,
-    jobTimeoutSeconds: config.OUTBOX_JOB_TIMEOUT_SECONDS,
-  });
-
-  const stores = {
-    projects: new PostgresProjectStore(db),
-    apiKeys: new PostgresApiKeyStore(db),
-    users: new PostgresUserStore(db),
-    refreshTokens: new PostgresRefreshTokenStore(db),
-  };
-  const secrets = makeProjectSecrets({ projects: stores.projects, box });
-  // Hot paths (API key -> project, token verification, session minting) read through caches that
-  // every process drops on change (PostgreSQL LISTEN/NOTIFY fed by triggers).
-  const invalidation = new InvalidationBus(options.databaseUrl, logger);
-  const hot = makeHotPathCaches(invalidation, { ...stores, secrets }, config.CACHE_TTL_SECONDS * 1000);
-  const issueSession = makeIssueSession({
-    secrets: hot.secrets,
-    tokens,
-    refreshTokens: stores.refreshTokens,
-    crypto,
-    clock,
-    policy: {
-      refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
-      refreshTokenIdleSeconds: config.REFRESH_TOKEN_IDLE_SECONDS,
-    },
-  });
-  const verifyAccessToken = makeVerifyAccessToken({ secrets: hot.secrets, tokens, users: hot.users, clock });
-  /** Changes that refuse access (a deactivated project, a revoked key) reach this process's caches before the call returns. */
-  const synced =
-    <A extends unknown[], R>(change: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      const result = await change(...args);
-      await invalidation.sync();
-      return result;
-    };
-  const useCases = {
-    createProject: makeCreateProject({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, box, clock, uow: db }),
-    updateProject: synced(makeUpdateProject({ projects: stores.projects, box, clock, uow: db })),
-    getProject: makeGetProject({ projects: stores.projects }),
-    listProjects: makeListProjects({ projects: stores.projects }),
-    createApiKey: makeCreateApiKey({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, clock }),
-    listApiKeys: makeListApiKeys({ apiKeys: stores.apiKeys }),
-    revokeApiKey: synced(makeRevokeApiKey({ apiKeys: stores.apiKeys, clock })),
-    authenticateApiKey: makeAuthenticateApiKey({ apiKeys: hot.apiKeys, projects: hot.projects, crypto, clock }),
-    verifyAccessToken,
-    authenticateAccessToken: makeAuthenticateAccessToken({ tokens, projects: hot.projects, users: hot.users, verify: verifyAccessToken }),
-    issueSession,
-    completePrimarySignIn: makeCompletePrimarySignIn({ issueSession }),
-  };
-  return { lifecycle, config, logger, clock, db, crypto, box, passwordHasher, tokens, rateLimiter, boss, outbox, invalidation, hot, stores, secrets, useCases };
-}
-
 export interface Tollgate {
   app: ReturnType<typeof buildHttpApp>;
-  core: CoreServices;
-  /** Starts the job queue (and its worker when `runWorker`). */
+  core: Core;
+  /** The operator's actions (projects, API keys, users), the same ones the CLI calls. */
+  admin: Admin;
+  /** The primary sign-in gate (MFA policy) the email, magic-link and OAuth sign-ins pass through. */
+  signInGate: SignInGate;
+  /** Starts the cache listener and the job queue (and the job worker when `runWorker`). */
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
- * The composition root: every adapter and use case is created here, by hand, and nowhere else.
- * Tests build the same thing with another clock and peers' addresses.
+ * The server's composition root: the core, then each feature given exactly what it needs (the MFA
+ * feature's sign-in gate goes into email and sessions), the HTTP app over the whole contract, and
+ * the jobs when this process delivers them. Tests build the same thing with another clock and
+ * peers' addresses.
  */
 export async function createTollgate(options: TollgateOptions): Promise<Tollgate> {
-  const core = await buildCore(options);
+  const { config } = options;
+  const runWorker = options.runWorker ?? true;
+  const core = await buildCore({ ...options, superviseJobs: runWorker });
   if (options.migrate ?? true) await core.db.migrate();
 
-  const mfa = wireMfa(core);
-  const email = wireEmail(core);
-  const oauth = wireOAuth(core);
-  const features = [mfa, email, oauth];
-  for (const feature of features) {
-    for (const [topic, handler] of Object.entries(feature.outboxHandlers ?? {})) core.outbox.register(topic, handler);
-  }
+  const smsSender = buildSmsSender(config, core.logger, core.clock);
+  const mfa = wireMfa({ core, config, smsAvailable: smsSender !== null });
+  const email = wireEmail({ core, signInGate: mfa.signInGate, mailConfigured: isMailConfigured(config) });
+  const oauth = wireOAuth({ core, config });
+  const sessions = wireSessions({ core, signInGate: mfa.signInGate });
 
   // Type-checked against the whole contract: a route without an implementation fails to compile.
   const router = initServer().router(contract, {
-    token: makeTokenRoutes({ verifyAccessToken: core.useCases.verifyAccessToken }),
+    ...sessions.routes,
     ...email.routes,
     ...oauth.routes,
     ...mfa.routes,
@@ -165,52 +71,34 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   const app = buildHttpApp({
     contract,
     router,
-    logger: core.logger,
+    logger: options.logger,
     authenticate: makeRouteAuthenticator({
-      authenticateApiKey: core.useCases.authenticateApiKey,
-      authenticateAccessToken: mfa.authenticateAccessToken ?? core.useCases.authenticateAccessToken,
+      authenticateApiKey: core.sessions.authenticateApiKey,
+      authenticateAccessToken: mfa.authenticateUser,
     }),
-    trustProxy: trustProxySetting(core.config.TRUST_PROXY),
-    bodyLimit: core.config.BODY_LIMIT,
-    openApiDocument: buildOpenApiDocument(core.config.publicUrl),
+    trustProxy: trustProxySetting(config.TRUST_PROXY),
+    bodyLimit: config.BODY_LIMIT,
+    openApiDocument: buildOpenApiDocument(config.publicUrl),
     ready: () => core.db.ping(),
     // Every request gets its own EntityManager fork.
     requestContext: (_req, _res, next) => core.db.runInScope(next),
-    mountExtra: (app) => {
-      email.mountExtra?.(app);
-      oauth.mountExtra?.(app);
-    },
+    mountExtra: (app) => email.pages(app),
   });
 
-  let sweepTimer: NodeJS.Timeout | undefined;
-  let started = false;
+  const jobs = runWorker ? buildJobs(core, config, { smsSender }) : null;
   return {
     app,
     core,
+    admin: buildAdmin(core),
+    signInGate: mfa.signInGate,
     async start() {
-      await core.invalidation.start();
-      await core.boss.start();
-      started = true;
-      if (options.runWorker ?? true) {
-        await core.outbox.startWorker();
-        sweepTimer = setInterval(() => {
-          core.outbox.sweep().catch((e) => core.logger.warn({ err: e }, 'outbox sweep failed'));
-          core.db.withContext(() => core.rateLimiter.purgeExpired()).catch(() => undefined);
-          for (const feature of features) {
-            const maintenance = feature.maintenance;
-            if (maintenance) core.db.withContext(maintenance).catch((e) => core.logger.warn({ err: e }, 'maintenance failed'));
-          }
-        }, 10_000);
-        sweepTimer.unref();
-      }
+      if (jobs) await jobs.start();
+      else await core.start({ worker: false });
     },
     async close() {
-      core.lifecycle.closing = true;
-      if (sweepTimer) clearInterval(sweepTimer);
-      await core.invalidation.stop();
-      if (started) await core.boss.stop({ graceful: true, wait: true, timeout: 5000 }).catch(() => undefined);
-      for (const feature of features) await feature.close?.();
-      await core.db.close();
+      jobs?.stop();
+      await core.close();
+      await jobs?.close();
     },
   };
 }

@@ -1,12 +1,13 @@
 import { resolveDatabase, resolveSecretKey } from './bootstrap';
 import { loadConfig } from './config';
 import { createLogger } from './http/logger';
-import { createTollgate } from './tollgate';
+import { buildCore } from './core';
+import { buildJobs } from './jobs';
 
 /**
- * `npm run worker`: background jobs only (outbox delivery of mail and SMS, sweeps), for
- * deployments that run the server processes with TOLLGATE_WORKER=off. Several workers may run:
- * pg-boss hands each job to one of them.
+ * `npm run worker`: background jobs only (outbox delivery of mail and SMS, maintenance), for
+ * deployments that run the server processes with TOLLGATE_WORKER=off. It builds the core and the
+ * features' jobs, never the HTTP server. Several workers may run: pg-boss hands each job to one.
  */
 async function main() {
   const config = loadConfig();
@@ -17,11 +18,14 @@ async function main() {
   const logger = createLogger(config.LOG_LEVEL);
   const secretKey = resolveSecretKey(config);
   const database = await resolveDatabase(config, (m) => logger.info(m));
-  const tollgate = await createTollgate({ config, databaseUrl: database.url, secretKey, logger, runWorker: true, migrate: false });
-  await tollgate.start();
+  const core = await buildCore({ config, databaseUrl: database.url, secretKey, logger, superviseJobs: true });
+  const jobs = buildJobs(core, config);
+  await jobs.start();
   logger.info('Tollgate worker started');
   const stop = async () => {
-    await tollgate.close();
+    jobs.stop();
+    await core.close();
+    await jobs.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());

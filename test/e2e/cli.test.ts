@@ -28,9 +28,9 @@ interface Run {
   stderr: string;
 }
 
-function runIn(databaseUrl: string, args: string[], opts: { bin?: boolean; cwd?: string } = {}): Promise<Run> {
+function runIn(databaseUrl: string, args: string[], opts: { bin?: boolean; cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
   const entry = opts.bin ? [path.join(ROOT, 'bin/tollgate.mjs')] : ['--import', 'tsx', path.join(ROOT, 'apps/cli/main.ts')];
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, TOLLGATE_SECRET_KEY: SECRET_KEY, NODE_ENV: 'test' };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env, DATABASE_URL: databaseUrl, TOLLGATE_SECRET_KEY: SECRET_KEY, NODE_ENV: 'test' };
   delete env.LOG_LEVEL;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...entry, ...args], { cwd: opts.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -214,6 +214,23 @@ describe('tollgate CLI', () => {
     }
   });
 
+  it('works whatever the mail, SMS, MFA and OAuth settings say: the CLI does not read them', async () => {
+    const broken = {
+      SMTP_URL: 'not a url',
+      SMS_ACCOUNT_SID: 'AC-only-one-of-three',
+      SMS_API_URL: 'nope',
+      MFA_VERIFY_MAX_ATTEMPTS: 'zero',
+      GOOGLE_TOKEN_URL: 'not-a-url',
+    };
+    // The server refuses this environment...
+    expect(() => loadConfig({ ...broken, NODE_ENV: 'test' })).toThrow(/SMTP_URL[\s\S]*SMS_API_URL|SMS_API_URL[\s\S]*SMTP_URL/);
+    // ...the CLI lists projects with it.
+    const list = await runIn(db.url, ['project', 'list', '--json'], { env: broken });
+    expect(list.stderr).toBe('');
+    expect(list.code).toBe(0);
+    expect(parseJson(list).projects.map((p: { id: string }) => p.id).sort()).toEqual([acme.id, beta.id].sort());
+  });
+
   it('project update applies every flag through the use case; --active off/on switches the API between 404 and 200', async () => {
     const credentials = { clientId: 'google-client', clientSecret: 'google-very-secret' };
     const [updated, off] = await Promise.all([
@@ -242,7 +259,7 @@ describe('tollgate CLI', () => {
     });
     expect(updated.stdout).not.toContain('google-very-secret');
     const stored = await inContext(async () => ({
-      project: await tollgate.core.useCases.getProject(acme.id),
+      project: await tollgate.admin.getProject(acme.id),
       google: await tollgate.core.secrets.providerCredentials(acme.id, 'google'),
     }));
     expect(stored.project?.settings).toEqual(updated.json.project.settings);
@@ -270,7 +287,7 @@ describe('tollgate CLI', () => {
   });
 
   it('bad arguments and refused changes exit non-zero with a clear message and change nothing', async () => {
-    const before = await inContext(() => tollgate.core.useCases.getProject(acme.id));
+    const before = await inContext(() => tollgate.admin.getProject(acme.id));
     const missing = '00000000-0000-4000-8000-000000000000';
     const cases: Array<{ args: string[]; exit: number; code: string; message: RegExp }> = [
       // Refused by the use cases (these open the database).
@@ -309,8 +326,8 @@ describe('tollgate CLI', () => {
     expect(plainUsage.stderr).toMatch(/--mfa-policy needs a value[\s\S]*Usage: tollgate project update <id>/);
 
     const after = await inContext(async () => ({
-      project: await tollgate.core.useCases.getProject(acme.id),
-      names: (await tollgate.core.useCases.listProjects()).map((p) => p.name).sort(),
+      project: await tollgate.admin.getProject(acme.id),
+      names: (await tollgate.admin.listProjects()).map((p) => p.name).sort(),
     }));
     expect(after.project).toEqual(before);
     expect(after.names).toEqual(['Acme Inc', 'Beta']);
@@ -344,6 +361,35 @@ describe('tollgate CLI', () => {
     expect(list.stdout).not.toContain(acme.apiKey);
     expect([again.code, again.json.code]).toEqual([1, 'api_key_not_found']);
     expect(again.json.error).toMatch(/No active API key/);
+  });
+
+  it('user sign-out ends every session of a user; user disable refuses its tokens until user enable', async () => {
+    const created = await cliJson('project', 'create', '--name', 'Gamma', '--callback-url', 'http://localhost:3000/callback');
+    const gamma = { id: created.json.project.id as string, apiKey: created.json.apiKey as string };
+    const client = createClient({ baseUrl, apiKey: gamma.apiKey });
+    const credentials = { email: 'grace@example.com', password: 'correct horse 1', callback_url: 'http://localhost:3000/callback' };
+    const signedUp = await client.email.signup({ body: { ...credentials, name: 'Grace' } });
+    expect(signedUp.status).toBe(200);
+    const session = signedUp.body as { token: string; refresh_token: string; user: { id: string } };
+    const userId = session.user.id;
+
+    const out = await cliJson('user', 'sign-out', gamma.id, userId);
+    expect(out.code).toBe(0);
+    expect(out.json).toEqual({ projectId: gamma.id, userId, sessionsEnded: 1 });
+    expect((await client.session.refresh({ body: { refresh_token: session.refresh_token } })).status).toBe(401);
+
+    const disabled = await cliJson('user', 'disable', gamma.id, userId);
+    expect(disabled.code).toBe(0);
+    // The CLI is another process: the server's cache drops the user when the change's notification arrives.
+    await until(async () => ((await verify(gamma.apiKey, session.token)).body as { valid?: boolean }).valid === false);
+    expect((await client.email.signin({ body: credentials })).status).toBe(403);
+
+    expect((await cliJson('user', 'enable', gamma.id, userId)).code).toBe(0);
+    await until(async () => (await client.email.signin({ body: credentials })).status === 200);
+
+    const unknown = await cliJson('user', 'disable', gamma.id, '00000000-0000-4000-8000-000000000000');
+    expect(unknown.code).toBe(1);
+    expect(unknown.json.code).toBe('user_not_found');
   });
 
   it('--provider-credentials reads the JSON from @file, so secrets stay out of shell history; an unreadable file is a usage error', async () => {

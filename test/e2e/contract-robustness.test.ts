@@ -31,8 +31,8 @@ beforeAll(async () => {
       provider: 'email', emailVerified: true, locale: null, disabled: false, createdAt: now, updatedAt: now,
     };
     await core.stores.users.insert(user);
-    const p = await core.useCases.getProject(project.id);
-    return (await core.useCases.issueSession({ project: p!, user, provider: 'email' })).token;
+    const p = await t.tollgate.admin.getProject(project.id);
+    return (await core.sessions.issue({ project: p!, user, provider: 'email' })).token;
   });
 });
 afterAll(() => t?.close());

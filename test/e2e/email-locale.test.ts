@@ -16,8 +16,8 @@ beforeAll(async () => {
   en = await t.createProject({ name: 'Lingo' });
   it_ = await t.createProject({ name: 'Lingo' });
   await t.inContext(async () => {
-    await t.tollgate.core.useCases.updateProject(en.id, { enable: ['magic-link'] });
-    await t.tollgate.core.useCases.updateProject(it_.id, { enable: ['magic-link'], defaultLocale: 'it' });
+    await t.tollgate.admin.updateProject(en.id, { enable: ['magic-link'] });
+    await t.tollgate.admin.updateProject(it_.id, { enable: ['magic-link'], defaultLocale: 'it' });
   });
 });
 afterAll(async () => {

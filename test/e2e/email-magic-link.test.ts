@@ -1,6 +1,5 @@
 import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PrimarySignInOutcome } from '../../application/auth/complete-primary-sign-in';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { codeOf, linkOf, startTestSmtp, type TestSmtp } from '../support/smtp';
 
@@ -14,7 +13,7 @@ beforeAll(async () => {
   smtp = await startTestSmtp();
   t = await startTestApp({ env: { SMTP_URL: smtp.url } });
   project = await t.createProject({ name: 'Magic Co', callbackUrls: [CALLBACK] });
-  await t.inContext(() => t.tollgate.core.useCases.updateProject(project.id, { enable: ['magic-link'] }));
+  await t.inContext(() => t.tollgate.admin.updateProject(project.id, { enable: ['magic-link'] }));
 });
 afterAll(async () => {
   await t?.close();
@@ -134,20 +133,19 @@ describe('magic links', () => {
 
   it('redirects with mfa_required and the challenge when the sign-in gate asks for MFA', async () => {
     const link = await magicLink('mfa@example.com');
-    const gate = core().useCases.completePrimarySignIn;
-    core().useCases.completePrimarySignIn = async (): Promise<PrimarySignInOutcome> => ({
-      kind: 'mfa', challenge: 'mfa_challenge_123', methods: ['totp', 'backup_codes'], enrollmentRequired: false,
-    });
+    await t.inContext(() => t.tollgate.admin.updateProject(project.id, { mfaPolicy: 'required' }));
     try {
       const res = await click(link);
       expect(res.status).toBe(302);
       const location = new URL(res.headers.get('location')!);
       expect(location.searchParams.get('mfa_required')).toBe('true');
-      expect(location.searchParams.get('challenge')).toBe('mfa_challenge_123');
+      expect(location.searchParams.get('challenge')).toMatch(/^mfa_/);
+      // A new user under the required policy has nothing enrolled yet.
+      expect(location.searchParams.get('enrollment_required')).toBe('true');
       expect(location.searchParams.get('token')).toBeNull();
       expect(location.searchParams.get('tenant')).toBe('7');
     } finally {
-      core().useCases.completePrimarySignIn = gate;
+      await t.inContext(() => t.tollgate.admin.updateProject(project.id, { mfaPolicy: 'off' }));
     }
   });
 
@@ -174,7 +172,7 @@ describe('magic links', () => {
     expect(sub).not.toBe(separate);
     expect(await usersWithEmail('octo@example.com')).toHaveLength(2);
 
-    await t.inContext(() => core().useCases.updateProject(project.id, { allowAccountLinking: true }));
+    await t.inContext(() => t.tollgate.admin.updateProject(project.id, { allowAccountLinking: true }));
     try {
       const linked = await insertOAuthUser('cat@example.com');
       expect(await redirectSub('cat@example.com', 1)).toBe(linked);
@@ -182,7 +180,7 @@ describe('magic links', () => {
       // The account now answers to the email for good.
       expect(await redirectSub('cat@example.com', 2)).toBe(linked);
     } finally {
-      await t.inContext(() => core().useCases.updateProject(project.id, { allowAccountLinking: false }));
+      await t.inContext(() => t.tollgate.admin.updateProject(project.id, { allowAccountLinking: false }));
     }
   });
 

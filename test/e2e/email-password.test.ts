@@ -18,7 +18,7 @@ beforeAll(async () => {
   smtp = await startTestSmtp();
   t = await startTestApp({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'Acme <no-reply@acme.test>' } });
   project = await t.createProject({ name: 'Acme' });
-  await t.inContext(() => t.tollgate.core.useCases.updateProject(project.id, { enable: ['magic-link'] }));
+  await t.inContext(() => t.tollgate.admin.updateProject(project.id, { enable: ['magic-link'] }));
 });
 afterAll(async () => {
   await t?.close();
@@ -177,7 +177,7 @@ describe('email + password', () => {
   it('toggles the email provider and the magic-link provider independently', async () => {
     const p = await t.createProject({ name: 'Toggles' });
     const disabled = { error: 'Provider not enabled for this project', code: 'provider_not_enabled' };
-    await t.inContext(() => core().useCases.updateProject(p.id, { disable: ['email'], enable: ['magic-link'] }));
+    await t.inContext(() => t.tollgate.admin.updateProject(p.id, { disable: ['email'], enable: ['magic-link'] }));
     const calls = [
       () => signup(p, { email: 'toggle@example.com' }),
       () => signin(p, { email: 'toggle@example.com' }),
@@ -195,7 +195,7 @@ describe('email + password', () => {
     expect(magic.status).toBe(200);
     await smtp.waitFor('toggle@example.com');
 
-    await t.inContext(() => core().useCases.updateProject(p.id, { enable: ['email'], disable: ['magic-link'] }));
+    await t.inContext(() => t.tollgate.admin.updateProject(p.id, { enable: ['email'], disable: ['magic-link'] }));
     const off = await p.client.email.sendMagicLink({ body: { email: 'toggle@example.com', callback_url: p.callbackUrl } });
     expect(off.status).toBe(403);
     expect(off.body).toEqual(disabled);

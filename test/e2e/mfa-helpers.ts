@@ -61,7 +61,7 @@ export async function primarySignIn(
   return t.inContext(async () => {
     const project = await t.tollgate.core.stores.projects.findById(projectId);
     if (!project) throw new Error('no project');
-    return t.tollgate.core.useCases.completePrimarySignIn({
+    return t.tollgate.signInGate({
       project,
       user,
       provider: options.provider ?? 'email',
@@ -71,7 +71,7 @@ export async function primarySignIn(
 }
 
 export async function setPolicy(t: TestApp, projectId: string, mfaPolicy: 'off' | 'optional' | 'required', mfaMethods?: string[]) {
-  const r = await t.inContext(() => t.tollgate.core.useCases.updateProject(projectId, { mfaPolicy, ...(mfaMethods ? { mfaMethods } : {}) }));
+  const r = await t.inContext(() => t.tollgate.admin.updateProject(projectId, { mfaPolicy, ...(mfaMethods ? { mfaMethods } : {}) }));
   if (!r.ok) throw new Error(r.error);
 }
 

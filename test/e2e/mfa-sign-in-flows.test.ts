@@ -35,7 +35,7 @@ const PASSWORD = 'correct horse 42';
 async function emailProject(): Promise<TestProject> {
   const p = await t.createProject();
   const r = await t.inContext(() =>
-    t.tollgate.core.useCases.updateProject(p.id, {
+    t.tollgate.admin.updateProject(p.id, {
       enable: ['email', 'magic-link', 'github'],
       providerCredentials: [{ provider: 'github', credentials: gh.credentials() }],
     }),

@@ -221,7 +221,7 @@ describe('production without SMS configuration', () => {
 
   it('answers 503 for the SMS methods', async () => {
     const p = await prod.createProject();
-    const r = await prod.inContext(() => prod.tollgate.core.useCases.updateProject(p.id, { mfaPolicy: 'optional', mfaMethods: ['totp', 'sms'] }));
+    const r = await prod.inContext(() => prod.tollgate.admin.updateProject(p.id, { mfaPolicy: 'optional', mfaMethods: ['totp', 'sms'] }));
     expect(r.ok).toBe(true);
     const user = await seedUser(prod, p.id);
     const { token } = sessionOf(await primarySignIn(prod, p.id, user));
@@ -240,7 +240,7 @@ describe('production without SMS configuration', () => {
 
   it('without TRUST_PROXY, X-Forwarded-For is ignored: the socket address is limited', async () => {
     const p = await prod.createProject();
-    await prod.inContext(() => prod.tollgate.core.useCases.updateProject(p.id, { mfaPolicy: 'required' }));
+    await prod.inContext(() => prod.tollgate.admin.updateProject(p.id, { mfaPolicy: 'required' }));
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) {
       const user = await seedUser(prod, p.id);

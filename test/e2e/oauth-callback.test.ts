@@ -44,7 +44,7 @@ beforeAll(async () => {
   op.configure(t.baseUrl);
   project = await t.createProject();
   const r = await t.inContext(() =>
-    t.tollgate.core.useCases.updateProject(project.id, {
+    t.tollgate.admin.updateProject(project.id, {
       enable: ['google', 'github', 'azure', 'apple'],
       providerCredentials: [
         { provider: 'google', credentials: op.credentials('google') },
@@ -136,7 +136,7 @@ describe('OAuth callback errors (JSON, never a redirect to the project)', () => 
   it('500 Token exchange failed: wrong client secret stored for the project', async () => {
     const p = await t.createProject();
     await t.inContext(() =>
-      t.tollgate.core.useCases.updateProject(p.id, {
+      t.tollgate.admin.updateProject(p.id, {
         enable: ['github', 'apple'],
         providerCredentials: [
           { provider: 'github', credentials: { ...gh.credentials(), clientSecret: 'wrong' } },

@@ -13,7 +13,7 @@ let project: TestProject;
 
 async function configure(p: TestProject) {
   const r = await t.inContext(() =>
-    t.tollgate.core.useCases.updateProject(p.id, {
+    t.tollgate.admin.updateProject(p.id, {
       enable: ['google', 'github', 'discord', 'azure', 'apple'],
       providerCredentials: [
         { provider: 'google', credentials: op.credentials('google') },
@@ -159,19 +159,17 @@ describe('each provider normalizes to the same profile shape', () => {
     gh.nextLogin = 'octo';
     const body = await exchange(project, (await signIn(project, 'github')).searchParams.get('code')!);
     expect((await project.client.token.verify({ body: { token: body.token } })).body).toMatchObject({ valid: true });
-    await t.inContext(async () => {
-      const users = t.tollgate.core.stores.users;
-      const u = (await users.findById(project.id, body.user.id))!;
-      await users.update({ ...u, disabled: true });
-    });
-    expect((await project.client.token.verify({ body: { token: body.token } })).body).toEqual({ valid: false, user: null, expiresAt: null });
-    const refresh = await project.client.session.refresh({ body: { refresh_token: body.refresh_token } });
-    expect(refresh.status).toBe(401);
-    await t.inContext(async () => {
-      const users = t.tollgate.core.stores.users;
-      const u = (await users.findById(project.id, body.user.id))!;
-      await users.update({ ...u, disabled: false });
-    });
+    const setDisabled = (disabled: boolean) =>
+      t.inContext(() => t.tollgate.admin.setUserDisabled({ projectId: project.id, userId: body.user.id, disabled }));
+    // The admin action returns once this process's caches have dropped the user.
+    expect((await setDisabled(true)).ok).toBe(true);
+    try {
+      expect((await project.client.token.verify({ body: { token: body.token } })).body).toEqual({ valid: false, user: null, expiresAt: null });
+      const refresh = await project.client.session.refresh({ body: { refresh_token: body.refresh_token } });
+      expect(refresh.status).toBe(401);
+    } finally {
+      await setDisabled(false);
+    }
   });
 });
 
@@ -237,7 +235,7 @@ describe('the exchange goes through the primary sign-in gate', () => {
   it('under a required MFA policy the exchange answers a challenge and no JWT', async () => {
     const p = await t.createProject();
     await configure(p);
-    const r = await t.inContext(() => t.tollgate.core.useCases.updateProject(p.id, { mfaPolicy: 'required' }));
+    const r = await t.inContext(() => t.tollgate.admin.updateProject(p.id, { mfaPolicy: 'required' }));
     expect(r.ok).toBe(true);
     gh.nextLogin = 'octo';
     const code = (await signIn(p, 'github')).searchParams.get('code')!;

@@ -29,7 +29,7 @@ async function newProject(opts: { enable?: string[]; withCredentials?: boolean }
   const p = await t.createProject({ callbackUrls: [CALLBACK] });
   const enable = opts.enable ?? ['google', 'github', 'discord', 'azure', 'apple'];
   const r = await t.inContext(() =>
-    t.tollgate.core.useCases.updateProject(p.id, {
+    t.tollgate.admin.updateProject(p.id, {
       enable,
       providerCredentials: opts.withCredentials === false ? [] : Object.entries(credentials).map(([provider, c]) => ({ provider, credentials: c })),
     }),
@@ -72,7 +72,7 @@ describe('OAuth initiation error table, in the spec order', () => {
 
   it('400 Missing callback_url parameter before Unsupported provider, 404 and 403', async () => {
     const p = await newProject();
-    await t.inContext(() => t.tollgate.core.useCases.updateProject(p.id, { active: false }));
+    await t.inContext(() => t.tollgate.admin.updateProject(p.id, { active: false }));
     expect(await post(p.apiKey, 'myspace', {})).toEqual({ status: 400, body: SPEC.missing });
     expect(await post(p.apiKey, 'google', { callback_url: '' })).toEqual({ status: 400, body: SPEC.missing });
     const res = await getInit(p.apiKey, 'google', {});
@@ -82,7 +82,7 @@ describe('OAuth initiation error table, in the spec order', () => {
 
   it('400 Unsupported provider before 404 inactive project', async () => {
     const p = await newProject();
-    await t.inContext(() => t.tollgate.core.useCases.updateProject(p.id, { active: false }));
+    await t.inContext(() => t.tollgate.admin.updateProject(p.id, { active: false }));
     for (const provider of ['myspace', 'email', 'magic-link', 'GOOGLE']) {
       expect(await post(p.apiKey, provider, { callback_url: 'https://unregistered.example/cb' })).toEqual({ status: 400, body: SPEC.unsupported });
     }
@@ -176,7 +176,7 @@ describe('OAuth initiation success', () => {
   it("Entra: the tenant is `common` by default and the project's tenant when set", async () => {
     expect((await params('azure')).pathname).toBe('/common/oauth2/v2.0/authorize');
     await t.inContext(() =>
-      t.tollgate.core.useCases.updateProject(p.id, { providerCredentials: [{ provider: 'azure', credentials: { ...credentials.azure, tenant: 'contoso.onmicrosoft.com' } }] }),
+      t.tollgate.admin.updateProject(p.id, { providerCredentials: [{ provider: 'azure', credentials: { ...credentials.azure, tenant: 'contoso.onmicrosoft.com' } }] }),
     );
     expect((await params('azure')).pathname).toBe('/contoso.onmicrosoft.com/oauth2/v2.0/authorize');
   });

@@ -11,7 +11,7 @@ let on: TestProject;
 
 async function setUp(p: TestProject, allowAccountLinking: boolean) {
   const r = await t.inContext(() =>
-    t.tollgate.core.useCases.updateProject(p.id, {
+    t.tollgate.admin.updateProject(p.id, {
       enable: ['google', 'github', 'azure'],
       allowAccountLinking,
       providerCredentials: [

@@ -38,13 +38,13 @@ describe('hot-path caches in the process that made the change', () => {
     const c = await startTestApp({ sameDeploymentAs: a, clock: a.clock, connectVia: proxy.url });
     try {
       const p = await c.createProject();
-      const [key] = await c.inContext(() => c.tollgate.core.useCases.listApiKeys(p.id));
+      const [key] = await c.inContext(() => c.tollgate.admin.listApiKeys(p.id));
       expect((await verify(c, p)).status).toBe(200); // cached now
-      await c.inContext(() => c.tollgate.core.useCases.updateProject(p.id, { active: false }));
+      await c.inContext(() => c.tollgate.admin.updateProject(p.id, { active: false }));
       expect((await verify(c, p)).status).toBe(404);
-      await c.inContext(() => c.tollgate.core.useCases.updateProject(p.id, { active: true }));
+      await c.inContext(() => c.tollgate.admin.updateProject(p.id, { active: true }));
       expect((await verify(c, p)).status).toBe(200);
-      await c.inContext(() => c.tollgate.core.useCases.revokeApiKey({ projectId: p.id, keyId: key!.id }));
+      await c.inContext(() => c.tollgate.admin.revokeApiKey({ projectId: p.id, keyId: key!.id }));
       expect((await verify(c, p)).status).toBe(401);
     } finally {
       await c.close();
@@ -92,17 +92,17 @@ describe('hot-path caches across processes', () => {
     const p = await a.createProject();
     expect((await verify(b, p)).status).toBe(200); // B has now cached the key
     expect((await verify(b, p)).status).toBe(200);
-    const [key] = await a.inContext(() => a.tollgate.core.useCases.listApiKeys(p.id));
-    await a.inContext(() => a.tollgate.core.useCases.revokeApiKey({ projectId: p.id, keyId: key!.id }));
+    const [key] = await a.inContext(() => a.tollgate.admin.listApiKeys(p.id));
+    await a.inContext(() => a.tollgate.admin.revokeApiKey({ projectId: p.id, keyId: key!.id }));
     await until(async () => (await verify(b, p)).status === 401);
   });
 
   it('a project disabled in A answers 404 in B within 1 s, and 200 again once re-enabled', async () => {
     const p = await a.createProject();
     expect((await verify(b, p)).status).toBe(200);
-    await a.inContext(() => a.tollgate.core.useCases.updateProject(p.id, { active: false }));
+    await a.inContext(() => a.tollgate.admin.updateProject(p.id, { active: false }));
     await until(async () => (await verify(b, p)).status === 404);
-    await a.inContext(() => a.tollgate.core.useCases.updateProject(p.id, { active: true }));
+    await a.inContext(() => a.tollgate.admin.updateProject(p.id, { active: true }));
     await until(async () => (await verify(b, p)).status === 200);
   });
 

@@ -31,8 +31,8 @@ async function newSession(p: TestProject = project, provider = 'email') {
       updatedAt: now,
     };
     await core.stores.users.insert(user);
-    const projectRecord = (await core.useCases.getProject(p.id))!;
-    const session = await core.useCases.issueSession({ project: projectRecord, user, provider });
+    const projectRecord = (await t.tollgate.admin.getProject(p.id))!;
+    const session = await core.sessions.issue({ project: projectRecord, user, provider });
     return { user, token: session.token, refresh_token: session.refresh_token };
   });
 }
@@ -154,17 +154,21 @@ describe('POST /api/proxy/token/refresh', () => {
 
   it('stops working for a user who is disabled', async () => {
     const s = await newSession();
-    await t.inContext(() => t.tollgate.core.stores.users.update({ ...s.user, disabled: true, updatedAt: t.clock.now() }));
+    // Written to the store directly (not through the admin action, which also revokes the user's
+    // refresh tokens), so that refresh's own check of the user's status is what refuses it; synced
+    // so that this process's user cache has seen the change before the request.
+    const { core } = t.tollgate;
+    await t.inContext(core.synced(() => core.stores.users.update({ ...s.user, disabled: true, updatedAt: t.clock.now() })));
     expect(await refresh(s.refresh_token)).toMatchObject({ status: 401, body: INVALID });
   });
 
   it('revoking all sessions of a user (password reset) ends every refresh token of that user', async () => {
     const s = await newSession();
     const second = await t.inContext(async () => {
-      const p = (await t.tollgate.core.useCases.getProject(project.id))!;
-      return t.tollgate.core.useCases.issueSession({ project: p, user: s.user, provider: 'google' });
+      const p = (await t.tollgate.admin.getProject(project.id))!;
+      return t.tollgate.core.sessions.issue({ project: p, user: s.user, provider: 'google' });
     });
-    await t.inContext(() => t.tollgate.core.stores.refreshTokens.revokeAllForUser(project.id, s.user.id, t.clock.now()));
+    await t.inContext(() => t.tollgate.admin.signOutEverywhere({ projectId: project.id, userId: s.user.id }));
     expect((await refresh(s.refresh_token)).status).toBe(401);
     expect((await refresh(second.refresh_token)).status).toBe(401);
   });
@@ -193,8 +197,8 @@ describe('POST /api/proxy/token/revoke', () => {
   it('other sessions of the same user stay signed in', async () => {
     const s = await newSession();
     const second = await t.inContext(async () => {
-      const p = (await t.tollgate.core.useCases.getProject(project.id))!;
-      return t.tollgate.core.useCases.issueSession({ project: p, user: s.user, provider: 'magic-link' });
+      const p = (await t.tollgate.admin.getProject(project.id))!;
+      return t.tollgate.core.sessions.issue({ project: p, user: s.user, provider: 'magic-link' });
     });
     await project.client.session.revoke({ body: { refresh_token: s.refresh_token } });
     expect((await refresh(s.refresh_token)).status).toBe(401);

@@ -91,12 +91,12 @@ describe('POST /api/v1/token/verify', () => {
   it('refuses an inactive project with 404 and a revoked key with 401', async () => {
     const p = await t.createProject();
     const core = t.tollgate.core;
-    const keys = await t.inContext(() => core.useCases.listApiKeys(p.id));
-    await t.inContext(() => core.useCases.updateProject(p.id, { active: false }));
+    const keys = await t.inContext(() => t.tollgate.admin.listApiKeys(p.id));
+    await t.inContext(() => t.tollgate.admin.updateProject(p.id, { active: false }));
     let res = await p.client.token.verify({ body: { token: 'x' } });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 'Project not found or inactive', code: 'project_inactive' });
-    await t.inContext(() => core.useCases.revokeApiKey({ projectId: p.id, keyId: keys[0]!.id }));
+    await t.inContext(() => t.tollgate.admin.revokeApiKey({ projectId: p.id, keyId: keys[0]!.id }));
     res = await p.client.token.verify({ body: { token: 'x' } });
     expect(res.status).toBe(401);
   });

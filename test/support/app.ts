@@ -94,7 +94,7 @@ export async function startTestApp(
     async createProject(input = {}) {
       const callbackUrl = input.callbackUrls?.[0] ?? 'https://app.example.com/callback';
       const created = await tollgate.core.db.withContext(() =>
-        tollgate.core.useCases.createProject({
+        tollgate.admin.createProject({
           name: input.name ?? `Test project ${++counter}`,
           callbackUrls: input.callbackUrls ?? [callbackUrl],
         }),

@@ -69,4 +69,14 @@ describe('dependency rule (.dependency-cruiser.cjs)', () => {
     expect(result.code).not.toBe(0);
     expect(result.output).toContain('contract-is-shippable');
   }, 60_000);
+
+  it('fails on an import cycle made of type-only imports', async () => {
+    const dir = sandbox({
+      'apps/server/root.ts': "import { wire } from './features/feature';\nexport interface Core { n: number }\nexport const root = wire;\n",
+      'apps/server/features/feature.ts': "import type { Core } from '../root';\nexport const wire = (core: Core) => core.n;\n",
+    });
+    const result = await cruise(dir, ['apps']);
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain('no-circular');
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { CompletePrimarySignIn } from '../../../application/email/deps';
+import type { SignInGate } from '../../../application/auth/complete-primary-sign-in';
 import { makeConfirmPasswordReset } from '../../../application/email/confirm-password-reset';
 import { makeConsumeMagicLink } from '../../../application/email/consume-magic-link';
 import { makeDeliverEmail } from '../../../application/email/deliver-email';
@@ -22,14 +22,17 @@ import { PostgresEmailPasswordResetStore } from '../../../infrastructure/persist
 import { PostgresEmailVerificationCodeStore } from '../../../infrastructure/persistence/postgres-email-verification-code.store';
 import type { Config } from '../config';
 import { makeEmailRoutes, MAGIC_LINK_VERIFY_PATH, mountMagicLinkEndpoint } from '../http/email.routes';
-import type { CoreServices } from '../tollgate';
-import type { FeatureWiring } from './types';
+import type { Core } from '../core';
+import type { HttpFeature, JobsFeature } from './types';
 
 /**
  * How email leaves: SMTP when SMTP_URL is set; otherwise .eml files under the data directory in
  * development and test (the code or link also logged in development), and nothing in production,
  * where the email endpoints then answer 503.
  */
+/** Whether this deployment can send email (SMTP_URL, or the file transport outside production). */
+export const isMailConfigured = (config: Config): boolean => config.SMTP_URL !== undefined || config.NODE_ENV !== 'production';
+
 export function buildMailTransport(config: Config, logger: Logger): MailTransport | null {
   const from = config.MAIL_FROM;
   const domain = new URL(config.publicUrl).hostname || 'tollgate';
@@ -39,19 +42,22 @@ export function buildMailTransport(config: Config, logger: Logger): MailTranspor
   return new FileMailTransport(dir, from, domain, logger, config.NODE_ENV === 'development');
 }
 
-/** Wires the email feature: its use cases, adapters and routes. */
-export function wireEmail(core: CoreServices) {
-  const { db, clock, crypto, outbox, passwordHasher: hasher, stores } = core;
-  const transport = buildMailTransport(core.config, core.logger);
-  if (!transport) core.logger.warn({}, 'SMTP_URL is not set: email endpoints answer 503 until email delivery is configured');
-  const renderer = new I18nextEmailRenderer();
+export interface EmailFeatureInput {
+  core: Core;
+  /** The primary sign-in gate (MFA policy) sign-up, sign-in and magic links pass through. */
+  signInGate: SignInGate;
+  /** False in production without SMTP_URL: the endpoints that send email answer 503. */
+  mailConfigured: boolean;
+}
 
+/** Wires the email feature's routes and magic-link page: accounts, codes, reset, magic links. */
+export function wireEmail({ core, signInGate, mailConfigured }: EmailFeatureInput) {
+  const { db, clock, crypto, outbox, passwordHasher: hasher, stores } = core;
   const accounts = new PostgresEmailAccountStore(db);
   const codes = new PostgresEmailVerificationCodeStore(db);
   const resets = new PostgresEmailPasswordResetStore(db);
   const links = new PostgresEmailMagicLinkStore(db);
-  // Read at call time: the MFA feature may replace the gate after this wiring ran.
-  const completePrimarySignIn: CompletePrimarySignIn = (input) => core.useCases.completePrimarySignIn(input);
+  const completePrimarySignIn = signInGate;
   const issueVerificationCode = makeIssueVerificationCode({ codes, outbox, crypto, clock });
 
   const routes = {
@@ -64,11 +70,10 @@ export function wireEmail(core: CoreServices) {
       confirmReset: makeConfirmPasswordReset({ accounts, resets, refreshTokens: stores.refreshTokens, hasher, crypto, clock, uow: db }),
       sendMagicLink: makeSendMagicLink({ accounts, links, outbox, crypto, clock, uow: db, verifyUrl: core.config.publicUrl + MAGIC_LINK_VERIFY_PATH }),
       rateLimiter: core.rateLimiter,
-      mailConfigured: transport !== null,
+      mailConfigured,
     }),
   };
 
-  const deliverEmail = transport ? makeDeliverEmail({ renderer, transport }) : null;
   const consumeMagicLink = makeConsumeMagicLink({
     links,
     accounts,
@@ -79,18 +84,33 @@ export function wireEmail(core: CoreServices) {
     clock,
     uow: db,
   });
-
-  const wiring: FeatureWiring<typeof routes> = {
+  const renderer = new I18nextEmailRenderer();
+  return {
     routes,
-    outboxHandlers: {
+    pages: (app) => mountMagicLinkEndpoint(app, { consume: consumeMagicLink, renderer }),
+  } satisfies HttpFeature<typeof routes>;
+}
+
+/** Renders and sends the mail the email use cases enqueue, and issues password resets off the request path. */
+export function emailJobs(core: Core, transport: MailTransport | null): JobsFeature {
+  const { db, clock, crypto, outbox, stores } = core;
+  const deliverEmail = transport ? makeDeliverEmail({ renderer: new I18nextEmailRenderer(), transport }) : null;
+  return {
+    handlers: {
       [EMAIL_OUTBOX_TOPIC]: async (payload, messageId) => {
         if (!deliverEmail) throw new Error('Email delivery is not configured');
         await deliverEmail(payload, messageId);
       },
-      [PASSWORD_RESET_REQUEST_TOPIC]: makeIssuePasswordReset({ projects: stores.projects, accounts, resets, outbox, crypto, clock, uow: db }),
+      [PASSWORD_RESET_REQUEST_TOPIC]: makeIssuePasswordReset({
+        projects: stores.projects,
+        accounts: new PostgresEmailAccountStore(db),
+        resets: new PostgresEmailPasswordResetStore(db),
+        outbox,
+        crypto,
+        clock,
+        uow: db,
+      }),
     },
-    mountExtra: (app) => mountMagicLinkEndpoint(app, { consume: consumeMagicLink, renderer }),
     close: () => transport?.close?.(),
   };
-  return wiring;
 }

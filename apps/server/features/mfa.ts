@@ -1,6 +1,5 @@
-import type { RouteAuthDeps } from '../http/auth';
 import { randomInt } from 'node:crypto';
-import { makeCompletePrimarySignIn } from '../../../application/auth/complete-primary-sign-in';
+import { makeCompletePrimarySignIn, type SignInGate } from '../../../application/auth/complete-primary-sign-in';
 import { makeAuthenticateEnrollmentChallenge } from '../../../application/mfa/authenticate-enrollment-challenge';
 import { makeConfirmPhone } from '../../../application/mfa/confirm-phone';
 import { makeConfirmTotpSetup } from '../../../application/mfa/confirm-totp-setup';
@@ -29,20 +28,22 @@ import {
 } from '../../../infrastructure/persistence/postgres-mfa.store';
 import { DevelopmentSmsSender } from '../../../infrastructure/sms/development-sms-sender';
 import { TwilioSmsSender } from '../../../infrastructure/sms/twilio-sms-sender';
+import type { Clock } from '../../../application/ports/clock';
+import type { Logger } from '../../../application/ports/logger';
 import type { Config } from '../config';
+import type { UserAuthenticator } from '../http/auth';
 import {
   ENROLLMENT_CHALLENGE_CLAIM,
   makeMfaRoutes,
 } from '../http/mfa.routes';
-import type { CoreServices } from '../tollgate';
-import type { FeatureWiring } from './types';
+import type { Core } from '../core';
+import type { HttpFeature, JobsFeature } from './types';
 
 /**
  * The SMS adapter: the Twilio-compatible Messages API when configured; outside production, the
  * development adapter (log + data directory); in production without configuration, none (503).
  */
-function smsSenderFor(core: CoreServices): SmsSender | null {
-  const c: Config = core.config;
+export function buildSmsSender(c: Config, logger: Logger, clock: Clock): SmsSender | null {
   const set = [c.SMS_ACCOUNT_SID, c.SMS_AUTH_TOKEN, c.SMS_FROM].filter((v) => v !== undefined).length;
   if (set === 3) {
     return new TwilioSmsSender({ baseUrl: c.SMS_API_URL, accountSid: c.SMS_ACCOUNT_SID!, authToken: c.SMS_AUTH_TOKEN!, from: c.SMS_FROM! });
@@ -51,18 +52,30 @@ function smsSenderFor(core: CoreServices): SmsSender | null {
     throw new Error('Invalid configuration:\n  SMS_ACCOUNT_SID, SMS_AUTH_TOKEN, SMS_FROM: set all three to send SMS, or none');
   }
   if (c.NODE_ENV === 'production') return null;
-  return new DevelopmentSmsSender(c.TOLLGATE_DATA_DIR, core.logger, core.clock);
+  return new DevelopmentSmsSender(c.TOLLGATE_DATA_DIR, logger, clock);
+}
+
+export interface MfaFeatureInput {
+  core: Core;
+  config: Config;
+  /** False in production without SMS settings: the SMS methods answer 503. */
+  smsAvailable: boolean;
+}
+
+export interface MfaFeature extends HttpFeature<{ mfa: ReturnType<typeof makeMfaRoutes> }> {
+  /** The primary sign-in gate: applies the project's MFA policy; email, OAuth exchange and magic links pass through it. */
+  signInGate: SignInGate;
+  /** Authenticates the `user` routes: an access token, or on the setup endpoints an enrollment challenge. */
+  authenticateUser: UserAuthenticator;
 }
 
 /**
- * Wires multi-factor authentication: replaces the primary sign-in gate
- * (core.useCases.completePrimarySignIn) with one that applies the project's MFA policy, and lets
- * an enrollment challenge authenticate the setup endpoints in place of an access token.
+ * Wires multi-factor authentication: its routes, the sign-in gate every primary sign-in goes
+ * through, and the user authenticator that lets an enrollment challenge stand in for an access
+ * token on the setup endpoints.
  */
-export function wireMfa(core: CoreServices) {
-  const { config, db, clock, crypto, box, rateLimiter, outbox } = core;
-  const sender = smsSenderFor(core);
-  const smsAvailable = sender !== null;
+export function wireMfa({ core, config, smsAvailable }: MfaFeatureInput): MfaFeature {
+  const { db, clock, crypto, box, rateLimiter, outbox } = core;
   const limits: MfaLimits = {
     verify: { points: config.MFA_VERIFY_MAX_ATTEMPTS, windowMs: config.MFA_VERIFY_WINDOW_SECONDS * 1000 },
     smsSend: { points: config.MFA_SMS_MAX_SENDS, windowMs: config.MFA_SMS_WINDOW_SECONDS * 1000 },
@@ -73,10 +86,9 @@ export function wireMfa(core: CoreServices) {
   const sms = new PostgresSmsStore(db);
   const enrollment = makeEnrolledMethods({ totp, sms, backupCodes });
   const authenticator = new OtplibTotpAuthenticator(clock);
-  const { issueSession } = core.useCases;
+  const issueSession = core.sessions.issue;
 
-  // The gate every primary sign-in goes through; the email and OAuth features pick this one up.
-  core.useCases.completePrimarySignIn = makeCompletePrimarySignIn({
+  const signInGate = makeCompletePrimarySignIn({
     issueSession,
     mfa: { challenges, enrollment, crypto, clock },
   });
@@ -130,8 +142,8 @@ export function wireMfa(core: CoreServices) {
     crypto,
     clock,
   });
-  const authenticateUserToken = core.useCases.authenticateAccessToken;
-  const authenticateAccessToken: RouteAuthDeps['authenticateAccessToken'] = async (token, options) => {
+  const authenticateUserToken = core.sessions.authenticateAccessToken;
+  const authenticateUser: UserAuthenticator = async (token, options) => {
     if (token.startsWith(MFA_CHALLENGE_PREFIX)) {
       // Only the setup endpoints (contract metadata `enrollmentChallenge`) take an enrollment challenge.
       if (!options?.enrollmentChallenge) return null;
@@ -146,17 +158,17 @@ export function wireMfa(core: CoreServices) {
     return found;
   };
 
-  const wiring: FeatureWiring<typeof routes> & {
-    authenticateAccessToken?: RouteAuthDeps['authenticateAccessToken'];
-  } = {
-    routes,
-    authenticateAccessToken,
-    outboxHandlers: {
+  return { routes, signInGate, authenticateUser };
+}
+
+/** Delivers the SMS the MFA use cases enqueue. */
+export function mfaJobs(sender: SmsSender | null): JobsFeature {
+  return {
+    handlers: {
       [SMS_OUTBOX_TOPIC]: async (payload) => {
         if (!sender) throw new Error('SMS delivery is not configured');
         await sender.send({ to: String(payload.to), body: String(payload.body) });
       },
     },
   };
-  return wiring;
 }

@@ -1,18 +1,14 @@
 import { makeCompleteAuthorization } from '../../../application/oauth/complete-authorization';
 import { makeResolveAccount } from '../../../application/oauth/resolve-account';
 import { makeStartAuthorization } from '../../../application/oauth/start-authorization';
-import { makeExchangeCode } from '../../../application/tokens/exchange-code';
-import { makeRefreshSession } from '../../../application/tokens/refresh-session';
-import { makeRevokeSession } from '../../../application/tokens/revoke-session';
 import { makeOAuthProviders, type OAuthEndpointSettings } from '../../../infrastructure/oauth/registry';
 import { PostgresAuthorizationCodeStore } from '../../../infrastructure/persistence/postgres-authorization-code.store';
 import { PostgresIdentityStore } from '../../../infrastructure/persistence/postgres-identity.store';
 import { PostgresOAuthStateStore } from '../../../infrastructure/persistence/postgres-oauth-state.store';
 import type { Config } from '../config';
 import { makeOAuthRoutes } from '../http/oauth.routes';
-import { makeSessionRoutes } from '../http/session.routes';
-import type { CoreServices } from '../tollgate';
-import type { FeatureWiring } from './types';
+import type { Core } from '../core';
+import type { HttpFeature, JobsFeature } from './types';
 
 /** Provider endpoints from the deployment configuration (the real ones unless overridden). */
 export function oauthEndpointSettings(config: Config): OAuthEndpointSettings {
@@ -54,9 +50,14 @@ export function oauthEndpointSettings(config: Config): OAuthEndpointSettings {
   };
 }
 
-/** Wires the OAuth proxy and the session (code exchange, refresh, revoke) routes. */
-export function wireOAuth(core: CoreServices) {
-  const { config, db, crypto, box, clock } = core;
+export interface OAuthFeatureInput {
+  core: Core;
+  config: Config;
+}
+
+/** Wires the OAuth proxy: initiation (POST/GET /api/proxy/{provider}) and the providers' callbacks. */
+export function wireOAuth({ core, config }: OAuthFeatureInput) {
+  const { db, crypto, box, clock } = core;
   const states = new PostgresOAuthStateStore(db);
   const codes = new PostgresAuthorizationCodeStore(db);
   const identities = new PostgresIdentityStore(db);
@@ -66,7 +67,7 @@ export function wireOAuth(core: CoreServices) {
     states,
     providers,
     secrets: core.secrets,
-    verifyAccessToken: core.useCases.verifyAccessToken,
+    verifyAccessToken: core.sessions.verify,
     crypto,
     box,
     clock,
@@ -85,32 +86,6 @@ export function wireOAuth(core: CoreServices) {
     logger: core.logger,
     publicUrl: config.publicUrl,
   });
-  const exchangeCode = makeExchangeCode({
-    codes,
-    users: core.stores.users,
-    refreshTokens: core.stores.refreshTokens,
-    // Read at call time: multi-factor authentication may wrap the gate.
-    completePrimarySignIn: (input) => core.useCases.completePrimarySignIn(input),
-    crypto,
-    clock,
-  });
-  const refreshSession = makeRefreshSession({
-    refreshTokens: core.stores.refreshTokens,
-    // User status and the signing key come from the per-process caches (dropped on change).
-    users: core.hot.users,
-    secrets: core.hot.secrets,
-    tokens: core.tokens,
-    crypto,
-    box,
-    clock,
-    policy: {
-      refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
-      refreshTokenIdleSeconds: config.REFRESH_TOKEN_IDLE_SECONDS,
-      reuseGraceSeconds: config.REFRESH_TOKEN_REUSE_GRACE_SECONDS,
-    },
-  });
-  const revokeSession = makeRevokeSession({ refreshTokens: core.stores.refreshTokens, crypto, clock });
-
   const routes = {
     oauth: makeOAuthRoutes({
       startAuthorization,
@@ -118,22 +93,21 @@ export function wireOAuth(core: CoreServices) {
       rateLimiter: core.rateLimiter,
       initiationRateLimit: { points: config.OAUTH_INITIATION_RATE_LIMIT, windowMs: config.OAUTH_INITIATION_RATE_WINDOW_SECONDS * 1000 },
     }),
-    session: makeSessionRoutes({ exchangeCode, refreshSession, revokeSession }),
   };
-  const wiring: FeatureWiring<typeof routes> & {
-    stores: { states: PostgresOAuthStateStore; codes: PostgresAuthorizationCodeStore; identities: PostgresIdentityStore };
-    useCases: { refreshSession: typeof refreshSession; revokeSession: typeof revokeSession; exchangeCode: typeof exchangeCode };
-  } = {
-    routes,
-    stores: { states, codes, identities },
-    useCases: { refreshSession, revokeSession, exchangeCode },
+  return { routes } satisfies HttpFeature<typeof routes>;
+}
+
+/** Purges expired OAuth states and authorization codes. */
+export function oauthJobs(core: Core): JobsFeature {
+  const states = new PostgresOAuthStateStore(core.db);
+  const codes = new PostgresAuthorizationCodeStore(core.db);
+  return {
     async maintenance() {
       // Kept a day past expiry, so a late replay still meets "State expired" or code-reuse
       // detection rather than an unknown value.
-      const before = new Date(clock.now().getTime() - 24 * 3600 * 1000);
+      const before = new Date(core.clock.now().getTime() - 24 * 3600 * 1000);
       await states.purgeExpired(before);
       await codes.purgeExpired(before);
     },
   };
-  return wiring;
 }

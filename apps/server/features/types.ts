@@ -1,16 +1,20 @@
 import type express from 'express';
 import type { OutboxHandler } from '../../../infrastructure/jobs/outbox';
 
-/** What a feature contributes to the composition root. */
-export interface FeatureWiring<Routes extends object> {
+/** What a feature serves over HTTP. Each feature declares its own inputs beside its wiring function. */
+export interface HttpFeature<Routes extends object> {
   /** ts-rest route implementations, keyed as in the contract's top-level router. */
   routes: Routes;
+  /** Non-contract Express routes (redirect targets, HTML pages), mounted before the contract. */
+  pages?: (app: express.Express) => void;
+}
+
+/** What a feature runs in the background, in whichever process delivers jobs (server or worker). */
+export interface JobsFeature {
   /** Outbox topics this feature delivers. */
-  outboxHandlers?: Record<string, OutboxHandler>;
-  /** Non-JSON Express routes (redirect targets, HTML pages). */
-  mountExtra?: (app: express.Express) => void;
-  /** Periodic clean-up (expired rows), run by the worker's sweep inside a database context. */
+  handlers?: Record<string, OutboxHandler>;
+  /** Periodic clean-up (expired rows), run inside a database context. */
   maintenance?: () => Promise<void>;
-  /** Releases what the feature holds open (e.g. pooled SMTP connections), after the job queue stopped. */
+  /** Releases what the jobs hold open (e.g. pooled SMTP connections), after the job queue stopped. */
   close?: () => Promise<void> | void;
 }

@@ -7,9 +7,15 @@ import { authOf, bearerToken } from './request-context';
 
 export type RouteAuthenticator = (req: Request, res: Response, metadata: RouteMetadata) => Promise<ErrorCode | null>;
 
+/** Authenticates an end user by the Bearer credential of a `user` route. */
+export type UserAuthenticator = (
+  token: string,
+  options?: { enrollmentChallenge?: boolean },
+) => Promise<{ project: Project; user: EndUser; claims: Record<string, unknown> } | null>;
+
 export interface RouteAuthDeps {
   authenticateApiKey: (key: string | null) => Promise<{ ok: true; value: { project: Project; keyId: string } } | { ok: false; error: 'invalid_api_key' }>;
-  authenticateAccessToken: (token: string, options?: { enrollmentChallenge?: boolean }) => Promise<{ project: Project; user: EndUser; claims: Record<string, unknown> } | null>;
+  authenticateAccessToken: UserAuthenticator;
 }
 
 /**

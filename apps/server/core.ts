@@ -1,0 +1,182 @@
+import PgBoss from 'pg-boss';
+import type { ApiKeyStore } from '../../application/api-keys/api-key.store';
+import { makeAuthenticateApiKey } from '../../application/api-keys/authenticate-api-key';
+import type { AccessTokenCodec } from '../../application/ports/access-tokens';
+import type { Clock } from '../../application/ports/clock';
+import type { PasswordHasher, SecretBox, TokenCrypto } from '../../application/ports/crypto';
+import type { Logger } from '../../application/ports/logger';
+import { makeProjectSecrets } from '../../application/projects/project-secrets';
+import type { ProjectSecrets } from '../../application/projects/project.store';
+import { makeAuthenticateAccessToken } from '../../application/tokens/authenticate-access-token';
+import { makeIssueSession } from '../../application/tokens/issue-session';
+import { makeVerifyAccessToken } from '../../application/tokens/verify-access-token';
+import { makeHotPathCaches } from '../../infrastructure/cache/hot-path-caches';
+import { InvalidationBus } from '../../infrastructure/cache/invalidation-bus';
+import { SystemClock } from '../../infrastructure/clock/system-clock';
+import { Argon2PasswordHasher } from '../../infrastructure/crypto/argon2-password-hasher';
+import { HmacAccessTokenCodec } from '../../infrastructure/crypto/hmac-access-token-codec';
+import { NodeTokenCrypto } from '../../infrastructure/crypto/node-token-crypto';
+import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
+import { PgBossOutbox } from '../../infrastructure/jobs/outbox';
+import { Database } from '../../infrastructure/persistence/database';
+import { PostgresApiKeyStore } from '../../infrastructure/persistence/postgres-api-key.store';
+import { PostgresProjectStore } from '../../infrastructure/persistence/postgres-project.store';
+import { PostgresRefreshTokenStore } from '../../infrastructure/persistence/postgres-refresh-token.store';
+import { PostgresUserStore } from '../../infrastructure/persistence/postgres-user.store';
+import { PostgresRateLimiter } from '../../infrastructure/ratelimit/postgres-rate-limiter';
+import type { CoreConfig } from './config';
+
+export interface CoreOptions {
+  config: CoreConfig;
+  databaseUrl: string;
+  secretKey: Buffer;
+  logger: Logger;
+  clock?: Clock;
+  /** This process supervises the job queue (maintenance, schedules): servers with TOLLGATE_WORKER=on and workers. */
+  superviseJobs?: boolean;
+  /** Replaces adapters in tests. */
+  overrides?: { passwordHasher?: PasswordHasher };
+}
+
+/** The stores every feature shares; features add their own next to their use cases. */
+export interface CoreStores {
+  projects: PostgresProjectStore;
+  apiKeys: PostgresApiKeyStore;
+  users: PostgresUserStore;
+  refreshTokens: PostgresRefreshTokenStore;
+}
+
+/** Read-through caches of the hot paths, dropped in every process when a row changes. */
+export type HotPathCaches = ReturnType<typeof makeHotPathCaches>;
+
+/** Session primitives every sign-in feature builds on. */
+export interface CoreSessions {
+  issue: ReturnType<typeof makeIssueSession>;
+  verify: ReturnType<typeof makeVerifyAccessToken>;
+  authenticateApiKey: ReturnType<typeof makeAuthenticateApiKey>;
+  /** An end user by an access token alone (no MFA enrollment challenges: the MFA feature adds those). */
+  authenticateAccessToken: ReturnType<typeof makeAuthenticateAccessToken>;
+}
+
+/**
+ * The application core: what every process of a deployment (server, worker, CLI) builds first.
+ * It holds no HTTP and no feature: features, the CLI and the worker take what they need from it.
+ * Nothing is created at import time and nothing is changed after `buildCore` returns.
+ */
+export interface Core {
+  readonly config: CoreConfig;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly db: Database;
+  readonly crypto: TokenCrypto;
+  readonly box: SecretBox;
+  readonly passwordHasher: PasswordHasher;
+  readonly tokens: AccessTokenCodec;
+  readonly rateLimiter: PostgresRateLimiter;
+  readonly outbox: PgBossOutbox;
+  readonly invalidation: InvalidationBus;
+  readonly caches: HotPathCaches;
+  readonly stores: CoreStores;
+  readonly secrets: ProjectSecrets;
+  readonly sessions: CoreSessions;
+  /**
+   * Wraps a change that refuses access (a deactivated project, a revoked key, a disabled user) so
+   * that it returns once this process's caches have seen it (read-your-writes).
+   */
+  synced<A extends unknown[], R>(change: (...args: A) => Promise<R>): (...args: A) => Promise<R>;
+  /** Starts the cache listener and the job queue; with `worker`, this process also delivers jobs. */
+  start(options: { worker: boolean }): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function buildCore(options: CoreOptions): Promise<Core> {
+  const { config, logger } = options;
+  const clock = options.clock ?? new SystemClock();
+  const db = await Database.open({ url: options.databaseUrl, poolMax: config.DATABASE_POOL_MAX });
+  const crypto = new NodeTokenCrypto();
+  const box = new AesGcmSecretBox(options.secretKey);
+  const passwordHasher: PasswordHasher = options.overrides?.passwordHasher ?? new Argon2PasswordHasher();
+  const tokens = new HmacAccessTokenCodec(config.publicUrl);
+  const rateLimiter = new PostgresRateLimiter(db, clock, config.RATE_LIMIT_SCALE);
+  let closing = false;
+  const boss = new PgBoss({
+    connectionString: options.databaseUrl,
+    schema: 'pgboss',
+    max: 3,
+    application_name: 'tollgate-jobs',
+    supervise: options.superviseJobs ?? true,
+    schedule: false,
+  });
+  // Connections dropped while shutting down are expected, not faults.
+  boss.on('error', (e: unknown) => (closing ? logger.debug({ err: e }, 'job queue error while closing') : logger.error({ err: e }, 'job queue error')));
+  const outbox = new PgBossOutbox(db, boss, box, crypto, logger, {
+    retryLimit: config.OUTBOX_RETRY_LIMIT,
+    retryDelaySeconds: config.OUTBOX_RETRY_DELAY_SECONDS,
+    jobTimeoutSeconds: config.OUTBOX_JOB_TIMEOUT_SECONDS,
+  });
+
+  const stores: CoreStores = {
+    projects: new PostgresProjectStore(db),
+    apiKeys: new PostgresApiKeyStore(db),
+    users: new PostgresUserStore(db),
+    refreshTokens: new PostgresRefreshTokenStore(db),
+  };
+  const secrets = makeProjectSecrets({ projects: stores.projects, box });
+  const invalidation = new InvalidationBus(options.databaseUrl, logger);
+  const caches = makeHotPathCaches(invalidation, { ...stores, secrets }, config.CACHE_TTL_SECONDS * 1000);
+  const verify = makeVerifyAccessToken({ secrets: caches.secrets, tokens, users: caches.users, clock });
+  const sessions: CoreSessions = {
+    issue: makeIssueSession({
+      secrets: caches.secrets,
+      tokens,
+      refreshTokens: stores.refreshTokens,
+      crypto,
+      clock,
+      policy: {
+        refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+        refreshTokenIdleSeconds: config.REFRESH_TOKEN_IDLE_SECONDS,
+      },
+    }),
+    verify,
+    authenticateApiKey: makeAuthenticateApiKey({ apiKeys: caches.apiKeys as Pick<ApiKeyStore, 'findActiveByHash' | 'touch'>, projects: caches.projects, crypto, clock }),
+    authenticateAccessToken: makeAuthenticateAccessToken({ tokens, projects: caches.projects, users: caches.users, verify }),
+  };
+
+  let bossStarted = false;
+  return {
+    config,
+    logger,
+    clock,
+    db,
+    crypto,
+    box,
+    passwordHasher,
+    tokens,
+    rateLimiter,
+    outbox,
+    invalidation,
+    caches,
+    stores,
+    secrets,
+    sessions,
+    synced:
+      <A extends unknown[], R>(change: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        const result = await change(...args);
+        await invalidation.sync();
+        return result;
+      },
+    async start({ worker }) {
+      await invalidation.start();
+      await boss.start();
+      bossStarted = true;
+      if (worker) await outbox.startWorker();
+    },
+    async close() {
+      closing = true;
+      await invalidation.stop();
+      if (bossStarted) await boss.stop({ graceful: true, wait: true, timeout: 5000 }).catch(() => undefined);
+      await db.close();
+    },
+  };
+}

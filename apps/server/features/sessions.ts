@@ -1,0 +1,49 @@
+import type { SignInGate } from '../../../application/auth/complete-primary-sign-in';
+import { makeExchangeCode } from '../../../application/tokens/exchange-code';
+import { makeRefreshSession } from '../../../application/tokens/refresh-session';
+import { makeRevokeSession } from '../../../application/tokens/revoke-session';
+import { PostgresAuthorizationCodeStore } from '../../../infrastructure/persistence/postgres-authorization-code.store';
+import type { Core } from '../core';
+import { makeSessionRoutes } from '../http/session.routes';
+import { makeTokenRoutes } from '../http/token.routes';
+import type { HttpFeature } from './types';
+
+export interface SessionsFeatureInput {
+  core: Core;
+  /** The primary sign-in gate (MFA policy) an exchanged authorization code passes through. */
+  signInGate: SignInGate;
+}
+
+/** Sessions: token verification, authorization-code exchange, refresh rotation and revocation. */
+export function wireSessions({ core, signInGate }: SessionsFeatureInput) {
+  const { config, db, crypto, box, clock, stores, caches } = core;
+  const exchangeCode = makeExchangeCode({
+    codes: new PostgresAuthorizationCodeStore(db),
+    users: stores.users,
+    refreshTokens: stores.refreshTokens,
+    completePrimarySignIn: signInGate,
+    crypto,
+    clock,
+  });
+  const refreshSession = makeRefreshSession({
+    refreshTokens: stores.refreshTokens,
+    // User status and the signing key come from the per-process caches (dropped on change).
+    users: caches.users,
+    secrets: caches.secrets,
+    tokens: core.tokens,
+    crypto,
+    box,
+    clock,
+    policy: {
+      refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+      refreshTokenIdleSeconds: config.REFRESH_TOKEN_IDLE_SECONDS,
+      reuseGraceSeconds: config.REFRESH_TOKEN_REUSE_GRACE_SECONDS,
+    },
+  });
+  const revokeSession = makeRevokeSession({ refreshTokens: stores.refreshTokens, crypto, clock });
+  const routes = {
+    token: makeTokenRoutes({ verifyAccessToken: core.sessions.verify }),
+    session: makeSessionRoutes({ exchangeCode, refreshSession, revokeSession }),
+  };
+  return { routes } satisfies HttpFeature<typeof routes>;
+}
