@@ -155,6 +155,8 @@ describe('POST /api/proxy/token/refresh', () => {
   it('stops working for a user who is disabled', async () => {
     const s = await newSession();
     await t.inContext(() => t.tollgate.core.stores.users.update({ ...s.user, disabled: true, updatedAt: t.clock.now() }));
+    // Refresh reads user status through this process's cache: wait until it has heard of the change.
+    await t.tollgate.core.invalidation.sync();
     expect(await refresh(s.refresh_token)).toMatchObject({ status: 401, body: INVALID });
   });
 
