@@ -1,6 +1,7 @@
 import { resolveDatabase, resolveSecretKey } from './bootstrap';
 import { loadConfig } from './config';
 import { createLogger } from './http/logger';
+import { CLOSE_LIMIT_MS, onStopSignal } from './shutdown';
 import { createTollgate } from './tollgate';
 
 /**
@@ -20,12 +21,7 @@ async function main() {
   const tollgate = await createTollgate({ config, databaseUrl: database.url, secretKey, logger, runWorker: true, migrate: false });
   await tollgate.start();
   logger.info('Tollgate worker started');
-  const stop = async () => {
-    await tollgate.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  onStopSignal(logger, (step) => step('stopping the job workers and closing the database pool', CLOSE_LIMIT_MS, () => tollgate.close()));
 }
 
 main().catch((e) => {
