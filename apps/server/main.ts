@@ -7,6 +7,7 @@ import { ensureDemoProject } from './demo-project';
 import { createLogger, type PinoLogger } from './http/logger';
 import { createTollgate } from './tollgate';
 import { deprioritizeWorkerThreads } from '../../infrastructure/crypto/thread-priority';
+import { CLOSE_LIMIT_MS, DRAIN_LIMIT_MS, drainHttp, onStopSignal } from './shutdown';
 
 /**
  * `npm start`: configuration, database (embedded when DATABASE_URL is unset), migrations, HTTP.
@@ -62,20 +63,17 @@ async function serve(config: Config, logger: PinoLogger, opts: { migrate: boolea
     logger.info({ port, publicUrl: config.publicUrl, env: config.NODE_ENV }, `Tollgate listening on http://localhost:${port}`);
   }
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await tollgate.close();
-    await database.embedded?.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  if (cluster.isWorker) process.on('disconnect', () => void stop('disconnect'));
+  const embedded = database.embedded;
+  const stop = onStopSignal(
+    logger,
+    async (step) => {
+      await drainHttp(server, logger);
+      await step('stopping the job workers and closing the database pool', CLOSE_LIMIT_MS, () => tollgate.close());
+      if (embedded) await step('stopping the embedded PostgreSQL', CLOSE_LIMIT_MS, () => embedded.stop());
+    },
+    () => void embedded?.stop(), // on a second signal: PostgreSQL gets its fast-shutdown signal, and stops on its own
+  );
+  if (cluster.isWorker) process.on('disconnect', () => stop('disconnect'));
 }
 
 async function primary(config: Config, logger: PinoLogger, processes: number) {
@@ -101,27 +99,30 @@ async function primary(config: Config, logger: PinoLogger, processes: number) {
   });
   logger.info({ processes, port: config.PORT, publicUrl: config.publicUrl }, `Tollgate listening on http://localhost:${config.PORT} with ${processes} processes`);
 
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const workers = Object.values(cluster.workers ?? {});
-    await Promise.all(
-      workers.map(
-        (w) =>
-          new Promise<void>((resolve) => {
-            if (!w || w.isDead()) return resolve();
-            w.once('exit', () => resolve());
-            w.disconnect();
-            setTimeout(() => w.kill('SIGKILL'), 10_000).unref();
-          }),
-      ),
-    );
-    await database.embedded?.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  const embedded = database.embedded;
+  const workerLimitMs = DRAIN_LIMIT_MS + 2 * CLOSE_LIMIT_MS;
+  onStopSignal(
+    logger,
+    async (step) => {
+      stopping = true;
+      const workers = Object.values(cluster.workers ?? {});
+      await step(`stopping ${workers.length} server processes`, workerLimitMs + 1000, () =>
+        Promise.all(
+          workers.map(
+            (w) =>
+              new Promise<void>((resolve) => {
+                if (!w || w.isDead()) return resolve();
+                w.once('exit', () => resolve());
+                w.disconnect();
+                setTimeout(() => w.kill('SIGKILL'), workerLimitMs).unref();
+              }),
+          ),
+        ),
+      );
+      if (embedded) await step('stopping the embedded PostgreSQL', CLOSE_LIMIT_MS, () => embedded.stop());
+    },
+    () => void embedded?.stop(),
+  );
 }
 
 main().catch((e) => {

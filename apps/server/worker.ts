@@ -3,6 +3,7 @@ import { loadConfig } from './config';
 import { createLogger } from './http/logger';
 import { buildCore } from './core';
 import { buildJobs } from './jobs';
+import { CLOSE_LIMIT_MS, onStopSignal } from './shutdown';
 
 /**
  * `npm run worker`: background jobs only (outbox delivery of mail and SMS, maintenance), for
@@ -22,14 +23,11 @@ async function main() {
   const jobs = buildJobs(core, config);
   await jobs.start();
   logger.info('Tollgate worker started');
-  const stop = async () => {
+  onStopSignal(logger, (step) => step('stopping the job workers and closing the database pool', CLOSE_LIMIT_MS, async () => {
     jobs.stop();
     await core.close();
     await jobs.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  }));
 }
 
 main().catch((e) => {

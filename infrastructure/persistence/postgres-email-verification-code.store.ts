@@ -1,15 +1,16 @@
 import type { VerificationCodeRecord, VerificationCodeStore } from '../../application/email/verification-code.store';
 import type { Database } from './database';
+import { read, rowMapper } from './rows';
 
-interface Row {
-  project_id: string;
-  user_id: string;
-  code_hash: string;
-  created_at: Date | string;
-  expires_at: Date | string;
-  failed_attempts: number;
-  consumed_at: Date | string | null;
-}
+const toRecord = rowMapper<VerificationCodeRecord>({
+  projectId: read.text,
+  userId: read.text,
+  codeHash: read.text,
+  createdAt: read.date,
+  expiresAt: read.date,
+  failedAttempts: read.number,
+  consumedAt: read.dateOrNull,
+});
 
 /** One row per user; a new code overwrites the previous one. */
 export class PostgresEmailVerificationCodeStore implements VerificationCodeStore {
@@ -26,18 +27,11 @@ export class PostgresEmailVerificationCodeStore implements VerificationCodeStore
   }
 
   async find(projectId: string, userId: string): Promise<VerificationCodeRecord | null> {
-    const rows = await this.db.query<Row>('select * from email_verification_codes where project_id = ? and user_id = ?', [projectId, userId]);
-    const r = rows[0];
-    if (!r) return null;
-    return {
-      projectId: r.project_id,
-      userId: r.user_id,
-      codeHash: r.code_hash,
-      createdAt: new Date(r.created_at),
-      expiresAt: new Date(r.expires_at),
-      failedAttempts: Number(r.failed_attempts),
-      consumedAt: r.consumed_at ? new Date(r.consumed_at) : null,
-    };
+    const rows = await this.db.query(`select ${toRecord.columns} from email_verification_codes where project_id = ? and user_id = ?`, [
+      projectId,
+      userId,
+    ]);
+    return toRecord.first(rows);
   }
 
   async consume(projectId: string, userId: string, codeHash: string, now: Date, maxFailures: number): Promise<boolean> {

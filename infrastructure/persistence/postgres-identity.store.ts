@@ -2,43 +2,38 @@ import type { Identity, IdentityStore } from '../../application/oauth/identity.s
 import type { LinkCandidate } from '../../domain/oauth/linking';
 import { normalizeEmail } from '../../domain/oauth/profile';
 import type { Database } from './database';
-import { IdentityEntity } from './entities/oauth.entity';
-import { isUuid } from './postgres-project.store';
+import { isUuid, read, rowMapper } from './rows';
 
-type Row = {
-  id: string;
-  projectId: string;
-  userId: string;
-  provider: string;
-  providerUserId: string;
-  email?: string | null;
-  emailVerified: boolean;
-  name?: string | null;
-  picture?: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-};
+const toIdentity = rowMapper<Identity>({
+  id: read.text,
+  projectId: read.text,
+  userId: read.text,
+  provider: read.text,
+  providerUserId: read.text,
+  email: read.textOrNull,
+  emailVerified: read.bool,
+  name: read.textOrNull,
+  picture: read.textOrNull,
+  createdAt: read.date,
+  updatedAt: read.date,
+});
 
-const toDomain = (r: Row): Identity => ({
-  id: r.id,
-  projectId: r.projectId,
-  userId: r.userId,
-  provider: r.provider,
-  providerUserId: r.providerUserId,
-  email: r.email ?? null,
-  emailVerified: r.emailVerified,
-  name: r.name ?? null,
-  picture: r.picture ?? null,
-  createdAt: r.createdAt,
-  updatedAt: r.updatedAt,
+const toLinkCandidate = rowMapper<LinkCandidate>({
+  userId: ['id', read.text],
+  emailVerified: read.bool,
+  disabled: read.bool,
+  providers: (v) => (v as string[] | null) ?? [],
 });
 
 export class PostgresIdentityStore implements IdentityStore {
   constructor(private readonly db: Database) {}
 
   async find(projectId: string, provider: string, providerUserId: string): Promise<Identity | null> {
-    const row = await this.db.em.findOne(IdentityEntity, { projectId, provider, providerUserId }, { disableIdentityMap: true });
-    return row ? toDomain(row) : null;
+    const rows = await this.db.query(
+      `select ${toIdentity.columns} from user_identities where project_id = ? and provider = ? and provider_user_id = ?`,
+      [projectId, provider, providerUserId],
+    );
+    return toIdentity.first(rows);
   }
 
   async insert(i: Identity): Promise<boolean> {
@@ -53,15 +48,18 @@ export class PostgresIdentityStore implements IdentityStore {
   }
 
   async update(i: Identity): Promise<void> {
-    await this.db.em.nativeUpdate(
-      IdentityEntity,
-      { id: i.id },
-      { email: i.email, emailVerified: i.emailVerified, name: i.name, picture: i.picture, updatedAt: i.updatedAt },
-    );
+    await this.db.query('update user_identities set email = ?, email_verified = ?, name = ?, picture = ?, updated_at = ? where id = ?', [
+      i.email,
+      i.emailVerified,
+      i.name,
+      i.picture,
+      i.updatedAt,
+      i.id,
+    ]);
   }
 
   async linkCandidates(projectId: string, email: string): Promise<LinkCandidate[]> {
-    const rows = await this.db.query<{ id: string; email_verified: boolean; disabled: boolean; providers: string[] | null }>(
+    const rows = await this.db.query(
       `select u.id, u.email_verified, u.disabled,
               array_remove(array_agg(i.provider), null) as providers
          from users u
@@ -70,12 +68,15 @@ export class PostgresIdentityStore implements IdentityStore {
         group by u.id`,
       [projectId, normalizeEmail(email)],
     );
-    return rows.map((r) => ({ userId: r.id, emailVerified: r.email_verified, disabled: r.disabled, providers: r.providers ?? [] }));
+    return rows.map(toLinkCandidate);
   }
 
   async listByUser(projectId: string, userId: string): Promise<Identity[]> {
     if (!isUuid(userId)) return [];
-    const rows = await this.db.em.find(IdentityEntity, { projectId, userId }, { orderBy: { createdAt: 'asc' }, disableIdentityMap: true });
-    return rows.map(toDomain);
+    const rows = await this.db.query(
+      `select ${toIdentity.columns} from user_identities where project_id = ? and user_id = ? order by created_at`,
+      [projectId, userId],
+    );
+    return rows.map(toIdentity);
   }
 }

@@ -9,33 +9,38 @@ import type {
   TotpStore,
 } from '../../application/mfa/mfa.store';
 import type { Database } from './database';
-import { isUuid } from './postgres-project.store';
+import { isUuid, read, rowMapper } from './rows';
 
-interface ChallengeRow {
-  id: string;
-  project_id: string;
-  user_id: string;
-  enrollment: boolean;
-  provider: string;
-  ttl_seconds: number | null;
-  auth_code_id: string | null;
-  created_at: Date;
-  expires_at: Date;
-}
-
-const challengeToRecord = (r: ChallengeRow): MfaChallengeRecord => ({
-  id: r.id,
-  projectId: r.project_id,
-  userId: r.user_id,
-  enrollment: r.enrollment,
-  provider: r.provider,
-  ttlSeconds: r.ttl_seconds,
-  authCodeId: r.auth_code_id,
-  createdAt: new Date(r.created_at),
-  expiresAt: new Date(r.expires_at),
+const toChallenge = rowMapper<MfaChallengeRecord>({
+  id: read.text,
+  projectId: read.text,
+  userId: read.text,
+  enrollment: read.bool,
+  provider: read.text,
+  ttlSeconds: read.numberOrNull,
+  authCodeId: read.textOrNull,
+  createdAt: read.date,
+  expiresAt: read.date,
 });
 
-const CHALLENGE_COLUMNS = 'id, project_id, user_id, enrollment, provider, ttl_seconds, auth_code_id, created_at, expires_at';
+const toTotpFactor = rowMapper<TotpFactor>({
+  secretEncrypted: ['secret_enc', read.text],
+  confirmedAt: read.dateOrNull,
+  lastUsedStep: read.numberOrNull,
+});
+
+const toSmsCode = rowMapper<SmsCodeRecord & { codeHash: string }>({
+  id: read.text,
+  projectId: read.text,
+  userId: read.text,
+  purpose: read.as<SmsCodePurpose>(),
+  challengeId: read.textOrNull,
+  phone: read.text,
+  codeHash: read.text,
+  createdAt: read.date,
+  expiresAt: read.date,
+  failedAttempts: read.number,
+});
 
 /** MFA challenges in PostgreSQL; consumption is one conditional update. */
 export class PostgresMfaChallengeStore implements MfaChallengeStore {
@@ -50,20 +55,20 @@ export class PostgresMfaChallengeStore implements MfaChallengeStore {
   }
 
   async findLive(tokenHash: string, now: Date): Promise<MfaChallengeRecord | null> {
-    const rows = await this.db.query<ChallengeRow>(
-      `select ${CHALLENGE_COLUMNS} from mfa_challenges where token_hash = ? and consumed_at is null and expires_at > ?`,
+    const rows = await this.db.query(
+      `select ${toChallenge.columns} from mfa_challenges where token_hash = ? and consumed_at is null and expires_at > ?`,
       [tokenHash, now],
     );
-    return rows[0] ? challengeToRecord(rows[0]) : null;
+    return toChallenge.first(rows);
   }
 
   async findLiveById(id: string, now: Date): Promise<MfaChallengeRecord | null> {
     if (!isUuid(id)) return null;
-    const rows = await this.db.query<ChallengeRow>(
-      `select ${CHALLENGE_COLUMNS} from mfa_challenges where id = ? and consumed_at is null and expires_at > ?`,
+    const rows = await this.db.query(
+      `select ${toChallenge.columns} from mfa_challenges where id = ? and consumed_at is null and expires_at > ?`,
       [id, now],
     );
-    return rows[0] ? challengeToRecord(rows[0]) : null;
+    return toChallenge.first(rows);
   }
 
   async consume(id: string, now: Date): Promise<boolean> {
@@ -81,17 +86,11 @@ export class PostgresTotpStore implements TotpStore {
 
   async find(projectId: string, userId: string): Promise<TotpFactor | null> {
     if (!isUuid(userId)) return null;
-    const rows = await this.db.query<{ secret_enc: string; confirmed_at: Date | null; last_used_step: string | number | null }>(
-      'select secret_enc, confirmed_at, last_used_step from mfa_totp_factors where user_id = ? and project_id = ?',
-      [userId, projectId],
-    );
-    const r = rows[0];
-    if (!r) return null;
-    return {
-      secretEncrypted: r.secret_enc,
-      confirmedAt: r.confirmed_at ? new Date(r.confirmed_at) : null,
-      lastUsedStep: r.last_used_step === null ? null : Number(r.last_used_step),
-    };
+    const rows = await this.db.query(`select ${toTotpFactor.columns} from mfa_totp_factors where user_id = ? and project_id = ?`, [
+      userId,
+      projectId,
+    ]);
+    return toTotpFactor.first(rows);
   }
 
   async savePending(projectId: string, userId: string, secretEncrypted: string, now: Date): Promise<boolean> {
@@ -175,19 +174,6 @@ export class PostgresBackupCodeStore implements BackupCodeStore {
   }
 }
 
-interface SmsCodeRow {
-  id: string;
-  project_id: string;
-  user_id: string;
-  purpose: SmsCodePurpose;
-  challenge_id: string | null;
-  phone: string;
-  code_hash: string;
-  created_at: Date;
-  expires_at: Date;
-  failed_attempts: number;
-}
-
 /** Phone numbers (on the users table), SMS enrollment and texted codes (hashed). */
 export class PostgresSmsStore implements SmsStore {
   constructor(private readonly db: Database) {}
@@ -242,27 +228,14 @@ export class PostgresSmsStore implements SmsStore {
   }
 
   async findLatestCode(projectId: string, userId: string, purpose: SmsCodePurpose, challengeId: string | null) {
-    const rows = await this.db.query<SmsCodeRow>(
-      `select id, project_id, user_id, purpose, challenge_id, phone, code_hash, created_at, expires_at, failed_attempts
+    const rows = await this.db.query(
+      `select ${toSmsCode.columns}
          from mfa_sms_codes
         where user_id = ? and project_id = ? and purpose = ? and challenge_id is not distinct from ? and consumed_at is null
         order by created_at desc limit 1`,
       [userId, projectId, purpose, challengeId],
     );
-    const r = rows[0];
-    if (!r) return null;
-    return {
-      id: r.id,
-      projectId: r.project_id,
-      userId: r.user_id,
-      purpose: r.purpose,
-      challengeId: r.challenge_id,
-      phone: r.phone,
-      codeHash: r.code_hash,
-      createdAt: new Date(r.created_at),
-      expiresAt: new Date(r.expires_at),
-      failedAttempts: r.failed_attempts,
-    };
+    return toSmsCode.first(rows);
   }
 
   async consumeCode(id: string, now: Date, maxFailedAttempts: number): Promise<boolean> {

@@ -1,63 +1,57 @@
 import type { ProjectStore } from '../../application/projects/project.store';
-import type { Project } from '../../domain/project';
+import type { Project, ProjectSettings } from '../../domain/project';
 import type { OAuthProvider } from '../../domain/providers';
 import type { Database } from './database';
-import { ProjectEntity } from './entities/project.entity';
+import { isUuid, read, rowMapper } from './rows';
 
-type Row = typeof ProjectEntity extends { '~entity': infer E } ? E : never;
-
-const toDomain = (r: { id: string; name: string; active: boolean; settings: Project['settings']; createdAt: Date; updatedAt: Date }): Project => ({
-  id: r.id,
-  name: r.name,
-  active: r.active,
-  settings: r.settings,
-  createdAt: r.createdAt,
-  updatedAt: r.updatedAt,
+/** The project without its secrets (signing secret, provider credentials), which have their own reads. */
+const toProject = rowMapper<Project>({
+  id: read.text,
+  name: read.text,
+  active: read.bool,
+  settings: read.as<ProjectSettings>(),
+  createdAt: read.date,
+  updatedAt: read.date,
 });
 
 export class PostgresProjectStore implements ProjectStore {
   constructor(private readonly db: Database) {}
 
-  async insert(project: Project, signingSecretEncrypted: string): Promise<void> {
-    await this.db.em.insert(ProjectEntity, {
-      id: project.id,
-      name: project.name,
-      active: project.active,
-      signingSecretEnc: signingSecretEncrypted,
-      settings: project.settings,
-      providerCredentials: {},
-      billing: null,
-      createdAt: project.createdAt,
-      updatedAt: project.updatedAt,
-    });
+  async insert(p: Project, signingSecretEncrypted: string): Promise<void> {
+    await this.db.query(
+      `insert into projects (id, name, active, signing_secret_enc, settings, provider_credentials, billing, created_at, updated_at)
+       values (?, ?, ?, ?, ?::jsonb, '{}'::jsonb, null, ?, ?)`,
+      [p.id, p.name, p.active, signingSecretEncrypted, JSON.stringify(p.settings), p.createdAt, p.updatedAt],
+    );
   }
 
   async findById(id: string): Promise<Project | null> {
     if (!isUuid(id)) return null;
-    const row = await this.db.em.findOne(ProjectEntity, { id }, { disableIdentityMap: true });
-    return row ? toDomain(row) : null;
+    return toProject.first(await this.db.query(`select ${toProject.columns} from projects where id = ?`, [id]));
   }
 
   async findByName(name: string): Promise<Project | null> {
-    const row = await this.db.em.findOne(ProjectEntity, { name }, { disableIdentityMap: true });
-    return row ? toDomain(row) : null;
+    return toProject.first(await this.db.query(`select ${toProject.columns} from projects where name = ? limit 1`, [name]));
   }
 
   async list(): Promise<Project[]> {
-    const rows = await this.db.em.find(ProjectEntity, {}, { orderBy: { createdAt: 'asc' }, disableIdentityMap: true });
-    return rows.map(toDomain);
+    const rows = await this.db.query(`select ${toProject.columns} from projects order by created_at`);
+    return rows.map(toProject);
   }
 
   async count(): Promise<number> {
-    return this.db.em.count(ProjectEntity, {});
+    const rows = await this.db.query<{ n: string }>('select count(*) as n from projects');
+    return read.number(rows[0]?.n ?? 0);
   }
 
-  async update(project: Project): Promise<void> {
-    await this.db.em.nativeUpdate(
-      ProjectEntity,
-      { id: project.id },
-      { name: project.name, active: project.active, settings: project.settings, updatedAt: project.updatedAt },
-    );
+  async update(p: Project): Promise<void> {
+    await this.db.query('update projects set name = ?, active = ?, settings = ?::jsonb, updated_at = ? where id = ?', [
+      p.name,
+      p.active,
+      JSON.stringify(p.settings),
+      p.updatedAt,
+      p.id,
+    ]);
   }
 
   async signingSecretEncrypted(projectId: string): Promise<string | null> {
@@ -82,6 +76,3 @@ export class PostgresProjectStore implements ProjectStore {
     }
   }
 }
-
-export const isUuid = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
-export type { Row as ProjectRow };

@@ -1,46 +1,23 @@
 import type { RefreshTokenRecord, RefreshTokenStore, RotateRefreshTokenInput, StoredRefreshToken } from '../../application/tokens/refresh-token.store';
 import type { Database } from './database';
-import { isUuid } from './postgres-project.store';
+import { isUuid, read, rowMapper } from './rows';
 
-interface Row {
-  id: string;
-  project_id: string;
-  user_id: string;
-  family_id: string;
-  parent_id: string | null;
-  provider: string;
-  auth_code_id: string | null;
-  created_at: Date | string;
-  expires_at: Date | string;
-  idle_expires_at: Date | string;
-  last_used_at: Date | string | null;
-  rotated_at: Date | string | null;
-  revoked_at: Date | string | null;
-  replaced_by: string | null;
-  successor_enc: string | null;
-}
-
-const COLUMNS = `id, project_id, user_id, family_id, parent_id, provider, auth_code_id, created_at, expires_at,
-  idle_expires_at, last_used_at, rotated_at, revoked_at, replaced_by, successor_enc`;
-
-const date = (v: Date | string | null) => (v === null ? null : new Date(v));
-
-const toStored = (r: Row): StoredRefreshToken => ({
-  id: r.id,
-  projectId: r.project_id,
-  userId: r.user_id,
-  familyId: r.family_id,
-  parentId: r.parent_id,
-  provider: r.provider,
-  authCodeId: r.auth_code_id,
-  createdAt: new Date(r.created_at),
-  expiresAt: new Date(r.expires_at),
-  idleExpiresAt: new Date(r.idle_expires_at),
-  lastUsedAt: date(r.last_used_at),
-  rotatedAt: date(r.rotated_at),
-  revokedAt: date(r.revoked_at),
-  replacedBy: r.replaced_by,
-  successorEncrypted: r.successor_enc,
+const toStored = rowMapper<StoredRefreshToken>({
+  id: read.text,
+  projectId: read.text,
+  userId: read.text,
+  familyId: read.text,
+  parentId: read.textOrNull,
+  provider: read.text,
+  authCodeId: read.textOrNull,
+  createdAt: read.date,
+  expiresAt: read.date,
+  idleExpiresAt: read.date,
+  lastUsedAt: read.dateOrNull,
+  rotatedAt: read.dateOrNull,
+  revokedAt: read.dateOrNull,
+  replacedBy: read.textOrNull,
+  successorEncrypted: ['successor_enc', read.textOrNull],
 });
 
 export class PostgresRefreshTokenStore implements RefreshTokenStore {
@@ -64,14 +41,14 @@ export class PostgresRefreshTokenStore implements RefreshTokenStore {
   }
 
   async findByHash(projectId: string, tokenHash: string): Promise<StoredRefreshToken | null> {
-    const rows = await this.db.query<Row>(`select ${COLUMNS} from refresh_tokens where token_hash = ? and project_id = ?`, [tokenHash, projectId]);
-    return rows[0] ? toStored(rows[0]) : null;
+    const rows = await this.db.query(`select ${toStored.columns} from refresh_tokens where token_hash = ? and project_id = ?`, [tokenHash, projectId]);
+    return toStored.first(rows);
   }
 
   async findById(id: string): Promise<StoredRefreshToken | null> {
     if (!isUuid(id)) return null;
-    const rows = await this.db.query<Row>(`select ${COLUMNS} from refresh_tokens where id = ?`, [id]);
-    return rows[0] ? toStored(rows[0]) : null;
+    const rows = await this.db.query(`select ${toStored.columns} from refresh_tokens where id = ?`, [id]);
+    return toStored.first(rows);
   }
 
   /**
@@ -80,13 +57,13 @@ export class PostgresRefreshTokenStore implements RefreshTokenStore {
    * child insert and the parent's clean-up read only what that UPDATE returned.
    */
   async rotate(input: RotateRefreshTokenInput): Promise<StoredRefreshToken | null> {
-    const rows = await this.db.query<Row>(
+    const rows = await this.db.query(
       `with rotated as (
          update refresh_tokens
             set rotated_at = ?, last_used_at = ?, replaced_by = ?, successor_enc = ?
           where token_hash = ? and project_id = ?
             and rotated_at is null and revoked_at is null and expires_at > ? and idle_expires_at > ?
-          returning ${COLUMNS}
+          returning ${toStored.columns}
        ), child as (
          insert into refresh_tokens (id, project_id, user_id, family_id, parent_id, token_hash, provider, auth_code_id,
            created_at, expires_at, idle_expires_at)
@@ -96,13 +73,13 @@ export class PostgresRefreshTokenStore implements RefreshTokenStore {
          update refresh_tokens set successor_enc = null
           where id = (select parent_id from rotated) and successor_enc is not null
        )
-       select ${COLUMNS} from rotated`,
+       select ${toStored.columns} from rotated`,
       [
         input.at, input.at, input.childId, input.successorEncrypted, input.tokenHash, input.projectId, input.at, input.at,
         input.childId, input.childTokenHash, input.at, input.childIdleExpiresAt,
       ],
     );
-    return rows[0] ? toStored(rows[0]) : null;
+    return toStored.first(rows);
   }
 
   async revokeFamily(familyId: string, at: Date): Promise<number> {

@@ -2,36 +2,21 @@ import type { UserStore } from '../../application/users/user.store';
 import type { Locale } from '../../domain/locale';
 import type { EndUser } from '../../domain/user';
 import type { Database } from './database';
-import { UserEntity } from './entities/user.entity';
-import { isUuid } from './postgres-project.store';
+import { isUuid, read, rowMapper } from './rows';
 
-export interface UserRowLike {
-  id: string;
-  projectId: string;
-  email?: string | null;
-  name?: string | null;
-  picture?: string | null;
-  provider: string;
-  emailVerified: boolean;
-  locale?: string | null;
-  disabled: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-/** Whitelists the columns that make the domain user (no password hash, no phone). */
-export const userToDomain = (r: UserRowLike): EndUser => ({
-  id: r.id,
-  projectId: r.projectId,
-  email: r.email ?? null,
-  name: r.name ?? null,
-  picture: r.picture ?? null,
-  provider: r.provider,
-  emailVerified: r.emailVerified,
-  locale: (r.locale as Locale | null) ?? null,
-  disabled: r.disabled,
-  createdAt: r.createdAt,
-  updatedAt: r.updatedAt,
+/** The columns that make the domain user (no password hash, no phone). */
+export const toEndUser = rowMapper<EndUser>({
+  id: read.text,
+  projectId: read.text,
+  email: read.textOrNull,
+  name: read.textOrNull,
+  picture: read.textOrNull,
+  provider: read.text,
+  emailVerified: read.bool,
+  locale: read.as<Locale | null>(),
+  disabled: read.bool,
+  createdAt: read.date,
+  updatedAt: read.date,
 });
 
 export class PostgresUserStore implements UserStore {
@@ -39,33 +24,24 @@ export class PostgresUserStore implements UserStore {
 
   async findById(projectId: string, userId: string): Promise<EndUser | null> {
     if (!isUuid(userId) || !isUuid(projectId)) return null;
-    const row = await this.db.em.findOne(UserEntity, { id: userId, projectId }, { disableIdentityMap: true });
-    return row ? userToDomain(row) : null;
+    const rows = await this.db.query(`select ${toEndUser.columns} from users where id = ? and project_id = ?`, [userId, projectId]);
+    return toEndUser.first(rows);
   }
 
-  async insert(user: EndUser): Promise<void> {
-    await this.db.em.insert(UserEntity, {
-      ...user,
-      passwordHash: null,
-      phone: null,
-      phoneVerified: false,
-    });
+  async insert(u: EndUser): Promise<void> {
+    await this.db.query(
+      `insert into users (id, project_id, email, name, picture, provider, email_verified, locale, password_hash,
+         phone, phone_verified, disabled, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, null, null, false, ?, ?, ?)`,
+      [u.id, u.projectId, u.email, u.name, u.picture, u.provider, u.emailVerified, u.locale, u.disabled, u.createdAt, u.updatedAt],
+    );
   }
 
-  async update(user: EndUser): Promise<void> {
-    await this.db.em.nativeUpdate(
-      UserEntity,
-      { id: user.id, projectId: user.projectId },
-      {
-        email: user.email,
-        name: user.name,
-        picture: user.picture,
-        provider: user.provider,
-        emailVerified: user.emailVerified,
-        locale: user.locale,
-        disabled: user.disabled,
-        updatedAt: user.updatedAt,
-      },
+  async update(u: EndUser): Promise<void> {
+    await this.db.query(
+      `update users set email = ?, name = ?, picture = ?, provider = ?, email_verified = ?, locale = ?, disabled = ?, updated_at = ?
+        where id = ? and project_id = ?`,
+      [u.email, u.name, u.picture, u.provider, u.emailVerified, u.locale, u.disabled, u.updatedAt, u.id, u.projectId],
     );
   }
 }

@@ -7,6 +7,7 @@ import { FakeGitHub } from '../support/fake-github';
 import { browse } from '../support/oidc-provider';
 import { startTestSmtp, type TestSmtp } from '../support/smtp';
 import { decodeJwt, enrollTotp, post, setPolicy, totpCode } from './mfa-helpers';
+import { failOnUnexpectedRequests } from '../support/peer-server';
 
 /**
  * The policy table through the real primary sign-ins: email signup and signin, the magic-link
@@ -18,6 +19,9 @@ let t: TestApp;
 let smtp: TestSmtp;
 let gh: FakeGitHub;
 let dataDir: string;
+
+// A request a look-alike peer has no route for fails the test that made it.
+failOnUnexpectedRequests(() => [gh]);
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-mfa-flows-'));

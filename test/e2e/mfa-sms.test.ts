@@ -3,12 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { startFakeSms, type FakeSms } from '../support/fake-sms';
 import { challengeOf, freshIp, post, primarySignIn, seedUser, sessionOf, setPolicy } from './mfa-helpers';
+import { failOnUnexpectedRequests } from '../support/peer-server';
 
 let t: TestApp;
 let sms: FakeSms;
 let project: TestProject;
 let phoneCounter = 0;
 const newPhone = () => `+1415555${String(1000 + ++phoneCounter).padStart(4, '0')}`;
+
+// A request a look-alike peer has no route for fails the test that made it.
+failOnUnexpectedRequests(() => [sms]);
 
 beforeAll(async () => {
   sms = await startFakeSms();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { FakeGitHub } from '../support/fake-github';
 import { browse, OidcPeer, type IdTokenTamper } from '../support/oidc-provider';
+import { failOnUnexpectedRequests } from '../support/peer-server';
 
 let t: TestApp;
 let op: OidcPeer;
@@ -37,6 +38,9 @@ const get = async (url: string) => {
 
 const countUsers = () =>
   t.inContext(async () => Number((await t.tollgate.core.db.query<{ n: string }>('select count(*) as n from users where project_id = ?', [project.id]))[0]!.n));
+
+// A request a look-alike peer has no route for fails the test that made it.
+failOnUnexpectedRequests(() => [gh]);
 
 beforeAll(async () => {
   [op, gh] = await Promise.all([OidcPeer.start(), FakeGitHub.start()]);

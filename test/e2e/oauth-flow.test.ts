@@ -4,6 +4,7 @@ import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { FakeDiscord } from '../support/fake-discord';
 import { FakeGitHub } from '../support/fake-github';
 import { browse, OidcPeer } from '../support/oidc-provider';
+import { failOnUnexpectedRequests } from '../support/peer-server';
 
 let t: TestApp;
 let op: OidcPeer;
@@ -43,6 +44,19 @@ async function exchange(p: TestProject, code: string) {
   if (res.status !== 200 || !('token' in res.body)) throw new Error('exchange failed');
   return res.body;
 }
+
+/**
+ * Disables or re-enables a user by writing the store, as an operator would, then waits until this
+ * process's caches have heard of it (the listener's round trip), so the next request sees it.
+ */
+/** The operator's action (as the CLI runs it); it returns once this process's caches dropped the user. */
+async function setDisabled(userId: string, disabled: boolean) {
+  const done = await t.inContext(() => t.tollgate.admin.setUserDisabled({ projectId: project.id, userId, disabled }));
+  if (!done.ok) throw new Error(done.error);
+}
+
+// A request a look-alike peer has no route for fails the test that made it.
+failOnUnexpectedRequests(() => [gh, dc]);
 
 beforeAll(async () => {
   [op, gh, dc] = await Promise.all([OidcPeer.start(), FakeGitHub.start(), FakeDiscord.start()]);
@@ -125,14 +139,17 @@ describe('each provider normalizes to the same profile shape', () => {
   it('Apple: form_post callback, ES256 client secret, name from the first-authorization user field', async () => {
     op.nextLogin = 'apple-cy';
     op.appleUser = { firstName: 'Cy', lastName: 'Young' };
-    const before = op.tokenRequests;
-    const first = await exchange(project, (await signIn(project, 'apple')).searchParams.get('code')!);
-    expect(op.tokenRequests).toBe(before + 1);
-    expect(first.user).toMatchObject({ email: 'cy@privaterelay.appleid.com', email_verified: true, name: 'Cy Young' });
-    expect(decodeJwt(first.token)).toMatchObject({ provider: 'apple', name: 'Cy Young' });
-
-    // Later authorizations carry no user field: the name is kept.
-    op.appleUser = null;
+    let first: Awaited<ReturnType<typeof exchange>>;
+    try {
+      const before = op.tokenRequests;
+      first = await exchange(project, (await signIn(project, 'apple')).searchParams.get('code')!);
+      expect(op.tokenRequests).toBe(before + 1);
+      expect(first.user).toMatchObject({ email: 'cy@privaterelay.appleid.com', email_verified: true, name: 'Cy Young' });
+      expect(decodeJwt(first.token)).toMatchObject({ provider: 'apple', name: 'Cy Young' });
+    } finally {
+      // Later authorizations carry no user field: the name is kept.
+      op.appleUser = null;
+    }
     const second = await exchange(project, (await signIn(project, 'apple')).searchParams.get('code')!);
     expect(second.user).toMatchObject({ id: first.user.id, name: 'Cy Young' });
   });
@@ -156,19 +173,18 @@ describe('each provider normalizes to the same profile shape', () => {
   });
 
   it('token verify answers valid:false once the user is disabled', async () => {
-    gh.nextLogin = 'octo';
+    // An account of its own: the shared 'octo' user of the other tests is never disabled.
+    gh.accounts.set('octo-off', { id: 583299, login: 'octo-off', name: 'Off', avatar_url: 'https://a.example/off', emails: [] });
+    gh.nextLogin = 'octo-off';
     const body = await exchange(project, (await signIn(project, 'github')).searchParams.get('code')!);
-    expect((await project.client.token.verify({ body: { token: body.token } })).body).toMatchObject({ valid: true });
-    const setDisabled = (disabled: boolean) =>
-      t.inContext(() => t.tollgate.admin.setUserDisabled({ projectId: project.id, userId: body.user.id, disabled }));
-    // The admin action returns once this process's caches have dropped the user.
-    expect((await setDisabled(true)).ok).toBe(true);
+    expect((await project.client.token.verify({ body: { token: body.token } })).body).toMatchObject({ valid: true }); // cached now
+    await setDisabled(body.user.id, true);
     try {
       expect((await project.client.token.verify({ body: { token: body.token } })).body).toEqual({ valid: false, user: null, expiresAt: null });
       const refresh = await project.client.session.refresh({ body: { refresh_token: body.refresh_token } });
       expect(refresh.status).toBe(401);
     } finally {
-      await setDisabled(false);
+      await setDisabled(body.user.id, false);
     }
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { FakeGitHub } from '../support/fake-github';
 import { browse, OidcPeer } from '../support/oidc-provider';
+import { failOnUnexpectedRequests } from '../support/peer-server';
 
 let t: TestApp;
 let op: OidcPeer;
@@ -59,6 +60,9 @@ const identities = (p: TestProject, id: string) =>
 
 const ghAccount = (login: string, id: number, email: string, verified = true) =>
   gh.accounts.set(login, { id, login, name: login, avatar_url: `https://a.example/${id}`, emails: [{ email, primary: true, verified, visibility: null }] });
+
+// A request a look-alike peer has no route for fails the test that made it.
+failOnUnexpectedRequests(() => [gh]);
 
 beforeAll(async () => {
   [op, gh] = await Promise.all([OidcPeer.start(), FakeGitHub.start()]);

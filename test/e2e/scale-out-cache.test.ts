@@ -6,7 +6,8 @@ import { startTestApp, type TestApp, type TestProject } from '../support/app';
 /**
  * Two server processes of one deployment share a PostgreSQL. Each caches API keys, projects,
  * signing keys and user status on its hot paths; a change made through one process must be
- * honoured by the other within a second.
+ * honoured by the other as soon as the other's listener has the notification (within the
+ * notification delay, well under a second on a healthy database).
  */
 let a: TestApp;
 let b: TestApp;
@@ -20,13 +21,14 @@ afterAll(async () => {
   await a?.close();
 });
 
-async function until(check: () => Promise<boolean>, ms = 1000): Promise<number> {
-  const start = Date.now();
-  while (Date.now() - start < ms) {
-    if (await check()) return Date.now() - start;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`not within ${ms} ms`);
+/**
+ * B has heard of every change committed so far (a round trip on its cache listener, which
+ * PostgreSQL answers only after delivering the pending notifications), then `check` must hold.
+ * Deterministic: no polling against a wall-clock bound the machine's load decides.
+ */
+async function onceHeardBy(app: TestApp, check: () => Promise<boolean>): Promise<void> {
+  await app.tollgate.core.invalidation.sync();
+  expect(await check()).toBe(true);
 }
 
 const verify = (app: TestApp, p: TestProject, token = 'x') => app.client(p.apiKey).token.verify({ body: { token } });
@@ -88,25 +90,25 @@ async function slowListenerProxy(target: URL, delayMs: number) {
 }
 
 describe('hot-path caches across processes', () => {
-  it('a key revoked in process A is refused by process B within 1 s', async () => {
+  it('a key revoked in process A is refused by process B once B hears of it', async () => {
     const p = await a.createProject();
     expect((await verify(b, p)).status).toBe(200); // B has now cached the key
     expect((await verify(b, p)).status).toBe(200);
     const [key] = await a.inContext(() => a.tollgate.admin.listApiKeys(p.id));
     await a.inContext(() => a.tollgate.admin.revokeApiKey({ projectId: p.id, keyId: key!.id }));
-    await until(async () => (await verify(b, p)).status === 401);
+    await onceHeardBy(b, async () => (await verify(b, p)).status === 401);
   });
 
-  it('a project disabled in A answers 404 in B within 1 s, and 200 again once re-enabled', async () => {
+  it('a project disabled in A answers 404 in B once B hears of it, and 200 again once re-enabled', async () => {
     const p = await a.createProject();
     expect((await verify(b, p)).status).toBe(200);
     await a.inContext(() => a.tollgate.admin.updateProject(p.id, { active: false }));
-    await until(async () => (await verify(b, p)).status === 404);
+    await onceHeardBy(b, async () => (await verify(b, p)).status === 404);
     await a.inContext(() => a.tollgate.admin.updateProject(p.id, { active: true }));
-    await until(async () => (await verify(b, p)).status === 200);
+    await onceHeardBy(b, async () => (await verify(b, p)).status === 200);
   });
 
-  it("a user disabled in A makes B answer valid:false for the user's token within 1 s", async () => {
+  it("a user disabled in A makes B answer valid:false for the user's token once B hears of it", async () => {
     const p = await a.createProject();
     const core = a.tollgate.core;
     const now = a.clock.now();
@@ -122,7 +124,7 @@ describe('hot-path caches across processes', () => {
     expect((await verify(b, p, token)).body).toMatchObject({ valid: true });
     expect((await verify(b, p, token)).body).toMatchObject({ valid: true });
     await a.inContext(() => core.stores.users.update({ ...user, disabled: true, updatedAt: a.clock.now() }));
-    await until(async () => {
+    await onceHeardBy(b, async () => {
       const res = await verify(b, p, token);
       return res.status === 200 && res.body.valid === false;
     });

@@ -1,5 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { json, PeerServer } from './peer-server';
 
 export interface FakeSmsMessage {
   sid: string;
@@ -24,13 +23,16 @@ export interface FakeSms {
   /** The 6-digit code in the latest message to `to` (waits for a new one when `after` is given). */
   nextCode(to: string, after?: number): Promise<string>;
   countTo(to: string): number;
+  /** Throws when a request had no route (a path other than the Messages resource); see PeerServer. */
+  assertNoUnexpected(): void;
   close(): Promise<void>;
 }
 
 /**
  * A local HTTP server shaped like the Twilio Messages API:
  * POST /2010-04-01/Accounts/{AccountSid}/Messages.json, Basic auth (SID:token), form fields
- * To, From, Body; answers 201 with the message resource, 401 / 400 like Twilio otherwise.
+ * To, From, Body; answers 201 with the message resource, 401 / 400 like Twilio otherwise. Any
+ * other request fails the test (see PeerServer).
  */
 export async function startFakeSms(): Promise<FakeSms> {
   const accountSid = 'AC' + 'f'.repeat(32);
@@ -38,49 +40,57 @@ export async function startFakeSms(): Promise<FakeSms> {
   const from = '+15005550006';
   const messages: FakeSmsMessage[] = [];
   const state = { rejected: 0 };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const send = (status: number, body: object) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      const path = `/2010-04-01/Accounts/${accountSid}/Messages.json`;
-      if (req.method !== 'POST' || req.url !== path) return send(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
+  /** Waiters for a message, woken as each message arrives (no polling). */
+  const arrivals = new Set<() => void>();
+  const peer = await PeerServer.start('FakeSms', {
+    [`POST /2010-04-01/Accounts/${accountSid}/Messages.json`]: (req) => {
       const expected = 'Basic ' + Buffer.from(`${accountSid}:${authToken}`).toString('base64');
       if (req.headers.authorization !== expected) {
         state.rejected++;
-        return send(401, { code: 20003, message: 'Authenticate', status: 401 });
+        return json(401, { code: 20003, message: 'Authenticate', status: 401 });
       }
       if (!String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded')) {
         state.rejected++;
-        return send(400, { code: 20001, message: 'Invalid content type', status: 400 });
+        return json(400, { code: 20001, message: 'Invalid content type', status: 400 });
       }
-      const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+      const form = req.form();
       const to = form.get('To');
       const body = form.get('Body');
       if (!to || !body || form.get('From') !== from) {
         state.rejected++;
-        return send(400, { code: 21604, message: "A 'To' phone number is required.", status: 400 });
+        return json(400, { code: 21604, message: "A 'To' phone number is required.", status: 400 });
       }
       const message = { sid: `SM${messages.length.toString(16).padStart(32, '0')}`, to, from, body };
       messages.push(message);
-      send(201, { sid: message.sid, account_sid: accountSid, to, from, body, status: 'queued', num_segments: '1' });
-    });
+      for (const wake of arrivals) wake();
+      return json(201, { sid: message.sid, account_sid: accountSid, to, from, body, status: 'queued', num_segments: '1' });
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = peer.baseUrl;
   const countTo = (to: string) => messages.filter((m) => m.to === to).length;
-  const waitFor = async (to: string, options: { after?: number; timeoutMs?: number } = {}) => {
+  const waitFor = (to: string, options: { after?: number; timeoutMs?: number } = {}) => {
     const after = options.after ?? 0;
-    const deadline = Date.now() + (options.timeoutMs ?? 10_000);
-    for (;;) {
-      const list = messages.filter((m) => m.to === to);
-      if (list.length > after) return list[list.length - 1]!;
-      if (Date.now() > deadline) throw new Error(`no SMS to ${to} (after ${after}) within the timeout`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    return new Promise<FakeSmsMessage>((resolve, reject) => {
+      const check = () => {
+        const list = messages.filter((m) => m.to === to);
+        if (list.length <= after) return false;
+        done();
+        resolve(list[list.length - 1]!);
+        return true;
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`no SMS to ${to} (after ${after}) within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const wake = () => void check();
+      const done = () => {
+        clearTimeout(timer);
+        arrivals.delete(wake);
+      };
+      arrivals.add(wake);
+      check();
+    });
   };
   return {
     url,
@@ -100,10 +110,7 @@ export async function startFakeSms(): Promise<FakeSms> {
       return code;
     },
     countTo,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    assertNoUnexpected: () => peer.assertNoUnexpected(),
+    close: () => peer.close(),
   };
 }

@@ -1,0 +1,103 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../infrastructure/persistence/embedded-postgres';
+
+/**
+ * `npm start` the way a process manager runs it: one pid (npm's), signalled directly, not as a
+ * process group. The signal must reach the server, which drains, closes and stops the embedded
+ * PostgreSQL before npm exits 0.
+ */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-shutdown-'));
+// When run as root, the embedded server runs as a dedicated user that must be able to enter it.
+chmodSync(dir, 0o755);
+let npm: ChildProcess | undefined;
+
+afterAll(() => {
+  // Only if the test failed half-way: nothing it started may outlive it (npm runs in a process
+  // group of its own for this reason alone; the test signals npm's pid only).
+  if (npm?.pid) {
+    try {
+      process.kill(-npm.pid, 'SIGKILL');
+    } catch {
+      // the group is gone: everything stopped
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Resolves with the first line of `output()` that matches, as it arrives. */
+function lineMatching(child: ChildProcess, output: () => string, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const line = output().split('\n').find((l) => pattern.test(l));
+      if (line === undefined) return false;
+      child.stdout!.off('data', check);
+      child.off('exit', exited);
+      resolve(line);
+      return true;
+    };
+    const exited = () => reject(new Error(`exited before printing ${pattern}:\n${output()}`));
+    if (!check()) {
+      child.stdout!.on('data', check);
+      child.once('exit', exited);
+    }
+  });
+}
+
+describe('npm start and signals', () => {
+  it('SIGTERM to the npm process: the request in flight is answered, then every step logs and npm exits 0', async () => {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', TOLLGATE_DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'info', NODE_ENV: 'development' };
+    delete env.DATABASE_URL;
+    npm = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    npm.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    npm.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const exit = new Promise<number | null>((resolve) => npm!.once('exit', (code) => resolve(code)));
+    await lineMatching(npm, () => out, /Tollgate listening/);
+    const postmasterPid = path.join(dir, 'data', 'pgdata', 'postmaster.pid');
+    expect(existsSync(postmasterPid)).toBe(true);
+
+    // A request in flight: headers sent, body not yet, so the server is waiting for it.
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (d: string) => (answer += d));
+    const answered = new Promise<void>((resolve) => socket.once('end', resolve));
+    const body = '{"token":"x"}';
+    socket.write(
+      `POST /api/v1/token/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer nope\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n{"tok`,
+    );
+
+    process.kill(npm.pid!, 'SIGTERM');
+    await lineMatching(npm, () => out, /closing the HTTP server/);
+    expect(answer).toBe(''); // still waiting for its body
+    socket.end(body.slice(5));
+    await answered;
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    expect(answer).toContain('Invalid API key');
+
+    expect(await exit).toBe(0);
+    const steps = out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; signal?: string })
+      .map((l) => l.msg)
+      .filter((m) => !/embedded PostgreSQL \(data|listening/.test(m));
+    expect(steps).toEqual([
+      'shutting down',
+      'closing the HTTP server: no new connections, waiting for the requests in flight',
+      'stopping the job workers and closing the database pool',
+      'stopping the embedded PostgreSQL',
+      'stopped',
+    ]);
+    // PostgreSQL removes its pid file when it has shut down cleanly.
+    expect(existsSync(postmasterPid)).toBe(false);
+  }, 120_000);
+});
