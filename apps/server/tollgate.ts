@@ -34,7 +34,7 @@ import { wireEmail } from './features/email';
 import { wireMfa } from './features/mfa';
 import { wireOAuth } from './features/oauth';
 import { buildHttpApp } from './http/app';
-import { makeRouteAuthenticator } from './http/auth';
+import { accessTokenAuthenticator, apiKeyAuthenticator, noAuthentication } from './http/auth';
 import type { PinoLogger } from './http/logger';
 import { buildOpenApiDocument } from './http/openapi';
 import { makeTokenRoutes } from './http/token.routes';
@@ -166,10 +166,11 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     contract,
     router,
     logger: core.logger,
-    authenticate: makeRouteAuthenticator({
-      authenticateApiKey: core.useCases.authenticateApiKey,
-      authenticateAccessToken: mfa.authenticateAccessToken ?? core.useCases.authenticateAccessToken,
-    }),
+    authenticators: {
+      none: noAuthentication,
+      apiKey: apiKeyAuthenticator(core.useCases.authenticateApiKey),
+      user: accessTokenAuthenticator(mfa.authenticateAccessToken ?? core.useCases.authenticateAccessToken),
+    },
     trustProxy: trustProxySetting(core.config.TRUST_PROXY),
     bodyLimit: core.config.BODY_LIMIT,
     openApiDocument: buildOpenApiDocument(core.config.publicUrl),
