@@ -20,8 +20,6 @@ export interface RouteMetadata {
   auth: RouteAuth;
   /** With auth 'apiKey': the handler itself refuses inactive projects, later in its order of checks. */
   allowInactiveProject?: boolean;
-  /** The route answers something other than JSON (a redirect or a page). */
-  nonJson?: boolean;
   /**
    * With auth 'user': the MFA enrollment challenge of a sign-in under the required policy is
    * accepted as the Bearer credential too (the setup endpoints); every other route refuses it.

@@ -92,7 +92,7 @@ export const oauthContract = c.router(
         302: c.noBody(),
         ...errors(...QUERY_ROUTE_ERRORS, ...INITIATION),
       },
-      metadata: meta({ auth: 'apiKey', allowInactiveProject: true, nonJson: true }),
+      metadata: meta({ auth: 'apiKey', allowInactiveProject: true }),
     },
     callback: {
       method: 'GET',
@@ -105,7 +105,7 @@ export const oauthContract = c.router(
         302: c.noBody(),
         ...errors(...QUERY_ROUTE_ERRORS, ...CALLBACK),
       },
-      metadata: meta({ auth: 'none', nonJson: true }),
+      metadata: meta({ auth: 'none' }),
     },
     callbackPost: {
       method: 'POST',
@@ -119,7 +119,7 @@ export const oauthContract = c.router(
         302: c.noBody(),
         ...errors(...BODY_ROUTE_ERRORS, ...CALLBACK),
       },
-      metadata: meta({ auth: 'none', nonJson: true }),
+      metadata: meta({ auth: 'none' }),
     },
   },
   { strictStatusCodes: true },

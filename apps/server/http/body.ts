@@ -39,7 +39,7 @@ function parseStrictJson(text: string): { ok: true; value: unknown } | { ok: fal
  * type (or encoding, or charset) the route does not take, 400 for malformed JSON.
  */
 export function makeBodyReader(limit: string) {
-  const json = express.json({ limit, strict: true });
+  const json = express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] });
   // Apple's form_post callback; JSON is accepted there too.
   const form = express.urlencoded({ extended: false, limit });
   // The exact bytes: no inflating (a signature covers what was sent), no charset decoding.
