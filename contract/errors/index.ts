@@ -31,8 +31,6 @@ export type StatusOf<C extends ErrorCode> = (typeof ERRORS)[C]['status'];
 /** The codes among `C` that answer status `S`. */
 export type CodesWithStatus<C extends ErrorCode, S extends ErrorStatus> = C extends ErrorCode ? (StatusOf<C> extends S ? C : never) : never;
 
-export const isErrorCode = (value: string): value is ErrorCode => Object.prototype.hasOwnProperty.call(ERRORS, value);
-
 /** The body of every error answer. */
 export interface ErrorBody<C extends string = ErrorCode> {
   /** The message for people; the code's message from the table, sometimes naming the field at fault. */

@@ -1,7 +1,7 @@
 import type { AppRoute } from '@ts-rest/core';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { RouteMetadata } from '../../../contract/common';
-import { keepRawBody } from './request-context';
+import { keepRawBody, rawBodyOf } from './request-context';
 
 /** Why a request body was refused; `aborted` when the client went away while sending it (nothing to answer). */
 export type BodyFailure = { code: 'malformed_json' | 'payload_too_large' | 'unsupported_media_type'; hint: string } | { code: 'aborted' };
@@ -95,8 +95,7 @@ export function makeBodyReader(limit: string) {
     async parse(request: Request, res: Response, kind: BodyKind): Promise<BodyFailure | null> {
       if (kind === 'none') return null;
       if (kind === 'raw-json') {
-        const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        const parsed = parseStrictJson(bytes.toString('utf8'));
+        const parsed = parseStrictJson(rawBodyOf(request).toString('utf8'));
         if (!parsed.ok) return { code: 'malformed_json', hint: 'The body is not valid JSON (an object or an array)' };
         request.body = parsed.value;
         return null;

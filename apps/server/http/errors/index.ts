@@ -1,6 +1,6 @@
 import { ERRORS, type ErrorCode, type StatusOf } from '../../../../contract/errors';
 
-export { ERRORS, isErrorCode, type ErrorCode, type ErrorEntry, type ErrorStatus, type StatusOf } from '../../../../contract/errors';
+export { ERRORS, type ErrorCode, type ErrorStatus } from '../../../../contract/errors';
 
 /**
  * The answer for error code `C`: its status from the table and the body `{ error, code, hint? }`.
