@@ -3,33 +3,12 @@ import { z } from 'zod';
 
 export const c = initContract();
 
-/** Every error body: the spec's message word for word, plus a stable machine-readable code. */
-export const ErrorSchema = z
-  .object({
-    error: z.string().describe('Human-readable message'),
-    code: z.string().describe('Stable error code'),
-  })
-  .describe('Error');
-export type ErrorBody = z.infer<typeof ErrorSchema>;
-
-/** Responses every route can give: bad request, bad credentials, rate limit, server fault. */
-type CommonErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503;
-// Declared with an explicit type: spreading an `as const` literal would turn its numeric keys
-// into strings ("429"), and ts-rest would then refuse handlers that return those statuses.
-export const commonErrors: { readonly [S in CommonErrorStatus]: typeof ErrorSchema } = {
-  400: ErrorSchema,
-  401: ErrorSchema,
-  403: ErrorSchema,
-  404: ErrorSchema,
-  409: ErrorSchema,
-  413: ErrorSchema,
-  415: ErrorSchema,
-  429: ErrorSchema,
-  500: ErrorSchema,
-  503: ErrorSchema,
-};
-
-/** How a route authenticates its caller; the server reads it from the contract's metadata. */
+/**
+ * How a route authenticates its caller; the server reads it from the contract's metadata and
+ * looks the kind up in its registry of authenticators (apps/server/http/auth.ts), which must have
+ * one for every kind named here. A new kind also says which codes it answers (AUTH_ERRORS in
+ * contract/errors).
+ */
 export type RouteAuth =
   /** Authorization: Bearer <API_KEY>; the project is resolved from the key. */
   | 'apiKey'
@@ -41,13 +20,17 @@ export interface RouteMetadata {
   auth: RouteAuth;
   /** With auth 'apiKey': the handler itself refuses inactive projects, later in its order of checks. */
   allowInactiveProject?: boolean;
-  /** The route answers something other than JSON (a redirect or a page). */
-  nonJson?: boolean;
   /**
    * With auth 'user': the MFA enrollment challenge of a sign-in under the required policy is
    * accepted as the Bearer credential too (the setup endpoints); every other route refuses it.
    */
   enrollmentChallenge?: boolean;
+  /**
+   * The handler (or the route's authenticator, e.g. a payment processor's signature) needs the
+   * exact bytes of the request body: the server keeps them beside the parsed JSON (`rawBodyOf(req)`),
+   * and reads them before authenticating the caller.
+   */
+  rawBody?: boolean;
 }
 
 export const meta = (m: RouteMetadata) => m;

@@ -7,6 +7,7 @@ import { sessionContract } from './session.contract';
 import { tokenContract } from './token.contract';
 
 export * from './common';
+export * from './errors';
 export { emailContract, mfaContract, oauthContract, sessionContract, tokenContract };
 
 /** The whole HTTP surface of Tollgate. The OpenAPI document and the SDK are generated from it. */

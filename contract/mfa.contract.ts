@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { c, commonErrors, meta, SessionResponseSchema, SuccessSchema, userTokenHeaders } from './common';
+import { c, meta, SessionResponseSchema, SuccessSchema, userTokenHeaders } from './common';
+import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors } from './errors';
+
+/** Routes of a signed-in user (or an enrollment challenge): the request, the access token. */
+const USER = [...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.user] as const;
+/** Setting a method up: the policy is off, the method is not allowed, SMS is not configured. */
+const METHOD_UNAVAILABLE = ['mfa_disabled', 'mfa_method_not_allowed', 'sms_unavailable'] as const;
+/** Routes that take a challenge instead of a credential. */
+const CHALLENGE = [...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.none, 'mfa_invalid_challenge', 'project_inactive', 'rate_limited'] as const;
+/** Removing a factor: a code of an enrolled method, not the last one under the required policy. */
+const DISABLE = [...USER, 'mfa_invalid_code', 'mfa_code_expired', 'mfa_method_not_enrolled', 'mfa_last_method', 'rate_limited'] as const;
 
 export const MfaMethodSchema = z.enum(['totp', 'sms', 'backup_codes']);
 
@@ -30,7 +40,7 @@ export const mfaContract = c.router(
         enrollmentBearer,
       headers: userTokenHeaders,
       body: c.noBody(),
-      responses: { 200: TotpSetupResponseSchema, ...commonErrors },
+      responses: { 200: TotpSetupResponseSchema, ...errors(...USER, ...METHOD_UNAVAILABLE, 'totp_already_enrolled') },
       metadata: meta({ auth: 'user', enrollmentChallenge: true }),
     },
     totpVerifySetup: {
@@ -47,7 +57,7 @@ export const mfaContract = c.router(
           SessionResponseSchema.extend({ success: z.literal(true) }),
           z.object({ success: z.literal(true) }),
         ]),
-        ...commonErrors,
+        ...errors(...USER, ...METHOD_UNAVAILABLE, 'totp_already_enrolled', 'totp_setup_not_started', 'mfa_invalid_code', 'mfa_invalid_challenge'),
       },
       metadata: meta({ auth: 'user', enrollmentChallenge: true }),
     },
@@ -60,7 +70,7 @@ export const mfaContract = c.router(
         enrollmentBearer,
       headers: userTokenHeaders,
       body: c.noBody(),
-      responses: { 200: z.object({ codes: z.array(z.string()).length(10) }), ...commonErrors },
+      responses: { 200: z.object({ codes: z.array(z.string()).length(10) }), ...errors(...USER, ...METHOD_UNAVAILABLE, 'mfa_not_enrolled') },
       metadata: meta({ auth: 'user', enrollmentChallenge: true }),
     },
     verify: {
@@ -74,7 +84,7 @@ export const mfaContract = c.router(
         code: CodeSchema,
         method: MfaMethodSchema,
       }),
-      responses: { 200: SessionResponseSchema, ...commonErrors },
+      responses: { 200: SessionResponseSchema, ...errors(...CHALLENGE, 'mfa_method_not_allowed', 'mfa_method_not_enrolled', 'mfa_invalid_code', 'mfa_code_expired') },
       metadata: meta({ auth: 'none' }),
     },
     smsSendCode: {
@@ -84,7 +94,7 @@ export const mfaContract = c.router(
       description:
         "Sends a 6-digit code, valid 5 minutes, to the user's verified phone for this challenge; a new code replaces the previous one. Rate-limited. 503 when SMS delivery is not configured.",
       body: z.object({ challenge: z.string().min(1).max(200) }),
-      responses: { 200: SuccessSchema, ...commonErrors },
+      responses: { 200: SuccessSchema, ...errors(...CHALLENGE, 'mfa_method_not_allowed', 'mfa_method_not_enrolled', 'sms_unavailable') },
       metadata: meta({ auth: 'none' }),
     },
     smsEnable: {
@@ -94,7 +104,7 @@ export const mfaContract = c.router(
       description: 'Enrolls SMS when the account has a verified phone number (see sms/phone), 400 otherwise.' + enrollmentBearer,
       headers: userTokenHeaders,
       body: c.noBody(),
-      responses: { 200: SuccessSchema, ...commonErrors },
+      responses: { 200: SuccessSchema, ...errors(...USER, ...METHOD_UNAVAILABLE, 'mfa_phone_not_verified') },
       metadata: meta({ auth: 'user', enrollmentChallenge: true }),
     },
     smsPhone: {
@@ -104,7 +114,7 @@ export const mfaContract = c.router(
       description: 'Texts a 6-digit code (5 minutes, 3 attempts) to the E.164 number; sms/phone/verify with it makes the number the verified phone of the account.' + enrollmentBearer,
       headers: userTokenHeaders,
       body: z.object({ phone: z.string().min(1).max(32).describe('E.164, e.g. +14155550123') }),
-      responses: { 200: SuccessSchema, ...commonErrors },
+      responses: { 200: SuccessSchema, ...errors(...USER, ...METHOD_UNAVAILABLE, 'mfa_invalid_phone', 'rate_limited') },
       metadata: meta({ auth: 'user', enrollmentChallenge: true }),
     },
     smsPhoneVerify: {
@@ -114,7 +124,7 @@ export const mfaContract = c.router(
       description: 'The code texted by sms/phone. It stops working after 5 minutes or 3 failed attempts.' + enrollmentBearer,
       headers: userTokenHeaders,
       body: z.object({ code: CodeSchema }),
-      responses: { 200: SuccessSchema.extend({ phone: z.string() }), ...commonErrors },
+      responses: { 200: SuccessSchema.extend({ phone: z.string() }), ...errors(...USER, ...METHOD_UNAVAILABLE, 'mfa_invalid_code', 'mfa_code_expired') },
       metadata: meta({ auth: 'user', enrollmentChallenge: true }),
     },
     totpDisable: {
@@ -125,7 +135,7 @@ export const mfaContract = c.router(
         'Needs a current code of an enrolled method (TOTP by default). Under the required policy the last method cannot be removed (409). Removing the last of TOTP and SMS also invalidates the backup codes.',
       headers: userTokenHeaders,
       body: DisableBodySchema,
-      responses: { 200: SuccessSchema, ...commonErrors },
+      responses: { 200: SuccessSchema, ...errors(...DISABLE) },
       metadata: meta({ auth: 'user' }),
     },
     smsDisable: {
@@ -136,7 +146,7 @@ export const mfaContract = c.router(
         'Needs a current code of an enrolled method (an SMS code from sms/disable/send-code by default). Under the required policy the last method cannot be removed (409). Removing the last of TOTP and SMS also invalidates the backup codes.',
       headers: userTokenHeaders,
       body: DisableBodySchema,
-      responses: { 200: SuccessSchema, ...commonErrors },
+      responses: { 200: SuccessSchema, ...errors(...DISABLE) },
       metadata: meta({ auth: 'user' }),
     },
     smsDisableSendCode: {
@@ -146,7 +156,7 @@ export const mfaContract = c.router(
       description: "Sends a 6-digit code (5 minutes, 3 attempts) to the account's verified phone, for mfa/sms/disable or mfa/totp/disable with method sms.",
       headers: userTokenHeaders,
       body: c.noBody(),
-      responses: { 200: SuccessSchema, ...commonErrors },
+      responses: { 200: SuccessSchema, ...errors(...USER, 'mfa_method_not_enrolled', 'sms_unavailable', 'rate_limited') },
       metadata: meta({ auth: 'user' }),
     },
   },

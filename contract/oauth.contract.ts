@@ -1,5 +1,34 @@
 import { z } from 'zod';
-import { apiKeyHeaders, c, commonErrors, meta } from './common';
+import { apiKeyHeaders, c, meta } from './common';
+import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from './errors';
+
+/** The initiation's checks (INITIATION_ERRORS below); an inactive project is checked by the handler, in the spec's order. */
+const INITIATION = [
+  ...AUTH_ERRORS.apiKey,
+  'missing_callback_url',
+  'unsupported_provider',
+  'callback_url_not_registered',
+  'provider_not_enabled',
+  'rate_limited',
+  'unsupported_locale',
+  'account_linking_disabled',
+  'link_request_incomplete',
+  'invalid_link_token',
+  'provider_not_configured',
+] as const;
+/** The callback's refusals (CALLBACK_DOC below), and the project checks made again when it returns. */
+const CALLBACK = [
+  'unsupported_provider',
+  'missing_code_or_state',
+  'invalid_state',
+  'state_expired',
+  'token_exchange_failed',
+  'project_inactive',
+  'callback_url_not_registered',
+  'provider_not_enabled',
+  'identity_already_linked',
+  'user_disabled',
+] as const;
 
 const PROVIDER_DOC = 'google, github, discord, azure (Microsoft Entra ID) or apple';
 
@@ -47,7 +76,7 @@ export const oauthContract = c.router(
       body: InitiationFields,
       responses: {
         200: z.object({ redirect_url: z.string().describe('Send the end user there') }),
-        ...commonErrors,
+        ...errors(...BODY_ROUTE_ERRORS, ...INITIATION),
       },
       metadata: meta({ auth: 'apiKey', allowInactiveProject: true }),
     },
@@ -61,9 +90,9 @@ export const oauthContract = c.router(
       query: InitiationFields,
       responses: {
         302: c.noBody(),
-        ...commonErrors,
+        ...errors(...QUERY_ROUTE_ERRORS, ...INITIATION),
       },
-      metadata: meta({ auth: 'apiKey', allowInactiveProject: true, nonJson: true }),
+      metadata: meta({ auth: 'apiKey', allowInactiveProject: true }),
     },
     callback: {
       method: 'GET',
@@ -74,9 +103,9 @@ export const oauthContract = c.router(
       query: CallbackQuery,
       responses: {
         302: c.noBody(),
-        ...commonErrors,
+        ...errors(...QUERY_ROUTE_ERRORS, ...CALLBACK),
       },
-      metadata: meta({ auth: 'none', nonJson: true }),
+      metadata: meta({ auth: 'none' }),
     },
     callbackPost: {
       method: 'POST',
@@ -88,9 +117,9 @@ export const oauthContract = c.router(
       body: CallbackQuery.extend({ user: z.string().max(4096).optional().describe("Apple's first-authorization user data (JSON)") }),
       responses: {
         302: c.noBody(),
-        ...commonErrors,
+        ...errors(...BODY_ROUTE_ERRORS, ...CALLBACK),
       },
-      metadata: meta({ auth: 'none', nonJson: true }),
+      metadata: meta({ auth: 'none' }),
     },
   },
   { strictStatusCodes: true },

@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { apiKeyHeaders, c, commonErrors, meta, SignInResponseSchema, SuccessSchema } from './common';
+import { apiKeyHeaders, c, meta, SignInResponseSchema, SuccessSchema } from './common';
+import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors } from './errors';
+
+/** What every route here can answer before its handler: the request, the API key. */
+const ROUTE = [...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.apiKey] as const;
 
 const RefreshTokenBody = z.object({ refresh_token: z.string().max(512).describe('rt_...') });
 
@@ -16,7 +20,7 @@ export const sessionContract = c.router(
       body: z.object({ code: z.string().max(512) }),
       responses: {
         200: SignInResponseSchema,
-        ...commonErrors,
+        ...errors(...ROUTE, 'invalid_authorization_code'),
       },
       metadata: meta({ auth: 'apiKey' }),
     },
@@ -31,7 +35,7 @@ export const sessionContract = c.router(
       body: RefreshTokenBody,
       responses: {
         200: z.object({ token: z.string().describe('Access JWT, 5 minutes'), refresh_token: z.string() }),
-        ...commonErrors,
+        ...errors(...ROUTE, 'invalid_refresh_token', 'refresh_token_reused'),
       },
       metadata: meta({ auth: 'apiKey' }),
     },
@@ -44,7 +48,7 @@ export const sessionContract = c.router(
       body: RefreshTokenBody,
       responses: {
         200: SuccessSchema,
-        ...commonErrors,
+        ...errors(...ROUTE),
       },
       metadata: meta({ auth: 'apiKey' }),
     },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { apiKeyHeaders, c, commonErrors, meta } from './common';
+import { apiKeyHeaders, c, meta } from './common';
+import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors } from './errors';
 
 export const TokenUserSchema = z.object({
   id: z.string(),
@@ -25,7 +26,7 @@ export const tokenContract = c.router(
           z.object({ valid: z.literal(true), user: TokenUserSchema, expiresAt: z.string().describe('ISO 8601') }),
           z.object({ valid: z.literal(false), user: z.null(), expiresAt: z.null() }),
         ]),
-        ...commonErrors,
+        ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.apiKey),
       },
       metadata: meta({ auth: 'apiKey' }),
     },

@@ -3,6 +3,7 @@ import { MFA_METHODS, MFA_POLICIES, isMfaMethod } from '../../domain/mfa';
 import { validateCallbackUrl } from '../../domain/project';
 import { OAUTH_PROVIDERS, PROVIDERS, isOAuthProvider, isProvider } from '../../domain/providers';
 import type { ProjectChanges } from '../../application/projects/update-project';
+import { messageWith, type ErrorCode } from '../../contract/errors';
 
 /** A failed command: its stable code (a use-case error code, or `usage`) and a message for people. */
 export class CommandError extends Error {
@@ -26,53 +27,49 @@ export interface ErrorContext {
   changes?: ProjectChanges;
 }
 
-/** Turns an error code returned by a use case into a clear message. */
-export function useCaseError(code: string, ctx: ErrorContext = {}): CommandError {
-  const c = ctx.changes ?? {};
-  switch (code) {
-    case 'project_not_found':
-      return new CommandError(code, `Project not found: ${ctx.projectId ?? '(no id)'}.`);
-    case 'api_key_not_found':
-      return new CommandError(code, `No active API key ${ctx.keyId ?? ''} in project ${ctx.projectId ?? ''} (unknown or already revoked).`);
-    case 'user_not_found':
-      return new CommandError(code, `No user ${ctx.userId ?? ''} in project ${ctx.projectId ?? ''}.`);
-    case 'invalid_project_name':
-      return new CommandError(code, 'Invalid project name: it must be 1 to 100 characters (after trimming spaces).');
-    case 'invalid_callback_url': {
-      const bad = [...(ctx.callbackUrls ?? []), ...(c.addCallbackUrls ?? [])].find((u) => !validateCallbackUrl(u));
-      return new CommandError(
-        code,
-        `Invalid callback URL${bad === undefined ? '' : ` "${bad}"`}: it must be an absolute http(s) URL without credentials or a #fragment.`,
-      );
-    }
-    case 'unknown_provider': {
-      const toggle = [...(c.enable ?? []), ...(c.disable ?? [])].find((p) => !isProvider(p));
-      if (toggle !== undefined) return new CommandError(code, `Unknown provider "${toggle}": expected one of ${list(PROVIDERS)}.`);
-      const cred = (c.providerCredentials ?? []).find((p) => !isOAuthProvider(p.provider));
-      return new CommandError(
-        code,
-        `Unknown provider${cred ? ` "${cred.provider}"` : ''} for --provider-credentials: expected one of ${list(OAUTH_PROVIDERS)}.`,
-      );
-    }
-    case 'invalid_mfa_policy':
-      return new CommandError(code, `Invalid MFA policy "${c.mfaPolicy ?? ''}": expected one of ${list(MFA_POLICIES)}.`);
-    case 'invalid_mfa_method': {
-      const bad = (c.mfaMethods ?? []).find((m) => !isMfaMethod(m));
-      return new CommandError(
-        code,
-        bad === undefined
-          ? `--mfa-methods needs at least one method: a comma-separated list of ${list(MFA_METHODS)}.`
-          : `Unknown MFA method "${bad}": expected a comma-separated list of ${list(MFA_METHODS)}.`,
-      );
-    }
-    case 'unsupported_locale': {
-      const value = c.defaultLocale ?? '';
-      const hint = isSupportedLocale(value) ? '' : `: expected one of ${list(SUPPORTED_LOCALES)}`;
-      return new CommandError(code, `Unsupported locale "${value}"${hint}.`);
-    }
-    default:
-      return new CommandError(code, `The command failed: ${code}.`);
-  }
+/** The value at fault, found in what the caller asked for: put into the message, then `tail` appended. */
+interface Offending {
+  detail?: string;
+  tail?: string;
+}
+const quoted = (value: string) => `"${value}"`;
+
+/**
+ * For the codes whose message can name the offending value: where to find it. The wording itself
+ * is the error table's (contract/errors), shared with the HTTP API and the console.
+ */
+const OFFENDING: { readonly [C in ErrorCode]?: (ctx: ErrorContext) => Offending } = {
+  project_not_found: (ctx) => ({ tail: `: ${ctx.projectId ?? '(no id)'}` }),
+  api_key_not_found: (ctx) => ({ detail: `${ctx.keyId ?? ''} in project ${ctx.projectId ?? ''}` }),
+  user_not_found: (ctx) => ({ detail: `${ctx.userId ?? ''} in project ${ctx.projectId ?? ''}` }),
+  invalid_callback_url: (ctx) => {
+    const bad = [...(ctx.callbackUrls ?? []), ...(ctx.changes?.addCallbackUrls ?? [])].find((u) => !validateCallbackUrl(u));
+    return { detail: bad === undefined ? undefined : quoted(bad) };
+  },
+  unknown_provider: (ctx) => {
+    const c = ctx.changes ?? {};
+    const toggle = [...(c.enable ?? []), ...(c.disable ?? [])].find((p) => !isProvider(p));
+    if (toggle !== undefined) return { detail: quoted(toggle), tail: `: expected one of ${list(PROVIDERS)}` };
+    const cred = (c.providerCredentials ?? []).find((p) => !isOAuthProvider(p.provider));
+    return { detail: `${cred ? `${quoted(cred.provider)} ` : ''}for --provider-credentials`, tail: `: expected one of ${list(OAUTH_PROVIDERS)}` };
+  },
+  invalid_mfa_policy: (ctx) => ({ detail: quoted(ctx.changes?.mfaPolicy ?? ''), tail: `: expected one of ${list(MFA_POLICIES)}` }),
+  invalid_mfa_method: (ctx) => {
+    const bad = (ctx.changes?.mfaMethods ?? []).find((m) => !isMfaMethod(m));
+    return bad === undefined
+      ? { tail: `: --mfa-methods needs at least one, as a comma-separated list of ${list(MFA_METHODS)}` }
+      : { detail: quoted(bad), tail: `: expected a comma-separated list of ${list(MFA_METHODS)}` };
+  },
+  unsupported_locale: (ctx) => {
+    const value = ctx.changes?.defaultLocale ?? '';
+    return { detail: quoted(value), tail: isSupportedLocale(value) ? '' : `: expected one of ${list(SUPPORTED_LOCALES)}` };
+  },
+};
+
+/** Turns an error code returned by a use case into its message from the error table, naming the offending value. */
+export function useCaseError(code: ErrorCode, ctx: ErrorContext = {}): CommandError {
+  const { detail, tail } = OFFENDING[code]?.(ctx) ?? {};
+  return new CommandError(code, `${messageWith(code, detail, tail)}.`);
 }
 
 /** Explains faults that have a likely cause (no database, no schema) without leaking connection strings. */

@@ -11,7 +11,7 @@ import { buildSmsSender, wireMfa } from './features/mfa';
 import { wireOAuth } from './features/oauth';
 import { wireSessions } from './features/sessions';
 import { buildHttpApp } from './http/app';
-import { makeRouteAuthenticator } from './http/auth';
+import { accessTokenAuthenticator, apiKeyAuthenticator, noAuthentication } from './http/auth';
 import type { PinoLogger } from './http/logger';
 import { buildOpenApiDocument } from './http/openapi';
 import { buildJobs } from './jobs';
@@ -72,10 +72,11 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     contract,
     router,
     logger: options.logger,
-    authenticate: makeRouteAuthenticator({
-      authenticateApiKey: core.sessions.authenticateApiKey,
-      authenticateAccessToken: mfa.authenticateUser,
-    }),
+    authenticators: {
+      none: noAuthentication,
+      apiKey: apiKeyAuthenticator(core.sessions.authenticateApiKey),
+      user: accessTokenAuthenticator(mfa.authenticateUser),
+    },
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     bodyLimit: config.BODY_LIMIT,
     openApiDocument: buildOpenApiDocument(config.publicUrl),

@@ -7,9 +7,10 @@ import { startTestApp, type TestApp, type TestProject } from '../support/app';
 
 /**
  * Walks every route of the contract and throws malformed input at it: missing or bad
- * credentials, malformed JSON, wrong content type, wrong field types, oversized bodies. Every
- * answer must be a 4xx JSON error ({error, code}), never a 5xx. New routes are covered by
- * being in the contract.
+ * credentials, malformed JSON, wrong content type, wrong field types, oversized bodies, another
+ * method. Every answer must be a 4xx JSON error ({error, code}), never a 5xx, and one the route
+ * declares: its status is in the route's responses and its code in that status's enum. New
+ * routes are covered by being in the contract.
  */
 function flatten(router: AppRouter): AppRoute[] {
   return Object.values(router).flatMap((r) => (isAppRoute(r) ? [r] : flatten(r as AppRouter)));
@@ -23,17 +24,7 @@ let accessToken: string;
 beforeAll(async () => {
   t = await startTestApp();
   project = await t.createProject();
-  accessToken = await t.inContext(async () => {
-    const core = t.tollgate.core;
-    const now = t.clock.now();
-    const user = {
-      id: core.crypto.uuid(), projectId: project.id, email: 'robust@example.com', name: null, picture: null,
-      provider: 'email', emailVerified: true, locale: null, disabled: false, createdAt: now, updatedAt: now,
-    };
-    await core.stores.users.insert(user);
-    const p = await t.tollgate.admin.getProject(project.id);
-    return (await core.sessions.issue({ project: p!, user, provider: 'email' })).token;
-  });
+  accessToken = (await t.issueSession(project.id, await t.seedUser(project.id, { email: 'robust@example.com' }))).token;
 });
 afterAll(() => t?.close());
 
@@ -63,14 +54,18 @@ function wrongBodies(route: AppRoute): unknown[] {
   return bodies;
 }
 
-async function call(route: AppRoute, init: { headers?: Record<string, string>; body?: string; query?: string }) {
+type Answer = { status: number; text: string; type: string; allow: string | null; route: AppRoute };
+
+async function call(route: AppRoute, init: { headers?: Record<string, string>; body?: string; query?: string; method?: string }): Promise<Answer> {
   const url = `${t.baseUrl}${pathOf(route)}${init.query ?? ''}`;
-  const res = await fetch(url, { method: route.method, headers: init.headers, body: route.method === 'GET' ? undefined : init.body, redirect: 'manual' });
+  const method = init.method ?? route.method;
+  const res = await fetch(url, { method, headers: init.headers, body: method === 'GET' || method === 'HEAD' ? undefined : init.body, redirect: 'manual' });
   const text = await res.text();
-  return { status: res.status, text, type: res.headers.get('content-type') ?? '' };
+  return { status: res.status, text, type: res.headers.get('content-type') ?? '', allow: res.headers.get('allow'), route };
 }
 
-function expectClientError(r: { status: number; text: string; type: string }, label: string) {
+/** A 4xx JSON error that the route declares: its status, and its code in that status's enum. */
+function expectClientError(r: Answer, label: string) {
   expect(r.status, `${label}: ${r.text.slice(0, 200)}`).toBeLessThan(500);
   if (r.status >= 400) {
     expect(r.type, label).toContain('application/json');
@@ -78,8 +73,14 @@ function expectClientError(r: { status: number; text: string; type: string }, la
     expect(typeof body.error, label).toBe('string');
     expect(typeof body.code, label).toBe('string');
     expect(r.text, label).not.toMatch(/at \S+ \(|node_modules|Error:/);
+    const declared = r.route.responses[r.status] as z.ZodTypeAny | undefined;
+    expect(declared, `${label}: status ${r.status} (${String(body.code)}) is not declared`).toBeDefined();
+    expect(declared!.safeParse(body).success, `${label}: ${r.text} does not match the declared ${r.status}`).toBe(true);
   }
 }
+
+const codeOf = (r: Answer) => (JSON.parse(r.text) as { code: string }).code;
+const hintOf = (r: Answer) => (JSON.parse(r.text) as { hint?: string }).hint;
 
 describe('every contract route rejects malformed input with a 4xx JSON error', () => {
   it('the contract has routes to walk', () => {
@@ -91,32 +92,61 @@ describe('every contract route rejects malformed input with a 4xx JSON error', (
     const auth = (route.metadata as RouteMetadata | undefined)?.auth ?? 'none';
 
     if (auth !== 'none') {
-      it(`${name}: missing and bad credentials answer 401`, async () => {
-        for (const headers of <Record<string, string>[]>[{}, { authorization: 'Bearer nope' }, { authorization: 'Basic abc' }, { authorization: 'Bearer ' + 'x'.repeat(3000) }]) {
-          const r = await call(route, { headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
-          expectClientError(r, name);
-          expect(r.status, `${name} ${JSON.stringify(headers).slice(0, 40)}`).toBe(401);
+      it(`${name}: missing and bad credentials answer 401, with a hint when the header is missing or not Bearer`, async () => {
+        const credential = auth === 'apiKey' ? '<API_KEY>' : '<ACCESS_TOKEN>';
+        const cases: Array<[Record<string, string>, string | undefined]> = [
+          [{}, `Missing Authorization header: send Authorization: Bearer ${credential}`],
+          [{ authorization: 'Bearer nope' }, undefined],
+          [{ authorization: 'Basic abc' }, `Authorization must be Bearer ${credential}`],
+          [{ authorization: 'abc' }, `Authorization must be Bearer ${credential}`],
+          [{ authorization: 'Bearer ' + 'x'.repeat(3000) }, undefined],
+        ];
+        for (const [headers, hint] of cases) {
+          // The body is never looked at: neither malformed JSON nor a wrong type changes the 401.
+          for (const [type, body] of [['application/json', '{}'], ['application/json', '{"a":'], ['text/plain', 'hello']]) {
+            const r = await call(route, { headers: { 'content-type': type!, ...headers }, body });
+            const label = `${name} ${JSON.stringify(headers).slice(0, 40)} ${type} ${body}`;
+            expectClientError(r, label);
+            expect(r.status, label).toBe(401);
+            expect(codeOf(r), label).toBe(auth === 'apiKey' ? 'invalid_api_key' : 'invalid_access_token');
+            expect(hintOf(r), label).toBe(hint);
+          }
         }
       });
     }
 
+    it(`${name}: another method on its path answers 405 with Allow`, async () => {
+      const other = route.method === 'POST' ? 'PUT' : 'DELETE';
+      const r = await call(route, { headers: authFor(route), method: other, body: '{}' });
+      expect(r.status).toBe(405);
+      expect(r.type).toContain('application/json');
+      expect(JSON.parse(r.text)).toEqual({ error: 'Method not allowed', code: 'method_not_allowed', hint: expect.stringContaining(`use ${r.allow}`) });
+      expect(r.allow?.split(', ')).toContain(route.method);
+      if (route.method === 'GET') expect(r.allow?.split(', ')).toContain('HEAD');
+    });
+
     if (route.method !== 'GET') {
-      it(`${name}: malformed JSON, wrong content type and oversized bodies answer 400`, async () => {
+      it(`${name}: malformed JSON answers 400, a wrong content type 415, an oversized body 413`, async () => {
         const headers = { ...authFor(route), 'content-type': 'application/json' };
         for (const body of ['{"a":', '{"a":1}}', 'nul', '\u0000']) {
           const r = await call(route, { headers, body });
           expectClientError(r, `${name} malformed`);
           expect(r.status).toBe(400);
+          expect(codeOf(r)).toBe('malformed_json');
         }
-        if (!(route.metadata as RouteMetadata | undefined)?.nonJson) {
-          const r = await call(route, { headers: { ...authFor(route), 'content-type': 'text/plain' }, body: 'hello' });
-          expectClientError(r, `${name} text/plain`);
-          expect(r.status).toBe(400);
+        for (const type of ['text/plain', 'application/xml', 'multipart/form-data; boundary=x']) {
+          const r = await call(route, { headers: { ...authFor(route), 'content-type': type }, body: 'hello' });
+          expectClientError(r, `${name} ${type}`);
+          expect(r.status).toBe(415);
+          expect(codeOf(r)).toBe('unsupported_media_type');
+          expect(hintOf(r)).toMatch(/is not accepted: send application\/json|application\/x-www-form-urlencoded/);
         }
         const big = JSON.stringify({ padding: 'x'.repeat(200_000) });
         const r = await call(route, { headers, body: big });
         expectClientError(r, `${name} oversized`);
-        expect(r.status).toBe(400);
+        expect(r.status).toBe(413);
+        expect(codeOf(r)).toBe('payload_too_large');
+        expect(hintOf(r)).toBe('The limit is 100kb');
       });
 
       it(`${name}: wrong field types never reach a 5xx`, async () => {
@@ -139,9 +169,49 @@ describe('every contract route rejects malformed input with a 4xx JSON error', (
 
 describe('outside the contract', () => {
   it('unknown routes answer 404 JSON', async () => {
-    const res = await fetch(`${t.baseUrl}/api/nope`);
-    expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: 'Not found', code: 'not_found' });
+    for (const [method, path] of [['GET', '/api/nope'], ['POST', '/api/nope'], ['GET', '/api/proxy/email/signup/extra'], ['DELETE', '/nope']] as const) {
+      const res = await fetch(`${t.baseUrl}${path}`, { method });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.headers.get('allow')).toBeNull();
+      expect(await res.json()).toEqual({ error: 'Not found', code: 'not_found' });
+    }
+  });
+
+  it('GET / points to the API reference and the OpenAPI document', async () => {
+    const res = await fetch(`${t.baseUrl}/`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { docs: string; openapi: string };
+    expect(body).toMatchObject({ name: 'Tollgate', docs: '/docs', openapi: '/api/openapi.json' });
+    expect((await fetch(`${t.baseUrl}${body.docs}`)).status).toBe(200);
+    expect((await fetch(`${t.baseUrl}${body.openapi}`)).status).toBe(200);
+    const post = await fetch(`${t.baseUrl}/`, { method: 'POST' });
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+  });
+
+  it('a wrong method answers 405 with every method served at the path, contract or not', async () => {
+    const cases: Array<[string, string, string]> = [
+      // The magic-link page is an extra Express route (GET and HEAD), outside the contract.
+      ['POST', '/api/proxy/email/magic-link/verify', 'GET, HEAD'],
+      ['GET', '/api/proxy/email/signup', 'POST'],
+      ['HEAD', '/api/v1/token/verify', 'POST'],
+      // GET (redirect) and POST (JSON) initiation share the path.
+      ['PUT', '/api/proxy/google', 'GET, HEAD, POST'],
+      ['DELETE', '/api/proxy/callback/apple', 'GET, HEAD, POST'],
+      ['POST', '/healthz', 'GET, HEAD'],
+      ['OPTIONS', '/api/proxy/mfa/verify', 'POST'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const res = await fetch(`${t.baseUrl}${path}`, { method });
+      expect([res.status, res.headers.get('allow')], `${method} ${path}`).toEqual([405, allow]);
+      if (method === 'HEAD') continue;
+      expect(await res.json()).toEqual({ error: 'Method not allowed', code: 'method_not_allowed', hint: `${method} is not served at ${path}; use ${allow}` });
+    }
+  });
+
+  it('a path that is not valid percent-encoding answers 400, not 500', async () => {
+    const res = await fetch(`${t.baseUrl}/api/proxy/%E0%A4%A`, { method: 'POST', headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'invalid_request' });
   });
 
   it('every response carries a request id, echoed when the caller sends a sane one', async () => {

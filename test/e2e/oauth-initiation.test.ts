@@ -64,7 +64,7 @@ afterAll(() => t?.close());
 
 describe('OAuth initiation error table, in the spec order', () => {
   it('401 Invalid API key comes first, whatever else is wrong', async () => {
-    expect(await post(null, 'nope', {})).toEqual({ status: 401, body: SPEC.key });
+    expect(await post(null, 'nope', {})).toEqual({ status: 401, body: { ...SPEC.key, hint: 'Missing Authorization header: send Authorization: Bearer <API_KEY>' } });
     expect(await post('tg_unknown', 'google', { callback_url: CALLBACK })).toEqual({ status: 401, body: SPEC.key });
     const res = await getInit('tg_unknown', 'google', { callback_url: CALLBACK });
     expect(res.status).toBe(401);

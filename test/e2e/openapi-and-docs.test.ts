@@ -1,7 +1,9 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contract } from '../../contract';
+import { z } from 'zod';
+import { contract, ERRORS } from '../../contract';
+import type { RouteMetadata } from '../../contract/common';
 import { startTestApp, type TestApp } from '../support/app';
 
 let t: TestApp;
@@ -24,6 +26,34 @@ describe('GET /api/openapi.json', () => {
     for (const route of flatten(contract)) {
       const p = route.path.replace(/:(\w+)/g, '{$1}');
       expect(doc.paths[p]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
+    }
+  });
+});
+
+describe('error answers in the OpenAPI document', () => {
+  it('lists, for each route and error status, the enum of codes the contract declares', async () => {
+    type Schema = { properties?: { code?: { enum?: string[] }; hint?: unknown }; required?: string[] };
+    const doc = (await (await fetch(`${t.baseUrl}/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: { 'application/json'?: { schema?: Schema } } }>; security?: unknown[] }>>;
+    };
+    for (const route of flatten(contract)) {
+      const operation = doc.paths[route.path.replace(/:(\w+)/g, '{$1}')]![route.method.toLowerCase()]!;
+      const errorStatuses = Object.keys(route.responses).filter((s) => Number(s) >= 400);
+      expect(Object.keys(operation.responses).filter((s) => Number(s) >= 400).sort(), `${route.method} ${route.path}`).toEqual(errorStatuses.sort());
+      for (const status of errorStatuses) {
+        const schema = operation.responses[status]?.content?.['application/json']?.schema;
+        const declared = (route.responses[Number(status)] as z.AnyZodObject).shape.code.options as string[];
+        expect(schema?.properties?.code?.enum, `${route.method} ${route.path} ${status}`).toEqual(declared);
+        for (const code of declared) expect(ERRORS[code as keyof typeof ERRORS].status).toBe(Number(status));
+        expect(schema?.required).toEqual(['error', 'code']);
+        expect(schema?.properties?.hint).toBeDefined();
+      }
+      // Every route answers malformed requests and faults; body routes 413 and 415 too, as the server does.
+      expect(errorStatuses).toContain('400');
+      expect(errorStatuses).toContain('500');
+      if (route.method !== 'GET') expect(errorStatuses).toEqual(expect.arrayContaining(['413', '415']));
+      const auth = (route.metadata as RouteMetadata).auth;
+      expect(operation.security, `${route.method} ${route.path}`).toEqual(auth === 'apiKey' ? [{ apiKey: [] }] : auth === 'user' ? [{ accessToken: [] }] : []);
     }
   });
 });

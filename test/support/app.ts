@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createClient } from '../../contract';
+import type { IssuedSession } from '../../application/tokens/issue-session';
+import type { EndUser } from '../../domain/user';
 import { loadConfig, type Config } from '../../apps/server/config';
 import { createLogger } from '../../apps/server/http/logger';
 import { createTollgate, type Tollgate, type TollgateOptions } from '../../apps/server/tollgate';
@@ -18,6 +20,12 @@ export interface TestApp {
   /** Creates a project through the same use case the CLI calls. */
   createProject(input?: { name?: string; callbackUrls?: string[] }): Promise<TestProject>;
   client(apiKey?: string): ReturnType<typeof createClient>;
+  /**
+   * Fixtures for tests that need a signed-in user without going through a sign-in flow: a user
+   * written to the store, and a session for it minted by the core (as every sign-in ends).
+   */
+  seedUser(projectId: string, fields?: Partial<EndUser>): Promise<EndUser>;
+  issueSession(projectId: string, user: EndUser, provider?: string): Promise<IssuedSession>;
   /** Runs `fn` inside a database context, for direct use of stores and use cases. */
   inContext<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -91,6 +99,32 @@ export async function startTestApp(
     secretKey,
     client,
     inContext: (fn) => tollgate.core.db.withContext(fn),
+    seedUser: (projectId, fields = {}) =>
+      tollgate.core.db.withContext(async () => {
+        const now = clock.now();
+        const user: EndUser = {
+          id: tollgate.core.crypto.uuid(),
+          projectId,
+          email: `user-${tollgate.core.crypto.randomToken(6).toLowerCase()}@example.com`,
+          name: null,
+          picture: null,
+          provider: 'email',
+          emailVerified: true,
+          locale: null,
+          disabled: false,
+          createdAt: now,
+          updatedAt: now,
+          ...fields,
+        };
+        await tollgate.core.stores.users.insert(user);
+        return user;
+      }),
+    issueSession: (projectId, user, provider = 'email') =>
+      tollgate.core.db.withContext(async () => {
+        const project = await tollgate.admin.getProject(projectId);
+        if (!project) throw new Error(`no project ${projectId}`);
+        return tollgate.core.sessions.issue({ project, user, provider });
+      }),
     async createProject(input = {}) {
       const callbackUrl = input.callbackUrls?.[0] ?? 'https://app.example.com/callback';
       const created = await tollgate.core.db.withContext(() =>

@@ -1,30 +1,71 @@
+import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { describe, expect, it } from 'vitest';
-import { coreErrors } from '../../apps/server/http/errors/core.errors';
-import { emailErrors } from '../../apps/server/http/errors/email.errors';
-import { ERRORS } from '../../apps/server/http/errors';
-import { mfaErrors } from '../../apps/server/http/errors/mfa.errors';
-import { oauthErrors } from '../../apps/server/http/errors/oauth.errors';
+import { z } from 'zod';
+import { contract } from '../../contract';
+import type { RouteMetadata } from '../../contract/common';
+import {
+  adminErrors,
+  AUTH_ERRORS,
+  authErrors,
+  BODY_ROUTE_ERRORS,
+  edgeErrors,
+  emailErrors,
+  ERRORS,
+  errors,
+  messageWith,
+  mfaErrors,
+  oauthErrors,
+  projectGateErrors,
+  QUERY_ROUTE_ERRORS,
+  requestErrors,
+  type ErrorEntry,
+} from '../../contract/errors';
+
+const flatten = (router: AppRouter): AppRoute[] => Object.values(router).flatMap((r) => (isAppRoute(r) ? [r] : flatten(r as AppRouter)));
+const routes = flatten(contract);
+const name = (route: AppRoute) => `${route.method} ${route.path}`;
+
+/** The codes a route declares, by status, read back from its zod schemas. */
+function declared(route: AppRoute): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const [status, schema] of Object.entries(route.responses)) {
+    if (Number(status) < 400) continue;
+    const shape = (schema as z.AnyZodObject).shape as { code: z.ZodEnum<[string, ...string[]]> };
+    out.set(Number(status), [...shape.code.options]);
+  }
+  return out;
+}
+const declaredCodes = (route: AppRoute) => [...declared(route).values()].flat();
 
 describe('error tables', () => {
   it('no feature redefines a code of another (the merged table would silently keep only one)', () => {
-    const tables = { core: coreErrors, email: emailErrors, oauth: oauthErrors, mfa: mfaErrors };
+    const tables: Record<string, Record<string, ErrorEntry>> = {
+      request: requestErrors,
+      edge: edgeErrors,
+      auth: authErrors,
+      projectGate: projectGateErrors,
+      email: emailErrors,
+      oauth: oauthErrors,
+      mfa: mfaErrors,
+      admin: adminErrors,
+    };
     const owner = new Map<string, string>();
     const clashes: string[] = [];
-    for (const [name, table] of Object.entries(tables)) {
-      for (const code of Object.keys(table)) {
+    for (const [table, entries] of Object.entries(tables)) {
+      for (const code of Object.keys(entries)) {
         const previous = owner.get(code);
-        const a = previous ? (tables as Record<string, Record<string, { status: number; message: string }>>)[previous]![code]! : null;
-        const b = (table as Record<string, { status: number; message: string }>)[code]!;
-        if (previous && (a!.status !== b.status || a!.message !== b.message)) clashes.push(`${code}: ${previous} vs ${name}`);
-        owner.set(code, name);
+        if (previous) clashes.push(`${code}: ${previous} and ${table}`);
+        owner.set(code, table);
       }
     }
     expect(clashes).toEqual([]);
+    expect([...owner.keys()].sort()).toEqual(Object.keys(ERRORS).sort());
   });
 
   it('every code maps to a 4xx or 5xx status and a non-empty message', () => {
     for (const [code, entry] of Object.entries(ERRORS)) {
       expect(entry.status, code).toBeGreaterThanOrEqual(400);
+      expect(entry.status, code).toBeLessThan(600);
       expect(entry.message.length, code).toBeGreaterThan(0);
       expect(code).toMatch(/^[a-z][a-z0-9_]*$/);
     }
@@ -36,5 +77,61 @@ describe('error tables', () => {
     expect(ERRORS.callback_url_not_registered).toEqual({ status: 403, message: 'Callback URL not registered for this provider' });
     expect(ERRORS.provider_not_enabled).toEqual({ status: 403, message: 'Provider not enabled for this project' });
     expect(ERRORS.rate_limited).toEqual({ status: 429, message: 'Too many requests' });
+    expect(ERRORS.missing_callback_url).toEqual({ status: 400, message: 'Missing callback_url parameter' });
+    expect(ERRORS.unsupported_provider).toEqual({ status: 400, message: 'Unsupported provider' });
+    expect(ERRORS.missing_code_or_state).toEqual({ status: 400, message: 'Missing code or state' });
+    expect(ERRORS.invalid_state).toEqual({ status: 400, message: 'Invalid state' });
+    expect(ERRORS.state_expired).toEqual({ status: 400, message: 'State expired' });
+    expect(ERRORS.token_exchange_failed).toEqual({ status: 500, message: 'Token exchange failed' });
+  });
+
+  it('messageWith puts the offending value before the first colon, or at the end', () => {
+    expect(messageWith('invalid_callback_url', '"ftp://x"')).toBe(
+      'Invalid callback URL "ftp://x": it must be an absolute http(s) URL without credentials or a #fragment',
+    );
+    expect(messageWith('unknown_provider', '"myspace"', ': expected one of a, b.')).toBe('Unknown provider "myspace": expected one of a, b.');
+    expect(messageWith('project_not_found')).toBe('Project not found');
+  });
+});
+
+describe('errors(...) declares one schema per status its codes use', () => {
+  it('groups codes by status, and declares no other status', () => {
+    const responses = errors('invalid_api_key', 'invalid_access_token', 'rate_limited', 'invalid_email');
+    expect(Object.keys(responses).sort()).toEqual(['400', '401', '429']);
+    expect(responses[401].shape.code.options).toEqual(['invalid_api_key', 'invalid_access_token']);
+    expect(responses[401].parse({ error: 'Invalid API key', code: 'invalid_api_key', hint: 'Missing Authorization header' })).toBeTruthy();
+    expect(responses[401].safeParse({ error: 'x', code: 'rate_limited' }).success).toBe(false);
+  });
+});
+
+describe('each route declares the codes it can answer', () => {
+  it('every route declares the edge failures of its shape and the codes of its auth kind', () => {
+    const missing: string[] = [];
+    for (const route of routes) {
+      const metadata = route.metadata as RouteMetadata;
+      const shared = route.method === 'GET' ? QUERY_ROUTE_ERRORS : BODY_ROUTE_ERRORS;
+      const codes = declaredCodes(route);
+      for (const code of [...shared, ...AUTH_ERRORS[metadata.auth]]) if (!codes.includes(code)) missing.push(`${name(route)}: ${code}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('each declared status lists only codes of that status, and every error status declared has codes', () => {
+    for (const route of routes) {
+      for (const [status, codes] of declared(route)) {
+        expect(codes.length, name(route)).toBeGreaterThan(0);
+        for (const code of codes) expect(ERRORS[code as keyof typeof ERRORS]?.status, `${name(route)} ${code}`).toBe(status);
+      }
+    }
+  });
+
+  it('every code of the table is declared by some route, except those answered outside any route', () => {
+    // edgeErrors: no route matched (404, 405), /readyz; adminErrors: the CLI's today, the console's routes next.
+    const outsideRoutes = new Set([...Object.keys(edgeErrors), ...Object.keys(adminErrors)]);
+    const used = new Set(routes.flatMap(declaredCodes));
+    const undeclared = Object.keys(ERRORS).filter((code) => !used.has(code) && !outsideRoutes.has(code));
+    expect(undeclared).toEqual([]);
+    // ...and no route declares a code that only the edge answers.
+    expect([...used].filter((code) => outsideRoutes.has(code))).toEqual([]);
   });
 });

@@ -1,20 +1,22 @@
 import { createExpressEndpoints, type RequestValidationError } from '@ts-rest/express';
-import type { AppRouter } from '@ts-rest/core';
+import type { AppRoute, AppRouter } from '@ts-rest/core';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import { randomUUID } from 'node:crypto';
 import type { RouteMetadata } from '../../../contract/common';
 import { requestScope, type PinoLogger } from './logger';
-import { errorResponse, type ErrorCode } from './errors';
+import { errorResponse, type ErrorCode, type ErrorDetail } from './errors';
 import { describeZodError } from './validation';
-import type { RouteAuthenticator } from './auth';
+import { authenticatorFor, type AuthenticatorRegistry } from './auth';
+import { bodyKindOf, makeBodyReader } from './body';
 import { mountDocs } from './docs';
 
 export interface HttpAppOptions {
   contract: AppRouter;
   router: Record<string, unknown>;
   logger: PinoLogger;
-  authenticate: RouteAuthenticator;
+  /** One authenticator per auth kind of the contract (assembled by the composition root). */
+  authenticators: AuthenticatorRegistry;
   trustProxy: boolean | number | string;
   bodyLimit: string;
   openApiDocument: object;
@@ -24,8 +26,8 @@ export interface HttpAppOptions {
   mountExtra?: (app: express.Express) => void;
 }
 
-const send = (res: Response, code: ErrorCode, message?: string) => {
-  const r = errorResponse(code, message);
+const send = (res: Response, code: ErrorCode, detail?: ErrorDetail) => {
+  const r = errorResponse(code, detail);
   return res.status(r.status).json(r.body);
 };
 
@@ -37,9 +39,13 @@ const requestId: RequestHandler = (req, res, next) => {
   next();
 };
 
+/** The contract route ts-rest matched (it sets `req.tsRestRoute` before the global middleware runs). */
+const routeOf = (req: Request): AppRoute | undefined => (req as Request & { tsRestRoute?: AppRoute }).tsRestRoute;
+
 /**
- * The Express application: request ids, logging (no query strings: they can carry tokens), JSON
- * parsing with a size limit, contract routes with their auth, JSON 404s and one error handler.
+ * The Express application: request ids, logging (no query strings: they can carry tokens), the
+ * contract routes behind one edge middleware (auth kind, then the body as the route declares
+ * it), a small index at /, JSON 404s and 405s (with Allow), and one error handler.
  */
 export function buildHttpApp(options: HttpAppOptions): express.Express {
   const app = express();
@@ -67,21 +73,30 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
     requestScope.run({ requestId: res.locals.requestId as string }, () => options.requestContext(req, res, next));
   });
 
-  app.use(express.json({ limit: options.bodyLimit, strict: true }));
-  // Only the providers' form_post callbacks (Apple) send form bodies.
-  app.use('/api/proxy/callback', express.urlencoded({ extended: false, limit: options.bodyLimit }));
+  app.get('/', (_req, res) => {
+    res.json({ name: 'Tollgate', docs: '/docs', openapi: '/api/openapi.json', health: '/healthz' });
+  });
   options.mountExtra?.(app);
 
-  const contentTypeAndAuth = async (req: Request, res: Response, next: NextFunction) => {
-    const route = (req as Request & { tsRestRoute?: { method: string; metadata?: RouteMetadata } }).tsRestRoute;
-    const metadata = route?.metadata ?? { auth: 'none' as const };
+  // No global body parser: a route's body is read once its route is known, as its contract says.
+  const bodies = makeBodyReader(options.bodyLimit);
+  /**
+   * Runs after ts-rest matched the route, before it validates the request: reads the exact
+   * bytes first on `rawBody` routes (their credential may be a signature over them), then
+   * applies the route's auth kind (a bad credential answers 401 whatever the body holds, and
+   * costs no parsing), then parses the body.
+   */
+  const edge = async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const hasBody = req.method !== 'GET' && (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined);
-      if (hasBody && !metadata.nonJson && !isJson(req.headers['content-type'])) {
-        return send(res, 'unsupported_media_type');
-      }
-      const failure = await options.authenticate(req, res, metadata);
-      if (failure) return send(res, failure);
+      const route = routeOf(req);
+      const metadata: RouteMetadata = (route?.metadata as RouteMetadata | undefined) ?? { auth: 'none' };
+      const kind = route ? bodyKindOf(route) : 'none';
+      const unreadable = await bodies.readRaw(req, res, kind);
+      if (unreadable) return unreadable.code === 'aborted' ? undefined : send(res, unreadable.code, { hint: unreadable.hint });
+      const refused = await authenticatorFor(options.authenticators, metadata)(req, res, metadata);
+      if (refused) return send(res, refused.code, { hint: refused.hint });
+      const failed = await bodies.parse(req, res, kind);
+      if (failed) return failed.code === 'aborted' ? undefined : send(res, failed.code, { hint: failed.hint });
       next();
     } catch (e) {
       next(e);
@@ -89,7 +104,7 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
   };
 
   createExpressEndpoints(options.contract, options.router as never, app, {
-    globalMiddleware: [contentTypeAndAuth as never],
+    globalMiddleware: [edge as never],
     responseValidation: false,
     jsonQuery: false,
     requestValidationErrorHandler: (err: RequestValidationError, _req, res) => {
@@ -108,28 +123,54 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    const ok = await options.ready();
-    res.status(ok ? 200 : 503).json(ok ? { status: 'ok' } : { status: 'unavailable', error: 'Database unreachable', code: 'database_unreachable' });
+    if (await options.ready()) return res.json({ status: 'ok' });
+    res.status(503).json({ status: 'unavailable', ...errorResponse('database_unreachable').body });
   });
   app.get('/api/openapi.json', (_req, res) => {
     res.json(options.openApiDocument);
   });
   mountDocs(app);
 
-  app.use((_req, res) => send(res, 'not_found'));
+  // Nothing matched: 405 when another method is served at this path (Allow lists them), else 404.
+  let methodsAt: ((path: string) => string[]) | undefined;
+  app.use((req, res) => {
+    methodsAt ??= routeMethods(app);
+    const allowed = methodsAt(req.path);
+    if (allowed.length === 0) return send(res, 'not_found');
+    res.setHeader('Allow', allowed.join(', '));
+    send(res, 'method_not_allowed', { hint: `${req.method} is not served at ${req.path}; use ${allowed.join(', ')}` });
+  });
 
   const onError: ErrorRequestHandler = (error, req, res, _next) => {
-    const type = (error as { type?: string }).type;
-    if (type === 'entity.parse.failed') return send(res, 'malformed_json');
-    if (type === 'entity.too.large') return send(res, 'payload_too_large', `Request body too large (limit ${options.bodyLimit})`);
-    if (type === 'encoding.unsupported' || type === 'charset.unsupported') return send(res, 'unsupported_media_type', 'Unsupported body encoding');
-    if (type === 'request.aborted') return;
+    const e = error as { type?: string; status?: number };
+    if (e.type === 'request.aborted') return;
+    // Express refuses a path whose parameters are not valid percent-encoding.
+    if (error instanceof URIError && e.status === 400) return send(res, 'invalid_request', { hint: 'The path is not valid percent-encoding' });
     options.logger.error({ err: error, requestId: res.locals.requestId, method: req.method, path: req.path }, 'unhandled error');
     if (res.headersSent) return;
     send(res, 'internal_error');
   };
   app.use(onError);
   return app;
+}
+
+/**
+ * The methods served at a path, from the routes registered on the app (contract routes and the
+ * extra ones alike): HEAD wherever GET is (Express answers it), sorted. Read once, after every
+ * route is mounted (Express 4 keeps them in `app._router.stack`).
+ */
+function routeMethods(app: express.Express): (path: string) => string[] {
+  type RouteLayer = { regexp: RegExp; route?: { methods: Record<string, boolean> } };
+  const stack = ((app as unknown as { _router?: { stack: RouteLayer[] } })._router?.stack ?? []).filter((l) => l.route);
+  return (path) => {
+    const methods = new Set<string>();
+    for (const layer of stack) {
+      if (!layer.regexp.test(path)) continue;
+      for (const [method, on] of Object.entries(layer.route!.methods)) if (on && method !== '_all') methods.add(method.toUpperCase());
+    }
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods].sort();
+  };
 }
 
 /**
@@ -158,6 +199,3 @@ function securityHeaders(): RequestHandler {
     next();
   };
 }
-
-/** application/json or any +json type, parameters allowed (what express.json parses). */
-const isJson = (contentType: string | undefined) => !!contentType && /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i.test(contentType);

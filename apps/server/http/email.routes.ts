@@ -18,7 +18,7 @@ import { isCallbackUrlRegistered, isProviderEnabled, type Project } from '../../
 import type { Provider } from '../../../domain/providers';
 import type { Result } from '../../../domain/result';
 import type { I18nextEmailRenderer, LinkPageKind } from '../../../infrastructure/mail/i18next-email-renderer';
-import { errorResponse, type ErrorCode } from './errors';
+import { errorResponse, type ErrorCode, type ErrorResponse } from './errors';
 import { tooManyRequests } from './rate-limit';
 import { clientIp, projectOf } from './request-context';
 import { toSignInResponse } from './sign-in-response';
@@ -56,9 +56,9 @@ export interface EmailRouteDeps {
 
 const s = initServer();
 
-type Failure = ReturnType<typeof errorResponse>;
-type Checked<T> = { ok: true; value: T } | { ok: false; response: Failure };
-const fail = (code: ErrorCode): { ok: false; response: Failure } => ({ ok: false, response: errorResponse(code) });
+type Failure<C extends ErrorCode = ErrorCode> = ErrorResponse<C>;
+type Checked<T, C extends ErrorCode = ErrorCode> = { ok: true; value: T } | { ok: false; response: Failure<C> };
+const fail = <C extends ErrorCode>(code: C): { ok: false; response: Failure<C> } => ({ ok: false, response: errorResponse(code) });
 
 const acceptLanguage = (req: Request): string | null => {
   const h = req.headers['accept-language'];
@@ -66,27 +66,44 @@ const acceptLanguage = (req: Request): string | null => {
 };
 
 /** The body's `locale`: a supported locale or a tag of a supported language (pt-BR -> pt); 400 otherwise. */
-function bodyLocale(value: string | undefined): Checked<Locale | null> {
+function bodyLocale(value: string | undefined): Checked<Locale | null, 'unsupported_locale'> {
   if (value === undefined) return { ok: true, value: null };
   const locale = matchLocale(value);
   return locale ? { ok: true, value: locale } : fail('unsupported_locale');
 }
 
-function emailOf(value: string): Checked<EmailAddress> {
+function emailOf(value: string): Checked<EmailAddress, 'invalid_email'> {
   const parsed = parseEmailAddress(value);
   return parsed.ok ? { ok: true, value: parsed.value } : fail('invalid_email');
 }
 
 /** Provider toggle, then the callback URL (exact match), as the OAuth proxy checks them. */
-function checkProject(project: Project, provider: Provider, callbackUrl?: string): ErrorCode | null {
+function checkProject(project: Project, provider: Provider): 'provider_not_enabled' | null;
+function checkProject(project: Project, provider: Provider, callbackUrl: string | undefined): 'provider_not_enabled' | 'callback_url_not_registered' | null;
+function checkProject(project: Project, provider: Provider, callbackUrl?: string): 'provider_not_enabled' | 'callback_url_not_registered' | null {
   if (!isProviderEnabled(project, provider)) return 'provider_not_enabled';
   if (callbackUrl !== undefined && !isCallbackUrlRegistered(project, callbackUrl)) return 'callback_url_not_registered';
   return null;
 }
 
+interface PrepareInput {
+  provider: Provider;
+  callbackUrl?: string;
+  sendsMail: boolean;
+  locale?: string;
+  email: string;
+}
+/** What `prepare` can refuse, by its input: a callback URL to check, an email to send. */
+type PrepareCode<I extends PrepareInput> =
+  | 'provider_not_enabled'
+  | 'unsupported_locale'
+  | 'invalid_email'
+  | (I extends { callbackUrl: string } ? 'callback_url_not_registered' : never)
+  | (I extends { sendsMail: false } ? never : 'email_delivery_not_configured');
+
 export function makeEmailRoutes(deps: EmailRouteDeps) {
   /** Consumes every rule; the first refusal becomes the 429 answer. */
-  async function limit(res: Response, checks: Array<[string, RateLimitRule]>): Promise<Failure | null> {
+  async function limit(res: Response, checks: Array<[string, RateLimitRule]>): Promise<Failure<'rate_limited'> | null> {
     for (const [key, rule] of checks) {
       const decision = await deps.rateLimiter.consume(key, rule);
       if (!decision.allowed) return tooManyRequests(res, decision);
@@ -95,14 +112,11 @@ export function makeEmailRoutes(deps: EmailRouteDeps) {
   }
 
   /** Shared first steps: provider and callback URL, email delivery, locale, email address. */
-  function prepare(
-    res: Response,
-    input: { provider: Provider; callbackUrl?: string; sendsMail: boolean; locale?: string; email: string },
-  ): Checked<{ project: Project; locale: Locale | null; email: EmailAddress }> {
+  function prepare<I extends PrepareInput>(res: Response, input: I): Checked<{ project: Project; locale: Locale | null; email: EmailAddress }, PrepareCode<I>> {
     const project = projectOf(res);
     const refused = checkProject(project, input.provider, input.callbackUrl);
-    if (refused) return fail(refused);
-    if (input.sendsMail && !deps.mailConfigured) return fail('email_delivery_not_configured');
+    if (refused) return fail(refused) as Checked<never, PrepareCode<I>>;
+    if (input.sendsMail && !deps.mailConfigured) return fail('email_delivery_not_configured') as Checked<never, PrepareCode<I>>;
     const locale = bodyLocale(input.locale);
     if (!locale.ok) return locale;
     const email = emailOf(input.email);

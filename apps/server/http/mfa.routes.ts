@@ -2,7 +2,6 @@ import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import { mfaContract } from '../../../contract/mfa.contract';
 import type { MfaActor } from '../../../application/mfa/actor';
-import type { RateLimited } from '../../../application/mfa/limits';
 import type { makeConfirmPhone } from '../../../application/mfa/confirm-phone';
 import type { makeConfirmTotpSetup } from '../../../application/mfa/confirm-totp-setup';
 import type { makeDisableFactor } from '../../../application/mfa/disable-factor';
@@ -13,7 +12,7 @@ import type { makeSendSignInSmsCode } from '../../../application/mfa/send-sign-i
 import type { makeSetupTotp } from '../../../application/mfa/setup-totp';
 import type { makeStartPhoneVerification } from '../../../application/mfa/start-phone-verification';
 import type { makeVerifyMfaChallenge } from '../../../application/mfa/verify-mfa-challenge';
-import { errorResponse, type ErrorCode } from './errors';
+import { errorResponse, type ErrorCode, type ErrorResponse } from './errors';
 import { tooManyRequests } from './rate-limit';
 import { authOf, clientIp } from './request-context';
 
@@ -29,9 +28,9 @@ function actorOf(res: Response): MfaActor {
   return { project: auth.project, user: auth.user, enrollmentChallengeId: typeof challengeId === 'string' ? challengeId : null };
 }
 
-function failure(res: Response, error: { error: ErrorCode | 'rate_limited'; retryAfterMs?: number }) {
+function failure<C extends ErrorCode>(res: Response, error: { error: C; retryAfterMs?: number }): ErrorResponse<C> {
   if (error.error === 'rate_limited') {
-    return tooManyRequests(res, { allowed: false, remaining: 0, retryAfterMs: (error as RateLimited).retryAfterMs });
+    return tooManyRequests(res, { allowed: false, remaining: 0, retryAfterMs: error.retryAfterMs ?? 0 }) as ErrorResponse<C>;
   }
   return errorResponse(error.error);
 }

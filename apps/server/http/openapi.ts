@@ -1,7 +1,14 @@
 import { generateOpenApi } from '@ts-rest/open-api';
 import type { AppRoute } from '@ts-rest/core';
 import { contract } from '../../../contract';
-import type { RouteMetadata } from '../../../contract/common';
+import type { RouteAuth, RouteMetadata } from '../../../contract/common';
+
+/** The OpenAPI security requirement of each auth kind (a new kind must say how it is documented). */
+const SECURITY: { readonly [K in RouteAuth]: Array<Record<string, string[]>> } = {
+  apiKey: [{ apiKey: [] }],
+  user: [{ accessToken: [] }],
+  none: [],
+};
 
 /** The OpenAPI 3 document, generated from the contract. */
 export function buildOpenApiDocument(publicUrl: string) {
@@ -12,7 +19,7 @@ export function buildOpenApiDocument(publicUrl: string) {
         title: 'Tollgate API',
         version: '0.1.0',
         description:
-          'Authentication and subscription billing for your projects. Project servers authenticate with `Authorization: Bearer <API_KEY>`; user-scoped routes take `Authorization: Bearer <ACCESS_TOKEN>`. Every error body is `{"error": "<message>", "code": "<stable_code>"}`.',
+          'Authentication and subscription billing for your projects. Project servers authenticate with `Authorization: Bearer <API_KEY>`; user-scoped routes take `Authorization: Bearer <ACCESS_TOKEN>`. Every error body is `{"error": "<message>", "code": "<stable_code>"}`, sometimes with a `hint` saying what was wrong; each route lists, per status, the codes it can answer (switch on `code`, not on the message). Any path also answers 404 `not_found`, and 405 `method_not_allowed` with an `Allow` header for a method it does not serve.',
       },
       servers: [{ url: publicUrl }],
       components: {
@@ -25,10 +32,8 @@ export function buildOpenApiDocument(publicUrl: string) {
     {
       setOperationId: 'concatenated-path',
       operationMapper: (operation, route: AppRoute) => {
-        const auth = (route.metadata as RouteMetadata | undefined)?.auth;
-        if (auth === 'apiKey') return { ...operation, security: [{ apiKey: [] }] };
-        if (auth === 'user') return { ...operation, security: [{ accessToken: [] }] };
-        return { ...operation, security: [] };
+        const auth = (route.metadata as RouteMetadata | undefined)?.auth ?? 'none';
+        return { ...operation, security: SECURITY[auth] };
       },
     },
   );

@@ -20,11 +20,38 @@ export function projectOf(res: Response): Project {
   return project;
 }
 
-export function bearerToken(req: Request): string | null {
+/** The Authorization header, read: absent, not a Bearer credential, or the Bearer token. */
+export type AuthorizationHeader = { kind: 'missing' } | { kind: 'malformed' } | { kind: 'bearer'; token: string };
+
+export function readAuthorization(req: Request): AuthorizationHeader {
   const header = req.headers.authorization;
-  if (!header) return null;
+  if (!header || !header.trim()) return { kind: 'missing' };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match ? match[1]! : null;
+  return match ? { kind: 'bearer', token: match[1]! } : { kind: 'malformed' };
+}
+
+export function bearerToken(req: Request): string | null {
+  const read = readAuthorization(req);
+  return read.kind === 'bearer' ? read.token : null;
+}
+
+const RAW_BODY = Symbol('tollgate.rawBody');
+type WithRawBody = Request & { [RAW_BODY]?: Buffer };
+
+/** Keeps the exact bytes of the request body (routes whose contract metadata sets `rawBody`). */
+export function keepRawBody(req: Request, raw: Buffer): void {
+  (req as WithRawBody)[RAW_BODY] = raw;
+}
+
+/**
+ * The exact bytes of the request body, as received (before any decoding), for checking a
+ * signature over them; an empty Buffer when the request had no body. Only on routes whose
+ * contract metadata sets `rawBody: true`: anywhere else it throws, since the bytes were not kept.
+ */
+export function rawBodyOf(req: Request): Buffer {
+  const raw = (req as WithRawBody)[RAW_BODY];
+  if (!raw) throw new Error('the raw body is kept only on routes whose contract metadata sets rawBody: true');
+  return raw;
 }
 
 /** The client IP. X-Forwarded-For counts only when TRUST_PROXY says which proxies to believe. */

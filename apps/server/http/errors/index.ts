@@ -1,31 +1,25 @@
-import { coreErrors } from './core.errors';
-import { emailErrors } from './email.errors';
-import { mfaErrors } from './mfa.errors';
-import { oauthErrors } from './oauth.errors';
-import type { ErrorEntry, ErrorStatus } from './types';
+import { ERRORS, type ErrorCode, type StatusOf } from '../../../../contract/errors';
+
+export { ERRORS, type ErrorCode, type ErrorStatus } from '../../../../contract/errors';
 
 /**
- * Every error Tollgate answers, by stable code: its status and its message (the spec's wording
- * where the spec gives one). Features add their own table and spread it here.
+ * The answer for error code `C`: its status from the table and the body `{ error, code, hint? }`.
+ * Distributes over a union of codes, so `errorResponse(result.error)` is a union of answers each
+ * with its own status and code literal: a handler returning it compiles only if its route
+ * declares every one of those codes (contract `errors(...)`, strictStatusCodes).
  */
-export const ERRORS = {
-  ...coreErrors,
-  ...emailErrors,
-  ...oauthErrors,
-  ...mfaErrors,
-} as const satisfies Record<string, ErrorEntry>;
+export type ErrorResponse<C extends ErrorCode = ErrorCode> = C extends ErrorCode
+  ? { status: StatusOf<C>; body: { error: string; code: C; hint?: string } }
+  : never;
 
-export type ErrorCode = keyof typeof ERRORS;
+/** A string replaces the table's message (e.g. to name the field at fault); `hint` says what was wrong. */
+export type ErrorDetail = string | { message?: string; hint?: string };
 
-export interface ErrorResponse<S extends ErrorStatus = ErrorStatus> {
-  status: S;
-  body: { error: string; code: string };
-}
-
-/** The response for an error code; `message` overrides the default wording (e.g. to name a field). */
-export function errorResponse<C extends ErrorCode>(code: C, message?: string): ErrorResponse<(typeof ERRORS)[C]['status']> {
+/** The response for an error code. */
+export function errorResponse<C extends ErrorCode>(code: C, detail?: ErrorDetail): ErrorResponse<C> {
   const entry = ERRORS[code];
-  return { status: entry.status, body: { error: message ?? entry.message, code } };
+  const { message, hint } = typeof detail === 'string' ? { message: detail, hint: undefined } : (detail ?? {});
+  const body: { error: string; code: C; hint?: string } = { error: message ?? entry.message, code };
+  if (hint) body.hint = hint;
+  return { status: entry.status, body } as ErrorResponse<C>;
 }
-
-export type { ErrorEntry, ErrorStatus };
