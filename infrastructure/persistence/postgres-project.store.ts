@@ -26,7 +26,6 @@ export class PostgresProjectStore implements ProjectStore {
       signingSecretEnc: signingSecretEncrypted,
       settings: project.settings,
       providerCredentials: {},
-      billing: null,
       createdAt: project.createdAt,
       updatedAt: project.updatedAt,
     });

@@ -20,7 +20,7 @@ import { PostgresEmailAccountStore } from '../../../infrastructure/persistence/p
 import { PostgresEmailMagicLinkStore } from '../../../infrastructure/persistence/postgres-email-magic-link.store';
 import { PostgresEmailPasswordResetStore } from '../../../infrastructure/persistence/postgres-email-password-reset.store';
 import { PostgresEmailVerificationCodeStore } from '../../../infrastructure/persistence/postgres-email-verification-code.store';
-import type { Config } from '../config';
+import { emailLimits, type Config } from '../config';
 import { makeEmailRoutes, MAGIC_LINK_VERIFY_PATH, mountMagicLinkEndpoint } from '../http/email.routes';
 import type { CoreServices } from '../tollgate';
 import type { FeatureWiring } from './types';
@@ -41,7 +41,7 @@ export function buildMailTransport(config: Config, logger: Logger): MailTranspor
 
 /** Wires the email feature: its use cases, adapters and routes. */
 export function wireEmail(core: CoreServices) {
-  const { db, clock, crypto, outbox, passwordHasher: hasher, stores } = core;
+  const { db, clock, crypto, outbox, passwordHasher: hasher, stores, rateLimiter } = core;
   const transport = buildMailTransport(core.config, core.logger);
   if (!transport) core.logger.warn({}, 'SMTP_URL is not set: email endpoints answer 503 until email delivery is configured');
   const renderer = new I18nextEmailRenderer();
@@ -53,18 +53,30 @@ export function wireEmail(core: CoreServices) {
   // Read at call time: the MFA feature may replace the gate after this wiring ran.
   const completePrimarySignIn: CompletePrimarySignIn = (input) => core.useCases.completePrimarySignIn(input);
   const issueVerificationCode = makeIssueVerificationCode({ codes, outbox, crypto, clock });
+  const limits = emailLimits(core.config);
+  /** False in production without SMTP_URL: the endpoints that send email answer 503. */
+  const mailConfigured = transport !== null;
 
   const routes = {
     email: makeEmailRoutes({
-      signUp: makeSignUpWithPassword({ accounts, issueVerificationCode, completePrimarySignIn, hasher, crypto, clock, uow: db }),
-      signIn: makeSignInWithPassword({ accounts, completePrimarySignIn, hasher, crypto, clock, uow: db }),
-      verifyCode: makeVerifyEmailCode({ accounts, codes, crypto, clock, uow: db }),
-      resendCode: makeResendVerificationCode({ accounts, issueVerificationCode, clock, uow: db }),
-      requestReset: makeRequestPasswordReset({ outbox, clock, uow: db }),
+      signUp: makeSignUpWithPassword({ accounts, issueVerificationCode, completePrimarySignIn, hasher, crypto, clock, uow: db, rateLimiter, limits, mailConfigured }),
+      signIn: makeSignInWithPassword({ accounts, completePrimarySignIn, hasher, crypto, clock, uow: db, rateLimiter, limits }),
+      verifyCode: makeVerifyEmailCode({ accounts, codes, crypto, clock, uow: db, rateLimiter, limits }),
+      resendCode: makeResendVerificationCode({ accounts, issueVerificationCode, clock, uow: db, rateLimiter, limits, mailConfigured }),
+      requestReset: makeRequestPasswordReset({ outbox, clock, uow: db, rateLimiter, limits, mailConfigured }),
       confirmReset: makeConfirmPasswordReset({ accounts, resets, refreshTokens: stores.refreshTokens, hasher, crypto, clock, uow: db }),
-      sendMagicLink: makeSendMagicLink({ accounts, links, outbox, crypto, clock, uow: db, verifyUrl: core.config.publicUrl + MAGIC_LINK_VERIFY_PATH }),
-      rateLimiter: core.rateLimiter,
-      mailConfigured: transport !== null,
+      sendMagicLink: makeSendMagicLink({
+        accounts,
+        links,
+        outbox,
+        crypto,
+        clock,
+        uow: db,
+        verifyUrl: core.config.publicUrl + MAGIC_LINK_VERIFY_PATH,
+        rateLimiter,
+        limits,
+        mailConfigured,
+      }),
     }),
   };
 

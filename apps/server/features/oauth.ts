@@ -71,6 +71,8 @@ export function wireOAuth(core: CoreServices) {
     box,
     clock,
     publicUrl: config.publicUrl,
+    rateLimiter: core.rateLimiter,
+    limits: { initiation: { points: config.OAUTH_INITIATION_RATE_LIMIT, windowMs: config.OAUTH_INITIATION_RATE_WINDOW_SECONDS * 1000 } },
   });
   const completeAuthorization = makeCompleteAuthorization({
     states,
@@ -112,12 +114,7 @@ export function wireOAuth(core: CoreServices) {
   const revokeSession = makeRevokeSession({ refreshTokens: core.stores.refreshTokens, crypto, clock });
 
   const routes = {
-    oauth: makeOAuthRoutes({
-      startAuthorization,
-      completeAuthorization,
-      rateLimiter: core.rateLimiter,
-      initiationRateLimit: { points: config.OAUTH_INITIATION_RATE_LIMIT, windowMs: config.OAUTH_INITIATION_RATE_WINDOW_SECONDS * 1000 },
-    }),
+    oauth: makeOAuthRoutes({ startAuthorization, completeAuthorization }),
     session: makeSessionRoutes({ exchangeCode, refreshSession, revokeSession }),
   };
   const wiring: FeatureWiring<typeof routes> & {

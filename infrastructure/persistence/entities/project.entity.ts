@@ -12,7 +12,6 @@ export const ProjectEntity = defineEntity({
     settings: p.json<ProjectSettings>(),
     /** provider -> encrypted JSON credentials */
     providerCredentials: p.json<Record<string, string>>().fieldName('provider_credentials'),
-    billing: p.json<Record<string, unknown>>().nullable().fieldName('billing'),
     createdAt: p.datetime().fieldName('created_at'),
     updatedAt: p.datetime().fieldName('updated_at'),
   },
