@@ -39,7 +39,7 @@ const acceptLanguage = (req: Request): string | null => {
   return typeof h === 'string' ? h : null;
 };
 
-const success = { status: 200 as const, body: { success: true as const } };
+const success = () => ({ status: 200 as const, body: { success: true as const } });
 
 /**
  * The email endpoints. Each one hands the request's fields to its use case, which checks them
@@ -87,7 +87,7 @@ export function makeEmailRoutes(deps: EmailRouteDeps) {
         locale: body.locale ?? null,
         acceptLanguage: acceptLanguage(req),
       });
-      return r.ok ? success : failureResponse(res, r);
+      return r.ok ? success() : failureResponse(res, r);
     },
 
     resetPassword: async ({ body, req, res }) => {
@@ -99,12 +99,12 @@ export function makeEmailRoutes(deps: EmailRouteDeps) {
         acceptLanguage: acceptLanguage(req),
         ip: clientIp(req),
       });
-      return r.ok ? success : failureResponse(res, r);
+      return r.ok ? success() : failureResponse(res, r);
     },
 
     confirmPasswordReset: async ({ body, res }) => {
       const r = await deps.confirmReset({ project: projectOf(res), token: body.token, password: body.password, locale: body.locale ?? null });
-      return r.ok ? success : errorResponse(r.error);
+      return r.ok ? success() : errorResponse(r.error);
     },
 
     sendMagicLink: async ({ body, req, res }) => {
@@ -116,7 +116,7 @@ export function makeEmailRoutes(deps: EmailRouteDeps) {
         acceptLanguage: acceptLanguage(req),
         ip: clientIp(req),
       });
-      return r.ok ? success : failureResponse(res, r);
+      return r.ok ? success() : failureResponse(res, r);
     },
   });
 }
