@@ -48,6 +48,13 @@ module.exports = {
       to: { path: '^test/' },
     },
     {
+      name: 'testing-helpers-only-in-tests',
+      comment: 'application/testing/ holds the strict fakes of the unit tests; production code never imports it.',
+      severity: 'error',
+      from: { pathNot: ['\\.test\\.ts$', '^application/testing/'] },
+      to: { path: '^application/testing/' },
+    },
+    {
       name: 'no-circular',
       comment: 'No import cycles, type-only ones included: a cycle of types still ties two modules together.',
       severity: 'error',

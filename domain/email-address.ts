@@ -10,7 +10,7 @@ export interface EmailAddress {
   key: string;
 }
 
-export const MAX_EMAIL_LENGTH = 254;
+const MAX_EMAIL_LENGTH = 254;
 const MAX_LOCAL_LENGTH = 64;
 
 /** Full-width and small commercial at: NFKC would fold them into a real `@`. */

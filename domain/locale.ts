@@ -9,7 +9,7 @@ export const isSupportedLocale = (value: string): value is Locale =>
   (SUPPORTED_LOCALES as readonly string[]).includes(value);
 
 /** Locales written right to left. */
-export const RTL_LOCALES: readonly Locale[] = ['ar', 'he'];
+const RTL_LOCALES: readonly Locale[] = ['ar', 'he'];
 export const isRtlLocale = (locale: Locale): boolean => RTL_LOCALES.includes(locale);
 
 /** Language subtags that mean a supported locale under another code. */

@@ -13,9 +13,6 @@ export function effectiveMfaMethods(allowed: readonly MfaMethod[]): MfaMethod[] 
   return MFA_METHODS.filter((m) => set.has(m));
 }
 
-/** Methods that are a second factor on their own; backup codes only stand in for one of them. */
-export const PRIMARY_MFA_METHODS = ['totp', 'sms'] as const satisfies readonly MfaMethod[];
-
 export const MFA_CHALLENGE_TTL_SECONDS = 5 * 60;
 export const MFA_CHALLENGE_PREFIX = 'mfa_';
 export const SMS_CODE_TTL_SECONDS = 5 * 60;

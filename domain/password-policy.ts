@@ -1,7 +1,7 @@
 import { err, ok, type Result } from './result';
 
-export const PASSWORD_MIN_LENGTH = 8;
-export const PASSWORD_MAX_LENGTH = 128;
+const PASSWORD_MIN_LENGTH = 8;
+const PASSWORD_MAX_LENGTH = 128;
 
 export type PasswordPolicyError =
   | 'password_too_short'

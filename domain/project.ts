@@ -14,15 +14,6 @@ export interface ProviderCredentials {
   privateKey?: string;
 }
 
-export interface BillingConnection {
-  secretKeyEncrypted: string;
-  publishableKey: string;
-  webhookSecretEncrypted: string;
-  currency: string;
-  keySuffix: string;
-  connectedAt: Date;
-}
-
 export interface ProjectSettings {
   enabledProviders: Provider[];
   callbackUrls: string[];

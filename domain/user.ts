@@ -15,11 +15,3 @@ export interface EndUser {
   createdAt: Date;
   updatedAt: Date;
 }
-
-/** The user object of email and MFA responses. */
-export const publicUser = (u: EndUser) => ({
-  id: u.id,
-  email: u.email,
-  name: u.name,
-  email_verified: u.emailVerified,
-});

@@ -6,7 +6,7 @@ import {
   usableMfaMethods,
   type MfaMethod,
 } from '../../domain/mfa';
-import { publicUser, type EndUser } from '../../domain/user';
+import type { EndUser } from '../../domain/user';
 import type { MfaChallengeStore, EnrolledMethodsReader } from '../mfa/mfa.store';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
@@ -17,7 +17,7 @@ import type { IssueSessionInput, IssuedSession } from '../tokens/issue-session';
  * a session, or a multi-factor challenge that must be passed first (no JWT then).
  */
 export type PrimarySignInOutcome =
-  | { kind: 'session'; session: IssuedSession; user: ReturnType<typeof publicUser> }
+  | { kind: 'session'; session: IssuedSession; user: EndUser }
   | { kind: 'mfa'; challenge: string; methods: MfaMethod[]; enrollmentRequired: boolean };
 
 export interface PrimarySignInInput {
@@ -80,6 +80,6 @@ export function makeCompletePrimarySignIn(deps: CompletePrimarySignInDeps): Sign
       }
     }
     const session = await deps.issueSession(input);
-    return { kind: 'session', session, user: publicUser(input.user) };
+    return { kind: 'session', session, user: input.user };
   };
 }

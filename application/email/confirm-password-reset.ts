@@ -1,5 +1,4 @@
 import { isLive } from '../../domain/email/rules';
-import type { Locale } from '../../domain/locale';
 import { checkPassword, type PasswordPolicyError } from '../../domain/password-policy';
 import type { Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
@@ -9,6 +8,7 @@ import type { UnitOfWork } from '../ports/unit-of-work';
 import type { RefreshTokenStore } from '../tokens/refresh-token.store';
 import type { EmailAccountStore } from './email-account.store';
 import type { PasswordResetRecord, PasswordResetStore } from './password-reset.store';
+import { providerRefusal, requestLocale } from './request-checks';
 
 export interface ConfirmPasswordResetDeps {
   accounts: Pick<EmailAccountStore, 'update'>;
@@ -20,7 +20,18 @@ export interface ConfirmPasswordResetDeps {
   uow: UnitOfWork;
 }
 
-export type ConfirmPasswordResetError = PasswordPolicyError | 'invalid_reset_token' | 'reset_token_expired' | 'reset_token_used';
+export interface ConfirmPasswordResetInput {
+  project: Project;
+  token: string;
+  password: string;
+  locale: string | null;
+}
+
+export type ConfirmPasswordResetError =
+  | 'provider_not_enabled'
+  | 'unsupported_locale'
+  | PasswordPolicyError
+  | 'invalid_reset_token' | 'reset_token_expired' | 'reset_token_used';
 
 const classify = (record: PasswordResetRecord | null, now: Date): ConfirmPasswordResetError => {
   if (!record) return 'invalid_reset_token';
@@ -30,12 +41,16 @@ const classify = (record: PasswordResetRecord | null, now: Date): ConfirmPasswor
 };
 
 /**
- * Sets a new password with a reset token. Tokens carry 256 random bits and are looked up by their
+ * Sets a new password with a reset token (once the email provider is enabled and the locale is
+ * supported; the password policy comes next). Tokens carry 256 random bits and are looked up by their
  * SHA-256 hash, so a lookup reveals nothing about stored tokens. The token is consumed by one atomic statement, and in
  * the same transaction the password changes and every refresh token of the user is revoked.
  */
 export function makeConfirmPasswordReset(deps: ConfirmPasswordResetDeps) {
-  return async (input: { project: Project; token: string; password: string; locale: Locale | null }): Promise<Result<void, ConfirmPasswordResetError>> => {
+  return async (input: ConfirmPasswordResetInput): Promise<Result<void, ConfirmPasswordResetError>> => {
+    if (providerRefusal(input.project, 'email', null)) return err('provider_not_enabled');
+    const locale = requestLocale(input.locale);
+    if (!locale.ok) return locale;
     const policy = checkPassword(input.password);
     if (!policy.ok) return policy;
     const tokenHash = deps.crypto.hash(input.token);
@@ -47,7 +62,7 @@ export function makeConfirmPasswordReset(deps: ConfirmPasswordResetDeps) {
     return deps.uow.transaction(async () => {
       const consumed = await deps.resets.consume(input.project.id, tokenHash, now);
       if (!consumed) return err(classify(await deps.resets.findByHash(input.project.id, tokenHash), now));
-      await deps.accounts.update(input.project.id, consumed.userId, { passwordHash, ...(input.locale ? { locale: input.locale } : {}) }, now);
+      await deps.accounts.update(input.project.id, consumed.userId, { passwordHash, ...(locale.value ? { locale: locale.value } : {}) }, now);
       await deps.resets.invalidateAllForUser(input.project.id, consumed.userId, now);
       await deps.refreshTokens.revokeAllForUser(input.project.id, consumed.userId, now);
       return ok(undefined);

@@ -3,7 +3,7 @@ import { isSupportedLocale, type Locale } from '../../domain/locale';
 /** Outbox topic of every email Tollgate sends. */
 export const EMAIL_OUTBOX_TOPIC = 'email.send';
 
-export const EMAIL_KINDS = ['verification_code', 'password_reset', 'magic_link'] as const;
+const EMAIL_KINDS = ['verification_code', 'password_reset', 'magic_link'] as const;
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 
 /** What is recorded in the outbox: enough to render and send the email later, in its locale. */

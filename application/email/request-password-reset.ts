@@ -1,9 +1,12 @@
-import type { EmailAddress } from '../../domain/email-address';
 import type { Locale } from '../../domain/locale';
 import type { Project } from '../../domain/project';
+import { ok, type Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
 import type { Outbox } from '../ports/outbox';
+import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
+import { consumeEmailLimits, type EmailLimits } from './limits';
+import { checkEmailRequest, type EmailRequestRefusal } from './request-checks';
 
 /** Outbox topic of a password-reset request, turned into a token and an email by a job. */
 export const PASSWORD_RESET_REQUEST_TOPIC = 'email.password_reset_request';
@@ -22,23 +25,51 @@ export interface RequestPasswordResetDeps {
   outbox: Outbox;
   clock: Clock;
   uow: UnitOfWork;
+  rateLimiter: Pick<RateLimiter, 'consume'>;
+  limits: Pick<EmailLimits, 'resetPerIp' | 'resetPerEmail'>;
+  mailConfigured: boolean;
+}
+
+export interface RequestPasswordResetInput {
+  project: Project;
+  email: string;
+  callbackUrl: string;
+  locale: string | null;
+  acceptLanguage: string | null;
+  ip: string;
 }
 
 /**
- * Records a password-reset request. The request does the same work whether or not the email
- * belongs to an account, so neither its answer nor its timing tells them apart; the job
- * (issue-password-reset) decides whether a token and an email follow.
+ * Records a password-reset request, after the request checks and the limit per IP. The request
+ * does the same work whether or not the email belongs to an account, so neither its answer nor its
+ * timing tells them apart; the job (issue-password-reset) decides whether a token and an email
+ * follow. Over the per-email limit the answer stays the same and nothing is recorded (no mail
+ * bombing, and nothing to learn about the address).
  */
 export function makeRequestPasswordReset(deps: RequestPasswordResetDeps) {
-  return async (input: { project: Project; email: EmailAddress; callbackUrl: string; locale: Locale | null; acceptLanguage: string | null }): Promise<void> => {
+  return async (input: RequestPasswordResetInput): Promise<Result<void, EmailRequestRefusal> | RateLimited> => {
+    const checked = checkEmailRequest(input.project, {
+      provider: 'email',
+      callbackUrl: input.callbackUrl,
+      mailConfigured: deps.mailConfigured,
+      locale: input.locale,
+      email: input.email,
+    });
+    if (!checked.ok) return checked;
+    const { email, locale } = checked.value;
+    const limited = await consumeEmailLimits(deps.rateLimiter, input.project, [['reset:ip', input.ip, deps.limits.resetPerIp]]);
+    if (limited) return limited;
+    if (await consumeEmailLimits(deps.rateLimiter, input.project, [['reset:email', email.key, deps.limits.resetPerEmail]])) return ok(undefined);
+
     const request: PasswordResetRequest = {
       projectId: input.project.id,
-      emailKey: input.email.key,
+      emailKey: email.key,
       callbackUrl: input.callbackUrl,
-      locale: input.locale,
+      locale,
       acceptLanguage: input.acceptLanguage ? input.acceptLanguage.slice(0, 500) : null,
       requestedAt: deps.clock.now().toISOString(),
     };
     await deps.uow.transaction(() => deps.outbox.enqueue(PASSWORD_RESET_REQUEST_TOPIC, { ...request }));
+    return ok(undefined);
   };
 }

@@ -1,37 +1,64 @@
-import type { EmailAddress } from '../../domain/email-address';
-import { resolveLocale, type Locale } from '../../domain/locale';
+import { resolveLocale } from '../../domain/locale';
 import type { Project } from '../../domain/project';
+import { ok, type Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
+import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { EmailAccountStore } from './email-account.store';
 import type { IssueVerificationCode } from './issue-verification-code';
+import { consumeEmailLimits, type EmailLimits } from './limits';
+import { checkEmailRequest, type EmailRequestRefusal } from './request-checks';
 
 export interface ResendVerificationCodeDeps {
   accounts: Pick<EmailAccountStore, 'findByLoginEmail' | 'update'>;
   issueVerificationCode: IssueVerificationCode;
   clock: Clock;
   uow: UnitOfWork;
+  rateLimiter: Pick<RateLimiter, 'consume'>;
+  limits: Pick<EmailLimits, 'resendPerEmail'>;
+  mailConfigured: boolean;
+}
+
+export interface ResendVerificationCodeInput {
+  project: Project;
+  email: string;
+  callbackUrl: string | null;
+  locale: string | null;
+  acceptLanguage: string | null;
 }
 
 /**
- * Sends a new verification code, which replaces the previous one. Unknown, disabled and already
- * verified accounts get no email, and the caller answers the same either way.
+ * Sends a new verification code, which replaces the previous one, after the request checks and
+ * the limit per email. Unknown, disabled and already verified accounts get no email, and the
+ * answer is the same either way.
  */
 export function makeResendVerificationCode(deps: ResendVerificationCodeDeps) {
-  return async (input: { project: Project; email: EmailAddress; locale: Locale | null; acceptLanguage: string | null }): Promise<{ sent: boolean }> => {
-    const account = await deps.accounts.findByLoginEmail(input.project.id, input.email.key);
-    if (!account || account.user.disabled || account.user.emailVerified || account.user.email === null) return { sent: false };
+  return async (input: ResendVerificationCodeInput): Promise<Result<void, EmailRequestRefusal> | RateLimited> => {
+    const checked = checkEmailRequest(input.project, {
+      provider: 'email',
+      callbackUrl: input.callbackUrl,
+      mailConfigured: deps.mailConfigured,
+      locale: input.locale,
+      email: input.email,
+    });
+    if (!checked.ok) return checked;
+    const { email, locale } = checked.value;
+    const limited = await consumeEmailLimits(deps.rateLimiter, input.project, [['resend:email', email.key, deps.limits.resendPerEmail]]);
+    if (limited) return limited;
+
+    const account = await deps.accounts.findByLoginEmail(input.project.id, email.key);
+    if (!account || account.user.disabled || account.user.emailVerified || account.user.email === null) return ok(undefined);
     const user = { ...account.user, email: account.user.email };
-    const locale = resolveLocale({
-      requested: input.locale,
+    const mailLocale = resolveLocale({
+      requested: locale,
       stored: user.locale,
       acceptLanguage: input.acceptLanguage,
       projectDefault: input.project.settings.defaultLocale,
     });
     await deps.uow.transaction(async () => {
-      if (input.locale && input.locale !== user.locale) await deps.accounts.update(input.project.id, user.id, { locale: input.locale }, deps.clock.now());
-      await deps.issueVerificationCode({ project: input.project, user, locale });
+      if (locale && locale !== user.locale) await deps.accounts.update(input.project.id, user.id, { locale }, deps.clock.now());
+      await deps.issueVerificationCode({ project: input.project, user, locale: mailLocale });
     });
-    return { sent: true };
+    return ok(undefined);
   };
 }

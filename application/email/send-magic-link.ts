@@ -1,14 +1,17 @@
-import type { EmailAddress } from '../../domain/email-address';
 import { LINK_TOKEN_BYTES, MAGIC_LINK_TTL_SECONDS, withQuery } from '../../domain/email/rules';
-import { localeFromAcceptLanguage, resolveLocale, type Locale } from '../../domain/locale';
+import { localeFromAcceptLanguage, resolveLocale } from '../../domain/locale';
 import type { Project } from '../../domain/project';
+import { ok, type Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
 import type { Outbox } from '../ports/outbox';
+import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { EmailAccountStore } from './email-account.store';
 import { EMAIL_OUTBOX_TOPIC, type EmailMessage } from './email-message';
+import { consumeEmailLimits, type EmailLimits } from './limits';
 import type { MagicLinkStore } from './magic-link.store';
+import { checkEmailRequest, type EmailRequestRefusal } from './request-checks';
 
 export interface SendMagicLinkDeps {
   accounts: Pick<EmailAccountStore, 'findByLoginEmail' | 'update'>;
@@ -19,26 +22,49 @@ export interface SendMagicLinkDeps {
   uow: UnitOfWork;
   /** Absolute URL of the endpoint that consumes the link (GET ?token=). */
   verifyUrl: string;
+  rateLimiter: Pick<RateLimiter, 'consume'>;
+  limits: Pick<EmailLimits, 'magicLinkPerIp' | 'magicLinkPerEmail'>;
+  mailConfigured: boolean;
+}
+
+export interface SendMagicLinkInput {
+  project: Project;
+  email: string;
+  callbackUrl: string;
+  locale: string | null;
+  acceptLanguage: string | null;
+  ip: string;
 }
 
 /**
  * Emails a one-time sign-in link (15 minutes) to the account with this email, or to the address
- * itself when there is none yet: the click then creates the account. Disabled accounts get nothing.
+ * itself when there is none yet: the click then creates the account. The magic-link provider must
+ * be enabled (then the other request checks and the limits per IP and per email). Disabled
+ * accounts get nothing, with the same answer.
  */
 export function makeSendMagicLink(deps: SendMagicLinkDeps) {
-  return async (input: {
-    project: Project;
-    email: EmailAddress;
-    callbackUrl: string;
-    locale: Locale | null;
-    acceptLanguage: string | null;
-  }): Promise<{ sent: boolean }> => {
-    const account = await deps.accounts.findByLoginEmail(input.project.id, input.email.key);
-    if (account?.user.disabled) return { sent: false };
+  return async (input: SendMagicLinkInput): Promise<Result<void, EmailRequestRefusal> | RateLimited> => {
+    const checked = checkEmailRequest(input.project, {
+      provider: 'magic-link',
+      callbackUrl: input.callbackUrl,
+      mailConfigured: deps.mailConfigured,
+      locale: input.locale,
+      email: input.email,
+    });
+    if (!checked.ok) return checked;
+    const { email, locale } = checked.value;
+    const limited = await consumeEmailLimits(deps.rateLimiter, input.project, [
+      ['magic-link:ip', input.ip, deps.limits.magicLinkPerIp],
+      ['magic-link:email', email.key, deps.limits.magicLinkPerEmail],
+    ]);
+    if (limited) return limited;
+
+    const account = await deps.accounts.findByLoginEmail(input.project.id, email.key);
+    if (account?.user.disabled) return ok(undefined);
     const user = account?.user ?? null;
-    const to = user?.email ?? input.email.address;
+    const to = user?.email ?? email.address;
     const mailLocale = resolveLocale({
-      requested: input.locale,
+      requested: locale,
       stored: user?.locale ?? null,
       acceptLanguage: input.acceptLanguage,
       projectDefault: input.project.settings.defaultLocale,
@@ -59,20 +85,20 @@ export function makeSendMagicLink(deps: SendMagicLinkDeps) {
           id: deps.crypto.uuid(),
           projectId: input.project.id,
           email: to,
-          emailKey: input.email.key,
+          emailKey: email.key,
           userId: user?.id ?? null,
           callbackUrl: input.callbackUrl,
           // What a user created by the click will keep as preference: what this request asked for.
-          locale: input.locale ?? localeFromAcceptLanguage(input.acceptLanguage),
+          locale: locale ?? localeFromAcceptLanguage(input.acceptLanguage),
           mailLocale,
           createdAt: now,
           expiresAt: new Date(now.getTime() + MAGIC_LINK_TTL_SECONDS * 1000),
         },
         deps.crypto.hash(token),
       );
-      if (user && input.locale && input.locale !== user.locale) await deps.accounts.update(input.project.id, user.id, { locale: input.locale }, now);
+      if (user && locale && locale !== user.locale) await deps.accounts.update(input.project.id, user.id, { locale }, now);
       await deps.outbox.enqueue(EMAIL_OUTBOX_TOPIC, { ...message });
     });
-    return { sent: true };
+    return ok(undefined);
   };
 }

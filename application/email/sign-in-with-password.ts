@@ -1,13 +1,14 @@
-import type { EmailAddress } from '../../domain/email-address';
-import type { Locale } from '../../domain/locale';
 import type { Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
 import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
 import type { Clock } from '../ports/clock';
 import type { PasswordHasher, TokenCrypto } from '../ports/crypto';
+import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { CompletePrimarySignIn } from './deps';
 import type { EmailAccountChanges, EmailAccountStore } from './email-account.store';
+import { consumeEmailLimits, type EmailLimits } from './limits';
+import { checkEmailRequest, type EmailRequestRefusal } from './request-checks';
 
 export interface SignInWithPasswordDeps {
   accounts: Pick<EmailAccountStore, 'findByLoginEmail' | 'update'>;
@@ -16,19 +17,24 @@ export interface SignInWithPasswordDeps {
   crypto: Pick<TokenCrypto, 'randomToken'>;
   clock: Clock;
   uow: UnitOfWork;
+  rateLimiter: Pick<RateLimiter, 'consume'>;
+  limits: Pick<EmailLimits, 'signinPerEmail' | 'signinPerIp'>;
 }
 
 export interface SignInInput {
   project: Project;
-  email: EmailAddress;
+  email: string;
   password: string;
-  locale: Locale | null;
+  callbackUrl: string | null;
+  locale: string | null;
+  ip: string;
 }
 
-export type SignInError = 'invalid_credentials' | 'account_disabled';
+export type SignInError = Exclude<EmailRequestRefusal, 'email_delivery_not_configured'> | 'invalid_credentials' | 'account_disabled';
 
 /**
- * Email + password sign-in. An unknown email, an account without a password and a wrong password
+ * Email + password sign-in. After the request checks (checkEmailRequest; sign-in sends no mail)
+ * and the limits per IP and per email, an unknown email, an account without a password and a wrong password
  * all cost one argon2 verification (against a decoy hash made once) and give the same error.
  * A hash made with weaker parameters than today's is replaced on success.
  */
@@ -38,8 +44,22 @@ export function makeSignInWithPassword(deps: SignInWithPasswordDeps) {
   // Made up front, so that the first unknown email does not take two hashes' time.
   decoyHash().catch(() => (decoy = undefined));
 
-  return async (input: SignInInput): Promise<Result<PrimarySignInOutcome, SignInError>> => {
-    const account = await deps.accounts.findByLoginEmail(input.project.id, input.email.key);
+  return async (input: SignInInput): Promise<Result<PrimarySignInOutcome, SignInError> | RateLimited> => {
+    const checked = checkEmailRequest(input.project, {
+      provider: 'email',
+      callbackUrl: input.callbackUrl,
+      locale: input.locale,
+      email: input.email,
+    });
+    if (!checked.ok) return checked;
+    const { email, locale } = checked.value;
+    const limited = await consumeEmailLimits(deps.rateLimiter, input.project, [
+      ['signin:ip', input.ip, deps.limits.signinPerIp],
+      ['signin:email', email.key, deps.limits.signinPerEmail],
+    ]);
+    if (limited) return limited;
+
+    const account = await deps.accounts.findByLoginEmail(input.project.id, email.key);
     if (!account || account.passwordHash === null) {
       await deps.hasher.verify(await decoyHash(), input.password);
       return err('invalid_credentials');
@@ -49,7 +69,7 @@ export function makeSignInWithPassword(deps: SignInWithPasswordDeps) {
 
     const changes: EmailAccountChanges = {};
     if (account.user.provider !== 'email') changes.provider = 'email';
-    if (input.locale && input.locale !== account.user.locale) changes.locale = input.locale;
+    if (locale && locale !== account.user.locale) changes.locale = locale;
     if (deps.hasher.needsRehash(account.passwordHash)) changes.passwordHash = await deps.hasher.hash(input.password);
     // The usual sign-in changes nothing on the user: no write, so no cache invalidation either.
     if (Object.keys(changes).length === 0) {

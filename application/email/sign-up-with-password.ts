@@ -1,5 +1,4 @@
-import type { EmailAddress } from '../../domain/email-address';
-import { localeFromAcceptLanguage, resolveLocale, type Locale } from '../../domain/locale';
+import { localeFromAcceptLanguage, resolveLocale } from '../../domain/locale';
 import { checkPassword, type PasswordPolicyError } from '../../domain/password-policy';
 import type { Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
@@ -7,10 +6,13 @@ import type { EndUser } from '../../domain/user';
 import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
 import type { Clock } from '../ports/clock';
 import type { PasswordHasher, TokenCrypto } from '../ports/crypto';
+import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { CompletePrimarySignIn } from './deps';
 import type { EmailAccountStore } from './email-account.store';
 import type { IssueVerificationCode } from './issue-verification-code';
+import { consumeEmailLimits, type EmailLimits } from './limits';
+import { checkEmailRequest, type EmailRequestRefusal } from './request-checks';
 
 export interface SignUpWithPasswordDeps {
   accounts: Pick<EmailAccountStore, 'findByLoginEmail' | 'insertWithLoginEmail'>;
@@ -20,40 +22,62 @@ export interface SignUpWithPasswordDeps {
   crypto: Pick<TokenCrypto, 'uuid'>;
   clock: Clock;
   uow: UnitOfWork;
+  rateLimiter: Pick<RateLimiter, 'consume'>;
+  limits: Pick<EmailLimits, 'signupPerEmail' | 'signupPerIp'>;
+  /** False without a mail transport: sign-up sends a code, so it is refused. */
+  mailConfigured: boolean;
 }
 
 export interface SignUpInput {
   project: Project;
-  email: EmailAddress;
+  email: string;
   password: string;
   name: string | null;
+  callbackUrl: string | null;
   /** Explicit locale of the request. */
-  locale: Locale | null;
+  locale: string | null;
   acceptLanguage: string | null;
+  ip: string;
 }
 
-export type SignUpError = PasswordPolicyError | 'email_already_registered';
+export type SignUpError = EmailRequestRefusal | PasswordPolicyError | 'email_already_registered';
 
 /**
  * Creates an email + password account (email not yet verified), sends its verification code and
- * signs the user in through the primary sign-in gate, all in one transaction. The locale the user
- * asked for (body, else Accept-Language) becomes the stored preference.
+ * signs the user in through the primary sign-in gate, all in one transaction. The request checks
+ * (checkEmailRequest) come first, then the limits per IP and per email, then the password policy.
+ * The locale the user asked for (body, else Accept-Language) becomes the stored preference.
  */
 export function makeSignUpWithPassword(deps: SignUpWithPasswordDeps) {
-  return async (input: SignUpInput): Promise<Result<PrimarySignInOutcome, SignUpError>> => {
+  return async (input: SignUpInput): Promise<Result<PrimarySignInOutcome, SignUpError> | RateLimited> => {
+    const checked = checkEmailRequest(input.project, {
+      provider: 'email',
+      callbackUrl: input.callbackUrl,
+      mailConfigured: deps.mailConfigured,
+      locale: input.locale,
+      email: input.email,
+    });
+    if (!checked.ok) return checked;
+    const { email, locale } = checked.value;
+    const limited = await consumeEmailLimits(deps.rateLimiter, input.project, [
+      ['signup:ip', input.ip, deps.limits.signupPerIp],
+      ['signup:email', email.key, deps.limits.signupPerEmail],
+    ]);
+    if (limited) return limited;
+
     const policy = checkPassword(input.password);
     if (!policy.ok) return policy;
-    if (await deps.accounts.findByLoginEmail(input.project.id, input.email.key)) return err('email_already_registered');
+    if (await deps.accounts.findByLoginEmail(input.project.id, email.key)) return err('email_already_registered');
 
     const passwordHash = await deps.hasher.hash(input.password);
-    const preference = input.locale ?? localeFromAcceptLanguage(input.acceptLanguage);
+    const preference = locale ?? localeFromAcceptLanguage(input.acceptLanguage);
     const mailLocale = resolveLocale({ requested: preference, projectDefault: input.project.settings.defaultLocale });
     const now = deps.clock.now();
     const user: EndUser & { email: string } = {
       id: deps.crypto.uuid(),
       projectId: input.project.id,
-      email: input.email.address,
-      name: input.name,
+      email: email.address,
+      name: input.name?.trim() || null,
       picture: null,
       provider: 'email',
       emailVerified: false,
@@ -64,7 +88,7 @@ export function makeSignUpWithPassword(deps: SignUpWithPasswordDeps) {
     };
     return deps.uow.transaction(async () => {
       // The unique index decides between concurrent sign-ups of one address.
-      if (!(await deps.accounts.insertWithLoginEmail(user, input.email.key, passwordHash))) return err('email_already_registered');
+      if (!(await deps.accounts.insertWithLoginEmail(user, email.key, passwordHash))) return err('email_already_registered');
       await deps.issueVerificationCode({ project: input.project, user, locale: mailLocale });
       return ok(await deps.completePrimarySignIn({ project: input.project, user, provider: 'email' }));
     });

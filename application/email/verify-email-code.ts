@@ -1,13 +1,14 @@
-import type { EmailAddress } from '../../domain/email-address';
 import { isLive, isVerificationCodeShape, VERIFICATION_CODE_MAX_FAILURES } from '../../domain/email/rules';
-import type { Locale } from '../../domain/locale';
 import type { Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
+import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { EmailAccountChanges, EmailAccountStore } from './email-account.store';
+import { consumeEmailLimits, type EmailLimits } from './limits';
+import { checkEmailRequest } from './request-checks';
 import type { VerificationCodeStore } from './verification-code.store';
 
 export interface VerifyEmailCodeDeps {
@@ -16,18 +17,38 @@ export interface VerifyEmailCodeDeps {
   crypto: Pick<TokenCrypto, 'hash' | 'safeEqual'>;
   clock: Clock;
   uow: UnitOfWork;
+  rateLimiter: Pick<RateLimiter, 'consume'>;
+  limits: Pick<EmailLimits, 'verifyPerIp'>;
 }
 
-export type VerifyEmailCodeError = 'invalid_verification_code' | 'verification_code_expired' | 'verification_code_invalidated';
+export interface VerifyEmailCodeInput {
+  project: Project;
+  email: string;
+  code: string;
+  locale: string | null;
+  ip: string;
+}
+
+export type VerifyEmailCodeError =
+  | 'provider_not_enabled'
+  | 'unsupported_locale'
+  | 'invalid_email'
+  | 'invalid_verification_code' | 'verification_code_expired' | 'verification_code_invalidated';
 
 /**
- * Checks a 6-digit code: right, within 5 minutes, and before the 3rd failure (which invalidates
+ * After the request checks and the limit per IP, checks a 6-digit code: right, within 5 minutes, and before the 3rd failure (which invalidates
  * it). The code is consumed by one atomic statement, so concurrent correct submissions yield one
  * success; the account's email becomes verified in the same transaction.
  */
 export function makeVerifyEmailCode(deps: VerifyEmailCodeDeps) {
-  return async (input: { project: Project; email: EmailAddress; code: string; locale: Locale | null }): Promise<Result<EndUser, VerifyEmailCodeError>> => {
-    const account = await deps.accounts.findByLoginEmail(input.project.id, input.email.key);
+  return async (input: VerifyEmailCodeInput): Promise<Result<EndUser, VerifyEmailCodeError> | RateLimited> => {
+    const checked = checkEmailRequest(input.project, { provider: 'email', locale: input.locale, email: input.email });
+    if (!checked.ok) return checked;
+    const { email, locale } = checked.value;
+    const limited = await consumeEmailLimits(deps.rateLimiter, input.project, [['verify:ip', input.ip, deps.limits.verifyPerIp]]);
+    if (limited) return limited;
+
+    const account = await deps.accounts.findByLoginEmail(input.project.id, email.key);
     if (!account) return err('invalid_verification_code');
     const { user } = account;
     const record = await deps.codes.find(input.project.id, user.id);
@@ -47,7 +68,7 @@ export function makeVerifyEmailCode(deps: VerifyEmailCodeDeps) {
         return err('invalid_verification_code');
       }
       const changes: EmailAccountChanges = { emailVerified: true };
-      if (input.locale && input.locale !== user.locale) changes.locale = input.locale;
+      if (locale && locale !== user.locale) changes.locale = locale;
       await deps.accounts.update(input.project.id, user.id, changes, now);
       return ok({ ...user, emailVerified: true, locale: changes.locale ?? user.locale, updatedAt: now });
     });

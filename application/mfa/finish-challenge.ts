@@ -1,5 +1,5 @@
 import type { Project } from '../../domain/project';
-import { publicUser, type EndUser } from '../../domain/user';
+import type { EndUser } from '../../domain/user';
 import type { Clock } from '../ports/clock';
 import type { IssueSessionInput, IssuedSession } from '../tokens/issue-session';
 import type { MfaChallengeRecord, MfaChallengeStore } from './mfa.store';
@@ -11,9 +11,8 @@ export interface FinishChallengeDeps {
 }
 
 export interface FinishedSignIn {
-  token: string;
-  refresh_token: string;
-  user: ReturnType<typeof publicUser>;
+  session: IssuedSession;
+  user: EndUser;
 }
 
 /** Thrown inside a transaction when the challenge was spent meanwhile, to undo the code's use. */
@@ -37,6 +36,6 @@ export function makeFinishChallenge(deps: FinishChallengeDeps) {
       ...(challenge.ttlSeconds !== null ? { ttlSeconds: challenge.ttlSeconds } : {}),
       authCodeId: challenge.authCodeId,
     });
-    return { token: session.token, refresh_token: session.refresh_token, user: publicUser(user) };
+    return { session, user };
   };
 }

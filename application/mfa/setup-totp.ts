@@ -15,7 +15,8 @@ export interface SetupTotpDeps {
 
 export interface TotpSetup {
   secret: string;
-  qr_code: string;
+  /** data:image/png;base64 QR code of `uri`. */
+  qrCode: string;
   uri: string;
 }
 
@@ -31,6 +32,6 @@ export function makeSetupTotp(deps: SetupTotpDeps) {
     const saved = await deps.totp.savePending(actor.project.id, actor.user.id, deps.box.encrypt(secret), deps.clock.now());
     if (!saved) return err('totp_already_enrolled');
     const uri = deps.authenticator.keyUri({ label: actor.user.email ?? actor.user.name ?? actor.user.id, issuer: actor.project.name, secret });
-    return ok({ secret, uri, qr_code: await deps.qr.toDataUri(uri) });
+    return ok({ secret, uri, qrCode: await deps.qr.toDataUri(uri) });
   };
 }

@@ -2,7 +2,7 @@ import { initiationRefusal } from '../../domain/oauth/initiation';
 import { AUTHORIZATION_CODE_TTL_SECONDS } from '../../domain/oauth/providers';
 import { callbackRedirectUrl, providerRedirectUri } from '../../domain/oauth/redirect';
 import type { ProviderProfile } from '../../domain/oauth/profile';
-import type { OAuthProvider } from '../../domain/providers';
+import { isOAuthProvider } from '../../domain/providers';
 import { err, ok, type Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
 import type { SecretBox, TokenCrypto } from '../ports/crypto';
@@ -29,7 +29,8 @@ export interface CompleteAuthorizationDeps {
 }
 
 export interface CompleteAuthorizationInput {
-  provider: OAuthProvider;
+  /** The provider named in the path, not yet checked. */
+  provider: string;
   code: string | null;
   state: string | null;
   /** Apple's form_post `user` field. */
@@ -37,6 +38,7 @@ export interface CompleteAuthorizationInput {
 }
 
 export type CompleteAuthorizationError =
+  | 'unsupported_provider'
   | 'missing_code_or_state'
   | 'invalid_state'
   | 'state_expired'
@@ -55,6 +57,7 @@ export type CompleteAuthorizationError =
 export function makeCompleteAuthorization(deps: CompleteAuthorizationDeps) {
   return async (input: CompleteAuthorizationInput): Promise<Result<{ redirectUrl: string }, CompleteAuthorizationError>> => {
     const { provider } = input;
+    if (!isOAuthProvider(provider)) return err('unsupported_provider');
     if (!input.code || !input.state) return err('missing_code_or_state');
     const now = deps.clock.now();
     const state = await deps.states.consume(deps.crypto.hash(input.state), provider, now);

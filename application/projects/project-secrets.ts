@@ -1,3 +1,4 @@
+import { base64UrlDecode } from '../../domain/encoding';
 import type { ProviderCredentials } from '../../domain/project';
 import type { OAuthProvider } from '../../domain/providers';
 import type { SecretBox } from '../ports/crypto';
@@ -12,7 +13,9 @@ export function makeProjectSecrets(deps: {
     async signingKey(projectId) {
       const encrypted = await deps.projects.signingSecretEncrypted(projectId);
       if (!encrypted) return null;
-      return new Uint8Array(Buffer.from(deps.box.decrypt(encrypted), 'base64url'));
+      const key = base64UrlDecode(deps.box.decrypt(encrypted));
+      if (!key) throw new Error(`signing secret of project ${projectId} is not base64url`);
+      return key;
     },
     async providerCredentials(projectId: string, provider: OAuthProvider) {
       const encrypted = await deps.projects.providerCredentialsEncrypted(projectId, provider);

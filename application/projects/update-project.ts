@@ -37,8 +37,6 @@ export interface UpdateProjectDeps {
   box: SecretBox;
   clock: Clock;
   uow: UnitOfWork;
-  /** Tells every process to drop cached copies of the project. */
-  onChanged?: (projectId: string) => Promise<void>;
 }
 
 /** Applies a set of settings changes atomically; every value is validated before anything is written. */
@@ -92,7 +90,6 @@ export function makeUpdateProject(deps: UpdateProjectDeps) {
         await deps.projects.setProviderCredentialsEncrypted(project.id, c.provider as OAuthProvider, encrypted);
       }
     });
-    await deps.onChanged?.(project.id);
     return ok(project);
   };
 }

@@ -36,7 +36,7 @@ export interface IssueSessionInput {
 
 export interface IssuedSession {
   token: string;
-  refresh_token: string;
+  refreshToken: string;
   expiresAt: Date;
   sessionId: string;
 }
@@ -85,6 +85,6 @@ export function makeIssueSession(deps: IssueSessionDeps) {
       },
       deps.crypto.hash(refreshToken),
     );
-    return { token, refresh_token: refreshToken, expiresAt: new Date(ms + ttl * 1000), sessionId };
+    return { token, refreshToken, expiresAt: new Date(ms + ttl * 1000), sessionId };
   };
 }

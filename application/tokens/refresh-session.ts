@@ -27,8 +27,17 @@ export interface RefreshSessionDeps {
 
 export interface RefreshedSession {
   token: string;
-  refresh_token: string;
+  refreshToken: string;
 }
+
+/**
+ * The successor pair as kept (encrypted) for the grace window. Rows written before the pair was
+ * camelCase carry `refresh_token`; they live for seconds, but a rolling deploy can meet one.
+ */
+const readSuccessor = (json: string): RefreshedSession => {
+  const pair = JSON.parse(json) as { token: string; refreshToken?: string; refresh_token?: string };
+  return { token: pair.token, refreshToken: (pair.refreshToken ?? pair.refresh_token)! };
+};
 
 export type RefreshSessionError = 'invalid_refresh_token' | 'refresh_token_reused';
 
@@ -49,7 +58,7 @@ export function makeRefreshSession(deps: RefreshSessionDeps) {
     if (withinGrace && row.revokedAt === null && row.successorEncrypted && row.replacedBy) {
       const child = await deps.refreshTokens.findById(row.replacedBy);
       if (child && child.revokedAt === null && child.rotatedAt === null) {
-        return ok(JSON.parse(deps.box.decrypt(row.successorEncrypted)) as RefreshedSession);
+        return ok(readSuccessor(deps.box.decrypt(row.successorEncrypted)));
       }
     }
     // A retired token came back outside the grace window: the session is presumed stolen.
@@ -84,7 +93,7 @@ export function makeRefreshSession(deps: RefreshSessionDeps) {
         ttlSeconds: ACCESS_TOKEN_TTL_SECONDS,
         now,
       }),
-      refresh_token: REFRESH_TOKEN_PREFIX + deps.crypto.randomToken(32),
+      refreshToken: REFRESH_TOKEN_PREFIX + deps.crypto.randomToken(32),
     };
     // One atomic statement: mark this token rotated with its successor pair, insert the child,
     // and end the grace window of the token before it (only the immediately previous one keeps one).
@@ -93,7 +102,7 @@ export function makeRefreshSession(deps: RefreshSessionDeps) {
       tokenHash,
       at: now,
       childId,
-      childTokenHash: deps.crypto.hash(pair.refresh_token),
+      childTokenHash: deps.crypto.hash(pair.refreshToken),
       childIdleExpiresAt: new Date(now.getTime() + policy.refreshTokenIdleSeconds * 1000),
       successorEncrypted: deps.box.encrypt(JSON.stringify(pair)),
     });

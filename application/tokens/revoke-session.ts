@@ -12,15 +12,13 @@ export interface RevokeSessionDeps {
 
 /**
  * Signs a session out: the refresh token's whole family is revoked. Like RFC 7009, an unknown or
- * already revoked token is not an error (the caller cannot tell them apart); returns whether a
- * session of this project was found.
+ * already revoked token is not an error: the answer is the same, so the caller cannot tell them
+ * apart.
  */
 export function makeRevokeSession(deps: RevokeSessionDeps) {
-  return async (project: Project, refreshToken: string): Promise<boolean> => {
-    if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 200) return false;
+  return async (project: Project, refreshToken: string): Promise<void> => {
+    if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 200) return;
     const row = await deps.refreshTokens.findByHash(project.id, deps.crypto.hash(refreshToken));
-    if (!row) return false;
-    await deps.refreshTokens.revokeFamily(row.familyId, deps.clock.now());
-    return true;
+    if (row) await deps.refreshTokens.revokeFamily(row.familyId, deps.clock.now());
   };
 }

@@ -10,7 +10,7 @@ export interface VerifiedUser {
   name: string | null;
   picture: string | null;
   provider: string;
-  email_verified: boolean;
+  emailVerified: boolean;
 }
 
 export type TokenVerification =
@@ -46,7 +46,7 @@ export function makeVerifyAccessToken(deps: VerifyAccessTokenDeps) {
         name: user.name,
         picture: user.picture,
         provider: verified.claims.provider,
-        email_verified: user.emailVerified,
+        emailVerified: user.emailVerified,
       },
     };
   };

@@ -1,9 +1,12 @@
 import { z } from 'zod';
+import type { EmailLimits } from '../../application/email/limits';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
   .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
+/** A rate-limit allowance or window: a whole number, at least 1. */
+const limit = (def: number) => z.coerce.number().int().min(1).default(def);
 
 /**
  * Every environment variable Tollgate reads, with its default. docs/configuration.md lists the
@@ -51,6 +54,31 @@ export const ConfigSchema = z.object({
   OUTBOX_RETRY_DELAY_SECONDS: int(5),
   /** How long one delivery may run before it is failed and retried (also how soon a dead worker's message moves on). */
   OUTBOX_JOB_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(23 * 3600).default(60),
+
+  // Email rate limits, per project; every allowance is multiplied by RATE_LIMIT_SCALE.
+  /** email/signup: per email address and per client IP, in one window. */
+  EMAIL_SIGNUP_MAX_PER_EMAIL: limit(5),
+  EMAIL_SIGNUP_MAX_PER_IP: limit(30),
+  EMAIL_SIGNUP_WINDOW_SECONDS: limit(60 * 60),
+  /** email/signin. */
+  EMAIL_SIGNIN_MAX_PER_EMAIL: limit(10),
+  EMAIL_SIGNIN_MAX_PER_IP: limit(100),
+  EMAIL_SIGNIN_WINDOW_SECONDS: limit(15 * 60),
+  /** email/verify, per client IP. */
+  EMAIL_VERIFY_MAX_PER_IP: limit(100),
+  EMAIL_VERIFY_WINDOW_SECONDS: limit(15 * 60),
+  /** email/resend-verification, per email address. */
+  EMAIL_RESEND_MAX_PER_EMAIL: limit(3),
+  EMAIL_RESEND_WINDOW_SECONDS: limit(15 * 60),
+  /** email/reset-password: over the per-email limit the answer is the same and no email leaves. */
+  EMAIL_RESET_MAX_PER_EMAIL: limit(5),
+  EMAIL_RESET_PER_EMAIL_WINDOW_SECONDS: limit(60 * 60),
+  EMAIL_RESET_MAX_PER_IP: limit(30),
+  EMAIL_RESET_PER_IP_WINDOW_SECONDS: limit(15 * 60),
+  /** email/magic-link. */
+  EMAIL_MAGIC_LINK_MAX_PER_EMAIL: limit(5),
+  EMAIL_MAGIC_LINK_MAX_PER_IP: limit(30),
+  EMAIL_MAGIC_LINK_WINDOW_SECONDS: limit(15 * 60),
 
   // Sessions
   REFRESH_TOKEN_TTL_SECONDS: int(30 * 24 * 3600),
@@ -152,6 +180,23 @@ function parse<T extends z.infer<typeof CoreConfigSchema>>(schema: z.ZodType<T, 
     throw new Error('Invalid configuration:\n  TOLLGATE_SECRET_KEY: required in production (32 bytes, base64 or hex)');
   }
   return { ...c, publicUrl: (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, '') };
+}
+
+/** The email endpoints' rate limits from the EMAIL_* settings. */
+export function emailLimits(c: Config): EmailLimits {
+  const rule = (points: number, windowSeconds: number) => ({ points, windowMs: windowSeconds * 1000 });
+  return {
+    signupPerEmail: rule(c.EMAIL_SIGNUP_MAX_PER_EMAIL, c.EMAIL_SIGNUP_WINDOW_SECONDS),
+    signupPerIp: rule(c.EMAIL_SIGNUP_MAX_PER_IP, c.EMAIL_SIGNUP_WINDOW_SECONDS),
+    signinPerEmail: rule(c.EMAIL_SIGNIN_MAX_PER_EMAIL, c.EMAIL_SIGNIN_WINDOW_SECONDS),
+    signinPerIp: rule(c.EMAIL_SIGNIN_MAX_PER_IP, c.EMAIL_SIGNIN_WINDOW_SECONDS),
+    verifyPerIp: rule(c.EMAIL_VERIFY_MAX_PER_IP, c.EMAIL_VERIFY_WINDOW_SECONDS),
+    resendPerEmail: rule(c.EMAIL_RESEND_MAX_PER_EMAIL, c.EMAIL_RESEND_WINDOW_SECONDS),
+    resetPerEmail: rule(c.EMAIL_RESET_MAX_PER_EMAIL, c.EMAIL_RESET_PER_EMAIL_WINDOW_SECONDS),
+    resetPerIp: rule(c.EMAIL_RESET_MAX_PER_IP, c.EMAIL_RESET_PER_IP_WINDOW_SECONDS),
+    magicLinkPerEmail: rule(c.EMAIL_MAGIC_LINK_MAX_PER_EMAIL, c.EMAIL_MAGIC_LINK_WINDOW_SECONDS),
+    magicLinkPerIp: rule(c.EMAIL_MAGIC_LINK_MAX_PER_IP, c.EMAIL_MAGIC_LINK_WINDOW_SECONDS),
+  };
 }
 
 export function trustProxySetting(value: string): boolean | number | string {

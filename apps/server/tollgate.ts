@@ -56,7 +56,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
 
   const smsSender = buildSmsSender(config, core.logger, core.clock);
   const mfa = wireMfa({ core, config, smsAvailable: smsSender !== null });
-  const email = wireEmail({ core, signInGate: mfa.signInGate, mailConfigured: isMailConfigured(config) });
+  const email = wireEmail({ core, config, signInGate: mfa.signInGate, mailConfigured: isMailConfigured(config) });
   const oauth = wireOAuth({ core, config });
   const sessions = wireSessions({ core, signInGate: mfa.signInGate });
 

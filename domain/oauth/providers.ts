@@ -11,7 +11,7 @@ export const OAUTH_SCOPES: Record<OAuthProvider, string> = {
 };
 
 /** Providers that return an OpenID Connect id_token (verified against their JWKS, with a nonce). */
-export const OPENID_PROVIDERS: readonly OAuthProvider[] = ['google', 'azure', 'apple'];
+const OPENID_PROVIDERS: readonly OAuthProvider[] = ['google', 'azure', 'apple'];
 export const isOpenIdProvider = (p: OAuthProvider) => OPENID_PROVIDERS.includes(p);
 
 /** OAuth state: single use, 10 minutes. */

@@ -19,8 +19,8 @@ export class PostgresProjectStore implements ProjectStore {
 
   async insert(p: Project, signingSecretEncrypted: string): Promise<void> {
     await this.db.query(
-      `insert into projects (id, name, active, signing_secret_enc, settings, provider_credentials, billing, created_at, updated_at)
-       values (?, ?, ?, ?, ?::jsonb, '{}'::jsonb, null, ?, ?)`,
+      `insert into projects (id, name, active, signing_secret_enc, settings, provider_credentials, created_at, updated_at)
+       values (?, ?, ?, ?, ?::jsonb, '{}'::jsonb, ?, ?)`,
       [p.id, p.name, p.active, signingSecretEncrypted, JSON.stringify(p.settings), p.createdAt, p.updatedAt],
     );
   }

@@ -39,8 +39,8 @@ describe('primary sign-in result by MFA policy and enrollment', () => {
     expect(outcome.kind).toBe('session');
     const session = sessionOf(outcome);
     expect(session.token.split('.')).toHaveLength(3);
-    expect(session.refresh_token).toMatch(/^rt_/);
-    if (outcome.kind === 'session') expect(outcome.user).toEqual({ id: user.id, email: user.email, name: user.name, email_verified: true });
+    expect(session.refreshToken).toMatch(/^rt_/);
+    if (outcome.kind === 'session') expect(outcome.user).toMatchObject({ id: user.id, email: user.email, name: user.name, emailVerified: true });
   });
 
   it('optional with nothing enrolled: token, refresh_token and user', async () => {

@@ -33,7 +33,7 @@ async function newSession(p: TestProject = project, provider = 'email') {
     await core.stores.users.insert(user);
     const projectRecord = (await t.tollgate.admin.getProject(p.id))!;
     const session = await core.sessions.issue({ project: projectRecord, user, provider });
-    return { user, token: session.token, refresh_token: session.refresh_token };
+    return { user, token: session.token, refresh_token: session.refreshToken };
   });
 }
 
@@ -170,7 +170,7 @@ describe('POST /api/proxy/token/refresh', () => {
     });
     await t.inContext(() => t.tollgate.admin.signOutEverywhere({ projectId: project.id, userId: s.user.id }));
     expect((await refresh(s.refresh_token)).status).toBe(401);
-    expect((await refresh(second.refresh_token)).status).toBe(401);
+    expect((await refresh(second.refreshToken)).status).toBe(401);
   });
 });
 
@@ -202,7 +202,7 @@ describe('POST /api/proxy/token/revoke', () => {
     });
     await project.client.session.revoke({ body: { refresh_token: s.refresh_token } });
     expect((await refresh(s.refresh_token)).status).toBe(401);
-    const r = await refresh(second.refresh_token);
+    const r = await refresh(second.refreshToken);
     expect(r.status).toBe(200);
     expect(decodeJwt(r.body.token)).toMatchObject({ provider: 'magic-link' });
   });

@@ -20,7 +20,7 @@ import { PostgresEmailAccountStore } from '../../../infrastructure/persistence/p
 import { PostgresEmailMagicLinkStore } from '../../../infrastructure/persistence/postgres-email-magic-link.store';
 import { PostgresEmailPasswordResetStore } from '../../../infrastructure/persistence/postgres-email-password-reset.store';
 import { PostgresEmailVerificationCodeStore } from '../../../infrastructure/persistence/postgres-email-verification-code.store';
-import type { Config } from '../config';
+import { emailLimits, type Config } from '../config';
 import { makeEmailRoutes, MAGIC_LINK_VERIFY_PATH, mountMagicLinkEndpoint } from '../http/email.routes';
 import type { Core } from '../core';
 import type { HttpFeature, JobsFeature } from './types';
@@ -44,6 +44,7 @@ export function buildMailTransport(config: Config, logger: Logger): MailTranspor
 
 export interface EmailFeatureInput {
   core: Core;
+  config: Config;
   /** The primary sign-in gate (MFA policy) sign-up, sign-in and magic links pass through. */
   signInGate: SignInGate;
   /** False in production without SMTP_URL: the endpoints that send email answer 503. */
@@ -51,26 +52,36 @@ export interface EmailFeatureInput {
 }
 
 /** Wires the email feature's routes and magic-link page: accounts, codes, reset, magic links. */
-export function wireEmail({ core, signInGate, mailConfigured }: EmailFeatureInput) {
-  const { db, clock, crypto, outbox, passwordHasher: hasher, stores } = core;
+export function wireEmail({ core, config, signInGate, mailConfigured }: EmailFeatureInput) {
+  const { db, clock, crypto, outbox, passwordHasher: hasher, stores, rateLimiter } = core;
   const accounts = new PostgresEmailAccountStore(db);
   const codes = new PostgresEmailVerificationCodeStore(db);
   const resets = new PostgresEmailPasswordResetStore(db);
   const links = new PostgresEmailMagicLinkStore(db);
   const completePrimarySignIn = signInGate;
   const issueVerificationCode = makeIssueVerificationCode({ codes, outbox, crypto, clock });
+  const limits = emailLimits(config);
 
   const routes = {
     email: makeEmailRoutes({
-      signUp: makeSignUpWithPassword({ accounts, issueVerificationCode, completePrimarySignIn, hasher, crypto, clock, uow: db }),
-      signIn: makeSignInWithPassword({ accounts, completePrimarySignIn, hasher, crypto, clock, uow: db }),
-      verifyCode: makeVerifyEmailCode({ accounts, codes, crypto, clock, uow: db }),
-      resendCode: makeResendVerificationCode({ accounts, issueVerificationCode, clock, uow: db }),
-      requestReset: makeRequestPasswordReset({ outbox, clock, uow: db }),
+      signUp: makeSignUpWithPassword({ accounts, issueVerificationCode, completePrimarySignIn, hasher, crypto, clock, uow: db, rateLimiter, limits, mailConfigured }),
+      signIn: makeSignInWithPassword({ accounts, completePrimarySignIn, hasher, crypto, clock, uow: db, rateLimiter, limits }),
+      verifyCode: makeVerifyEmailCode({ accounts, codes, crypto, clock, uow: db, rateLimiter, limits }),
+      resendCode: makeResendVerificationCode({ accounts, issueVerificationCode, clock, uow: db, rateLimiter, limits, mailConfigured }),
+      requestReset: makeRequestPasswordReset({ outbox, clock, uow: db, rateLimiter, limits, mailConfigured }),
       confirmReset: makeConfirmPasswordReset({ accounts, resets, refreshTokens: stores.refreshTokens, hasher, crypto, clock, uow: db }),
-      sendMagicLink: makeSendMagicLink({ accounts, links, outbox, crypto, clock, uow: db, verifyUrl: core.config.publicUrl + MAGIC_LINK_VERIFY_PATH }),
-      rateLimiter: core.rateLimiter,
-      mailConfigured,
+      sendMagicLink: makeSendMagicLink({
+        accounts,
+        links,
+        outbox,
+        crypto,
+        clock,
+        uow: db,
+        verifyUrl: core.config.publicUrl + MAGIC_LINK_VERIFY_PATH,
+        rateLimiter,
+        limits,
+        mailConfigured,
+      }),
     }),
   };
 

@@ -72,6 +72,8 @@ export function wireOAuth({ core, config }: OAuthFeatureInput) {
     box,
     clock,
     publicUrl: config.publicUrl,
+    rateLimiter: core.rateLimiter,
+    limits: { initiation: { points: config.OAUTH_INITIATION_RATE_LIMIT, windowMs: config.OAUTH_INITIATION_RATE_WINDOW_SECONDS * 1000 } },
   });
   const completeAuthorization = makeCompleteAuthorization({
     states,
@@ -87,12 +89,7 @@ export function wireOAuth({ core, config }: OAuthFeatureInput) {
     publicUrl: config.publicUrl,
   });
   const routes = {
-    oauth: makeOAuthRoutes({
-      startAuthorization,
-      completeAuthorization,
-      rateLimiter: core.rateLimiter,
-      initiationRateLimit: { points: config.OAUTH_INITIATION_RATE_LIMIT, windowMs: config.OAUTH_INITIATION_RATE_WINDOW_SECONDS * 1000 },
-    }),
+    oauth: makeOAuthRoutes({ startAuthorization, completeAuthorization }),
   };
   return { routes } satisfies HttpFeature<typeof routes>;
 }

@@ -3,7 +3,6 @@ import type express from 'express';
 import type { Request, Response } from 'express';
 import { emailContract } from '../../../contract/email.contract';
 import type { ConsumeMagicLinkError, ConsumedMagicLink } from '../../../application/email/consume-magic-link';
-import type { RateLimiter, RateLimitRule } from '../../../application/ports/rate-limiter';
 import type { makeConfirmPasswordReset } from '../../../application/email/confirm-password-reset';
 import type { makeRequestPasswordReset } from '../../../application/email/request-password-reset';
 import type { makeResendVerificationCode } from '../../../application/email/resend-verification-code';
@@ -11,35 +10,17 @@ import type { makeSendMagicLink } from '../../../application/email/send-magic-li
 import type { makeSignInWithPassword } from '../../../application/email/sign-in-with-password';
 import type { makeSignUpWithPassword } from '../../../application/email/sign-up-with-password';
 import type { makeVerifyEmailCode } from '../../../application/email/verify-email-code';
-import { parseEmailAddress, type EmailAddress } from '../../../domain/email-address';
 import { withQuery } from '../../../domain/email/rules';
-import { DEFAULT_LOCALE, localeFromAcceptLanguage, matchLocale, type Locale } from '../../../domain/locale';
-import { isCallbackUrlRegistered, isProviderEnabled, type Project } from '../../../domain/project';
-import type { Provider } from '../../../domain/providers';
+import { DEFAULT_LOCALE, localeFromAcceptLanguage, type Locale } from '../../../domain/locale';
 import type { Result } from '../../../domain/result';
 import type { I18nextEmailRenderer, LinkPageKind } from '../../../infrastructure/mail/i18next-email-renderer';
-import { errorResponse, type ErrorCode, type ErrorResponse } from './errors';
-import { tooManyRequests } from './rate-limit';
+import { errorResponse } from './errors';
+import { failureResponse } from './rate-limit';
 import { clientIp, projectOf } from './request-context';
-import { toSignInResponse } from './sign-in-response';
+import { toPublicUser, toSignInResponse } from './sign-in-response';
 
 /** Where the link in a magic-link email points. */
 export const MAGIC_LINK_VERIFY_PATH = '/api/proxy/email/magic-link/verify';
-
-const MINUTE = 60_000;
-/** Thresholds of the email endpoints' rate limits, per project. */
-export const EMAIL_RATE_LIMITS = {
-  signupPerEmail: { points: 5, windowMs: 60 * MINUTE },
-  signupPerIp: { points: 30, windowMs: 60 * MINUTE },
-  signinPerEmail: { points: 10, windowMs: 15 * MINUTE },
-  signinPerIp: { points: 100, windowMs: 15 * MINUTE },
-  verifyPerIp: { points: 100, windowMs: 15 * MINUTE },
-  resendPerEmail: { points: 3, windowMs: 15 * MINUTE },
-  resetPerEmail: { points: 5, windowMs: 60 * MINUTE },
-  resetPerIp: { points: 30, windowMs: 15 * MINUTE },
-  magicLinkPerEmail: { points: 5, windowMs: 15 * MINUTE },
-  magicLinkPerIp: { points: 30, windowMs: 15 * MINUTE },
-} as const satisfies Record<string, RateLimitRule>;
 
 export interface EmailRouteDeps {
   signUp: ReturnType<typeof makeSignUpWithPassword>;
@@ -49,170 +30,93 @@ export interface EmailRouteDeps {
   requestReset: ReturnType<typeof makeRequestPasswordReset>;
   confirmReset: ReturnType<typeof makeConfirmPasswordReset>;
   sendMagicLink: ReturnType<typeof makeSendMagicLink>;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
-  /** False in production without SMTP_URL: the endpoints that send email answer 503. */
-  mailConfigured: boolean;
 }
 
 const s = initServer();
-
-type Failure<C extends ErrorCode = ErrorCode> = ErrorResponse<C>;
-type Checked<T, C extends ErrorCode = ErrorCode> = { ok: true; value: T } | { ok: false; response: Failure<C> };
-const fail = <C extends ErrorCode>(code: C): { ok: false; response: Failure<C> } => ({ ok: false, response: errorResponse(code) });
 
 const acceptLanguage = (req: Request): string | null => {
   const h = req.headers['accept-language'];
   return typeof h === 'string' ? h : null;
 };
 
-/** The body's `locale`: a supported locale or a tag of a supported language (pt-BR -> pt); 400 otherwise. */
-function bodyLocale(value: string | undefined): Checked<Locale | null, 'unsupported_locale'> {
-  if (value === undefined) return { ok: true, value: null };
-  const locale = matchLocale(value);
-  return locale ? { ok: true, value: locale } : fail('unsupported_locale');
-}
+const success = () => ({ status: 200 as const, body: { success: true as const } });
 
-function emailOf(value: string): Checked<EmailAddress, 'invalid_email'> {
-  const parsed = parseEmailAddress(value);
-  return parsed.ok ? { ok: true, value: parsed.value } : fail('invalid_email');
-}
-
-/** Provider toggle, then the callback URL (exact match), as the OAuth proxy checks them. */
-function checkProject(project: Project, provider: Provider): 'provider_not_enabled' | null;
-function checkProject(project: Project, provider: Provider, callbackUrl: string | undefined): 'provider_not_enabled' | 'callback_url_not_registered' | null;
-function checkProject(project: Project, provider: Provider, callbackUrl?: string): 'provider_not_enabled' | 'callback_url_not_registered' | null {
-  if (!isProviderEnabled(project, provider)) return 'provider_not_enabled';
-  if (callbackUrl !== undefined && !isCallbackUrlRegistered(project, callbackUrl)) return 'callback_url_not_registered';
-  return null;
-}
-
-interface PrepareInput {
-  provider: Provider;
-  callbackUrl?: string;
-  sendsMail: boolean;
-  locale?: string;
-  email: string;
-}
-/** What `prepare` can refuse, by its input: a callback URL to check, an email to send. */
-type PrepareCode<I extends PrepareInput> =
-  | 'provider_not_enabled'
-  | 'unsupported_locale'
-  | 'invalid_email'
-  | (I extends { callbackUrl: string } ? 'callback_url_not_registered' : never)
-  | (I extends { sendsMail: false } ? never : 'email_delivery_not_configured');
-
+/**
+ * The email endpoints. Each one hands the request's fields to its use case, which checks them
+ * (provider, callback URL, mail delivery, locale, email), applies the rate limits and does the
+ * work; the answer is rendered here.
+ */
 export function makeEmailRoutes(deps: EmailRouteDeps) {
-  /** Consumes every rule; the first refusal becomes the 429 answer. */
-  async function limit(res: Response, checks: Array<[string, RateLimitRule]>): Promise<Failure<'rate_limited'> | null> {
-    for (const [key, rule] of checks) {
-      const decision = await deps.rateLimiter.consume(key, rule);
-      if (!decision.allowed) return tooManyRequests(res, decision);
-    }
-    return null;
-  }
-
-  /** Shared first steps: provider and callback URL, email delivery, locale, email address. */
-  function prepare<I extends PrepareInput>(res: Response, input: I): Checked<{ project: Project; locale: Locale | null; email: EmailAddress }, PrepareCode<I>> {
-    const project = projectOf(res);
-    const refused = checkProject(project, input.provider, input.callbackUrl);
-    if (refused) return fail(refused) as Checked<never, PrepareCode<I>>;
-    if (input.sendsMail && !deps.mailConfigured) return fail('email_delivery_not_configured') as Checked<never, PrepareCode<I>>;
-    const locale = bodyLocale(input.locale);
-    if (!locale.ok) return locale;
-    const email = emailOf(input.email);
-    if (!email.ok) return email;
-    return { ok: true, value: { project, locale: locale.value, email: email.value } };
-  }
-
-  const key = (project: Project, scope: string, value: string) => `${project.id}:email-${scope}:${value}`;
-
   return s.router(emailContract, {
     signup: async ({ body, req, res }) => {
-      const p = prepare(res, { provider: 'email', callbackUrl: body.callback_url, sendsMail: true, locale: body.locale, email: body.email });
-      if (!p.ok) return p.response;
-      const { project, email, locale } = p.value;
-      const limited = await limit(res, [
-        [key(project, 'signup:ip', clientIp(req)), EMAIL_RATE_LIMITS.signupPerIp],
-        [key(project, 'signup:email', email.key), EMAIL_RATE_LIMITS.signupPerEmail],
-      ]);
-      if (limited) return limited;
-      const name = body.name?.trim() || null;
-      const result = await deps.signUp({ project, email, password: body.password, name, locale, acceptLanguage: acceptLanguage(req) });
-      if (!result.ok) return errorResponse(result.error);
-      return { status: 200, body: toSignInResponse(result.value) };
+      const r = await deps.signUp({
+        project: projectOf(res),
+        email: body.email,
+        password: body.password,
+        name: body.name ?? null,
+        callbackUrl: body.callback_url,
+        locale: body.locale ?? null,
+        acceptLanguage: acceptLanguage(req),
+        ip: clientIp(req),
+      });
+      return r.ok ? { status: 200, body: toSignInResponse(r.value) } : failureResponse(res, r);
     },
 
     signin: async ({ body, req, res }) => {
-      const p = prepare(res, { provider: 'email', callbackUrl: body.callback_url, sendsMail: false, locale: body.locale, email: body.email });
-      if (!p.ok) return p.response;
-      const { project, email, locale } = p.value;
-      const limited = await limit(res, [
-        [key(project, 'signin:ip', clientIp(req)), EMAIL_RATE_LIMITS.signinPerIp],
-        [key(project, 'signin:email', email.key), EMAIL_RATE_LIMITS.signinPerEmail],
-      ]);
-      if (limited) return limited;
-      const result = await deps.signIn({ project, email, password: body.password, locale });
-      if (!result.ok) return errorResponse(result.error);
-      return { status: 200, body: toSignInResponse(result.value) };
+      const r = await deps.signIn({
+        project: projectOf(res),
+        email: body.email,
+        password: body.password,
+        callbackUrl: body.callback_url,
+        locale: body.locale ?? null,
+        ip: clientIp(req),
+      });
+      return r.ok ? { status: 200, body: toSignInResponse(r.value) } : failureResponse(res, r);
     },
 
     verify: async ({ body, req, res }) => {
-      const p = prepare(res, { provider: 'email', sendsMail: false, locale: body.locale, email: body.email });
-      if (!p.ok) return p.response;
-      const { project, email, locale } = p.value;
-      const limited = await limit(res, [[key(project, 'verify:ip', clientIp(req)), EMAIL_RATE_LIMITS.verifyPerIp]]);
-      if (limited) return limited;
-      const result = await deps.verifyCode({ project, email, code: body.code, locale });
-      if (!result.ok) return errorResponse(result.error);
-      const u = result.value;
-      return { status: 200, body: { success: true as const, user: { id: u.id, email: u.email, name: u.name, email_verified: u.emailVerified } } };
+      const r = await deps.verifyCode({ project: projectOf(res), email: body.email, code: body.code, locale: body.locale ?? null, ip: clientIp(req) });
+      return r.ok ? { status: 200, body: { success: true as const, user: toPublicUser(r.value) } } : failureResponse(res, r);
     },
 
     resendVerification: async ({ body, req, res }) => {
-      const p = prepare(res, { provider: 'email', callbackUrl: body.callback_url, sendsMail: true, locale: body.locale, email: body.email });
-      if (!p.ok) return p.response;
-      const { project, email, locale } = p.value;
-      const limited = await limit(res, [[key(project, 'resend:email', email.key), EMAIL_RATE_LIMITS.resendPerEmail]]);
-      if (limited) return limited;
-      await deps.resendCode({ project, email, locale, acceptLanguage: acceptLanguage(req) });
-      return { status: 200, body: { success: true as const } };
+      const r = await deps.resendCode({
+        project: projectOf(res),
+        email: body.email,
+        callbackUrl: body.callback_url,
+        locale: body.locale ?? null,
+        acceptLanguage: acceptLanguage(req),
+      });
+      return r.ok ? success() : failureResponse(res, r);
     },
 
     resetPassword: async ({ body, req, res }) => {
-      const p = prepare(res, { provider: 'email', callbackUrl: body.callback_url, sendsMail: true, locale: body.locale, email: body.email });
-      if (!p.ok) return p.response;
-      const { project, email, locale } = p.value;
-      const limited = await limit(res, [[key(project, 'reset:ip', clientIp(req)), EMAIL_RATE_LIMITS.resetPerIp]]);
-      if (limited) return limited;
-      // Over the per-email limit the answer stays the same and no email leaves (no mail bombing,
-      // and nothing to learn about the address).
-      const perEmail = await deps.rateLimiter.consume(key(project, 'reset:email', email.key), EMAIL_RATE_LIMITS.resetPerEmail);
-      if (perEmail.allowed) await deps.requestReset({ project, email, callbackUrl: body.callback_url, locale, acceptLanguage: acceptLanguage(req) });
-      return { status: 200, body: { success: true as const } };
+      const r = await deps.requestReset({
+        project: projectOf(res),
+        email: body.email,
+        callbackUrl: body.callback_url,
+        locale: body.locale ?? null,
+        acceptLanguage: acceptLanguage(req),
+        ip: clientIp(req),
+      });
+      return r.ok ? success() : failureResponse(res, r);
     },
 
     confirmPasswordReset: async ({ body, res }) => {
-      const project = projectOf(res);
-      const refused = checkProject(project, 'email');
-      if (refused) return errorResponse(refused);
-      const locale = bodyLocale(body.locale);
-      if (!locale.ok) return locale.response;
-      const result = await deps.confirmReset({ project, token: body.token, password: body.password, locale: locale.value });
-      if (!result.ok) return errorResponse(result.error);
-      return { status: 200, body: { success: true as const } };
+      const r = await deps.confirmReset({ project: projectOf(res), token: body.token, password: body.password, locale: body.locale ?? null });
+      return r.ok ? success() : errorResponse(r.error);
     },
 
     sendMagicLink: async ({ body, req, res }) => {
-      const p = prepare(res, { provider: 'magic-link', callbackUrl: body.callback_url, sendsMail: true, locale: body.locale, email: body.email });
-      if (!p.ok) return p.response;
-      const { project, email, locale } = p.value;
-      const limited = await limit(res, [
-        [key(project, 'magic-link:ip', clientIp(req)), EMAIL_RATE_LIMITS.magicLinkPerIp],
-        [key(project, 'magic-link:email', email.key), EMAIL_RATE_LIMITS.magicLinkPerEmail],
-      ]);
-      if (limited) return limited;
-      await deps.sendMagicLink({ project, email, callbackUrl: body.callback_url, locale, acceptLanguage: acceptLanguage(req) });
-      return { status: 200, body: { success: true as const } };
+      const r = await deps.sendMagicLink({
+        project: projectOf(res),
+        email: body.email,
+        callbackUrl: body.callback_url,
+        locale: body.locale ?? null,
+        acceptLanguage: acceptLanguage(req),
+        ip: clientIp(req),
+      });
+      return r.ok ? success() : failureResponse(res, r);
     },
   });
 }
@@ -232,7 +136,7 @@ const PREFETCH_HEADERS: Array<[string, RegExp]> = [
 /** Chat and social apps that fetch links to draw previews. */
 const PREVIEW_AGENTS = /Slackbot|facebookexternalhit|Facebot|Twitterbot|WhatsApp|TelegramBot|Discordbot|LinkedInBot|SkypeUriPreview|Iframely|Embedly|redditbot|Pinterestbot|vkShare|Googlebot|bingbot|Applebot/i;
 
-export const isPrefetch = (req: Request): boolean =>
+const isPrefetch = (req: Request): boolean =>
   PREFETCH_HEADERS.some(([h, re]) => typeof req.headers[h] === 'string' && re.test(req.headers[h] as string)) ||
   PREVIEW_AGENTS.test(req.headers['user-agent'] ?? '');
 

@@ -12,9 +12,9 @@ import type { makeSendSignInSmsCode } from '../../../application/mfa/send-sign-i
 import type { makeSetupTotp } from '../../../application/mfa/setup-totp';
 import type { makeStartPhoneVerification } from '../../../application/mfa/start-phone-verification';
 import type { makeVerifyMfaChallenge } from '../../../application/mfa/verify-mfa-challenge';
-import { errorResponse, type ErrorCode, type ErrorResponse } from './errors';
-import { tooManyRequests } from './rate-limit';
+import { failureResponse as failure } from './rate-limit';
 import { authOf, clientIp } from './request-context';
+import { toSessionResponse } from './sign-in-response';
 
 const s = initServer();
 
@@ -26,13 +26,6 @@ function actorOf(res: Response): MfaActor {
   if (!auth.project || !auth.user) throw new Error('route has no authenticated user');
   const challengeId = auth.claims?.[ENROLLMENT_CHALLENGE_CLAIM];
   return { project: auth.project, user: auth.user, enrollmentChallengeId: typeof challengeId === 'string' ? challengeId : null };
-}
-
-function failure<C extends ErrorCode>(res: Response, error: { error: C; retryAfterMs?: number }): ErrorResponse<C> {
-  if (error.error === 'rate_limited') {
-    return tooManyRequests(res, { allowed: false, remaining: 0, retryAfterMs: error.retryAfterMs ?? 0 }) as ErrorResponse<C>;
-  }
-  return errorResponse(error.error);
 }
 
 export interface MfaRouteDeps {
@@ -52,12 +45,13 @@ export function makeMfaRoutes(deps: MfaRouteDeps) {
   return s.router(mfaContract, {
     totpSetup: async ({ res }) => {
       const r = await deps.setupTotp(actorOf(res));
-      return r.ok ? { status: 200, body: r.value } : failure(res, r);
+      return r.ok ? { status: 200, body: { secret: r.value.secret, qr_code: r.value.qrCode, uri: r.value.uri } } : failure(res, r);
     },
     totpVerifySetup: async ({ body, res }) => {
       const r = await deps.confirmTotpSetup(actorOf(res), body.code);
       if (!r.ok) return failure(res, r);
-      return { status: 200, body: r.value.session ? { success: true as const, ...r.value.session } : { success: true as const } };
+      const finished = r.value.session;
+      return { status: 200, body: finished ? { success: true as const, ...toSessionResponse(finished.session, finished.user) } : { success: true as const } };
     },
     backupCodesGenerate: async ({ res }) => {
       const r = await deps.generateBackupCodes(actorOf(res));
@@ -65,7 +59,7 @@ export function makeMfaRoutes(deps: MfaRouteDeps) {
     },
     verify: async ({ body, req, res }) => {
       const r = await deps.verifyChallenge({ challenge: body.challenge, code: body.code, method: body.method, ip: clientIp(req) });
-      return r.ok ? { status: 200, body: r.value } : failure(res, r);
+      return r.ok ? { status: 200, body: toSessionResponse(r.value.session, r.value.user) } : failure(res, r);
     },
     smsSendCode: async ({ body, req, res }) => {
       const r = await deps.sendSignInSmsCode({ challenge: body.challenge, ip: clientIp(req) });

@@ -14,7 +14,7 @@ const s = initServer();
 export interface SessionRouteDeps {
   exchangeCode: (project: Project, code: string) => Promise<Result<PrimarySignInOutcome, ExchangeCodeError>>;
   refreshSession: (project: Project, refreshToken: string) => Promise<Result<RefreshedSession, RefreshSessionError>>;
-  revokeSession: (project: Project, refreshToken: string) => Promise<boolean>;
+  revokeSession: (project: Project, refreshToken: string) => Promise<void>;
 }
 
 export function makeSessionRoutes(deps: SessionRouteDeps) {
@@ -27,7 +27,7 @@ export function makeSessionRoutes(deps: SessionRouteDeps) {
     refresh: async ({ body, res }) => {
       const r = await deps.refreshSession(projectOf(res), body.refresh_token);
       if (!r.ok) return errorResponse(r.error);
-      return { status: 200, body: { token: r.value.token, refresh_token: r.value.refresh_token } };
+      return { status: 200, body: { token: r.value.token, refresh_token: r.value.refreshToken } };
     },
     revoke: async ({ body, res }) => {
       await deps.revokeSession(projectOf(res), body.refresh_token);

@@ -15,7 +15,9 @@ export function makeTokenRoutes(deps: TokenRouteDeps) {
     verify: async ({ body, res }) => {
       const result = await deps.verifyAccessToken(projectOf(res), body.token);
       if (!result.valid) return { status: 200, body: { valid: false, user: null, expiresAt: null } };
-      return { status: 200, body: { valid: true, user: result.user, expiresAt: result.expiresAt.toISOString() } };
+      const u = result.user;
+      const user = { id: u.id, email: u.email, name: u.name, picture: u.picture, provider: u.provider, email_verified: u.emailVerified };
+      return { status: 200, body: { valid: true, user, expiresAt: result.expiresAt.toISOString() } };
     },
   });
 }

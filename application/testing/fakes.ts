@@ -1,0 +1,259 @@
+/**
+ * Strict in-memory fakes of the application's ports, for the unit tests beside the use cases
+ * (application/**\/*.test.ts). Only test files may import this folder (.dependency-cruiser.cjs,
+ * rule `testing-helpers-only-in-tests`).
+ *
+ * A fake only answers the calls it was given an implementation for: any other method throws, so a
+ * use case that starts calling a port in a new way fails its tests until they say what should
+ * happen. Every call is written to a shared `CallLog`, so tests assert which ports were called, in
+ * which order, with which arguments, and what was never called.
+ */
+import type { Project, ProjectSettings } from '../../domain/project';
+import { defaultProjectSettings } from '../../domain/project';
+import type { EndUser } from '../../domain/user';
+import type { Clock } from '../ports/clock';
+import type { PasswordHasher, SecretBox, TokenCrypto } from '../ports/crypto';
+import type { Logger } from '../ports/logger';
+import type { Outbox } from '../ports/outbox';
+import type { RateLimitDecision, RateLimiter, RateLimitRule } from '../ports/rate-limiter';
+import type { UnitOfWork } from '../ports/unit-of-work';
+
+export interface LoggedCall {
+  /** `fake.method`, e.g. `accounts.findByLoginEmail`. */
+  call: string;
+  args: unknown[];
+  /** Whether the call happened inside a `fakeUnitOfWork` transaction of the same log. */
+  inTransaction: boolean;
+}
+
+/** Every call made to the fakes of one test, in order. */
+export class CallLog {
+  readonly calls: LoggedCall[] = [];
+  /** Depth of open `fakeUnitOfWork` transactions. */
+  transactionDepth = 0;
+
+  record(call: string, args: unknown[]): void {
+    this.calls.push({ call, args, inTransaction: this.transactionDepth > 0 });
+  }
+
+  /** The names of the calls, in order (optionally only those starting with `prefix`). */
+  names(prefix = ''): string[] {
+    return this.calls.filter((c) => c.call.startsWith(prefix)).map((c) => c.call);
+  }
+
+  /** The calls of one `fake.method`. */
+  of(call: string): LoggedCall[] {
+    return this.calls.filter((c) => c.call === call);
+  }
+}
+
+/** Thrown when a fake is called in a way its test did not declare. */
+export class UnexpectedCall extends Error {
+  constructor(call: string, args: unknown[]) {
+    super(`unexpected call ${call}(${args.map((a) => safeJson(a)).join(', ')})`);
+    this.name = 'UnexpectedCall';
+  }
+}
+
+const safeJson = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+};
+
+type Impl<T> = { [K in keyof T]?: T[K] };
+
+/**
+ * A fake of `T` answering only the methods in `impl`; each call is logged as `name.method`.
+ * Any other method throws `UnexpectedCall` when called. Reading `then` gives undefined, so a
+ * fake can be returned from an async function.
+ */
+export function strictFake<T extends object>(name: string, impl: Impl<T>, log?: CallLog): T {
+  const target = impl as Record<string | symbol, unknown>;
+  return new Proxy({} as T, {
+    get(_t, prop) {
+      if (typeof prop === 'symbol' || prop === 'then' || prop === 'toJSON') return undefined;
+      const call = `${name}.${prop}`;
+      const method = target[prop];
+      if (method === undefined) {
+        return (...args: unknown[]) => {
+          log?.record(call, args);
+          throw new UnexpectedCall(call, args);
+        };
+      }
+      if (typeof method !== 'function') return method;
+      return (...args: unknown[]) => {
+        log?.record(call, args);
+        return (method as (...a: unknown[]) => unknown).apply(impl, args);
+      };
+    },
+    has(_t, prop) {
+      return prop in target;
+    },
+  });
+}
+
+/** A function fake that logs its calls as `name`; without `impl` any call throws. */
+export function strictFn<F extends (...args: never[]) => unknown>(name: string, log: CallLog, impl?: F): F {
+  return ((...args: unknown[]) => {
+    log.record(name, args);
+    if (!impl) throw new UnexpectedCall(name, args);
+    return (impl as unknown as (...a: unknown[]) => unknown)(...args);
+  }) as unknown as F;
+}
+
+/** A clock that stands still until the test moves it. */
+export class FixedClock implements Clock {
+  private at: number;
+  constructor(iso = '2030-01-01T00:00:00.000Z') {
+    this.at = Date.parse(iso);
+  }
+  now(): Date {
+    return new Date(this.at);
+  }
+  advance(ms: number): void {
+    this.at += ms;
+  }
+  set(date: Date): void {
+    this.at = date.getTime();
+  }
+}
+
+/**
+ * Deterministic crypto: `hash(x)` is `h(x)`, tokens, digits and ids count up
+ * (`tok1`, `uuid-1`, `100001`), `safeEqual` compares strings.
+ */
+export function fakeCrypto(log?: CallLog): TokenCrypto {
+  let n = 0;
+  return strictFake<TokenCrypto>(
+    'crypto',
+    {
+      randomToken: (bytes?: number) => `tok${++n}` + (bytes ? `.${bytes}` : ''),
+      randomDigits: (length: number) => String(100000 + ++n).slice(-length).padStart(length, '0'),
+      hash: (token: string) => `h(${token})`,
+      safeEqual: (a: string, b: string) => a === b,
+      uuid: () => `uuid-${++n}`,
+    },
+    log,
+  );
+}
+
+/** Password hashes are `hashed:<password>`; `weak:` prefixed hashes need a rehash. */
+export function fakeHasher(log?: CallLog): PasswordHasher {
+  return strictFake<PasswordHasher>(
+    'hasher',
+    {
+      hash: async (password: string) => `hashed:${password}`,
+      verify: async (hash: string, password: string) => hash === `hashed:${password}` || hash === `weak:${password}`,
+      needsRehash: (hash: string) => hash.startsWith('weak:'),
+    },
+    log,
+  );
+}
+
+/** "Encrypts" as `box(<plaintext>)`. */
+export function fakeBox(log?: CallLog): SecretBox {
+  return strictFake<SecretBox>(
+    'box',
+    {
+      encrypt: (plaintext: string) => `box(${plaintext})`,
+      decrypt: (ciphertext: string) => {
+        const m = /^box\(([\s\S]*)\)$/.exec(ciphertext);
+        if (!m) throw new Error(`not sealed by fakeBox: ${ciphertext}`);
+        return m[1]!;
+      },
+    },
+    log,
+  );
+}
+
+/** Runs the work directly, logging `uow.transaction`; calls inside it are marked `inTransaction`. */
+export function fakeUnitOfWork(log: CallLog): UnitOfWork {
+  return {
+    async transaction<T>(work: () => Promise<T>): Promise<T> {
+      log.record('uow.transaction', []);
+      log.transactionDepth++;
+      try {
+        return await work();
+      } finally {
+        log.transactionDepth--;
+      }
+    },
+  };
+}
+
+/** Collects messages; enqueueing outside a transaction of the same log throws. */
+export function fakeOutbox(log: CallLog): Outbox & { messages: Array<{ topic: string; payload: Record<string, unknown> }> } {
+  const messages: Array<{ topic: string; payload: Record<string, unknown> }> = [];
+  return {
+    messages,
+    async enqueue(topic: string, payload: Record<string, unknown>) {
+      log.record('outbox.enqueue', [topic, payload]);
+      if (log.transactionDepth === 0) throw new Error(`outbox.enqueue(${topic}) outside a transaction`);
+      messages.push({ topic, payload });
+      return `msg-${messages.length}`;
+    },
+  };
+}
+
+/**
+ * A fixed-window limiter in memory on the given clock: each key allows `rule.points` per
+ * `rule.windowMs`. `refuse` makes a key refuse from its first use.
+ */
+export function fakeRateLimiter(
+  log: CallLog,
+  clock: Clock,
+  options: { refuse?: Record<string, number> } = {},
+): Pick<RateLimiter, 'consume'> {
+  const windows = new Map<string, { count: number; resetAt: number }>();
+  return {
+    async consume(key: string, rule: RateLimitRule): Promise<RateLimitDecision> {
+      log.record('rateLimiter.consume', [key, rule]);
+      const now = clock.now().getTime();
+      if (options.refuse && key in options.refuse) return { allowed: false, remaining: 0, retryAfterMs: options.refuse[key]! };
+      let w = windows.get(key);
+      if (!w || w.resetAt <= now) windows.set(key, (w = { count: 0, resetAt: now + rule.windowMs }));
+      w.count++;
+      return { allowed: w.count <= rule.points, remaining: Math.max(0, rule.points - w.count), retryAfterMs: w.resetAt - now };
+    },
+  };
+}
+
+/** A logger that keeps what it was told. */
+export function fakeLogger(): Logger & { lines: Array<{ level: string; obj: object; msg?: string }> } {
+  const lines: Array<{ level: string; obj: object; msg?: string }> = [];
+  const at = (level: string) => (obj: object, msg?: string) => void lines.push({ level, obj, ...(msg !== undefined ? { msg } : {}) });
+  return { lines, info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') };
+}
+
+export function aProject(overrides: Partial<Omit<Project, 'settings'>> & { settings?: Partial<ProjectSettings> } = {}): Project {
+  const { settings, ...rest } = overrides;
+  return {
+    id: 'project-1',
+    name: 'Acme',
+    active: true,
+    settings: { ...defaultProjectSettings(), callbackUrls: ['https://app.example.com/cb'], ...settings },
+    createdAt: new Date('2029-01-01T00:00:00.000Z'),
+    updatedAt: new Date('2029-01-01T00:00:00.000Z'),
+    ...rest,
+  };
+}
+
+export function aUser(overrides: Partial<EndUser> = {}): EndUser {
+  return {
+    id: 'user-1',
+    projectId: 'project-1',
+    email: 'ada@example.com',
+    name: 'Ada',
+    picture: null,
+    provider: 'email',
+    emailVerified: true,
+    locale: null,
+    disabled: false,
+    createdAt: new Date('2029-01-01T00:00:00.000Z'),
+    updatedAt: new Date('2029-01-01T00:00:00.000Z'),
+    ...overrides,
+  };
+}

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { err, ok } from '../../domain/result';
+import type { EndUser } from '../../domain/user';
+import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
+import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../oauth/authorization-code.store';
+import type { AccessTokenCodec, VerifiedAccessToken } from '../ports/access-tokens';
+import type { ProjectSecrets, ProjectStore } from '../projects/project.store';
+import { aProject, aUser, CallLog, fakeCrypto, FixedClock, strictFake, strictFn } from '../testing/fakes';
+import type { UserStore } from '../users/user.store';
+import { makeAuthenticateAccessToken } from './authenticate-access-token';
+import { makeExchangeCode } from './exchange-code';
+import type { RefreshTokenStore } from './refresh-token.store';
+import { makeVerifyAccessToken } from './verify-access-token';
+
+describe('exchange an authorization code', () => {
+  const record: AuthorizationCodeRecord = {
+    id: 'code-1',
+    projectId: 'project-1',
+    userId: 'user-1',
+    provider: 'github',
+    createdAt: new Date('2030-01-01T10:00:00.000Z'),
+    expiresAt: new Date('2030-01-01T10:01:00.000Z'),
+  };
+  function setup(options: { consumed?: AuthorizationCodeRecord | null; replayedId?: string | null; replayedAfter?: boolean; user?: EndUser | null } = {}) {
+    const log = new CallLog();
+    const clock = new FixedClock('2030-01-01T10:00:30.000Z');
+    const outcome: PrimarySignInOutcome = { kind: 'mfa', challenge: 'mfa_x', methods: ['totp'], enrollmentRequired: false };
+    const exchange = makeExchangeCode({
+      codes: strictFake<Pick<AuthorizationCodeStore, 'consume' | 'markReplayed' | 'wasReplayed'>>(
+        'codes',
+        {
+          consume: async () => (options.consumed === undefined ? record : options.consumed),
+          markReplayed: async () => options.replayedId ?? null,
+          wasReplayed: async () => options.replayedAfter ?? false,
+        },
+        log,
+      ),
+      users: strictFake<Pick<UserStore, 'findById'>>('users', { findById: async () => (options.user === undefined ? aUser() : options.user) }, log),
+      refreshTokens: strictFake<Pick<RefreshTokenStore, 'revokeByAuthCode'>>('refreshTokens', { revokeByAuthCode: async () => 1 }, log),
+      completePrimarySignIn: strictFn('completePrimarySignIn', log, async () => outcome),
+      crypto: fakeCrypto(),
+      clock,
+    });
+    return { exchange, log, clock, outcome };
+  }
+
+  it('refuses empty and over-long codes without a lookup', async () => {
+    const { exchange, log } = setup();
+    expect(await exchange(aProject(), '')).toEqual(err('invalid_authorization_code'));
+    expect(await exchange(aProject(), 'x'.repeat(201))).toEqual(err('invalid_authorization_code'));
+    expect(log.calls).toEqual([]);
+  });
+
+  it('redeems a live code of this project through the primary sign-in gate (the MFA outcome passes through)', async () => {
+    const { exchange, log, clock, outcome } = setup();
+    expect(await exchange(aProject(), 'c0de')).toEqual(ok(outcome));
+    expect(log.of('codes.consume')[0]!.args).toEqual(['project-1', 'h(c0de)', clock.now()]);
+    expect(log.of('completePrimarySignIn')[0]!.args[0]).toMatchObject({ provider: 'github', authCodeId: 'code-1', user: { id: 'user-1' } });
+    expect(log.names('refreshTokens')).toEqual([]);
+  });
+
+  it('a reused code fails and revokes every session minted from it', async () => {
+    const { exchange, log, clock } = setup({ consumed: null, replayedId: 'code-1' });
+    expect(await exchange(aProject(), 'c0de')).toEqual(err('invalid_authorization_code'));
+    expect(log.of('refreshTokens.revokeByAuthCode')[0]!.args).toEqual(['code-1', clock.now()]);
+    expect(log.names('completePrimarySignIn')).toEqual([]);
+  });
+
+  it('an unknown or expired code fails and revokes nothing', async () => {
+    const { exchange, log } = setup({ consumed: null });
+    expect(await exchange(aProject(), 'c0de')).toEqual(err('invalid_authorization_code'));
+    expect(log.names('refreshTokens')).toEqual([]);
+  });
+
+  it('a replay racing the redemption still revokes what the redemption minted', async () => {
+    const { exchange, log } = setup({ replayedAfter: true });
+    expect((await exchange(aProject(), 'c0de')).ok).toBe(true);
+    expect(log.names()).toEqual(['codes.consume', 'users.findById', 'completePrimarySignIn', 'codes.wasReplayed', 'refreshTokens.revokeByAuthCode']);
+  });
+
+  it('a disabled or deleted user gets no session', async () => {
+    for (const user of [aUser({ disabled: true }), null]) {
+      const { exchange, log } = setup({ user });
+      expect(await exchange(aProject(), 'c0de')).toEqual(err('invalid_authorization_code'));
+      expect(log.names('completePrimarySignIn')).toEqual([]);
+    }
+  });
+});
+
+describe('verify an access token', () => {
+  const verified: VerifiedAccessToken = {
+    claims: { sub: 'user-1', email: 'ada@example.com', name: 'Ada', picture: null, provider: 'google', email_verified: true, iat: 1, exp: 2 },
+    expiresAt: new Date('2030-01-01T10:05:00.000Z'),
+  };
+  function setup(options: { key?: Uint8Array | null; token?: VerifiedAccessToken | null; user?: EndUser | null; audience?: string | null; project?: ReturnType<typeof aProject> | null } = {}) {
+    const log = new CallLog();
+    const clock = new FixedClock('2030-01-01T10:00:00.000Z');
+    const tokens = strictFake<Pick<AccessTokenCodec, 'verify' | 'peekAudience'>>(
+      'tokens',
+      {
+        verify: async () => (options.token === undefined ? verified : options.token),
+        peekAudience: () => (options.audience === undefined ? 'project-1' : options.audience),
+      },
+      log,
+    );
+    const users = strictFake<Pick<UserStore, 'findById'>>('users', { findById: async () => (options.user === undefined ? aUser() : options.user) }, log);
+    const verify = makeVerifyAccessToken({
+      secrets: strictFake<Pick<ProjectSecrets, 'signingKey'>>('secrets', { signingKey: async () => (options.key === undefined ? new Uint8Array([7]) : options.key) }, log),
+      tokens,
+      users,
+      clock,
+    });
+    const authenticate = makeAuthenticateAccessToken({
+      tokens,
+      projects: strictFake<Pick<ProjectStore, 'findById'>>('projects', { findById: async () => (options.project === undefined ? aProject() : options.project) }, log),
+      users,
+      verify,
+    });
+    return { verify, authenticate, log, clock };
+  }
+
+  it('is valid with the current user, the provider of the token and its expiry', async () => {
+    const { verify, log, clock } = setup();
+    const r = await verify(aProject(), 'jwt');
+    expect(r).toEqual({
+      valid: true,
+      expiresAt: verified.expiresAt,
+      claims: verified.claims,
+      user: { id: 'user-1', email: 'ada@example.com', name: 'Ada', picture: null, provider: 'google', emailVerified: true },
+    });
+    expect(log.of('tokens.verify')[0]!.args).toEqual(['jwt', new Uint8Array([7]), 'project-1', clock.now()]);
+  });
+
+  it('every failure is valid:false: no key, a bad token, a deleted or disabled user', async () => {
+    for (const options of [{ key: null }, { token: null }, { user: null }, { user: aUser({ disabled: true }) }]) {
+      expect(await setup(options).verify(aProject(), 'jwt')).toEqual({ valid: false });
+    }
+  });
+
+  it('authenticates a user-scoped request by the token alone: the audience picks an active project', async () => {
+    const ok = setup();
+    expect(await ok.authenticate('jwt')).toMatchObject({ project: { id: 'project-1' }, user: { id: 'user-1' }, claims: { sub: 'user-1' } });
+    expect(await setup({ audience: null }).authenticate('jwt')).toBeNull();
+    expect(await setup({ project: aProject({ active: false }) }).authenticate('jwt')).toBeNull();
+    const invalid = setup({ token: null });
+    expect(await invalid.authenticate('jwt')).toBeNull();
+    expect(invalid.log.names('users')).toEqual([]);
+  });
+});
