@@ -66,8 +66,14 @@ export const PAST_DUE_GRACE_DAYS = 14;
 export interface Subscription {
   id: string;
   status: SubscriptionStatus;
-  /** The price it is billed on; billing periods live on it, as on a Stripe subscription item. */
+  /** The price it is billed on (one item per subscription). */
   price: PriceSnapshot;
+  /**
+   * The current billing period [start, end). In Stripe API 2025-03-31.basil and later these live on
+   * the subscription item (`items.data[0].current_period_start/_end`), no longer on the subscription
+   * (https://docs.stripe.com/changelog/basil/2025-03-31/deprecate-subscription-current-period-start-and-end);
+   * the Stripe adapter reads them from the item. Tollgate has one item, so one period.
+   */
   currentPeriodStart: Date;
   currentPeriodEnd: Date;
   /** Aligns every billing date (see periods.ts). Creation time, or the trial end. */
