@@ -1,5 +1,5 @@
-import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
-import { describe, expect, it } from 'vitest';
+import { isAppRoute, type AppRoute, type AppRouter, type ClientInferResponseBody } from '@ts-rest/core';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { contract } from '../../contract';
 import type { RouteMetadata } from '../../contract/common';
@@ -101,6 +101,19 @@ describe('errors(...) declares one schema per status its codes use', () => {
     expect(responses[401].shape.code.options).toEqual(['invalid_api_key', 'invalid_access_token']);
     expect(responses[401].parse({ error: 'Invalid API key', code: 'invalid_api_key', hint: 'Missing Authorization header' })).toBeTruthy();
     expect(responses[401].safeParse({ error: 'x', code: 'rate_limited' }).success).toBe(false);
+  });
+});
+
+describe('clients switch on codes with the compiler (checked by tsc)', () => {
+  it('types each status of a route with the enum of its codes', () => {
+    type Refresh401 = ClientInferResponseBody<typeof contract.session.refresh, 401>;
+    expectTypeOf<Refresh401['code']>().toEqualTypeOf<'invalid_api_key' | 'invalid_refresh_token' | 'refresh_token_reused'>();
+    expectTypeOf<Refresh401['hint']>().toEqualTypeOf<string | undefined>();
+    type Verify404 = ClientInferResponseBody<typeof contract.token.verify, 404>;
+    expectTypeOf<Verify404['code']>().toEqualTypeOf<'project_inactive'>();
+    type SignUp400 = ClientInferResponseBody<typeof contract.email.signup, 400>['code'];
+    expectTypeOf<'password_too_short'>().toMatchTypeOf<SignUp400>();
+    expectTypeOf<'invalid_credentials'>().not.toMatchTypeOf<SignUp400>();
   });
 });
 
