@@ -2,11 +2,11 @@ import type { EmailAddress } from '../../domain/email-address';
 import type { Locale } from '../../domain/locale';
 import type { Project } from '../../domain/project';
 import type { Clock } from '../ports/clock';
-import type { Outbox } from '../ports/outbox';
+import { defineTopic, type Outbox } from '../ports/outbox';
 import type { UnitOfWork } from '../ports/unit-of-work';
 
 /** Outbox topic of a password-reset request, turned into a token and an email by a job. */
-export const PASSWORD_RESET_REQUEST_TOPIC = 'email.password_reset_request';
+export const PASSWORD_RESET_REQUEST_TOPIC = defineTopic<PasswordResetRequest>({ name: 'email.password_reset_request', queue: 'mail' });
 
 export interface PasswordResetRequest {
   projectId: string;

@@ -23,6 +23,9 @@ import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
 import { makeHotPathCaches } from '../../infrastructure/cache/hot-path-caches';
 import { InvalidationBus } from '../../infrastructure/cache/invalidation-bus';
 import { PgBossOutbox } from '../../infrastructure/jobs/outbox';
+import { tollgateQueues } from '../../infrastructure/jobs/queues';
+import { PgBossScheduler } from '../../infrastructure/jobs/scheduler';
+import { TOLLGATE_TOPICS } from '../../infrastructure/jobs/topics';
 import { Database } from '../../infrastructure/persistence/database';
 import { PostgresApiKeyStore } from '../../infrastructure/persistence/postgres-api-key.store';
 import { PostgresProjectStore } from '../../infrastructure/persistence/postgres-project.store';
@@ -71,16 +74,28 @@ async function buildCore(options: TollgateOptions) {
     max: 3,
     application_name: 'tollgate-jobs',
     supervise: options.runWorker ?? true,
-    schedule: false,
+    // Worker processes evaluate the cron schedules (taking turns, every 10 s).
+    schedule: options.runWorker ?? true,
+    cronMonitorIntervalSeconds: 10,
   });
   const lifecycle = { closing: false };
   // Connections dropped while shutting down are expected, not faults.
   boss.on('error', (e: unknown) => (lifecycle.closing ? logger.debug({ err: e }, 'job queue error while closing') : logger.error({ err: e }, 'job queue error')));
-  const outbox = new PgBossOutbox(db, boss, box, crypto, logger, {
-    retryLimit: config.OUTBOX_RETRY_LIMIT,
-    retryDelaySeconds: config.OUTBOX_RETRY_DELAY_SECONDS,
-    jobTimeoutSeconds: config.OUTBOX_JOB_TIMEOUT_SECONDS,
+  const outbox = new PgBossOutbox({
+    db,
+    boss,
+    box,
+    crypto,
+    clock,
+    logger,
+    topics: TOLLGATE_TOPICS,
+    queues: tollgateQueues({
+      retryLimit: config.OUTBOX_RETRY_LIMIT,
+      retryDelaySeconds: config.OUTBOX_RETRY_DELAY_SECONDS,
+      timeoutSeconds: config.OUTBOX_JOB_TIMEOUT_SECONDS,
+    }),
   });
+  const scheduler = new PgBossScheduler({ boss, db, clock, logger });
 
   const stores = {
     projects: new PostgresProjectStore(db),
@@ -127,7 +142,7 @@ async function buildCore(options: TollgateOptions) {
     issueSession,
     completePrimarySignIn: makeCompletePrimarySignIn({ issueSession }),
   };
-  return { lifecycle, config, logger, clock, db, crypto, box, passwordHasher, tokens, rateLimiter, boss, outbox, invalidation, hot, stores, secrets, useCases };
+  return { lifecycle, config, logger, clock, db, crypto, box, passwordHasher, tokens, rateLimiter, boss, outbox, scheduler, invalidation, hot, stores, secrets, useCases };
 }
 
 export interface Tollgate {
@@ -150,8 +165,11 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   const email = wireEmail(core);
   const oauth = wireOAuth(core);
   const features = [mfa, email, oauth];
+  core.scheduler.add(core.outbox.sweepJob());
+  core.scheduler.add({ name: 'rate-limits.purge-expired', cron: '* * * * *', run: () => core.rateLimiter.purgeExpired().then(() => undefined) });
   for (const feature of features) {
-    for (const [topic, handler] of Object.entries(feature.outboxHandlers ?? {})) core.outbox.register(topic, handler);
+    for (const handler of feature.jobHandlers ?? []) core.outbox.register(handler);
+    for (const job of feature.schedules ?? []) core.scheduler.add(job);
   }
 
   // Type-checked against the whole contract: a route without an implementation fails to compile.
@@ -182,7 +200,6 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     },
   });
 
-  let sweepTimer: NodeJS.Timeout | undefined;
   let started = false;
   return {
     app,
@@ -192,21 +209,12 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
       await core.boss.start();
       started = true;
       if (options.runWorker ?? true) {
-        await core.outbox.startWorker();
-        sweepTimer = setInterval(() => {
-          core.outbox.sweep().catch((e) => core.logger.warn({ err: e }, 'outbox sweep failed'));
-          core.db.withContext(() => core.rateLimiter.purgeExpired()).catch(() => undefined);
-          for (const feature of features) {
-            const maintenance = feature.maintenance;
-            if (maintenance) core.db.withContext(maintenance).catch((e) => core.logger.warn({ err: e }, 'maintenance failed'));
-          }
-        }, 10_000);
-        sweepTimer.unref();
+        await core.outbox.startWorkers();
+        await core.scheduler.start();
       }
     },
     async close() {
       core.lifecycle.closing = true;
-      if (sweepTimer) clearInterval(sweepTimer);
       await core.invalidation.stop();
       if (started) await core.boss.stop({ graceful: true, wait: true, timeout: 5000 }).catch(() => undefined);
       for (const feature of features) await feature.close?.();

@@ -13,6 +13,7 @@ import { makeSignInWithPassword } from '../../../application/email/sign-in-with-
 import { makeSignUpWithPassword } from '../../../application/email/sign-up-with-password';
 import { makeVerifyEmailCode } from '../../../application/email/verify-email-code';
 import type { Logger } from '../../../application/ports/logger';
+import { handleTopic } from '../../../application/ports/outbox';
 import { FileMailTransport } from '../../../infrastructure/mail/file-mail-transport';
 import { I18nextEmailRenderer } from '../../../infrastructure/mail/i18next-email-renderer';
 import { SmtpMailTransport } from '../../../infrastructure/mail/smtp-mail-transport';
@@ -80,15 +81,17 @@ export function wireEmail(core: CoreServices) {
     uow: db,
   });
 
+  const issuePasswordReset = makeIssuePasswordReset({ projects: stores.projects, accounts, resets, outbox, crypto, clock, uow: db });
+
   const wiring: FeatureWiring<typeof routes> = {
     routes,
-    outboxHandlers: {
-      [EMAIL_OUTBOX_TOPIC]: async (payload, messageId) => {
+    jobHandlers: [
+      handleTopic(EMAIL_OUTBOX_TOPIC, async (message, { messageId }) => {
         if (!deliverEmail) throw new Error('Email delivery is not configured');
-        await deliverEmail(payload, messageId);
-      },
-      [PASSWORD_RESET_REQUEST_TOPIC]: makeIssuePasswordReset({ projects: stores.projects, accounts, resets, outbox, crypto, clock, uow: db }),
-    },
+        await deliverEmail({ ...message }, messageId);
+      }),
+      handleTopic(PASSWORD_RESET_REQUEST_TOPIC, (request, { messageId }) => issuePasswordReset({ ...request }, messageId)),
+    ],
     mountExtra: (app) => mountMagicLinkEndpoint(app, { consume: consumeMagicLink, renderer }),
     close: () => transport?.close?.(),
   };

@@ -127,13 +127,19 @@ export function wireOAuth(core: CoreServices) {
     routes,
     stores: { states, codes, identities },
     useCases: { refreshSession, revokeSession, exchangeCode },
-    async maintenance() {
-      // Kept a day past expiry, so a late replay still meets "State expired" or code-reuse
-      // detection rather than an unknown value.
-      const before = new Date(clock.now().getTime() - 24 * 3600 * 1000);
-      await states.purgeExpired(before);
-      await codes.purgeExpired(before);
-    },
+    schedules: [
+      {
+        name: 'oauth.purge-expired',
+        cron: '* * * * *',
+        async run() {
+          // Kept a day past expiry, so a late replay still meets "State expired" or code-reuse
+          // detection rather than an unknown value.
+          const before = new Date(clock.now().getTime() - 24 * 3600 * 1000);
+          await states.purgeExpired(before);
+          await codes.purgeExpired(before);
+        },
+      },
+    ],
   };
   return wiring;
 }

@@ -1,16 +1,17 @@
 import type express from 'express';
-import type { OutboxHandler } from '../../../infrastructure/jobs/outbox';
+import type { TopicHandler } from '../../../application/ports/outbox';
+import type { ScheduledJob } from '../../../application/ports/scheduled-job';
 
 /** What a feature contributes to the composition root. */
 export interface FeatureWiring<Routes extends object> {
   /** ts-rest route implementations, keyed as in the contract's top-level router. */
   routes: Routes;
-  /** Outbox topics this feature delivers. */
-  outboxHandlers?: Record<string, OutboxHandler>;
+  /** Handlers of the outbox topics this feature delivers (`handleTopic(TOPIC, fn)`). */
+  jobHandlers?: TopicHandler[];
   /** Non-JSON Express routes (redirect targets, HTML pages). */
   mountExtra?: (app: express.Express) => void;
-  /** Periodic clean-up (expired rows), run by the worker's sweep inside a database context. */
-  maintenance?: () => Promise<void>;
+  /** Periodic jobs (expired rows), run once per cron tick across all worker processes. */
+  schedules?: ScheduledJob[];
   /** Releases what the feature holds open (e.g. pooled SMTP connections), after the job queue stopped. */
   close?: () => Promise<void> | void;
 }
