@@ -18,6 +18,7 @@ import type {
 import type { ScheduledJob } from '../../application/ports/scheduled-job';
 import type { Database } from '../persistence/database';
 import { safeErrorText } from './error-text';
+import { ensurePgBossQueue } from './pg-boss-queue';
 import type { QueueSettings } from './queues';
 import { assertRetryPolicy, retryDelaySeconds } from './retry-policy';
 import { withTimeout } from './timeout';
@@ -322,7 +323,7 @@ export class PgBossOutbox implements Outbox, OutboxLog {
     let ready = this.queueReady.get(name);
     if (!ready) {
       const pgQueue = pgBossQueueName(name);
-      ready = this.deps.boss.createQueue(pgQueue, { name: pgQueue }).then(
+      ready = ensurePgBossQueue(this.deps.boss, pgQueue).then(
         () => pgQueue,
         (e: unknown) => {
           this.queueReady.delete(name);

@@ -4,6 +4,7 @@ import type { Logger } from '../../application/ports/logger';
 import type { ScheduledJob } from '../../application/ports/scheduled-job';
 import type { Database } from '../persistence/database';
 import { safeErrorText } from './error-text';
+import { ensurePgBossQueue } from './pg-boss-queue';
 import { withTimeout } from './timeout';
 
 /** The pg-boss queue (and schedule) name of a scheduled job. */
@@ -48,7 +49,7 @@ export class PgBossScheduler {
     for (const job of this.jobs.values()) {
       const queue = scheduleQueueName(job.name);
       const timeoutSeconds = job.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-      await boss.createQueue(queue, { name: queue, policy: 'short' });
+      await ensurePgBossQueue(boss, queue, { policy: 'short' });
       await boss.schedule(queue, job.cron, {}, { tz: 'UTC', retryLimit: 0, expireInSeconds: timeoutSeconds + 2 });
       await boss.work(queue, { batchSize: 1, pollingIntervalSeconds: this.deps.pollingIntervalSeconds ?? 5 }, () => this.run(job, timeoutSeconds));
     }
