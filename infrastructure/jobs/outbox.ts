@@ -119,6 +119,10 @@ export class PgBossOutbox implements Outbox, OutboxLog {
     for (const queue of deps.queues) {
       if (this.queues.has(queue.name)) throw new Error(`queue ${queue.name} is configured twice`);
       assertRetryPolicy(queue.retry);
+      assertTimeout(queue.timeoutSeconds, `queue ${queue.name}`);
+      if (!Number.isInteger(queue.batchSize) || queue.batchSize < 1 || !Number.isInteger(queue.concurrency) || queue.concurrency < 1) {
+        throw new Error(`queue ${queue.name}: batchSize and concurrency must be positive integers`);
+      }
       this.queues.set(queue.name, queue);
     }
     for (const definition of deps.topics) {
@@ -126,6 +130,7 @@ export class PgBossOutbox implements Outbox, OutboxLog {
       if (this.topics.has(name)) throw new Error(`topic ${name} is defined twice`);
       if (!this.queues.has(queue)) throw new Error(`topic ${name} names queue ${queue}, which is not configured`);
       if (retry) assertRetryPolicy(retry);
+      if (definition.topic.timeoutSeconds !== undefined) assertTimeout(definition.topic.timeoutSeconds, `topic ${name}`);
       this.topics.set(name, definition);
     }
   }
@@ -538,6 +543,11 @@ function dueAt(now: Date, options: EnqueueOptions): Date {
   const delay = options.delaySeconds ?? 0;
   if (!Number.isFinite(delay) || delay < 0) throw new Error('delaySeconds must be a finite number >= 0');
   return new Date(now.getTime() + delay * 1000);
+}
+
+/** pg-boss expires a job at most 24 h after it started, and the attempt's timeout plus a grace must fit. */
+function assertTimeout(seconds: number, what: string): void {
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 23 * 3600) throw new Error(`${what}: timeoutSeconds must be more than 0 and at most 82800`);
 }
 
 function policyOf(stored: unknown): RetryPolicy | null {
