@@ -1,9 +1,10 @@
 import { isSupportedLocale, type Locale } from '../../domain/locale';
+import { defineTopic } from '../ports/outbox';
 
-/** Outbox topic of every email Tollgate sends. */
-export const EMAIL_OUTBOX_TOPIC = 'email.send';
+/** Outbox topic of every email Tollgate sends; the mail queue's retry policy applies. */
+export const EMAIL_OUTBOX_TOPIC = defineTopic<EmailMessage>({ name: 'email.send', queue: 'mail' });
 
-const EMAIL_KINDS = ['verification_code', 'password_reset', 'magic_link'] as const;
+export const EMAIL_KINDS = ['verification_code', 'password_reset', 'magic_link'] as const;
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 
 /** What is recorded in the outbox: enough to render and send the email later, in its locale. */

@@ -2,14 +2,14 @@ import type { Locale } from '../../domain/locale';
 import type { Project } from '../../domain/project';
 import { ok, type Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
-import type { Outbox } from '../ports/outbox';
+import { defineTopic, type Outbox } from '../ports/outbox';
 import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { consumeEmailLimits, type EmailLimits } from './limits';
 import { checkEmailRequest, type EmailRequestRefusal } from './request-checks';
 
 /** Outbox topic of a password-reset request, turned into a token and an email by a job. */
-export const PASSWORD_RESET_REQUEST_TOPIC = 'email.password_reset_request';
+export const PASSWORD_RESET_REQUEST_TOPIC = defineTopic<PasswordResetRequest>({ name: 'email.password_reset_request', queue: 'mail' });
 
 export interface PasswordResetRequest {
   projectId: string;

@@ -1,3 +1,5 @@
+import { defineTopic } from '../ports/outbox';
+
 /** TOTP (RFC 6238: SHA1, 6 digits, 30 s steps), so that every authenticator app works. */
 export interface TotpAuthenticator {
   /** A new random base32 secret. */
@@ -24,5 +26,5 @@ export interface SmsSender {
   send(message: SmsMessage): Promise<void>;
 }
 
-/** Outbox topic of SMS messages. */
-export const SMS_OUTBOX_TOPIC = 'mfa.sms';
+/** Outbox topic of SMS messages: their own queue, so a slow SMS gateway never holds back mail. */
+export const SMS_OUTBOX_TOPIC = defineTopic<SmsMessage>({ name: 'mfa.sms', queue: 'sms' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Outbox } from '../ports/outbox';
+import { defineTopic, type Outbox } from '../ports/outbox';
 import { CallLog, fakeOutbox, fakeUnitOfWork, strictFake, strictFn, UnexpectedCall } from './fakes';
 
 interface Store {
@@ -28,8 +28,9 @@ describe('strict fakes', () => {
   it('the outbox refuses messages recorded outside a transaction', async () => {
     const log = new CallLog();
     const outbox: Outbox = fakeOutbox(log);
-    await expect(outbox.enqueue('t', {})).rejects.toThrow(/outside a transaction/);
-    await fakeUnitOfWork(log).transaction(() => outbox.enqueue('t', { a: 1 }));
+    const topic = defineTopic<{ a?: number }>({ name: 't', queue: 'q' });
+    await expect(outbox.enqueue(topic, {})).rejects.toThrow(/outside a transaction/);
+    await fakeUnitOfWork(log).transaction(() => outbox.enqueue(topic, { a: 1 }));
     expect(log.of('outbox.enqueue').map((c) => c.inTransaction)).toEqual([false, true]);
   });
 });

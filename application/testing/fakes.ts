@@ -14,7 +14,7 @@ import type { EndUser } from '../../domain/user';
 import type { Clock } from '../ports/clock';
 import type { PasswordHasher, SecretBox, TokenCrypto } from '../ports/crypto';
 import type { Logger } from '../ports/logger';
-import type { Outbox } from '../ports/outbox';
+import type { EnqueueOptions, Outbox, Topic } from '../ports/outbox';
 import type { RateLimitDecision, RateLimiter, RateLimitRule } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 
@@ -185,14 +185,14 @@ export function fakeUnitOfWork(log: CallLog): UnitOfWork {
 }
 
 /** Collects messages; enqueueing outside a transaction of the same log throws. */
-export function fakeOutbox(log: CallLog): Outbox & { messages: Array<{ topic: string; payload: Record<string, unknown> }> } {
-  const messages: Array<{ topic: string; payload: Record<string, unknown> }> = [];
+export function fakeOutbox(log: CallLog): Outbox & { messages: Array<{ topic: Topic<unknown>; payload: unknown; options?: EnqueueOptions }> } {
+  const messages: Array<{ topic: Topic<unknown>; payload: unknown; options?: EnqueueOptions }> = [];
   return {
     messages,
-    async enqueue(topic: string, payload: Record<string, unknown>) {
-      log.record('outbox.enqueue', [topic, payload]);
-      if (log.transactionDepth === 0) throw new Error(`outbox.enqueue(${topic}) outside a transaction`);
-      messages.push({ topic, payload });
+    async enqueue<P>(topic: Topic<P>, payload: P, options?: EnqueueOptions) {
+      log.record('outbox.enqueue', options ? [topic.name, payload, options] : [topic.name, payload]);
+      if (log.transactionDepth === 0) throw new Error(`outbox.enqueue(${topic.name}) outside a transaction`);
+      messages.push(options ? { topic, payload, options } : { topic, payload });
       return `msg-${messages.length}`;
     },
   };

@@ -18,6 +18,9 @@ import { HmacAccessTokenCodec } from '../../infrastructure/crypto/hmac-access-to
 import { NodeTokenCrypto } from '../../infrastructure/crypto/node-token-crypto';
 import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
 import { PgBossOutbox } from '../../infrastructure/jobs/outbox';
+import { tollgateQueues } from '../../infrastructure/jobs/queues';
+import { PgBossScheduler } from '../../infrastructure/jobs/scheduler';
+import { TOLLGATE_TOPICS } from '../../infrastructure/jobs/topics';
 import { Database } from '../../infrastructure/persistence/database';
 import { PostgresApiKeyStore } from '../../infrastructure/persistence/postgres-api-key.store';
 import { PostgresProjectStore } from '../../infrastructure/persistence/postgres-project.store';
@@ -74,6 +77,8 @@ export interface Core {
   readonly tokens: AccessTokenCodec;
   readonly rateLimiter: PostgresRateLimiter;
   readonly outbox: PgBossOutbox;
+  /** Periodic jobs declared by features, run once per cron tick across all worker processes. */
+  readonly scheduler: PgBossScheduler;
   readonly invalidation: InvalidationBus;
   readonly caches: HotPathCaches;
   readonly stores: CoreStores;
@@ -84,7 +89,10 @@ export interface Core {
    * that it returns once this process's caches have seen it (read-your-writes).
    */
   synced<A extends unknown[], R>(change: (...args: A) => Promise<R>): (...args: A) => Promise<R>;
-  /** Starts the cache listener and the job queue; with `worker`, this process also delivers jobs. */
+  /**
+   * Starts the cache listener and the job queue; with `worker`, this process also delivers the
+   * outbox's topics and runs the scheduled jobs (register handlers and schedules first).
+   */
   start(options: { worker: boolean }): Promise<void>;
   close(): Promise<void>;
 }
@@ -105,15 +113,27 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     max: 3,
     application_name: 'tollgate-jobs',
     supervise: options.superviseJobs ?? true,
-    schedule: false,
+    // Processes that run jobs evaluate the cron schedules (taking turns, every 10 s).
+    schedule: options.superviseJobs ?? true,
+    cronMonitorIntervalSeconds: 10,
   });
   // Connections dropped while shutting down are expected, not faults.
   boss.on('error', (e: unknown) => (closing ? logger.debug({ err: e }, 'job queue error while closing') : logger.error({ err: e }, 'job queue error')));
-  const outbox = new PgBossOutbox(db, boss, box, crypto, logger, {
-    retryLimit: config.OUTBOX_RETRY_LIMIT,
-    retryDelaySeconds: config.OUTBOX_RETRY_DELAY_SECONDS,
-    jobTimeoutSeconds: config.OUTBOX_JOB_TIMEOUT_SECONDS,
+  const outbox = new PgBossOutbox({
+    db,
+    boss,
+    box,
+    crypto,
+    clock,
+    logger,
+    topics: TOLLGATE_TOPICS,
+    queues: tollgateQueues({
+      retryLimit: config.OUTBOX_RETRY_LIMIT,
+      retryDelaySeconds: config.OUTBOX_RETRY_DELAY_SECONDS,
+      timeoutSeconds: config.OUTBOX_JOB_TIMEOUT_SECONDS,
+    }),
   });
+  const scheduler = new PgBossScheduler({ boss, db, clock, logger });
 
   const stores: CoreStores = {
     projects: new PostgresProjectStore(db),
@@ -154,6 +174,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     tokens,
     rateLimiter,
     outbox,
+    scheduler,
     invalidation,
     caches,
     stores,
@@ -170,7 +191,10 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       await invalidation.start();
       await boss.start();
       bossStarted = true;
-      if (worker) await outbox.startWorker();
+      if (worker) {
+        await outbox.startWorkers();
+        await scheduler.start();
+      }
     },
     async close() {
       closing = true;

@@ -8,43 +8,31 @@ import type { JobsFeature } from './features/types';
 
 /** The background work of a process that delivers jobs: the server with TOLLGATE_WORKER=on, or `npm run worker`. */
 export interface Jobs {
-  /** Registers every handler and starts delivering, then the periodic maintenance. */
+  /** Registers every topic handler and scheduled job, then starts delivering and scheduling. */
   start(): Promise<void>;
-  /** Stops the periodic maintenance (before the core closes). */
-  stop(): void;
   /** After the job queue stopped: releases what the handlers hold open. */
   close(): Promise<void>;
 }
 
 /**
- * Wires every feature's jobs on the core: mail, SMS, password-reset issuing, and the periodic
- * clean-up of expired rows. Needs no HTTP server.
+ * Wires every feature's jobs on the core: mail, SMS, password-reset issuing, and the scheduled
+ * jobs (the outbox's hand-off sweep, the clean-up of expired rows). Needs no HTTP server.
  */
 export function buildJobs(core: Core, config: Config, adapters: { smsSender?: SmsSender | null } = {}): Jobs {
   const features: JobsFeature[] = [
     emailJobs(core, buildMailTransport(config, core.logger)),
     mfaJobs(adapters.smsSender !== undefined ? adapters.smsSender : buildSmsSender(config, core.logger, core.clock)),
     oauthJobs(core),
-    { maintenance: () => core.rateLimiter.purgeExpired().then(() => undefined) },
   ];
-  let sweepTimer: NodeJS.Timeout | undefined;
   return {
     async start() {
+      core.scheduler.add(core.outbox.sweepJob());
+      core.scheduler.add({ name: 'rate-limits.purge-expired', cron: '* * * * *', run: () => core.rateLimiter.purgeExpired().then(() => undefined) });
       for (const feature of features) {
-        for (const [topic, handler] of Object.entries(feature.handlers ?? {})) core.outbox.register(topic, handler);
+        for (const handler of feature.handlers ?? []) core.outbox.register(handler);
+        for (const job of feature.schedules ?? []) core.scheduler.add(job);
       }
       await core.start({ worker: true });
-      sweepTimer = setInterval(() => {
-        core.outbox.sweep().catch((e) => core.logger.warn({ err: e }, 'outbox sweep failed'));
-        for (const feature of features) {
-          const maintenance = feature.maintenance;
-          if (maintenance) core.db.withContext(maintenance).catch((e) => core.logger.warn({ err: e }, 'maintenance failed'));
-        }
-      }, 10_000);
-      sweepTimer.unref();
-    },
-    stop() {
-      if (sweepTimer) clearInterval(sweepTimer);
     },
     async close() {
       for (const feature of features) await feature.close?.();

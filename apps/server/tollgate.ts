@@ -97,7 +97,6 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
       else await core.start({ worker: false });
     },
     async close() {
-      jobs?.stop();
       await core.close();
       await jobs?.close();
     },

@@ -24,7 +24,6 @@ async function main() {
   await jobs.start();
   logger.info('Tollgate worker started');
   onStopSignal(logger, (step) => step('stopping the job workers and closing the database pool', CLOSE_LIMIT_MS, async () => {
-    jobs.stop();
     await core.close();
     await jobs.close();
   }));

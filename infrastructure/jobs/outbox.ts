@@ -1,157 +1,563 @@
+import { createHash } from 'node:crypto';
 import type PgBoss from 'pg-boss';
+import type { z } from 'zod';
+import type { Clock } from '../../application/ports/clock';
 import type { SecretBox, TokenCrypto } from '../../application/ports/crypto';
 import type { Logger } from '../../application/ports/logger';
-import type { Outbox } from '../../application/ports/outbox';
+import type {
+  DeliveryAttempt,
+  EnqueueOptions,
+  MessageStatus,
+  Outbox,
+  OutboxLog,
+  OutboxMessageSummary,
+  RetryPolicy,
+  Topic,
+  TopicHandler,
+} from '../../application/ports/outbox';
+import type { ScheduledJob } from '../../application/ports/scheduled-job';
 import type { Database } from '../persistence/database';
+import { safeErrorText } from './error-text';
+import { ensurePgBossQueue } from './pg-boss-queue';
+import type { QueueSettings } from './queues';
+import { assertRetryPolicy, retryDelaySeconds } from './retry-policy';
+import { withTimeout } from './timeout';
+import type { AnyTopicDefinition } from './topics';
 
-export const OUTBOX_QUEUE = 'tollgate-outbox';
-
-export type OutboxHandler = (payload: Record<string, unknown>, messageId: string) => Promise<void>;
-
-export interface OutboxDeliveryOptions {
-  /** Attempts after the first before the queue gives up (the sweep revives the message later). */
-  retryLimit: number;
-  /** First retry delay; later ones back off exponentially. */
-  retryDelaySeconds: number;
-  /**
-   * How long one delivery may run. A handler still running after this is failed and retried; a
-   * job whose worker died is failed by the queue's maintenance after this and delivered elsewhere.
-   */
-  jobTimeoutSeconds?: number;
-}
-
-export const DEFAULT_OUTBOX_JOB_TIMEOUT_SECONDS = 60;
+/** The pg-boss queue of a queue named by topics. */
+export const pgBossQueueName = (queue: string): string => `tollgate.${queue}`;
 
 /**
- * Transactional outbox. `enqueue` writes the message (payload encrypted, since mail carries codes
- * and links) in the caller's transaction; after commit it is handed to pg-boss, which delivers it
- * with retries. The queue job carries the message id as its own id, so handing a message over
- * twice never makes two jobs. A periodic sweep re-dispatches anything whose hand-off was lost
- * (process died between commit and send) and revives messages whose retries ran out long ago.
- * Handlers must be idempotent (a worker that stalls past the job timeout may still finish after
- * another delivered): a message is marked delivered once, and its payload is erased then.
+ * How often pg-boss runs one job again when its worker vanished (killed, or stopped while the
+ * attempt ran). Such a run only closes the abandoned attempt and schedules the next one per the
+ * retry policy, so a few suffice; past them the sweep takes over.
  */
-export class PgBossOutbox implements Outbox {
-  private readonly handlers = new Map<string, OutboxHandler>();
-  private queueReady: Promise<void> | undefined;
+const JOB_RERUNS = 3;
+/** pg-boss fails a job this long after the attempt's own timeout, should its worker not settle it. */
+const EXPIRY_GRACE_SECONDS = 2;
+/** A message not handed to pg-boss this long after it was due was lost between commit and hand-off. */
+const HANDOFF_GRACE_MS = 5_000;
+/** A handed-over message still pending this long after it was due is checked against its job. */
+const STUCK_AFTER_MS = 15 * 60_000;
+const SWEEP_BATCH = 100;
+const ABANDONED = 'abandoned: the worker stopped or stalled during the attempt';
 
-  constructor(
-    private readonly db: Database,
-    private readonly boss: PgBoss,
-    private readonly box: SecretBox,
-    private readonly crypto: TokenCrypto,
-    private readonly logger: Logger,
-    private readonly options: OutboxDeliveryOptions,
-  ) {}
+/** The sweep as a scheduled job: every minute, once across all worker processes. */
+export const OUTBOX_SWEEP_JOB_NAME = 'outbox.sweep';
 
-  register(topic: string, handler: OutboxHandler): void {
-    this.handlers.set(topic, handler);
+export interface PgBossOutboxDeps {
+  db: Database;
+  boss: PgBoss;
+  box: SecretBox;
+  crypto: Pick<TokenCrypto, 'uuid'>;
+  clock: Clock;
+  logger: Logger;
+  /** Every topic this process may enqueue or deliver, with its schema. */
+  topics: readonly AnyTopicDefinition[];
+  /** Every queue the topics name. */
+  queues: readonly QueueSettings[];
+}
+
+/** What a pg-boss job carries: the message and which of its scheduled attempts this job is. */
+interface JobData {
+  id: string;
+  generation: number;
+}
+
+interface MessageRow {
+  id: string;
+  topic: string;
+  payload_enc: string | null;
+  status: MessageStatus;
+  attempts: number;
+  generation: number;
+  retry_policy: unknown;
+  next_attempt_at: Date | string | null;
+  dispatched_at: Date | string | null;
+}
+
+/** A message to hand over; times arrive from the driver as strings. */
+interface Due {
+  id: string;
+  topic: string;
+  generation: number;
+  next_attempt_at: Date | string;
+}
+
+const toDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
+const toDateOrNull = (value: Date | string | null): Date | null => (value === null ? null : toDate(value));
+
+/** A failure no retry can mend (a payload that no longer matches its topic's schema). */
+class PermanentFailure extends Error {}
+
+/**
+ * The transactional outbox on pg-boss, as a typed job layer.
+ *
+ * - `enqueue` validates the payload against its topic's schema, writes the message (payload
+ *   encrypted: it carries codes and links) in the caller's transaction and, after commit, hands it
+ *   to its topic's pg-boss queue. Each queue has its own workers.
+ * - Each scheduled attempt of a message is one pg-boss job (`generation` 0, 1, ...), whose id is
+ *   derived from the message id: handing one over twice never makes two jobs, and pg-boss gives a
+ *   job to one worker. A failed attempt schedules the next one per the retry policy as a new job
+ *   (`startAfter`), after recording it on the message row (`next_attempt_at`): both are durable, so
+ *   the schedule survives restarts, and the sweep re-sends a job whose hand-off was lost.
+ * - Every attempt is kept in `outbox_attempts` (number, status, start, end, error); the message row
+ *   keeps status, attempt count and last error; the payload is erased on delivery.
+ * - Times come from the injected clock. pg-boss's own delays use the database clock, so they are
+ *   passed as seconds from now, never as times.
+ *
+ * Delivery is at least once (a worker that stalls past the timeout may finish after another
+ * attempt started), so handlers are idempotent, keyed by the message id.
+ */
+export class PgBossOutbox implements Outbox, OutboxLog {
+  private readonly topics = new Map<string, AnyTopicDefinition>();
+  private readonly queues = new Map<string, QueueSettings>();
+  private readonly handlers = new Map<string, TopicHandler['handle']>();
+  private readonly queueReady = new Map<string, Promise<string>>();
+
+  constructor(private readonly deps: PgBossOutboxDeps) {
+    for (const queue of deps.queues) {
+      if (this.queues.has(queue.name)) throw new Error(`queue ${queue.name} is configured twice`);
+      assertRetryPolicy(queue.retry);
+      assertTimeout(queue.timeoutSeconds, `queue ${queue.name}`);
+      if (!Number.isInteger(queue.batchSize) || queue.batchSize < 1 || !Number.isInteger(queue.concurrency) || queue.concurrency < 1) {
+        throw new Error(`queue ${queue.name}: batchSize and concurrency must be positive integers`);
+      }
+      this.queues.set(queue.name, queue);
+    }
+    for (const definition of deps.topics) {
+      const { name, queue, retry } = definition.topic;
+      if (this.topics.has(name)) throw new Error(`topic ${name} is defined twice`);
+      if (!this.queues.has(queue)) throw new Error(`topic ${name} names queue ${queue}, which is not configured`);
+      if (retry) assertRetryPolicy(retry);
+      if (definition.topic.timeoutSeconds !== undefined) assertTimeout(definition.topic.timeoutSeconds, `topic ${name}`);
+      this.topics.set(name, definition);
+    }
   }
 
-  async enqueue(topic: string, payload: Record<string, unknown>): Promise<string> {
-    const id = this.crypto.uuid();
-    await this.db.query('insert into outbox_messages (id, topic, payload_enc) values (?, ?, ?)', [
-      id,
-      topic,
-      this.box.encrypt(JSON.stringify(payload)),
-    ]);
-    await this.db.onCommit(() => this.dispatch(id));
+  /** Registers the handler of a topic in this process (its worker delivers that topic). */
+  register(handler: TopicHandler): void {
+    const name = handler.topic.name;
+    if (!this.topics.has(name)) throw new Error(`topic ${name} has no schema: add its definition to the outbox's topics`);
+    if (this.handlers.has(name)) throw new Error(`topic ${name} already has a handler`);
+    this.handlers.set(name, handler.handle);
+  }
+
+  async enqueue<P>(topic: Topic<P>, payload: NoInfer<P>, options: EnqueueOptions = {}): Promise<string> {
+    const definition = this.definition(topic.name);
+    // Validated as the handler will receive it: after a round trip through JSON.
+    const json = JSON.stringify(payload);
+    const parsed = json === undefined ? undefined : definition.schema.safeParse(JSON.parse(json));
+    if (!parsed?.success) {
+      throw new Error(`outbox payload of topic ${topic.name} does not match its schema: ${parsed ? describeIssues(parsed.error) : 'not JSON'}`);
+    }
+    if (options.retry) assertRetryPolicy(options.retry);
+    if (options.dedupeKey !== undefined && (options.dedupeKey === '' || options.dedupeKey.length > 500)) throw new Error('dedupeKey must be 1 to 500 characters');
+    if (options.subject !== undefined && (options.subject === '' || options.subject.length > 500)) throw new Error('subject must be 1 to 500 characters');
+    const now = this.deps.clock.now();
+    const nextAttemptAt = dueAt(now, options);
+    const { db } = this.deps;
+    const id = this.deps.crypto.uuid();
+    for (let tries = 0; ; tries++) {
+      const inserted = await db.query<{ id: string }>(
+        `insert into outbox_messages (id, topic, payload_enc, created_at, next_attempt_at, subject, dedupe_key, retry_policy)
+         values (?, ?, ?, ?, ?, ?, ?, ?::jsonb)
+         on conflict (topic, dedupe_key) where status = 'pending' and dedupe_key is not null do nothing
+         returning id`,
+        [
+          id,
+          topic.name,
+          this.deps.box.encrypt(json!),
+          now,
+          nextAttemptAt,
+          options.subject ?? null,
+          options.dedupeKey ?? null,
+          options.retry ? JSON.stringify(options.retry) : null,
+        ],
+      );
+      if (inserted.length) break;
+      // A pending message has the key: it stands for this one.
+      const pending = await db.query<{ id: string }>(`select id from outbox_messages where topic = ? and dedupe_key = ? and status = 'pending'`, [
+        topic.name,
+        options.dedupeKey,
+      ]);
+      if (pending[0]) return pending[0].id;
+      // Delivered in between: record this one after all.
+      if (tries >= 2) throw new Error(`could not record an outbox message with dedupe key ${options.dedupeKey}`);
+    }
+    await db.onCommit(() => this.dispatch({ id, topic: topic.name, generation: 0, next_attempt_at: nextAttemptAt }).then(() => undefined));
     return id;
   }
 
-  /** The queue must exist before a job is sent to it: pg-boss silently drops jobs for unknown queues. */
-  private ensureQueue(): Promise<void> {
-    this.queueReady ??= this.boss.createQueue(OUTBOX_QUEUE).catch((e: unknown) => {
-      this.queueReady = undefined;
-      throw e;
-    });
-    return this.queueReady;
+  /** Starts the workers of every queue that has a topic handled in this process. */
+  async startWorkers(): Promise<void> {
+    const names = new Set([...this.handlers.keys()].map((topic) => this.definition(topic).topic.queue));
+    for (const name of names) {
+      const queue = this.queues.get(name)!;
+      const pgQueue = await this.ensureQueue(name);
+      for (let i = 0; i < queue.concurrency; i++) {
+        await this.deps.boss.work<JobData>(
+          pgQueue,
+          { batchSize: queue.batchSize, pollingIntervalSeconds: queue.pollingIntervalSeconds ?? 0.5 },
+          (jobs) => this.runBatch(queue, pgQueue, jobs),
+        );
+      }
+    }
   }
 
-  private async dispatch(id: string): Promise<void> {
+  /** The sweep, as the scheduled job the composition root registers. */
+  sweepJob(): ScheduledJob {
+    return {
+      name: OUTBOX_SWEEP_JOB_NAME,
+      cron: '* * * * *',
+      run: async () => {
+        await this.sweep();
+      },
+    };
+  }
+
+  /**
+   * Re-dispatches, by the injected clock:
+   * - messages due more than 5 s ago whose hand-off to pg-boss was lost (the process died between
+   *   commit and send, or between a failed attempt and the job of the next one);
+   * - messages handed over and due more than 15 minutes ago, still pending: a job still queued or
+   *   running is left alone (checked again 15 minutes later), a failed one is retried, a finished
+   *   one is replaced by a new job;
+   * - messages whose retries ran out, once their queue's revival time has passed.
+   * Returns how many messages it dispatched.
+   */
+  async sweep(): Promise<number> {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const due = await db.withContext(async () => {
+      const lost = await db.query<Due>(
+        `select id, topic, generation, next_attempt_at from outbox_messages
+          where status = 'pending' and dispatched_at is null and next_attempt_at < ?
+          order by next_attempt_at limit ${SWEEP_BATCH}`,
+        [new Date(now.getTime() - HANDOFF_GRACE_MS)],
+      );
+      const stuckBefore = new Date(now.getTime() - STUCK_AFTER_MS);
+      const stuck = await db.query<Due>(
+        `select id, topic, generation, next_attempt_at from outbox_messages
+          where status = 'pending' and dispatched_at < ? and next_attempt_at < ?
+          order by next_attempt_at limit ${SWEEP_BATCH}`,
+        [stuckBefore, stuckBefore],
+      );
+      // A revived message no longer holds its dedupe key (a newer pending one may hold it).
+      const revived = await db.query<Due>(
+        `update outbox_messages set status = 'pending', revive_at = null, dedupe_key = null, generation = generation + 1,
+                next_attempt_at = ?, dispatched_at = null
+          where id in (select id from outbox_messages where status = 'failed' and revive_at <= ?
+                        order by revive_at limit ${SWEEP_BATCH} for update skip locked)
+          returning id, topic, generation, next_attempt_at`,
+        [now, now],
+      );
+      return [...lost, ...stuck, ...revived];
+    });
+    let dispatched = 0;
+    for (const message of due) if (await this.dispatch(message)) dispatched++;
+    return dispatched;
+  }
+
+  async listMessages(filter: { topic: Topic<unknown>; subject?: string; status?: MessageStatus; before?: Date; limit?: number }): Promise<OutboxMessageSummary[]> {
+    const where = ['topic = ?'];
+    const params: unknown[] = [filter.topic.name];
+    const and = (condition: string, value: unknown) => {
+      where.push(condition);
+      params.push(value);
+    };
+    if (filter.subject !== undefined) and('subject = ?', filter.subject);
+    if (filter.status !== undefined) and('status = ?', filter.status);
+    if (filter.before !== undefined) and('created_at < ?', filter.before);
+    const limit = Math.min(Math.max(Math.trunc(filter.limit ?? 50), 1), 500);
+    const rows = await this.deps.db.query<{
+      id: string;
+      topic: string;
+      subject: string | null;
+      status: MessageStatus;
+      attempts: number;
+      last_error: string | null;
+      created_at: Date | string;
+      next_attempt_at: Date | string | null;
+      delivered_at: Date | string | null;
+    }>(
+      `select id, topic, subject, status, attempts, last_error, created_at, next_attempt_at, delivered_at
+         from outbox_messages where ${where.join(' and ')} order by created_at desc, id desc limit ${limit}`,
+      params,
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      topic: r.topic,
+      subject: r.subject,
+      status: r.status,
+      attempts: r.attempts,
+      lastError: r.last_error,
+      createdAt: toDate(r.created_at),
+      nextAttemptAt: toDateOrNull(r.next_attempt_at),
+      deliveredAt: toDateOrNull(r.delivered_at),
+    }));
+  }
+
+  async listAttempts(messageId: string): Promise<DeliveryAttempt[]> {
+    const rows = await this.deps.db.query<{
+      message_id: string;
+      attempt: number;
+      status: DeliveryAttempt['status'];
+      started_at: Date | string;
+      finished_at: Date | string | null;
+      error: string | null;
+    }>('select message_id, attempt, status, started_at, finished_at, error from outbox_attempts where message_id = ? order by attempt', [messageId]);
+    return rows.map((r) => ({
+      messageId: r.message_id,
+      attempt: r.attempt,
+      status: r.status,
+      startedAt: toDate(r.started_at),
+      finishedAt: toDateOrNull(r.finished_at),
+      error: r.error,
+    }));
+  }
+
+  private definition(topic: string): AnyTopicDefinition {
+    const definition = this.topics.get(topic);
+    if (!definition) throw new Error(`unknown outbox topic ${topic}: add its definition to the outbox's topics`);
+    return definition;
+  }
+
+  /** The queue must exist before a job is sent to it: pg-boss silently drops jobs for unknown queues. */
+  private ensureQueue(name: string): Promise<string> {
+    let ready = this.queueReady.get(name);
+    if (!ready) {
+      const pgQueue = pgBossQueueName(name);
+      ready = ensurePgBossQueue(this.deps.boss, pgQueue).then(
+        () => pgQueue,
+        (e: unknown) => {
+          this.queueReady.delete(name);
+          throw e;
+        },
+      );
+      this.queueReady.set(name, ready);
+    }
+    return ready;
+  }
+
+  /**
+   * Hands the message's current attempt to pg-boss, to start when it is due. Never throws: a
+   * failed hand-off is logged and left to the sweep. Returns whether the message now has a job.
+   */
+  private async dispatch(message: Due): Promise<boolean> {
+    const { db, boss, clock, logger } = this.deps;
     try {
-      await this.ensureQueue();
-      const sent = await this.boss.send(OUTBOX_QUEUE, { id }, {
-        id,
-        retryLimit: this.options.retryLimit,
-        retryDelay: this.options.retryDelaySeconds,
-        retryBackoff: true,
-        expireInSeconds: this.options.jobTimeoutSeconds ?? DEFAULT_OUTBOX_JOB_TIMEOUT_SECONDS,
+      const definition = this.definition(message.topic);
+      const queue = this.queues.get(definition.topic.queue)!;
+      const pgQueue = await this.ensureQueue(queue.name);
+      const jobId = jobIdFor(message.id, message.generation);
+      const timeoutSeconds = definition.topic.timeoutSeconds ?? queue.timeoutSeconds;
+      const data: JobData = { id: message.id, generation: message.generation };
+      const sent = await boss.send(pgQueue, data, {
+        id: jobId,
+        // Seconds from now on the database's clock, which pg-boss uses.
+        startAfter: Math.max(0, Math.ceil((toDate(message.next_attempt_at).getTime() - clock.now().getTime()) / 1000)),
+        retryLimit: JOB_RERUNS,
+        retryDelay: 1,
+        expireInSeconds: timeoutSeconds + EXPIRY_GRACE_SECONDS,
       });
       if (!sent) {
-        // A job for this message exists already: leave a live one alone, revive a failed one.
-        const job = await this.boss.getJobById(OUTBOX_QUEUE, id);
+        // The job exists already: leave a live one alone, revive a failed one, replace a finished one.
+        const job = await boss.getJobById(pgQueue, jobId);
         if (!job) throw new Error('the job queue accepted no job for the message');
-        if (job.state === 'failed') await this.boss.retry(OUTBOX_QUEUE, id);
-      }
-      await this.db.withContext(() => this.db.query('update outbox_messages set dispatched_at = now() where id = ?', [id]));
-    } catch (e) {
-      // The sweep picks the message up again.
-      this.logger.warn({ err: e, outboxId: id }, 'outbox dispatch failed');
-    }
-  }
-
-  /** Starts the queue worker in this process. */
-  async startWorker(): Promise<void> {
-    await this.ensureQueue();
-    await this.boss.work<{ id: string }>(OUTBOX_QUEUE, { batchSize: 5, pollingIntervalSeconds: 0.5 }, async (jobs) => {
-      // Each job of the batch succeeds or fails on its own: one failing message does not hold
-      // back, or use up the retries of, the others fetched with it.
-      const results = await Promise.allSettled(jobs.map((job) => this.db.withContext(() => this.deliver(job.data.id))));
-      const done: string[] = [];
-      for (const [i, result] of results.entries()) {
-        const job = jobs[i]!;
-        if (result.status === 'fulfilled') done.push(job.id);
-        else {
-          const err = result.reason instanceof Error ? result.reason.message : String(result.reason);
-          this.logger.warn({ outboxId: job.data.id, error: err }, 'outbox delivery failed');
-          await this.boss.fail(OUTBOX_QUEUE, job.id, { message: err });
+        if (job.state === 'failed') await boss.retry(pgQueue, jobId);
+        if (job.state === 'completed' || job.state === 'cancelled') {
+          const [next] = await db.withContext(() =>
+            db.query<Due>(
+              `update outbox_messages set generation = generation + 1, dispatched_at = null
+                where id = ? and generation = ? and status = 'pending' returning id, topic, generation, next_attempt_at`,
+              [message.id, message.generation],
+            ),
+          );
+          return next ? this.dispatch(next) : false;
         }
       }
-      if (done.length) await this.boss.complete(OUTBOX_QUEUE, done);
-    });
+      await db.withContext(() =>
+        db.query(`update outbox_messages set dispatched_at = ? where id = ? and generation = ? and status = 'pending'`, [
+          clock.now(),
+          message.id,
+          message.generation,
+        ]),
+      );
+      return true;
+    } catch (e) {
+      logger.warn({ err: e, outboxId: message.id }, 'outbox dispatch failed; the sweep hands the message over later');
+      return false;
+    }
   }
 
-  private async deliver(id: string): Promise<void> {
-    const rows = await this.db.query<{ topic: string; payload_enc: string | null; delivered_at: Date | null }>(
-      'select topic, payload_enc, delivered_at from outbox_messages where id = ?',
-      [id],
-    );
-    const row = rows[0];
-    if (!row || row.delivered_at || !row.payload_enc) return;
-    const handler = this.handlers.get(row.topic);
-    if (!handler) throw new Error(`no outbox handler for topic ${row.topic}`);
-    try {
-      await handler(JSON.parse(this.box.decrypt(row.payload_enc)) as Record<string, unknown>, id);
-    } catch (e) {
-      await this.db.query('update outbox_messages set attempts = attempts + 1, last_error = ? where id = ?', [
-        e instanceof Error ? e.message.slice(0, 500) : 'error',
-        id,
-      ]);
-      throw e;
+  private async runBatch(queue: QueueSettings, pgQueue: string, jobs: PgBoss.Job<JobData>[]): Promise<void> {
+    // Each job of the batch succeeds or fails on its own. A handler's failure is recorded (and the
+    // job completed); only a failure to record it fails the job, which pg-boss then runs again.
+    const results = await Promise.allSettled(jobs.map((job) => this.deps.db.withContext(() => this.deliver(queue, job.data))));
+    const done: string[] = [];
+    for (const [i, result] of results.entries()) {
+      const job = jobs[i]!;
+      if (result.status === 'fulfilled') done.push(job.id);
+      else {
+        this.deps.logger.error({ err: result.reason, outboxId: job.data.id }, 'outbox delivery bookkeeping failed');
+        await this.deps.boss.fail(pgQueue, job.id, { message: safeErrorText(result.reason) });
+      }
     }
-    await this.db.query(
-      'update outbox_messages set delivered_at = now(), payload_enc = null, attempts = attempts + 1, last_error = null where id = ? and delivered_at is null',
-      [id],
+    if (done.length) await this.deps.boss.complete(pgQueue, done);
+  }
+
+  /** Runs one scheduled attempt of a message, unless that attempt is over already. */
+  private async deliver(queue: QueueSettings, job: JobData): Promise<void> {
+    const { db, clock, box } = this.deps;
+    const [row] = await db.query<MessageRow>(
+      `select id, topic, payload_enc, status, attempts, generation, retry_policy, next_attempt_at, dispatched_at
+         from outbox_messages where id = ?`,
+      [job.id],
+    );
+    if (!row || row.status !== 'pending') return;
+    if (row.generation !== job.generation) {
+      // This job's attempt is over and a later one was scheduled; hand that one over if the
+      // process that scheduled it died before it could.
+      if (row.generation > job.generation && row.dispatched_at === null && row.next_attempt_at) {
+        await this.dispatch({ id: row.id, topic: row.topic, generation: row.generation, next_attempt_at: row.next_attempt_at });
+      }
+      return;
+    }
+    const definition = this.topics.get(row.topic);
+    const topicQueue = (definition && this.queues.get(definition.topic.queue)) ?? queue;
+    const policy = policyOf(row.retry_policy) ?? definition?.topic.retry ?? topicQueue.retry;
+    const settle = { row, policy, reviveAfterSeconds: topicQueue.reviveFailedAfterSeconds };
+
+    // An attempt of this job still marked running was abandoned: its worker died, or was stopped,
+    // before settling it. Close it as failed and let the retry policy say when the next one runs.
+    const abandoned = await db.query<{ attempt: number }>(
+      `update outbox_attempts set status = 'failed', finished_at = ?, error = ? where message_id = ? and status = 'running' returning attempt`,
+      [clock.now(), ABANDONED, row.id],
+    );
+    if (abandoned.length) {
+      await this.settleFailure({ ...settle, attempt: null, failures: abandoned.length, error: ABANDONED, permanent: false });
+      return;
+    }
+
+    const [started] = await db.query<{ attempt: number }>(
+      `insert into outbox_attempts (message_id, attempt, status, started_at)
+       select m.id, coalesce((select max(a.attempt) from outbox_attempts a where a.message_id = m.id), 0) + 1, 'running', ?
+         from outbox_messages m where m.id = ? and m.generation = ? and m.status = 'pending'
+       returning attempt`,
+      [clock.now(), row.id, row.generation],
+    );
+    if (!started) return;
+
+    let payload: unknown;
+    try {
+      if (!definition) throw new Error(`topic ${row.topic} is not defined in this process`);
+      if (!row.payload_enc) throw new PermanentFailure('the payload is missing');
+      const parsed = definition.schema.safeParse(JSON.parse(box.decrypt(row.payload_enc)));
+      if (!parsed.success) throw new PermanentFailure(`the payload does not match the topic's schema: ${describeIssues(parsed.error)}`);
+      payload = parsed.data;
+      const handler = this.handlers.get(row.topic);
+      if (!handler) throw new Error(`no handler for topic ${row.topic} in this process`);
+      const timeoutSeconds = definition.topic.timeoutSeconds ?? topicQueue.timeoutSeconds;
+      await withTimeout(timeoutSeconds, (signal) => handler(payload as never, { messageId: row.id, attempt: started.attempt, signal }));
+    } catch (e) {
+      const error = safeErrorText(e, payload);
+      this.deps.logger.warn({ outboxId: row.id, topic: row.topic, attempt: started.attempt, error }, 'outbox delivery attempt failed');
+      await this.settleFailure({ ...settle, attempt: started.attempt, failures: 1, error, permanent: e instanceof PermanentFailure });
+      return;
+    }
+    const finishedAt = clock.now();
+    await db.query(
+      `with attempt as (
+         update outbox_attempts set status = 'succeeded', finished_at = ? where message_id = ? and attempt = ?
+       )
+       update outbox_messages set status = 'delivered', delivered_at = ?, payload_enc = null, attempts = attempts + 1,
+              last_error = null, next_attempt_at = null
+        where id = ? and status = 'pending'`,
+      [finishedAt, row.id, started.attempt, finishedAt, row.id],
     );
   }
 
   /**
-   * Re-dispatches messages that were never handed to the queue, and those handed over more than
-   * 15 minutes ago and still undelivered (a job still queued or retrying is left as it is; one
-   * whose retries ran out is retried again).
+   * Records failed attempts (`attempt`, or ones closed already when null) and either schedules the
+   * next attempt per the retry policy or gives the message up.
    */
-  async sweep(): Promise<number> {
-    const rows = await this.db.withContext(() =>
-      this.db.query<{ id: string }>(
-        `select id from outbox_messages
-          where delivered_at is null
-            and ((dispatched_at is null and created_at < now() - interval '5 seconds')
-              or dispatched_at < now() - interval '15 minutes')
-          order by created_at limit 100`,
-      ),
+  private async settleFailure(input: {
+    row: MessageRow;
+    policy: RetryPolicy;
+    reviveAfterSeconds: number | undefined;
+    attempt: number | null;
+    failures: number;
+    error: string;
+    permanent: boolean;
+  }): Promise<void> {
+    const { db, clock, logger } = this.deps;
+    const { row } = input;
+    const now = clock.now();
+    const attempts = row.attempts + input.failures;
+    const delay = input.permanent ? null : retryDelaySeconds(input.policy, attempts);
+    const closeAttempt = `with attempt as (
+        update outbox_attempts set status = 'failed', finished_at = ?, error = ? where message_id = ? and attempt = ? and status = 'running'
+      )`;
+    const closeParams = [now, input.error, row.id, input.attempt ?? 0];
+    if (delay === null) {
+      const reviveAt = !input.permanent && input.reviveAfterSeconds !== undefined ? new Date(now.getTime() + input.reviveAfterSeconds * 1000) : null;
+      await db.query(
+        `${closeAttempt}
+         update outbox_messages set status = 'failed', attempts = ?, last_error = ?, next_attempt_at = null, revive_at = ?
+          where id = ? and generation = ? and status = 'pending'`,
+        [...closeParams, attempts, input.error, reviveAt, row.id, row.generation],
+      );
+      logger.warn({ outboxId: row.id, topic: row.topic, attempts, reviveAt }, 'outbox message failed for good');
+      return;
+    }
+    const nextAttemptAt = new Date(now.getTime() + delay * 1000);
+    const [next] = await db.query<Due>(
+      `${closeAttempt}
+       update outbox_messages set attempts = ?, last_error = ?, generation = generation + 1, next_attempt_at = ?, dispatched_at = null
+        where id = ? and generation = ? and status = 'pending'
+        returning id, topic, generation, next_attempt_at`,
+      [...closeParams, attempts, input.error, nextAttemptAt, row.id, row.generation],
     );
-    for (const r of rows) await this.dispatch(r.id);
-    return rows.length;
+    if (next) await this.dispatch(next);
   }
+}
+
+/**
+ * The pg-boss job id of a message's attempt: the message id for the first, a UUID derived from
+ * (message id, generation) for the next ones. Deterministic, so handing one over twice makes one job.
+ */
+export function jobIdFor(messageId: string, generation: number): string {
+  if (generation === 0) return messageId;
+  const hex = createHash('sha256').update(`${messageId}/${generation}`).digest('hex');
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+function dueAt(now: Date, options: EnqueueOptions): Date {
+  if (options.runAt !== undefined && options.delaySeconds !== undefined) throw new Error('give runAt or delaySeconds, not both');
+  if (options.runAt !== undefined) {
+    if (!(options.runAt instanceof Date) || Number.isNaN(options.runAt.getTime())) throw new Error('runAt must be a valid Date');
+    return options.runAt;
+  }
+  const delay = options.delaySeconds ?? 0;
+  if (!Number.isFinite(delay) || delay < 0) throw new Error('delaySeconds must be a finite number >= 0');
+  return new Date(now.getTime() + delay * 1000);
+}
+
+/** pg-boss expires a job at most 24 h after it started, and the attempt's timeout plus a grace must fit. */
+function assertTimeout(seconds: number, what: string): void {
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 23 * 3600) throw new Error(`${what}: timeoutSeconds must be more than 0 and at most 82800`);
+}
+
+function policyOf(stored: unknown): RetryPolicy | null {
+  if (stored === null || stored === undefined) return null;
+  const policy = typeof stored === 'string' ? (JSON.parse(stored) as unknown) : stored;
+  assertRetryPolicy(policy);
+  return policy;
+}
+
+/** Where and how a payload fails its schema, without the offending values (they may be secrets). */
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.code}`).join('; ');
 }

@@ -13,6 +13,7 @@ import { makeSignInWithPassword } from '../../../application/email/sign-in-with-
 import { makeSignUpWithPassword } from '../../../application/email/sign-up-with-password';
 import { makeVerifyEmailCode } from '../../../application/email/verify-email-code';
 import type { Logger } from '../../../application/ports/logger';
+import { handleTopic } from '../../../application/ports/outbox';
 import { FileMailTransport } from '../../../infrastructure/mail/file-mail-transport';
 import { I18nextEmailRenderer } from '../../../infrastructure/mail/i18next-email-renderer';
 import { SmtpMailTransport } from '../../../infrastructure/mail/smtp-mail-transport';
@@ -106,22 +107,23 @@ export function wireEmail({ core, config, signInGate, mailConfigured }: EmailFea
 export function emailJobs(core: Core, transport: MailTransport | null): JobsFeature {
   const { db, clock, crypto, outbox, stores } = core;
   const deliverEmail = transport ? makeDeliverEmail({ renderer: new I18nextEmailRenderer(), transport }) : null;
+  const issuePasswordReset = makeIssuePasswordReset({
+    projects: stores.projects,
+    accounts: new PostgresEmailAccountStore(db),
+    resets: new PostgresEmailPasswordResetStore(db),
+    outbox,
+    crypto,
+    clock,
+    uow: db,
+  });
   return {
-    handlers: {
-      [EMAIL_OUTBOX_TOPIC]: async (payload, messageId) => {
+    handlers: [
+      handleTopic(EMAIL_OUTBOX_TOPIC, async (message, { messageId }) => {
         if (!deliverEmail) throw new Error('Email delivery is not configured');
-        await deliverEmail(payload, messageId);
-      },
-      [PASSWORD_RESET_REQUEST_TOPIC]: makeIssuePasswordReset({
-        projects: stores.projects,
-        accounts: new PostgresEmailAccountStore(db),
-        resets: new PostgresEmailPasswordResetStore(db),
-        outbox,
-        crypto,
-        clock,
-        uow: db,
+        await deliverEmail({ ...message }, messageId);
       }),
-    },
+      handleTopic(PASSWORD_RESET_REQUEST_TOPIC, (request, { messageId }) => issuePasswordReset({ ...request }, messageId)),
+    ],
     close: () => transport?.close?.(),
   };
 }

@@ -10,6 +10,7 @@ import { makeFinishChallenge } from '../../../application/mfa/finish-challenge';
 import { makeGenerateBackupCodes } from '../../../application/mfa/generate-backup-codes';
 import { makeIssueSmsCode } from '../../../application/mfa/issue-sms-code';
 import type { MfaLimits } from '../../../application/mfa/limits';
+import { handleTopic } from '../../../application/ports/outbox';
 import { SMS_OUTBOX_TOPIC, type SmsSender } from '../../../application/mfa/ports';
 import { makeSendDisableSmsCode } from '../../../application/mfa/send-disable-sms-code';
 import { makeSendSignInSmsCode } from '../../../application/mfa/send-sign-in-sms-code';
@@ -164,11 +165,11 @@ export function wireMfa({ core, config, smsAvailable }: MfaFeatureInput): MfaFea
 /** Delivers the SMS the MFA use cases enqueue. */
 export function mfaJobs(sender: SmsSender | null): JobsFeature {
   return {
-    handlers: {
-      [SMS_OUTBOX_TOPIC]: async (payload) => {
+    handlers: [
+      handleTopic(SMS_OUTBOX_TOPIC, async (message) => {
         if (!sender) throw new Error('SMS delivery is not configured');
-        await sender.send({ to: String(payload.to), body: String(payload.body) });
-      },
-    },
+        await sender.send(message);
+      }),
+    ],
   };
 }

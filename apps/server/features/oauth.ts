@@ -94,17 +94,23 @@ export function wireOAuth({ core, config }: OAuthFeatureInput) {
   return { routes } satisfies HttpFeature<typeof routes>;
 }
 
-/** Purges expired OAuth states and authorization codes. */
+/** Purges expired OAuth states and authorization codes, once a minute across all processes. */
 export function oauthJobs(core: Core): JobsFeature {
   const states = new PostgresOAuthStateStore(core.db);
   const codes = new PostgresAuthorizationCodeStore(core.db);
   return {
-    async maintenance() {
-      // Kept a day past expiry, so a late replay still meets "State expired" or code-reuse
-      // detection rather than an unknown value.
-      const before = new Date(core.clock.now().getTime() - 24 * 3600 * 1000);
-      await states.purgeExpired(before);
-      await codes.purgeExpired(before);
-    },
+    schedules: [
+      {
+        name: 'oauth.purge-expired',
+        cron: '* * * * *',
+        async run() {
+          // Kept a day past expiry, so a late replay still meets "State expired" or code-reuse
+          // detection rather than an unknown value.
+          const before = new Date(core.clock.now().getTime() - 24 * 3600 * 1000);
+          await states.purgeExpired(before);
+          await codes.purgeExpired(before);
+        },
+      },
+    ],
   };
 }

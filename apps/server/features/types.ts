@@ -1,5 +1,6 @@
 import type express from 'express';
-import type { OutboxHandler } from '../../../infrastructure/jobs/outbox';
+import type { TopicHandler } from '../../../application/ports/outbox';
+import type { ScheduledJob } from '../../../application/ports/scheduled-job';
 
 /** What a feature serves over HTTP. Each feature declares its own inputs beside its wiring function. */
 export interface HttpFeature<Routes extends object> {
@@ -11,10 +12,10 @@ export interface HttpFeature<Routes extends object> {
 
 /** What a feature runs in the background, in whichever process delivers jobs (server or worker). */
 export interface JobsFeature {
-  /** Outbox topics this feature delivers. */
-  handlers?: Record<string, OutboxHandler>;
-  /** Periodic clean-up (expired rows), run inside a database context. */
-  maintenance?: () => Promise<void>;
+  /** Handlers of the outbox topics this feature delivers (`handleTopic(TOPIC, fn)`). */
+  handlers?: TopicHandler[];
+  /** Periodic jobs (expired rows), run once per cron tick across all worker processes. */
+  schedules?: ScheduledJob[];
   /** Releases what the jobs hold open (e.g. pooled SMTP connections), after the job queue stopped. */
   close?: () => Promise<void> | void;
 }

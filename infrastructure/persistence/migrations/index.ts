@@ -3,6 +3,7 @@ import { Migration20261122010000Email } from './Migration20261122010000Email';
 import { Migration20261122020000OAuth } from './Migration20261122020000OAuth';
 import { Migration20261122030000Mfa } from './Migration20261122030000Mfa';
 import { Migration20261122040000CacheInvalidation } from './Migration20261122040000CacheInvalidation';
+import { Migration20261123000000OutboxJobs } from './Migration20261123000000OutboxJobs';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261122020000OAuth', class: Migration20261122020000OAuth },
   { name: 'Migration20261122030000Mfa', class: Migration20261122030000Mfa },
   { name: 'Migration20261122040000CacheInvalidation', class: Migration20261122040000CacheInvalidation },
+  { name: 'Migration20261123000000OutboxJobs', class: Migration20261123000000OutboxJobs },
 ];

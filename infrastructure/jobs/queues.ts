@@ -1,0 +1,51 @@
+import { exponentialRetry, type RetryPolicy } from '../../application/ports/outbox';
+
+/**
+ * A queue: one pg-boss queue with its own workers, so its topics never wait behind another
+ * queue's (mail is not held back by a slow webhook endpoint). Topics name their queue; the retry
+ * policy and timeout here apply to the topics that do not set their own.
+ */
+export interface QueueSettings {
+  /** As topics name it (`mail`); the pg-boss queue is `tollgate.<name>`. */
+  readonly name: string;
+  readonly retry: RetryPolicy;
+  /** How long one delivery attempt may run before it counts as failed (its handler is aborted). */
+  readonly timeoutSeconds: number;
+  /** Jobs fetched per poll by one worker loop; a worker loop fetches again once its batch is done. */
+  readonly batchSize: number;
+  /** Worker loops in each worker process: at most batchSize x concurrency deliveries at once. */
+  readonly concurrency: number;
+  /** How often an idle worker loop polls (0.5 s at least). */
+  readonly pollingIntervalSeconds?: number;
+  /**
+   * A message whose retries ran out is tried again this long after its last attempt (then once more
+   * after each further failure); without it, the message stays failed until someone redelivers it.
+   */
+  readonly reviveFailedAfterSeconds?: number;
+}
+
+export const MAIL_QUEUE = 'mail';
+export const SMS_QUEUE = 'sms';
+
+/** Retry settings of mail and SMS (OUTBOX_RETRY_LIMIT, OUTBOX_RETRY_DELAY_SECONDS, OUTBOX_JOB_TIMEOUT_SECONDS). */
+export interface MessageDeliverySettings {
+  retryLimit: number;
+  retryDelaySeconds: number;
+  timeoutSeconds: number;
+}
+
+/** The queues of Tollgate's own topics: mail (and password-reset requests) and SMS, each on its own. */
+export function tollgateQueues(settings: MessageDeliverySettings): QueueSettings[] {
+  const common = {
+    retry: exponentialRetry(settings.retryLimit, settings.retryDelaySeconds),
+    timeoutSeconds: settings.timeoutSeconds,
+    batchSize: 5,
+    concurrency: 1,
+    pollingIntervalSeconds: 0.5,
+    reviveFailedAfterSeconds: 15 * 60,
+  };
+  return [
+    { name: MAIL_QUEUE, ...common },
+    { name: SMS_QUEUE, ...common },
+  ];
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { EMAIL_KINDS, EMAIL_OUTBOX_TOPIC, type EmailMessage } from '../../application/email/email-message';
+import { PASSWORD_RESET_REQUEST_TOPIC, type PasswordResetRequest } from '../../application/email/request-password-reset';
+import { SMS_OUTBOX_TOPIC, type SmsMessage } from '../../application/mfa/ports';
+import type { Topic } from '../../application/ports/outbox';
+import { SUPPORTED_LOCALES } from '../../domain/locale';
+
+/** A topic with the schema its payloads are validated against, on enqueue and on delivery. */
+export interface TopicDefinition<P = unknown> {
+  readonly topic: Topic<P>;
+  readonly schema: z.ZodType<P, z.ZodTypeDef, unknown>;
+}
+
+/** Any topic's definition, as the adapter holds them side by side. */
+export type AnyTopicDefinition = TopicDefinition<any>;
+
+/** True when A and B are the same type (optional and nullable members included). */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+
+/**
+ * Pairs a topic with its schema. Compiles only if the schema's output is exactly the payload type
+ * the application declared: a field added, removed or retyped on either side fails to compile.
+ */
+export function topicSchema<P, S extends z.ZodType<P, z.ZodTypeDef, unknown>>(
+  topic: Topic<P>,
+  schema: S & (Same<z.output<S>, P> extends true ? unknown : { 'the schema does not match the topic payload type': never }),
+): TopicDefinition<P> {
+  return { topic, schema };
+}
+
+const locale = z.enum(SUPPORTED_LOCALES);
+
+export const emailMessageSchema = z
+  .object({
+    kind: z.enum(EMAIL_KINDS),
+    to: z.string().min(3),
+    locale,
+    projectName: z.string(),
+    code: z.string().optional(),
+    url: z.string().optional(),
+    expiresInMinutes: z.number().positive(),
+  })
+  .superRefine((m, ctx) => {
+    if (m.kind === 'verification_code' && m.code === undefined) ctx.addIssue({ code: 'custom', path: ['code'], message: 'required for a verification code' });
+    if (m.kind !== 'verification_code' && m.url === undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: 'required for a link' });
+  }) satisfies z.ZodType<EmailMessage, z.ZodTypeDef, unknown>;
+
+export const passwordResetRequestSchema = z.object({
+  projectId: z.string().uuid(),
+  emailKey: z.string().min(1),
+  callbackUrl: z.string().min(1),
+  locale: locale.nullable(),
+  acceptLanguage: z.string().nullable(),
+  requestedAt: z.string().datetime({ offset: true }),
+}) satisfies z.ZodType<PasswordResetRequest, z.ZodTypeDef, unknown>;
+
+export const smsMessageSchema = z.object({
+  to: z.string().min(1),
+  body: z.string().min(1),
+}) satisfies z.ZodType<SmsMessage, z.ZodTypeDef, unknown>;
+
+/** Every topic Tollgate's features enqueue. */
+export const TOLLGATE_TOPICS: readonly AnyTopicDefinition[] = [
+  topicSchema(EMAIL_OUTBOX_TOPIC, emailMessageSchema),
+  topicSchema(PASSWORD_RESET_REQUEST_TOPIC, passwordResetRequestSchema),
+  topicSchema(SMS_OUTBOX_TOPIC, smsMessageSchema),
+];
