@@ -68,24 +68,33 @@ describe('npm start and signals', () => {
     // authenticated and then waits for its body (a bad key would be refused before the body).
     const apiKey = /API key\s*:\s*(tg_\S+)/.exec(out)?.[1];
     expect(apiKey).toBeDefined();
-    // A request in flight: headers sent, body not yet, so the server is waiting for it.
+    // A request in flight: headers sent (with Expect: 100-continue, so the server says when it has
+    // them), body not yet, so the server is waiting for it when the signal comes.
     const socket = net.connect(port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
     let answer = '';
-    socket.setEncoding('utf8').on('data', (d: string) => (answer += d));
+    let heard: () => void = () => {};
+    const headersReceived = new Promise<void>((resolve) => (heard = resolve));
+    socket.setEncoding('utf8').on('data', (d: string) => {
+      answer += d;
+      if (/^HTTP\/1\.1 100 Continue\r\n\r\n/.test(answer)) heard();
+    });
     const answered = new Promise<void>((resolve) => socket.once('end', resolve));
     const body = '{"token":"x"}';
     socket.write(
-      `POST /api/v1/token/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n{"tok`,
+      `POST /api/v1/token/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
     );
+    await headersReceived;
 
     process.kill(npm.pid!, 'SIGTERM');
     await lineMatching(npm, () => out, /closing the HTTP server/);
-    expect(answer).toBe(''); // still waiting for its body
-    socket.end(body.slice(5));
+    expect(answer).toBe('HTTP/1.1 100 Continue\r\n\r\n'); // still waiting for its body
+    // Written without a half-close: a client that shuts its side first gives up on the answer.
+    socket.write(body);
     await answered;
-    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
-    expect(answer).toContain('{"valid":false,"user":null,"expiresAt":null}');
+    const final = answer.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '');
+    expect(final).toMatch(/^HTTP\/1\.1 200 /);
+    expect(final).toContain('{"valid":false,"user":null,"expiresAt":null}');
 
     expect(await exit).toBe(0);
     const steps = out
