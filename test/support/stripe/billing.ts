@@ -5,6 +5,7 @@ import type { Ctx, Route, Settings } from './context';
 import { attachPaymentMethod, chargeOutcome, requireAttached, resolvePaymentMethod } from './customers';
 import { cardError, invalidRequest, missingParameter, resourceMissing, type Decline } from './errors';
 import { createdFilter, listFields, s, type Fields } from './params';
+import { planFromPrice } from './render';
 import { addInterval, DAY, formatDate, newId, nextBoundary, paginate, randomString, type Interval } from './util';
 
 /**
@@ -700,7 +701,7 @@ export function createSubscription(ctx: Ctx, p: Params, opts: CreateOptions = {}
     current_period_start: now,
     discounts: [],
     metadata: applyMetadata({}, item.metadata),
-    plan: null as never,
+    plan: planFromPrice(prices[i]!),
     price: prices[i]!,
     quantity: item.quantity ?? 1,
     subscription: subId,
@@ -864,6 +865,7 @@ function applyItemChanges(ctx: Ctx, sub: Sub, p: Params, preview: boolean): Upda
       if (prorate && !intervalChanged) for (const pr of prorations(acct, item, oldPrice, oldQty, newPrice, newQty, t)) credits.push({ item: item.id, ...pr });
       if (intervalChanged && prorate) for (const pr of prorations(acct, item, oldPrice, oldQty, null, 0, t)) credits.push({ item: item.id, ...pr });
       item.price = newPrice;
+      item.plan = planFromPrice(newPrice);
       item.quantity = newQty;
       if (change.metadata !== undefined) item.metadata = applyMetadata(item.metadata, change.metadata);
     } else {
@@ -884,7 +886,7 @@ function applyItemChanges(ctx: Ctx, sub: Sub, p: Params, preview: boolean): Upda
         current_period_start: period.start,
         discounts: [],
         metadata: applyMetadata({}, change.metadata),
-        plan: null as never,
+        plan: planFromPrice(price),
         price,
         quantity: change.quantity ?? 1,
         subscription: sub.id,
@@ -1520,7 +1522,7 @@ export const billingRoutes: Route[] = [
     handler: (ctx, _p, path) => {
       for (const sub of ctx.acct.all<Sub>('subscription')) {
         const item = sub.items.data.find((i) => i.id === path.id);
-        if (item) return item as unknown as StripeObject;
+        if (item) return ctx.acct.render(ctx.acct, item as unknown as StripeObject);
       }
       throw resourceMissing('subscription_item', path.id!);
     },
@@ -1541,7 +1543,7 @@ export const billingRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/invoices/:id/lines',
-    paramsType: 'InvoiceLineItemListParams',
+    paramsType: 'InvoiceListLineItemsParams',
     fields: listFields,
     handler: (ctx, p, path) => {
       const inv = ctx.acct.find<Inv>('invoice', path.id!, 'invoice');
@@ -1616,10 +1618,10 @@ export const billingRoutes: Route[] = [
     method: 'GET',
     path: '/v1/invoice_payments',
     paramsType: 'InvoicePaymentListParams',
-    fields: { ...listFields, invoice: s.str(), payment: s.obj({ type: s.req(s.enum(['payment_intent'])), payment_intent: s.str() }), created: createdFilter },
+    fields: { ...listFields, invoice: s.str(), payment: s.obj({ type: s.req(s.enum(['payment_intent'])), payment_intent: s.str() }), status: s.enum(['canceled', 'open', 'paid']) },
     handler: (ctx, p) =>
       paginate(
-        ctx.acct.all<Stripe.InvoicePayment>('invoice_payment', (x) => (!p.invoice || x.invoice === p.invoice) && (!p.payment?.payment_intent || x.payment.payment_intent === p.payment.payment_intent) && matchesCreated(x.created, p.created)),
+        ctx.acct.all<Stripe.InvoicePayment>('invoice_payment', (x) => (!p.invoice || x.invoice === p.invoice) && (!p.payment?.payment_intent || x.payment.payment_intent === p.payment.payment_intent) && (!p.status || x.status === p.status)),
         p,
         '/v1/invoice_payments',
       ),
@@ -1656,6 +1658,8 @@ export const billingRoutes: Route[] = [
   {
     method: 'DELETE',
     path: '/v1/customers/:id',
+    paramsType: 'CustomerDeleteParams',
+    noExpand: true,
     fields: {},
     handler: (ctx, _p, path) => {
       const { acct } = ctx;
@@ -1671,6 +1675,7 @@ export const billingRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/balance',
+    paramsType: 'BalanceRetrieveParams',
     fields: {},
     handler: (ctx) => {
       const totals = new Map<string, number>();

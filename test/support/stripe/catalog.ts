@@ -364,10 +364,10 @@ export function promotionCodeProblem(acct: Account, promo: Stripe.PromotionCode,
 // ---- routes ----------------------------------------------------------------------------------
 
 export const catalogRoutes: Route[] = [
-  { method: 'POST', path: '/v1/products', paramsType: 'ProductCreateParams', fields: { ...productFields, name: s.req(s.str({ max: 5000 })), id: s.str(), default_price_data: s.obj({ currency: s.req(currency()), unit_amount: s.int({ min: 0 }), unit_amount_decimal: s.num({ min: 0 }), recurring: s.obj(recurringFields), metadata: s.meta(), tax_behavior: s.enum(['exclusive', 'inclusive', 'unspecified']) }) }, handler: productCreate },
+  { method: 'POST', path: '/v1/products', paramsType: 'ProductCreateParams', fields: { ...productFields, name: s.req(s.str({ max: 5000 })), id: s.str(), default_price_data: s.obj({ currency: s.req(currency()), unit_amount: s.int({ min: 0 }), unit_amount_decimal: s.num({ min: 0 }), recurring: s.obj({ interval: s.req(s.enum(['day', 'week', 'month', 'year'])), interval_count: s.int({ min: 1 }) }), metadata: s.meta(), tax_behavior: s.enum(['exclusive', 'inclusive', 'unspecified']) }) }, handler: productCreate },
   { method: 'GET', path: '/v1/products/:id', fields: {}, paramsType: 'ProductRetrieveParams', handler: (ctx, _p, path) => ctx.acct.find('product', path.id!, 'product') },
   { method: 'POST', path: '/v1/products/:id', paramsType: 'ProductUpdateParams', fields: { ...productFields, name: s.str({ max: 5000 }), default_price: s.str() }, handler: productUpdate },
-  { method: 'DELETE', path: '/v1/products/:id', fields: {}, handler: productDelete as never },
+  { method: 'DELETE', path: '/v1/products/:id', paramsType: 'ProductDeleteParams', noExpand: true, fields: {}, handler: productDelete as never },
   {
     method: 'GET',
     path: '/v1/products',
@@ -432,6 +432,8 @@ export const catalogRoutes: Route[] = [
   {
     method: 'DELETE',
     path: '/v1/coupons/:id',
+    paramsType: 'CouponDeleteParams',
+    noExpand: true,
     fields: {},
     handler: ((ctx: Ctx, _p: unknown, path: Record<string, string>) => {
       const coupon = ctx.acct.find<Stripe.Coupon>('coupon', path.id!, 'coupon');

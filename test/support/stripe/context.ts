@@ -28,6 +28,8 @@ export interface Route {
   fields: Fields;
   /** stripe-node's params interface for this call (checked by the conformance test). */
   paramsType?: string;
+  /** The call takes no `expand[]` (Stripe's DELETE endpoints). */
+  noExpand?: boolean;
   /** Answers with this stripe-node type (checked by the shape test). */
   handler: Handler;
 }

@@ -211,6 +211,6 @@ function convertFields(fields: Fields, raw: RawTree, prefix: string, unknownHint
  * answering as Stripe does: "Received unknown parameter: items[0][foo]", "Missing required param:
  * customer.", "Invalid integer: abc", "Invalid payment_behavior: must be one of ...".
  */
-export function validateParams(fields: Fields, raw: RawTree, unknownHint: UnknownParamHook = () => null): Record<string, any> {
-  return convertFields({ ...fields, expand: s.arr(s.str()) }, raw, '', unknownHint);
+export function validateParams(fields: Fields, raw: RawTree, unknownHint: UnknownParamHook = () => null, expandable = true): Record<string, any> {
+  return convertFields(expandable ? { ...fields, expand: s.arr(s.str()) } : fields, raw, '', unknownHint);
 }

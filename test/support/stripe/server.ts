@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type Stripe from 'stripe';
@@ -9,7 +8,7 @@ import { billingRoutes, runClock } from './billing';
 import { catalogRoutes } from './catalog';
 import { checkoutRoutes, completeSession, type CompleteCheckoutOptions } from './checkout';
 import type { Ctx, Route, Settings } from './context';
-import { customerRoutes, isTestToken } from './customers';
+import { customerRoutes } from './customers';
 import {
   authenticationError,
   idempotencyError,
@@ -22,7 +21,7 @@ import {
 } from './errors';
 import { parseForm, validateParams, type RawTree } from './params';
 import { expand, renderObject } from './render';
-import { clone, newId } from './util';
+import { clone, newId, stripeTypesDir } from './util';
 import { createEndpoint, WebhookDispatcher, type DeliverOptions, type DeliveryAttempt, type WebhookEndpointRecord, webhookRoutes } from './webhooks';
 
 export { API_VERSION } from './account';
@@ -182,8 +181,8 @@ function stripeDeclares(paramsType: string | undefined, name: string): boolean {
   if (!declaredParams.has(paramsType)) {
     let found: Set<string> | null = null;
     try {
-      const require = createRequire(import.meta.url);
-      const dir = path.join(path.dirname(require.resolve('stripe/package.json')), 'types');
+      const dir = stripeTypesDir();
+      if (!dir) throw new Error('stripe types not found');
       const [ns, iface] = paramsType.includes('.') ? paramsType.split('.') : [null, paramsType];
       const file = ns ? path.join(dir, ns, `${iface!.replace(/(Create|Retrieve|List|Update|Expire|ListLineItems)Params$/, '')}sResource.d.ts`) : null;
       const candidates = file ? [file] : [];
@@ -210,6 +209,11 @@ function stripeDeclares(paramsType: string | undefined, name: string): boolean {
   return declaredParams.get(paramsType)?.has(name) ?? false;
 }
 
+/** Every endpoint the server answers (without a dispatcher: for the conformance test). */
+export function routeTable(dispatcher = new WebhookDispatcher(() => new Map(), { timeoutMs: 0, retryDelaysMs: [], paused: true })): Route[] {
+  return [...catalogRoutes, ...customerRoutes, ...billingRoutes, ...checkoutRoutes, ...webhookRoutes(dispatcher)];
+}
+
 export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<FakeStripe> {
   const accountsById = new Map<string, Account>();
   const accountsByKey = new Map<string, Account>();
@@ -222,7 +226,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
     paused: options.holdWebhooks ?? false,
   });
   const settings: Settings = { baseUrl: '', finalizeDelaySeconds: options.finalizeDelaySeconds ?? 3600 };
-  const routes = [...catalogRoutes, ...customerRoutes, ...billingRoutes, ...checkoutRoutes, ...webhookRoutes(dispatcher)].map(compile);
+  const routes = routeTable(dispatcher).map(compile);
   const strictVersion = options.strictApiVersion ?? true;
 
   function createAccount(init: AccountInit = {}): AccountKeys {
@@ -360,7 +364,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
         const hint = p === top && stripeDeclares(route!.paramsType, top) ? '(Stripe accepts this parameter; this Stripe-shaped test server does not implement it)' : null;
         unexpected.push({ method, path: url.pathname, reason: 'unknown_parameter', message: `${p}${hint ? ` ${hint}` : ''}` });
         return hint;
-      });
+      }, !route.noExpand);
       if (restricted && acct.restrictedKeyDenies.some((d) => `${method} ${url.pathname}`.startsWith(d))) {
         throw permissionError(
           `The provided key '${maskKey(acct.restrictedKey)}' does not have the required permissions for this endpoint on account '${acct.id}'. Having more permissions would allow this request to continue.`,
@@ -577,7 +581,6 @@ ${session.cancel_url ? `<form method="post" action="/checkout/${esc(session.id)}
         server.close((e) => (e ? reject(e) : resolve()));
       }),
   };
-  void isTestToken;
   return api;
 }
 

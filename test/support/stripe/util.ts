@@ -1,4 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { invalidRequest } from './errors';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -124,4 +127,25 @@ export function paginate<T extends { id?: string }>(items: T[], params: PagePara
     return { object: 'list', data: before.slice(Math.max(before.length - limit, 0)), has_more: before.length > limit, url };
   }
   return { object: 'list', data: items.slice(0, limit), has_more: items.length > limit, url };
+}
+
+let typesDir: string | null | undefined;
+/** node_modules/stripe/types of the installed stripe package (its exports hide package.json). */
+export function stripeTypesDir(): string | null {
+  if (typesDir !== undefined) return typesDir;
+  typesDir = null;
+  try {
+    let dir = path.dirname(createRequire(import.meta.url).resolve('stripe'));
+    for (let i = 0; i < 5; i++) {
+      const pkg = path.join(dir, 'package.json');
+      if (existsSync(pkg) && JSON.parse(readFileSync(pkg, 'utf8')).name === 'stripe') {
+        typesDir = path.join(dir, 'types');
+        break;
+      }
+      dir = path.dirname(dir);
+    }
+  } catch {
+    typesDir = null;
+  }
+  return typesDir;
 }

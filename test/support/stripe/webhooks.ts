@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import Stripe from 'stripe';
 import { API_VERSION, type Account } from './account';
@@ -7,7 +6,7 @@ import { applyMetadata } from './catalog';
 import type { Route } from './context';
 import { invalidRequest, paramError } from './errors';
 import { listFields, s } from './params';
-import { newId, paginate, randomString } from './util';
+import { newId, paginate, randomString, stripeTypesDir } from './util';
 
 /**
  * Webhook endpoints (https://docs.stripe.com/api/webhook_endpoints) and event delivery
@@ -22,9 +21,9 @@ let knownTypes: Set<string> | null = null;
 export function knownEventTypes(): Set<string> {
   if (knownTypes) return knownTypes;
   try {
-    const require = createRequire(import.meta.url);
-    const dir = path.dirname(require.resolve('stripe/package.json'));
-    const text = readFileSync(path.join(dir, 'types', 'EventTypes.d.ts'), 'utf8');
+    const dir = stripeTypesDir();
+    if (!dir) throw new Error('stripe types not found');
+    const text = readFileSync(path.join(dir, 'EventTypes.d.ts'), 'utf8');
     knownTypes = new Set([...text.matchAll(/type: '([a-z0-9_.]+)'/g)].map((m) => m[1]!));
   } catch {
     knownTypes = new Set();
@@ -324,6 +323,8 @@ export function webhookRoutes(dispatcher: WebhookDispatcher): Route[] {
     {
       method: 'DELETE',
       path: '/v1/webhook_endpoints/:id',
+      paramsType: 'WebhookEndpointDeleteParams',
+      noExpand: true,
       fields: {},
       handler: (ctx, _p, path) => {
         ctx.acct.find('webhook_endpoint', path.id!, 'webhook endpoint');
