@@ -113,6 +113,17 @@ describe('authentication and accounts', () => {
     expect(other.message).toBe(`No such customer: '${customer.id}'`);
   });
 
+  it('gives every account its own clock', async () => {
+    const a = fake.createAccount();
+    const b = fake.createAccount({ now: START + 100 });
+    fake.advance(a.id, 10 * DAY);
+    expect(fake.now(a.secretKey)).toBe(START + 10 * DAY);
+    expect(fake.now(b.id)).toBe(START + 100);
+    expect((await client(a.secretKey).customers.create({})).created).toBe(START + 10 * DAY);
+    expect((await client(b.secretKey).customers.create({})).created).toBe(START + 100);
+    expect(() => fake.advanceTo(a.id, START)).toThrow(/cannot go back/);
+  });
+
   it('answers 403 when a restricted key lacks a permission (StripePermissionError)', async () => {
     const keys = fake.createAccount({ restrictedKeyDenies: ['GET /v1/balance'] });
     expect(await rejection(client(keys.restrictedKey).balance.retrieve())).toBeInstanceOf(Stripe.errors.StripePermissionError);
@@ -324,6 +335,19 @@ describe("Stripe's test cards", () => {
     expect(pm.customer).toBe(customer.id);
   });
 
+  it('emits payment_method.updated for an API update and payment_method.automatically_updated for a network update', async () => {
+    const { stripe, keys } = await catalog();
+    const { pm } = await customerWithCard(stripe);
+    const updated = await stripe.paymentMethods.update(pm.id, { card: { exp_month: 12, exp_year: 2030 }, billing_details: { name: 'Ada L' } });
+    expect(updated.card).toMatchObject({ exp_month: 12, exp_year: 2030 });
+    const apiEvent = fake.events(keys.id, 'payment_method.updated')[0]!;
+    expect(apiEvent.data.previous_attributes).toMatchObject({ card: { exp_month: pm.card!.exp_month, exp_year: pm.card!.exp_year }, billing_details: { name: null } });
+    fake.updateCard(keys.id, pm.id, { exp_year: 2031, last4: '1881' });
+    const auto = fake.events(keys.id, 'payment_method.automatically_updated')[0]!;
+    expect((auto.data.object as Stripe.PaymentMethod).card).toMatchObject({ exp_year: 2031, last4: '1881' });
+    expect((await stripe.paymentMethods.retrieve(pm.id)).card?.last4).toBe('1881');
+  });
+
   it('collects a card with a SetupIntent (client_secret; confirm attaches it, a decline fails it)', async () => {
     const { stripe, keys } = await catalog();
     const customer = await stripe.customers.create({ email: 'si@example.test' });
@@ -451,6 +475,30 @@ describe('subscriptions', () => {
     const failed = fake.events(keys.id, 'invoice.payment_failed');
     expect(failed).toHaveLength(1);
     expect((failed[0]!.data.object as Stripe.Invoice).id).toBe((after.latest_invoice as Stripe.Invoice).id);
+  });
+
+  it('a trial that ends without a payment method pauses (trial_settings) and resumes through /resume', async () => {
+    const { stripe, keys, basicMonthly } = await catalog();
+    const customer = await stripe.customers.create({ email: 'nocard@example.test' });
+    const sub = await stripe.subscriptions.create({
+      customer: customer.id,
+      items: [{ price: basicMonthly.id }],
+      trial_period_days: 3,
+      trial_settings: { end_behavior: { missing_payment_method: 'pause' } },
+    });
+    expect(sub.status).toBe('trialing');
+    fake.advance(keys.id, 3 * DAY + HOUR);
+    expect((await stripe.subscriptions.retrieve(sub.id)).status).toBe('paused');
+    expect(fake.events(keys.id, 'customer.subscription.paused')).toHaveLength(1);
+    const pm = await stripe.paymentMethods.attach('pm_card_visa', { customer: customer.id });
+    await stripe.subscriptions.update(sub.id, { default_payment_method: pm.id });
+    const resumed = await stripe.subscriptions.resume(sub.id, { billing_cycle_anchor: 'now' });
+    expect(resumed.status).toBe('active');
+    expect(item(resumed).current_period_start).toBe(START + 3 * DAY + HOUR);
+    expect(fake.events(keys.id, 'customer.subscription.resumed')).toHaveLength(1);
+    const cancelling = await stripe.subscriptions.create({ customer: (await stripe.customers.create({})).id, items: [{ price: basicMonthly.id }], trial_period_days: 1, trial_settings: { end_behavior: { missing_payment_method: 'cancel' } } });
+    fake.advance(keys.id, DAY);
+    expect((await stripe.subscriptions.retrieve(cancelling.id)).status).toBe('canceled');
   });
 
   it('renews at period end (month-end rule) and charges an hour later; a failed renewal is past_due until paid', async () => {

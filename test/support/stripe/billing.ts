@@ -6,7 +6,7 @@ import { attachPaymentMethod, chargeOutcome, requireAttached, resolvePaymentMeth
 import { cardError, invalidRequest, missingParameter, resourceMissing, type Decline } from './errors';
 import { createdFilter, listFields, s, type Fields } from './params';
 import { planFromPrice } from './render';
-import { addInterval, DAY, formatDate, newId, nextBoundary, paginate, randomString, type Interval } from './util';
+import { addInterval, DAY, formatDate, newId, nextBoundary, paginate, previousAttributes, randomString, type Interval } from './util';
 
 /**
  * Subscriptions, invoices, invoice items, invoice payments and payment intents, following Stripe
@@ -290,7 +290,7 @@ export function createInvoice(acct: Account, settings: Settings, init: InvoiceIn
     application: null,
     attempt_count: 0,
     attempted: false,
-    auto_advance: init.autoFinalizeAt !== null,
+    auto_advance: true,
     automatic_tax: { disabled_reason: null, enabled: false, liability: null, provider: null, status: null },
     automatically_finalizes_at: init.autoFinalizeAt,
     billing_reason: init.billingReason,
@@ -1042,12 +1042,7 @@ export function updateSubscription(ctx: Ctx, p: Params, path: Record<string, str
 }
 
 function previousAttributesOf(acct: Account, before: StripeObject, sub: Sub) {
-  const after = acct.render(acct, sub);
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(before)) {
-    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) out[key] = before[key];
-  }
-  return out;
+  return previousAttributes(before, acct.render(acct, sub));
 }
 
 // ---- subscriptions: cancel, expire, renew (clock) --------------------------------------------
@@ -1280,7 +1275,7 @@ export function runClock(ctx: Ctx, target: number) {
   if (target < acct.now) throw new Error(`The clock of ${acct.id} cannot go back (now ${acct.now}, asked ${target})`);
   for (let i = 0; i < 100_000; i++) {
     const next = dueTasks(ctx, target)[0];
-    if (!next) break;
+    if (!next || next.at > target) break;
     acct.now = Math.max(acct.now, next.at);
     acct.transaction(null, next.run);
   }
