@@ -568,6 +568,8 @@ describe('subscriptions', () => {
     fake.advanceTo(keys.id, FEB_28 + 2 * HOUR);
     const voided = (await stripe.invoices.list({ subscription: sub.id })).data[0]!;
     expect(voided).toMatchObject({ billing_reason: 'subscription_cycle', status: 'void', amount_paid: 0 });
+    // No invoice webhooks for invoices made while collection is paused.
+    expect(fake.events(keys.id).filter((e) => e.type.startsWith('invoice.') && (e.data.object as Stripe.Invoice).id === voided.id)).toEqual([]);
     await stripe.subscriptions.update(sub.id, { pause_collection: { behavior: 'keep_as_draft' } });
     fake.advanceTo(keys.id, MAR_31 + 2 * HOUR);
     expect((await stripe.invoices.list({ subscription: sub.id })).data[0]).toMatchObject({ status: 'draft', auto_advance: false });

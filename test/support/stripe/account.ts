@@ -25,12 +25,12 @@ export interface IdempotencyRecord {
 /** Per-object state Stripe keeps but does not show (test-card behaviour, trial_will_end sent, ...). */
 export interface Internal {
   card?: { behaviour: 'ok' | 'decline_on_attach' | 'decline_on_charge'; decline?: { code: string; decline_code: string; message: string } };
+  /** customer.subscription.trial_will_end was sent for the current trial. */
   trialWillEndSent?: boolean;
-  /** Draft subscription invoices wait this long before being finalized and charged. */
-  paymentBehavior?: string;
+  /** How many invoices a discount has been applied to (a `once` coupon applies to one). */
   discountInvoices?: number;
-  session?: { lineItems: StripeObject[]; subscriptionData: Record<string, any>; promotionCode?: string | null };
-  preview?: boolean;
+  /** A Checkout Session's line items and subscription_data, used when it completes. */
+  session?: { lineItems: StripeObject[]; subscriptionData: Record<string, any> };
 }
 
 export interface AccountKeys {
@@ -191,6 +191,19 @@ export class Account implements AccountKeys {
     }
   }
 
+  private muted: ((type: string) => boolean) | null = null;
+
+  /** Runs `fn` dropping the events `mute` matches (invoices made while collection is paused). */
+  withoutEvents<T>(mute: (type: string) => boolean, fn: () => T): T {
+    const previous = this.muted;
+    this.muted = mute;
+    try {
+      return fn();
+    } finally {
+      this.muted = previous;
+    }
+  }
+
   /** Records an event whose `data.object` is the object as it is now (rendered, unexpanded). */
   emit(type: string, obj: StripeObject, previous?: Record<string, unknown>): Stripe.Event {
     const data: Record<string, unknown> = { object: this.render(this, obj) };
@@ -206,6 +219,7 @@ export class Account implements AccountKeys {
       request: { id: this.request?.requestId ?? null, idempotency_key: this.request?.idempotencyKey ?? null },
       type,
     } as unknown as Stripe.Event;
+    if (this.muted?.(type)) return event;
     if (this.pending) this.pending.push(event);
     else {
       this.events.push(event);
@@ -239,7 +253,7 @@ export class Account implements AccountKeys {
    * before the invoice events it caused, as Stripe lists them.
    */
   emitAt(index: number, type: string, obj: StripeObject, previous?: Record<string, unknown>): Stripe.Event {
-    if (!this.pending) return this.emit(type, obj, previous);
+    if (!this.pending || this.muted?.(type)) return this.emit(type, obj, previous);
     const event = this.emit(type, obj, previous);
     this.pending.pop();
     this.pending.splice(index, 0, event);

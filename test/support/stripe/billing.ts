@@ -229,7 +229,7 @@ interface InvoiceInit {
   discounts?: Stripe.Discount[];
 }
 
-export function createInvoice(acct: Account, settings: Settings, init: InvoiceInit): Inv {
+export function createInvoice(acct: Account, init: InvoiceInit): Inv {
   const customer = acct.find<Stripe.Customer>('customer', init.customer, 'customer', 'customer');
   const id = init.preview ? `upcoming_in_${randomString(24)}` : newId('in');
   const pending = init.includePending
@@ -357,7 +357,6 @@ export function createInvoice(acct: Account, settings: Settings, init: InvoiceIn
   acct.put(inv);
   for (const ii of pending) acct.update(ii, (o) => void (o.invoice = inv.id));
   acct.emit('invoice.created', inv);
-  void settings;
   return inv;
 }
 
@@ -771,7 +770,7 @@ export function createSubscription(ctx: Ctx, p: Params, opts: CreateOptions = {}
   }
   const mark = acct.mark();
   const trial = trialEnd !== null;
-  const inv = createInvoice(acct, settings, {
+  const inv = createInvoice(acct, {
     customer: customer.id,
     subscription: sub,
     billingReason: 'subscription_create',
@@ -803,7 +802,6 @@ export function createSubscription(ctx: Ctx, p: Params, opts: CreateOptions = {}
     }
   }
   sub.status = status;
-  acct.state(sub.id).paymentBehavior = behavior;
   acct.emitAt(mark, 'customer.subscription.created', sub);
   if (trial) maybeTrialWillEnd(acct, sub);
   return sub;
@@ -920,7 +918,7 @@ function applyItemChanges(ctx: Ctx, sub: Sub, p: Params, preview: boolean): Upda
       item.current_period_end = end;
     }
     if (sub.status === 'trialing') sub.status = 'active';
-    immediateInvoice = createInvoice(acct, settings, {
+    immediateInvoice = createInvoice(acct, {
       customer: sub.customer as string,
       subscription: sub,
       billingReason: 'subscription_update',
@@ -932,7 +930,7 @@ function applyItemChanges(ctx: Ctx, sub: Sub, p: Params, preview: boolean): Upda
       preview,
     });
   } else if (prorationBehavior === 'always_invoice' && pendingItems.length + acct.all('invoiceitem', (x) => x.invoice === null && x.parent?.subscription_details?.subscription === sub.id).length > 0) {
-    immediateInvoice = createInvoice(acct, settings, {
+    immediateInvoice = createInvoice(acct, {
       customer: sub.customer as string,
       subscription: sub,
       billingReason: 'subscription_update',
@@ -1058,7 +1056,7 @@ export function cancelSubscription(ctx: Ctx, sub: Sub, opts: { invoiceNow?: bool
     }
   }
   if (opts.invoiceNow && acct.all('invoiceitem', (x) => x.invoice === null && x.parent?.subscription_details?.subscription === sub.id).length) {
-    const inv = createInvoice(acct, settings, { customer: sub.customer as string, subscription: sub, billingReason: 'subscription_update', lines: [], periodStart: now, periodEnd: now, includePending: true, autoFinalizeAt: null });
+    const inv = createInvoice(acct, { customer: sub.customer as string, subscription: sub, billingReason: 'subscription_update', lines: [], periodStart: now, periodEnd: now, includePending: true, autoFinalizeAt: null });
     finalizeInvoice(acct, settings, inv);
     attemptPayment(acct, acct.get(inv.id) as Inv);
     sub.latest_invoice = inv.id;
@@ -1140,24 +1138,29 @@ function renew(ctx: Ctx, sub: Sub) {
   }
   if (endingTrial) sub.status = 'active';
   const paused = sub.pause_collection?.behavior;
-  const inv = createInvoice(acct, settings, {
-    customer: sub.customer as string,
-    subscription: sub,
-    billingReason: 'subscription_cycle',
-    lines: itemsOf(sub).map((item) => periodLine(acct, sub, item, { start: t, end }, false)),
-    periodStart: previous.start,
-    periodEnd: previous.end,
-    includePending: true,
-    autoFinalizeAt: paused === 'keep_as_draft' ? null : t + settings.finalizeDelaySeconds,
+  // "While payment collection is paused, Stripe doesn't send invoice emails or webhooks for these
+  // invoices" (https://docs.stripe.com/billing/subscriptions/pause-payment).
+  const muteInvoices = (type: string) => !!paused && (type.startsWith('invoice.') || type.startsWith('invoiceitem.') || type.startsWith('payment_intent.'));
+  acct.withoutEvents(muteInvoices, () => {
+    const inv = createInvoice(acct, {
+      customer: sub.customer as string,
+      subscription: sub,
+      billingReason: 'subscription_cycle',
+      lines: itemsOf(sub).map((item) => periodLine(acct, sub, item, { start: t, end }, false)),
+      periodStart: previous.start,
+      periodEnd: previous.end,
+      includePending: true,
+      autoFinalizeAt: paused === 'keep_as_draft' ? null : t + settings.finalizeDelaySeconds,
+    });
+    sub.latest_invoice = inv.id;
+    if (paused === 'keep_as_draft') acct.update(inv, (o) => void (o.auto_advance = false));
+    else if (paused === 'void' || paused === 'mark_uncollectible') {
+      acct.update(inv, (o) => void (o.automatically_finalizes_at = null));
+      finalizeWithoutPayment(acct, settings, inv, paused);
+    }
   });
-  sub.latest_invoice = inv.id;
   const prev = previousAttributesOf(acct, before, sub);
   acct.emitAt(mark, 'customer.subscription.updated', sub, prev);
-  if (paused === 'keep_as_draft') acct.update(inv, (o) => void (o.auto_advance = false));
-  else if (paused === 'void' || paused === 'mark_uncollectible') {
-    acct.update(inv, (o) => void (o.automatically_finalizes_at = null));
-    finalizeWithoutPayment(acct, settings, inv, paused);
-  }
 }
 
 /** Paused collection: the renewal invoice is finalized and at once voided or marked uncollectible. */
@@ -1310,7 +1313,7 @@ function createPreview(ctx: Ctx, p: Params) {
     const period = periodOf(sub);
     const first = priceOf(acct, itemsOf(sub)[0]!);
     const end = nextBoundary(sub.billing_cycle_anchor, first.recurring!.interval as Interval, first.recurring!.interval_count, period.end);
-    const inv = createInvoice(acct, settings, {
+    const inv = createInvoice(acct, {
       customer: sub.customer as string,
       subscription: sub,
       billingReason: 'subscription_cycle',
@@ -1468,7 +1471,7 @@ export const billingRoutes: Route[] = [
         item.current_period_end = end;
       }
       sub.status = 'active';
-      const inv = createInvoice(acct, settings, { customer: sub.customer as string, subscription: sub, billingReason: 'subscription_update', lines: itemsOf(sub).map((item) => periodLine(acct, sub, item, { start: now, end }, false)), periodStart: now, periodEnd: now, includePending: true, autoFinalizeAt: null });
+      const inv = createInvoice(acct, { customer: sub.customer as string, subscription: sub, billingReason: 'subscription_update', lines: itemsOf(sub).map((item) => periodLine(acct, sub, item, { start: now, end }, false)), periodStart: now, periodEnd: now, includePending: true, autoFinalizeAt: null });
       sub.latest_invoice = inv.id;
       finalizeInvoice(acct, settings, inv);
       const stored = acct.get(inv.id) as Inv;

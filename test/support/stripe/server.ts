@@ -219,7 +219,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
   const accountsByKey = new Map<string, Account>();
   const requests: RecordedRequest[] = [];
   const unexpected: UnexpectedRequest[] = [];
-  const failures: Required<Pick<InjectedFailure, 'count'>> & InjectedFailure[] = [] as never;
+  const failures: InjectedFailure[] = [];
   const dispatcher = new WebhookDispatcher(() => accountsById, {
     timeoutMs: options.webhookTimeoutMs ?? 5000,
     retryDelaysMs: options.webhookRetryDelaysMs ?? [],
