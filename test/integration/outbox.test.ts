@@ -369,9 +369,11 @@ describe('PgBossOutbox: the transactional guarantees', () => {
   });
 
   it('sweep() leaves a message that is still retrying alone, and revives one whose retries ran out', async () => {
-    let failing = true;
-    behaviour.set(T.later.name, async () => {
-      if (failing) throw new Error('mailbox full');
+    // First attempts fail; later ones wait at the door until the sweep is done, so the rows hold still.
+    const door = gate();
+    behaviour.set(T.later.name, async (_p, { attempt }) => {
+      if (attempt === 1) throw new Error('mailbox full');
+      await door.pass();
     });
     const retrying = await enqueue(T.later, { n: 'retrying' });
     // No retries for this one: its first failure gives it up (until the queue revives it).
@@ -390,11 +392,12 @@ describe('PgBossOutbox: the transactional guarantees', () => {
 
     // 16 minutes on: the retrying one is checked (its job is alive: left alone), the other revived.
     clock.advance(16 * 60_000);
-    failing = false;
     expect(await producer.outbox.sweep()).toBe(2);
+    expect((await row(exhausted))!.status).toBe('pending');
     // Still at most one live job per message: no second delivery racing the first.
     expect((await liveJobs(retrying)).length).toBeLessThanOrEqual(1);
     expect((await liveJobs(exhausted)).length).toBeLessThanOrEqual(1);
+    door.open();
     await delivered(exhausted, 20_000);
     await delivered(retrying, 20_000);
     expect(callsFor(exhausted).map((c) => c.payload.n)).toEqual(['exhausted', 'exhausted']);
@@ -613,7 +616,7 @@ describe('PgBossOutbox: topics, queues and policies', () => {
   });
 
   it('records one message for a dedupe key while it is pending, and a new one after it was delivered', async () => {
-    const first = await enqueue(T.mail, { n: 'first' }, { dedupeKey: 'renewal:sub_1', delaySeconds: 2 });
+    const first = await enqueue(T.mail, { n: 'first' }, { dedupeKey: 'renewal:sub_1', delaySeconds: 3 });
     const second = await enqueue(T.mail, { n: 'second' }, { dedupeKey: 'renewal:sub_1' });
     const other = await enqueue(T.mail, { n: 'other' }, { dedupeKey: 'renewal:sub_2', delaySeconds: 2 });
     const otherTopic = await enqueue(T.later, { n: 'other topic' }, { dedupeKey: 'renewal:sub_1' });
