@@ -134,7 +134,7 @@ describe('PgBossScheduler', () => {
       { name: scheduleQueueName('test.failing'), cron: '* * * * *', timezone: 'UTC' },
       { name: scheduleQueueName('test.tick'), cron: '* * * * *', timezone: 'UTC' },
     ]);
-  });
+  }, 60_000);
 
   it('refuses a malformed or duplicate declaration', async () => {
     const scheduler = new PgBossScheduler({ boss: opened[0]!.boss, db: opened[0]!.db, clock, logger });
@@ -172,5 +172,5 @@ describe('PgBossScheduler', () => {
     expect(received).toEqual([{ id, payload: { to: 'lost@example.com' } }]);
     const [row] = await query<{ status: string }>('select status from outbox_messages where id = ?', [id]);
     expect(row).toEqual({ status: 'delivered' });
-  });
+  }, 60_000);
 });
