@@ -91,13 +91,22 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
       const route = routeOf(req);
       const metadata: RouteMetadata = (route?.metadata as RouteMetadata | undefined) ?? { auth: 'none' };
       const kind = route ? bodyKindOf(route) : 'none';
-      const unreadable = await bodies.readRaw(req, res, kind);
-      if (unreadable) return unreadable.code === 'aborted' ? undefined : send(res, unreadable.code, { hint: unreadable.hint });
+      if (kind === 'raw-json') {
+        const unreadable = await bodies.readRaw(req, res, kind);
+        if (unreadable) return unreadable.code === 'aborted' ? undefined : send(res, unreadable.code, { hint: unreadable.hint });
+      }
       const refused = await authenticatorFor(options.authenticators, metadata)(req, res, metadata);
       if (refused) return send(res, refused.code, { hint: refused.hint });
-      const failed = await bodies.parse(req, res, kind);
-      if (failed) return failed.code === 'aborted' ? undefined : send(res, failed.code, { hint: failed.hint });
-      next();
+      bodies.parse(
+        req,
+        res,
+        kind,
+        (failed) => {
+          if (!failed) return next();
+          if (failed.code !== 'aborted') send(res, failed.code, { hint: failed.hint });
+        },
+        next,
+      );
     } catch (e) {
       next(e);
     }
