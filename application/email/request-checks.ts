@@ -2,6 +2,8 @@ import { parseEmailAddress, type EmailAddress } from '../../domain/email-address
 import { matchLocale, type Locale } from '../../domain/locale';
 import { isCallbackUrlRegistered, isProviderEnabled, type Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
+import type { RateLimited, RateLimiter, RateLimitRule } from '../ports/rate-limiter';
+import { consumeEmailLimits } from './limits';
 
 export type EmailProviderRefusal = 'provider_not_enabled' | 'callback_url_not_registered';
 export type EmailRequestRefusal = EmailProviderRefusal | 'email_delivery_not_configured' | 'unsupported_locale' | 'invalid_email';
@@ -57,4 +59,22 @@ export function checkEmailRequest<F extends EmailRequestFields>(project: Project
   const email = parseEmailAddress(fields.email);
   if (!email.ok) return refuse(email.error);
   return ok({ locale: locale.value, email: email.value });
+}
+
+/** One rate limit of an email endpoint: its scope, the value counted (IP, email key) and the rule. */
+export type EmailLimitCheck = [scope: string, value: string, rule: RateLimitRule];
+
+/**
+ * The first steps of every email endpoint: the request checks (`checkEmailRequest`), then the
+ * endpoint's rate limits, built from the checked address and counted in order.
+ */
+export async function admitEmailRequest<F extends EmailRequestFields>(
+  limiter: Pick<RateLimiter, 'consume'>,
+  project: Project,
+  fields: F,
+  limits: (email: EmailAddress) => EmailLimitCheck[],
+): Promise<Result<CheckedEmailRequest, EmailRequestRefusalOf<F>> | RateLimited> {
+  const checked = checkEmailRequest(project, fields);
+  if (!checked.ok) return checked;
+  return (await consumeEmailLimits(limiter, project, limits(checked.value.email))) ?? checked;
 }

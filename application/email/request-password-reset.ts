@@ -6,7 +6,7 @@ import { defineTopic, type Outbox } from '../ports/outbox';
 import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { consumeEmailLimits, type EmailLimits } from './limits';
-import { checkEmailRequest, type EmailRequestRefusal } from './request-checks';
+import { admitEmailRequest, type EmailRequestRefusal } from './request-checks';
 
 /** Outbox topic of a password-reset request, turned into a token and an email by a job. */
 export const PASSWORD_RESET_REQUEST_TOPIC = defineTopic<PasswordResetRequest>({ name: 'email.password_reset_request', queue: 'mail' });
@@ -48,17 +48,15 @@ export interface RequestPasswordResetInput {
  */
 export function makeRequestPasswordReset(deps: RequestPasswordResetDeps) {
   return async (input: RequestPasswordResetInput): Promise<Result<void, EmailRequestRefusal> | RateLimited> => {
-    const checked = checkEmailRequest(input.project, {
+    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, {
       provider: 'email',
       callbackUrl: input.callbackUrl,
       mailConfigured: deps.mailConfigured,
       locale: input.locale,
       email: input.email,
-    });
-    if (!checked.ok) return checked;
-    const { email, locale } = checked.value;
-    const limited = await consumeEmailLimits(deps.rateLimiter, input.project, [['reset:ip', input.ip, deps.limits.resetPerIp]]);
-    if (limited) return limited;
+    }, (email) => [['reset:ip', input.ip, deps.limits.resetPerIp]]);
+    if (!admitted.ok) return admitted;
+    const { email, locale } = admitted.value;
     if (await consumeEmailLimits(deps.rateLimiter, input.project, [['reset:email', email.key, deps.limits.resetPerEmail]])) return ok(undefined);
 
     const request: PasswordResetRequest = {

@@ -6,8 +6,8 @@ import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { EmailAccountStore } from './email-account.store';
 import type { IssueVerificationCode } from './issue-verification-code';
-import { consumeEmailLimits, type EmailLimits } from './limits';
-import { checkEmailRequest, type EmailRequestRefusal } from './request-checks';
+import type { EmailLimits } from './limits';
+import { admitEmailRequest, type EmailRequestRefusal } from './request-checks';
 
 export interface ResendVerificationCodeDeps {
   accounts: Pick<EmailAccountStore, 'findByLoginEmail' | 'update'>;
@@ -34,17 +34,15 @@ export interface ResendVerificationCodeInput {
  */
 export function makeResendVerificationCode(deps: ResendVerificationCodeDeps) {
   return async (input: ResendVerificationCodeInput): Promise<Result<void, EmailRequestRefusal> | RateLimited> => {
-    const checked = checkEmailRequest(input.project, {
+    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, {
       provider: 'email',
       callbackUrl: input.callbackUrl,
       mailConfigured: deps.mailConfigured,
       locale: input.locale,
       email: input.email,
-    });
-    if (!checked.ok) return checked;
-    const { email, locale } = checked.value;
-    const limited = await consumeEmailLimits(deps.rateLimiter, input.project, [['resend:email', email.key, deps.limits.resendPerEmail]]);
-    if (limited) return limited;
+    }, (email) => [['resend:email', email.key, deps.limits.resendPerEmail]]);
+    if (!admitted.ok) return admitted;
+    const { email, locale } = admitted.value;
 
     const account = await deps.accounts.findByLoginEmail(input.project.id, email.key);
     if (!account || account.user.disabled || account.user.emailVerified || account.user.email === null) return ok(undefined);

@@ -9,9 +9,9 @@ import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { EmailAccountStore } from './email-account.store';
 import { EMAIL_OUTBOX_TOPIC, type EmailMessage } from './email-message';
-import { consumeEmailLimits, type EmailLimits } from './limits';
+import type { EmailLimits } from './limits';
 import type { MagicLinkStore } from './magic-link.store';
-import { checkEmailRequest, type EmailRequestRefusal } from './request-checks';
+import { admitEmailRequest, type EmailRequestRefusal } from './request-checks';
 
 export interface SendMagicLinkDeps {
   accounts: Pick<EmailAccountStore, 'findByLoginEmail' | 'update'>;
@@ -44,20 +44,18 @@ export interface SendMagicLinkInput {
  */
 export function makeSendMagicLink(deps: SendMagicLinkDeps) {
   return async (input: SendMagicLinkInput): Promise<Result<void, EmailRequestRefusal> | RateLimited> => {
-    const checked = checkEmailRequest(input.project, {
+    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, {
       provider: 'magic-link',
       callbackUrl: input.callbackUrl,
       mailConfigured: deps.mailConfigured,
       locale: input.locale,
       email: input.email,
-    });
-    if (!checked.ok) return checked;
-    const { email, locale } = checked.value;
-    const limited = await consumeEmailLimits(deps.rateLimiter, input.project, [
+    }, (email) => [
       ['magic-link:ip', input.ip, deps.limits.magicLinkPerIp],
       ['magic-link:email', email.key, deps.limits.magicLinkPerEmail],
     ]);
-    if (limited) return limited;
+    if (!admitted.ok) return admitted;
+    const { email, locale } = admitted.value;
 
     const account = await deps.accounts.findByLoginEmail(input.project.id, email.key);
     if (account?.user.disabled) return ok(undefined);

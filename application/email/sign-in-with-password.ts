@@ -7,8 +7,8 @@ import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { CompletePrimarySignIn } from './deps';
 import type { EmailAccountChanges, EmailAccountStore } from './email-account.store';
-import { consumeEmailLimits, type EmailLimits } from './limits';
-import { checkEmailRequest, type EmailRequestRefusal } from './request-checks';
+import type { EmailLimits } from './limits';
+import { admitEmailRequest, type EmailRequestRefusal } from './request-checks';
 
 export interface SignInWithPasswordDeps {
   accounts: Pick<EmailAccountStore, 'findByLoginEmail' | 'update'>;
@@ -45,19 +45,17 @@ export function makeSignInWithPassword(deps: SignInWithPasswordDeps) {
   decoyHash().catch(() => (decoy = undefined));
 
   return async (input: SignInInput): Promise<Result<PrimarySignInOutcome, SignInError> | RateLimited> => {
-    const checked = checkEmailRequest(input.project, {
+    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, {
       provider: 'email',
       callbackUrl: input.callbackUrl,
       locale: input.locale,
       email: input.email,
-    });
-    if (!checked.ok) return checked;
-    const { email, locale } = checked.value;
-    const limited = await consumeEmailLimits(deps.rateLimiter, input.project, [
+    }, (email) => [
       ['signin:ip', input.ip, deps.limits.signinPerIp],
       ['signin:email', email.key, deps.limits.signinPerEmail],
     ]);
-    if (limited) return limited;
+    if (!admitted.ok) return admitted;
+    const { email, locale } = admitted.value;
 
     const account = await deps.accounts.findByLoginEmail(input.project.id, email.key);
     if (!account || account.passwordHash === null) {

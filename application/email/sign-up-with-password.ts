@@ -11,8 +11,8 @@ import type { UnitOfWork } from '../ports/unit-of-work';
 import type { CompletePrimarySignIn } from './deps';
 import type { EmailAccountStore } from './email-account.store';
 import type { IssueVerificationCode } from './issue-verification-code';
-import { consumeEmailLimits, type EmailLimits } from './limits';
-import { checkEmailRequest, type EmailRequestRefusal } from './request-checks';
+import type { EmailLimits } from './limits';
+import { admitEmailRequest, type EmailRequestRefusal } from './request-checks';
 
 export interface SignUpWithPasswordDeps {
   accounts: Pick<EmailAccountStore, 'findByLoginEmail' | 'insertWithLoginEmail'>;
@@ -50,20 +50,18 @@ export type SignUpError = EmailRequestRefusal | PasswordPolicyError | 'email_alr
  */
 export function makeSignUpWithPassword(deps: SignUpWithPasswordDeps) {
   return async (input: SignUpInput): Promise<Result<PrimarySignInOutcome, SignUpError> | RateLimited> => {
-    const checked = checkEmailRequest(input.project, {
+    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, {
       provider: 'email',
       callbackUrl: input.callbackUrl,
       mailConfigured: deps.mailConfigured,
       locale: input.locale,
       email: input.email,
-    });
-    if (!checked.ok) return checked;
-    const { email, locale } = checked.value;
-    const limited = await consumeEmailLimits(deps.rateLimiter, input.project, [
+    }, (email) => [
       ['signup:ip', input.ip, deps.limits.signupPerIp],
       ['signup:email', email.key, deps.limits.signupPerEmail],
     ]);
-    if (limited) return limited;
+    if (!admitted.ok) return admitted;
+    const { email, locale } = admitted.value;
 
     const policy = checkPassword(input.password);
     if (!policy.ok) return policy;

@@ -7,8 +7,8 @@ import type { TokenCrypto } from '../ports/crypto';
 import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { EmailAccountChanges, EmailAccountStore } from './email-account.store';
-import { consumeEmailLimits, type EmailLimits } from './limits';
-import { checkEmailRequest } from './request-checks';
+import type { EmailLimits } from './limits';
+import { admitEmailRequest } from './request-checks';
 import type { VerificationCodeStore } from './verification-code.store';
 
 export interface VerifyEmailCodeDeps {
@@ -42,11 +42,9 @@ export type VerifyEmailCodeError =
  */
 export function makeVerifyEmailCode(deps: VerifyEmailCodeDeps) {
   return async (input: VerifyEmailCodeInput): Promise<Result<EndUser, VerifyEmailCodeError> | RateLimited> => {
-    const checked = checkEmailRequest(input.project, { provider: 'email', locale: input.locale, email: input.email });
-    if (!checked.ok) return checked;
-    const { email, locale } = checked.value;
-    const limited = await consumeEmailLimits(deps.rateLimiter, input.project, [['verify:ip', input.ip, deps.limits.verifyPerIp]]);
-    if (limited) return limited;
+    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, { provider: 'email', locale: input.locale, email: input.email }, (email) => [['verify:ip', input.ip, deps.limits.verifyPerIp]]);
+    if (!admitted.ok) return admitted;
+    const { email, locale } = admitted.value;
 
     const account = await deps.accounts.findByLoginEmail(input.project.id, email.key);
     if (!account) return err('invalid_verification_code');
