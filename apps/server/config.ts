@@ -54,6 +54,8 @@ export const ConfigSchema = z.object({
   OUTBOX_RETRY_DELAY_SECONDS: int(5),
   /** How long one delivery may run before it is failed and retried (also how soon a dead worker's message moves on). */
   OUTBOX_JOB_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(23 * 3600).default(60),
+  /** Days a delivered (or finally failed) message and its attempts stay in the delivery log. */
+  OUTBOX_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 
   // Email rate limits, per project; every allowance is multiplied by RATE_LIMIT_SCALE.
   /** email/signup: per email address and per client IP, in one window. */

@@ -16,7 +16,7 @@ export interface Jobs {
 
 /**
  * Wires every feature's jobs on the core: mail, SMS, password-reset issuing, and the scheduled
- * jobs (the outbox's hand-off sweep, the clean-up of expired rows). Needs no HTTP server.
+ * jobs (the outbox's hand-off sweep and retention, the clean-up of expired rows). Needs no HTTP server.
  */
 export function buildJobs(core: Core, config: Config, adapters: { smsSender?: SmsSender | null } = {}): Jobs {
   const features: JobsFeature[] = [
@@ -27,6 +27,7 @@ export function buildJobs(core: Core, config: Config, adapters: { smsSender?: Sm
   return {
     async start() {
       core.scheduler.add(core.outbox.sweepJob());
+      core.scheduler.add(core.outbox.purgeJob(config.OUTBOX_RETENTION_DAYS));
       core.scheduler.add({ name: 'rate-limits.purge-expired', cron: '* * * * *', run: () => core.rateLimiter.purgeExpired().then(() => undefined) });
       for (const feature of features) {
         for (const handler of feature.handlers ?? []) core.outbox.register(handler);

@@ -44,6 +44,7 @@ const ABANDONED = 'abandoned: the worker stopped or stalled during the attempt';
 
 /** The sweep as a scheduled job: every minute, once across all worker processes. */
 export const OUTBOX_SWEEP_JOB_NAME = 'outbox.sweep';
+export const OUTBOX_PURGE_JOB_NAME = 'outbox.purge';
 
 export interface PgBossOutboxDeps {
   db: Database;
@@ -206,6 +207,37 @@ export class PgBossOutbox implements Outbox, OutboxLog {
   }
 
   /** The sweep, as the scheduled job the composition root registers. */
+  /**
+   * Deletes what the delivery log no longer needs: messages delivered, or failed for good with no
+   * revival planned, more than `retentionDays` ago by the clock, with their attempts (cascade).
+   * Answers how many messages went.
+   */
+  async purge(retentionDays: number): Promise<number> {
+    const { db, clock } = this.deps;
+    const before = new Date(clock.now().getTime() - retentionDays * 86_400_000);
+    const gone = await db.withContext(() =>
+      db.query<{ id: string }>(
+        `delete from outbox_messages
+          where (status = 'delivered' and delivered_at < ?)
+             or (status = 'failed' and revive_at is null and created_at < ?)
+          returning id`,
+        [before, before],
+      ),
+    );
+    return gone.length;
+  }
+
+  /** The retention of the delivery log as a scheduled job: once an hour, across all processes. */
+  purgeJob(retentionDays: number): ScheduledJob {
+    return {
+      name: OUTBOX_PURGE_JOB_NAME,
+      cron: '23 * * * *',
+      run: async () => {
+        await this.purge(retentionDays);
+      },
+    };
+  }
+
   sweepJob(): ScheduledJob {
     return {
       name: OUTBOX_SWEEP_JOB_NAME,

@@ -681,3 +681,33 @@ describe('PgBossOutbox: topics, queues and policies', () => {
     expect(pending).toMatchObject({ status: 'pending', attempts: 0, deliveredAt: null, nextAttemptAt: new Date(clock.now().getTime() + 3600_000) });
   });
 });
+
+describe('PgBossOutbox: retention of the delivery log', () => {
+  it('purges messages delivered, or failed for good, more than the retention ago, with their attempts; keeps the rest', async () => {
+    const old = await enqueue(T.mail, { to: 'old@example.com' });
+    await delivered(old);
+    behaviour.set(T.hook.name, async () => {
+      throw new Error('endpoint gone');
+    });
+    const doomed = await enqueue(T.hook, { n: 'gone' }, { retry: retrySchedule([]) });
+    await waitFor(async () => (await row(doomed))?.status === 'failed', 10_000, 'the message to fail for good');
+    expect(await producer.outbox.listAttempts(old)).toHaveLength(1);
+
+    clock.advance(29 * 86_400_000);
+    const recent = await enqueue(T.mail, { to: 'recent@example.com' });
+    await delivered(recent);
+    // 29 days on: neither is old enough yet (older messages of earlier tests may go).
+    await producer.outbox.purge(30);
+    expect(await row(old)).toMatchObject({ status: 'delivered' });
+    expect(await row(doomed)).toMatchObject({ status: 'failed' });
+
+    clock.advance(2 * 86_400_000);
+    // 31 days on: the first two go, the one delivered 2 days ago stays.
+    expect(await producer.outbox.purge(30)).toBeGreaterThanOrEqual(2);
+    expect(await row(old)).toBeUndefined();
+    expect(await row(doomed)).toBeUndefined();
+    expect(await producer.outbox.listAttempts(old)).toEqual([]);
+    expect(await row(recent)).toMatchObject({ status: 'delivered' });
+    expect(await producer.outbox.listAttempts(recent)).toHaveLength(1);
+  });
+});
