@@ -22,6 +22,17 @@ export function requestLocale(value: string | null): Result<Locale | null, 'unsu
   return locale ? ok(locale) : err('unsupported_locale');
 }
 
+/** What every email endpoint hands its use case from the request (each use case takes what it needs). */
+export interface EmailRequestInput {
+  project: Project;
+  email: string;
+  callbackUrl: string | null;
+  /** Explicit locale of the request. */
+  locale: string | null;
+  acceptLanguage: string | null;
+  ip: string;
+}
+
 export interface EmailRequestFields {
   provider: 'email' | 'magic-link';
   /** Checked when the endpoint takes one. */

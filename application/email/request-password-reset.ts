@@ -6,7 +6,7 @@ import { defineTopic, type Outbox } from '../ports/outbox';
 import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { consumeEmailLimits, type EmailLimits } from './limits';
-import { admitEmailRequest, type EmailRequestRefusal } from './request-checks';
+import { admitEmailRequest, type EmailRequestRefusal, type EmailRequestInput } from './request-checks';
 
 /** Outbox topic of a password-reset request, turned into a token and an email by a job. */
 export const PASSWORD_RESET_REQUEST_TOPIC = defineTopic<PasswordResetRequest>({ name: 'email.password_reset_request', queue: 'mail' });
@@ -30,14 +30,8 @@ export interface RequestPasswordResetDeps {
   mailConfigured: boolean;
 }
 
-export interface RequestPasswordResetInput {
-  project: Project;
-  email: string;
-  callbackUrl: string;
-  locale: string | null;
-  acceptLanguage: string | null;
-  ip: string;
-}
+/** The reset link leads back to `callbackUrl`, so it is required here. */
+export type RequestPasswordResetInput = EmailRequestInput & { callbackUrl: string };
 
 /**
  * Records a password-reset request, after the request checks and the limit per IP. The request

@@ -7,7 +7,7 @@ import type { UnitOfWork } from '../ports/unit-of-work';
 import type { EmailAccountStore } from './email-account.store';
 import type { IssueVerificationCode } from './issue-verification-code';
 import type { EmailLimits } from './limits';
-import { admitEmailRequest, type EmailRequestRefusal } from './request-checks';
+import { admitEmailRequest, type EmailRequestRefusal, type EmailRequestInput } from './request-checks';
 
 export interface ResendVerificationCodeDeps {
   accounts: Pick<EmailAccountStore, 'findByLoginEmail' | 'update'>;
@@ -19,13 +19,7 @@ export interface ResendVerificationCodeDeps {
   mailConfigured: boolean;
 }
 
-export interface ResendVerificationCodeInput {
-  project: Project;
-  email: string;
-  callbackUrl: string | null;
-  locale: string | null;
-  acceptLanguage: string | null;
-}
+export type ResendVerificationCodeInput = Omit<EmailRequestInput, 'ip'>;
 
 /**
  * Sends a new verification code, which replaces the previous one, after the request checks and

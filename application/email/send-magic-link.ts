@@ -11,7 +11,7 @@ import type { EmailAccountStore } from './email-account.store';
 import { EMAIL_OUTBOX_TOPIC, type EmailMessage } from './email-message';
 import type { EmailLimits } from './limits';
 import type { MagicLinkStore } from './magic-link.store';
-import { admitEmailRequest, type EmailRequestRefusal } from './request-checks';
+import { admitEmailRequest, type EmailRequestRefusal, type EmailRequestInput } from './request-checks';
 
 export interface SendMagicLinkDeps {
   accounts: Pick<EmailAccountStore, 'findByLoginEmail' | 'update'>;
@@ -27,14 +27,8 @@ export interface SendMagicLinkDeps {
   mailConfigured: boolean;
 }
 
-export interface SendMagicLinkInput {
-  project: Project;
-  email: string;
-  callbackUrl: string;
-  locale: string | null;
-  acceptLanguage: string | null;
-  ip: string;
-}
+/** The link leads back to `callbackUrl`, so it is required here. */
+export type SendMagicLinkInput = EmailRequestInput & { callbackUrl: string };
 
 /**
  * Emails a one-time sign-in link (15 minutes) to the account with this email, or to the address

@@ -8,7 +8,7 @@ import type { UnitOfWork } from '../ports/unit-of-work';
 import type { CompletePrimarySignIn } from './deps';
 import type { EmailAccountChanges, EmailAccountStore } from './email-account.store';
 import type { EmailLimits } from './limits';
-import { admitEmailRequest, type EmailRequestRefusal } from './request-checks';
+import { admitEmailRequest, type EmailRequestRefusal, type EmailRequestInput } from './request-checks';
 
 export interface SignInWithPasswordDeps {
   accounts: Pick<EmailAccountStore, 'findByLoginEmail' | 'update'>;
@@ -21,14 +21,7 @@ export interface SignInWithPasswordDeps {
   limits: Pick<EmailLimits, 'signinPerEmail' | 'signinPerIp'>;
 }
 
-export interface SignInInput {
-  project: Project;
-  email: string;
-  password: string;
-  callbackUrl: string | null;
-  locale: string | null;
-  ip: string;
-}
+export type SignInInput = Omit<EmailRequestInput, 'acceptLanguage'> & { password: string };
 
 export type SignInError = Exclude<EmailRequestRefusal, 'email_delivery_not_configured'> | 'invalid_credentials' | 'account_disabled';
 

@@ -12,7 +12,7 @@ import type { CompletePrimarySignIn } from './deps';
 import type { EmailAccountStore } from './email-account.store';
 import type { IssueVerificationCode } from './issue-verification-code';
 import type { EmailLimits } from './limits';
-import { admitEmailRequest, type EmailRequestRefusal } from './request-checks';
+import { admitEmailRequest, type EmailRequestRefusal, type EmailRequestInput } from './request-checks';
 
 export interface SignUpWithPasswordDeps {
   accounts: Pick<EmailAccountStore, 'findByLoginEmail' | 'insertWithLoginEmail'>;
@@ -28,17 +28,7 @@ export interface SignUpWithPasswordDeps {
   mailConfigured: boolean;
 }
 
-export interface SignUpInput {
-  project: Project;
-  email: string;
-  password: string;
-  name: string | null;
-  callbackUrl: string | null;
-  /** Explicit locale of the request. */
-  locale: string | null;
-  acceptLanguage: string | null;
-  ip: string;
-}
+export type SignUpInput = EmailRequestInput & { password: string; name: string | null };
 
 export type SignUpError = EmailRequestRefusal | PasswordPolicyError | 'email_already_registered';
 

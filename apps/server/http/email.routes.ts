@@ -41,6 +41,16 @@ const acceptLanguage = (req: Request): string | null => {
 
 const success = () => ({ status: 200 as const, body: { success: true as const } });
 
+/** The fields every email endpoint hands its use case: project, address, callback URL, locale, client. */
+const emailRequestOf = (req: Request, res: Response, body: { email: string; callback_url: string; locale?: string }) => ({
+  project: projectOf(res),
+  email: body.email,
+  callbackUrl: body.callback_url,
+  locale: body.locale ?? null,
+  acceptLanguage: acceptLanguage(req),
+  ip: clientIp(req),
+});
+
 /**
  * The email endpoints. Each one hands the request's fields to its use case, which checks them
  * (provider, callback URL, mail delivery, locale, email), applies the rate limits and does the
@@ -49,28 +59,12 @@ const success = () => ({ status: 200 as const, body: { success: true as const } 
 export function makeEmailRoutes(deps: EmailRouteDeps) {
   return s.router(emailContract, {
     signup: async ({ body, req, res }) => {
-      const r = await deps.signUp({
-        project: projectOf(res),
-        email: body.email,
-        password: body.password,
-        name: body.name ?? null,
-        callbackUrl: body.callback_url,
-        locale: body.locale ?? null,
-        acceptLanguage: acceptLanguage(req),
-        ip: clientIp(req),
-      });
+      const r = await deps.signUp({ ...emailRequestOf(req, res, body), password: body.password, name: body.name ?? null });
       return r.ok ? { status: 200, body: toSignInResponse(r.value) } : failureResponse(res, r);
     },
 
     signin: async ({ body, req, res }) => {
-      const r = await deps.signIn({
-        project: projectOf(res),
-        email: body.email,
-        password: body.password,
-        callbackUrl: body.callback_url,
-        locale: body.locale ?? null,
-        ip: clientIp(req),
-      });
+      const r = await deps.signIn({ ...emailRequestOf(req, res, body), password: body.password });
       return r.ok ? { status: 200, body: toSignInResponse(r.value) } : failureResponse(res, r);
     },
 
@@ -80,25 +74,12 @@ export function makeEmailRoutes(deps: EmailRouteDeps) {
     },
 
     resendVerification: async ({ body, req, res }) => {
-      const r = await deps.resendCode({
-        project: projectOf(res),
-        email: body.email,
-        callbackUrl: body.callback_url,
-        locale: body.locale ?? null,
-        acceptLanguage: acceptLanguage(req),
-      });
+      const r = await deps.resendCode(emailRequestOf(req, res, body));
       return r.ok ? success() : failureResponse(res, r);
     },
 
     resetPassword: async ({ body, req, res }) => {
-      const r = await deps.requestReset({
-        project: projectOf(res),
-        email: body.email,
-        callbackUrl: body.callback_url,
-        locale: body.locale ?? null,
-        acceptLanguage: acceptLanguage(req),
-        ip: clientIp(req),
-      });
+      const r = await deps.requestReset(emailRequestOf(req, res, body));
       return r.ok ? success() : failureResponse(res, r);
     },
 
@@ -108,14 +89,7 @@ export function makeEmailRoutes(deps: EmailRouteDeps) {
     },
 
     sendMagicLink: async ({ body, req, res }) => {
-      const r = await deps.sendMagicLink({
-        project: projectOf(res),
-        email: body.email,
-        callbackUrl: body.callback_url,
-        locale: body.locale ?? null,
-        acceptLanguage: acceptLanguage(req),
-        ip: clientIp(req),
-      });
+      const r = await deps.sendMagicLink(emailRequestOf(req, res, body));
       return r.ok ? success() : failureResponse(res, r);
     },
   });
