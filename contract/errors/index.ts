@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RouteAuth } from '../common';
 import { adminErrors } from './admin.errors';
+import { billingErrors } from './billing.errors';
 import { emailErrors } from './email.errors';
 import { authErrors, edgeErrors, projectGateErrors, requestErrors } from './http.errors';
 import { mfaErrors } from './mfa.errors';
@@ -23,6 +24,7 @@ export const ERRORS = {
   ...oauthErrors,
   ...mfaErrors,
   ...adminErrors,
+  ...billingErrors,
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -106,4 +108,4 @@ export function messageWith(code: ErrorCode, detail?: string, tail = ''): string
 }
 
 export type { ErrorEntry, ErrorStatus };
-export { adminErrors, authErrors, edgeErrors, emailErrors, mfaErrors, oauthErrors, projectGateErrors, requestErrors };
+export { adminErrors, authErrors, billingErrors, edgeErrors, emailErrors, mfaErrors, oauthErrors, projectGateErrors, requestErrors };

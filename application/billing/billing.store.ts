@@ -1,0 +1,193 @@
+import type { Plan, Price } from '../../domain/billing/catalog';
+import type { BillingEventType } from '../../domain/billing/events';
+import type { InvoiceReason, InvoiceStatus, PaymentMethodSummary } from '../../domain/billing/invoice';
+import type { Currency } from '../../domain/billing/money';
+import type { Subscription } from '../../domain/billing/subscription';
+import type { ProcessorInvoiceLine, ProcessorKind } from './payment-processor';
+
+/**
+ * The stores billing use cases need (PostgreSQL adapters in infrastructure/persistence). Each
+ * interface is what the use cases ask for, nothing more. Every read and write is scoped by project.
+ */
+
+/** A project's connection to its payment processor. Secrets decrypted only in memory. */
+export interface BillingConnection {
+  projectId: string;
+  processor: ProcessorKind;
+  /** Stripe secret or restricted key; null for the sandbox. */
+  secretKey: string | null;
+  publishableKey: string | null;
+  /** Stripe webhook signing secret (whsec_...); null for the sandbox. */
+  webhookSecret: string | null;
+  keyLast4: string | null;
+  livemode: boolean;
+  accountId: string | null;
+  currency: Currency;
+  connectedAt: Date;
+  updatedAt: Date;
+}
+
+export interface BillingConnectionStore {
+  get(projectId: string): Promise<BillingConnection | null>;
+  /** Insert or replace (secrets are encrypted by the store). */
+  save(connection: BillingConnection): Promise<void>;
+  remove(projectId: string): Promise<boolean>;
+}
+
+/** A plan as stored: the domain plan plus its processor product. */
+export interface StoredPlan extends Plan {
+  projectId: string;
+  processor: ProcessorKind | null;
+  processorProductId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface StoredPrice extends Price {
+  projectId: string;
+  processor: ProcessorKind | null;
+  processorPriceId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface CatalogStore {
+  /** Every plan of the project (hidden included), in hierarchy order. */
+  listPlans(projectId: string): Promise<StoredPlan[]>;
+  /** Every price of the project (archived included), oldest first. */
+  listPrices(projectId: string): Promise<StoredPrice[]>;
+  getPlan(projectId: string, planId: string): Promise<StoredPlan | null>;
+  getPrice(projectId: string, priceId: string): Promise<StoredPrice | null>;
+  findPriceByProcessorId(projectId: string, processor: ProcessorKind, processorPriceId: string): Promise<StoredPrice | null>;
+  /** False when the name is taken in the project (case-insensitive): unique index. */
+  insertPlan(plan: StoredPlan): Promise<boolean>;
+  /** False when the new name is taken. */
+  updatePlan(plan: StoredPlan): Promise<boolean>;
+  /** Sets every listed plan's position (one statement). */
+  setPositions(projectId: string, positions: ReadonlyArray<{ id: string; position: number }>): Promise<void>;
+  insertPrice(price: StoredPrice): Promise<void>;
+  updatePrice(price: StoredPrice): Promise<void>;
+}
+
+export interface BillingCustomer {
+  projectId: string;
+  userId: string;
+  processor: ProcessorKind;
+  customerId: string;
+  trialUsed: boolean;
+  createdAt: Date;
+}
+
+export interface CustomerStore {
+  find(projectId: string, userId: string, processor: ProcessorKind): Promise<BillingCustomer | null>;
+  findByProcessorId(processor: ProcessorKind, customerId: string): Promise<BillingCustomer | null>;
+  /** Inserts unless one exists; answers the stored one (first writer wins). */
+  insert(customer: BillingCustomer): Promise<BillingCustomer>;
+  markTrialUsed(projectId: string, userId: string, processor: ProcessorKind): Promise<void>;
+}
+
+/** Tollgate's record of a subscription: the domain subscription plus who and where. */
+export interface BillingSubscription extends Subscription {
+  projectId: string;
+  userId: string;
+  processor: ProcessorKind;
+  processorSubscriptionId: string;
+  customerId: string;
+  paymentMethod: PaymentMethodSummary | null;
+  updatedAt: Date;
+}
+
+export interface SubscriptionStore {
+  /** The user's live subscription (trialing, active, past_due, paused), if any. */
+  findLive(projectId: string, userId: string): Promise<BillingSubscription | null>;
+  findById(projectId: string, id: string): Promise<BillingSubscription | null>;
+  /** The record, locked for update until the transaction ends. */
+  findByProcessorIdForUpdate(processor: ProcessorKind, processorSubscriptionId: string): Promise<BillingSubscription | null>;
+  /**
+   * Insert or update by id. Answers 'live_conflict' when the write would give the user a second
+   * live subscription (the partial unique index).
+   */
+  save(subscription: BillingSubscription): Promise<'saved' | 'live_conflict'>;
+  list(projectId: string, filter: { userId?: string; status?: string; limit: number }): Promise<BillingSubscription[]>;
+}
+
+export interface BillingInvoice {
+  id: string;
+  projectId: string;
+  userId: string;
+  subscriptionId: string | null;
+  processor: ProcessorKind;
+  processorInvoiceId: string;
+  status: InvoiceStatus;
+  reason: InvoiceReason | 'manual';
+  currency: Currency;
+  subtotal: number;
+  amountDue: number;
+  amountPaid: number;
+  attemptCount: number;
+  /** Lines with Tollgate's price ids where known. */
+  lines: ProcessorInvoiceLine[];
+  periodStart: Date;
+  periodEnd: Date;
+  hostedUrl: string | null;
+  createdAt: Date;
+  paidAt: Date | null;
+  updatedAt: Date;
+}
+
+export interface InvoiceStore {
+  findByProcessorIds(processor: ProcessorKind, processorInvoiceIds: readonly string[]): Promise<BillingInvoice[]>;
+  /** Insert or update by (processor, processor invoice id); the id of an existing row is kept. */
+  save(invoice: BillingInvoice): Promise<void>;
+  /** Newest first. */
+  listForUser(projectId: string, userId: string, limit: number): Promise<BillingInvoice[]>;
+}
+
+/** A project event as recorded (delivery to project endpoints reads these). */
+export interface BillingEvent {
+  id: string;
+  projectId: string;
+  type: BillingEventType;
+  userId: string | null;
+  subscriptionId: string | null;
+  dedupeKey: string | null;
+  /** The whole event as delivered: id, type, created, subscriptionId, userId, amount, currency, data. */
+  payload: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/**
+ * Records project events in the caller's transaction. An event whose dedupe key the project already
+ * has is skipped (answers false), so an event derived twice lands once.
+ */
+export interface EventPublisher {
+  publish(event: BillingEvent): Promise<boolean>;
+}
+
+export interface BillingEventLog {
+  list(projectId: string, filter: { type?: BillingEventType; limit: number }): Promise<BillingEvent[]>;
+}
+
+/**
+ * A short lease per (project, user) held while the user's subscription is being changed at the
+ * processor, so concurrent requests cannot create two subscriptions or charge twice. A lease left
+ * by a crashed process expires.
+ */
+export interface SubscriptionLocks {
+  /** True when acquired (free, or the previous lease expired). */
+  acquire(projectId: string, userId: string, holder: string, ttlSeconds: number, now: Date): Promise<boolean>;
+  release(projectId: string, userId: string, holder: string): Promise<void>;
+}
+
+/** Inbound processor events applied: each id once. */
+export interface ProcessorEventLog {
+  /** False when the event was already claimed (a duplicate). */
+  claim(event: { processor: ProcessorKind; eventId: string; projectId: string; type: string; receivedAt: Date }): Promise<boolean>;
+  /** Forget a claim whose handling failed, so the processor's retry applies it. */
+  unclaim(processor: ProcessorKind, eventId: string): Promise<void>;
+}
+
+/** The entitlements read: the user's live or most recent subscription with its plan, in one query. */
+export interface EntitlementsReader {
+  current(projectId: string, userId: string): Promise<{ subscription: Subscription; plan: Plan } | null>;
+}

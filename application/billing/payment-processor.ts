@@ -1,0 +1,227 @@
+import type { Plan, Price } from '../../domain/billing/catalog';
+import type { InvoiceLineKind, InvoiceReason, InvoiceStatus, PaymentMethodSummary } from '../../domain/billing/invoice';
+import type { Currency } from '../../domain/billing/money';
+import type { SubscriptionStatus } from '../../domain/billing/subscription';
+
+/**
+ * The payment processor a project's billing runs on: Stripe (infrastructure/billing/stripe) or the
+ * built-in sandbox (infrastructure/billing/sandbox). Use cases speak only this port; no Stripe type
+ * crosses it. Every id here is the processor's own (`cus_...`, `sub_...`, `price_...` on Stripe);
+ * Tollgate's ids travel as metadata so a webhook can be traced back to the project and user.
+ *
+ * Writes take an idempotency key derived from Tollgate's own ids, so a retried request (or a
+ * retried Tollgate request) never creates a second customer, subscription or charge.
+ *
+ * Every method answers a `ProcessorFailure` instead of throwing for what the processor refuses or
+ * cannot do (a declined card, an unknown promotion code, an outage); a thrown error is a bug.
+ */
+export type ProcessorKind = 'stripe' | 'sandbox';
+
+export type ProcessorFailure =
+  /** The card was declined (attaching it, or charging it). `declineCode` as Stripe's (`insufficient_funds`, ...). */
+  | { kind: 'card_declined'; message: string; declineCode: string | null }
+  /** The payment method does not exist or cannot be used by this customer. */
+  | { kind: 'invalid_payment_method'; message: string }
+  /** The processor refused the request as invalid (its message says why). */
+  | { kind: 'invalid_request'; message: string }
+  /** The processor refused the credentials (revoked or wrong key). */
+  | { kind: 'authentication'; message: string }
+  /** The processor did not answer, or answered 5xx / 429 after retries. */
+  | { kind: 'unavailable'; message: string };
+
+export type ProcessorResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: ProcessorFailure };
+
+export const processorOk = <T>(value: T): ProcessorResult<T> => ({ ok: true, value });
+export const processorFailed = (failure: ProcessorFailure): { readonly ok: false; readonly failure: ProcessorFailure } => ({ ok: false, failure });
+
+/** What Tollgate stores with each processor object, and finds in webhooks. */
+export interface ProcessorMetadata {
+  projectId: string;
+  userId?: string;
+  /** Tollgate's id of the subscription (known before the processor creates it). */
+  subscriptionId?: string;
+  /** Tollgate's id of the price. */
+  priceId?: string;
+}
+
+export interface ProcessorSubscription {
+  /** The processor's subscription id. */
+  id: string;
+  customerId: string;
+  /** The processor's price id of its (single) item. */
+  priceId: string;
+  status: SubscriptionStatus;
+  cancelAtPeriodEnd: boolean;
+  currentPeriodStart: Date;
+  currentPeriodEnd: Date;
+  billingCycleAnchor: Date;
+  canceledAt: Date | null;
+  endedAt: Date | null;
+  trialStart: Date | null;
+  trialEnd: Date | null;
+  pausedAt: Date | null;
+  /** First failed payment of the current delinquency, when the processor tells; null otherwise. */
+  pastDueAt: Date | null;
+  paymentMethod: PaymentMethodSummary | null;
+  metadata: Partial<ProcessorMetadata>;
+  createdAt: Date;
+}
+
+export interface ProcessorInvoiceLine {
+  kind: InvoiceLineKind;
+  description: string;
+  /** The processor's price id. */
+  priceId: string | null;
+  /** Signed minor units. */
+  amount: number;
+  periodStart: Date;
+  periodEnd: Date;
+}
+
+export interface ProcessorInvoice {
+  id: string;
+  subscriptionId: string | null;
+  customerId: string;
+  status: InvoiceStatus;
+  reason: InvoiceReason | 'manual';
+  currency: Currency;
+  subtotal: number;
+  amountDue: number;
+  amountPaid: number;
+  /** Failed and successful charge attempts so far. */
+  attemptCount: number;
+  lines: ProcessorInvoiceLine[];
+  periodStart: Date;
+  periodEnd: Date;
+  /** A page where the customer can see (and pay) it, when the processor has one. */
+  hostedUrl: string | null;
+  createdAt: Date;
+  paidAt: Date | null;
+}
+
+/** A subscription as the processor reports it now, with its recent invoices (oldest first). */
+export interface ProcessorSnapshot {
+  subscription: ProcessorSubscription;
+  invoices: ProcessorInvoice[];
+}
+
+export interface ChangePreview {
+  /** Charged now (after credit); 0 for a downgrade or during a trial. */
+  amountDue: number;
+  currency: Currency;
+  /** Sum of the proration lines; negative when the change credits more than it charges. */
+  subtotal: number;
+  lines: ProcessorInvoiceLine[];
+  /** The billing period after the change. */
+  periodStart: Date;
+  periodEnd: Date;
+}
+
+export interface CheckoutInput {
+  customerId: string;
+  /** The processor's price id. */
+  priceId: string;
+  successUrl: string;
+  cancelUrl: string;
+  /** The processor's promotion code id (see `findPromotionCode`). */
+  promotionCodeId: string | null;
+  trialDays: number | null;
+  metadata: ProcessorMetadata;
+  /** The customer's email, shown on the checkout page. */
+  email: string | null;
+  idempotencyKey: string;
+}
+
+export interface CreateSubscriptionInput {
+  customerId: string;
+  priceId: string;
+  /** Attached to the customer and made the default for renewals. */
+  paymentMethodId: string;
+  trialDays: number | null;
+  metadata: ProcessorMetadata;
+  idempotencyKey: string;
+}
+
+/**
+ * What an inbound processor event asks Tollgate to do. Tollgate never trusts the event's copy of an
+ * object: it re-reads the object from the processor and compares it with its own record, so
+ * duplicates and events delivered out of order cannot move the record backwards.
+ */
+export type ProcessorEventSubject =
+  /** Re-read this subscription (created, updated, deleted, paused, an invoice of it paid or failed). */
+  | { kind: 'subscription'; subscriptionId: string }
+  /** A checkout finished: re-read its subscription (null while the processor has none yet). */
+  | { kind: 'checkout_completed'; checkoutId: string; subscriptionId: string | null; customerId: string | null }
+  /** Something about a customer's payment (a payment intent, a card updated): re-read their subscriptions. */
+  | { kind: 'customer'; customerId: string }
+  /** Nothing Tollgate tracks. */
+  | { kind: 'ignored' };
+
+export interface ProcessorEvent {
+  /** The processor's event id: applied once. */
+  id: string;
+  /** The processor's event type, for logs (`customer.subscription.updated`). */
+  type: string;
+  createdAt: Date;
+  /** The project named by the event's metadata, when it carries one. */
+  projectId: string | null;
+  subject: ProcessorEventSubject;
+}
+
+export interface ProcessorAccount {
+  /** Processor account id, when it has one (`acct_...`). */
+  accountId: string | null;
+  livemode: boolean;
+}
+
+export interface PaymentProcessor {
+  readonly kind: ProcessorKind;
+
+  /** Checks the credentials with a harmless call (Stripe: retrieve the account). */
+  verifyCredentials(): Promise<ProcessorResult<ProcessorAccount>>;
+
+  /** Creates the plan's product, or updates it when `productId` is set; answers the product id. */
+  upsertProduct(plan: Plan, productId: string | null, metadata: ProcessorMetadata): Promise<ProcessorResult<string>>;
+  /** Creates a price (prices are immutable: a new amount is a new price); answers its id. */
+  createPrice(price: Price, productId: string, metadata: ProcessorMetadata): Promise<ProcessorResult<string>>;
+  /** Archives a price: existing subscriptions keep it, new ones cannot use it. */
+  archivePrice(priceId: string): Promise<ProcessorResult<void>>;
+
+  createCustomer(input: {
+    email: string | null;
+    name: string | null;
+    metadata: ProcessorMetadata;
+    idempotencyKey: string;
+  }): Promise<ProcessorResult<string>>;
+  /** A client secret to collect a card with the processor's UI (Stripe Elements). */
+  createSetupIntent(customerId: string, idempotencyKey: string): Promise<ProcessorResult<{ id: string; clientSecret: string }>>;
+  /** The active promotion code's id, or null when the processor knows no such code. */
+  findPromotionCode(code: string): Promise<ProcessorResult<string | null>>;
+  createCheckout(input: CheckoutInput): Promise<ProcessorResult<{ id: string; url: string }>>;
+
+  /**
+   * Attaches the card, makes it the customer's default and the subscription's, creates the
+   * subscription and charges its first invoice. A declined card (when attached or charged) answers
+   * `card_declined` and leaves no subscription behind. With a trial nothing is charged.
+   */
+  createSubscription(input: CreateSubscriptionInput): Promise<ProcessorResult<ProcessorSnapshot>>;
+  /** The prorated invoice a change to `priceId` would charge now. */
+  previewChange(subscriptionId: string, priceId: string): Promise<ProcessorResult<ChangePreview>>;
+  /**
+   * Moves the subscription to `priceId`, invoicing and charging the proration now. A declined
+   * charge answers `card_declined` and changes nothing.
+   */
+  changeSubscription(subscriptionId: string, priceId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>>;
+  /** At period end (pending cancellation) or now (canceled, no proration credit). */
+  cancelSubscription(subscriptionId: string, options: { atPeriodEnd: boolean; idempotencyKey: string }): Promise<ProcessorResult<ProcessorSnapshot>>;
+  /** Stops service and renewals (Stripe: pause_collection void + Tollgate's paused mark). */
+  pauseSubscription(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>>;
+  /** From paused (same billing cycle) or from a pending cancellation (the end is dropped). */
+  resumeSubscription(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>>;
+  /** The subscription as the processor has it now, or null when it does not know it. */
+  getSubscription(subscriptionId: string): Promise<ProcessorResult<ProcessorSnapshot | null>>;
+  /** The customer's subscriptions' ids, newest first. */
+  listSubscriptionIds(customerId: string): Promise<ProcessorResult<string[]>>;
+  /** A completed checkout's subscription id, or null when it has none (yet). */
+  checkoutSubscriptionId(checkoutId: string): Promise<ProcessorResult<string | null>>;
+}
