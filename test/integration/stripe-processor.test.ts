@@ -4,6 +4,7 @@ import type { ProcessorResult, ProcessorSnapshot } from '../../application/billi
 import type { Plan, Price } from '../../domain/billing/catalog';
 import { parseStripeApiUrl } from '../../infrastructure/billing/stripe/api-url';
 import { StripeProcessor, stepKey } from '../../infrastructure/billing/stripe/stripe-processor';
+import { invoiceOf, subscriptionOf } from '../../infrastructure/billing/stripe/stripe-mapping';
 import { StripeWebhooks, subjectOf } from '../../infrastructure/billing/stripe/stripe-webhooks';
 import { startFakeStripe, type AccountKeys, type FakeStripe } from '../support/stripe/server';
 
@@ -433,7 +434,12 @@ describe('subscribing', () => {
   it('makes one Stripe subscription for a repeated key, also after an outage half-way', async () => {
     const s = await setup();
     const first = unwrap(await subscribe(s, { key: 'subscribe:usr_1:once' }));
+    const before = fake.requests.length;
     const again = unwrap(await subscribe(s, { key: 'subscribe:usr_1:once' }));
+    const repeated = fake.requests.slice(before);
+    expect(repeated.filter((r) => r.method === 'POST').map((r) => r.replayed)).toEqual([true, true, true]);
+    // The replayed answer is as old as the first call: the subscription is read again.
+    expect(repeated.filter((r) => r.method === 'GET' && r.path === `/v1/subscriptions/${first.subscription.id}`)).toHaveLength(1);
     expect(again.subscription.id).toBe(first.subscription.id);
     expect(again).toEqual(first);
     expect(fake.list(s.keys.id, 'subscription')).toHaveLength(1);
@@ -601,6 +607,53 @@ describe('cancel, pause and resume', () => {
   });
 });
 
+describe('Stripe states Tollgate reads but does not make', () => {
+  it('a subscription Stripe paused itself (trial ended without a card) is paused, and resumes through Stripe’s resume', async () => {
+    const s = await setup();
+    const stripe = rawClient(s.keys);
+    const created = await stripe.subscriptions.create({
+      customer: s.customer,
+      items: [{ price: s.basicMonthly }],
+      trial_period_days: 3,
+      trial_settings: { end_behavior: { missing_payment_method: 'pause' } },
+      metadata: { tollgate_project_id: PROJECT },
+    });
+    fake.advance(s.keys.id, 3 * DAY + HOUR);
+    const paused = unwrap(await s.processor.getSubscription(created.id))!;
+    expect(paused.subscription).toMatchObject({ status: 'paused', pausedAt: at(START + 3 * DAY), paymentMethod: null });
+    const card = await stripe.paymentMethods.attach('pm_card_visa', { customer: s.customer });
+    await stripe.customers.update(s.customer, { invoice_settings: { default_payment_method: card.id } });
+    // The customer's default card is the one renewals use when the subscription has none.
+    expect(unwrap(await s.processor.getSubscription(created.id))!.subscription.paymentMethod).toMatchObject({ id: card.id, last4: '4242' });
+    const resumed = unwrap(await s.processor.resumeSubscription(created.id, 'resume:stripe-paused'));
+    expect(resumed.subscription).toMatchObject({ status: 'active', pausedAt: null, currentPeriodStart: at(START + 3 * DAY + HOUR) });
+    expect(fake.requests.filter((r) => r.path === `/v1/subscriptions/${created.id}/resume`).map((r) => r.idempotencyKey)).toEqual(['resume:stripe-paused:resume']);
+  });
+
+  it('maps unpaid to past_due, needs both halves of Tollgate’s pause, and skips drafts', async () => {
+    const s = await setup();
+    const { subscription } = unwrap(await subscribe(s));
+    const stored = fake.get<Stripe.Subscription>(s.keys.id, subscription.id)!;
+    expect(subscriptionOf({ ...stored, status: 'unpaid' }).status).toBe('past_due');
+    expect(subscriptionOf({ ...stored, pause_collection: { behavior: 'void', resumes_at: null } }).status).toBe('active');
+    expect(subscriptionOf({ ...stored, pause_collection: { behavior: 'keep_as_draft', resumes_at: null }, metadata: { tollgate_paused_at: '1' } }).status).toBe('active');
+    expect(subscriptionOf({ ...stored, metadata: { tollgate_paused_at: String(START) } }).status).toBe('active');
+    const marked = { ...stored, pause_collection: { behavior: 'void' as const, resumes_at: null }, metadata: { tollgate_paused_at: String(START) } };
+    expect(subscriptionOf(marked)).toMatchObject({ status: 'paused', pausedAt: at(START) });
+    expect(subscriptionOf({ ...marked, status: 'unpaid' }).status).toBe('paused');
+    expect(subscriptionOf({ ...marked, status: 'canceled' })).toMatchObject({ status: 'canceled', pausedAt: null });
+    expect(() => subscriptionOf({ ...stored, items: { ...stored.items, data: [] } })).toThrow(/no items/);
+
+    const invoice = fake.list<Stripe.Invoice>(s.keys.id, 'invoice')[0]!;
+    expect(invoiceOf({ ...invoice, status: 'draft' }, invoice.lines.data)).toBeNull();
+    expect(invoiceOf({ ...invoice, billing_reason: 'manual' }, invoice.lines.data)!.reason).toBe('manual');
+    expect(invoiceOf({ ...invoice, billing_reason: 'subscription_threshold' }, invoice.lines.data)!.reason).toBe('manual');
+    const line = invoice.lines.data[0]!;
+    const pending = { ...line, amount: -250, parent: { type: 'invoice_item_details' as const, subscription_item_details: null, invoice_item_details: { invoice_item: 'ii_1', proration: true, proration_details: null, subscription: subscription.id } } };
+    expect(invoiceOf(invoice, [pending])!.lines[0]).toMatchObject({ kind: 'unused_time', amount: -250, priceId: s.basicMonthly });
+  });
+});
+
 describe('renewals as Stripe reports them', () => {
   it('reports a failed renewal as past_due since the charge, with the open invoice', async () => {
     const s = await setup();
@@ -657,6 +710,10 @@ describe('webhooks', () => {
     expect(webhooks.verify(body, signed(s.keys, event.id, { secret: 'whsec_other' }).header, s.keys.webhookSecret, now).ok).toBe(false);
     expect(webhooks.verify(body, undefined, s.keys.webhookSecret, now).ok).toBe(false);
     expect(webhooks.verify(body, 'garbage', s.keys.webhookSecret, now).ok).toBe(false);
+    expect(webhooks.verify(body, header, '', now).ok).toBe(false);
+    const notJson = Buffer.from('not json');
+    const notJsonHeader = Stripe.webhooks.generateTestHeaderString({ payload: 'not json', secret: s.keys.webhookSecret });
+    expect(webhooks.verify(notJson, notJsonHeader, s.keys.webhookSecret, now).ok).toBe(false);
 
     const sentAt = Math.floor(Date.now() / 1000) - 600;
     const stale = signed(s.keys, event.id, { timestamp: sentAt });
