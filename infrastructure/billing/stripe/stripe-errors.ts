@@ -18,6 +18,7 @@ import type { ProcessorFailure } from '../../../application/billing/payment-proc
 export function failureOf(error: unknown): ProcessorFailure {
   if (error instanceof Stripe.errors.StripeError) return stripeFailure(error);
   if (error instanceof StripeShapeError) return { kind: 'unavailable', message: error.message };
+  if (error instanceof RefusedBeforeStripe) return error.failure;
   // stripe-node refusing arguments before sending anything (`Stripe: Argument "id" must be a string`).
   if (error instanceof Error && error.message.startsWith('Stripe: ')) return { kind: 'invalid_request', message: error.message };
   // Not Stripe's: a fault while talking to it (or reading its answer). The port promises no throw.
@@ -31,6 +32,26 @@ export class StripeShapeError extends Error {
     super(`Unexpected answer from Stripe: ${message}`);
     this.name = 'StripeShapeError';
   }
+}
+
+/** A failure decided without (or after) asking Stripe: an empty id, a payment method Stripe would not attach. */
+export class RefusedBeforeStripe extends Error {
+  constructor(readonly failure: ProcessorFailure) {
+    super(failure.message);
+    this.name = 'RefusedBeforeStripe';
+  }
+}
+
+/**
+ * What attaching a payment method refused: a decline stays a decline and an outage an outage, but
+ * whatever Stripe found invalid about the call (an unknown card, one attached to another customer)
+ * is about the payment method, unless it names the customer.
+ */
+export function attachFailure(error: unknown): unknown {
+  if (error instanceof Stripe.errors.StripeInvalidRequestError && error.param !== 'customer') {
+    return new RefusedBeforeStripe({ kind: 'invalid_payment_method', message: error.message });
+  }
+  return error;
 }
 
 /** `payment_method`, `default_payment_method`, `invoice_settings[default_payment_method]` (not `payment_method_types`). */

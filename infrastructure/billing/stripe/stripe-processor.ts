@@ -15,7 +15,7 @@ import {
 } from '../../../application/billing/payment-processor';
 import type { Plan, Price } from '../../../domain/billing/catalog';
 import { STRIPE_API_URL_DEFAULT, stripeHostOptions } from './api-url';
-import { failureOf, isResourceMissing, StripeShapeError } from './stripe-errors';
+import { attachFailure, failureOf, isResourceMissing, RefusedBeforeStripe, StripeShapeError } from './stripe-errors';
 import {
   PAUSED_AT_KEY,
   idOf,
@@ -104,7 +104,7 @@ export class StripeProcessor implements PaymentProcessor {
       if (productId !== null) {
         // An empty description unsets it (Stripe's convention for updates).
         const params: Stripe.ProductUpdateParams = { name: plan.name, description: plan.description, metadata: md };
-        const product = await this.stripe.products.update(productId, params, { idempotencyKey: callKey('product-update', productId) });
+        const product = await this.stripe.products.update(requireId(productId, 'product'), params, { idempotencyKey: callKey('product-update', productId) });
         return product.id;
       }
       // Stripe refuses an empty description on create ("cannot be unset").
@@ -137,7 +137,7 @@ export class StripeProcessor implements PaymentProcessor {
 
   archivePrice(priceId: string): Promise<ProcessorResult<void>> {
     return this.attempt(async () => {
-      await this.stripe.prices.update(priceId, { active: false }, { idempotencyKey: callKey('price-archive', priceId) });
+      await this.stripe.prices.update(requireId(priceId, 'price'), { active: false }, { idempotencyKey: callKey('price-archive', priceId) });
     });
   }
 
@@ -199,13 +199,17 @@ export class StripeProcessor implements PaymentProcessor {
     return this.attempt(async () => {
       const key = input.idempotencyKey;
       // A card that declines when attached (pm_card_chargeDeclined) fails here: nothing else happens.
-      const card = await this.stripe.paymentMethods.attach(
-        input.paymentMethodId,
-        { customer: input.customerId },
-        { idempotencyKey: stepKey(key, 'attach-payment-method') },
-      );
+      const card = await this.stripe.paymentMethods
+        .attach(
+          requireId(input.paymentMethodId, 'payment method', 'invalid_payment_method'),
+          { customer: requireId(input.customerId, 'customer') },
+          { idempotencyKey: stepKey(key, 'attach-payment-method') },
+        )
+        .catch((error: unknown) => {
+          throw attachFailure(error);
+        });
       await this.stripe.customers.update(
-        input.customerId,
+        requireId(input.customerId, 'customer'),
         { invoice_settings: { default_payment_method: card.id } },
         { idempotencyKey: stepKey(key, 'default-payment-method') },
       );
@@ -226,7 +230,7 @@ export class StripeProcessor implements PaymentProcessor {
 
   previewChange(subscriptionId: string, priceId: string): Promise<ProcessorResult<ChangePreview>> {
     return this.attempt(async () => {
-      const subscription = await this.stripe.subscriptions.retrieve(subscriptionId);
+      const subscription = await this.stripe.subscriptions.retrieve(requireId(subscriptionId, 'subscription'));
       const item = firstItem(subscription);
       const now = toUnix(this.now());
       // Stripe refuses a proration date outside the current period; with a Stripe test clock the
@@ -367,6 +371,7 @@ export class StripeProcessor implements PaymentProcessor {
 
   getSubscription(subscriptionId: string): Promise<ProcessorResult<ProcessorSnapshot | null>> {
     return this.attempt(async () => {
+      if (subscriptionId.trim() === '') return null;
       let subscription: Stripe.Subscription;
       try {
         subscription = await this.retrieve(subscriptionId);
@@ -391,7 +396,7 @@ export class StripeProcessor implements PaymentProcessor {
 
   checkoutSubscriptionId(checkoutId: string): Promise<ProcessorResult<string | null>> {
     return this.attempt(async () => {
-      const session = await this.stripe.checkout.sessions.retrieve(checkoutId);
+      const session = await this.stripe.checkout.sessions.retrieve(requireId(checkoutId, 'checkout'));
       return idOf(session.subscription);
     });
   }
@@ -408,7 +413,7 @@ export class StripeProcessor implements PaymentProcessor {
   }
 
   private retrieve(subscriptionId: string): Promise<Stripe.Subscription> {
-    return this.stripe.subscriptions.retrieve(subscriptionId, { expand: SUBSCRIPTION_EXPAND });
+    return this.stripe.subscriptions.retrieve(requireId(subscriptionId, 'subscription'), { expand: SUBSCRIPTION_EXPAND });
   }
 
   /** The snapshot after a write; a replayed answer is as old as the first request, so read again. */
@@ -436,6 +441,15 @@ export class StripeProcessor implements PaymentProcessor {
     }
     return lines;
   }
+}
+
+/**
+ * An id to put in a path. An empty one would change the route (`GET /v1/subscriptions/` lists
+ * subscriptions), so it is refused before anything is sent.
+ */
+function requireId(id: string, what: string, kind: 'invalid_request' | 'invalid_payment_method' = 'invalid_request'): string {
+  if (typeof id !== 'string' || id.trim() === '') throw new RefusedBeforeStripe({ kind, message: `Missing ${what} id` });
+  return id;
 }
 
 function firstItem(subscription: Stripe.Subscription): Stripe.SubscriptionItem {
