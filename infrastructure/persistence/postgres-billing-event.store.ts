@@ -44,7 +44,7 @@ export class PostgresBillingEventLog implements BillingEventLog {
     const typed = filter.type !== undefined;
     const rows = await this.db.query(
       `select ${toEvent.columns} from billing_events where project_id = ?${typed ? ' and type = ?' : ''}
-        order by created_at desc, id desc limit ?`,
+        order by seq desc limit ?`,
       [projectId, ...(typed ? [filter.type] : []), Math.max(0, Math.floor(filter.limit))],
     );
     return rows.map(toEvent);
