@@ -33,12 +33,16 @@ export interface CommandSpec {
   path: string[];
   /** Positional arguments, all required, e.g. ['id']. */
   args: string[];
+  /** A trailing argument given one or more times, e.g. `plan` for `<plan>...` (after `args`). */
+  rest?: string;
   options: Record<string, OptionSpec>;
   summary: string;
 }
 
 export interface ParsedCommand {
   args: Record<string, string>;
+  /** The values of the trailing `rest` argument, in order (empty for commands without one). */
+  rest: string[];
   /** Every value of every option given, in order; flags have an empty array per occurrence. */
   options: Map<string, string[][]>;
 }
@@ -50,7 +54,7 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
 
 /** One-line usage; commands with many options show `[options]` (their --help lists them). */
 export function usageOf(spec: CommandSpec): string {
-  const args = spec.args.map((a) => `<${a}>`).join(' ');
+  const args = [...spec.args.map((a) => `<${a}>`), ...(spec.rest ? [`<${spec.rest}>...`] : [])].join(' ');
   const entries = Object.entries(spec.options);
   const opts =
     entries.length > 3
@@ -111,15 +115,18 @@ export function parseCommandArgs(spec: CommandSpec, tokens: string[]): ParsedCom
     options.set(name, seen);
   }
 
-  if (options.has('help')) return { args: {}, options };
+  if (options.has('help')) return { args: {}, rest: [], options };
   if (positionals.length < spec.args.length) {
     throw new UsageError(`Missing <${spec.args[positionals.length]}>.`, usage);
   }
-  if (positionals.length > spec.args.length) {
+  if (spec.rest && positionals.length === spec.args.length) {
+    throw new UsageError(`Missing <${spec.rest}>: give at least one.`, usage);
+  }
+  if (!spec.rest && positionals.length > spec.args.length) {
     throw new UsageError(`Unexpected argument "${positionals[spec.args.length]}".`, usage);
   }
   const args = Object.fromEntries(spec.args.map((name, i) => [name, positionals[i]!]));
-  return { args, options };
+  return { args, rest: positionals.slice(spec.args.length), options };
 }
 
 /** Accessors over parsed options. */
@@ -158,6 +165,18 @@ export class Options {
     if (value === 'on') return true;
     if (value === 'off') return false;
     throw new UsageError(`--${name} must be "on" or "off", got "${value}".`, this.usage);
+  }
+
+  /**
+   * A whole number from `min` to `max` (decimal digits only: no sign, exponent or fraction), or
+   * undefined when the option is absent; anything else is a usage error.
+   */
+  int(name: string, min: number, max: number): number | undefined {
+    const value = this.string(name);
+    if (value === undefined) return undefined;
+    const n = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
+    if (!(n >= min && n <= max)) this.fail(`--${name} must be a whole number from ${min} to ${max}, got "${value}".`);
+    return n;
   }
 
   fail(message: string): never {

@@ -4,9 +4,12 @@ import type { ProjectChanges } from '../../application/projects/update-project';
 import { MFA_METHODS, MFA_POLICIES } from '../../domain/mfa';
 import type { Project, ProviderCredentials } from '../../domain/project';
 import { OAUTH_PROVIDERS, PROVIDERS } from '../../domain/providers';
+import type { OperatorUseCases } from '../../application/billing/use-cases';
 import type { Admin } from '../server/admin';
 import { Options, type CommandSpec } from './args';
+import { BILLING_COMMANDS, BILLING_GROUPS } from './billing-commands';
 import { useCaseError } from './messages';
+import { fields, table } from './render';
 
 /** What a command prints: `json` with --json, `text` otherwise. */
 export interface CommandOutput {
@@ -16,11 +19,18 @@ export interface CommandOutput {
 
 export interface CommandContext {
   args: Record<string, string>;
+  /** The values of the command's trailing `<rest>...` argument. */
+  rest: string[];
   options: Options;
+  /** The CLI's environment (secrets that should stay out of shell history, e.g. STRIPE_SECRET_KEY). */
+  env: NodeJS.ProcessEnv;
 }
 
-/** Runs the operator's use cases (the ones the console calls too), inside one database context. */
-export type Execute = (admin: Admin) => Promise<CommandOutput>;
+/**
+ * Runs the operator's use cases (the ones the console calls too), inside one database context:
+ * projects, keys and users (`admin`), and billing.
+ */
+export type Execute = (admin: Admin, billing: OperatorUseCases) => Promise<CommandOutput>;
 
 export interface Command extends CommandSpec {
   /** Checks the arguments (throwing a UsageError) before any database is opened. */
@@ -71,7 +81,7 @@ function projectText(view: ReturnType<typeof projectView>): string {
     ['created', view.createdAt],
     ['updated', view.updatedAt],
   );
-  return rows.map(([k, v]) => `  ${k.padEnd(16)}${k ? ':' : ' '} ${v}`).join('\n');
+  return fields(rows);
 }
 
 function apiKeyView(key: ApiKeyRecord) {
@@ -84,12 +94,6 @@ function apiKeyView(key: ApiKeyRecord) {
     lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
     revokedAt: key.revokedAt?.toISOString() ?? null,
   };
-}
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
-  return [line(header), ...rows.map(line)].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -357,6 +361,7 @@ export const COMMANDS: Command[] = [
       };
     },
   },
+  ...BILLING_COMMANDS,
   {
     path: ['migrate'],
     args: [],
@@ -372,10 +377,12 @@ export const COMMANDS: Command[] = [
   },
 ];
 
+/** Command groups (and subgroups, as `billing sandbox`) with what they administer. */
 export const GROUPS: Record<string, string> = {
   project: 'projects and their settings',
   apikey: 'API keys of a project',
   user: 'end users of a project',
+  ...BILLING_GROUPS,
 };
 
 export function findCommand(words: string[]): Command | undefined {

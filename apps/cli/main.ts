@@ -29,10 +29,10 @@ function optionLines(options: Record<string, OptionSpec>): string[] {
 }
 
 function generalHelp(): string {
-  const rows = COMMANDS.map((c) => [[...c.path, ...c.args.map((a) => `<${a}>`)].join(' '), c.summary] as const);
+  const rows = COMMANDS.map((c) => [[...c.path, ...c.args.map((a) => `<${a}>`), ...(c.rest ? [`<${c.rest}>...`] : [])].join(' '), c.summary] as const);
   const width = Math.max(...rows.map(([l]) => l.length));
   return [
-    'tollgate: administer a Tollgate deployment (projects, API keys, migrations)',
+    'tollgate: administer a Tollgate deployment (projects, API keys, end users, billing, migrations)',
     '',
     'Usage: tollgate <command> [arguments] [options] [--json]',
     '',
@@ -59,9 +59,11 @@ function commandHelp(command: Command): string {
   ].join('\n');
 }
 
-function groupHelp(group: string): string {
-  const commands = COMMANDS.filter((c) => c.path[0] === group);
-  return [`tollgate ${group}: ${GROUPS[group]}`, '', ...commands.map((c) => `  ${usageOf(c)}\n      ${c.summary}`)].join('\n');
+/** Help for a group (`billing`) or a subgroup (`billing sandbox`): its commands with their usage. */
+function groupHelp(prefix: string[]): string {
+  const commands = COMMANDS.filter((c) => extends_(c.path, prefix));
+  const title = GROUPS[prefix.join(' ')] ?? GROUPS[prefix[0]!];
+  return [`tollgate ${prefix.join(' ')}: ${title}`, '', ...commands.map((c) => `  ${usageOf(c)}\n      ${c.summary}`)].join('\n');
 }
 
 const helpOutput = (text: string, topic: string[]): CommandOutput => ({
@@ -83,7 +85,11 @@ type Resolved =
   | { kind: 'help'; output: CommandOutput }
   | { kind: 'command'; command: Command; rest: string[] };
 
-const subcommands = (group: string) => COMMANDS.filter((c) => c.path[0] === group).map((c) => c.path[1]!);
+/** True when `path` starts with `prefix` and is longer. */
+const extends_ = (path: string[], prefix: string[]) => path.length > prefix.length && prefix.every((w, i) => path[i] === w);
+/** The words that can follow `prefix` (`billing` -> connect, status, ..., sandbox), in command order. */
+const nextWords = (prefix: string[]) => [...new Set(COMMANDS.filter((c) => extends_(c.path, prefix)).map((c) => c.path[prefix.length]!))];
+const isPrefix = (words: string[]) => COMMANDS.some((c) => extends_(c.path, words));
 
 function resolve(argv: string[]): Resolved {
   const words: string[] = [];
@@ -105,7 +111,7 @@ function resolve(argv: string[]): Resolved {
       continue;
     }
     words.push(token);
-    if (findCommand(words) || words.length === 2) {
+    if (findCommand(words) || !isPrefix(words)) {
       i++;
       break;
     }
@@ -121,14 +127,20 @@ function resolve(argv: string[]): Resolved {
 
   const group = words[0]!;
   if (!GROUPS[group]) {
-    throw new UsageError(`Unknown command "${words.join(' ')}". Commands: ${[...Object.keys(GROUPS), 'migrate'].join(', ')}; run \`tollgate --help\`.`);
+    const names = [...Object.keys(GROUPS).filter((g) => !g.includes(' ')), 'migrate'];
+    throw new UsageError(`Unknown command "${words.join(' ')}". Commands: ${names.join(', ')}; run \`tollgate --help\`.`);
   }
-  const known = subcommands(group);
-  if (words.length === 1) {
-    if (help) return { kind: 'help', output: helpOutput(groupHelp(group), [group]) };
-    throw new UsageError(`Missing ${group} command: one of ${known.join(', ')}.`, groupHelp(group));
+  if (isPrefix(words)) {
+    const topic = words.join(' ');
+    if (help) return { kind: 'help', output: helpOutput(groupHelp(words), words) };
+    throw new UsageError(`Missing ${topic} command: one of ${nextWords(words).join(', ')}.`, groupHelp(words));
   }
-  throw new UsageError(`Unknown ${group} command "${words[1]}": expected one of ${known.join(', ')}.`, groupHelp(group));
+  // `words` stopped at the first word that leads nowhere: its parent is a group or subgroup.
+  const parent = words.slice(0, -1);
+  throw new UsageError(
+    `Unknown ${parent.join(' ')} command "${words[words.length - 1]}": expected one of ${nextWords(parent).join(', ')}.`,
+    groupHelp(parent),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -154,7 +166,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       await write(io, json, helpOutput(commandHelp(command), command.path));
       return 0;
     }
-    const execute = command.plan({ args: parsed.args, options: new Options(parsed, command) });
+    const execute = command.plan({ args: parsed.args, rest: parsed.rest, options: new Options(parsed, command), env: io.env });
 
     let config;
     try {
@@ -167,8 +179,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     runtime = await openRuntime(config, (line) => {
       if (!json) io.stderr(line);
     });
-    const { core, admin } = runtime;
-    const output = await core.db.withContext(() => execute(admin));
+    const { core, admin, billing } = runtime;
+    const output = await core.db.withContext(() => execute(admin, billing));
     await write(io, json, output);
     return 0;
   } catch (e) {

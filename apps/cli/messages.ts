@@ -2,7 +2,9 @@ import { SUPPORTED_LOCALES, isSupportedLocale } from '../../domain/locale';
 import { MFA_METHODS, MFA_POLICIES, isMfaMethod } from '../../domain/mfa';
 import { validateCallbackUrl } from '../../domain/project';
 import { OAUTH_PROVIDERS, PROVIDERS, isOAuthProvider, isProvider } from '../../domain/providers';
+import type { BillingErrorCode, BillingRefusal } from '../../application/billing/errors';
 import type { ProjectChanges } from '../../application/projects/update-project';
+import { FEATURE_MAX_LENGTH, parseFeatureList, type PlanInput } from '../../domain/billing/catalog';
 import { messageWith, type ErrorCode } from '../../contract/errors';
 
 /** A failed command: its stable code (a use-case error code, or `usage`) and a message for people. */
@@ -70,6 +72,78 @@ const OFFENDING: { readonly [C in ErrorCode]?: (ctx: ErrorContext) => Offending 
 export function useCaseError(code: ErrorCode, ctx: ErrorContext = {}): CommandError {
   const { detail, tail } = OFFENDING[code]?.(ctx) ?? {};
   return new CommandError(code, `${messageWith(code, detail, tail)}.`);
+}
+
+/** What a billing command asked for, used to name the offending value in a message. */
+export interface BillingErrorContext {
+  projectId?: string;
+  /** A plan as the operator named it (id or name). */
+  plan?: string;
+  /** `plan reorder`'s list. */
+  plans?: string[];
+  priceId?: string;
+  planInput?: Partial<PlanInput>;
+  priceName?: string;
+  /** `--amount` as given. */
+  amount?: string;
+  /** Appended to an invalid amount's message: what the currency accepts. */
+  amountHint?: string;
+  currency?: string;
+  interval?: string;
+  userId?: string;
+  /** `billing sandbox advance --days` as given. */
+  days?: string;
+  /** `billing sandbox promo`'s code and `--percent-off`. */
+  code?: string;
+  percentOff?: string;
+}
+
+/** The first feature flag that `normalizeFeatures` would refuse, for the message. */
+function badFeature(features: PlanInput['features']): string | undefined {
+  if (features === undefined || features === null) return undefined;
+  const list = typeof features === 'string' ? parseFeatureList(features) : features.map((f) => f.trim());
+  return list.find((f) => f.length === 0 || f.length > FEATURE_MAX_LENGTH || f.includes(',') || /[\u0000-\u001f\u007f]/.test(f));
+}
+
+const BILLING_OFFENDING: { readonly [C in BillingErrorCode]?: (ctx: BillingErrorContext) => Offending } = {
+  project_not_found: (ctx) => ({ tail: `: ${ctx.projectId ?? '(no id)'}` }),
+  user_not_found: (ctx) => ({ detail: `${ctx.userId ?? ''} in project ${ctx.projectId ?? ''}` }),
+  plan_not_found: (ctx) => ({ tail: ctx.plan !== undefined ? `: ${quoted(ctx.plan)} in project ${ctx.projectId ?? ''}` : ` in project ${ctx.projectId ?? ''}` }),
+  plan_name_taken: (ctx) => ({ tail: ctx.planInput?.name !== undefined ? `: ${quoted(ctx.planInput.name.trim())}` : '' }),
+  price_not_found: (ctx) => ({ tail: ctx.priceId !== undefined ? `: ${ctx.priceId} in project ${ctx.projectId ?? ''}` : '' }),
+  invalid_plan_name: (ctx) => ({ detail: ctx.planInput?.name !== undefined ? quoted(ctx.planInput.name) : undefined }),
+  invalid_feature: (ctx) => {
+    const bad = badFeature(ctx.planInput?.features);
+    return { detail: bad === undefined ? undefined : quoted(bad.length > 40 ? `${bad.slice(0, 40)}…` : bad) };
+  },
+  trials_not_enabled: (ctx) => ({
+    tail: ctx.planInput ? ': --trial-days needs trials turned on (--trials, or --trials on for plan update)' : '',
+  }),
+  invalid_price_name: (ctx) => ({ detail: ctx.priceName !== undefined ? quoted(ctx.priceName) : undefined }),
+  invalid_amount: (ctx) => ({ detail: ctx.amount !== undefined ? quoted(ctx.amount) : undefined, tail: ctx.amountHint }),
+  invalid_currency: (ctx) => ({ detail: ctx.currency !== undefined ? quoted(ctx.currency) : undefined }),
+  invalid_interval: (ctx) => ({ detail: ctx.interval !== undefined ? quoted(ctx.interval) : undefined }),
+  invalid_sandbox_days: (ctx) => ({ detail: ctx.days !== undefined ? quoted(ctx.days) : undefined }),
+  invalid_promotion_code: (ctx) => ({ detail: ctx.code !== undefined ? quoted(ctx.code) : undefined }),
+  invalid_percent_off: (ctx) => ({ detail: ctx.percentOff !== undefined ? quoted(ctx.percentOff) : undefined }),
+};
+
+/** A processor's or validator's reason added to the table's message, which stays the stable wording. */
+function withReason(message: string, reason: string | undefined): string {
+  const said = reason?.trim().replace(/\.$/, '');
+  if (!said || message.includes(said)) return message;
+  if (said.startsWith(message)) return said;
+  return message.includes(': ') ? `${message} (${said})` : `${message}: ${said}`;
+}
+
+/**
+ * Turns a billing use case's refusal into its message from the error table, naming the offending
+ * value, plus the processor's own reason when it gave one (e.g. why Stripe refused a key).
+ */
+export function billingError(refusal: BillingRefusal, ctx: BillingErrorContext = {}): CommandError {
+  const code = refusal.error;
+  const { detail, tail } = BILLING_OFFENDING[code]?.(ctx) ?? {};
+  return new CommandError(code, `${withReason(messageWith(code, detail, tail), refusal.detail)}.`);
 }
 
 /** Explains faults that have a likely cause (no database, no schema) without leaking connection strings. */

@@ -5,13 +5,17 @@ import { pino } from 'pino';
 import { resolveDatabase, resolveSecretKey } from '../server/bootstrap';
 import type { CoreConfig } from '../server/config';
 import { REDACT_PATHS } from '../server/http/logger';
+import type { OperatorUseCases } from '../../application/billing/use-cases';
 import { buildAdmin, type Admin } from '../server/admin';
 import { buildCore, type Core } from '../server/core';
+import { wireBilling } from '../server/features/billing';
 import { CommandError } from './messages';
 
 export interface CliRuntime {
   core: Core;
   admin: Admin;
+  /** Billing's operator use cases: the same ones the console calls. */
+  billing: OperatorUseCases;
   close(): Promise<void>;
 }
 
@@ -58,7 +62,7 @@ export async function runningEmbeddedDatabase(config: CoreConfig): Promise<strin
 
 /**
  * Builds the same application core as the server (configuration, deployment key, database) and the
- * operator's use cases, and nothing else: no HTTP, no jobs, no mail or SMS settings read. The database is DATABASE_URL, else the
+ * operator's use cases (billing's included), and nothing else: no HTTP, no jobs, no mail or SMS settings read. The database is DATABASE_URL, else the
  * embedded PostgreSQL under the data directory: the one `npm start` is running, or a new one that
  * `close()` stops again.
  */
@@ -85,6 +89,7 @@ export async function openRuntime(config: CoreConfig, note: (line: string) => vo
     return {
       core,
       admin: buildAdmin(core),
+      billing: wireBilling({ core, config }).useCases,
       async close() {
         try {
           await core.close();

@@ -1,0 +1,559 @@
+import type { BillingEvent } from '../../application/billing/billing.store';
+import type { BillingOutcome } from '../../application/billing/errors';
+import type { ConnectInput } from '../../application/billing/use-cases';
+import type { ConnectionView, OperatorPlanView, SubscriptionView } from '../../application/billing/views';
+import type { PlanInput } from '../../domain/billing/catalog';
+import { BILLING_EVENT_TYPES, isBillingEventType } from '../../domain/billing/events';
+import { DEFAULT_CURRENCY, currencyExponent, formatMoney, isCurrency, parseCurrency, HUNDREDS_ONLY_CURRENCIES } from '../../domain/billing/money';
+import { BILLING_INTERVALS } from '../../domain/billing/periods';
+import { SUBSCRIPTION_STATUSES } from '../../domain/billing/subscription';
+import type { Options } from './args';
+import type { Command } from './commands';
+import { billingError, type BillingErrorContext } from './messages';
+import { fields, table } from './render';
+
+/**
+ * The billing commands: the project's connection to a payment processor, its catalog (plans and
+ * prices), its subscriptions and events, and the sandbox's clock and promotion codes. Each calls
+ * one of billing's operator use cases (application/billing/use-cases.ts `OperatorUseCases`), the
+ * same the console calls.
+ */
+
+export const BILLING_GROUPS: Record<string, string> = {
+  billing: "a project's payment processor (Stripe or the sandbox), its events and the sandbox",
+  'billing sandbox': "the sandbox processor's clock and promotion codes",
+  plan: 'plans (products) of a project and their order, the plan hierarchy',
+  price: 'prices of a plan',
+  subscription: "end users' subscriptions",
+};
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+const iso = (date: Date | string | null | undefined): string | null =>
+  date === null || date === undefined ? null : new Date(date).toISOString();
+
+const money = (amount: number, currency: string): string => (isCurrency(currency) ? formatMoney({ amount, currency }) : `${amount} ${currency}`);
+
+/** What the CLI shows of a connection: never a key, only the secret key's last 4 characters. */
+function connectionJson(view: ConnectionView) {
+  return {
+    processor: view.processor,
+    connected: view.connected,
+    mode: view.mode,
+    keyLast4: view.keyLast4,
+    accountId: view.accountId,
+    currency: view.currency,
+    connectedAt: iso(view.connectedAt),
+    webhookUrl: view.webhookUrl,
+  };
+}
+
+function connectionText(view: ReturnType<typeof connectionJson>): string {
+  const rows: [string, string][] = [
+    ['processor', view.processor],
+    ['mode', view.mode],
+  ];
+  if (view.processor === 'stripe') {
+    rows.push(['secret key', view.keyLast4 ? `…${view.keyLast4}` : '(unknown)']);
+    if (view.accountId) rows.push(['account', view.accountId]);
+  }
+  rows.push(['currency', view.currency], ['connected', view.connectedAt ?? '']);
+  if (view.webhookUrl) rows.push(['webhook URL', view.webhookUrl]);
+  return fields(rows, 12);
+}
+
+type PriceView = OperatorPlanView['prices'][number];
+
+const priceJson = (price: PriceView) => ({ ...price });
+const planJson = (plan: OperatorPlanView) => ({ ...plan, prices: plan.prices.map(priceJson) });
+
+const priceLine = (p: PriceView) => `${money(p.amount, p.currency)} / ${p.interval}`;
+
+function priceRows(prices: readonly PriceView[]): string[][] {
+  return prices.map((p) => [p.name, priceLine(p), p.active ? 'active' : 'archived', p.id, p.processorPriceId ?? '-']);
+}
+
+function planFlags(plan: OperatorPlanView): string {
+  const flags = [
+    plan.hidden ? 'hidden' : 'visible',
+    ...(plan.recommended ? ['recommended'] : []),
+    plan.trialsEnabled ? `trials${plan.defaultTrialDays ? ` (${plan.defaultTrialDays} days by default)` : ''}` : 'no trials',
+  ];
+  return flags.join(', ');
+}
+
+function planText(plan: OperatorPlanView): string {
+  const head = fields(
+    [
+      ['id', plan.id],
+      ['name', plan.name],
+      ['position', `${plan.position} (0 is the lowest tier)`],
+      ['description', plan.description || '(none)'],
+      ['features', plan.features.join(', ') || '(none)'],
+      ['flags', planFlags(plan)],
+      ['product', plan.processorProductId ?? '(not pushed to a processor)'],
+    ],
+    12,
+  );
+  const prices = plan.prices.length
+    ? table(['PRICE', 'AMOUNT', 'STATUS', 'ID', 'PROCESSOR ID'], priceRows(plan.prices))
+        .split('\n')
+        .map((l) => `    ${l}`)
+        .join('\n')
+    : '    (no prices yet: tollgate price create <project> <plan> --name ... --amount ... --interval month)';
+  return `${head}\n  prices      :\n${prices}`;
+}
+
+function planListText(projectId: string, plans: readonly OperatorPlanView[]): string {
+  if (plans.length === 0) return `Project ${projectId} has no plans yet. Create one with: tollgate plan create ${projectId} --name <name>`;
+  const blocks = plans.map((plan) => {
+    const title = `${plan.position}  ${plan.name}  (${plan.id}; product ${plan.processorProductId ?? '-'})`;
+    const lines = [`  ${planFlags(plan)}`, `  features: ${plan.features.join(', ') || '(none)'}`];
+    const prices = plan.prices.length
+      ? table(['PRICE', 'AMOUNT', 'STATUS', 'ID', 'PROCESSOR ID'], priceRows(plan.prices))
+          .split('\n')
+          .map((l) => `    ${l}`)
+      : ['    (no prices)'];
+    return [title, ...lines, ...prices].join('\n');
+  });
+  return [`Plans of project ${projectId}, lowest tier first:`, '', blocks.join('\n\n')].join('\n');
+}
+
+function subscriptionRows(subscriptions: readonly SubscriptionView[]): string[][] {
+  return subscriptions.map((s) => [
+    s.id,
+    s.userId,
+    s.status,
+    s.plan.name,
+    `${s.price.name} ${money(s.price.amount, s.price.currency)}/${s.price.interval}`,
+    iso(s.currentPeriodEnd) ?? '',
+    s.processor,
+  ]);
+}
+
+/** An event as the CLI shows it: its columns, and the payload as delivered to project endpoints. */
+function eventJson(event: BillingEvent) {
+  const payload = event.payload ?? {};
+  const amount = typeof payload.amount === 'number' ? payload.amount : null;
+  const currency = typeof payload.currency === 'string' ? payload.currency : null;
+  return {
+    id: event.id,
+    type: event.type,
+    userId: event.userId,
+    subscriptionId: event.subscriptionId,
+    amount,
+    currency,
+    createdAt: iso(event.createdAt),
+    payload,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Argument checks the use cases cannot make (shapes of CLI values)
+
+/**
+ * `--amount`: an integer is minor units, exactly what is stored and sent to the processor (`1000`
+ * is $10.00 in usd, ¥1,000 in jpy). A decimal is accepted only where it cannot be misread: for a
+ * currency with minor units (not a zero-decimal one, nor ISK or UGX), written with exactly that
+ * currency's number of decimals (`10.00` or `9.99` in usd, `1.250` in kwd). Converted with integer
+ * arithmetic, never through a float. Answers null when the decimal form does not fit the currency.
+ */
+export function amountInMinorUnits(text: string, currency: string): number | null {
+  if (/^\d{1,15}$/.test(text)) return Number(text);
+  const match = /^(\d{1,15})\.(\d{1,6})$/.exec(text);
+  if (!match || !isCurrency(currency) || HUNDREDS_ONLY_CURRENCIES.includes(currency)) return null;
+  const decimals = currencyExponent(currency);
+  if (decimals === 0 || match[2]!.length !== decimals) return null;
+  return Number(`${match[1]}${match[2]}`);
+}
+
+/** Why a decimal amount was refused, said for the currency. */
+function amountHint(currency: string): string {
+  const example = (minor: number) => (isCurrency(currency) ? ` (${minor} is ${formatMoney({ amount: minor, currency })})` : '');
+  if (!isCurrency(currency)) return '';
+  const decimals = currencyExponent(currency);
+  if (decimals === 0 || HUNDREDS_ONLY_CURRENCIES.includes(currency)) {
+    return `; ${currency} takes whole numbers only: give minor units${example(HUNDREDS_ONLY_CURRENCIES.includes(currency) ? 500 : 1000)}`;
+  }
+  return `; or ${currency} with exactly ${decimals} decimals, e.g. ${decimals === 2 ? '10.00' : '1.250'}`;
+}
+
+function planPatch(options: Options, mode: 'create' | 'update'): Partial<PlanInput> {
+  const patch: Partial<PlanInput> = {};
+  const name = options.string('name');
+  if (name !== undefined) patch.name = name;
+  const description = options.string('description');
+  if (description !== undefined) patch.description = description;
+  const features = options.string('features');
+  if (features !== undefined) patch.features = features;
+  if (mode === 'create') {
+    if (options.has('hidden')) patch.hidden = true;
+    if (options.has('recommended')) patch.recommended = true;
+    if (options.has('trials')) patch.trialsEnabled = true;
+  } else {
+    const hidden = options.onOff('hidden');
+    if (hidden !== undefined) patch.hidden = hidden;
+    const recommended = options.onOff('recommended');
+    if (recommended !== undefined) patch.recommended = recommended;
+    const trials = options.onOff('trials');
+    if (trials !== undefined) patch.trialsEnabled = trials;
+  }
+  const trialDays = options.string('trial-days');
+  if (trialDays !== undefined) {
+    patch.defaultTrialDays = mode === 'update' && trialDays === 'none' ? null : options.int('trial-days', 0, 99_999)!;
+  }
+  return patch;
+}
+
+/** Fails the command with the refusal's code and message (from the error table), naming what was asked. */
+function unwrap<T>(outcome: BillingOutcome<T>, ctx: BillingErrorContext): T {
+  if (!outcome.ok) throw billingError(outcome, ctx);
+  return outcome.value;
+}
+
+/** The use cases list at most 500 records. */
+const listLimit = (options: Options) => options.int('limit', 1, 500);
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+
+const planOptions = (mode: 'create' | 'update') => ({
+  name: {
+    arity: 1 as const,
+    required: mode === 'create',
+    placeholder: '<name>',
+    description: mode === 'create' ? 'plan name, unique in the project (1 to 100 characters), required' : 'rename the plan',
+  },
+  description: { arity: 1 as const, placeholder: '<text>', description: 'description (up to 1000 characters; "" clears it)' },
+  features: {
+    arity: 1 as const,
+    placeholder: '<"a, b">',
+    description: `feature flags granted by the plan, comma-separated (${mode === 'update' ? 'replaces the list; "" clears it' : 'trimmed, duplicates dropped'})`,
+  },
+  ...(mode === 'create'
+    ? {
+        hidden: { arity: 0 as const, description: 'leave the plan out of GET plans (it keeps its tier)' },
+        recommended: { arity: 0 as const, description: 'mark the plan as the recommended one' },
+        trials: { arity: 0 as const, description: 'offer trials on this plan (checkout trialDays)' },
+      }
+    : {
+        hidden: { arity: 1 as const, placeholder: '<on|off>', description: 'leave the plan out of GET plans (it keeps its tier)' },
+        recommended: { arity: 1 as const, placeholder: '<on|off>', description: 'mark the plan as the recommended one' },
+        trials: { arity: 1 as const, placeholder: '<on|off>', description: 'offer trials on this plan (off also clears --trial-days)' },
+      }),
+  'trial-days': {
+    arity: 1 as const,
+    placeholder: mode === 'create' ? '<days>' : '<days|none>',
+    description: `trial length when a checkout asks for none (1 to 730; needs trials${mode === 'update' ? '; none removes it' : ''})`,
+  },
+});
+
+export const BILLING_COMMANDS: Command[] = [
+  {
+    path: ['billing', 'connect'],
+    args: ['projectId'],
+    summary: 'Connect a project to Stripe (keys checked with Stripe, stored encrypted) or to the sandbox processor',
+    options: {
+      processor: { arity: 1, required: true, placeholder: '<stripe|sandbox>', description: 'payment processor, required' },
+      'secret-key': {
+        arity: 1,
+        placeholder: '<sk_...>',
+        description: 'Stripe secret or restricted key (sk_test_, sk_live_, rk_...); default: $STRIPE_SECRET_KEY',
+      },
+      'publishable-key': { arity: 1, placeholder: '<pk_...>', description: 'Stripe publishable key, same mode as the secret key' },
+      'webhook-secret': { arity: 1, placeholder: '<whsec_...>', description: 'signing secret of the Stripe webhook endpoint; default: $STRIPE_WEBHOOK_SECRET' },
+      currency: { arity: 1, placeholder: '<code>', description: 'default currency of the project’s prices (default usd)' },
+    },
+    plan({ args, options, env }) {
+      const processor = options.string('processor');
+      const currency = options.string('currency');
+      let input: ConnectInput;
+      if (processor === 'sandbox') {
+        for (const flag of ['secret-key', 'publishable-key', 'webhook-secret']) {
+          if (options.has(flag)) options.fail(`--${flag} is for --processor stripe; the sandbox takes no keys.`);
+        }
+        input = { processor: 'sandbox', ...(currency !== undefined ? { currency } : {}) };
+      } else if (processor === 'stripe') {
+        const secretKey = options.string('secret-key') ?? (env.STRIPE_SECRET_KEY?.trim() || undefined);
+        const publishableKey = options.string('publishable-key');
+        const webhookSecret = options.string('webhook-secret') ?? (env.STRIPE_WEBHOOK_SECRET?.trim() || undefined);
+        if (secretKey === undefined) return options.fail('Missing the Stripe secret key: --secret-key <sk_...>, or STRIPE_SECRET_KEY in the environment.');
+        if (publishableKey === undefined) return options.fail('Missing --publishable-key <pk_...>.');
+        if (webhookSecret === undefined) {
+          return options.fail('Missing the webhook signing secret: --webhook-secret <whsec_...>, or STRIPE_WEBHOOK_SECRET in the environment.');
+        }
+        input = { processor: 'stripe', secretKey, publishableKey, webhookSecret, ...(currency !== undefined ? { currency } : {}) };
+      } else {
+        return options.fail(processor === undefined ? 'Missing --processor <stripe|sandbox>.' : `--processor must be "stripe" or "sandbox", got "${processor}".`);
+      }
+      const projectId = args.projectId!;
+      return async (_admin, billing) => {
+        const view = connectionJson(unwrap(await billing.connectBilling(projectId, input), { projectId, currency }));
+        const intro =
+          view.processor === 'stripe'
+            ? `Connected project ${projectId} to Stripe (${view.mode} mode). The keys are stored encrypted and never shown again.`
+            : `Connected project ${projectId} to the sandbox processor: no real money moves.`;
+        const outro =
+          view.processor === 'stripe'
+            ? 'In the Stripe dashboard (Developers > Webhooks), add an endpoint with the webhook URL above and enable the events listed in docs/billing.md.'
+            : `Pay with Stripe's test cards (pm_card_visa, or 4242 4242 4242 4242 on the checkout page); move the sandbox clock with: tollgate billing sandbox advance ${projectId} --days 31`;
+        return { json: { projectId, connection: view }, text: [intro, '', connectionText(view), '', outro].join('\n') };
+      };
+    },
+  },
+  {
+    path: ['billing', 'status'],
+    args: ['projectId'],
+    summary: "Show a project's billing connection: processor, mode, key's last 4, connection date, webhook URL",
+    options: {},
+    plan: ({ args }) => async (_admin, billing) => {
+      const projectId = args.projectId!;
+      const found = unwrap(await billing.billingStatus(projectId), { projectId });
+      if (found === null) {
+        return {
+          json: { projectId, connection: null },
+          text: `Billing is not set up for project ${projectId}. Connect it with: tollgate billing connect ${projectId} --processor sandbox (or stripe).`,
+        };
+      }
+      const view = connectionJson(found);
+      return { json: { projectId, connection: view }, text: `Billing of project ${projectId}:\n${connectionText(view)}` };
+    },
+  },
+  {
+    path: ['billing', 'disconnect'],
+    args: ['projectId'],
+    summary: 'Stop billing a project through its processor; plans, prices, subscriptions and invoices stay',
+    options: {},
+    plan: ({ args }) => async (_admin, billing) => {
+      const projectId = args.projectId!;
+      const { disconnected } = unwrap(await billing.disconnectBilling(projectId), { projectId });
+      return {
+        json: { projectId, disconnected },
+        text: disconnected
+          ? `Disconnected billing of project ${projectId}; its plans, prices, subscriptions and invoices are kept.`
+          : `Project ${projectId} had no billing connection.`,
+      };
+    },
+  },
+  {
+    path: ['billing', 'events'],
+    args: ['projectId'],
+    summary: 'List the billing events recorded for a project, newest first',
+    options: {
+      type: { arity: 1, placeholder: '<type>', description: `only this type: ${BILLING_EVENT_TYPES.join(', ')}` },
+      limit: { arity: 1, placeholder: '<n>', description: 'at most n events (1 to 500, default 50)' },
+    },
+    plan({ args, options }) {
+      const type = options.string('type');
+      if (type !== undefined && !isBillingEventType(type)) return options.fail(`--type must be one of ${BILLING_EVENT_TYPES.join(', ')}, got "${type}".`);
+      const limit = listLimit(options) ?? 50;
+      const projectId = args.projectId!;
+      return async (_admin, billing) => {
+        const events = unwrap(await billing.listEvents(projectId, { ...(type !== undefined ? { type } : {}), limit }), { projectId }).map(eventJson);
+        const text = events.length
+          ? table(
+              ['CREATED', 'TYPE', 'SUBSCRIPTION', 'AMOUNT', 'ID'],
+              events.map((e) => [e.createdAt ?? '', e.type, e.subscriptionId ?? '-', e.amount !== null && e.currency ? money(e.amount, e.currency) : '-', e.id]),
+            )
+          : `No billing events${type ? ` of type ${type}` : ''} for project ${projectId}.`;
+        return { json: { projectId, events }, text };
+      };
+    },
+  },
+  {
+    path: ['billing', 'sandbox', 'advance'],
+    args: ['projectId'],
+    summary: "Move a project's sandbox clock forward (like a Stripe test clock) and apply renewals, trial ends and cancellations due",
+    options: { days: { arity: 1, required: true, placeholder: '<n>', description: 'days to move forward, e.g. 31 or 0.5 (at most 3660), required' } },
+    plan({ args, options }) {
+      const text = options.string('days');
+      if (text === undefined) return options.fail('Missing --days <n>.');
+      if (!/^\d{1,6}(\.\d{1,6})?$/.test(text)) return options.fail(`--days must be a number of days such as 31 or 0.5, got "${text}".`);
+      const days = Number(text);
+      const projectId = args.projectId!;
+      return async (_admin, billing) => {
+        const { now, changed } = unwrap(await billing.advanceSandbox(projectId, days), { projectId, days: text });
+        return {
+          json: { projectId, now: iso(now), changed },
+          text: `Moved the sandbox clock of project ${projectId} forward ${text} day(s): it is now ${iso(now)}. ${changed} subscription(s) changed.`,
+        };
+      };
+    },
+  },
+  {
+    path: ['billing', 'sandbox', 'promo'],
+    args: ['projectId', 'code'],
+    summary: "Create a promotion code for a project's sandbox: a percentage off the first invoice",
+    options: { 'percent-off': { arity: 1, required: true, placeholder: '<n>', description: 'percentage off (1 to 100), required' } },
+    plan({ args, options }) {
+      const percentOff = options.int('percent-off', 0, 999_999);
+      if (percentOff === undefined) return options.fail('Missing --percent-off <n>.');
+      const code = args.code!;
+      const projectId = args.projectId!;
+      return async (_admin, billing) => {
+        const created = unwrap(await billing.createSandboxPromotionCode(projectId, code, percentOff), { projectId, code, percentOff: String(percentOff) });
+        return {
+          json: { projectId, code: created.code, percentOff: created.percentOff },
+          text: `Created sandbox promotion code ${created.code} (${created.percentOff}% off the first invoice) for project ${projectId}.`,
+        };
+      };
+    },
+  },
+  {
+    path: ['plan', 'create'],
+    args: ['projectId'],
+    summary: 'Create a plan (a product); it becomes the top tier of the hierarchy',
+    options: planOptions('create'),
+    plan({ args, options }) {
+      const patch = planPatch(options, 'create');
+      if (patch.name === undefined) return options.fail('Missing --name <name>.');
+      const input: PlanInput = { ...patch, name: patch.name };
+      const projectId = args.projectId!;
+      return async (_admin, billing) => {
+        const plan = planJson(unwrap(await billing.createPlan(projectId, input), { projectId, planInput: input }));
+        return { json: { projectId, plan }, text: `Created plan "${plan.name}" in project ${projectId}.\n${planText(plan)}` };
+      };
+    },
+  },
+  {
+    path: ['plan', 'update'],
+    args: ['projectId', 'plan'],
+    summary: 'Change a plan (by id or name): name, description, features, hidden, recommended, trials',
+    options: planOptions('update'),
+    plan({ args, options }) {
+      const patch = planPatch(options, 'update');
+      if (Object.keys(patch).length === 0) options.fail('Nothing to update: give at least one option.');
+      const projectId = args.projectId!;
+      const ref = args.plan!;
+      return async (_admin, billing) => {
+        const plan = planJson(unwrap(await billing.updatePlan(projectId, ref, patch), { projectId, plan: ref, planInput: patch }));
+        return { json: { projectId, plan }, text: `Updated plan "${plan.name}".\n${planText(plan)}` };
+      };
+    },
+  },
+  {
+    path: ['plan', 'list'],
+    args: ['projectId'],
+    summary: 'List every plan of a project (hidden ones too), lowest tier first, with prices and processor ids',
+    options: {},
+    plan: ({ args }) => async (_admin, billing) => {
+      const projectId = args.projectId!;
+      const plans = unwrap(await billing.listPlans(projectId), { projectId }).map(planJson);
+      return { json: { projectId, plans }, text: planListText(projectId, plans) };
+    },
+  },
+  {
+    path: ['plan', 'reorder'],
+    args: ['projectId'],
+    rest: 'plan',
+    summary: 'Set the plan hierarchy: every plan of the project (id or name) once, lowest tier first',
+    options: {},
+    plan: ({ args, rest }) => async (_admin, billing) => {
+      const projectId = args.projectId!;
+      const plans = unwrap(await billing.reorderPlans(projectId, rest), { projectId, plans: rest }).map(planJson);
+      return { json: { projectId, plans }, text: `Reordered the plans of project ${projectId}.\n\n${planListText(projectId, plans)}` };
+    },
+  },
+  {
+    path: ['price', 'create'],
+    args: ['projectId', 'plan'],
+    summary: 'Add a price to a plan (by id or name): amount in minor units, currency, month or year',
+    options: {
+      name: { arity: 1, required: true, placeholder: '<name>', description: 'price name, e.g. Monthly (1 to 100 characters), required' },
+      amount: {
+        arity: 1,
+        required: true,
+        placeholder: '<minor units>',
+        description: 'amount in minor units (1000 = $10.00 in usd, ¥1000 in jpy), required; a decimal only with the currency’s exact decimals (10.00)',
+      },
+      currency: { arity: 1, placeholder: '<code>', description: "ISO currency code (default: the billing connection's currency, else usd)" },
+      interval: { arity: 1, required: true, placeholder: `<${BILLING_INTERVALS.join('|')}>`, description: 'billing interval, required' },
+    },
+    plan({ args, options }) {
+      const name = options.string('name');
+      const amountText = options.string('amount');
+      const interval = options.string('interval');
+      const givenCurrency = options.string('currency');
+      if (name === undefined) return options.fail('Missing --name <name>.');
+      if (amountText === undefined) return options.fail('Missing --amount <minor units>.');
+      if (!/^\d{1,15}(\.\d{1,6})?$/.test(amountText)) {
+        options.fail(`--amount must be a whole number of minor units (1000 for $10.00), got "${amountText}".`);
+      }
+      if (interval === undefined) return options.fail(`Missing --interval <${BILLING_INTERVALS.join('|')}>.`);
+      const projectId = args.projectId!;
+      const ref = args.plan!;
+      return async (_admin, billing) => {
+        let currency = givenCurrency;
+        if (currency === undefined) {
+          const connection = await billing.billingStatus(projectId);
+          currency = connection.ok && connection.value ? connection.value.currency : DEFAULT_CURRENCY;
+        }
+        const ctx: BillingErrorContext = { projectId, plan: ref, currency, interval, amount: amountText, priceName: name };
+        const amount = amountInMinorUnits(amountText, parseCurrency(currency) ?? currency);
+        if (amount === null) throw billingError({ ok: false, error: parseCurrency(currency) ? 'invalid_amount' : 'invalid_currency' }, { ...ctx, amountHint: amountHint(parseCurrency(currency) ?? currency) });
+        const price = priceJson(unwrap(await billing.createPrice(projectId, ref, { name, amount, currency, interval }), ctx));
+        return {
+          json: { projectId, price },
+          text: [
+            `Created price "${price.name}" (${priceLine(price)}) on plan ${ref}.`,
+            fields(
+              [
+                ['id', price.id],
+                ['plan', price.planId],
+                ['amount', `${price.amount} (${price.currency} minor units)`],
+                ['processor', price.processorPriceId ?? '(not pushed to a processor)'],
+              ],
+              12,
+            ),
+          ].join('\n'),
+        };
+      };
+    },
+  },
+  {
+    path: ['price', 'archive'],
+    args: ['projectId', 'priceId'],
+    summary: 'Archive a price: no new subscriptions on it; current subscribers keep it',
+    options: {},
+    plan: ({ args }) => async (_admin, billing) => {
+      const projectId = args.projectId!;
+      const priceId = args.priceId!;
+      const price = priceJson(unwrap(await billing.archivePrice(projectId, priceId), { projectId, priceId }));
+      return {
+        json: { projectId, price },
+        text: `Archived price "${price.name}" (${priceLine(price)}, ${price.id}); subscriptions on it keep it.`,
+      };
+    },
+  },
+  {
+    path: ['subscription', 'list'],
+    args: ['projectId'],
+    summary: "List a project's subscriptions, newest first",
+    options: {
+      user: { arity: 1, placeholder: '<userId>', description: "only this end user's subscriptions" },
+      status: {
+        arity: 1,
+        placeholder: '<status>',
+        description: `only this status: ${[...SUBSCRIPTION_STATUSES, 'pending_cancellation'].join(', ')}`,
+      },
+      limit: { arity: 1, placeholder: '<n>', description: 'at most n subscriptions (1 to 500, default 50)' },
+    },
+    plan({ args, options }) {
+      const userId = options.string('user');
+      const status = options.string('status');
+      const statuses: readonly string[] = [...SUBSCRIPTION_STATUSES, 'pending_cancellation'];
+      if (status !== undefined && !statuses.includes(status)) options.fail(`--status must be one of ${statuses.join(', ')}, got "${status}".`);
+      const limit = listLimit(options) ?? 50;
+      const projectId = args.projectId!;
+      return async (_admin, billing) => {
+        const filter = { ...(userId !== undefined ? { userId } : {}), ...(status !== undefined ? { status } : {}), limit };
+        const subscriptions = unwrap(await billing.listSubscriptions(projectId, filter), { projectId, userId });
+        const text = subscriptions.length
+          ? table(['ID', 'USER', 'STATUS', 'PLAN', 'PRICE', 'PERIOD END', 'PROCESSOR'], subscriptionRows(subscriptions))
+          : `No subscriptions${status ? ` with status ${status}` : ''}${userId ? ` for user ${userId}` : ''} in project ${projectId}.`;
+        return { json: { projectId, subscriptions }, text };
+      };
+    },
+  },
+];

@@ -1,0 +1,521 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BillingUseCases } from '../../application/billing/use-cases';
+import type { Project } from '../../domain/project';
+import type { EndUser } from '../../domain/user';
+import { loadConfig } from '../../apps/server/config';
+import { wireBilling } from '../../apps/server/features/billing';
+import { createLogger } from '../../apps/server/http/logger';
+import { createTollgate, type Tollgate } from '../../apps/server/tollgate';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { startFakeStripe, type FakeStripe } from '../support/stripe/server';
+
+/**
+ * The billing commands of the admin CLI, run as real child processes against a fresh database:
+ * each command's happy path and its main refusals, the --json shapes, and that no key is ever
+ * printed. What the CLI did is checked through the same use cases in this process (subscriptions
+ * made here show up in `subscription list` and `billing events`), and Stripe is the Stripe-shaped
+ * server of test/support/stripe.
+ */
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SECRET_KEY = Buffer.alloc(32, 9).toString('base64');
+const PUBLIC_URL = 'https://billing.tollgate.test';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const running = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+});
+
+let db: TestDatabase;
+let stripe: FakeStripe;
+let tollgate: Tollgate;
+let billing: BillingUseCases;
+
+/** The CLI with the test's database and key; `env` is applied last (it may unset with undefined). */
+function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  const base: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: db.url,
+    TOLLGATE_SECRET_KEY: SECRET_KEY,
+    NODE_ENV: 'test',
+    PUBLIC_URL,
+    STRIPE_API_URL: stripe.url,
+    STRIPE_MAX_NETWORK_RETRIES: '0',
+  };
+  for (const name of ['LOG_LEVEL', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'BILLING_SANDBOX_IN_PRODUCTION']) delete base[name];
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete base[k];
+    else base[k] = v;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/cli/main.ts'), ...args], {
+      cwd: ROOT,
+      env: base,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    running.add(child);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      running.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function parseJson(r: Run): Record<string, any> {
+  let value: unknown;
+  try {
+    value = JSON.parse(r.stdout);
+  } catch {
+    throw new Error(`stdout is not one JSON value (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`);
+  }
+  expect(value).toBeTypeOf('object');
+  expect(Array.isArray(value)).toBe(false);
+  expect(value).not.toBeNull();
+  return value as Record<string, any>;
+}
+
+async function json(args: string[], env?: Record<string, string | undefined>) {
+  const r = await cli([...args, '--json'], env);
+  return { ...r, json: parseJson(r) };
+}
+
+/** Runs command lines `width` processes at a time. */
+async function batch(lines: string[][], width = 4): Promise<Run[]> {
+  const results: Run[] = [];
+  for (let i = 0; i < lines.length; i += width) results.push(...(await Promise.all(lines.slice(i, i + width).map((l) => cli(l)))));
+  return results;
+}
+
+const inContext = <T>(fn: () => Promise<T>) => tollgate.core.db.withContext(fn);
+
+async function createProject(name: string): Promise<Project> {
+  const created = await inContext(() => tollgate.admin.createProject({ name, callbackUrls: ['http://localhost:3000/callback'] }));
+  if (!created.ok) throw new Error(created.error);
+  return created.value.project;
+}
+
+async function createUser(project: Project, email: string): Promise<EndUser> {
+  const now = new Date();
+  const user: EndUser = {
+    id: tollgate.core.crypto.uuid(), projectId: project.id, email, name: email.split('@')[0]!, picture: null, provider: 'email',
+    emailVerified: true, locale: 'en', disabled: false, createdAt: now, updatedAt: now,
+  };
+  await inContext(() => tollgate.core.stores.users.insert(user));
+  return user;
+}
+
+let shop: Project; // on the sandbox
+let store: Project; // on Stripe
+let ada: EndUser;
+let bob: EndUser;
+const MISSING = '00000000-0000-4000-8000-000000000000';
+
+beforeAll(async () => {
+  [db, stripe] = await Promise.all([createTestDatabase(), startFakeStripe()]);
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PUBLIC_URL, DATABASE_URL: db.url, STRIPE_API_URL: stripe.url, STRIPE_MAX_NETWORK_RETRIES: '0' });
+  tollgate = await createTollgate({
+    config,
+    databaseUrl: db.url,
+    secretKey: Buffer.from(SECRET_KEY, 'base64'),
+    logger: createLogger('silent', false),
+    runWorker: false,
+  });
+  billing = wireBilling({ core: tollgate.core, config }).useCases;
+  [shop, store] = await Promise.all([createProject('Shop'), createProject('Store')]);
+  [ada, bob] = await Promise.all([createUser(shop, 'ada@example.com'), createUser(shop, 'bob@example.com')]);
+});
+
+afterAll(async () => {
+  await tollgate?.close();
+  await stripe?.close();
+  await db?.drop();
+});
+
+describe('tollgate billing CLI', { timeout: 120_000 }, () => {
+  it('billing connect --processor sandbox, then billing status; status before connecting answers null', async () => {
+    const before = await json(['billing', 'status', shop.id]);
+    expect([before.code, before.json]).toEqual([0, { projectId: shop.id, connection: null }]);
+
+    const connected = await json(['billing', 'connect', shop.id, '--processor', 'sandbox']);
+    expect(connected.code).toBe(0);
+    expect(connected.json).toEqual({
+      projectId: shop.id,
+      connection: {
+        processor: 'sandbox',
+        connected: true,
+        mode: 'sandbox',
+        keyLast4: null,
+        accountId: null,
+        currency: 'usd',
+        connectedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        webhookUrl: null,
+      },
+    });
+    const [status, text] = await Promise.all([json(['billing', 'status', shop.id]), cli(['billing', 'status', shop.id])]);
+    expect(status.json).toEqual(connected.json);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/processor\s*: sandbox/);
+    expect(text.stdout).toMatch(/mode\s*: sandbox/);
+  });
+
+  it('billing connect --processor stripe checks the key with Stripe, prints mode, last 4, date and webhook URL, and never a key', async () => {
+    const account = stripe.createAccount();
+    const secrets = [account.secretKey, account.publishableKey, account.webhookSecret];
+    const env = { STRIPE_SECRET_KEY: account.secretKey, STRIPE_WEBHOOK_SECRET: account.webhookSecret };
+    const connected = await json(['billing', 'connect', store.id, '--processor', 'stripe', '--publishable-key', account.publishableKey], env);
+    expect(connected.code).toBe(0);
+    expect(connected.json).toEqual({
+      projectId: store.id,
+      connection: {
+        processor: 'stripe',
+        connected: true,
+        mode: 'test',
+        keyLast4: account.secretKey.slice(-4),
+        accountId: account.id,
+        currency: 'usd',
+        connectedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        webhookUrl: `${PUBLIC_URL}/api/webhooks/stripe/${store.id}`,
+      },
+    });
+    // Stripe saw the key (the test call), and was given it by no one else.
+    expect(stripe.requests.some((r) => r.account === account.id)).toBe(true);
+
+    // Keys on the command line work too; the human output shows the last 4 and the webhook URL only.
+    const [text, status] = await Promise.all([
+      cli([
+        'billing', 'connect', store.id, '--processor', 'stripe', '--secret-key', account.secretKey,
+        '--publishable-key', account.publishableKey, '--webhook-secret', account.webhookSecret,
+      ]),
+      cli(['billing', 'status', store.id]),
+    ]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`…${account.secretKey.slice(-4)}`);
+    expect(text.stdout).toContain(`${PUBLIC_URL}/api/webhooks/stripe/${store.id}`);
+    expect(text.stdout).toMatch(/mode\s*: test/);
+    expect(status.stdout).toMatch(/processor\s*: stripe/);
+    for (const out of [connected, text, status]) {
+      for (const secret of secrets) {
+        expect(out.stdout).not.toContain(secret);
+        expect(out.stderr).not.toContain(secret);
+      }
+    }
+  });
+
+  it('billing connect refusals: a key Stripe refuses (with its reason), malformed keys, missing secrets, the sandbox in production', async () => {
+    const account = stripe.createAccount();
+    const unknownKey = `sk_test_${'Z'.repeat(24)}Q9x2`;
+    const [refused, badShape, badPublishable, noWebhookSecret, keysForSandbox, badProcessor, production, productionAllowed] = await Promise.all([
+      json(['billing', 'connect', store.id, '--processor', 'stripe', '--publishable-key', account.publishableKey], {
+        STRIPE_SECRET_KEY: unknownKey,
+        STRIPE_WEBHOOK_SECRET: account.webhookSecret,
+      }),
+      json(['billing', 'connect', store.id, '--processor', 'stripe', '--secret-key', 'sk_nope', '--publishable-key', account.publishableKey, '--webhook-secret', account.webhookSecret]),
+      json(['billing', 'connect', store.id, '--processor', 'stripe', '--secret-key', account.secretKey, '--publishable-key', 'pk_live_abcdefgh12345678', '--webhook-secret', account.webhookSecret]),
+      json(['billing', 'connect', store.id, '--processor', 'stripe', '--publishable-key', account.publishableKey], { STRIPE_SECRET_KEY: account.secretKey }),
+      json(['billing', 'connect', shop.id, '--processor', 'sandbox', '--secret-key', account.secretKey]),
+      json(['billing', 'connect', shop.id, '--processor', 'paypal']),
+      json(['billing', 'connect', shop.id, '--processor', 'sandbox'], { NODE_ENV: 'production' }),
+      json(['billing', 'status', shop.id], { NODE_ENV: 'production', BILLING_SANDBOX_IN_PRODUCTION: 'true' }),
+    ]);
+    expect([refused.code, refused.json.code]).toEqual([1, 'processor_rejected_key']);
+    expect(refused.json.error).toMatch(/^Stripe refused the secret key: Invalid API Key provided/);
+    expect(refused.stdout + refused.stderr).not.toContain(unknownKey);
+    expect([badShape.code, badShape.json]).toEqual([1, { code: 'invalid_secret_key', error: expect.stringMatching(/^Invalid Stripe secret key: it starts with sk_test_/) }]);
+    expect([badPublishable.code, badPublishable.json.code]).toEqual([1, 'invalid_publishable_key']);
+    expect([noWebhookSecret.code, noWebhookSecret.json]).toEqual([2, { code: 'usage', error: expect.stringMatching(/--webhook-secret <whsec_\.\.\.>, or STRIPE_WEBHOOK_SECRET/) }]);
+    expect([keysForSandbox.code, keysForSandbox.json.code]).toEqual([2, 'usage']);
+    expect(keysForSandbox.json.error).toMatch(/--secret-key is for --processor stripe/);
+    expect(keysForSandbox.stdout + keysForSandbox.stderr).not.toContain(account.secretKey);
+    expect([badProcessor.code, badProcessor.json.error]).toEqual([2, '--processor must be "stripe" or "sandbox", got "paypal".']);
+    expect([production.code, production.json.code]).toEqual([1, 'sandbox_unavailable']);
+    expect(production.json.error).toMatch(/BILLING_SANDBOX_IN_PRODUCTION=true/);
+    expect(productionAllowed.code).toBe(0);
+
+    // Nothing was replaced: the store is still on the first account, the shop on the sandbox.
+    const [storeStatus, shopStatus] = await Promise.all([json(['billing', 'status', store.id]), json(['billing', 'status', shop.id])]);
+    expect(storeStatus.json.connection).toMatchObject({ processor: 'stripe', accountId: expect.not.stringMatching(account.id) });
+    expect(shopStatus.json.connection).toMatchObject({ processor: 'sandbox' });
+  });
+
+  it('plan create, update, list and reorder: the hierarchy lowest tier first, flags as on/off on update', async () => {
+    const basic = await json(['plan', 'create', shop.id, '--name', 'Basic', '--description', 'For side projects', '--features', 'api, reports, api']);
+    expect(basic.code).toBe(0);
+    expect(basic.json).toEqual({
+      projectId: shop.id,
+      plan: {
+        id: expect.any(String), name: 'Basic', description: 'For side projects', features: ['api', 'reports'], hidden: false,
+        recommended: false, trialsEnabled: false, defaultTrialDays: null, position: 0, processorProductId: expect.any(String), prices: [],
+      },
+    });
+    const pro = await json(['plan', 'create', shop.id, '--name', 'Pro', '--features', 'api,sso', '--hidden', '--recommended', '--trials', '--trial-days', '14']);
+    expect(pro.json.plan).toMatchObject({ name: 'Pro', features: ['api', 'sso'], hidden: true, recommended: true, trialsEnabled: true, defaultTrialDays: 14, position: 1 });
+
+    const updated = await json(['plan', 'update', shop.id, 'pro', '--hidden', 'off', '--trial-days', 'none', '--description', 'For teams']);
+    expect(updated.code).toBe(0);
+    expect(updated.json.plan).toMatchObject({ id: pro.json.plan.id, hidden: false, recommended: true, trialsEnabled: true, defaultTrialDays: null, description: 'For teams' });
+
+    const reordered = await json(['plan', 'reorder', shop.id, pro.json.plan.id, 'Basic']);
+    expect(reordered.code).toBe(0);
+    expect(reordered.json.plans.map((p: { name: string; position: number }) => [p.name, p.position])).toEqual([['Pro', 0], ['Basic', 1]]);
+    const back = await json(['plan', 'reorder', shop.id, 'Basic', 'Pro']);
+    expect(back.json.plans.map((p: { name: string }) => p.name)).toEqual(['Basic', 'Pro']);
+
+    const [list, text] = await Promise.all([json(['plan', 'list', shop.id]), cli(['plan', 'list', shop.id])]);
+    expect(list.json).toEqual(back.json);
+    expect(text.stdout).toMatch(/lowest tier first[\s\S]*0 {2}Basic[\s\S]*1 {2}Pro/);
+    expect(text.stdout).toMatch(/recommended, trials/);
+  });
+
+  it('price create (minor units or the currency’s exact decimals) and price archive; plan list shows prices and processor ids', async () => {
+    const [monthly, proMonthly, proYearly] = await Promise.all([
+      json(['price', 'create', shop.id, 'Basic', '--name', 'Monthly', '--amount', '1000', '--interval', 'month']),
+      json(['price', 'create', shop.id, 'Pro', '--name', 'Monthly', '--amount', '20.00', '--interval', 'month']),
+      json(['price', 'create', shop.id, 'Pro', '--name', 'Yearly', '--amount', '200.00', '--currency', 'USD', '--interval', 'year']),
+    ]);
+    expect(monthly.code).toBe(0);
+    expect(monthly.json).toEqual({
+      projectId: shop.id,
+      price: {
+        id: expect.any(String), planId: expect.any(String), name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month',
+        active: true, processorPriceId: expect.any(String),
+      },
+    });
+    expect(proMonthly.json.price).toMatchObject({ amount: 2000, currency: 'usd' });
+    expect(proYearly.json.price).toMatchObject({ amount: 20000, currency: 'usd', interval: 'year' });
+
+    const jpy = await json(['price', 'create', shop.id, 'Pro', '--name', 'Monthly JPY', '--amount', '3000', '--currency', 'jpy', '--interval', 'month']);
+    expect(jpy.json.price).toMatchObject({ amount: 3000, currency: 'jpy' });
+    const text = await cli(['price', 'create', shop.id, 'Pro', '--name', 'Monthly EUR', '--amount', '18.00', '--currency', 'eur', '--interval', 'month']);
+    expect(text.stdout).toMatch(/Created price "Monthly EUR" \(€18\.00 \/ month\)/);
+    expect(text.stdout).toMatch(/amount\s*: 1800 \(eur minor units\)/);
+
+    const archived = await json(['price', 'archive', shop.id, proYearly.json.price.id]);
+    expect(archived.code).toBe(0);
+    expect(archived.json.price).toMatchObject({ id: proYearly.json.price.id, active: false });
+    const again = await json(['price', 'archive', shop.id, proYearly.json.price.id]);
+    expect([again.code, again.json.price.active]).toEqual([0, false]);
+
+    const list = await json(['plan', 'list', shop.id]);
+    const pro = list.json.plans.find((p: { name: string }) => p.name === 'Pro');
+    expect(pro.prices.map((p: { name: string; amount: number; active: boolean }) => [p.name, p.amount, p.active]).sort()).toEqual(
+      [['Monthly', 2000, true], ['Monthly EUR', 1800, true], ['Monthly JPY', 3000, true], ['Yearly', 20000, false]].sort(),
+    );
+    const listText = await cli(['plan', 'list', shop.id]);
+    expect(listText.stdout).toMatch(/Yearly\s+\$200\.00 \/ year\s+archived/);
+    expect(listText.stdout).toMatch(/Monthly JPY\s+¥3,000 \/ month\s+active/);
+  });
+
+  it('on a Stripe project, plans and prices are pushed to Stripe: the list shows the product and price ids', async () => {
+    const plan = await json(['plan', 'create', store.id, '--name', 'Team', '--features', 'api']);
+    expect(plan.json.plan.processorProductId).toMatch(/^prod_/);
+    const price = await json(['price', 'create', store.id, 'Team', '--name', 'Monthly', '--amount', '1500', '--interval', 'month']);
+    expect(price.json.price.processorPriceId).toMatch(/^price_/);
+    const account = (await json(['billing', 'status', store.id])).json.connection.accountId as string;
+    expect(stripe.get(account, plan.json.plan.processorProductId)).toMatchObject({ name: 'Team' });
+    expect(stripe.get(account, price.json.price.processorPriceId)).toMatchObject({ unit_amount: 1500, currency: 'usd', recurring: { interval: 'month' } });
+    const list = await cli(['plan', 'list', store.id]);
+    expect(list.stdout).toContain(plan.json.plan.processorProductId);
+    expect(list.stdout).toContain(price.json.price.processorPriceId);
+  });
+
+  it('catalog refusals name the value at fault; bad arguments are usage errors; nothing changes', async () => {
+    const before = await inContext(() => billing.listPlans(shop.id));
+    const cases: Array<{ args: string[]; exit: number; code: string; message: RegExp }> = [
+      { args: ['plan', 'create', shop.id, '--name', ' basic '], exit: 1, code: 'plan_name_taken', message: /^A plan with this name already exists in the project: "basic"\.$/ },
+      { args: ['plan', 'update', shop.id, 'Enterprise', '--recommended', 'on'], exit: 1, code: 'plan_not_found', message: /^Plan not found: "Enterprise" in project / },
+      { args: ['plan', 'reorder', shop.id, 'Basic'], exit: 1, code: 'invalid_plan_order', message: /^Invalid plan order: list every plan/ },
+      { args: ['plan', 'create', shop.id, '--name', 'Trial', '--trial-days', '7'], exit: 1, code: 'trials_not_enabled', message: /This plan does not offer trials: --trial-days needs trials/ },
+      { args: ['plan', 'create', shop.id, '--name', 'Bad', '--features', `ok, ${'x'.repeat(101)}`], exit: 1, code: 'invalid_feature', message: /^Invalid feature "x{40}…": each feature flag/ },
+      { args: ['price', 'create', shop.id, 'Basic', '--name', 'Odd', '--amount', '10.5', '--interval', 'month'], exit: 1, code: 'invalid_amount', message: /^Invalid amount "10\.5": .*; or usd with exactly 2 decimals, e\.g\. 10\.00\.$/ },
+      { args: ['price', 'create', shop.id, 'Basic', '--name', 'Yen', '--amount', '10.00', '--currency', 'jpy', '--interval', 'month'], exit: 1, code: 'invalid_amount', message: /jpy takes whole numbers only: give minor units \(1000 is ¥1,000\)/ },
+      { args: ['price', 'create', shop.id, 'Basic', '--name', 'Xyz', '--amount', '100', '--currency', 'xyz', '--interval', 'month'], exit: 1, code: 'invalid_currency', message: /^Invalid currency "xyz": a three-letter ISO 4217 code/ },
+      { args: ['price', 'create', shop.id, 'Basic', '--name', 'Weekly', '--amount', '100', '--interval', 'week'], exit: 1, code: 'invalid_interval', message: /^Invalid interval "week": month or year/ },
+      { args: ['price', 'create', shop.id, 'Gold', '--name', 'Monthly', '--amount', '100', '--interval', 'month'], exit: 1, code: 'plan_not_found', message: /^Plan not found: "Gold"/ },
+      { args: ['price', 'archive', shop.id, MISSING], exit: 1, code: 'price_not_found', message: new RegExp(`^Price not found: ${MISSING}`) },
+      { args: ['price', 'archive', shop.id, 'not-a-price'], exit: 1, code: 'price_not_found', message: /^Price not found: not-a-price/ },
+      { args: ['plan', 'list', MISSING], exit: 1, code: 'project_not_found', message: new RegExp(`^Project not found: ${MISSING}`) },
+      { args: ['price', 'create', shop.id, 'Basic', '--name', 'Monthly', '--interval', 'month'], exit: 2, code: 'usage', message: /Missing --amount/ },
+      { args: ['price', 'create', shop.id, 'Basic', '--name', 'Monthly', '--amount', 'ten', '--interval', 'month'], exit: 2, code: 'usage', message: /--amount must be a whole number of minor units/ },
+      { args: ['price', 'create', shop.id, 'Basic', '--name', 'Monthly', '--amount', '-5', '--interval', 'month'], exit: 2, code: 'usage', message: /--amount needs a value|--amount must be/ },
+      { args: ['plan', 'update', shop.id, 'Basic'], exit: 2, code: 'usage', message: /Nothing to update/ },
+      { args: ['plan', 'update', shop.id, 'Basic', '--hidden'], exit: 2, code: 'usage', message: /--hidden needs a value: --hidden <on\|off>/ },
+      { args: ['plan', 'update', shop.id, 'Basic', '--trials', 'yes'], exit: 2, code: 'usage', message: /--trials must be "on" or "off"/ },
+      { args: ['plan', 'create', shop.id, '--name', 'X', '--trial-days', 'two'], exit: 2, code: 'usage', message: /--trial-days must be a whole number/ },
+      { args: ['plan', 'create', shop.id], exit: 2, code: 'usage', message: /Missing --name/ },
+      { args: ['plan', 'reorder', shop.id], exit: 2, code: 'usage', message: /Missing <plan>: give at least one/ },
+    ];
+    const results = await batch(cases.map((c) => [...c.args, '--json']));
+    cases.forEach((c, i) => {
+      const r = results[i]!;
+      expect({ args: c.args, exit: r.code }).toEqual({ args: c.args, exit: c.exit });
+      expect({ args: c.args, body: parseJson(r) }).toEqual({ args: c.args, body: { error: expect.stringMatching(c.message), code: c.code } });
+      expect(r.stderr).toMatch(c.message.source.startsWith('^') ? new RegExp(`^Error: ${c.message.source.slice(1)}`, 'm') : c.message);
+    });
+    expect(await inContext(() => billing.listPlans(shop.id))).toEqual(before);
+  });
+
+  it('subscription list and billing events show what users did; filters by user, status and type', async () => {
+    const plans = await inContext(() => billing.listPlans(shop.id));
+    if (!plans.ok) throw new Error(plans.error);
+    const basicMonthly = plans.value.find((p) => p.name === 'Basic')!.prices[0]!;
+    const subscribed = await inContext(() =>
+      billing.subscribe({ project: shop, user: ada }, { priceId: basicMonthly.id, paymentMethodId: 'pm_card_visa', requestKey: 'ada-1' }),
+    );
+    if (!subscribed.ok) throw new Error(subscribed.error);
+    const declined = await inContext(() =>
+      billing.subscribe({ project: shop, user: bob }, { priceId: basicMonthly.id, paymentMethodId: 'pm_card_chargeDeclined', requestKey: 'bob-1' }),
+    );
+    expect(declined).toMatchObject({ ok: false, error: 'card_declined' });
+
+    const [all, active, canceled, bobs, limited] = await Promise.all([
+      json(['subscription', 'list', shop.id]),
+      json(['subscription', 'list', shop.id, '--status', 'active', '--user', ada.id]),
+      json(['subscription', 'list', shop.id, '--status', 'canceled']),
+      json(['subscription', 'list', shop.id, '--user', bob.id]),
+      json(['subscription', 'list', shop.id, '--limit', '1']),
+    ]);
+    expect(all.code).toBe(0);
+    expect(all.json).toEqual({
+      projectId: shop.id,
+      subscriptions: [
+        {
+          id: subscribed.value.id, userId: ada.id, status: 'active',
+          plan: { id: basicMonthly.planId, name: 'Basic' },
+          price: { id: basicMonthly.id, name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month' },
+          currentPeriodStart: expect.any(String), currentPeriodEnd: expect.any(String),
+          cancelAtPeriodEnd: false, canceledAt: null, endedAt: null, trialStart: null, trialEnd: null, pausedAt: null,
+          nextInvoice: { amount: 1000, currency: 'usd', date: expect.any(String) },
+          paymentMethod: { brand: 'visa', last4: '4242', expMonth: expect.any(Number), expYear: expect.any(Number) },
+          processor: 'sandbox', createdAt: expect.any(String),
+        },
+      ],
+    });
+    expect(active.json.subscriptions.map((s: { id: string }) => s.id)).toEqual([subscribed.value.id]);
+    expect([canceled.json.subscriptions, bobs.json.subscriptions, limited.json.subscriptions.length]).toEqual([[], [], 1]);
+
+    const [events, paid, text] = await Promise.all([
+      json(['billing', 'events', shop.id]),
+      json(['billing', 'events', shop.id, '--type', 'invoice.paid']),
+      cli(['billing', 'events', shop.id]),
+    ]);
+    expect(events.code).toBe(0);
+    const types = events.json.events.map((e: { type: string; userId: string }) => [e.type, e.userId]);
+    expect(types).toEqual(expect.arrayContaining([['subscription.created', ada.id], ['invoice.paid', ada.id], ['payment.failed', bob.id]]));
+    expect(types).toHaveLength(3);
+    expect(paid.json.events).toEqual([
+      {
+        id: expect.any(String), type: 'invoice.paid', userId: ada.id, subscriptionId: subscribed.value.id, amount: 1000, currency: 'usd',
+        createdAt: expect.any(String),
+        payload: expect.objectContaining({ type: 'invoice.paid', subscriptionId: subscribed.value.id, amount: 1000, currency: 'usd' }),
+      },
+    ]);
+    expect(text.stdout).toMatch(/CREATED\s+TYPE\s+SUBSCRIPTION\s+AMOUNT\s+ID/);
+    expect(text.stdout).toMatch(new RegExp(`invoice\\.paid\\s+${subscribed.value.id}\\s+\\$10\\.00`));
+
+    const bad = await batch([
+      ['billing', 'events', shop.id, '--type', 'invoice.created', '--json'],
+      ['subscription', 'list', shop.id, '--status', 'frozen', '--json'],
+      ['subscription', 'list', shop.id, '--limit', '0', '--json'],
+    ]);
+    expect(bad.map((r) => [r.code, parseJson(r).code])).toEqual([[2, 'usage'], [2, 'usage'], [2, 'usage']]);
+    expect(parseJson(bad[0]!).error).toMatch(/--type must be one of subscription\.created, subscription\.updated/);
+  });
+
+  it('billing sandbox advance moves the clock and renews; billing sandbox promo creates a code checkout accepts', async () => {
+    const advanced = await json(['billing', 'sandbox', 'advance', shop.id, '--days', '32']);
+    expect(advanced.code).toBe(0);
+    expect(advanced.json).toEqual({ projectId: shop.id, now: expect.any(String), changed: 1 });
+    expect(new Date(advanced.json.now).getTime()).toBeGreaterThan(Date.now() + 31 * 86_400_000);
+    const paid = await json(['billing', 'events', shop.id, '--type', 'invoice.paid']);
+    expect(paid.json.events.map((e: { userId: string; amount: number }) => [e.userId, e.amount])).toEqual([[ada.id, 1000], [ada.id, 1000]]);
+    const text = await cli(['billing', 'sandbox', 'advance', shop.id, '--days', '0.5']);
+    expect(text.stdout).toMatch(/forward 0\.5 day\(s\): it is now \d{4}-.*\. 0 subscription\(s\) changed\./);
+
+    const promo = await json(['billing', 'sandbox', 'promo', shop.id, 'LAUNCH20', '--percent-off', '20']);
+    expect([promo.code, promo.json]).toEqual([0, { projectId: shop.id, code: 'LAUNCH20', percentOff: 20 }]);
+    const plans = await inContext(() => billing.listPlans(shop.id));
+    if (!plans.ok) throw new Error(plans.error);
+    const proMonthly = plans.value.find((p) => p.name === 'Pro')!.prices.find((p) => p.name === 'Monthly')!;
+    const checkout = await inContext(() =>
+      billing.startCheckout(
+        { project: shop, user: bob },
+        { priceId: proMonthly.id, successUrl: 'http://localhost:3000/done', cancelUrl: 'http://localhost:3000/pricing', promotionCode: 'LAUNCH20', requestKey: 'bob-checkout' },
+      ),
+    );
+    expect(checkout).toMatchObject({ ok: true, value: { url: expect.stringContaining('/sandbox/checkout/') } });
+
+    const refused = await batch([
+      ['billing', 'sandbox', 'promo', shop.id, 'NOT A CODE', '--percent-off', '20', '--json'],
+      ['billing', 'sandbox', 'promo', shop.id, 'FREE', '--percent-off', '101', '--json'],
+      ['billing', 'sandbox', 'advance', shop.id, '--days', '4000', '--json'],
+      ['billing', 'sandbox', 'advance', shop.id, '--days', '-1', '--json'],
+      ['billing', 'sandbox', 'advance', shop.id, '--json'],
+      ['billing', 'sandbox', 'advance', MISSING, '--days', '1', '--json'],
+    ]);
+    expect(refused.map((r) => [r.code, parseJson(r).code])).toEqual([
+      [1, 'invalid_promotion_code'],
+      [1, 'invalid_percent_off'],
+      [1, 'invalid_sandbox_days'],
+      [2, 'usage'],
+      [2, 'usage'],
+      [1, 'project_not_found'],
+    ]);
+    expect(parseJson(refused[0]!).error).toMatch(/^Invalid promotion code "NOT A CODE": 1 to 64 letters/);
+  });
+
+  it('billing disconnect keeps the catalog; a second disconnect says there was nothing', async () => {
+    const [done, storePlans] = await Promise.all([json(['billing', 'disconnect', store.id]), json(['plan', 'list', store.id])]);
+    expect([done.code, done.json]).toEqual([0, { projectId: store.id, disconnected: true }]);
+    const [status, again, plansAfter, text] = await Promise.all([
+      json(['billing', 'status', store.id]),
+      json(['billing', 'disconnect', store.id]),
+      json(['plan', 'list', store.id]),
+      cli(['billing', 'status', store.id]),
+    ]);
+    expect(status.json).toEqual({ projectId: store.id, connection: null });
+    expect(again.json).toEqual({ projectId: store.id, disconnected: false });
+    expect(plansAfter.json).toEqual(storePlans.json);
+    expect(text.stdout).toMatch(/Billing is not set up for project .*tollgate billing connect/);
+  });
+
+  it('help lists the billing commands; billing sandbox is a subgroup', async () => {
+    const [help, group, sub, missing, unknown, unknownSub, commandHelp] = await Promise.all([
+      cli(['--help']),
+      cli(['billing', '--help']),
+      json(['billing', 'sandbox', '--help']),
+      json(['billing', 'sandbox']),
+      json(['billing', 'refund', shop.id]),
+      json(['billing', 'sandbox', 'rewind', shop.id]),
+      json(['price', 'create', '--help']),
+    ]);
+    expect(help.code).toBe(0);
+    for (const c of [
+      'billing connect <projectId>', 'billing status', 'billing disconnect', 'billing events', 'billing sandbox advance', 'billing sandbox promo <projectId> <code>',
+      'plan create', 'plan update <projectId> <plan>', 'plan list', 'plan reorder <projectId> <plan>...', 'price create <projectId> <plan>', 'price archive', 'subscription list',
+    ]) {
+      expect(help.stdout).toContain(c);
+    }
+    expect(group.stdout).toMatch(/^tollgate billing: /);
+    expect(group.stdout).toContain('tollgate billing sandbox advance <projectId> --days <n> [--json]');
+    expect(sub.json.commands.map((c: { command: string }) => c.command)).toEqual(['billing sandbox advance', 'billing sandbox promo']);
+    expect([missing.code, missing.json]).toEqual([2, { code: 'usage', error: 'Missing billing sandbox command: one of advance, promo.' }]);
+    expect([unknown.code, unknown.json.error]).toEqual([2, 'Unknown billing command "refund": expected one of connect, status, disconnect, events, sandbox.']);
+    expect([unknownSub.code, unknownSub.json.error]).toEqual([2, 'Unknown billing sandbox command "rewind": expected one of advance, promo.']);
+    for (const flag of ['--name', '--amount', '--currency', '--interval']) expect(commandHelp.json.help).toContain(flag);
+  });
+});
