@@ -80,6 +80,11 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
 
       const saved = await deps.subscriptions.save(after);
       if (saved === 'live_conflict') return { ok: false, reason: 'live_conflict' };
+      // One trial per user and project, however the trialing subscription came to be: subscribe,
+      // a Stripe Checkout reported by webhook, the sandbox's checkout page, Stripe's dashboard.
+      if (after.trialStart !== null && (before === null || before.trialStart === null)) {
+        await deps.customers.markTrialUsed(projectId, userId, processor);
+      }
 
       const known = await deps.invoices.findByProcessorIds(processor, snapshot.invoices.map((i) => i.id));
       const knownById = new Map(known.map((i) => [i.processorInvoiceId, i]));
