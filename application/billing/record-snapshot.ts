@@ -51,7 +51,7 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
       if (!priceSnapshot) return { ok: false, reason: 'unknown_price' };
 
       const now = deps.clock.now();
-      const id = before?.id ?? pickId(input.subscriptionId, ps.metadata.subscriptionId) ?? deps.crypto.uuid();
+      const id = before?.id ?? (await freshId(deps, projectId, ps.id, pickId(input.subscriptionId, ps.metadata.subscriptionId)));
       const after: BillingSubscription = {
         id,
         projectId,
@@ -126,6 +126,18 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
 }
 
 const pickId = (...ids: Array<string | undefined>): string | undefined => ids.find((id) => id !== undefined && isUuid(id));
+
+/**
+ * The id of a subscription Tollgate records for the first time: the one its request chose (also in
+ * the processor's metadata), unless a record of another processor subscription already has it (an
+ * Idempotency-Key used again once the processor had forgotten it, metadata copied by hand): then a
+ * new one, so no record is ever overwritten by another subscription.
+ */
+async function freshId(deps: Pick<RecordSnapshotDeps, 'subscriptions' | 'crypto'>, projectId: string, processorSubscriptionId: string, chosen: string | undefined): Promise<string> {
+  if (chosen === undefined) return deps.crypto.uuid();
+  const taken = await deps.subscriptions.findById(projectId, chosen);
+  return taken === null || taken.processorSubscriptionId === processorSubscriptionId ? chosen : deps.crypto.uuid();
+}
 
 async function ownerOf(
   deps: Pick<RecordSnapshotDeps, 'customers'>,
