@@ -6,15 +6,19 @@ import type { PasswordHasher } from '../../application/ports/crypto';
 import { buildAdmin, type Admin } from './admin';
 import { trustProxySetting, type Config } from './config';
 import { buildCore, type Core } from './core';
+import { billingHttp } from './features/billing-http';
+import { unavailableBilling } from './features/billing-unavailable';
 import { isMailConfigured, wireEmail } from './features/email';
 import { buildSmsSender, wireMfa } from './features/mfa';
 import { wireOAuth } from './features/oauth';
 import { wireSessions } from './features/sessions';
 import { buildHttpApp } from './http/app';
-import { accessTokenAuthenticator, apiKeyAuthenticator, noAuthentication } from './http/auth';
+import { accessTokenAuthenticator, apiKeyAuthenticator, noAuthentication, userOrApiKeyAuthenticator } from './http/auth';
 import type { PinoLogger } from './http/logger';
 import { buildOpenApiDocument } from './http/openapi';
 import { buildJobs } from './jobs';
+import { makeRunIdempotent } from '../../application/idempotency/run-idempotent';
+import { PostgresIdempotentRequestStore } from '../../infrastructure/persistence/postgres-idempotent-request.store';
 
 export interface TollgateOptions {
   config: Config;
@@ -59,6 +63,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   const email = wireEmail({ core, config, signInGate: mfa.signInGate, mailConfigured: isMailConfigured(config) });
   const oauth = wireOAuth({ core, config });
   const sessions = wireSessions({ core, signInGate: mfa.signInGate });
+  const billing = billingHttp(unavailableBilling());
 
   // Type-checked against the whole contract: a route without an implementation fails to compile.
   const router = initServer().router(contract, {
@@ -66,6 +71,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     ...email.routes,
     ...oauth.routes,
     ...mfa.routes,
+    ...billing.routes,
   });
 
   const app = buildHttpApp({
@@ -76,6 +82,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
       none: noAuthentication,
       apiKey: apiKeyAuthenticator(core.sessions.authenticateApiKey),
       user: accessTokenAuthenticator(mfa.authenticateUser),
+      userOrApiKey: userOrApiKeyAuthenticator(mfa.authenticateUser, core.sessions.authenticateApiKey),
     },
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     bodyLimit: config.BODY_LIMIT,
@@ -83,7 +90,11 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     ready: () => core.db.ping(),
     // Every request gets its own EntityManager fork.
     requestContext: (_req, _res, next) => core.db.runInScope(next),
-    mountExtra: (app) => email.pages(app),
+    mountExtra: (app) => {
+      email.pages(app);
+      billing.pages?.(app);
+    },
+    runIdempotent: makeRunIdempotent({ store: new PostgresIdempotentRequestStore(core.db), crypto: core.crypto, clock: core.clock }),
   });
 
   const jobs = runWorker ? buildJobs(core, config, { smsSender }) : null;
