@@ -36,7 +36,10 @@ export type BillingErrorCode =
   | 'invalid_webhook_signature'
   | 'webhook_project_unknown'
   | 'checkout_not_found'
-  | 'checkout_not_open';
+  | 'checkout_not_open'
+  | 'invalid_sandbox_days'
+  | 'invalid_promotion_code'
+  | 'invalid_percent_off';
 
 /** The refusal for a processor failure (a decline, a refusal, an outage). */
 export function processorError(

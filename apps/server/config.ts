@@ -44,6 +44,18 @@ export const ConfigSchema = z.object({
   /** Create the Demo project on first start (development only). */
   TOLLGATE_DEMO_PROJECT: bool.default('true'),
 
+  // Billing (core settings: the CLI connects processors and moves the sandbox clock too)
+  /** Allow the sandbox payment processor when NODE_ENV=production (it never moves real money). */
+  BILLING_SANDBOX_IN_PRODUCTION: bool.default('false'),
+  /** Stripe API base (self-hosted proxies, tests); stripe-node calls `${STRIPE_API_URL}/v1/...`. */
+  STRIPE_API_URL: z.string().url().default('https://api.stripe.com'),
+  /** How long one Stripe request may take before it counts as an outage. */
+  STRIPE_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000),
+  /** Retries of a failed Stripe request (network errors, 409, 429, 5xx), each with the same idempotency key. */
+  STRIPE_MAX_NETWORK_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  /** How often the sandbox charges renewals and ends trials (a pg-boss schedule, cron syntax). */
+  BILLING_SANDBOX_CRON: z.string().default('* * * * *'),
+
   // Mail
   SMTP_URL: z
     .string()

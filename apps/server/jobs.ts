@@ -1,6 +1,7 @@
 import type { SmsSender } from '../../application/mfa/ports';
 import type { Config } from './config';
 import type { Core } from './core';
+import { wireBilling } from './features/billing';
 import { buildMailTransport, emailJobs } from './features/email';
 import { buildSmsSender, mfaJobs } from './features/mfa';
 import { oauthJobs } from './features/oauth';
@@ -15,14 +16,19 @@ export interface Jobs {
 }
 
 /**
- * Wires every feature's jobs on the core: mail, SMS, password-reset issuing, and the scheduled
- * jobs (the outbox's hand-off sweep and retention, the clean-up of expired rows). Needs no HTTP server.
+ * Wires every feature's jobs on the core: mail, SMS, password-reset issuing, the sandbox's billing
+ * renewals, and the scheduled jobs (the outbox's hand-off sweep and retention, the clean-up of expired rows). Needs no HTTP server.
  */
-export function buildJobs(core: Core, config: Config, adapters: { smsSender?: SmsSender | null } = {}): Jobs {
+export function buildJobs(
+  core: Core,
+  config: Config,
+  adapters: { smsSender?: SmsSender | null; billing?: JobsFeature } = {},
+): Jobs {
   const features: JobsFeature[] = [
     emailJobs(core, buildMailTransport(config, core.logger)),
     mfaJobs(adapters.smsSender !== undefined ? adapters.smsSender : buildSmsSender(config, core.logger, core.clock)),
     oauthJobs(core),
+    adapters.billing ?? wireBilling({ core, config }).jobs,
   ];
   return {
     async start() {

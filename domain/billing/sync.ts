@@ -19,7 +19,8 @@ import { type Subscription, type SubscriptionStatus, subscriptionState } from '.
  * - `subscription.updated`: the shown state (status, or pending cancellation) or the price changed,
  *   on a subscription that was already started and is not ending now. A renewal alone is not one.
  * - `subscription.canceled`: it ended (canceled), having started.
- * Order: creation, then invoice events in invoice order, then the update or cancellation.
+ * Order: creation; an update that changed the price (it causes the proration invoice); invoice
+ * events in invoice order; then any other update (a payment's status change) or the cancellation.
  */
 export interface InvoiceState {
   readonly id: string;
@@ -38,7 +39,6 @@ export interface DerivedEvent {
 
 const NOT_STARTED: readonly SubscriptionStatus[] = ['incomplete', 'incomplete_expired'];
 const started = (s: Pick<Subscription, 'status'> | null): boolean => s !== null && !NOT_STARTED.includes(s.status);
-const startedOrEnded = (s: Pick<Subscription, 'status' | 'canceledAt' | 'createdAt'>): boolean => !NOT_STARTED.includes(s.status);
 
 export type SubscriptionFacts = Pick<Subscription, 'id' | 'status' | 'cancelAtPeriodEnd' | 'price' | 'canceledAt' | 'createdAt'>;
 
@@ -51,27 +51,33 @@ export function billingEventsOf(change: {
 }): DerivedEvent[] {
   const { before, after } = change;
   const subId = after.id;
-  const events: DerivedEvent[] = [];
   const wasStarted = started(before);
-  const isStarted = startedOrEnded(after);
-  const createdNow = !wasStarted && isStarted;
-  if (createdNow) events.push({ type: 'subscription.created', dedupeKey: `subscription.created:${subId}`, invoiceId: null });
-
-  for (const invoice of change.invoicesAfter) {
-    const prior = change.invoicesBefore.get(invoice.id);
-    if (invoice.status === 'paid' && invoice.subtotal > 0 && prior?.status !== 'paid') {
-      events.push({ type: 'invoice.paid', dedupeKey: `invoice.paid:${invoice.id}`, invoiceId: invoice.id });
-    } else if (invoice.status !== 'paid' && invoice.attemptCount > (prior?.attemptCount ?? 0)) {
-      events.push({ type: 'payment.failed', dedupeKey: `payment.failed:${invoice.id}:${invoice.attemptCount}`, invoiceId: invoice.id });
-    }
-  }
+  const createdNow = !wasStarted && !NOT_STARTED.includes(after.status);
+  const head: DerivedEvent[] = [];
+  const tail: DerivedEvent[] = [];
+  if (createdNow) head.push({ type: 'subscription.created', dedupeKey: `subscription.created:${subId}`, invoiceId: null });
 
   const endedNow = after.status === 'canceled' && before?.status !== 'canceled';
   if (endedNow && (wasStarted || createdNow)) {
-    events.push({ type: 'subscription.canceled', dedupeKey: `subscription.canceled:${subId}`, invoiceId: null });
-  } else if (wasStarted && !createdNow && before !== null && after.status !== 'canceled') {
-    const changed = subscriptionState(before) !== subscriptionState(after) || before.price.id !== after.price.id;
-    if (changed) events.push({ type: 'subscription.updated', dedupeKey: null, invoiceId: null });
+    tail.push({ type: 'subscription.canceled', dedupeKey: `subscription.canceled:${subId}`, invoiceId: null });
+  } else if (wasStarted && before !== null && after.status !== 'canceled') {
+    const priceChanged = before.price.id !== after.price.id;
+    if (priceChanged || subscriptionState(before) !== subscriptionState(after)) {
+      // A plan change causes its proration invoice: the update comes first. A payment that
+      // changes the status (a recovery from past due) comes before the update it causes.
+      (priceChanged ? head : tail).push({ type: 'subscription.updated', dedupeKey: null, invoiceId: null });
+    }
   }
+
+  const invoices: DerivedEvent[] = [];
+  for (const invoice of change.invoicesAfter) {
+    const prior = change.invoicesBefore.get(invoice.id);
+    if (invoice.status === 'paid' && invoice.subtotal > 0 && prior?.status !== 'paid') {
+      invoices.push({ type: 'invoice.paid', dedupeKey: `invoice.paid:${invoice.id}`, invoiceId: invoice.id });
+    } else if (invoice.status !== 'paid' && invoice.attemptCount > (prior?.attemptCount ?? 0)) {
+      invoices.push({ type: 'payment.failed', dedupeKey: `payment.failed:${invoice.id}:${invoice.attemptCount}`, invoiceId: invoice.id });
+    }
+  }
+  const events = [...head, ...invoices, ...tail];
   return events;
 }

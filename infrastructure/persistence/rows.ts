@@ -57,10 +57,4 @@ export function rowMapper<T>(spec: RowSpec<T>): RowMapper<T> {
   });
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * Whether `value` can be compared with a uuid column. Ids that come from outside (a path, a token's
- * claim) are checked first: PostgreSQL would reject the statement rather than find nothing.
- */
-export const isUuid = (value: string): boolean => UUID.test(value);
+export { isUuid } from '../../domain/ids';

@@ -12,7 +12,7 @@ import { Migration } from '@mikro-orm/migrations';
  * - billing_invoices: per user, newest first; `attempt_count` tells a new failed attempt apart.
  * - billing_events: the project events (subscription.created, ...), written in the same
  *   transaction as the change that causes them; `dedupe_key` makes an event that two paths derive
- *   (an API answer and the processor's webhook) land once.
+ *   (an API answer and the processor's webhook) land once; `seq` is the order they were recorded in.
  * - billing_locks: a short lease per (project, user) held while a subscription changes at the
  *   processor, so concurrent requests cannot charge twice.
  * - billing_processor_events: inbound processor events applied, each id once.
@@ -143,6 +143,7 @@ export class Migration20261124000000Billing extends Migration {
     this.addSql(`
       create table billing_events (
         id uuid primary key,
+        seq bigint generated always as identity,
         project_id uuid not null references projects(id) on delete cascade,
         type text not null,
         user_id uuid null,
@@ -151,7 +152,7 @@ export class Migration20261124000000Billing extends Migration {
         payload jsonb not null,
         created_at timestamptz not null
       );`);
-    this.addSql(`create index billing_events_project_idx on billing_events(project_id, created_at, id);`);
+    this.addSql(`create index billing_events_project_idx on billing_events(project_id, seq);`);
     this.addSql(`create unique index billing_events_dedupe_idx on billing_events(project_id, dedupe_key) where dedupe_key is not null;`);
     this.addSql(`
       create table billing_locks (

@@ -1,0 +1,27 @@
+import { type BillingDeps, connectedProcessor } from './deps';
+import { ensureCustomer } from './ensure-customer';
+import { type BillingOutcome, refuseFailure } from './errors';
+import type { BillingActor } from './use-cases';
+
+/** The publishable key shown for the sandbox: Stripe.js is never loaded with it. */
+export const SANDBOX_PUBLISHABLE_KEY = 'pk_sandbox_tollgate';
+
+/**
+ * POST billing/setup-intent: a client secret for collecting a card with Stripe Elements (or the
+ * sandbox's equivalent), on the user's customer, with the publishable key the page needs.
+ */
+export function makeCreateSetupIntent(deps: BillingDeps) {
+  return async function createSetupIntent(
+    actor: BillingActor,
+    requestKey: string,
+  ): Promise<BillingOutcome<{ clientSecret: string; publishableKey: string }>> {
+    const connected = await connectedProcessor(deps, actor.project.id);
+    if (!connected.ok) return connected;
+    const { connection, processor } = connected.value;
+    const customer = await ensureCustomer(deps, connection, processor, actor.user);
+    if (!customer.ok) return refuseFailure(customer.failure);
+    const intent = await processor.createSetupIntent(customer.value.customerId, `tollgate-setup-${actor.project.id}-${actor.user.id}-${requestKey}`);
+    if (!intent.ok) return refuseFailure(intent.failure);
+    return { ok: true, value: { clientSecret: intent.value.clientSecret, publishableKey: connection.publishableKey ?? SANDBOX_PUBLISHABLE_KEY } };
+  };
+}

@@ -1,0 +1,190 @@
+import { subscriptionState, upcomingInvoice } from '../../domain/billing/subscription';
+import type { Clock } from '../ports/clock';
+import type { TokenCrypto } from '../ports/crypto';
+import type { Logger } from '../ports/logger';
+import type { UnitOfWork } from '../ports/unit-of-work';
+import type { ProjectStore } from '../projects/project.store';
+import type { UserStore } from '../users/user.store';
+import type {
+  BillingConnection,
+  BillingConnectionStore,
+  BillingEventLog,
+  BillingInvoice,
+  BillingSubscription,
+  CatalogStore,
+  CustomerStore,
+  EntitlementsReader,
+  EventPublisher,
+  InvoiceStore,
+  ProcessorEventLog,
+  StoredPlan,
+  StoredPrice,
+  SubscriptionLocks,
+  SubscriptionStore,
+} from './billing.store';
+import { type BillingOutcome, refuse } from './errors';
+import type { PaymentProcessor, ProcessorInvoiceLine } from './payment-processor';
+import type { InboundWebhooks, ProcessorDirectory, SandboxControl } from './processors';
+import type { InvoiceLineView, InvoiceView, OperatorPlanView, PlanView, PriceView, SubscriptionView } from './views';
+
+/** Everything billing's use cases may ask for; each use case takes the part it needs (`Pick`). */
+export interface BillingDeps {
+  connections: BillingConnectionStore;
+  catalog: CatalogStore;
+  customers: CustomerStore;
+  subscriptions: SubscriptionStore;
+  invoices: InvoiceStore;
+  events: EventPublisher;
+  eventLog: BillingEventLog;
+  locks: SubscriptionLocks;
+  processorEvents: ProcessorEventLog;
+  entitlementsReader: EntitlementsReader;
+  processors: ProcessorDirectory;
+  webhooks: InboundWebhooks;
+  /** The sandbox's controls; null when the sandbox is disabled (production without the setting). */
+  sandbox: SandboxControl | null;
+  projects: Pick<ProjectStore, 'findById'>;
+  users: Pick<UserStore, 'findById'>;
+  uow: UnitOfWork;
+  clock: Clock;
+  crypto: Pick<TokenCrypto, 'uuid'>;
+  logger: Logger;
+  settings: BillingSettings;
+}
+
+export interface BillingSettings {
+  /** The sandbox may be connected (not production, or production with the explicit setting). */
+  sandboxAllowed: boolean;
+  /** Public base URL (the Stripe webhook URL shown to operators). */
+  publicUrl: string;
+}
+
+/** How long a subscription change may hold the user's lease before another request may take it. */
+export const LOCK_TTL_SECONDS = 60;
+
+/** The project's connection and its processor, or the refusal when billing cannot run. */
+export async function connectedProcessor(
+  deps: Pick<BillingDeps, 'connections' | 'processors' | 'settings'>,
+  projectId: string,
+): Promise<BillingOutcome<{ connection: BillingConnection; processor: PaymentProcessor }>> {
+  const connection = await deps.connections.get(projectId);
+  if (connection === null) return refuse('billing_not_connected');
+  if (connection.processor === 'sandbox' && !deps.settings.sandboxAllowed) return refuse('sandbox_unavailable');
+  return { ok: true, value: { connection, processor: deps.processors.forConnection(connection) } };
+}
+
+/**
+ * Runs `work` holding the user's billing lease: concurrent changes to one user's subscription (20
+ * parallel subscribes) get `subscription_busy` instead of a second charge. The lease expires on its
+ * own if this process dies.
+ */
+export async function withUserLock<T>(
+  deps: Pick<BillingDeps, 'locks' | 'crypto' | 'clock'>,
+  projectId: string,
+  userId: string,
+  work: () => Promise<BillingOutcome<T>>,
+): Promise<BillingOutcome<T>> {
+  const holder = deps.crypto.uuid();
+  if (!(await deps.locks.acquire(projectId, userId, holder, LOCK_TTL_SECONDS, deps.clock.now()))) return refuse('subscription_busy');
+  try {
+    return await work();
+  } finally {
+    await deps.locks.release(projectId, userId, holder);
+  }
+}
+
+export const priceView = (price: StoredPrice): PriceView => ({
+  id: price.id,
+  planId: price.planId,
+  name: price.name,
+  amount: price.amount,
+  currency: price.currency,
+  interval: price.interval,
+  active: price.active,
+});
+
+export const planView = (plan: StoredPlan, prices: readonly StoredPrice[]): PlanView => ({
+  id: plan.id,
+  name: plan.name,
+  description: plan.description,
+  features: [...plan.features],
+  hidden: plan.hidden,
+  recommended: plan.recommended,
+  trialsEnabled: plan.trialsEnabled,
+  defaultTrialDays: plan.defaultTrialDays,
+  position: plan.position,
+  prices: prices.map(priceView),
+});
+
+export const operatorPlanView = (plan: StoredPlan, prices: readonly StoredPrice[]): OperatorPlanView => ({
+  ...planView(plan, []),
+  processorProductId: plan.processorProductId,
+  prices: prices.map((p) => ({ ...priceView(p), processorPriceId: p.processorPriceId })),
+});
+
+/** Names of the plan and price a subscription is on, for its view. */
+export interface CatalogNames {
+  planName(planId: string): string;
+  priceName(priceId: string): string;
+}
+
+export async function catalogNames(catalog: CatalogStore, projectId: string): Promise<CatalogNames> {
+  const [plans, prices] = await Promise.all([catalog.listPlans(projectId), catalog.listPrices(projectId)]);
+  const planNames = new Map(plans.map((p) => [p.id, p.name]));
+  const priceNames = new Map(prices.map((p) => [p.id, p.name]));
+  return { planName: (id) => planNames.get(id) ?? '', priceName: (id) => priceNames.get(id) ?? '' };
+}
+
+export function subscriptionView(s: BillingSubscription, names: CatalogNames): SubscriptionView {
+  const next = upcomingInvoice(s);
+  return {
+    id: s.id,
+    userId: s.userId,
+    status: subscriptionState(s),
+    plan: { id: s.price.planId, name: names.planName(s.price.planId) },
+    price: { id: s.price.id, name: names.priceName(s.price.id), amount: s.price.amount, currency: s.price.currency, interval: s.price.interval },
+    currentPeriodStart: s.currentPeriodStart,
+    currentPeriodEnd: s.currentPeriodEnd,
+    cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    canceledAt: s.canceledAt,
+    endedAt: s.endedAt,
+    trialStart: s.trialStart,
+    trialEnd: s.trialEnd,
+    pausedAt: s.pausedAt,
+    nextInvoice: next,
+    paymentMethod: s.paymentMethod
+      ? { brand: s.paymentMethod.brand, last4: s.paymentMethod.last4, expMonth: s.paymentMethod.expMonth, expYear: s.paymentMethod.expYear }
+      : null,
+    processor: s.processor,
+    createdAt: s.createdAt,
+  };
+}
+
+export const invoiceLineView = (line: ProcessorInvoiceLine): InvoiceLineView => ({
+  description: line.description,
+  amount: line.amount,
+  proration: line.kind !== 'subscription',
+  priceId: line.priceId,
+  periodStart: line.periodStart,
+  periodEnd: line.periodEnd,
+});
+
+export const invoiceView = (invoice: BillingInvoice): InvoiceView => ({
+  id: invoice.id,
+  subscriptionId: invoice.subscriptionId,
+  status: invoice.status,
+  reason: invoice.reason,
+  currency: invoice.currency,
+  subtotal: invoice.subtotal,
+  amountDue: invoice.amountDue,
+  amountPaid: invoice.amountPaid,
+  lines: invoice.lines.map(invoiceLineView),
+  periodStart: invoice.periodStart,
+  periodEnd: invoice.periodEnd,
+  hostedUrl: invoice.hostedUrl,
+  createdAt: invoice.createdAt,
+  paidAt: invoice.paidAt,
+});
+
+/** A view as it is stored in an event payload: plain JSON, dates as ISO strings. */
+export const toJson = (value: unknown): Record<string, unknown> => JSON.parse(JSON.stringify(value)) as Record<string, unknown>;

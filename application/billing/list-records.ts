@@ -1,0 +1,30 @@
+import type { BillingEventType } from '../../domain/billing/events';
+import type { BillingEvent } from './billing.store';
+import { type BillingDeps, catalogNames, subscriptionView } from './deps';
+import { type BillingOutcome, refuse } from './errors';
+import type { SubscriptionView } from './views';
+
+const MAX_LIMIT = 500;
+const limitOf = (limit: number | undefined, fallback: number) =>
+  limit === undefined || !Number.isInteger(limit) || limit < 1 ? fallback : Math.min(limit, MAX_LIMIT);
+
+/** `tollgate subscription list`: a project's subscriptions, newest first, by user and state. */
+export function makeListSubscriptions(deps: Pick<BillingDeps, 'subscriptions' | 'catalog' | 'projects'>) {
+  return async function listSubscriptions(
+    projectId: string,
+    filter: { userId?: string; status?: string; limit?: number },
+  ): Promise<BillingOutcome<SubscriptionView[]>> {
+    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+    const rows = await deps.subscriptions.list(projectId, { userId: filter.userId, status: filter.status, limit: limitOf(filter.limit, 50) });
+    const names = await catalogNames(deps.catalog, projectId);
+    return { ok: true, value: rows.map((s) => subscriptionView(s, names)) };
+  };
+}
+
+/** `tollgate billing events`: the project events recorded, newest first. */
+export function makeListEvents(deps: Pick<BillingDeps, 'eventLog' | 'projects'>) {
+  return async function listEvents(projectId: string, filter: { type?: BillingEventType; limit?: number }): Promise<BillingOutcome<BillingEvent[]>> {
+    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+    return { ok: true, value: await deps.eventLog.list(projectId, { type: filter.type, limit: limitOf(filter.limit, 50) }) };
+  };
+}

@@ -1,0 +1,107 @@
+import { DEFAULT_CURRENCY, parseCurrency } from '../../domain/billing/money';
+import type { BillingConnection } from './billing.store';
+import { pushCatalog } from './catalog-sync';
+import type { BillingDeps } from './deps';
+import { type BillingOutcome, refuse, refuseFailure } from './errors';
+import type { ConnectInput } from './use-cases';
+import type { ConnectionView } from './views';
+
+export type ConnectionDeps = Pick<BillingDeps, 'connections' | 'processors' | 'projects' | 'catalog' | 'clock' | 'settings'>;
+
+const SECRET_KEY = /^(sk|rk)_(test|live)_[A-Za-z0-9]{8,247}$/;
+const PUBLISHABLE_KEY = /^pk_(test|live)_[A-Za-z0-9]{8,247}$/;
+const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/=]{8,247}$/;
+
+const modeOfKey = (key: string): 'test' | 'live' => (key.includes('_live_') ? 'live' : 'test');
+
+export function connectionView(c: BillingConnection, publicUrl: string): ConnectionView {
+  return {
+    processor: c.processor,
+    connected: true,
+    keyLast4: c.keyLast4,
+    mode: c.processor === 'sandbox' ? 'sandbox' : c.livemode ? 'live' : 'test',
+    accountId: c.accountId,
+    publishableKey: c.publishableKey,
+    currency: c.currency,
+    connectedAt: c.connectedAt,
+    webhookUrl: c.processor === 'stripe' ? `${publicUrl}/api/webhooks/stripe/${c.projectId}` : null,
+  };
+}
+
+/**
+ * Connects a project's billing to Stripe or to the sandbox. Stripe's keys are checked by their
+ * shape, then by a call to Stripe (a refused key answers 400 with Stripe's reason and nothing is
+ * stored); they are stored encrypted and never shown again (only the secret key's last 4). The
+ * catalog is then pushed to the processor (plans as Products, active prices as Prices).
+ */
+export function makeConnectBilling(deps: ConnectionDeps) {
+  return async function connectBilling(projectId: string, input: ConnectInput): Promise<BillingOutcome<ConnectionView>> {
+    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+    const currency = input.currency === undefined ? DEFAULT_CURRENCY : parseCurrency(input.currency);
+    if (currency === null) return refuse('invalid_currency');
+    const now = deps.clock.now();
+    const existing = await deps.connections.get(projectId);
+    let connection: BillingConnection;
+    if (input.processor === 'sandbox') {
+      if (!deps.settings.sandboxAllowed) return refuse('sandbox_unavailable');
+      connection = {
+        projectId,
+        processor: 'sandbox',
+        secretKey: null,
+        publishableKey: null,
+        webhookSecret: null,
+        keyLast4: null,
+        livemode: false,
+        accountId: null,
+        currency,
+        connectedAt: existing?.processor === 'sandbox' ? existing.connectedAt : now,
+        updatedAt: now,
+      };
+    } else {
+      const secretKey = input.secretKey.trim();
+      const publishableKey = input.publishableKey.trim();
+      const webhookSecret = input.webhookSecret.trim();
+      if (!SECRET_KEY.test(secretKey)) return refuse('invalid_secret_key');
+      if (!PUBLISHABLE_KEY.test(publishableKey) || modeOfKey(publishableKey) !== modeOfKey(secretKey)) return refuse('invalid_publishable_key');
+      if (!WEBHOOK_SECRET.test(webhookSecret)) return refuse('invalid_webhook_secret');
+      connection = {
+        projectId,
+        processor: 'stripe',
+        secretKey,
+        publishableKey,
+        webhookSecret,
+        keyLast4: secretKey.slice(-4),
+        livemode: modeOfKey(secretKey) === 'live',
+        accountId: null,
+        currency,
+        connectedAt: now,
+        updatedAt: now,
+      };
+      const verified = await deps.processors.forConnection(connection).verifyCredentials();
+      if (!verified.ok) {
+        return verified.failure.kind === 'unavailable' ? refuseFailure(verified.failure) : refuse('processor_rejected_key', `Stripe refused the secret key: ${verified.failure.message}`);
+      }
+      connection = { ...connection, accountId: verified.value.accountId, livemode: verified.value.livemode };
+    }
+    await deps.connections.save(connection);
+    const pushed = await pushCatalog(deps, connection, deps.processors.forConnection(connection));
+    if (!pushed.ok) return refuseFailure(pushed.failure);
+    return { ok: true, value: connectionView(connection, deps.settings.publicUrl) };
+  };
+}
+
+export function makeBillingStatus(deps: Pick<BillingDeps, 'connections' | 'projects' | 'settings'>) {
+  return async function billingStatus(projectId: string): Promise<BillingOutcome<ConnectionView | null>> {
+    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+    const connection = await deps.connections.get(projectId);
+    return { ok: true, value: connection === null ? null : connectionView(connection, deps.settings.publicUrl) };
+  };
+}
+
+/** Forgets the processor and its keys; plans, prices, subscriptions and invoices stay. */
+export function makeDisconnectBilling(deps: Pick<BillingDeps, 'connections' | 'projects'>) {
+  return async function disconnectBilling(projectId: string): Promise<BillingOutcome<{ disconnected: boolean }>> {
+    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+    return { ok: true, value: { disconnected: await deps.connections.remove(projectId) } };
+  };
+}

@@ -1,0 +1,94 @@
+import { type PlanInput, applyPlanUpdate, findPlan, isPlanNameTaken, nextPlanPosition, reorderPlans, sortPlans, validatePlanInput } from '../../domain/billing/catalog';
+import type { StoredPlan } from './billing.store';
+import { catalogProcessor, pushPlan } from './catalog-sync';
+import { type BillingDeps, operatorPlanView } from './deps';
+import { type BillingOutcome, refuse, refuseFailure } from './errors';
+import type { OperatorPlanView } from './views';
+
+export type ManagePlansDeps = Pick<BillingDeps, 'catalog' | 'connections' | 'processors' | 'projects' | 'clock' | 'crypto' | 'settings'>;
+
+
+async function planViewOf(deps: ManagePlansDeps, plan: StoredPlan): Promise<OperatorPlanView> {
+  const prices = (await deps.catalog.listPrices(plan.projectId)).filter((p) => p.planId === plan.id);
+  return operatorPlanView(plan, prices);
+}
+
+/** Creates a plan as the top tier (reorder to move it), pushed to the connected processor first. */
+export function makeCreatePlan(deps: ManagePlansDeps) {
+  return async function createPlan(projectId: string, input: PlanInput): Promise<BillingOutcome<OperatorPlanView>> {
+    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+    const fields = validatePlanInput(input);
+    if (!fields.ok) return refuse(fields.error);
+    const plans = await deps.catalog.listPlans(projectId);
+    if (isPlanNameTaken(plans, fields.value.name)) return refuse('plan_name_taken');
+    const now = deps.clock.now();
+    let plan: StoredPlan = {
+      ...fields.value,
+      id: deps.crypto.uuid(),
+      projectId,
+      position: nextPlanPosition(plans),
+      processor: null,
+      processorProductId: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const processor = await catalogProcessor(deps, projectId);
+    if (processor) {
+      const pushed = await pushPlan(processor, plan);
+      if (!pushed.ok) return refuseFailure(pushed.failure);
+      plan = pushed.plan;
+    }
+    if (!(await deps.catalog.insertPlan(plan))) return refuse('plan_name_taken');
+    return { ok: true, value: operatorPlanView(plan, []) };
+  };
+}
+
+/** Changes a plan (by id or name); the processor's product follows. */
+export function makeUpdatePlan(deps: ManagePlansDeps) {
+  return async function updatePlan(projectId: string, idOrName: string, patch: Partial<PlanInput>): Promise<BillingOutcome<OperatorPlanView>> {
+    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+    const plans = await deps.catalog.listPlans(projectId);
+    const plan = findPlan(plans, idOrName);
+    if (plan === null) return refuse('plan_not_found');
+    const merged = applyPlanUpdate(plan, patch);
+    if (!merged.ok) return refuse(merged.error);
+    if (isPlanNameTaken(plans, merged.value.name, plan.id)) return refuse('plan_name_taken');
+    let updated: StoredPlan = { ...plan, ...merged.value, updatedAt: deps.clock.now() };
+    const processor = await catalogProcessor(deps, projectId);
+    if (processor) {
+      const pushed = await pushPlan(processor, updated);
+      if (!pushed.ok) return refuseFailure(pushed.failure);
+      updated = pushed.plan;
+    }
+    if (!(await deps.catalog.updatePlan(updated))) return refuse('plan_name_taken');
+    return { ok: true, value: await planViewOf(deps, updated) };
+  };
+}
+
+/** Every plan, hidden ones included, in hierarchy order with every price (archived included). */
+export function makeListPlans(deps: Pick<BillingDeps, 'catalog' | 'projects'>) {
+  return async function listPlans(projectId: string): Promise<BillingOutcome<OperatorPlanView[]>> {
+    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+    const [plans, prices] = await Promise.all([deps.catalog.listPlans(projectId), deps.catalog.listPrices(projectId)]);
+    return { ok: true, value: sortPlans(plans).map((plan) => operatorPlanView(plan, prices.filter((p) => p.planId === plan.id))) };
+  };
+}
+
+/** The new hierarchy, lowest tier first: every plan of the project once, by id or name. */
+export function makeReorderPlans(deps: ManagePlansDeps) {
+  const listPlans = makeListPlans(deps);
+  return async function reorder(projectId: string, order: readonly string[]): Promise<BillingOutcome<OperatorPlanView[]>> {
+    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+    const plans = await deps.catalog.listPlans(projectId);
+    const ids: string[] = [];
+    for (const ref of order) {
+      const plan = findPlan(plans, ref);
+      if (plan === null) return refuse('plan_not_found');
+      ids.push(plan.id);
+    }
+    const reordered = reorderPlans(plans, ids);
+    if (!reordered.ok) return refuse(reordered.error);
+    await deps.catalog.setPositions(projectId, reordered.value.map((p) => ({ id: p.id, position: p.position })));
+    return listPlans(projectId);
+  };
+}

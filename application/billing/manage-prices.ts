@@ -1,0 +1,67 @@
+import { type PriceInput, findPlan, validatePriceInput } from '../../domain/billing/catalog';
+import type { StoredPrice } from './billing.store';
+import { catalogProcessor, pushPlan, pushPrice } from './catalog-sync';
+import { priceView } from './deps';
+import { type BillingOutcome, refuse, refuseFailure } from './errors';
+import type { ManagePlansDeps } from './manage-plans';
+import type { OperatorPlanView } from './views';
+
+type OperatorPrice = OperatorPlanView['prices'][number];
+
+const operatorPrice = (price: StoredPrice): OperatorPrice => ({ ...priceView(price), processorPriceId: price.processorPriceId });
+
+
+/** A new price of a plan (by id or name), pushed to the connected processor first. */
+export function makeCreatePrice(deps: ManagePlansDeps) {
+  return async function createPrice(projectId: string, planRef: string, input: PriceInput): Promise<BillingOutcome<OperatorPrice>> {
+    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+    const fields = validatePriceInput(input);
+    if (!fields.ok) return refuse(fields.error);
+    let plan = findPlan(await deps.catalog.listPlans(projectId), planRef);
+    if (plan === null) return refuse('plan_not_found');
+    const now = deps.clock.now();
+    let price: StoredPrice = {
+      ...fields.value,
+      id: deps.crypto.uuid(),
+      projectId,
+      planId: plan.id,
+      active: true,
+      processor: null,
+      processorPriceId: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const processor = await catalogProcessor(deps, projectId);
+    if (processor) {
+      if (plan.processor !== processor.kind || plan.processorProductId === null) {
+        const pushedPlan = await pushPlan(processor, plan);
+        if (!pushedPlan.ok) return refuseFailure(pushedPlan.failure);
+        plan = { ...pushedPlan.plan, updatedAt: now };
+        await deps.catalog.updatePlan(plan);
+      }
+      const pushed = await pushPrice(processor, plan, price);
+      if (!pushed.ok) return refuseFailure(pushed.failure);
+      price = pushed.price;
+    }
+    await deps.catalog.insertPrice(price);
+    return { ok: true, value: operatorPrice(price) };
+  };
+}
+
+/** Archives a price: subscriptions on it keep renewing on it; nobody new can choose it. */
+export function makeArchivePrice(deps: ManagePlansDeps) {
+  return async function archivePrice(projectId: string, priceId: string): Promise<BillingOutcome<OperatorPrice>> {
+    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+    const price = await deps.catalog.getPrice(projectId, priceId);
+    if (price === null) return refuse('price_not_found');
+    if (!price.active) return { ok: true, value: operatorPrice(price) };
+    const processor = await catalogProcessor(deps, projectId);
+    if (processor && price.processor === processor.kind && price.processorPriceId !== null) {
+      const archived = await processor.archivePrice(price.processorPriceId);
+      if (!archived.ok) return refuseFailure(archived.failure);
+    }
+    const updated = { ...price, active: false, updatedAt: deps.clock.now() };
+    await deps.catalog.updatePrice(updated);
+    return { ok: true, value: operatorPrice(updated) };
+  };
+}

@@ -1,0 +1,44 @@
+import { isUuid } from '../../domain/ids';
+import type { StoredPlan, StoredPrice } from './billing.store';
+import { pushPlan, pushPrice } from './catalog-sync';
+import type { BillingDeps } from './deps';
+import { type BillingOutcome, refuse, refuseFailure } from './errors';
+import type { PaymentProcessor } from './payment-processor';
+
+/** A price a user may choose: it exists in the project and is active; with its plan. */
+export async function sellablePrice(
+  deps: Pick<BillingDeps, 'catalog'>,
+  projectId: string,
+  priceId: string,
+): Promise<BillingOutcome<{ price: StoredPrice; plan: StoredPlan }>> {
+  const price = isUuid(priceId) ? await deps.catalog.getPrice(projectId, priceId) : null;
+  if (price === null) return refuse('price_not_found');
+  if (!price.active) return refuse('price_inactive');
+  const plan = await deps.catalog.getPlan(projectId, price.planId);
+  if (plan === null) return refuse('price_not_found');
+  return { ok: true, value: { price, plan } };
+}
+
+/**
+ * The price's id at the processor, pushing the plan and price there first if they are missing (a
+ * catalog made before the processor was connected, or a push that failed).
+ */
+export async function processorPriceId(
+  deps: Pick<BillingDeps, 'catalog' | 'clock'>,
+  processor: PaymentProcessor,
+  plan: StoredPlan,
+  price: StoredPrice,
+): Promise<BillingOutcome<string>> {
+  if (price.processor === processor.kind && price.processorPriceId !== null) return { ok: true, value: price.processorPriceId };
+  let current = plan;
+  if (plan.processor !== processor.kind || plan.processorProductId === null) {
+    const pushed = await pushPlan(processor, plan);
+    if (!pushed.ok) return refuseFailure(pushed.failure);
+    current = { ...pushed.plan, updatedAt: deps.clock.now() };
+    await deps.catalog.updatePlan(current);
+  }
+  const pushed = await pushPrice(processor, current, price);
+  if (!pushed.ok) return refuseFailure(pushed.failure);
+  await deps.catalog.updatePrice({ ...pushed.price, updatedAt: deps.clock.now() });
+  return { ok: true, value: pushed.price.processorPriceId! };
+}

@@ -1,0 +1,197 @@
+import { snapshotOf } from '../../domain/billing/catalog';
+import { type InvoiceState, billingEventsOf } from '../../domain/billing/sync';
+import { isUuid } from '../../domain/ids';
+import type { BillingEvent, BillingInvoice, BillingSubscription } from './billing.store';
+import { type BillingDeps, catalogNames, invoiceView, subscriptionView, toJson } from './deps';
+import type { ProcessorInvoice, ProcessorKind, ProcessorSnapshot } from './payment-processor';
+
+export type RecordSnapshotDeps = Pick<
+  BillingDeps,
+  'uow' | 'subscriptions' | 'invoices' | 'catalog' | 'customers' | 'events' | 'clock' | 'crypto' | 'logger'
+>;
+
+export interface RecordInput {
+  projectId: string;
+  processor: ProcessorKind;
+  snapshot: ProcessorSnapshot;
+  /** The user, when the caller knows it; otherwise from the metadata or the customer record. */
+  userId?: string;
+  /** Tollgate's id for a subscription it is creating (also in the processor's metadata). */
+  subscriptionId?: string;
+}
+
+export type RecordOutcome =
+  | { ok: true; subscription: BillingSubscription; events: BillingEvent[] }
+  | { ok: false; reason: 'unknown_owner' | 'unknown_price' | 'live_conflict' };
+
+/**
+ * Brings Tollgate's record of one subscription in step with what its processor reports, and
+ * records the project events the difference causes (domain/billing/sync.ts), all in one
+ * transaction. Every path that learns something from a processor ends here: the answer to a
+ * subscribe, change, cancel, pause or resume; a Stripe webhook (after re-reading the object); a
+ * sandbox renewal; a completed checkout. The record is locked while it is compared and written, so
+ * two paths reporting the same change record its events once.
+ */
+export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
+  return async function recordSnapshot(input: RecordInput): Promise<RecordOutcome> {
+    const { projectId, processor, snapshot } = input;
+    const ps = snapshot.subscription;
+    const prices = await deps.catalog.listPrices(projectId);
+    const byProcessorId = new Map(prices.filter((p) => p.processorPriceId !== null).map((p) => [p.processorPriceId!, p]));
+
+    return deps.uow.transaction(async (): Promise<RecordOutcome> => {
+      const before = await deps.subscriptions.findByProcessorIdForUpdate(processor, ps.id);
+      if (before !== null && before.projectId !== projectId) return { ok: false, reason: 'unknown_owner' };
+
+      const userId = before?.userId ?? input.userId ?? (await ownerOf(deps, projectId, processor, ps.customerId, ps.metadata.userId));
+      if (userId === null) return { ok: false, reason: 'unknown_owner' };
+
+      const price = byProcessorId.get(ps.priceId) ?? (ps.metadata.priceId ? prices.find((p) => p.id === ps.metadata.priceId) : undefined);
+      const priceSnapshot = price ? snapshotOf(price) : before?.price;
+      if (!priceSnapshot) return { ok: false, reason: 'unknown_price' };
+
+      const now = deps.clock.now();
+      const id = before?.id ?? pickId(input.subscriptionId, ps.metadata.subscriptionId) ?? deps.crypto.uuid();
+      const after: BillingSubscription = {
+        id,
+        projectId,
+        userId,
+        processor,
+        processorSubscriptionId: ps.id,
+        customerId: ps.customerId,
+        status: ps.status,
+        price: priceSnapshot,
+        currentPeriodStart: ps.currentPeriodStart,
+        currentPeriodEnd: ps.currentPeriodEnd,
+        billingCycleAnchor: ps.billingCycleAnchor,
+        cancelAtPeriodEnd: ps.cancelAtPeriodEnd,
+        canceledAt: ps.canceledAt,
+        endedAt: ps.endedAt,
+        trialStart: ps.trialStart,
+        trialEnd: ps.trialEnd,
+        pausedAt: ps.pausedAt,
+        // The processor may not say when the delinquency began (Stripe does not): keep the first
+        // failure Tollgate saw, or take now.
+        pastDueAt: ps.status === 'past_due' ? (ps.pastDueAt ?? before?.pastDueAt ?? now) : null,
+        paymentMethod: ps.paymentMethod ?? before?.paymentMethod ?? null,
+        createdAt: before?.createdAt ?? ps.createdAt,
+        updatedAt: now,
+      };
+
+      const saved = await deps.subscriptions.save(after);
+      if (saved === 'live_conflict') return { ok: false, reason: 'live_conflict' };
+
+      const known = await deps.invoices.findByProcessorIds(processor, snapshot.invoices.map((i) => i.id));
+      const knownById = new Map(known.map((i) => [i.processorInvoiceId, i]));
+      const invoicesBefore = new Map<string, InvoiceState>(
+        known.map((i) => [i.processorInvoiceId, { id: i.processorInvoiceId, status: i.status, subtotal: i.subtotal, attemptCount: i.attemptCount }]),
+      );
+      const recorded = new Map<string, BillingInvoice>();
+      for (const pi of snapshot.invoices) {
+        const invoice = toInvoice(pi, knownById.get(pi.id)?.id ?? deps.crypto.uuid(), after, byProcessorId, now);
+        await deps.invoices.save(invoice);
+        recorded.set(pi.id, invoice);
+      }
+
+      const derived = billingEventsOf({
+        before,
+        after,
+        invoicesBefore,
+        invoicesAfter: snapshot.invoices.map((i) => ({ id: i.id, status: i.status, subtotal: i.subtotal, attemptCount: i.attemptCount })),
+      });
+      const names = derived.length > 0 ? await catalogNames(deps.catalog, projectId) : null;
+      const events: BillingEvent[] = [];
+      for (const d of derived) {
+        const invoice = d.invoiceId ? (recorded.get(d.invoiceId) ?? null) : null;
+        const event = buildEvent(deps, {
+          projectId,
+          type: d.type,
+          userId,
+          subscriptionId: id,
+          dedupeKey: d.dedupeKey,
+          amount: invoice ? (d.type === 'invoice.paid' ? invoice.amountPaid : invoice.amountDue) : null,
+          currency: invoice?.currency ?? null,
+          data: invoice ? toJson(invoiceView(invoice)) : toJson(subscriptionView(after, names!)),
+        });
+        if (await deps.events.publish(event)) events.push(event);
+      }
+      return { ok: true, subscription: after, events };
+    });
+  };
+}
+
+const pickId = (...ids: Array<string | undefined>): string | undefined => ids.find((id) => id !== undefined && isUuid(id));
+
+async function ownerOf(
+  deps: Pick<RecordSnapshotDeps, 'customers'>,
+  projectId: string,
+  processor: ProcessorKind,
+  customerId: string,
+  metadataUserId: string | undefined,
+): Promise<string | null> {
+  const customer = await deps.customers.findByProcessorId(processor, customerId);
+  if (customer !== null && customer.projectId === projectId) return customer.userId;
+  return metadataUserId !== undefined && isUuid(metadataUserId) ? metadataUserId : null;
+}
+
+function toInvoice(
+  pi: ProcessorInvoice,
+  id: string,
+  subscription: BillingSubscription,
+  prices: ReadonlyMap<string, { id: string }>,
+  now: Date,
+): BillingInvoice {
+  return {
+    id,
+    projectId: subscription.projectId,
+    userId: subscription.userId,
+    subscriptionId: subscription.id,
+    processor: subscription.processor,
+    processorInvoiceId: pi.id,
+    status: pi.status,
+    reason: pi.reason,
+    currency: pi.currency,
+    subtotal: pi.subtotal,
+    amountDue: pi.amountDue,
+    amountPaid: pi.amountPaid,
+    attemptCount: pi.attemptCount,
+    // Lines name Tollgate's price ids.
+    lines: pi.lines.map((l) => ({ ...l, priceId: l.priceId === null ? null : (prices.get(l.priceId)?.id ?? null) })),
+    periodStart: pi.periodStart,
+    periodEnd: pi.periodEnd,
+    hostedUrl: pi.hostedUrl,
+    createdAt: pi.createdAt,
+    paidAt: pi.paidAt,
+    updatedAt: now,
+  };
+}
+
+/** A project event: the spec's fields (type, subscriptionId, amount, currency) plus id, created, userId and the object. */
+export function buildEvent(
+  deps: Pick<BillingDeps, 'clock' | 'crypto'>,
+  e: {
+    projectId: string;
+    type: BillingEvent['type'];
+    userId: string | null;
+    subscriptionId: string | null;
+    dedupeKey: string | null;
+    amount: number | null;
+    currency: string | null;
+    data: Record<string, unknown> | null;
+  },
+): BillingEvent {
+  const id = deps.crypto.uuid();
+  const createdAt = deps.clock.now();
+  const payload: Record<string, unknown> = {
+    id,
+    type: e.type,
+    created: createdAt.toISOString(),
+    projectId: e.projectId,
+    userId: e.userId,
+    subscriptionId: e.subscriptionId,
+  };
+  if (e.amount !== null) payload.amount = e.amount;
+  if (e.currency !== null) payload.currency = e.currency;
+  payload.data = e.data;
+  return { id, projectId: e.projectId, type: e.type, userId: e.userId, subscriptionId: e.subscriptionId, dedupeKey: e.dedupeKey, payload, createdAt };
+}

@@ -1,0 +1,90 @@
+import type { BillingDeps } from './deps';
+import { type BillingOutcome, refuse, refuseFailure } from './errors';
+import type { PaymentProcessor } from './payment-processor';
+import type { SandboxCheckoutView } from './processors';
+import { makeSyncSubscription } from './sync-subscription';
+
+/**
+ * The sandbox processor's work that Tollgate drives: its scheduled renewals, its clock (moved by
+ * the operator, like Stripe test clocks) and its checkout page. Whatever the sandbox changes is
+ * then recorded exactly as a Stripe webhook would be: re-read and compared.
+ */
+export function makeSandboxOperations(deps: BillingDeps) {
+  const syncSubscription = makeSyncSubscription(deps);
+
+  /** The sandbox processor of a project, whatever it is connected to now (its subscriptions keep running). */
+  const sandboxOf = (projectId: string): PaymentProcessor =>
+    deps.processors.forConnection({
+      projectId,
+      processor: 'sandbox',
+      secretKey: null,
+      publishableKey: null,
+      webhookSecret: null,
+      keyLast4: null,
+      livemode: false,
+      accountId: null,
+      currency: 'usd',
+      connectedAt: new Date(0),
+      updatedAt: new Date(0),
+    });
+
+  async function recordChanged(changed: ReadonlyArray<{ projectId: string; subscriptionId: string }>): Promise<number> {
+    let recorded = 0;
+    for (const { projectId, subscriptionId } of changed) {
+      const done = await syncSubscription(projectId, sandboxOf(projectId), subscriptionId);
+      if (done.ok && done.value?.ok) recorded += 1;
+    }
+    return recorded;
+  }
+
+  return {
+    /** The scheduled job: every project's due renewals, trial ends, scheduled cancellations and expiries. */
+    async runSandboxRenewals(): Promise<{ changed: number }> {
+      if (deps.sandbox === null) return { changed: 0 };
+      return { changed: await recordChanged(await deps.sandbox.runDue()) };
+    },
+
+    /** `tollgate billing sandbox advance <project> --days N`. */
+    async advanceSandbox(projectId: string, days: number): Promise<BillingOutcome<{ now: Date; changed: number }>> {
+      if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+      if (deps.sandbox === null) return refuse('sandbox_unavailable');
+      if (!Number.isFinite(days) || days <= 0 || days > 3660) return refuse('invalid_sandbox_days');
+      const now = await deps.sandbox.advanceClock(projectId, Math.round(days * 86_400));
+      const changed = await recordChanged(await deps.sandbox.runDue(projectId));
+      return { ok: true, value: { now, changed } };
+    },
+
+    async createSandboxPromotionCode(projectId: string, code: string, percentOff: number): Promise<BillingOutcome<{ code: string; percentOff: number }>> {
+      if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+      if (deps.sandbox === null) return refuse('sandbox_unavailable');
+      const trimmed = code.trim();
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(trimmed)) return refuse('invalid_promotion_code');
+      if (!Number.isInteger(percentOff) || percentOff < 1 || percentOff > 100) return refuse('invalid_percent_off');
+      await deps.sandbox.createPromotionCode(projectId, trimmed, percentOff);
+      return { ok: true, value: { code: trimmed, percentOff } };
+    },
+
+    async sandboxCheckout(checkoutId: string): Promise<BillingOutcome<SandboxCheckoutView>> {
+      if (deps.sandbox === null) return refuse('sandbox_unavailable');
+      const view = await deps.sandbox.getCheckout(checkoutId);
+      return view === null ? refuse('checkout_not_found') : { ok: true, value: view };
+    },
+
+    /** Pays a sandbox checkout with a test card, records the subscription, and answers where the browser goes. */
+    async completeSandboxCheckout(checkoutId: string, card: string): Promise<BillingOutcome<{ redirectTo: string }>> {
+      if (deps.sandbox === null) return refuse('sandbox_unavailable');
+      const view = await deps.sandbox.getCheckout(checkoutId);
+      if (view === null) return refuse('checkout_not_found');
+      if (view.status !== 'open') return refuse('checkout_not_open');
+      const done = await deps.sandbox.completeCheckout(checkoutId, card);
+      if (!done.ok) return refuseFailure(done.failure);
+      const synced = await syncSubscription(done.value.projectId, sandboxOf(done.value.projectId), done.value.subscriptionId);
+      if (!synced.ok) return refuseFailure(synced.failure);
+      const recorded = synced.value;
+      if (recorded?.ok && recorded.subscription.trialStart !== null) {
+        await deps.customers.markTrialUsed(done.value.projectId, recorded.subscription.userId, 'sandbox');
+      }
+      return { ok: true, value: { redirectTo: done.value.successUrl } };
+    },
+  };
+}

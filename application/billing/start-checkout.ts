@@ -1,0 +1,62 @@
+import { resolveTrialDays } from '../../domain/billing/catalog';
+import { checkRedirectUrl } from '../../domain/billing/redirect';
+import { type BillingDeps, connectedProcessor } from './deps';
+import { ensureCustomer } from './ensure-customer';
+import { type BillingOutcome, refuse, refuseFailure } from './errors';
+import { processorPriceId, sellablePrice } from './price-lookup';
+import type { BillingActor, CheckoutRequest } from './use-cases';
+
+/**
+ * POST billing/checkout: a hosted checkout for one price (Stripe Checkout in subscription mode, or
+ * the sandbox's own page). The subscription is recorded when the processor reports the checkout
+ * completed. Refused before anything is created: a URL that is not a registered callback URL or
+ * its origin (no open redirect), trialDays on a plan without trials (or a second trial), an unknown
+ * promotion code, and a user who already has a live subscription (409: change it instead).
+ */
+export function makeStartCheckout(deps: BillingDeps) {
+  return async function startCheckout(actor: BillingActor, input: CheckoutRequest): Promise<BillingOutcome<{ id: string; url: string }>> {
+    const { project, user } = actor;
+    const chosen = await sellablePrice(deps, project.id, input.priceId);
+    if (!chosen.ok) return chosen;
+    const { price, plan } = chosen.value;
+    for (const url of [input.successUrl, input.cancelUrl]) {
+      const checked = checkRedirectUrl(url, project.settings.callbackUrls);
+      if (!checked.ok) return refuse(checked.error);
+    }
+    const trial = resolveTrialDays(plan, input.trialDays);
+    if (!trial.ok) return refuse(trial.error);
+    const connected = await connectedProcessor(deps, project.id);
+    if (!connected.ok) return connected;
+    const { connection, processor } = connected.value;
+    if ((await deps.subscriptions.findLive(project.id, user.id)) !== null) return refuse('subscription_exists');
+
+    const customer = await ensureCustomer(deps, connection, processor, user);
+    if (!customer.ok) return refuseFailure(customer.failure);
+    if (customer.value.trialUsed && input.trialDays !== undefined) return refuse('trial_not_eligible');
+    const trialDays = customer.value.trialUsed ? null : trial.value;
+
+    let promotionCodeId: string | null = null;
+    if (input.promotionCode !== undefined && input.promotionCode.trim() !== '') {
+      const found = await processor.findPromotionCode(input.promotionCode.trim());
+      if (!found.ok) return refuseFailure(found.failure);
+      if (found.value === null) return refuse('promotion_code_not_found');
+      promotionCodeId = found.value;
+    }
+    const priceAtProcessor = await processorPriceId(deps, processor, plan, price);
+    if (!priceAtProcessor.ok) return priceAtProcessor;
+    const session = await processor.createCheckout({
+      customerId: customer.value.customerId,
+      priceId: priceAtProcessor.value,
+      successUrl: input.successUrl,
+      cancelUrl: input.cancelUrl,
+      promotionCodeId,
+      trialDays,
+      metadata: { projectId: project.id, userId: user.id, subscriptionId: deps.crypto.uuid(), priceId: price.id },
+      email: user.email,
+      idempotencyKey: `tollgate-checkout-${project.id}-${user.id}-${input.requestKey}`,
+    });
+    if (!session.ok) return refuseFailure(session.failure);
+    return { ok: true, value: session.value };
+  };
+}
+

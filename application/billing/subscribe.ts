@@ -1,0 +1,82 @@
+import { resolveTrialDays } from '../../domain/billing/catalog';
+import { buildEvent, makeRecordSnapshot } from './record-snapshot';
+import { type BillingDeps, catalogNames, connectedProcessor, subscriptionView, withUserLock } from './deps';
+import { ensureCustomer } from './ensure-customer';
+import { type BillingOutcome, refuse, refuseFailure } from './errors';
+import { processorPriceId, sellablePrice } from './price-lookup';
+import type { BillingActor } from './use-cases';
+import type { SubscriptionView } from './views';
+
+/**
+ * POST billing/subscribe (spec: none -> active; "card charged; subscription returned; event
+ * subscription.created; card kept for renewals"). One live subscription per user: a second
+ * subscribe answers 409 subscription_exists, and concurrent ones are refused by the user's lease
+ * (409 subscription_busy) before anything reaches the processor, so 20 at once make one charge.
+ * A plan with trials enabled and a default trial starts trialing, once per user and project.
+ * A declined card answers 402, records payment.failed and leaves nothing live.
+ */
+export function makeSubscribe(deps: BillingDeps) {
+  const recordSnapshot = makeRecordSnapshot(deps);
+  return async function subscribe(
+    actor: BillingActor,
+    input: { priceId: string; paymentMethodId: string; requestKey: string },
+  ): Promise<BillingOutcome<SubscriptionView>> {
+    const { project, user } = actor;
+    const chosen = await sellablePrice(deps, project.id, input.priceId);
+    if (!chosen.ok) return chosen;
+    const { price, plan } = chosen.value;
+    const connected = await connectedProcessor(deps, project.id);
+    if (!connected.ok) return connected;
+    const { connection, processor } = connected.value;
+    if ((await deps.subscriptions.findLive(project.id, user.id)) !== null) return refuse('subscription_exists');
+
+    return withUserLock(deps, project.id, user.id, async () => {
+      if ((await deps.subscriptions.findLive(project.id, user.id)) !== null) return refuse('subscription_exists');
+      const customer = await ensureCustomer(deps, connection, processor, user);
+      if (!customer.ok) return refuseFailure(customer.failure);
+      const trial = resolveTrialDays(plan, null);
+      const trialDays = trial.ok && !customer.value.trialUsed ? trial.value : null;
+      const priceAtProcessor = await processorPriceId(deps, processor, plan, price);
+      if (!priceAtProcessor.ok) return priceAtProcessor;
+      const subscriptionId = deps.crypto.uuid();
+      const created = await processor.createSubscription({
+        customerId: customer.value.customerId,
+        priceId: priceAtProcessor.value,
+        paymentMethodId: input.paymentMethodId,
+        trialDays,
+        metadata: { projectId: project.id, userId: user.id, subscriptionId, priceId: price.id },
+        idempotencyKey: `tollgate-subscribe-${project.id}-${user.id}-${input.requestKey}`,
+      });
+      if (!created.ok) {
+        if (created.failure.kind === 'card_declined') {
+          await deps.events.publish(
+            buildEvent(deps, {
+              projectId: project.id,
+              type: 'payment.failed',
+              userId: user.id,
+              subscriptionId: null,
+              dedupeKey: null,
+              amount: price.amount,
+              currency: price.currency,
+              data: { reason: created.failure.message, declineCode: created.failure.declineCode, priceId: price.id },
+            }),
+          );
+        }
+        return refuseFailure(created.failure);
+      }
+      const recorded = await recordSnapshot({
+        projectId: project.id,
+        processor: processor.kind,
+        snapshot: created.value,
+        userId: user.id,
+        subscriptionId,
+      });
+      if (!recorded.ok) {
+        deps.logger.error({ projectId: project.id, reason: recorded.reason }, 'billing: a new subscription could not be recorded');
+        return refuse(recorded.reason === 'live_conflict' ? 'subscription_exists' : 'processor_rejected');
+      }
+      if (recorded.subscription.trialStart !== null) await deps.customers.markTrialUsed(project.id, user.id, processor.kind);
+      return { ok: true, value: subscriptionView(recorded.subscription, await catalogNames(deps.catalog, project.id)) };
+    });
+  };
+}

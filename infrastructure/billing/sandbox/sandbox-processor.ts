@@ -1,0 +1,119 @@
+import type {
+  ChangePreview,
+  CheckoutInput,
+  CreateSubscriptionInput,
+  PaymentProcessor,
+  ProcessorAccount,
+  ProcessorMetadata,
+  ProcessorResult,
+  ProcessorSnapshot,
+} from '../../../application/billing/payment-processor';
+import { processorOk } from '../../../application/billing/payment-processor';
+import type { Plan, Price } from '../../../domain/billing/catalog';
+import { SandboxEngine, type SandboxDependencies } from './sandbox-engine';
+
+/**
+ * The built-in sandbox payment processor for one project: a small Stripe that never moves money,
+ * so a fresh Tollgate sells subscriptions without a Stripe account. It answers the port as the
+ * Stripe adapter answers it against Stripe (the same contract suite runs against both:
+ * test/integration/payment-processor.suite.ts), with Stripe's test payment methods
+ * (`pm_card_visa` succeeds, `pm_card_chargeDeclined` is declined when attached,
+ * `pm_card_chargeCustomerFail` attaches and then every charge fails). Its time is the project's
+ * sandbox clock (`SandboxControl.advanceClock`), and renewals, trial ends and scheduled
+ * cancellations happen when `SandboxControl.runDue` runs.
+ *
+ * Calls run in the caller's request or job context (`Database.withContext`), as the stores do.
+ */
+export class SandboxProcessor implements PaymentProcessor {
+  readonly kind = 'sandbox' as const;
+  private readonly engine: SandboxEngine;
+  private readonly projectId: string;
+
+  constructor(deps: SandboxDependencies & { projectId: string }) {
+    this.engine = new SandboxEngine(deps);
+    this.projectId = deps.projectId;
+  }
+
+  async verifyCredentials(): Promise<ProcessorResult<ProcessorAccount>> {
+    return processorOk({ accountId: null, livemode: false });
+  }
+
+  upsertProduct(plan: Plan, productId: string | null, metadata: ProcessorMetadata): Promise<ProcessorResult<string>> {
+    return this.engine.upsertProduct(this.projectId, plan, productId, metadata);
+  }
+
+  createPrice(price: Price, productId: string, metadata: ProcessorMetadata): Promise<ProcessorResult<string>> {
+    return this.engine.createPrice(this.projectId, price, productId, metadata);
+  }
+
+  archivePrice(priceId: string): Promise<ProcessorResult<void>> {
+    return this.engine.archivePrice(this.projectId, priceId);
+  }
+
+  createCustomer(input: { email: string | null; name: string | null; metadata: ProcessorMetadata; idempotencyKey: string }): Promise<ProcessorResult<string>> {
+    return this.engine.createCustomer(this.projectId, input);
+  }
+
+  createSetupIntent(customerId: string, idempotencyKey: string): Promise<ProcessorResult<{ id: string; clientSecret: string }>> {
+    return this.engine.createSetupIntent(this.projectId, customerId, idempotencyKey);
+  }
+
+  findPromotionCode(code: string): Promise<ProcessorResult<string | null>> {
+    return this.engine.findPromotionCode(this.projectId, code);
+  }
+
+  createCheckout(input: CheckoutInput): Promise<ProcessorResult<{ id: string; url: string }>> {
+    return this.engine.createCheckout(this.projectId, input);
+  }
+
+  createSubscription(input: CreateSubscriptionInput): Promise<ProcessorResult<ProcessorSnapshot>> {
+    const params = {
+      customerId: input.customerId,
+      priceId: input.priceId,
+      paymentMethodId: input.paymentMethodId,
+      trialDays: input.trialDays,
+      metadata: { ...input.metadata },
+    };
+    return this.engine.idempotent(this.projectId, input.idempotencyKey, 'subscriptions.create', params, async (now) => {
+      const created = await this.engine.subscribe(
+        this.projectId,
+        { ...params, percentOff: null, checkoutId: null, keepCardOnDecline: true },
+        now,
+      );
+      if (!created.ok) return created;
+      return processorOk((await this.engine.snapshot(this.projectId, created.value))!);
+    });
+  }
+
+  previewChange(subscriptionId: string, priceId: string): Promise<ProcessorResult<ChangePreview>> {
+    return this.engine.previewChange(this.projectId, subscriptionId, priceId);
+  }
+
+  changeSubscription(subscriptionId: string, priceId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>> {
+    return this.engine.changeSubscription(this.projectId, subscriptionId, priceId, idempotencyKey);
+  }
+
+  cancelSubscription(subscriptionId: string, options: { atPeriodEnd: boolean; idempotencyKey: string }): Promise<ProcessorResult<ProcessorSnapshot>> {
+    return this.engine.cancelSubscription(this.projectId, subscriptionId, options.atPeriodEnd, options.idempotencyKey);
+  }
+
+  pauseSubscription(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>> {
+    return this.engine.pauseSubscription(this.projectId, subscriptionId, idempotencyKey);
+  }
+
+  resumeSubscription(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>> {
+    return this.engine.resumeSubscription(this.projectId, subscriptionId, idempotencyKey);
+  }
+
+  async getSubscription(subscriptionId: string): Promise<ProcessorResult<ProcessorSnapshot | null>> {
+    return processorOk(await this.engine.snapshot(this.projectId, subscriptionId));
+  }
+
+  listSubscriptionIds(customerId: string): Promise<ProcessorResult<string[]>> {
+    return this.engine.listSubscriptionIds(this.projectId, customerId);
+  }
+
+  checkoutSubscriptionId(checkoutId: string): Promise<ProcessorResult<string | null>> {
+    return this.engine.checkoutSubscriptionId(this.projectId, checkoutId);
+  }
+}

@@ -1,0 +1,225 @@
+import type Stripe from 'stripe';
+import type {
+  ProcessorInvoice,
+  ProcessorInvoiceLine,
+  ProcessorMetadata,
+  ProcessorSubscription,
+} from '../../../application/billing/payment-processor';
+import type { InvoiceReason, InvoiceStatus, PaymentMethodSummary } from '../../../domain/billing/invoice';
+import type { SubscriptionStatus } from '../../../domain/billing/subscription';
+import { StripeShapeError } from './stripe-errors';
+
+/**
+ * Stripe objects (API 2025-08-27.basil, the version stripe-node 18.5 pins) in the port's terms. No
+ * Stripe type leaves this folder.
+ */
+
+/** Where Tollgate's ids live in Stripe metadata (subscriptions, customers, products, prices, sessions). */
+export const METADATA_KEYS = {
+  projectId: 'tollgate_project_id',
+  userId: 'tollgate_user_id',
+  subscriptionId: 'tollgate_subscription_id',
+  priceId: 'tollgate_price_id',
+} as const satisfies Record<keyof ProcessorMetadata, string>;
+
+/** Tollgate's pause mark on a Stripe subscription: when it was paused (unix seconds). */
+export const PAUSED_AT_KEY = 'tollgate_paused_at';
+
+export function stripeMetadata(metadata: ProcessorMetadata): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [field, key] of Object.entries(METADATA_KEYS) as Array<[keyof ProcessorMetadata, string]>) {
+    const value = metadata[field];
+    if (typeof value === 'string' && value !== '') out[key] = value;
+  }
+  return out;
+}
+
+export function metadataOf(metadata: Stripe.Metadata | null | undefined): Partial<ProcessorMetadata> {
+  const out: Partial<ProcessorMetadata> = {};
+  if (!metadata || typeof metadata !== 'object') return out;
+  for (const [field, key] of Object.entries(METADATA_KEYS) as Array<[keyof ProcessorMetadata, string]>) {
+    const value = metadata[key];
+    if (typeof value === 'string' && value !== '') out[field] = value;
+  }
+  return out;
+}
+
+export const toDate = (unixSeconds: number): Date => new Date(unixSeconds * 1000);
+export const toDateOrNull = (unixSeconds: number | null | undefined): Date | null =>
+  typeof unixSeconds === 'number' ? toDate(unixSeconds) : null;
+export const toUnix = (date: Date): number => Math.floor(date.getTime() / 1000);
+
+/** The id of a field that is an id or, expanded, an object with one. */
+export function idOf(value: string | { id?: string } | null | undefined): string | null {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object' && typeof value.id === 'string') return value.id;
+  return null;
+}
+
+/** What a subscription shows of its card: brand, last 4 and expiry of an expanded card PaymentMethod. */
+export function paymentMethodOf(value: string | Stripe.PaymentMethod | null | undefined): PaymentMethodSummary | null {
+  if (!value || typeof value !== 'object' || !value.card) return null;
+  const { brand, last4, exp_month, exp_year } = value.card;
+  return { id: value.id, brand, last4, expMonth: exp_month, expYear: exp_year };
+}
+
+/**
+ * The card renewals are charged to: the subscription's default, or else the customer's invoice
+ * default (Stripe's order), when the caller expanded them.
+ */
+function renewalCardOf(sub: Stripe.Subscription): PaymentMethodSummary | null {
+  const own = paymentMethodOf(sub.default_payment_method);
+  if (own) return own;
+  const customer = sub.customer;
+  if (customer && typeof customer === 'object' && !('deleted' in customer && customer.deleted)) {
+    return paymentMethodOf((customer as Stripe.Customer).invoice_settings?.default_payment_method);
+  }
+  return null;
+}
+
+/** Tollgate's pause: `pause_collection[behavior]=void` plus its own mark; null when not paused that way. */
+function tollgatePause(sub: Stripe.Subscription): { pausedAt: Date | null } | null {
+  const mark = sub.metadata?.[PAUSED_AT_KEY];
+  if (sub.pause_collection?.behavior !== 'void' || typeof mark !== 'string' || mark === '') return null;
+  return { pausedAt: /^\d{1,12}$/.test(mark) ? toDate(Number(mark)) : null };
+}
+
+export const isTollgatePaused = (sub: Stripe.Subscription): boolean => tollgatePause(sub) !== null;
+
+function statusOf(sub: Stripe.Subscription): SubscriptionStatus {
+  const status = sub.status;
+  switch (status) {
+    case 'canceled':
+    case 'incomplete':
+    case 'incomplete_expired':
+      return status;
+    // Stripe's own pause (a trial that ended without a payment method, trial_settings) stops service too.
+    case 'paused':
+      return 'paused';
+    case 'active':
+    case 'trialing':
+    case 'past_due':
+      return tollgatePause(sub) ? 'paused' : status;
+    // Tollgate does not use `unpaid`: past due, whose grace period ends entitlement anyway.
+    case 'unpaid':
+      return tollgatePause(sub) ? 'paused' : 'past_due';
+    default:
+      throw new StripeShapeError(`subscription ${sub.id} has status ${String(status)}`);
+  }
+}
+
+/**
+ * When a past-due subscription first failed to pay, as far as Stripe tells: the oldest unpaid
+ * invoice that was attempted was charged when it was finalized (automatic collection); without one
+ * in view, the start of the current period (a failed renewal is charged an hour after it).
+ */
+function pastDueSince(invoices: readonly Stripe.Invoice[], periodStart: number): Date {
+  const unpaid = invoices
+    .filter((i) => (i.status === 'open' || i.status === 'uncollectible') && i.attempt_count > 0)
+    .map((i) => i.status_transitions?.finalized_at ?? i.created)
+    .sort((a, b) => a - b);
+  return toDate(unpaid[0] ?? periodStart);
+}
+
+/**
+ * A Stripe subscription in the port's terms. Its periods live on the item (basil); `invoices` are
+ * its recent invoices, used to tell since when it is past due.
+ */
+export function subscriptionOf(sub: Stripe.Subscription, invoices: readonly Stripe.Invoice[] = []): ProcessorSubscription {
+  const item = sub.items?.data?.[0];
+  if (!item) throw new StripeShapeError(`subscription ${sub.id} has no items`);
+  const customerId = idOf(sub.customer as string | { id: string });
+  if (!customerId) throw new StripeShapeError(`subscription ${sub.id} has no customer`);
+  const status = statusOf(sub);
+  const pause = status === 'paused' ? tollgatePause(sub) : null;
+  return {
+    id: sub.id,
+    customerId,
+    priceId: item.price.id,
+    status,
+    cancelAtPeriodEnd: sub.cancel_at_period_end === true || (sub.cancel_at !== null && sub.cancel_at === item.current_period_end),
+    currentPeriodStart: toDate(item.current_period_start),
+    currentPeriodEnd: toDate(item.current_period_end),
+    billingCycleAnchor: toDate(sub.billing_cycle_anchor),
+    canceledAt: toDateOrNull(sub.canceled_at),
+    endedAt: toDateOrNull(sub.ended_at),
+    trialStart: toDateOrNull(sub.trial_start),
+    trialEnd: toDateOrNull(sub.trial_end),
+    pausedAt: status === 'paused' ? (pause?.pausedAt ?? toDateOrNull(sub.trial_end)) : null,
+    pastDueAt: status === 'past_due' ? pastDueSince(invoices, item.current_period_start) : null,
+    paymentMethod: renewalCardOf(sub),
+    metadata: metadataOf(sub.metadata),
+    createdAt: toDate(sub.created),
+  };
+}
+
+const INVOICE_STATUSES: readonly string[] = ['open', 'paid', 'void', 'uncollectible'] satisfies InvoiceStatus[];
+const SUBSCRIPTION_REASONS: readonly string[] = ['subscription_create', 'subscription_cycle', 'subscription_update'] satisfies InvoiceReason[];
+
+/** The subscription an invoice bills (basil: `parent.subscription_details.subscription`). */
+export function invoiceSubscriptionId(invoice: Pick<Stripe.Invoice, 'parent'>): string | null {
+  return idOf(invoice.parent?.subscription_details?.subscription as string | { id: string } | undefined);
+}
+
+/**
+ * A line: a proration (basil: `parent.subscription_item_details.proration`, or the invoice item's
+ * for prorations billed later) is unused time when it credits and remaining time when it charges;
+ * anything else is a period of the subscription. Its price is `pricing.price_details.price`.
+ */
+export function invoiceLineOf(line: Stripe.InvoiceLineItem): ProcessorInvoiceLine {
+  const parent = line.parent;
+  const proration = parent?.subscription_item_details?.proration ?? parent?.invoice_item_details?.proration ?? false;
+  return {
+    kind: proration ? (line.amount < 0 ? 'unused_time' : 'remaining_time') : 'subscription',
+    description: line.description ?? '',
+    priceId: line.pricing?.price_details?.price ?? null,
+    amount: line.amount,
+    periodStart: toDate(line.period.start),
+    periodEnd: toDate(line.period.end),
+  };
+}
+
+/** The period an invoice bills: its subscription line's, else the span of its lines, else Stripe's. */
+function invoicePeriod(invoice: Stripe.Invoice, lines: readonly ProcessorInvoiceLine[]): { start: Date; end: Date } {
+  const full = lines.find((l) => l.kind === 'subscription');
+  if (full) return { start: full.periodStart, end: full.periodEnd };
+  if (lines.length > 0) {
+    return {
+      start: new Date(Math.min(...lines.map((l) => l.periodStart.getTime()))),
+      end: new Date(Math.max(...lines.map((l) => l.periodEnd.getTime()))),
+    };
+  }
+  return { start: toDate(invoice.period_start), end: toDate(invoice.period_end) };
+}
+
+/**
+ * An invoice in the port's terms, or null for one Tollgate does not record: a draft (not yet
+ * final: a renewal is finalized and charged about an hour after it is created) or one without a
+ * customer. `lines` are all its lines (the embedded list holds only the first page).
+ */
+export function invoiceOf(invoice: Stripe.Invoice, lines: readonly Stripe.InvoiceLineItem[]): ProcessorInvoice | null {
+  if (!invoice.id || !invoice.status || !INVOICE_STATUSES.includes(invoice.status)) return null;
+  const customerId = idOf(invoice.customer as string | { id: string } | null);
+  if (!customerId) return null;
+  const mapped = lines.map(invoiceLineOf);
+  const period = invoicePeriod(invoice, mapped);
+  const reason = invoice.billing_reason;
+  return {
+    id: invoice.id,
+    subscriptionId: invoiceSubscriptionId(invoice),
+    customerId,
+    status: invoice.status as InvoiceStatus,
+    reason: reason && SUBSCRIPTION_REASONS.includes(reason) ? (reason as InvoiceReason) : 'manual',
+    currency: invoice.currency,
+    subtotal: invoice.subtotal,
+    amountDue: invoice.amount_due,
+    amountPaid: invoice.amount_paid,
+    attemptCount: invoice.attempt_count,
+    lines: mapped,
+    periodStart: period.start,
+    periodEnd: period.end,
+    hostedUrl: invoice.hosted_invoice_url ?? null,
+    createdAt: toDate(invoice.created),
+    paidAt: toDateOrNull(invoice.status_transitions?.paid_at),
+  };
+}

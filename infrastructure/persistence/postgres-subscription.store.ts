@@ -1,0 +1,182 @@
+import type { BillingSubscription, SubscriptionStore } from '../../application/billing/billing.store';
+import type { ProcessorKind } from '../../application/billing/payment-processor';
+import type { PriceSnapshot } from '../../domain/billing/catalog';
+import type { PaymentMethodSummary } from '../../domain/billing/invoice';
+import type { BillingInterval } from '../../domain/billing/periods';
+import { LIVE_STATUSES, type Subscription, type SubscriptionStatus } from '../../domain/billing/subscription';
+import type { Database } from './database';
+import { type Read, isUuid, read, rowMapper } from './rows';
+import { writeUnlessTaken } from './unique-violation';
+
+/** The partial unique index that allows one live subscription per (project, user). */
+const LIVE_INDEX = 'billing_subscriptions_live_idx';
+
+/** The statuses the live index covers, as SQL (constants, never user input). */
+const LIVE_SQL = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
+
+/** The subscription's price snapshot, kept in its own columns so a catalog change never rewrites it. */
+const toPriceSnapshot = rowMapper<PriceSnapshot>({
+  id: ['price_id', read.text],
+  planId: ['plan_id', read.text],
+  amount: read.number,
+  currency: read.text,
+  interval: read.as<BillingInterval>(),
+});
+
+const toSubscriptionFields = rowMapper<Omit<Subscription, 'price'>>({
+  id: read.text,
+  status: read.as<SubscriptionStatus>(),
+  currentPeriodStart: read.date,
+  currentPeriodEnd: read.date,
+  billingCycleAnchor: read.date,
+  cancelAtPeriodEnd: read.bool,
+  canceledAt: read.dateOrNull,
+  endedAt: read.dateOrNull,
+  trialStart: read.dateOrNull,
+  trialEnd: read.dateOrNull,
+  pausedAt: read.dateOrNull,
+  pastDueAt: read.dateOrNull,
+  createdAt: read.date,
+});
+
+/** The domain subscription's columns of billing_subscriptions (unqualified), and its reader. */
+export const subscriptionColumns = `${toSubscriptionFields.columns}, ${toPriceSnapshot.columns}`;
+export const toSubscription = (row: object): Subscription => ({ ...toSubscriptionFields(row), price: toPriceSnapshot(row) });
+
+/** The card summary, whitelisted both ways (never more than brand, last 4 and expiry). */
+const summaryOf = (m: PaymentMethodSummary): PaymentMethodSummary => ({
+  id: m.id,
+  brand: m.brand,
+  last4: m.last4,
+  expMonth: m.expMonth,
+  expYear: m.expYear,
+});
+const paymentMethod: Read<PaymentMethodSummary | null> = (v) => {
+  if (v === null || typeof v !== 'object') return null;
+  const m = v as Record<string, unknown>;
+  return { id: String(m.id), brand: String(m.brand), last4: String(m.last4), expMonth: Number(m.expMonth), expYear: Number(m.expYear) };
+};
+
+const toRecordFields = rowMapper<Omit<BillingSubscription, keyof Subscription>>({
+  projectId: read.text,
+  userId: read.text,
+  processor: read.as<ProcessorKind>(),
+  processorSubscriptionId: read.text,
+  customerId: read.text,
+  paymentMethod: ['payment_method', paymentMethod],
+  updatedAt: read.date,
+});
+
+const columns = `${subscriptionColumns}, ${toRecordFields.columns}`;
+const toBillingSubscription = (row: object): BillingSubscription => ({ ...toSubscription(row), ...toRecordFields(row) });
+
+export class PostgresSubscriptionStore implements SubscriptionStore {
+  constructor(private readonly db: Database) {}
+
+  async findLive(projectId: string, userId: string): Promise<BillingSubscription | null> {
+    if (!isUuid(projectId) || !isUuid(userId)) return null;
+    const rows = await this.db.query(
+      `select ${columns} from billing_subscriptions where project_id = ? and user_id = ? and status in (${LIVE_SQL})`,
+      [projectId, userId],
+    );
+    return rows.length > 0 ? toBillingSubscription(rows[0]!) : null;
+  }
+
+  async findById(projectId: string, id: string): Promise<BillingSubscription | null> {
+    if (!isUuid(projectId) || !isUuid(id)) return null;
+    const rows = await this.db.query(`select ${columns} from billing_subscriptions where id = ? and project_id = ?`, [id, projectId]);
+    return rows.length > 0 ? toBillingSubscription(rows[0]!) : null;
+  }
+
+  async findByProcessorIdForUpdate(processor: ProcessorKind, processorSubscriptionId: string): Promise<BillingSubscription | null> {
+    const rows = await this.db.query(
+      `select ${columns} from billing_subscriptions where processor = ? and processor_subscription_id = ? for update`,
+      [processor, processorSubscriptionId],
+    );
+    return rows.length > 0 ? toBillingSubscription(rows[0]!) : null;
+  }
+
+  /**
+   * Insert, or update the row with this id (in the same project; who it belongs to and when it was
+   * created never change). A second live subscription for the user is refused by the partial unique
+   * index, also between concurrent writers: 'live_conflict'.
+   */
+  async save(s: BillingSubscription): Promise<'saved' | 'live_conflict'> {
+    const saved = await writeUnlessTaken(this.db, LIVE_INDEX, async () => {
+      const rows = await this.db.query(
+        `insert into billing_subscriptions (id, project_id, user_id, processor, processor_subscription_id, customer_id, plan_id, price_id,
+           amount, currency, interval, status, cancel_at_period_end, current_period_start, current_period_end, billing_cycle_anchor,
+           canceled_at, ended_at, trial_start, trial_end, paused_at, past_due_at, payment_method, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+         on conflict (id) do update set
+           processor = excluded.processor, processor_subscription_id = excluded.processor_subscription_id,
+           customer_id = excluded.customer_id, plan_id = excluded.plan_id, price_id = excluded.price_id, amount = excluded.amount,
+           currency = excluded.currency, interval = excluded.interval, status = excluded.status,
+           cancel_at_period_end = excluded.cancel_at_period_end, current_period_start = excluded.current_period_start,
+           current_period_end = excluded.current_period_end, billing_cycle_anchor = excluded.billing_cycle_anchor,
+           canceled_at = excluded.canceled_at, ended_at = excluded.ended_at, trial_start = excluded.trial_start,
+           trial_end = excluded.trial_end, paused_at = excluded.paused_at, past_due_at = excluded.past_due_at,
+           payment_method = excluded.payment_method, updated_at = excluded.updated_at
+         where billing_subscriptions.project_id = excluded.project_id and billing_subscriptions.user_id = excluded.user_id
+         returning id`,
+        [
+          s.id,
+          s.projectId,
+          s.userId,
+          s.processor,
+          s.processorSubscriptionId,
+          s.customerId,
+          s.price.planId,
+          s.price.id,
+          s.price.amount,
+          s.price.currency,
+          s.price.interval,
+          s.status,
+          s.cancelAtPeriodEnd,
+          s.currentPeriodStart,
+          s.currentPeriodEnd,
+          s.billingCycleAnchor,
+          s.canceledAt,
+          s.endedAt,
+          s.trialStart,
+          s.trialEnd,
+          s.pausedAt,
+          s.pastDueAt,
+          s.paymentMethod === null ? null : JSON.stringify(summaryOf(s.paymentMethod)),
+          s.createdAt,
+          s.updatedAt,
+        ],
+      );
+      if (rows.length === 0) throw new Error(`Subscription ${s.id} is recorded for another project or user`);
+    });
+    return saved ? 'saved' : 'live_conflict';
+  }
+
+  /**
+   * Newest first. `status` is a status, or `pending_cancellation`: a cancellation scheduled at period
+   * end on an active, trialing or past-due subscription (the state `subscriptionState` shows). Any
+   * other status filters by the stored status as is.
+   */
+  async list(projectId: string, filter: { userId?: string; status?: string; limit: number }): Promise<BillingSubscription[]> {
+    if (!isUuid(projectId)) return [];
+    const where = ['project_id = ?'];
+    const params: unknown[] = [projectId];
+    if (filter.userId !== undefined) {
+      if (!isUuid(filter.userId)) return [];
+      where.push('user_id = ?');
+      params.push(filter.userId);
+    }
+    if (filter.status === 'pending_cancellation') {
+      where.push(`cancel_at_period_end and status in ('active', 'trialing', 'past_due')`);
+    } else if (filter.status !== undefined) {
+      where.push('status = ?');
+      params.push(filter.status);
+    }
+    params.push(Math.max(0, Math.floor(filter.limit)));
+    const rows = await this.db.query(
+      `select ${columns} from billing_subscriptions where ${where.join(' and ')} order by created_at desc, id desc limit ?`,
+      params,
+    );
+    return rows.map(toBillingSubscription);
+  }
+}

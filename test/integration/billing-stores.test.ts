@@ -1,0 +1,715 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  BillingEvent,
+  BillingInvoice,
+  BillingSubscription,
+  StoredPlan,
+  StoredPrice,
+} from '../../application/billing/billing.store';
+import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
+import { Database } from '../../infrastructure/persistence/database';
+import { PostgresBillingConnectionStore } from '../../infrastructure/persistence/postgres-billing-connection.store';
+import { PostgresCustomerStore } from '../../infrastructure/persistence/postgres-billing-customer.store';
+import { PostgresBillingEventLog, PostgresEventPublisher } from '../../infrastructure/persistence/postgres-billing-event.store';
+import { PostgresSubscriptionLocks } from '../../infrastructure/persistence/postgres-billing-lock.store';
+import { PostgresCatalogStore } from '../../infrastructure/persistence/postgres-catalog.store';
+import { PostgresEntitlementsReader } from '../../infrastructure/persistence/postgres-entitlements.reader';
+import { PostgresInvoiceStore } from '../../infrastructure/persistence/postgres-invoice.store';
+import { PostgresProcessorEventLog } from '../../infrastructure/persistence/postgres-processor-event.store';
+import { PostgresSubscriptionStore } from '../../infrastructure/persistence/postgres-subscription.store';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+/**
+ * The billing stores on a migrated PostgreSQL database: round trips, and the guarantees the
+ * database gives (one live subscription per user, event dedupe, lock leases, each processor event
+ * once, unique plan names), also between concurrent writers and inside a caller's transaction.
+ */
+
+let database: TestDatabase;
+let db: Database;
+const box = new AesGcmSecretBox(randomBytes(32));
+
+const T0 = new Date('2026-12-01T10:00:00.000Z');
+const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+
+let project: string;
+let otherProject: string;
+
+const inContext = <T>(fn: () => Promise<T>): Promise<T> => db.withContext(fn);
+const sql = <T = Record<string, unknown>>(text: string, params: unknown[] = []) => inContext(() => db.query<T>(text, params));
+
+async function insertProject(name: string): Promise<string> {
+  const id = randomUUID();
+  await sql(
+    `insert into projects (id, name, active, signing_secret_enc, settings, created_at, updated_at) values (?, ?, true, 'x', '{}'::jsonb, ?, ?)`,
+    [id, name, T0, T0],
+  );
+  return id;
+}
+
+async function insertUser(projectId = project): Promise<string> {
+  const id = randomUUID();
+  await sql(`insert into users (id, project_id, provider, created_at, updated_at) values (?, ?, 'email', ?, ?)`, [id, projectId, T0, T0]);
+  return id;
+}
+
+const stores = () => ({
+  connections: new PostgresBillingConnectionStore(db, box),
+  catalog: new PostgresCatalogStore(db),
+  customers: new PostgresCustomerStore(db),
+  subscriptions: new PostgresSubscriptionStore(db),
+  invoices: new PostgresInvoiceStore(db),
+  publisher: new PostgresEventPublisher(db),
+  events: new PostgresBillingEventLog(db),
+  locks: new PostgresSubscriptionLocks(db),
+  processorEvents: new PostgresProcessorEventLog(db),
+  entitlements: new PostgresEntitlementsReader(db),
+});
+let s: ReturnType<typeof stores>;
+
+function plan(overrides: Partial<StoredPlan> = {}): StoredPlan {
+  return {
+    id: randomUUID(),
+    projectId: project,
+    name: `Plan ${randomUUID().slice(0, 8)}`,
+    description: 'For teams',
+    features: ['sso', 'audit-log'],
+    hidden: false,
+    recommended: false,
+    trialsEnabled: true,
+    defaultTrialDays: 14,
+    position: 0,
+    processor: null,
+    processorProductId: null,
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+function price(planId: string, overrides: Partial<StoredPrice> = {}): StoredPrice {
+  return {
+    id: randomUUID(),
+    projectId: project,
+    planId,
+    name: 'Monthly',
+    amount: 1999,
+    currency: 'usd',
+    interval: 'month',
+    active: true,
+    processor: 'sandbox',
+    processorPriceId: `price_${randomUUID()}`,
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+/** A plan with one price, for subscriptions. */
+let basePlan: StoredPlan;
+let basePrice: StoredPrice;
+
+function subscription(userId: string, overrides: Partial<BillingSubscription> = {}): BillingSubscription {
+  return {
+    id: randomUUID(),
+    projectId: project,
+    userId,
+    processor: 'sandbox',
+    processorSubscriptionId: `sub_${randomUUID()}`,
+    customerId: `cus_${userId}`,
+    status: 'active',
+    price: { id: basePrice.id, planId: basePlan.id, amount: basePrice.amount, currency: 'usd', interval: 'month' },
+    currentPeriodStart: T0,
+    currentPeriodEnd: at(30 * 86400),
+    billingCycleAnchor: T0,
+    cancelAtPeriodEnd: false,
+    canceledAt: null,
+    endedAt: null,
+    trialStart: null,
+    trialEnd: null,
+    pausedAt: null,
+    pastDueAt: null,
+    paymentMethod: { id: 'pm_1', brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030 },
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+function invoice(userId: string, overrides: Partial<BillingInvoice> = {}): BillingInvoice {
+  return {
+    id: randomUUID(),
+    projectId: project,
+    userId,
+    subscriptionId: null,
+    processor: 'sandbox',
+    processorInvoiceId: `in_${randomUUID()}`,
+    status: 'open',
+    reason: 'subscription_create',
+    currency: 'usd',
+    subtotal: 1999,
+    amountDue: 1999,
+    amountPaid: 0,
+    attemptCount: 0,
+    lines: [
+      {
+        kind: 'subscription',
+        description: '1 x Pro (at $19.99 / month)',
+        priceId: basePrice.id,
+        amount: 1999,
+        periodStart: T0,
+        periodEnd: at(30 * 86400),
+      },
+    ],
+    periodStart: T0,
+    periodEnd: at(30 * 86400),
+    hostedUrl: null,
+    createdAt: T0,
+    paidAt: null,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+function event(overrides: Partial<BillingEvent> = {}): BillingEvent {
+  const id = randomUUID();
+  return {
+    id,
+    projectId: project,
+    type: 'subscription.created',
+    userId: null,
+    subscriptionId: null,
+    dedupeKey: null,
+    payload: { id, type: 'subscription.created', created: 1_700_000_000, data: { nested: [1, 'two'] } },
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = await Database.open({ url: database.url, poolMax: 10 });
+  await db.migrate();
+  project = await insertProject('Billing');
+  otherProject = await insertProject('Other');
+  s = stores();
+  basePlan = plan({ name: 'Base', position: 100 });
+  basePrice = price(basePlan.id);
+  await inContext(async () => {
+    expect(await s.catalog.insertPlan(basePlan)).toBe(true);
+    await s.catalog.insertPrice(basePrice);
+  });
+});
+
+afterAll(async () => {
+  await db?.close();
+  await database?.drop();
+});
+
+describe('billing connection store', () => {
+  it('stores the Stripe secrets encrypted, reads them back decrypted, replaces on save and removes', async () => {
+    const projectId = await insertProject('Connected');
+    const stripe = {
+      projectId,
+      processor: 'stripe' as const,
+      secretKey: 'sk_test_51abcdefSECRETkey4242',
+      publishableKey: 'pk_test_51abcdef',
+      webhookSecret: 'whsec_signingSECRET',
+      keyLast4: '4242',
+      livemode: false,
+      accountId: 'acct_123',
+      currency: 'eur',
+      connectedAt: T0,
+      updatedAt: T0,
+    };
+    await inContext(async () => {
+      expect(await s.connections.get(projectId)).toBeNull();
+      await s.connections.save(stripe);
+      expect(await s.connections.get(projectId)).toEqual(stripe);
+    });
+
+    const [raw] = await sql<{ secret_key_enc: string; webhook_secret_enc: string; publishable_key: string }>(
+      'select secret_key_enc, webhook_secret_enc, publishable_key from billing_connections where project_id = ?',
+      [projectId],
+    );
+    expect(raw!.secret_key_enc).not.toContain('SECRET');
+    expect(raw!.webhook_secret_enc).not.toContain('SECRET');
+    expect(raw!.secret_key_enc).not.toContain(stripe.secretKey);
+    expect(box.decrypt(raw!.secret_key_enc)).toBe(stripe.secretKey);
+    expect(box.decrypt(raw!.webhook_secret_enc)).toBe(stripe.webhookSecret);
+    expect(raw!.publishable_key).toBe(stripe.publishableKey);
+
+    const sandbox = {
+      ...stripe,
+      processor: 'sandbox' as const,
+      secretKey: null,
+      publishableKey: null,
+      webhookSecret: null,
+      keyLast4: null,
+      accountId: null,
+      currency: 'usd',
+      connectedAt: at(60),
+      updatedAt: at(60),
+    };
+    await inContext(async () => {
+      await s.connections.save(sandbox);
+      expect(await s.connections.get(projectId)).toEqual(sandbox);
+      expect(await s.connections.remove(projectId)).toBe(true);
+      expect(await s.connections.remove(projectId)).toBe(false);
+      expect(await s.connections.get(projectId)).toBeNull();
+      expect(await s.connections.get('not-a-uuid')).toBeNull();
+    });
+  });
+});
+
+describe('catalog store', () => {
+  it('round-trips plans in hierarchy order (position, then creation) and their prices', async () => {
+    const projectId = await insertProject('Catalog');
+    const top = plan({ projectId, name: 'Top', position: 2, features: [], hidden: true, defaultTrialDays: null, trialsEnabled: false });
+    const low = plan({ projectId, name: 'Low', position: 0, processor: 'stripe', processorProductId: 'prod_1' });
+    const midOlder = plan({ projectId, name: 'Mid A', position: 1, createdAt: T0 });
+    const midNewer = plan({ projectId, name: 'Mid B', position: 1, createdAt: at(1) });
+    await inContext(async () => {
+      for (const p of [top, midNewer, low, midOlder]) expect(await s.catalog.insertPlan(p)).toBe(true);
+      expect(await s.catalog.listPlans(projectId)).toEqual([low, midOlder, midNewer, top]);
+      expect(await s.catalog.getPlan(projectId, low.id)).toEqual(low);
+      expect(await s.catalog.getPlan(otherProject, low.id)).toBeNull();
+      expect(await s.catalog.getPlan(projectId, 'nope')).toBeNull();
+
+      const yearly = price(low.id, { projectId, name: 'Yearly', amount: 99_999_999, interval: 'year', createdAt: at(5), processorPriceId: 'price_y' });
+      const monthly = price(low.id, { projectId, amount: 0, createdAt: at(1), processor: null, processorPriceId: null });
+      await s.catalog.insertPrice(yearly);
+      await s.catalog.insertPrice(monthly);
+      const stored = await s.catalog.getPrice(projectId, yearly.id);
+      expect(stored).toEqual(yearly);
+      expect(typeof stored!.amount).toBe('number');
+      expect(await s.catalog.listPrices(projectId)).toEqual([monthly, yearly]);
+      expect(await s.catalog.findPriceByProcessorId(projectId, 'sandbox', 'price_y')).toEqual(yearly);
+      expect(await s.catalog.findPriceByProcessorId(projectId, 'stripe', 'price_y')).toBeNull();
+      expect(await s.catalog.findPriceByProcessorId(otherProject, 'sandbox', 'price_y')).toBeNull();
+      expect(await s.catalog.getPrice(otherProject, yearly.id)).toBeNull();
+
+      const archived = { ...yearly, active: false, processor: 'stripe' as const, processorPriceId: 'price_z', updatedAt: at(9) };
+      await s.catalog.updatePrice(archived);
+      expect(await s.catalog.getPrice(projectId, yearly.id)).toEqual(archived);
+
+      const renamed = { ...low, name: 'Starter', features: ['x', 'y'], recommended: true, updatedAt: at(10) };
+      expect(await s.catalog.updatePlan(renamed)).toBe(true);
+      expect(await s.catalog.getPlan(projectId, low.id)).toEqual(renamed);
+    });
+  });
+
+  it('refuses a plan name taken in the project, case-insensitively, on insert and on update; other projects are free', async () => {
+    const projectId = await insertProject('Names');
+    const pro = plan({ projectId, name: 'Pro' });
+    const team = plan({ projectId, name: 'Team' });
+    await inContext(async () => {
+      expect(await s.catalog.insertPlan(pro)).toBe(true);
+      expect(await s.catalog.insertPlan(team)).toBe(true);
+      expect(await s.catalog.insertPlan(plan({ projectId, name: 'PRO' }))).toBe(false);
+      expect(await s.catalog.insertPlan(plan({ projectId, name: 'pro' }))).toBe(false);
+      expect(await s.catalog.insertPlan(plan({ projectId: otherProject, name: 'pro' }))).toBe(true);
+      expect(await s.catalog.updatePlan({ ...team, name: 'pRo' })).toBe(false);
+      expect(await s.catalog.updatePlan({ ...pro, name: 'PRO' })).toBe(true); // its own name, recased
+      expect((await s.catalog.listPlans(projectId)).map((p) => p.name).sort()).toEqual(['PRO', 'Team']);
+      // Another unique violation (the primary key) is not a taken name: it propagates.
+      await expect(s.catalog.insertPlan({ ...pro, name: 'Fresh' })).rejects.toThrow();
+    });
+  });
+
+  it('answers false for a taken name inside a transaction and leaves the transaction usable', async () => {
+    const projectId = await insertProject('Names in a transaction');
+    const kept = plan({ projectId, name: 'Kept' });
+    const after = plan({ projectId, name: 'After' });
+    await inContext(() =>
+      db.transaction(async () => {
+        expect(await s.catalog.insertPlan(kept)).toBe(true);
+        expect(await s.catalog.insertPlan(plan({ projectId, name: 'KEPT' }))).toBe(false);
+        expect(await s.catalog.updatePlan({ ...kept, name: 'kept' })).toBe(true);
+        expect(await s.catalog.insertPlan(after)).toBe(true);
+        expect(await s.catalog.updatePlan({ ...after, name: 'KePt' })).toBe(false);
+      }),
+    );
+    expect((await inContext(() => s.catalog.listPlans(projectId))).map((p) => p.name)).toEqual(['kept', 'After']);
+  });
+
+  it('sets positions in one statement, only for plans of the project', async () => {
+    const projectId = await insertProject('Order');
+    const [a, b, c] = ['A', 'B', 'C'].map((name, position) => plan({ projectId, name, position }));
+    const foreign = plan({ projectId: otherProject, name: 'Foreign', position: 7 });
+    await inContext(async () => {
+      for (const p of [a!, b!, c!, foreign]) expect(await s.catalog.insertPlan(p)).toBe(true);
+      await s.catalog.setPositions(projectId, [
+        { id: c!.id, position: 0 },
+        { id: a!.id, position: 1 },
+        { id: b!.id, position: 2 },
+        { id: foreign.id, position: 0 },
+        { id: 'not-a-uuid', position: 3 },
+      ]);
+      expect((await s.catalog.listPlans(projectId)).map((p) => [p.name, p.position])).toEqual([
+        ['C', 0],
+        ['A', 1],
+        ['B', 2],
+      ]);
+      expect((await s.catalog.getPlan(otherProject, foreign.id))!.position).toBe(7);
+      await s.catalog.setPositions(projectId, []);
+    });
+  });
+});
+
+describe('customer store', () => {
+  it('inserts once per (project, user, processor): the first writer wins, also under concurrent inserts', async () => {
+    const user = await insertUser();
+    const first = { projectId: project, userId: user, processor: 'sandbox' as const, customerId: `cus_a_${user}`, trialUsed: false, createdAt: T0 };
+    await inContext(async () => {
+      expect(await s.customers.find(project, user, 'sandbox')).toBeNull();
+      expect(await s.customers.insert(first)).toEqual(first);
+      expect(await s.customers.insert({ ...first, customerId: `cus_b_${user}`, createdAt: at(5) })).toEqual(first);
+      expect(await s.customers.find(project, user, 'sandbox')).toEqual(first);
+      expect(await s.customers.find(project, user, 'stripe')).toBeNull();
+      expect(await s.customers.findByProcessorId('sandbox', first.customerId)).toEqual(first);
+      expect(await s.customers.findByProcessorId('sandbox', `cus_b_${user}`)).toBeNull();
+      await s.customers.markTrialUsed(project, user, 'sandbox');
+      expect(await s.customers.find(project, user, 'sandbox')).toEqual({ ...first, trialUsed: true });
+    });
+
+    const racer = await insertUser();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        inContext(() =>
+          s.customers.insert({
+            projectId: project,
+            userId: racer,
+            processor: 'stripe',
+            customerId: `cus_${i}_${racer}`,
+            trialUsed: false,
+            createdAt: T0,
+          }),
+        ),
+      ),
+    );
+    expect(new Set(results.map((c) => c.customerId)).size).toBe(1);
+    const [count] = await sql<{ n: string }>('select count(*) as n from billing_customers where user_id = ?', [racer]);
+    expect(Number(count!.n)).toBe(1);
+  });
+});
+
+describe('subscription store', () => {
+  it('round-trips a subscription (price snapshot, payment method, dates) and updates it by id', async () => {
+    const user = await insertUser();
+    const sub = subscription(user, {
+      status: 'trialing',
+      trialStart: T0,
+      trialEnd: at(14 * 86400),
+      price: { ...subscription(user).price, amount: 12_345_678 },
+    });
+    await inContext(async () => {
+      expect(await s.subscriptions.save(sub)).toBe('saved');
+      expect(await s.subscriptions.findById(project, sub.id)).toEqual(sub);
+      expect(await s.subscriptions.findById(otherProject, sub.id)).toBeNull();
+      expect(await s.subscriptions.findById(project, 'nope')).toBeNull();
+      expect(await s.subscriptions.findLive(project, user)).toEqual(sub);
+
+      const paused = { ...sub, status: 'paused' as const, pausedAt: at(60), paymentMethod: null, updatedAt: at(60) };
+      expect(await s.subscriptions.save(paused)).toBe('saved');
+      expect(await s.subscriptions.findById(project, sub.id)).toEqual(paused);
+
+      const canceled = { ...paused, status: 'canceled' as const, canceledAt: at(120), endedAt: at(120), updatedAt: at(120) };
+      expect(await s.subscriptions.save(canceled)).toBe('saved');
+      expect(await s.subscriptions.findLive(project, user)).toBeNull();
+      expect(await s.subscriptions.findByProcessorIdForUpdate('sandbox', sub.processorSubscriptionId)).toEqual(canceled);
+      expect(await s.subscriptions.findByProcessorIdForUpdate('stripe', sub.processorSubscriptionId)).toBeNull();
+
+      // The owner of a row never changes: a save of the same id for another user is a bug.
+      await expect(s.subscriptions.save({ ...canceled, userId: await insertUser() })).rejects.toThrow(/another project or user/);
+    });
+  });
+
+  it('allows one live subscription per user: a second answers live_conflict; ended ones do not count', async () => {
+    const user = await insertUser();
+    const canceled = subscription(user, { status: 'canceled', canceledAt: T0, endedAt: T0 });
+    const incomplete = subscription(user, { status: 'incomplete', createdAt: at(1) });
+    const live = subscription(user, { createdAt: at(2) });
+    await inContext(async () => {
+      expect(await s.subscriptions.save(canceled)).toBe('saved');
+      expect(await s.subscriptions.save(incomplete)).toBe('saved');
+      expect(await s.subscriptions.save(live)).toBe('saved');
+      for (const status of ['active', 'trialing', 'past_due', 'paused'] as const) {
+        expect(await s.subscriptions.save(subscription(user, { status }))).toBe('live_conflict');
+      }
+      // Reviving an ended one while another is live is refused as well (an update, not an insert).
+      expect(await s.subscriptions.save({ ...incomplete, status: 'active' })).toBe('live_conflict');
+      expect(await s.subscriptions.findLive(project, user)).toEqual(live);
+      // Another user is unaffected.
+      expect(await s.subscriptions.save(subscription(await insertUser()))).toBe('saved');
+      // The processor's id is unique too, but that is not a live conflict: it propagates.
+      await expect(s.subscriptions.save(subscription(await insertUser(), { processorSubscriptionId: live.processorSubscriptionId }))).rejects.toThrow();
+    });
+  });
+
+  it('answers live_conflict inside a transaction under a savepoint, so the transaction goes on and commits', async () => {
+    const user = await insertUser();
+    const live = subscription(user);
+    const note = event({ dedupeKey: `after-conflict-${user}` });
+    await inContext(() =>
+      db.transaction(async () => {
+        expect(await s.subscriptions.save(live)).toBe('saved');
+        expect(await s.subscriptions.save(subscription(user))).toBe('live_conflict');
+        expect(await s.subscriptions.findByProcessorIdForUpdate('sandbox', live.processorSubscriptionId)).toEqual(live);
+        expect(await s.publisher.publish(note)).toBe(true);
+      }),
+    );
+    await inContext(async () => {
+      expect(await s.subscriptions.findLive(project, user)).toEqual(live);
+      expect((await s.events.list(project, { limit: 100 })).map((e) => e.id)).toContain(note.id);
+    });
+  });
+
+  it('lets exactly one of 20 concurrent saves of different live subscriptions for one user through', async () => {
+    const user = await insertUser();
+    const results = await Promise.all(Array.from({ length: 20 }, () => inContext(() => s.subscriptions.save(subscription(user)))));
+    expect(results.filter((r) => r === 'saved')).toHaveLength(1);
+    expect(results.filter((r) => r === 'live_conflict')).toHaveLength(19);
+    const [count] = await sql<{ n: string }>('select count(*) as n from billing_subscriptions where user_id = ?', [user]);
+    expect(Number(count!.n)).toBe(1);
+  });
+
+  it('lists newest first, by user and by status (pending_cancellation included), up to the limit', async () => {
+    const projectId = await insertProject('Listing');
+    const [u1, u2] = [await insertUser(projectId), await insertUser(projectId)];
+    const mk = (userId: string, seconds: number, overrides: Partial<BillingSubscription>) =>
+      subscription(userId!, { projectId, createdAt: at(seconds), ...overrides });
+    const a = mk(u1!, 1, { status: 'canceled' });
+    const b = mk(u1!, 2, { status: 'active', cancelAtPeriodEnd: true });
+    const c = mk(u2!, 3, { status: 'past_due', pastDueAt: at(3) });
+    const d = mk(u2!, 4, { status: 'incomplete_expired' });
+    const e = mk(u2!, 4, { status: 'canceled', cancelAtPeriodEnd: true }); // same instant as d: id breaks the tie
+    await inContext(async () => {
+      for (const x of [a, b, c, d, e]) expect(await s.subscriptions.save(x)).toBe('saved');
+      const ids = async (filter: { userId?: string; status?: string; limit: number }) =>
+        (await s.subscriptions.list(projectId, filter)).map((x) => x.id);
+      const [d4, e4] = d.id > e.id ? [d, e] : [e, d];
+      expect(await ids({ limit: 10 })).toEqual([d4.id, e4.id, c.id, b.id, a.id]);
+      expect(await ids({ limit: 2 })).toEqual([d4.id, e4.id]);
+      expect(await ids({ userId: u1!, limit: 10 })).toEqual([b.id, a.id]);
+      expect(await ids({ status: 'canceled', limit: 10 })).toEqual([e.id, a.id]);
+      expect(await ids({ status: 'pending_cancellation', limit: 10 })).toEqual([b.id]);
+      expect(await ids({ status: 'active', userId: u2!, limit: 10 })).toEqual([]);
+      expect(await ids({ status: 'past_due', userId: u2!, limit: 10 })).toEqual([c.id]);
+      expect(await ids({ userId: 'nope', limit: 10 })).toEqual([]);
+      expect((await s.subscriptions.list(projectId, { limit: 10 }))[2]).toEqual(c);
+    });
+  });
+});
+
+describe('invoice store', () => {
+  it('upserts by processor invoice id keeping the first id, with lines (dates as ISO strings in jsonb)', async () => {
+    const user = await insertUser();
+    const sub = subscription(user);
+    const first = invoice(user, { subscriptionId: sub.id });
+    await inContext(async () => {
+      expect(await s.subscriptions.save(sub)).toBe('saved');
+      await s.invoices.save(first);
+      expect(await s.invoices.findByProcessorIds('sandbox', [first.processorInvoiceId])).toEqual([first]);
+
+      const paid = {
+        ...first,
+        id: randomUUID(),
+        subscriptionId: null,
+        status: 'paid' as const,
+        amountPaid: 1999,
+        attemptCount: 1,
+        paidAt: at(30),
+        hostedUrl: 'https://example.com/i/1',
+        updatedAt: at(30),
+        lines: [
+          ...first.lines,
+          { kind: 'unused_time' as const, description: 'Unused time', priceId: null, amount: -500, periodStart: at(10), periodEnd: at(20) },
+        ],
+      };
+      await s.invoices.save(paid);
+      // The existing row keeps its id and its subscription link.
+      expect(await s.invoices.findByProcessorIds('sandbox', [first.processorInvoiceId])).toEqual([{ ...paid, id: first.id, subscriptionId: sub.id }]);
+
+      const [raw] = await db.query<{ lines: Array<Record<string, unknown>> }>('select lines from billing_invoices where id = ?', [first.id]);
+      expect(raw!.lines[1]).toEqual({
+        kind: 'unused_time',
+        description: 'Unused time',
+        priceId: null,
+        amount: -500,
+        periodStart: at(10).toISOString(),
+        periodEnd: at(20).toISOString(),
+      });
+
+      expect(await s.invoices.findByProcessorIds('stripe', [first.processorInvoiceId])).toEqual([]);
+      expect(await s.invoices.findByProcessorIds('sandbox', [])).toEqual([]);
+
+      // An invoice id of another project is never overwritten.
+      await expect(s.invoices.save({ ...paid, projectId: otherProject })).rejects.toThrow(/another project/);
+    });
+  });
+
+  it('lists a user’s invoices newest first (created_at, then id), up to the limit, and finds several by processor id', async () => {
+    const user = await insertUser();
+    const old = invoice(user, { createdAt: T0 });
+    const sameA = invoice(user, { createdAt: at(100) });
+    const sameB = invoice(user, { createdAt: at(100) });
+    const newest = invoice(user, { createdAt: at(200), status: 'void' });
+    const [hi, lo] = sameA.id > sameB.id ? [sameA, sameB] : [sameB, sameA];
+    await inContext(() =>
+      db.transaction(async () => {
+        for (const i of [sameA, old, newest, sameB]) await s.invoices.save(i);
+        await s.invoices.save(invoice(await insertUser()));
+      }),
+    );
+    await inContext(async () => {
+      expect((await s.invoices.listForUser(project, user, 10)).map((i) => i.id)).toEqual([newest.id, hi.id, lo.id, old.id]);
+      expect(await s.invoices.listForUser(project, user, 2)).toEqual([newest, hi]);
+      expect(await s.invoices.listForUser(otherProject, user, 10)).toEqual([]);
+      const found = await s.invoices.findByProcessorIds('sandbox', [old.processorInvoiceId, newest.processorInvoiceId, 'in_unknown']);
+      expect(found.map((i) => i.id).sort()).toEqual([old.id, newest.id].sort());
+    });
+  });
+});
+
+describe('billing events', () => {
+  it('records an event once per dedupe key (per project); events without a key never conflict', async () => {
+    const projectId = await insertProject('Events');
+    const key = 'sub_1:created';
+    const one = event({ projectId, dedupeKey: key, createdAt: at(1) });
+    await inContext(async () => {
+      expect(await s.publisher.publish(one)).toBe(true);
+      expect(await s.publisher.publish(event({ projectId, dedupeKey: key, createdAt: at(2) }))).toBe(false);
+      expect(await s.publisher.publish(event({ projectId: otherProject, dedupeKey: key }))).toBe(true);
+      expect(await s.publisher.publish(event({ projectId, createdAt: at(3) }))).toBe(true);
+      expect(await s.publisher.publish(event({ projectId, createdAt: at(4) }))).toBe(true);
+      const rows = await s.events.list(projectId, { limit: 10 });
+      expect(rows).toHaveLength(3);
+      expect(rows.filter((e) => e.dedupeKey === key)).toEqual([one]);
+    });
+  });
+
+  it('dedupes inside a transaction without aborting it, and under concurrent publishers', async () => {
+    const projectId = await insertProject('Events in a transaction');
+    await inContext(() =>
+      db.transaction(async () => {
+        expect(await s.publisher.publish(event({ projectId, dedupeKey: 'k' }))).toBe(true);
+        expect(await s.publisher.publish(event({ projectId, dedupeKey: 'k' }))).toBe(false);
+        expect(await s.publisher.publish(event({ projectId, dedupeKey: 'k2' }))).toBe(true);
+      }),
+    );
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => inContext(() => s.publisher.publish(event({ projectId, dedupeKey: 'race' })))),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await inContext(() => s.events.list(projectId, { limit: 100 }))).toHaveLength(3);
+  });
+
+  it('lists newest first with an optional type filter and a limit', async () => {
+    const projectId = await insertProject('Event log');
+    const user = await insertUser(projectId);
+    const subId = randomUUID();
+    const created = event({ projectId, type: 'subscription.created', userId: user, subscriptionId: subId, createdAt: at(1) });
+    const paid = event({
+      projectId,
+      type: 'invoice.paid',
+      userId: user,
+      subscriptionId: subId,
+      createdAt: at(2),
+      payload: { amount: 1999, currency: 'usd' },
+    });
+    const updated = event({ projectId, type: 'subscription.updated', createdAt: at(3) });
+    await inContext(async () => {
+      for (const e of [paid, created, updated]) expect(await s.publisher.publish(e)).toBe(true);
+      expect(await s.events.list(projectId, { limit: 10 })).toEqual([updated, paid, created]);
+      expect(await s.events.list(projectId, { limit: 2 })).toEqual([updated, paid]);
+      expect(await s.events.list(projectId, { type: 'invoice.paid', limit: 10 })).toEqual([paid]);
+      expect(await s.events.list(projectId, { type: 'payment.failed', limit: 10 })).toEqual([]);
+    });
+  });
+});
+
+describe('subscription locks', () => {
+  it('acquires a free or expired lease only; release removes only the holder’s own', async () => {
+    const user = await insertUser();
+    const [h1, h2, h3] = [randomUUID(), randomUUID(), randomUUID()];
+    await inContext(async () => {
+      expect(await s.locks.acquire(project, user, h1, 30, T0)).toBe(true);
+      expect(await s.locks.acquire(project, user, h2, 30, at(29))).toBe(false);
+      expect(await s.locks.acquire(project, user, h1, 30, at(29))).toBe(false); // not re-entrant
+      expect(await s.locks.acquire(otherProject, user, h2, 30, at(29))).toBe(true); // another key
+      // Expired at T0 + 30 s: the next holder takes it over.
+      expect(await s.locks.acquire(project, user, h2, 30, at(30))).toBe(true);
+      await s.locks.release(project, user, h1); // the old holder's release leaves h2's lease
+      expect(await s.locks.acquire(project, user, h3, 30, at(31))).toBe(false);
+      await s.locks.release(project, user, h2);
+      expect(await s.locks.acquire(project, user, h3, 30, at(31))).toBe(true);
+    });
+  });
+
+  it('gives a lease to exactly one of 20 concurrent acquirers', async () => {
+    const user = await insertUser();
+    const results = await Promise.all(Array.from({ length: 20 }, () => inContext(() => s.locks.acquire(project, user, randomUUID(), 30, T0))));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    // Once expired, again exactly one.
+    const later = await Promise.all(Array.from({ length: 20 }, () => inContext(() => s.locks.acquire(project, user, randomUUID(), 30, at(60)))));
+    expect(later.filter(Boolean)).toHaveLength(1);
+  });
+});
+
+describe('processor event log', () => {
+  it('claims an event id once (also among 20 concurrent claims) and unclaims it for a retry', async () => {
+    const claim = { processor: 'stripe' as const, eventId: `evt_${randomUUID()}`, projectId: project, type: 'invoice.paid', receivedAt: T0 };
+    const results = await Promise.all(Array.from({ length: 20 }, () => inContext(() => s.processorEvents.claim(claim))));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    await inContext(async () => {
+      expect(await s.processorEvents.claim(claim)).toBe(false);
+      expect(await s.processorEvents.claim({ ...claim, processor: 'sandbox' })).toBe(true);
+      await s.processorEvents.unclaim('stripe', claim.eventId);
+      expect(await s.processorEvents.claim(claim)).toBe(true);
+    });
+  });
+});
+
+describe('entitlements reader', () => {
+  it('reads the live subscription with its plan, else the most recent one, in one query', async () => {
+    const user = await insertUser();
+    const gold = plan({ name: 'Gold', position: 5, features: ['sso'], hidden: true, recommended: true, defaultTrialDays: 7 });
+    const goldPrice = price(gold.id, { amount: 5000 });
+    await inContext(async () => {
+      expect(await s.catalog.insertPlan(gold)).toBe(true);
+      await s.catalog.insertPrice(goldPrice);
+      expect(await s.entitlements.current(project, user)).toBeNull();
+      expect(await s.entitlements.current(project, 'nope')).toBeNull();
+    });
+
+    const { projectId: _p, processor: _pr, processorProductId: _pp, createdAt: _c, updatedAt: _u, ...goldPlan } = gold;
+    const { projectId: _bp, processor: _bpr, processorProductId: _bpp, createdAt: _bc, updatedAt: _bu, ...base } = basePlan;
+    const domain = (x: BillingSubscription) => {
+      const { projectId: _a, userId: _b, processor: _c2, processorSubscriptionId: _d, customerId: _e, paymentMethod: _f, updatedAt: _g, ...rest } = x;
+      return rest;
+    };
+
+    const older = subscription(user, { status: 'canceled', createdAt: T0, endedAt: T0 });
+    const newer = subscription(user, {
+      status: 'incomplete_expired',
+      createdAt: at(10),
+      price: { id: goldPrice.id, planId: gold.id, amount: 5000, currency: 'usd', interval: 'month' },
+    });
+    await inContext(async () => {
+      expect(await s.subscriptions.save(older)).toBe('saved');
+      expect(await s.entitlements.current(project, user)).toEqual({ subscription: domain(older), plan: base });
+      expect(await s.subscriptions.save(newer)).toBe('saved');
+      expect(await s.entitlements.current(project, user)).toEqual({ subscription: domain(newer), plan: goldPlan });
+    });
+
+    // A live one wins over a more recent ended one.
+    const live = subscription(user, { status: 'past_due', pastDueAt: at(3), createdAt: at(5), cancelAtPeriodEnd: true });
+    await inContext(async () => {
+      expect(await s.subscriptions.save(live)).toBe('saved');
+      expect(await s.entitlements.current(project, user)).toEqual({ subscription: domain(live), plan: base });
+      expect(await s.entitlements.current(otherProject, user)).toBeNull();
+    });
+  });
+});
