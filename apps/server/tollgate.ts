@@ -6,6 +6,7 @@ import type { PasswordHasher } from '../../application/ports/crypto';
 import { buildAdmin, type Admin } from './admin';
 import { trustProxySetting, type Config } from './config';
 import { buildCore, type Core } from './core';
+import { type BillingFeature, wireBilling } from './features/billing';
 import { isMailConfigured, wireEmail } from './features/email';
 import { buildSmsSender, wireMfa } from './features/mfa';
 import { wireOAuth } from './features/oauth';
@@ -37,6 +38,8 @@ export interface Tollgate {
   admin: Admin;
   /** The primary sign-in gate (MFA policy) the email, magic-link and OAuth sign-ins pass through. */
   signInGate: SignInGate;
+  /** Billing's use cases (catalog, connection, subscriptions), the same ones the CLI calls. */
+  billing: BillingFeature['useCases'];
   /** Starts the cache listener and the job queue (and the job worker when `runWorker`). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -59,6 +62,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   const email = wireEmail({ core, config, signInGate: mfa.signInGate, mailConfigured: isMailConfigured(config) });
   const oauth = wireOAuth({ core, config });
   const sessions = wireSessions({ core, signInGate: mfa.signInGate });
+  const billingFeature = wireBilling({ core, config });
 
   // Type-checked against the whole contract: a route without an implementation fails to compile.
   const router = initServer().router(contract, {
@@ -86,12 +90,13 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     mountExtra: (app) => email.pages(app),
   });
 
-  const jobs = runWorker ? buildJobs(core, config, { smsSender }) : null;
+  const jobs = runWorker ? buildJobs(core, config, { smsSender, billing: billingFeature.jobs }) : null;
   return {
     app,
     core,
     admin: buildAdmin(core),
     signInGate: mfa.signInGate,
+    billing: billingFeature.useCases,
     async start() {
       if (jobs) await jobs.start();
       else await core.start({ worker: false });
