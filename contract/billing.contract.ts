@@ -19,10 +19,14 @@ import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from './er
 export const IDEMPOTENCY_ERRORS = ['invalid_idempotency_key', 'idempotency_key_reused', 'idempotency_key_in_progress'] as const;
 /** Whatever reaches the payment processor: no connection, the sandbox switched off, a refusal, an outage. */
 const PROCESSOR = ['billing_not_connected', 'sandbox_unavailable', 'processor_rejected', 'processor_unavailable'] as const;
-/** A subscription that is not there, or over, or being changed by another request. */
-const SUBSCRIPTION = ['subscription_not_found', 'subscription_canceled', 'subscription_incomplete', 'subscription_busy'] as const;
+/** A charge or a card the processor refused. */
+const CARD = ['card_declined', 'invalid_payment_method'] as const;
+/** No live subscription, or another change of the user's subscription running. */
+const SUBSCRIPTION = ['subscription_not_found', 'subscription_busy'] as const;
 /** A price that can be subscribed to. */
 const PRICE = ['price_not_found', 'price_inactive'] as const;
+/** The domain's rules for moving to another price. */
+const CHANGE = ['subscription_paused', 'subscription_past_due', 'cancellation_scheduled', 'same_price', 'currency_mismatch'] as const;
 
 /** The refusals of each billing route's use case (its handler answers only these). */
 export const BILLING_REFUSALS = {
@@ -38,41 +42,18 @@ export const BILLING_REFUSALS = {
     'invalid_trial_days',
     'trial_not_eligible',
     'subscription_exists',
-    'subscription_busy',
   ],
   setupIntent: [...PROCESSOR],
-  subscribe: [...PRICE, ...PROCESSOR, 'subscription_exists', 'subscription_busy', 'card_declined', 'invalid_payment_method', 'trial_not_eligible'],
+  subscribe: [...PRICE, ...PROCESSOR, ...CARD, 'subscription_exists', 'subscription_busy'],
   subscription: [],
   invoices: [],
   entitlements: [],
-  changePreview: [
-    ...PRICE,
-    ...SUBSCRIPTION,
-    ...PROCESSOR,
-    'subscription_paused',
-    'subscription_past_due',
-    'subscription_trialing',
-    'cancellation_scheduled',
-    'same_price',
-    'currency_mismatch',
-  ],
-  change: [
-    ...PRICE,
-    ...SUBSCRIPTION,
-    ...PROCESSOR,
-    'subscription_paused',
-    'subscription_past_due',
-    'subscription_trialing',
-    'cancellation_scheduled',
-    'same_price',
-    'currency_mismatch',
-    'card_declined',
-    'invalid_payment_method',
-  ],
+  changePreview: [...PRICE, ...PROCESSOR, ...CHANGE, 'subscription_not_found'],
+  change: [...PRICE, ...PROCESSOR, ...CARD, ...CHANGE, ...SUBSCRIPTION],
   cancel: [...SUBSCRIPTION, ...PROCESSOR, 'cancellation_scheduled', 'subscription_paused'],
   pause: [...SUBSCRIPTION, ...PROCESSOR, 'subscription_paused', 'subscription_past_due', 'subscription_trialing', 'cancellation_scheduled'],
-  resume: [...SUBSCRIPTION, ...PROCESSOR, 'subscription_not_resumable', 'card_declined', 'invalid_payment_method'],
-  stripeWebhook: ['invalid_webhook_signature', 'webhook_project_unknown', 'processor_unavailable'],
+  resume: [...SUBSCRIPTION, ...PROCESSOR, 'subscription_not_resumable'],
+  stripeWebhook: ['invalid_webhook_signature', 'webhook_project_unknown', 'processor_rejected', 'processor_unavailable'],
 } as const;
 
 /** What a user-scoped route answers before its handler runs. */
@@ -197,7 +178,7 @@ export const ChangePreviewSchema = z.object({
 // Bodies
 // ---------------------------------------------------------------------------------------------
 
-const PriceId = z.string().uuid().describe('A price id from GET billing/plans');
+const PriceId = z.string().min(1).max(255).describe('A price id from GET billing/plans');
 const NewPriceBody = z.object({ new_price_id: PriceId });
 
 const STATUSES =
@@ -389,7 +370,7 @@ export const billingContract = c.router(
       summary: "Receive Stripe's events",
       description:
         "Stripe's webhook endpoint. The project is read from the event (the metadata Tollgate puts on what it creates, or the customer), then the Stripe-Signature header is checked with that project's webhook signing secret (5-minute tolerance) before anything is trusted; each event id is applied once. " +
-        'Unknown event types answer 200 and are ignored; a bad signature or an event of no connected project answers 400; an outage of Stripe while re-reading the object answers 502 so that Stripe retries. ' +
+        'Unknown event types and duplicates answer 200 and change nothing; a bad signature, or an event of no project connected to Stripe, answers 400; when Stripe refuses or cannot be reached while the object is re-read, the event is not marked applied and the answer (400, 502) makes Stripe retry. ' +
         'Prefer the per-project URL /api/webhooks/stripe/{projectId}.',
       headers: z.object({ 'stripe-signature': z.string().optional().describe('t=<unix seconds>,v1=<hex HMAC-SHA256>') }),
       body: z.object({}).passthrough().describe('A Stripe event, byte for byte as Stripe signed it'),
