@@ -162,6 +162,9 @@ const shortDate = (d: Date) => `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d
 export const isPercentOff = (p: number): boolean =>
   Number.isFinite(p) && p > 0 && p <= 100 && Math.abs(p * 100 - Math.round(p * 100)) < 1e-9;
 
+/** A promotion code as the sandbox takes it: letters, digits, `-` and `_`, 1 to 50 characters. */
+export const isPromotionCode = (code: string): boolean => /^[A-Za-z0-9_-]{1,50}$/.test(code.trim());
+
 const isTrialDays = (days: number) => Number.isInteger(days) && days >= 1 && days <= MAX_TRIAL_DAYS;
 
 function isHttpUrl(value: string): boolean {
@@ -223,7 +226,12 @@ export class SandboxEngine {
     work: (now: Date) => Promise<ProcessorResult<T>>,
   ): Promise<ProcessorResult<T>> {
     if (key.length === 0 || key.length > 255) return processorFailed(invalidRequest('Idempotency keys are 1 to 255 characters long.'));
-    const fingerprint = this.deps.crypto.hash(canonicalJson({ operation, params }));
+    let fingerprint: string;
+    try {
+      fingerprint = this.deps.crypto.hash(canonicalJson({ operation, params }));
+    } catch {
+      return processorFailed(invalidRequest('Invalid parameters: numbers must be finite.'));
+    }
     const id = `${ID_PREFIX.idempotency}${this.deps.crypto.hash(`${projectId}\n${key}`)}`;
     return this.transaction(async () => {
       const now = await this.now(projectId);
@@ -366,7 +374,7 @@ export class SandboxEngine {
    */
   async createPromotionCode(projectId: string, code: string, percentOff: number): Promise<void> {
     const trimmed = code.trim();
-    if (!/^[A-Za-z0-9_-]{1,50}$/.test(trimmed)) throw new RangeError(`Not a promotion code (letters, digits, - and _, up to 50): ${code}`);
+    if (!isPromotionCode(trimmed)) throw new RangeError(`Not a promotion code (letters, digits, - and _, up to 50): ${code}`);
     if (!isPercentOff(percentOff)) throw new RangeError(`Not a percentage from 0.01 to 100: ${percentOff}`);
     if (!isUuid(projectId)) throw new RangeError(`Not a project id: ${projectId}`);
     await this.transaction(async () => {
