@@ -165,7 +165,11 @@ describe('test payment methods', () => {
     const bob = await customer();
     expect(failureOf(await subscribe(bob, prices[0]!, s.paymentMethod!.id))).toMatchObject({ kind: 'invalid_payment_method' });
     // The customer's own card can be used again.
-    expect(must(await subscribe(ada, prices[0]!, s.paymentMethod!.id)).subscription.paymentMethod!.id).toBe(s.paymentMethod!.id);
+    const again = must(await subscribe(ada, prices[0]!, s.paymentMethod!.id)).subscription;
+    expect(again.paymentMethod!.id).toBe(s.paymentMethod!.id);
+    const third = must(await subscribe(ada, prices[0]!, 'pm_card_mastercard')).subscription;
+    // Newest first, even within one second of sandbox time.
+    expect(must(await processor.listSubscriptionIds(ada))).toEqual([third.id, again.id, s.id]);
   });
 
   it('refuses unknown customers, prices and ids of another project as Stripe words it', async () => {
@@ -310,6 +314,19 @@ describe('clock and due work', () => {
     expect(changed.invoices.map((i) => i.reason)).toEqual(['subscription_create', 'subscription_cycle', 'subscription_update']);
     expect(changed.subscription.priceId).toBe(prices[1]);
     expect(await control.runDue(projectId)).toEqual([]);
+  });
+
+  it('reports on the next runDue what a refused request caught up on', async () => {
+    const { prices } = await product('Caught up', [1000]);
+    const s = must(await subscribe(await customer(), prices[0]!, 'pm_card_visa')).subscription;
+    await control.advanceClock(projectId, 35 * DAY);
+    expect(failureOf(await processor.changeSubscription(s.id, prices[0]!, key('same'))).kind).toBe('invalid_request');
+    expect((await snapshot(s.id)).invoices).toHaveLength(2);
+    expect(await control.runDue(projectId)).toEqual([{ projectId, subscriptionId: s.id }]);
+    expect(await control.runDue(projectId)).toEqual([]);
+    expect((await snapshot(s.id)).invoices).toHaveLength(2);
+    const due = await sql<{ due_at: Date | string }>(`select due_at from sandbox_objects where id = ?`, [s.id]);
+    expect(new Date(due[0]!.due_at).toISOString()).toBe('2024-03-31T12:00:00.000Z');
   });
 
   it('two workers running due work at once charge each renewal once', async () => {

@@ -619,6 +619,8 @@ export class SandboxEngine {
     customer = await this.attachCard(projectId, customer, card.value, now);
     const subscription = transition.subscription;
     const data: SubscriptionData = {
+      // The customer is locked: no other subscription of theirs is numbered meanwhile.
+      sequence: (await this.objects.countChildren(projectId, 'subscription', customer.id)) + 1,
       subscription: subscriptionToJson(subscription),
       customerId: customer.id,
       paymentMethodId: card.value.id,
@@ -688,8 +690,8 @@ export class SandboxEngine {
         if (billed.discountUsed) pendingPercentOff = null;
       }
     }
-    if (!changed) return { row, changed };
-    return { row: await this.saveSubscription(row, subscription, { pendingPercentOff }, now), changed };
+    if (!changed && !row.data.unreported) return { row, changed: false };
+    return { row: await this.saveSubscription(row, subscription, { pendingPercentOff, unreported: false }, now), changed: true };
   }
 
   /**
@@ -712,10 +714,14 @@ export class SandboxEngine {
     return this.idempotent(projectId, key, operation, fingerprinted, async (now) => {
       const locked = await this.objects.get<SubscriptionData>(projectId, 'subscription', subscriptionId, { lock: true });
       if (!locked) return noSuch('subscription', subscriptionId);
-      const { row } = await this.applyDue(projectId, locked, now);
+      const { row, changed: caughtUp } = await this.applyDue(projectId, locked, now);
       const customer = await this.objects.get<CustomerData>(projectId, 'customer', row.data.customerId, { lock: true });
       const result = await operate(subscriptionFromJson(row.id, row.data.subscription), { row, now, customer });
-      if (!result.ok) return result;
+      if (!result.ok) {
+        // The catch-up stays (it fell due anyway); the next runDue reports it, as no answer does.
+        if (caughtUp) await this.objects.update({ ...row, data: { ...row.data, unreported: true }, dueAt: now, updatedAt: now });
+        return result;
+      }
       if (result.value !== 'unchanged') {
         const { subscription, settled } = result.value;
         let pendingPercentOff = row.data.pendingPercentOff;
@@ -846,7 +852,7 @@ export class SandboxEngine {
   async listSubscriptionIds(projectId: string, customerId: string): Promise<ProcessorResult<string[]>> {
     const customer = await this.objects.get<CustomerData>(projectId, 'customer', customerId);
     if (!customer) return noSuch('customer', customerId);
-    return processorOk(await this.objects.childIds(projectId, 'subscription', customerId));
+    return processorOk(await this.objects.subscriptionIdsOf(projectId, customerId));
   }
 
   // ---- due work -----------------------------------------------------------------------------------
