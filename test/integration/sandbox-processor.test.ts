@@ -559,6 +559,13 @@ describe('idempotency', () => {
     await control.advanceClock(projectId, 24 * HOUR);
     const fresh = must(await processor.createCustomer(customerInput));
     expect(fresh).not.toBe(customerId);
+
+    // runDue forgets the expired answers.
+    const keys = () => sql<{ n: string }>(`select count(*) as n from sandbox_objects where project_id = ? and kind = 'idempotency'`, [projectId]);
+    const before = Number((await keys())[0]!.n);
+    await control.runDue(projectId);
+    expect(Number((await keys())[0]!.n)).toBe(1);
+    expect(before).toBeGreaterThan(1);
   });
 
   it('concurrent calls with one key create one subscription and charge once', async () => {

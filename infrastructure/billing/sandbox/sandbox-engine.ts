@@ -865,6 +865,7 @@ export class SandboxEngine {
   async runDue(projectId?: string): Promise<Array<{ projectId: string; subscriptionId: string }>> {
     const changed: Array<{ projectId: string; subscriptionId: string }> = [];
     if (projectId !== undefined && !isUuid(projectId)) return changed;
+    await this.objects.purgeIdempotency(this.deps.clock.now(), projectId ?? null, IDEMPOTENCY_TTL_SECONDS);
     let after = '';
     for (;;) {
       const batch = await this.objects.dueSubscriptions(this.deps.clock.now(), projectId ?? null, after, DUE_BATCH);

@@ -343,6 +343,17 @@ export class SandboxObjects {
     return rows.map((r) => ({ id: r.id, projectId: r.project_id }));
   }
 
+  /** Deletes stored idempotent answers older than `ttlSeconds` of their project's sandbox time. */
+  async purgeIdempotency(now: Date, projectId: string | null, ttlSeconds: number): Promise<void> {
+    await this.db.query(
+      `delete from sandbox_objects o
+        where o.kind = 'idempotency'${projectId === null ? '' : ' and o.project_id = ?'}
+          and o.created_at <= ?::timestamptz - make_interval(secs => ?::double precision)
+            + make_interval(secs => coalesce((select c.offset_seconds from sandbox_clocks c where c.project_id = o.project_id), 0)::double precision)`,
+      projectId === null ? [now, ttlSeconds] : [projectId, now, ttlSeconds],
+    );
+  }
+
   /** Locks a subscription if it is due at `now` and no other worker holds it; null otherwise. */
   async lockDueSubscription(id: string, now: Date): Promise<SandboxObject<SubscriptionData> | null> {
     const rows = await this.db.query(
