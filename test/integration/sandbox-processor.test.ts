@@ -440,6 +440,15 @@ describe('checkout page', () => {
     expect(active.invoices.map((i) => [i.reason, i.amountDue])).toEqual([['subscription_cycle', 500]]);
   });
 
+  it('pays a session once when two payments arrive at the same time', async () => {
+    const { session, customerId } = await openCheckout();
+    const other = sandboxFor(projectId, otherDb).control;
+    const results = await Promise.all([control.completeCheckout(session.id, '4242424242424242'), other.completeCheckout(session.id, 'pm_card_visa')]);
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    expect(results.filter((r) => !r.ok).map((r) => failureOf(r).message)).toEqual(['This Checkout Session is already complete.']);
+    expect(must(await processor.listSubscriptionIds(customerId))).toHaveLength(1);
+  });
+
   it('expires an unpaid session after 24 hours', async () => {
     const { session } = await openCheckout();
     await control.advanceClock(projectId, 24 * HOUR);
