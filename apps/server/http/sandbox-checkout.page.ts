@@ -14,6 +14,7 @@ export const SANDBOX_CHECKOUT_PATH = '/sandbox/checkout';
 export const SANDBOX_TEST_CARDS: ReadonlyArray<{ number: string; outcome: string }> = [
   { number: '4242 4242 4242 4242', outcome: 'Succeeds (pm_card_visa)' },
   { number: '4000 0000 0000 0002', outcome: 'Declined (pm_card_chargeDeclined)' },
+  { number: '4000 0000 0000 9995', outcome: 'Declined: insufficient funds' },
   { number: '4000 0000 0000 0341', outcome: 'Accepted, but every later charge fails (pm_card_chargeCustomerFail)' },
 ];
 const DEFAULT_CARD = SANDBOX_TEST_CARDS[0]!.number;
