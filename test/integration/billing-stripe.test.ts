@@ -1,13 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BillingEvent } from '../../application/billing/billing.store';
 import type { BillingUseCases } from '../../application/billing/use-cases';
 import type { Project } from '../../domain/project';
 import type { EndUser } from '../../domain/user';
-import { wireBilling } from '../../apps/server/features/billing';
-import { billingErrors } from '../../contract/errors/billing.errors';
 import { startTestApp, type TestApp } from '../support/app';
 import { TestClock } from '../support/clock';
 import { startFakeStripe, type AccountKeys, type FakeStripe } from '../support/stripe/server';
@@ -18,7 +14,8 @@ import { startFakeStripe, type AccountKeys, type FakeStripe } from '../support/s
  * Products and Prices, subscribe, decline, change with proration, pause/resume/cancel, renewals and
  * cancellations that happen at Stripe and reach Tollgate by webhooks, Checkout, duplicate and
  * reordered webhooks, signatures, an outage, and the events recorded. The same flows as
- * billing-use-cases.test.ts on the sandbox.
+ * billing-use-cases.test.ts on the sandbox. Stripe delivers its webhooks over HTTP to the app's
+ * route, POST /api/webhooks/stripe/:projectId, registered as a webhook endpoint of each account.
  *
  * Tollgate's clock is real time: Stripe signs webhooks with the real time and Tollgate checks the
  * signature's age with its own clock. Each test has its own project and Stripe account, whose clock
@@ -37,75 +34,12 @@ class RealTimeClock extends TestClock {
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: string; detail?: string };
 
-/**
- * Where Stripe delivers a project's webhooks. Until the HTTP route is on main, a small receiver
- * passes each delivery to the use case as the route would; then this becomes
- * `${app.baseUrl}/api/webhooks/stripe/${projectId}`.
- */
-interface WebhookReceiver {
-  urlFor(projectId: string): string;
-  /** What the use case answered to each delivery, in order. */
-  readonly received: Array<{ projectId: string; eventId: string | null; outcome: Outcome<{ received: true; duplicate: boolean }> }>;
-  close(): Promise<void>;
-}
-
-/** Status the webhook route answers: the errors table's (Stripe retries anything but 2xx). */
-function webhookStatus(outcome: Outcome<unknown>): number {
-  if (outcome.ok) return 200;
-  return (billingErrors as Record<string, { status: number }>)[outcome.error]?.status ?? 500;
-}
-
-async function startWebhookReceiver(app: TestApp, billing: () => BillingUseCases): Promise<WebhookReceiver> {
-  const received: WebhookReceiver['received'] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const projectId = decodeURIComponent(/^\/stripe\/([^/?]+)/.exec(req.url ?? '')?.[1] ?? '');
-      const rawBody = Buffer.concat(chunks);
-      const signature = req.headers['stripe-signature'];
-      app
-        .inContext(() =>
-          billing().receiveStripeWebhook({ rawBody, signature: typeof signature === 'string' ? signature : undefined, projectId: projectId || null }),
-        )
-        .then(
-          (outcome) => {
-            let eventId: string | null = null;
-            try {
-              eventId = (JSON.parse(rawBody.toString('utf8')) as { id?: string }).id ?? null;
-            } catch {
-              // not JSON
-            }
-            received.push({ projectId, eventId, outcome });
-            res.statusCode = webhookStatus(outcome);
-            res.end(JSON.stringify(outcome));
-          },
-          (error: unknown) => {
-            received.push({ projectId, eventId: null, outcome: { ok: false, error: 'thrown', detail: String(error) } });
-            res.statusCode = 500;
-            res.end(String(error));
-          },
-        );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    urlFor: (projectId) => `${base}/stripe/${projectId}`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections?.();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 describe('billing use cases against the Stripe-shaped server', () => {
   let fake: FakeStripe;
   let app: TestApp;
   let billing: BillingUseCases;
-  let receiver: WebhookReceiver;
+  /** Delivery attempts already checked by an earlier test. */
+  let attemptsSeen = 0;
 
   const run = <T>(fn: () => Promise<T>) => app.inContext(fn);
   const ok = <T>(outcome: Outcome<T>): T => {
@@ -113,18 +47,17 @@ describe('billing use cases against the Stripe-shaped server', () => {
     return outcome.value;
   };
   const key = () => app.tollgate.core.crypto.uuid();
-  /** The one line to change when the HTTP route lands. */
-  const webhookUrl = (projectId: string) => receiver.urlFor(projectId);
+  /** The URL Tollgate shows for the Stripe dashboard (billingStatus().webhookUrl). */
+  const webhookUrl = (projectId: string) => `${app.baseUrl}/api/webhooks/stripe/${projectId}`;
 
   beforeAll(async () => {
     fake = await startFakeStripe();
     app = await startTestApp({ clock: new RealTimeClock(), runWorker: false, env: { STRIPE_API_URL: fake.url } });
-    billing = wireBilling({ core: app.tollgate.core, config: app.config }).useCases;
-    receiver = await startWebhookReceiver(app, () => billing);
+    // The use cases the HTTP routes (the webhook route among them) call.
+    billing = app.tollgate.billing;
   });
 
   afterAll(async () => {
-    await receiver?.close();
     await app?.close();
     await fake?.close();
   });
@@ -137,8 +70,11 @@ describe('billing use cases against the Stripe-shaped server', () => {
     } finally {
       fake.unexpected.length = 0;
     }
-    // No delivery made the use case throw.
-    expect(receiver.received.filter((r) => !r.outcome.ok && r.outcome.error === 'thrown')).toEqual([]);
+    // Every delivery was answered as the contract says: 200, 400 (a signature refused on purpose)
+    // or 502 (Stripe unavailable on purpose), never a fault.
+    const attempts = fake.webhooks.attempts.slice(attemptsSeen);
+    attemptsSeen = fake.webhooks.attempts.length;
+    expect(attempts.filter((a) => ![200, 400, 502].includes(a.status)).map((a) => `${a.type} ${a.status} ${a.error ?? ''}`)).toEqual([]);
   });
 
   /** A project selling Basic (10/month) and Pro (30/month, trials) through its own Stripe account. */
@@ -716,15 +652,10 @@ describe('billing use cases against the Stripe-shaped server', () => {
       const invoicesBefore = ok(await run(() => billing.listInvoices(p.actor(user), 10)));
       expect(eventsBefore.map((e) => e.type)).toEqual(['subscription.created', 'invoice.paid', 'invoice.paid']);
 
-      const delivered = fake.events(p.keys.id);
-      const seen = receiver.received.length;
-      for (const event of delivered) {
+      for (const event of fake.events(p.keys.id)) {
         const [attempt] = await fake.webhooks.redeliver(p.keys.id, event.id);
         expect(attempt).toMatchObject({ ok: true, status: 200 });
       }
-      const duplicates = receiver.received.slice(seen);
-      expect(duplicates).toHaveLength(delivered.length);
-      expect(duplicates.every((r) => r.outcome.ok && r.outcome.value.duplicate)).toBe(true);
       expect(await eventsOf(p.project, user.id)).toEqual(eventsBefore);
       expect(ok(await run(() => billing.listInvoices(p.actor(user), 10)))).toEqual(invoicesBefore);
 
@@ -827,7 +758,6 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(ok(await run(() => billing.currentSubscription(p.actor(user))))).toBeNull();
       const [retried] = await fake.webhooks.redeliver(p.keys.id, completed!.id);
       expect(retried).toMatchObject({ ok: true, status: 200 });
-      expect(receiver.received.at(-1)!.outcome).toMatchObject({ ok: true, value: { duplicate: false } });
       expect(ok(await run(() => billing.currentSubscription(p.actor(user))))?.status).toBe('active');
       expect(await typesOf(p.project, user.id)).toEqual(['subscription.created', 'invoice.paid']);
     });
