@@ -411,7 +411,7 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(ok(await run(() => billing.currentSubscription(p.actor(user))))).toBeNull();
       expect(await run(() => billing.entitlements(p.actor(user)))).toBeNull();
       const [record] = ok(await run(() => billing.listSubscriptions(p.project.id, { userId: user.id })));
-      expect(record).toMatchObject({ id: sub.id, status: 'canceled' });
+      expect(record).toMatchObject({ id: sub.id, status: 'canceled', cancelAtPeriodEnd: false });
       expect(record!.endedAt?.getTime()).toBe(fake.get<Stripe.Subscription>(p.keys.id, stripeId)!.ended_at! * 1000);
       // No renewal was charged.
       expect(ok(await run(() => billing.listInvoices(p.actor(user), 10)))).toHaveLength(1);

@@ -344,6 +344,8 @@ export function describePaymentProcessorContract(name: string, setup: () => Prom
       await harness.advance(ONE_MONTH_AND_A_BIT);
       const ended = await current(s.id);
       expect(ended.subscription.status).toBe('canceled');
+      // Nothing left to cancel (Stripe itself keeps cancel_at_period_end=true).
+      expect(ended.subscription.cancelAtPeriodEnd).toBe(false);
       expect(ended.subscription.endedAt!.getTime()).toBe(s.currentPeriodEnd.getTime());
       expect(paid(ended.invoices)).toHaveLength(1);
     });

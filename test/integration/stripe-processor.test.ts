@@ -571,7 +571,8 @@ describe('cancel, pause and resume', () => {
     unwrap(await s.processor.cancelSubscription(subscription.id, { atPeriodEnd: true, idempotencyKey: 'cancel:end' }));
     fake.advanceTo(s.keys.id, FEB_28 + 2 * HOUR);
     const ended = unwrap(await s.processor.getSubscription(subscription.id))!;
-    expect(ended.subscription).toMatchObject({ status: 'canceled', endedAt: at(FEB_28) });
+    expect(ended.subscription).toMatchObject({ status: 'canceled', endedAt: at(FEB_28), cancelAtPeriodEnd: false });
+    expect(fake.get<Stripe.Subscription>(s.keys.id, subscription.id)!.cancel_at_period_end).toBe(true);
     expect(ended.invoices).toHaveLength(1);
   });
 
