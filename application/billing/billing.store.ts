@@ -84,6 +84,11 @@ export interface CustomerStore {
   /** Inserts unless one exists; answers the stored one (first writer wins). */
   insert(customer: BillingCustomer): Promise<BillingCustomer>;
   markTrialUsed(projectId: string, userId: string, processor: ProcessorKind): Promise<void>;
+  /**
+   * Forgets the project's customers at `processor` (the project connected another account of it,
+   * where they do not exist); each is created again on next need. Answers how many were forgotten.
+   */
+  forget(projectId: string, processor: ProcessorKind): Promise<number>;
 }
 
 /** Tollgate's record of a subscription: the domain subscription plus who and where. */

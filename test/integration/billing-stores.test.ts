@@ -393,6 +393,33 @@ describe('customer store', () => {
     const [count] = await sql<{ n: string }>('select count(*) as n from billing_customers where user_id = ?', [racer]);
     expect(Number(count!.n)).toBe(1);
   });
+
+  it("forgets a project's customers at one processor only (another account of it was connected)", async () => {
+    const project2 = await insertProject(`forget-${randomUUID().slice(0, 8)}`);
+    const [a, b, elsewhere] = [await insertUser(project2), await insertUser(project2), await insertUser()];
+    const customer = (projectId: string, userId: string, processor: 'stripe' | 'sandbox') => ({
+      projectId,
+      userId,
+      processor,
+      customerId: `cus_${processor}_${userId}`,
+      trialUsed: false,
+      createdAt: T0,
+    });
+    await inContext(async () => {
+      await s.customers.insert(customer(project2, a, 'stripe'));
+      await s.customers.insert(customer(project2, b, 'stripe'));
+      await s.customers.insert(customer(project2, a, 'sandbox'));
+      await s.customers.insert(customer(project, elsewhere, 'stripe'));
+      expect(await s.customers.forget(project2, 'stripe')).toBe(2);
+      expect(await s.customers.find(project2, a, 'stripe')).toBeNull();
+      expect(await s.customers.findByProcessorId('stripe', `cus_stripe_${b}`)).toBeNull();
+      expect(await s.customers.find(project2, a, 'sandbox')).not.toBeNull();
+      expect(await s.customers.find(project, elsewhere, 'stripe')).not.toBeNull();
+      // Made again on the other account.
+      expect((await s.customers.insert({ ...customer(project2, a, 'stripe'), customerId: `cus_live_${a}` })).customerId).toBe(`cus_live_${a}`);
+      expect(await s.customers.forget('not-a-uuid', 'stripe')).toBe(0);
+    });
+  });
 });
 
 describe('subscription store', () => {

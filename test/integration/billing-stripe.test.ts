@@ -197,6 +197,42 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(fake.get<Stripe.Price>(p.keys.id, teamPrice.id)!.active).toBe(false);
       expect((await run(() => billing.listVisiblePlans(p.project))).map((x) => x.name)).toEqual(['Basic', 'Pro']);
     });
+
+    it('starts afresh on another Stripe account (test keys, then live ones): catalog pushed again, customers made again, one trial still', async () => {
+      const p = await stripeProject();
+      ok(await run(() => billing.updatePlan(p.project.id, 'Pro', { defaultTrialDays: 7 })));
+      const user = await app.seedUser(p.project.id);
+      expect(ok(await subscribe(p, user, p.pro.priceId)).status).toBe('trialing');
+      ok(await run(() => billing.cancelSubscription(p.actor(user), { atPeriodEnd: false, requestKey: key() })));
+      const testProducts = fake.list<Stripe.Product>(p.keys.id, 'product').map((x) => x.id);
+
+      // The same account again (a rotated webhook secret): nothing is pushed again.
+      ok(await run(() => billing.connectBilling(p.project.id, { processor: 'stripe', secretKey: p.keys.restrictedKey, publishableKey: p.keys.publishableKey, webhookSecret: p.keys.webhookSecret })));
+      expect(fake.list(p.keys.id, 'product').map((x) => (x as Stripe.Product).id)).toEqual(testProducts);
+
+      const live = fake.createAccount({ secretKey: `sk_live_${'L'.repeat(24)}`, publishableKey: `pk_live_${'L'.repeat(24)}` });
+      fake.addWebhookEndpoint(live.id, webhookUrl(p.project.id));
+      const connected = ok(
+        await run(() =>
+          billing.connectBilling(p.project.id, { processor: 'stripe', secretKey: live.secretKey, publishableKey: live.publishableKey, webhookSecret: live.webhookSecret }),
+        ),
+      );
+      expect(connected).toMatchObject({ mode: 'live', accountId: live.id });
+      expect(fake.list<Stripe.Product>(live.id, 'product').map((x) => x.name).sort()).toEqual(['Basic', 'Pro']);
+      const plans = ok(await run(() => billing.listPlans(p.project.id)));
+      const livePrices = fake.list<Stripe.Price>(live.id, 'price').map((x) => x.id);
+      expect(plans.flatMap((x) => x.prices).every((x) => livePrices.includes(x.processorPriceId!))).toBe(true);
+
+      // A returning user: a customer of the live account, and no second trial.
+      const again = ok(await subscribe(p, user, p.pro.priceId));
+      expect(again).toMatchObject({ status: 'active', trialStart: null });
+      const [liveSub] = fake.list<Stripe.Subscription>(live.id, 'subscription');
+      expect(fake.get<Stripe.Customer>(live.id, liveSub!.customer as string)).toMatchObject({ email: user.email });
+      const newcomer = await app.seedUser(p.project.id);
+      expect(ok(await subscribe(p, newcomer, p.basic.priceId)).status).toBe('active');
+      await fake.webhooks.settled();
+      expect(await typesOf(p.project, newcomer.id)).toEqual(['subscription.created', 'invoice.paid']);
+    });
   });
 
   describe('subscribing', () => {
