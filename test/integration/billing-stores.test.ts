@@ -321,7 +321,7 @@ describe('catalog store', () => {
   it('answers false for a taken name inside a transaction and leaves the transaction usable', async () => {
     const projectId = await insertProject('Names in a transaction');
     const kept = plan({ projectId, name: 'Kept' });
-    const after = plan({ projectId, name: 'After' });
+    const after = plan({ projectId, name: 'After', position: 1 });
     await inContext(() =>
       db.transaction(async () => {
         expect(await s.catalog.insertPlan(kept)).toBe(true);
@@ -633,22 +633,22 @@ describe('billing events', () => {
     expect(await inContext(() => s.events.list(projectId, { limit: 100 }))).toHaveLength(3);
   });
 
-  it('lists newest first with an optional type filter and a limit', async () => {
+  it('lists the most recently recorded first (whatever their clocks say), with an optional type filter and a limit', async () => {
     const projectId = await insertProject('Event log');
     const user = await insertUser(projectId);
     const subId = randomUUID();
-    const created = event({ projectId, type: 'subscription.created', userId: user, subscriptionId: subId, createdAt: at(1) });
+    const created = event({ projectId, type: 'subscription.created', userId: user, subscriptionId: subId, createdAt: at(2) });
     const paid = event({
       projectId,
       type: 'invoice.paid',
       userId: user,
       subscriptionId: subId,
-      createdAt: at(2),
+      createdAt: at(1),
       payload: { amount: 1999, currency: 'usd' },
     });
     const updated = event({ projectId, type: 'subscription.updated', createdAt: at(3) });
     await inContext(async () => {
-      for (const e of [paid, created, updated]) expect(await s.publisher.publish(e)).toBe(true);
+      for (const e of [created, paid, updated]) expect(await s.publisher.publish(e)).toBe(true);
       expect(await s.events.list(projectId, { limit: 10 })).toEqual([updated, paid, created]);
       expect(await s.events.list(projectId, { limit: 2 })).toEqual([updated, paid]);
       expect(await s.events.list(projectId, { type: 'invoice.paid', limit: 10 })).toEqual([paid]);
