@@ -288,6 +288,32 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(ok(await subscribe(p, user, p.basic.priceId)).status).toBe('active');
     });
 
+    it('collects a card with a SetupIntent (Stripe Elements), then subscribes with it', async () => {
+      const p = await stripeProject();
+      const user = await app.seedUser(p.project.id);
+      const setup = ok(await run(() => billing.createSetupIntent(p.actor(user), key())));
+      expect(setup.publishableKey).toBe(p.keys.publishableKey);
+      const intentId = setup.clientSecret.split('_secret_')[0]!;
+      const intent = fake.get<Stripe.SetupIntent>(p.keys.id, intentId)!;
+      expect(intent).toMatchObject({ usage: 'off_session', status: 'requires_payment_method' });
+      expect(fake.get<Stripe.Customer>(p.keys.id, intent.customer as string)).toMatchObject({ email: user.email });
+
+      // The browser confirms it with the card the user typed (Elements does this with the publishable key).
+      const stripe = new Stripe(p.keys.secretKey, { ...fake.clientOptions, maxNetworkRetries: 0 });
+      const confirmed = await stripe.setupIntents.confirm(intentId, { payment_method: 'pm_card_mastercard' });
+      expect(confirmed.status).toBe('succeeded');
+      const card = confirmed.payment_method as string;
+
+      const sub = ok(await subscribe(p, user, p.basic.priceId, card));
+      expect(sub).toMatchObject({ status: 'active', paymentMethod: { brand: 'mastercard' } });
+      expect(fake.get<Stripe.Subscription>(p.keys.id, stripeIdOf(p, sub.id))!.default_payment_method).toBe(card);
+
+      // The card network updates the card: payment_method.automatically_updated reaches Tollgate.
+      fake.updateCard(p.keys.id, card, { last4: '1111', exp_year: 2040 });
+      await fake.webhooks.settled();
+      expect(ok(await run(() => billing.currentSubscription(p.actor(user))))?.paymentMethod).toMatchObject({ last4: '1111', expYear: 2040 });
+    });
+
     it('makes one subscription and one charge out of 20 concurrent subscribes', async () => {
       const p = await stripeProject();
       const user = await app.seedUser(p.project.id);
