@@ -718,6 +718,12 @@ describe('billing use cases against the Stripe-shaped server', () => {
         const [attempt] = await fake.webhooks.redeliver(p.keys.id, event.id);
         expect(attempt).toMatchObject({ ok: true, status: 200 });
       }
+      // Also to the URL without a project, which finds it from the signed payload.
+      const generic = fake.addWebhookEndpoint(p.keys.id, `${app.baseUrl}/api/webhooks/stripe`);
+      for (const event of fake.events(p.keys.id, 'invoice.paid')) {
+        const [attempt] = await fake.webhooks.redeliver(p.keys.id, event.id, { endpoint: generic.id });
+        expect(attempt).toMatchObject({ ok: true, status: 200 });
+      }
       expect(await eventsOf(p.project, user.id)).toEqual(eventsBefore);
       expect(ok(await run(() => billing.listInvoices(p.actor(user), 10)))).toEqual(invoicesBefore);
 
