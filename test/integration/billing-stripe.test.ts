@@ -652,6 +652,31 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(paying).toMatchObject({ status: 'active', trialStart: null });
     });
 
+    it('cancels at Stripe a second subscription from two checkouts both paid, keeping one live', async () => {
+      const p = await stripeProject();
+      const user = await app.seedUser(p.project.id);
+      const start = () =>
+        run(() =>
+          billing.startCheckout(p.actor(user), {
+            priceId: p.basic.priceId,
+            successUrl: 'https://app.example.com/done',
+            cancelUrl: 'https://app.example.com/cancel',
+            requestKey: key(),
+          }),
+        );
+      const first = ok(await start());
+      const second = ok(await start());
+      fake.completeCheckout(first.id, { paymentMethod: 'pm_card_visa' });
+      await fake.webhooks.settled();
+      fake.completeCheckout(second.id, { paymentMethod: 'pm_card_visa' });
+      await fake.webhooks.settled();
+      const live = ok(await run(() => billing.currentSubscription(p.actor(user))))!;
+      const statuses = stripeSubscriptions(p.keys).map((sub) => [sub.metadata.tollgate_subscription_id === live.id, sub.status]);
+      expect(statuses.filter(([, status]) => status === 'active')).toHaveLength(1);
+      expect(statuses).toContainEqual([true, 'active']);
+      expect(statuses.filter(([, status]) => status === 'canceled')).toHaveLength(1);
+    });
+
     it('applies a promotion code Stripe knows', async () => {
       const p = await stripeProject();
       const stripe = new Stripe(p.keys.secretKey, { ...fake.clientOptions, maxNetworkRetries: 0 });
