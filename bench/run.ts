@@ -390,7 +390,7 @@ async function main() {
     const subscribed = await post(tg, '/api/proxy/billing/subscribe', { priceId, paymentMethodId: 'pm_card_visa' }, bearer);
     if (subscribed.status !== 201) throw new Error(`bench subscribe failed: ${subscribed.status} ${JSON.stringify(subscribed.body)}`);
     const sample = await fetch(`${tg}/api/proxy/billing/entitlements`, { headers: bearer });
-    if (!sample.ok || (await sample.json())?.plan !== 'Basic') throw new Error(`entitlements sample failed: ${sample.status}`);
+    if (!sample.ok || ((await sample.json()) as { plan?: string } | null)?.plan !== 'Basic') throw new Error(`entitlements sample failed: ${sample.status}`);
     const body = JSON.stringify({ token });
     const r = await compare(
       'billing/entitlements',

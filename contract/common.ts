@@ -14,6 +14,12 @@ export type RouteAuth =
   | 'apiKey'
   /** Authorization: Bearer <ACCESS_TOKEN>, a JWT issued by Tollgate to an end user. */
   | 'user'
+  /**
+   * Either of the two: an end user's access token (the project and the user from the token), or
+   * the project's API key (the project from the key, no user). Public reads a browser and a
+   * project server both make (the billing catalog).
+   */
+  | 'userOrApiKey'
   | 'none';
 
 export interface RouteMetadata {
@@ -31,6 +37,13 @@ export interface RouteMetadata {
    * and reads them before authenticating the caller.
    */
   rawBody?: boolean;
+  /**
+   * The route honours an `Idempotency-Key` header (routes of a signed-in user that change
+   * something at a payment processor): the same key and request within 24 hours answer the stored
+   * status and body again, with `Idempotent-Replayed: true`; the same key with another request 422;
+   * while the first is running 409. The server applies it around the handler (apps/server/http/idempotency.ts).
+   */
+  idempotent?: boolean;
 }
 
 export const meta = (m: RouteMetadata) => m;
@@ -40,6 +53,21 @@ export const apiKeyHeaders = z.object({
 });
 export const userTokenHeaders = z.object({
   authorization: z.string().optional().describe('Bearer <ACCESS_TOKEN>'),
+});
+
+/** Either credential of a `userOrApiKey` route. */
+export const userOrApiKeyHeaders = z.object({
+  authorization: z.string().optional().describe('Bearer <ACCESS_TOKEN> (an end user) or Bearer <API_KEY> (the project server)'),
+});
+
+/** The headers of an `idempotent` route of a signed-in user. */
+export const idempotentUserHeaders = userTokenHeaders.extend({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .describe(
+      'Optional, 1 to 255 printable ASCII characters (a UUID v4 is a good choice). Retrying with the same key and the same request within 24 hours answers the first answer again (header Idempotent-Replayed: true) instead of doing it twice.',
+    ),
 });
 
 export const LocaleSchema = z.string().min(2).max(35).describe('One of the supported locales (en, it, es, fr, de, pt, ja, ko, zh, nl, pl, ru, sv, da, nb, fi, ar, he, th, vi)');

@@ -1,4 +1,5 @@
 import { initClient } from '@ts-rest/core';
+import { billingContract } from './billing.contract';
 import { c } from './common';
 import { emailContract } from './email.contract';
 import { mfaContract } from './mfa.contract';
@@ -8,7 +9,8 @@ import { tokenContract } from './token.contract';
 
 export * from './common';
 export * from './errors';
-export { emailContract, mfaContract, oauthContract, sessionContract, tokenContract };
+export * from './billing.contract';
+export { billingContract, emailContract, mfaContract, oauthContract, sessionContract, tokenContract };
 
 /** The whole HTTP surface of Tollgate. The OpenAPI document and the SDK are generated from it. */
 export const contract = c.router(
@@ -18,6 +20,7 @@ export const contract = c.router(
     email: emailContract,
     oauth: oauthContract,
     mfa: mfaContract,
+    billing: billingContract,
   },
   { strictStatusCodes: true },
 );

@@ -2,6 +2,7 @@ import type { Plan, Price } from '../../domain/billing/catalog';
 import type { BillingEventType } from '../../domain/billing/events';
 import type { InvoiceReason, InvoiceStatus, PaymentMethodSummary } from '../../domain/billing/invoice';
 import type { Currency } from '../../domain/billing/money';
+import type { EntitlementFacts } from '../../domain/billing/entitlements';
 import type { Subscription } from '../../domain/billing/subscription';
 import type { ProcessorInvoiceLine, ProcessorKind } from './payment-processor';
 
@@ -84,6 +85,11 @@ export interface CustomerStore {
   /** Inserts unless one exists; answers the stored one (first writer wins). */
   insert(customer: BillingCustomer): Promise<BillingCustomer>;
   markTrialUsed(projectId: string, userId: string, processor: ProcessorKind): Promise<void>;
+  /**
+   * Forgets the project's customers at `processor` (the project connected another account of it,
+   * where they do not exist); each is created again on next need. Answers how many were forgotten.
+   */
+  forget(projectId: string, processor: ProcessorKind): Promise<number>;
 }
 
 /** Tollgate's record of a subscription: the domain subscription plus who and where. */
@@ -187,7 +193,10 @@ export interface ProcessorEventLog {
   unclaim(processor: ProcessorKind, eventId: string): Promise<void>;
 }
 
-/** The entitlements read: the user's live or most recent subscription with its plan, in one query. */
+/**
+ * The entitlements read, on every GET billing/entitlements (never cached): what the rules need of
+ * the user's live or most recent subscription, with its plan's name and features, in one query.
+ */
 export interface EntitlementsReader {
-  current(projectId: string, userId: string): Promise<{ subscription: Subscription; plan: Plan } | null>;
+  current(projectId: string, userId: string): Promise<{ subscription: EntitlementFacts; plan: Pick<Plan, 'id' | 'name' | 'features'> } | null>;
 }

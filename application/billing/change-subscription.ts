@@ -42,8 +42,13 @@ async function checkChange(deps: BillingDeps, actor: BillingActor, newPriceId: s
   const chosen = await sellablePrice(deps, actor.project.id, newPriceId);
   if (!chosen.ok) return chosen;
   const { price, plan } = chosen.value;
+  // Only whether the change is allowed is asked here; the processor prorates at its own time. The
+  // record's period is the processor's, so Tollgate's clock may lie outside it (just before a
+  // renewal the processor already made, or after a period whose renewal has not arrived yet):
+  // then the rules are asked at the period's start.
   const now = deps.clock.now();
-  const allowed = domainPreviewChange(subscription, price, now < subscription.currentPeriodEnd ? now : subscription.currentPeriodStart);
+  const inPeriod = now >= subscription.currentPeriodStart && now < subscription.currentPeriodEnd;
+  const allowed = domainPreviewChange(subscription, price, inPeriod ? now : subscription.currentPeriodStart);
   if (!allowed.ok) return refuse(subscriptionRefusal(allowed.error));
   const connected = await connectedProcessor(deps, actor.project.id);
   if (!connected.ok) return connected;

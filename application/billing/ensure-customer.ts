@@ -3,13 +3,18 @@ import type { BillingConnection, BillingCustomer } from './billing.store';
 import type { BillingDeps } from './deps';
 import type { PaymentProcessor, ProcessorResult } from './payment-processor';
 
+/** Enough of a user's subscriptions to find an earlier trial. */
+const TRIAL_HISTORY_LIMIT = 500;
+
 /**
  * The user's customer at the project's processor, created on first need with the user's email and
  * metadata naming the project and user. The processor write's idempotency key is derived from the
- * project and user, so two first requests at once make one customer.
+ * project and user, so two first requests at once make one customer. A new customer record knows
+ * whether the user already had a trial in the project (one per user and project, whichever
+ * processor or account it was on): from the user's recorded subscriptions.
  */
 export async function ensureCustomer(
-  deps: Pick<BillingDeps, 'customers' | 'clock'>,
+  deps: Pick<BillingDeps, 'customers' | 'subscriptions' | 'clock'>,
   connection: BillingConnection,
   processor: PaymentProcessor,
   user: EndUser,
@@ -23,12 +28,13 @@ export async function ensureCustomer(
     idempotencyKey: `tollgate-customer-${connection.projectId}-${user.id}`,
   });
   if (!created.ok) return created;
+  const history = await deps.subscriptions.list(connection.projectId, { userId: user.id, limit: TRIAL_HISTORY_LIMIT });
   const customer = await deps.customers.insert({
     projectId: connection.projectId,
     userId: user.id,
     processor: processor.kind,
     customerId: created.value,
-    trialUsed: false,
+    trialUsed: history.some((s) => s.trialStart !== null),
     createdAt: deps.clock.now(),
   });
   return { ok: true, value: customer };

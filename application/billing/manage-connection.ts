@@ -6,7 +6,7 @@ import { type BillingOutcome, refuse, refuseFailure } from './errors';
 import type { ConnectInput } from './use-cases';
 import type { ConnectionView } from './views';
 
-export type ConnectionDeps = Pick<BillingDeps, 'connections' | 'processors' | 'projects' | 'catalog' | 'clock' | 'settings'>;
+export type ConnectionDeps = Pick<BillingDeps, 'connections' | 'processors' | 'projects' | 'catalog' | 'customers' | 'uow' | 'clock' | 'settings'>;
 
 const SECRET_KEY = /^(sk|rk)_(test|live)_[A-Za-z0-9]{8,247}$/;
 const PUBLISHABLE_KEY = /^pk_(test|live)_[A-Za-z0-9]{8,247}$/;
@@ -83,11 +83,46 @@ export function makeConnectBilling(deps: ConnectionDeps) {
       }
       connection = { ...connection, accountId: verified.value.accountId, livemode: verified.value.livemode };
     }
-    await deps.connections.save(connection);
+    const next = connection;
+    await deps.uow.transaction(async () => {
+      if (next.processor === 'stripe' && !sameStripeAccount(existing, next)) await forgetStripeObjects(deps, projectId, now);
+      await deps.connections.save(next);
+    });
     const pushed = await pushCatalog(deps, connection, deps.processors.forConnection(connection));
     if (!pushed.ok) return refuseFailure(pushed.failure);
     return { ok: true, value: connectionView(connection, deps.settings.publicUrl) };
   };
+}
+
+/**
+ * Whether a Stripe connection reaches the same objects as the one it replaces: the same account in
+ * the same mode (test and live mode of one account hold different objects). A new key, restricted
+ * key or webhook secret for the same account keeps everything.
+ */
+function sameStripeAccount(previous: BillingConnection | null, next: BillingConnection): boolean {
+  return (
+    previous !== null &&
+    previous.processor === 'stripe' &&
+    previous.accountId !== null &&
+    previous.accountId === next.accountId &&
+    previous.livemode === next.livemode
+  );
+}
+
+/**
+ * Another Stripe account (test keys replaced by live ones, or another account; or a connection
+ * after none, whose account Tollgate cannot compare): the products, prices and customers Tollgate
+ * knows there do not exist on it. Their ids are forgotten, so the catalog is pushed again and each
+ * customer made again on next need. Subscriptions on the old account keep their records.
+ */
+async function forgetStripeObjects(deps: Pick<ConnectionDeps, 'catalog' | 'customers'>, projectId: string, now: Date): Promise<void> {
+  for (const plan of await deps.catalog.listPlans(projectId)) {
+    if (plan.processor === 'stripe') await deps.catalog.updatePlan({ ...plan, processor: null, processorProductId: null, updatedAt: now });
+  }
+  for (const price of await deps.catalog.listPrices(projectId)) {
+    if (price.processor === 'stripe') await deps.catalog.updatePrice({ ...price, processor: null, processorPriceId: null, updatedAt: now });
+  }
+  await deps.customers.forget(projectId, 'stripe');
 }
 
 export function makeBillingStatus(deps: Pick<BillingDeps, 'connections' | 'projects' | 'settings'>) {

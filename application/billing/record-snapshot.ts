@@ -51,7 +51,7 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
       if (!priceSnapshot) return { ok: false, reason: 'unknown_price' };
 
       const now = deps.clock.now();
-      const id = before?.id ?? pickId(input.subscriptionId, ps.metadata.subscriptionId) ?? deps.crypto.uuid();
+      const id = before?.id ?? (await freshId(deps, projectId, ps.id, pickId(input.subscriptionId, ps.metadata.subscriptionId)));
       const after: BillingSubscription = {
         id,
         projectId,
@@ -80,6 +80,11 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
 
       const saved = await deps.subscriptions.save(after);
       if (saved === 'live_conflict') return { ok: false, reason: 'live_conflict' };
+      // One trial per user and project, however the trialing subscription came to be: subscribe,
+      // a Stripe Checkout reported by webhook, the sandbox's checkout page, Stripe's dashboard.
+      if (after.trialStart !== null && (before === null || before.trialStart === null)) {
+        await deps.customers.markTrialUsed(projectId, userId, processor);
+      }
 
       const known = await deps.invoices.findByProcessorIds(processor, snapshot.invoices.map((i) => i.id));
       const knownById = new Map(known.map((i) => [i.processorInvoiceId, i]));
@@ -121,6 +126,18 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
 }
 
 const pickId = (...ids: Array<string | undefined>): string | undefined => ids.find((id) => id !== undefined && isUuid(id));
+
+/**
+ * The id of a subscription Tollgate records for the first time: the one its request chose (also in
+ * the processor's metadata), unless a record of another processor subscription already has it (an
+ * Idempotency-Key used again once the processor had forgotten it, metadata copied by hand): then a
+ * new one, so no record is ever overwritten by another subscription.
+ */
+async function freshId(deps: Pick<RecordSnapshotDeps, 'subscriptions' | 'crypto'>, projectId: string, processorSubscriptionId: string, chosen: string | undefined): Promise<string> {
+  if (chosen === undefined) return deps.crypto.uuid();
+  const taken = await deps.subscriptions.findById(projectId, chosen);
+  return taken === null || taken.processorSubscriptionId === processorSubscriptionId ? chosen : deps.crypto.uuid();
+}
 
 async function ownerOf(
   deps: Pick<RecordSnapshotDeps, 'customers'>,

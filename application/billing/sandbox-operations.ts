@@ -58,7 +58,7 @@ export function makeSandboxOperations(deps: BillingDeps) {
       if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
       if (deps.sandbox === null) return refuse('sandbox_unavailable');
       const trimmed = code.trim();
-      if (!/^[A-Za-z0-9_-]{1,64}$/.test(trimmed)) return refuse('invalid_promotion_code');
+      if (!/^[A-Za-z0-9_-]{1,50}$/.test(trimmed)) return refuse('invalid_promotion_code');
       if (!Number.isInteger(percentOff) || percentOff < 1 || percentOff > 100) return refuse('invalid_percent_off');
       await deps.sandbox.createPromotionCode(projectId, trimmed, percentOff);
       return { ok: true, value: { code: trimmed, percentOff } };

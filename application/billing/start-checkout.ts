@@ -1,6 +1,6 @@
 import { resolveTrialDays } from '../../domain/billing/catalog';
 import { checkRedirectUrl } from '../../domain/billing/redirect';
-import { type BillingDeps, connectedProcessor } from './deps';
+import { type BillingDeps, connectedProcessor, requestScopedId } from './deps';
 import { ensureCustomer } from './ensure-customer';
 import { type BillingOutcome, refuse, refuseFailure } from './errors';
 import { processorPriceId, sellablePrice } from './price-lookup';
@@ -51,7 +51,7 @@ export function makeStartCheckout(deps: BillingDeps) {
       cancelUrl: input.cancelUrl,
       promotionCodeId,
       trialDays,
-      metadata: { projectId: project.id, userId: user.id, subscriptionId: deps.crypto.uuid(), priceId: price.id },
+      metadata: { projectId: project.id, userId: user.id, subscriptionId: requestScopedId(deps, 'checkout', project.id, user.id, input.requestKey), priceId: price.id },
       email: user.email,
       idempotencyKey: `tollgate-checkout-${project.id}-${user.id}-${input.requestKey}`,
     });

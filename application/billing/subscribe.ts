@@ -1,6 +1,6 @@
 import { resolveTrialDays } from '../../domain/billing/catalog';
 import { buildEvent, makeRecordSnapshot } from './record-snapshot';
-import { type BillingDeps, catalogNames, connectedProcessor, subscriptionView, withUserLock } from './deps';
+import { type BillingDeps, catalogNames, connectedProcessor, requestScopedId, subscriptionView, withUserLock } from './deps';
 import { ensureCustomer } from './ensure-customer';
 import { type BillingOutcome, refuse, refuseFailure } from './errors';
 import { processorPriceId, sellablePrice } from './price-lookup';
@@ -38,7 +38,7 @@ export function makeSubscribe(deps: BillingDeps) {
       const trialDays = trial.ok && !customer.value.trialUsed ? trial.value : null;
       const priceAtProcessor = await processorPriceId(deps, processor, plan, price);
       if (!priceAtProcessor.ok) return priceAtProcessor;
-      const subscriptionId = deps.crypto.uuid();
+      const subscriptionId = requestScopedId(deps, 'subscribe', project.id, user.id, input.requestKey);
       const created = await processor.createSubscription({
         customerId: customer.value.customerId,
         priceId: priceAtProcessor.value,

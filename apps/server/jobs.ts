@@ -6,6 +6,8 @@ import { buildMailTransport, emailJobs } from './features/email';
 import { buildSmsSender, mfaJobs } from './features/mfa';
 import { oauthJobs } from './features/oauth';
 import type { JobsFeature } from './features/types';
+import { idempotencyExpiry } from '../../application/idempotency/run-idempotent';
+import { PostgresIdempotentRequestStore } from '../../infrastructure/persistence/postgres-idempotent-request.store';
 
 /** The background work of a process that delivers jobs: the server with TOLLGATE_WORKER=on, or `npm run worker`. */
 export interface Jobs {
@@ -35,6 +37,13 @@ export function buildJobs(
       core.scheduler.add(core.outbox.sweepJob());
       core.scheduler.add(core.outbox.purgeJob(config.OUTBOX_RETENTION_DAYS));
       core.scheduler.add({ name: 'rate-limits.purge-expired', cron: '* * * * *', run: () => core.rateLimiter.purgeExpired().then(() => undefined) });
+      // Idempotency-Key answers are kept 24 hours; older records only take room.
+      const idempotentRequests = new PostgresIdempotentRequestStore(core.db);
+      core.scheduler.add({
+        name: 'idempotency.purge-expired',
+        cron: '7 * * * *',
+        run: () => idempotentRequests.purgeExpired(idempotencyExpiry(core.clock.now())).then(() => undefined),
+      });
       for (const feature of features) {
         for (const handler of feature.handlers ?? []) core.outbox.register(handler);
         for (const job of feature.schedules ?? []) core.scheduler.add(job);

@@ -6,15 +6,19 @@ import type { PasswordHasher } from '../../application/ports/crypto';
 import { buildAdmin, type Admin } from './admin';
 import { trustProxySetting, type Config } from './config';
 import { buildCore, type Core } from './core';
+import { type BillingFeature, wireBilling } from './features/billing';
+import { billingHttp } from './features/billing-http';
 import { isMailConfigured, wireEmail } from './features/email';
 import { buildSmsSender, wireMfa } from './features/mfa';
 import { wireOAuth } from './features/oauth';
 import { wireSessions } from './features/sessions';
 import { buildHttpApp } from './http/app';
-import { accessTokenAuthenticator, apiKeyAuthenticator, noAuthentication } from './http/auth';
+import { accessTokenAuthenticator, apiKeyAuthenticator, noAuthentication, userOrApiKeyAuthenticator } from './http/auth';
 import type { PinoLogger } from './http/logger';
 import { buildOpenApiDocument } from './http/openapi';
 import { buildJobs } from './jobs';
+import { makeRunIdempotent } from '../../application/idempotency/run-idempotent';
+import { PostgresIdempotentRequestStore } from '../../infrastructure/persistence/postgres-idempotent-request.store';
 
 export interface TollgateOptions {
   config: Config;
@@ -37,6 +41,8 @@ export interface Tollgate {
   admin: Admin;
   /** The primary sign-in gate (MFA policy) the email, magic-link and OAuth sign-ins pass through. */
   signInGate: SignInGate;
+  /** Billing's use cases (catalog, connection, subscriptions), the same ones the CLI calls. */
+  billing: BillingFeature['useCases'];
   /** Starts the cache listener and the job queue (and the job worker when `runWorker`). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -59,6 +65,8 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   const email = wireEmail({ core, config, signInGate: mfa.signInGate, mailConfigured: isMailConfigured(config) });
   const oauth = wireOAuth({ core, config });
   const sessions = wireSessions({ core, signInGate: mfa.signInGate });
+  const billingFeature = wireBilling({ core, config });
+  const billing = billingHttp(billingFeature.useCases);
 
   // Type-checked against the whole contract: a route without an implementation fails to compile.
   const router = initServer().router(contract, {
@@ -66,6 +74,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     ...email.routes,
     ...oauth.routes,
     ...mfa.routes,
+    ...billing.routes,
   });
 
   const app = buildHttpApp({
@@ -76,6 +85,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
       none: noAuthentication,
       apiKey: apiKeyAuthenticator(core.sessions.authenticateApiKey),
       user: accessTokenAuthenticator(mfa.authenticateUser),
+      userOrApiKey: userOrApiKeyAuthenticator(mfa.authenticateUser, core.sessions.authenticateApiKey),
     },
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     bodyLimit: config.BODY_LIMIT,
@@ -83,15 +93,20 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     ready: () => core.db.ping(),
     // Every request gets its own EntityManager fork.
     requestContext: (_req, _res, next) => core.db.runInScope(next),
-    mountExtra: (app) => email.pages(app),
+    mountExtra: (app) => {
+      email.pages(app);
+      billing.pages?.(app);
+    },
+    runIdempotent: makeRunIdempotent({ store: new PostgresIdempotentRequestStore(core.db), crypto: core.crypto, clock: core.clock }),
   });
 
-  const jobs = runWorker ? buildJobs(core, config, { smsSender }) : null;
+  const jobs = runWorker ? buildJobs(core, config, { smsSender, billing: billingFeature.jobs }) : null;
   return {
     app,
     core,
     admin: buildAdmin(core),
     signInGate: mfa.signInGate,
+    billing: billingFeature.useCases,
     async start() {
       if (jobs) await jobs.start();
       else await core.start({ worker: false });

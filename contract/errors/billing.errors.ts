@@ -54,7 +54,7 @@ export const billingErrors = {
   checkout_not_open: { status: 409, message: 'This checkout is already completed or expired' },
   // Sandbox controls
   invalid_sandbox_days: { status: 400, message: 'Invalid days: a number from 1 to 3660' },
-  invalid_promotion_code: { status: 400, message: 'Invalid promotion code: 1 to 64 letters, digits, - or _' },
+  invalid_promotion_code: { status: 400, message: 'Invalid promotion code: 1 to 50 letters, digits, - or _' },
   invalid_percent_off: { status: 400, message: 'Invalid percent off: a whole number from 1 to 100' },
   // Inbound processor webhooks
   invalid_webhook_signature: { status: 400, message: 'Invalid webhook signature' },

@@ -92,6 +92,8 @@ export const AUTH_ERRORS = {
   apiKey: ['invalid_api_key', 'project_inactive'],
   /** A missing, malformed, invalid or expired access token, or one of a disabled user. */
   user: ['invalid_access_token'],
+  /** Either refusal, by what the Bearer credential looks like (a key `tg_...`, or anything else); an inactive project. */
+  userOrApiKey: ['invalid_access_token', 'invalid_api_key', 'project_inactive'],
   none: [],
 } as const satisfies { readonly [K in RouteAuth]: readonly ErrorCode[] };
 

@@ -36,7 +36,12 @@ export type EntitledState = Extract<SubscriptionState, 'active' | 'trialing' | '
 
 export const ENTITLED_STATES = ['active', 'trialing', 'past_due', 'pending_cancellation'] as const satisfies readonly EntitledState[];
 
-export function isEntitled(subscription: Subscription, now: Date): boolean {
+/** What the entitlement rules read of a subscription. */
+export type EntitlementFacts = Pick<Subscription, 'id' | 'status' | 'cancelAtPeriodEnd' | 'currentPeriodEnd' | 'pastDueAt'> & {
+  price: Pick<Subscription['price'], 'planId'>;
+};
+
+export function isEntitled(subscription: EntitlementFacts, now: Date): boolean {
   const { status } = subscription;
   if (status !== 'active' && status !== 'trialing' && status !== 'past_due') return false;
   if (status === 'past_due' && (subscription.pastDueAt === null || now.getTime() >= graceEndsAt(subscription.pastDueAt).getTime())) {
@@ -51,7 +56,7 @@ export function isEntitled(subscription: Subscription, now: Date): boolean {
  * or null when the subscription is missing or does not entitle (see {@link EntitledState}).
  */
 export function entitlementsOf(
-  subscription: Subscription | null,
+  subscription: EntitlementFacts | null,
   plan: Pick<Plan, 'id' | 'name' | 'features'> | null,
   now: Date,
 ): Entitlements | null {

@@ -119,9 +119,11 @@ export class Database implements UnitOfWork {
    * transaction the statement goes straight to a pooled connection with bound parameters: no
    * EntityManager fork, no query builder (a refresh rotation, two such statements, used about 10%
    * less CPU for it). With the `debug` option every statement goes through MikroORM, which logs it.
+   * `prepare` names the statement so each connection parses and plans it once (hot reads only: one
+   * name, one text).
    */
-  async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-    if (this.direct && !this.afterCommit.getStore()) return this.direct<T>(sql, params);
+  async query<T = Record<string, unknown>>(sql: string, params: unknown[] = [], options: { prepare?: string } = {}): Promise<T[]> {
+    if (this.direct && !this.afterCommit.getStore()) return this.direct<T>(sql, params, options.prepare);
     return (await this.orm.em.execute(sql, params as never[])) as T[];
   }
 
@@ -139,10 +141,10 @@ export class Database implements UnitOfWork {
   }
 }
 
-type DirectSql = <T>(sql: string, params: unknown[]) => Promise<T[]>;
+type DirectSql = <T>(sql: string, params: unknown[], name?: string) => Promise<T[]>;
 
 interface PooledClient {
-  query(config: { text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { text: string; values: unknown[]; name?: string }): Promise<{ rows: unknown[] }>;
 }
 interface KnexClient {
   acquireConnection(): Promise<PooledClient>;
@@ -157,7 +159,7 @@ interface KnexClient {
 function directSql(orm: MikroORM): DirectSql {
   const client = orm.em.getConnection().getKnex().client as unknown as KnexClient;
   const positional = new Map<string, string>();
-  return async <T>(sql: string, params: unknown[]) => {
+  return async <T>(sql: string, params: unknown[], name?: string) => {
     let text = positional.get(sql);
     if (text === undefined) {
       text = client.positionBindings(sql);
@@ -165,7 +167,8 @@ function directSql(orm: MikroORM): DirectSql {
     }
     const connection = await client.acquireConnection();
     try {
-      return (await connection.query({ text, values: params })).rows as T[];
+      // A named statement is parsed and planned once per connection (hot reads).
+      return (await connection.query(name === undefined ? { text, values: params } : { name, text, values: params })).rows as T[];
     } finally {
       client.releaseConnection(connection);
     }

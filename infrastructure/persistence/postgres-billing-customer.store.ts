@@ -55,6 +55,12 @@ export class PostgresCustomerStore implements CustomerStore {
     return stored;
   }
 
+  async forget(projectId: string, processor: ProcessorKind): Promise<number> {
+    if (!isUuid(projectId)) return 0;
+    const rows = await this.db.query('delete from billing_customers where project_id = ? and processor = ? returning user_id', [projectId, processor]);
+    return rows.length;
+  }
+
   async markTrialUsed(projectId: string, userId: string, processor: ProcessorKind): Promise<void> {
     if (!isUuid(projectId) || !isUuid(userId)) return;
     await this.db.query('update billing_customers set trial_used = true where project_id = ? and user_id = ? and processor = ?', [

@@ -32,7 +32,7 @@ const pathOf = (route: AppRoute) => route.path.replace(/:(\w+)/g, (_m, name: str
 const authFor = (route: AppRoute): Record<string, string> => {
   const auth = (route.metadata as RouteMetadata | undefined)?.auth ?? 'none';
   if (auth === 'apiKey') return { authorization: `Bearer ${project.apiKey}` };
-  if (auth === 'user') return { authorization: `Bearer ${accessToken}` };
+  if (auth === 'user' || auth === 'userOrApiKey') return { authorization: `Bearer ${accessToken}` };
   return {};
 };
 
@@ -93,7 +93,7 @@ describe('every contract route rejects malformed input with a 4xx JSON error', (
 
     if (auth !== 'none') {
       it(`${name}: missing and bad credentials answer 401, with a hint when the header is missing or not Bearer`, async () => {
-        const credential = auth === 'apiKey' ? '<API_KEY>' : '<ACCESS_TOKEN>';
+        const credential = auth === 'apiKey' ? '<API_KEY>' : auth === 'userOrApiKey' ? '<ACCESS_TOKEN> or Bearer <API_KEY>' : '<ACCESS_TOKEN>';
         const cases: Array<[Record<string, string>, string | undefined]> = [
           [{}, `Missing Authorization header: send Authorization: Bearer ${credential}`],
           [{ authorization: 'Bearer nope' }, undefined],

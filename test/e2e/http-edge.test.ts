@@ -84,6 +84,7 @@ beforeAll(async () => {
       none: noAuthentication,
       apiKey: signatureAuthenticator,
       user: accessTokenAuthenticator(async () => null),
+      userOrApiKey: accessTokenAuthenticator(async () => null),
     },
     trustProxy: false,
     bodyLimit: '1kb',

@@ -53,7 +53,8 @@ describe('error answers in the OpenAPI document', () => {
       expect(errorStatuses).toContain('500');
       if (route.method !== 'GET') expect(errorStatuses).toEqual(expect.arrayContaining(['413', '415']));
       const auth = (route.metadata as RouteMetadata).auth;
-      expect(operation.security, `${route.method} ${route.path}`).toEqual(auth === 'apiKey' ? [{ apiKey: [] }] : auth === 'user' ? [{ accessToken: [] }] : []);
+      const security = { apiKey: [{ apiKey: [] }], user: [{ accessToken: [] }], userOrApiKey: [{ accessToken: [] }, { apiKey: [] }], none: [] }[auth];
+      expect(operation.security, `${route.method} ${route.path}`).toEqual(security);
     }
   });
 });

@@ -321,7 +321,7 @@ describe('catalog store', () => {
   it('answers false for a taken name inside a transaction and leaves the transaction usable', async () => {
     const projectId = await insertProject('Names in a transaction');
     const kept = plan({ projectId, name: 'Kept' });
-    const after = plan({ projectId, name: 'After' });
+    const after = plan({ projectId, name: 'After', position: 1 });
     await inContext(() =>
       db.transaction(async () => {
         expect(await s.catalog.insertPlan(kept)).toBe(true);
@@ -392,6 +392,33 @@ describe('customer store', () => {
     expect(new Set(results.map((c) => c.customerId)).size).toBe(1);
     const [count] = await sql<{ n: string }>('select count(*) as n from billing_customers where user_id = ?', [racer]);
     expect(Number(count!.n)).toBe(1);
+  });
+
+  it("forgets a project's customers at one processor only (another account of it was connected)", async () => {
+    const project2 = await insertProject(`forget-${randomUUID().slice(0, 8)}`);
+    const [a, b, elsewhere] = [await insertUser(project2), await insertUser(project2), await insertUser()];
+    const customer = (projectId: string, userId: string, processor: 'stripe' | 'sandbox') => ({
+      projectId,
+      userId,
+      processor,
+      customerId: `cus_${processor}_${userId}`,
+      trialUsed: false,
+      createdAt: T0,
+    });
+    await inContext(async () => {
+      await s.customers.insert(customer(project2, a, 'stripe'));
+      await s.customers.insert(customer(project2, b, 'stripe'));
+      await s.customers.insert(customer(project2, a, 'sandbox'));
+      await s.customers.insert(customer(project, elsewhere, 'stripe'));
+      expect(await s.customers.forget(project2, 'stripe')).toBe(2);
+      expect(await s.customers.find(project2, a, 'stripe')).toBeNull();
+      expect(await s.customers.findByProcessorId('stripe', `cus_stripe_${b}`)).toBeNull();
+      expect(await s.customers.find(project2, a, 'sandbox')).not.toBeNull();
+      expect(await s.customers.find(project, elsewhere, 'stripe')).not.toBeNull();
+      // Made again on the other account.
+      expect((await s.customers.insert({ ...customer(project2, a, 'stripe'), customerId: `cus_live_${a}` })).customerId).toBe(`cus_live_${a}`);
+      expect(await s.customers.forget('not-a-uuid', 'stripe')).toBe(0);
+    });
   });
 });
 
@@ -606,22 +633,23 @@ describe('billing events', () => {
     expect(await inContext(() => s.events.list(projectId, { limit: 100 }))).toHaveLength(3);
   });
 
-  it('lists newest first with an optional type filter and a limit', async () => {
+  it('lists the most recently recorded first (whatever their clocks say), with an optional type filter and a limit', async () => {
     const projectId = await insertProject('Event log');
     const user = await insertUser(projectId);
     const subId = randomUUID();
-    const created = event({ projectId, type: 'subscription.created', userId: user, subscriptionId: subId, createdAt: at(1) });
+    const created = event({ projectId, type: 'subscription.created', userId: user, subscriptionId: subId, createdAt: at(2) });
     const paid = event({
       projectId,
       type: 'invoice.paid',
       userId: user,
       subscriptionId: subId,
-      createdAt: at(2),
+      createdAt: at(1),
       payload: { amount: 1999, currency: 'usd' },
     });
     const updated = event({ projectId, type: 'subscription.updated', createdAt: at(3) });
     await inContext(async () => {
-      for (const e of [paid, created, updated]) expect(await s.publisher.publish(e)).toBe(true);
+      // Listed newest first in the order they were recorded (a transaction records several at one instant).
+      for (const e of [created, paid, updated]) expect(await s.publisher.publish(e)).toBe(true);
       expect(await s.events.list(projectId, { limit: 10 })).toEqual([updated, paid, created]);
       expect(await s.events.list(projectId, { limit: 2 })).toEqual([updated, paid]);
       expect(await s.events.list(projectId, { type: 'invoice.paid', limit: 10 })).toEqual([paid]);
@@ -684,12 +712,17 @@ describe('entitlements reader', () => {
       expect(await s.entitlements.current(project, 'nope')).toBeNull();
     });
 
-    const { projectId: _p, processor: _pr, processorProductId: _pp, createdAt: _c, updatedAt: _u, ...goldPlan } = gold;
-    const { projectId: _bp, processor: _bpr, processorProductId: _bpp, createdAt: _bc, updatedAt: _bu, ...base } = basePlan;
-    const domain = (x: BillingSubscription) => {
-      const { projectId: _a, userId: _b, processor: _c2, processorSubscriptionId: _d, customerId: _e, paymentMethod: _f, updatedAt: _g, ...rest } = x;
-      return rest;
-    };
+    // The read carries what the entitlement rules need, and the plan's name and features.
+    const goldPlan = { id: gold.id, name: gold.name, features: gold.features };
+    const base = { id: basePlan.id, name: basePlan.name, features: basePlan.features };
+    const domain = (x: BillingSubscription) => ({
+      id: x.id,
+      status: x.status,
+      cancelAtPeriodEnd: x.cancelAtPeriodEnd,
+      currentPeriodEnd: x.currentPeriodEnd,
+      pastDueAt: x.pastDueAt,
+      price: { planId: x.price.planId },
+    });
 
     const older = subscription(user, { status: 'canceled', createdAt: T0, endedAt: T0 });
     const newer = subscription(user, {

@@ -1,5 +1,5 @@
 import { createExpressEndpoints, type RequestValidationError } from '@ts-rest/express';
-import type { AppRoute, AppRouter } from '@ts-rest/core';
+import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import { randomUUID } from 'node:crypto';
@@ -10,6 +10,8 @@ import { describeZodError } from './validation';
 import { authenticatorFor, type AuthenticatorRegistry } from './auth';
 import { bodyKindOf, makeBodyReader } from './body';
 import { mountDocs } from './docs';
+import { withIdempotency } from './idempotency';
+import type { RunIdempotent } from '../../../application/idempotency/run-idempotent';
 
 export interface HttpAppOptions {
   contract: AppRouter;
@@ -24,6 +26,8 @@ export interface HttpAppOptions {
   requestContext: RequestHandler;
   /** Extra Express routes that are not JSON (redirect targets, pages). Mounted before the contract. */
   mountExtra?: (app: express.Express) => void;
+  /** Runs the handlers of routes whose metadata says `idempotent: true` once per `Idempotency-Key` (required if any does). */
+  runIdempotent?: RunIdempotent;
 }
 
 const send = (res: Response, code: ErrorCode, detail?: ErrorDetail) => {
@@ -112,7 +116,10 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
     }
   };
 
-  createExpressEndpoints(options.contract, options.router as never, app, {
+  const router = options.runIdempotent
+    ? withIdempotency(options.contract, options.router, options.runIdempotent)
+    : refuseIdempotentRoutes(options.contract, options.router);
+  createExpressEndpoints(options.contract, router as never, app, {
     globalMiddleware: [edge as never],
     responseValidation: false,
     jsonQuery: false,
@@ -161,6 +168,14 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
   };
   app.use(onError);
   return app;
+}
+
+/** Without a runner, a contract with an `idempotent` route cannot be served (its promise would silently not hold). */
+function refuseIdempotentRoutes<R>(contract: AppRouter, router: R): R {
+  const idempotent = (r: AppRouter): boolean =>
+    Object.values(r).some((e) => (isAppRoute(e) ? (e.metadata as RouteMetadata | undefined)?.idempotent === true : idempotent(e)));
+  if (idempotent(contract)) throw new Error('The contract has idempotent routes: pass runIdempotent to buildHttpApp');
+  return router;
 }
 
 /**

@@ -105,3 +105,35 @@ export function accessTokenAuthenticator(authenticateAccessToken: RouteAuthDeps[
     return null;
   };
 }
+
+/**
+ * `Authorization: Bearer <ACCESS_TOKEN>` or `Bearer <API_KEY>` (the billing catalog, read by a
+ * browser and by a project server alike). What the credential looks like picks the check: a key
+ * (`tg_...`) is checked as the project's API key, anything else as an end user's access token
+ * (never an MFA enrollment challenge). A user establishes the project and the user; a key the
+ * project alone, which must be active (404 otherwise).
+ */
+export function userOrApiKeyAuthenticator(
+  authenticateAccessToken: RouteAuthDeps['authenticateAccessToken'],
+  authenticateApiKey: RouteAuthDeps['authenticateApiKey'],
+): Authenticator<AuthErrorCodeOf<'userOrApiKey'>> {
+  return async (req, res) => {
+    const read = readAuthorization(req);
+    if (read.kind === 'missing') return { code: 'invalid_access_token', hint: 'Missing Authorization header: send Authorization: Bearer <ACCESS_TOKEN> or Bearer <API_KEY>' };
+    if (read.kind === 'malformed') return { code: 'invalid_access_token', hint: 'Authorization must be Bearer <ACCESS_TOKEN> or Bearer <API_KEY>' };
+    const auth = authOf(res);
+    if (read.token.startsWith(API_KEY_PREFIX)) {
+      const result = await authenticateApiKey(read.token);
+      if (!result.ok) return { code: 'invalid_api_key' };
+      auth.project = result.value.project;
+      auth.apiKeyId = result.value.keyId;
+      return result.value.project.active ? null : { code: 'project_inactive' };
+    }
+    const found = await authenticateAccessToken(read.token, { enrollmentChallenge: false });
+    if (!found) return { code: 'invalid_access_token' };
+    auth.project = found.project;
+    auth.user = found.user;
+    auth.claims = found.claims;
+    return null;
+  };
+}

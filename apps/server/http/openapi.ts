@@ -7,6 +7,8 @@ import type { RouteAuth, RouteMetadata } from '../../../contract/common';
 const SECURITY: { readonly [K in RouteAuth]: Array<Record<string, string[]>> } = {
   apiKey: [{ apiKey: [] }],
   user: [{ accessToken: [] }],
+  // Either scheme satisfies the route (OpenAPI: alternatives are separate requirement objects).
+  userOrApiKey: [{ accessToken: [] }, { apiKey: [] }],
   none: [],
 };
 

@@ -162,6 +162,9 @@ const shortDate = (d: Date) => `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d
 export const isPercentOff = (p: number): boolean =>
   Number.isFinite(p) && p > 0 && p <= 100 && Math.abs(p * 100 - Math.round(p * 100)) < 1e-9;
 
+/** A promotion code as the sandbox takes it: letters, digits, `-` and `_`, 1 to 50 characters. */
+export const isPromotionCode = (code: string): boolean => /^[A-Za-z0-9_-]{1,50}$/.test(code.trim());
+
 const isTrialDays = (days: number) => Number.isInteger(days) && days >= 1 && days <= MAX_TRIAL_DAYS;
 
 function isHttpUrl(value: string): boolean {
@@ -223,7 +226,12 @@ export class SandboxEngine {
     work: (now: Date) => Promise<ProcessorResult<T>>,
   ): Promise<ProcessorResult<T>> {
     if (key.length === 0 || key.length > 255) return processorFailed(invalidRequest('Idempotency keys are 1 to 255 characters long.'));
-    const fingerprint = this.deps.crypto.hash(canonicalJson({ operation, params }));
+    let fingerprint: string;
+    try {
+      fingerprint = this.deps.crypto.hash(canonicalJson({ operation, params }));
+    } catch {
+      return processorFailed(invalidRequest('Invalid parameters: numbers must be finite.'));
+    }
     const id = `${ID_PREFIX.idempotency}${this.deps.crypto.hash(`${projectId}\n${key}`)}`;
     return this.transaction(async () => {
       const now = await this.now(projectId);
@@ -366,7 +374,7 @@ export class SandboxEngine {
    */
   async createPromotionCode(projectId: string, code: string, percentOff: number): Promise<void> {
     const trimmed = code.trim();
-    if (!/^[A-Za-z0-9_-]{1,50}$/.test(trimmed)) throw new RangeError(`Not a promotion code (letters, digits, - and _, up to 50): ${code}`);
+    if (!isPromotionCode(trimmed)) throw new RangeError(`Not a promotion code (letters, digits, - and _, up to 50): ${code}`);
     if (!isPercentOff(percentOff)) throw new RangeError(`Not a percentage from 0.01 to 100: ${percentOff}`);
     if (!isUuid(projectId)) throw new RangeError(`Not a project id: ${projectId}`);
     await this.transaction(async () => {
@@ -611,6 +619,8 @@ export class SandboxEngine {
     customer = await this.attachCard(projectId, customer, card.value, now);
     const subscription = transition.subscription;
     const data: SubscriptionData = {
+      // The customer is locked: no other subscription of theirs is numbered meanwhile.
+      sequence: (await this.objects.countChildren(projectId, 'subscription', customer.id)) + 1,
       subscription: subscriptionToJson(subscription),
       customerId: customer.id,
       paymentMethodId: card.value.id,
@@ -680,8 +690,8 @@ export class SandboxEngine {
         if (billed.discountUsed) pendingPercentOff = null;
       }
     }
-    if (!changed) return { row, changed };
-    return { row: await this.saveSubscription(row, subscription, { pendingPercentOff }, now), changed };
+    if (!changed && !row.data.unreported) return { row, changed: false };
+    return { row: await this.saveSubscription(row, subscription, { pendingPercentOff, unreported: false }, now), changed: true };
   }
 
   /**
@@ -704,10 +714,14 @@ export class SandboxEngine {
     return this.idempotent(projectId, key, operation, fingerprinted, async (now) => {
       const locked = await this.objects.get<SubscriptionData>(projectId, 'subscription', subscriptionId, { lock: true });
       if (!locked) return noSuch('subscription', subscriptionId);
-      const { row } = await this.applyDue(projectId, locked, now);
+      const { row, changed: caughtUp } = await this.applyDue(projectId, locked, now);
       const customer = await this.objects.get<CustomerData>(projectId, 'customer', row.data.customerId, { lock: true });
       const result = await operate(subscriptionFromJson(row.id, row.data.subscription), { row, now, customer });
-      if (!result.ok) return result;
+      if (!result.ok) {
+        // The catch-up stays (it fell due anyway); the next runDue reports it, as no answer does.
+        if (caughtUp) await this.objects.update({ ...row, data: { ...row.data, unreported: true }, dueAt: now, updatedAt: now });
+        return result;
+      }
       if (result.value !== 'unchanged') {
         const { subscription, settled } = result.value;
         let pendingPercentOff = row.data.pendingPercentOff;
@@ -838,7 +852,7 @@ export class SandboxEngine {
   async listSubscriptionIds(projectId: string, customerId: string): Promise<ProcessorResult<string[]>> {
     const customer = await this.objects.get<CustomerData>(projectId, 'customer', customerId);
     if (!customer) return noSuch('customer', customerId);
-    return processorOk(await this.objects.childIds(projectId, 'subscription', customerId));
+    return processorOk(await this.objects.subscriptionIdsOf(projectId, customerId));
   }
 
   // ---- due work -----------------------------------------------------------------------------------
@@ -851,6 +865,7 @@ export class SandboxEngine {
   async runDue(projectId?: string): Promise<Array<{ projectId: string; subscriptionId: string }>> {
     const changed: Array<{ projectId: string; subscriptionId: string }> = [];
     if (projectId !== undefined && !isUuid(projectId)) return changed;
+    await this.objects.purgeIdempotency(this.deps.clock.now(), projectId ?? null, IDEMPOTENCY_TTL_SECONDS);
     let after = '';
     for (;;) {
       const batch = await this.objects.dueSubscriptions(this.deps.clock.now(), projectId ?? null, after, DUE_BATCH);

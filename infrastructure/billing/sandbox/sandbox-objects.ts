@@ -96,6 +96,8 @@ export interface SubscriptionJson {
 }
 
 export interface SubscriptionData {
+  /** 1, 2, 3, ... per customer: the order of the customer's subscriptions (newest has the highest). */
+  sequence: number;
   subscription: SubscriptionJson;
   customerId: string;
   /** The card renewals are charged to. */
@@ -105,6 +107,11 @@ export interface SubscriptionData {
   pendingPercentOff: number | null;
   /** The checkout session that created it, if any. */
   checkoutId: string | null;
+  /**
+   * Due work was applied by a request that then failed, so no answer told Tollgate about it: the
+   * next `runDue` reports the subscription as changed.
+   */
+  unreported?: boolean;
 }
 
 export interface InvoiceLineJson {
@@ -256,11 +263,12 @@ export class SandboxObjects {
     await this.db.query(`delete from sandbox_objects where id = ?`, [id]);
   }
 
-  /** The ids of a parent's children of one kind, newest first. */
-  async childIds(projectId: string, kind: SandboxKind, parentId: string): Promise<string[]> {
+  /** A customer's subscriptions' ids, newest first. */
+  async subscriptionIdsOf(projectId: string, customerId: string): Promise<string[]> {
     const rows = await this.db.query<{ id: string }>(
-      `select id from sandbox_objects where project_id = ? and kind = ? and parent_id = ? order by created_at desc, id desc`,
-      [projectId, kind, parentId],
+      `select id from sandbox_objects where project_id = ? and kind = 'subscription' and parent_id = ?
+        order by (data->>'sequence')::int desc, created_at desc, id desc`,
+      [projectId, customerId],
     );
     return rows.map((r) => r.id);
   }
@@ -333,6 +341,17 @@ export class SandboxObjects {
       projectId === null ? [now, afterId, limit] : [now, afterId, projectId, limit],
     );
     return rows.map((r) => ({ id: r.id, projectId: r.project_id }));
+  }
+
+  /** Deletes stored idempotent answers older than `ttlSeconds` of their project's sandbox time. */
+  async purgeIdempotency(now: Date, projectId: string | null, ttlSeconds: number): Promise<void> {
+    await this.db.query(
+      `delete from sandbox_objects o
+        where o.kind = 'idempotency'${projectId === null ? '' : ' and o.project_id = ?'}
+          and o.created_at <= ?::timestamptz - make_interval(secs => ?::double precision)
+            + make_interval(secs => coalesce((select c.offset_seconds from sandbox_clocks c where c.project_id = o.project_id), 0)::double precision)`,
+      projectId === null ? [now, ttlSeconds] : [projectId, now, ttlSeconds],
+    );
   }
 
   /** Locks a subscription if it is due at `now` and no other worker holds it; null otherwise. */

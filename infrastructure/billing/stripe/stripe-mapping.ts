@@ -132,12 +132,15 @@ export function subscriptionOf(sub: Stripe.Subscription, invoices: readonly Stri
   if (!customerId) throw new StripeShapeError(`subscription ${sub.id} has no customer`);
   const status = statusOf(sub);
   const pause = status === 'paused' ? tollgatePause(sub) : null;
+  // Stripe keeps cancel_at_period_end=true on a subscription its period end canceled; the port's
+  // flag means a cancellation still to come, so an ended subscription has none (as the sandbox).
+  const ended = status === 'canceled' || status === 'incomplete_expired';
   return {
     id: sub.id,
     customerId,
     priceId: item.price.id,
     status,
-    cancelAtPeriodEnd: sub.cancel_at_period_end === true || (sub.cancel_at !== null && sub.cancel_at === item.current_period_end),
+    cancelAtPeriodEnd: !ended && (sub.cancel_at_period_end === true || (sub.cancel_at !== null && sub.cancel_at === item.current_period_end)),
     currentPeriodStart: toDate(item.current_period_start),
     currentPeriodEnd: toDate(item.current_period_end),
     billingCycleAnchor: toDate(sub.billing_cycle_anchor),

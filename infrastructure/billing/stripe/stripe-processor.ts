@@ -37,7 +37,7 @@ export interface StripeProcessorOptions {
   timeoutMs?: number;
   /** stripe-node's retries of connection errors, 409, 429 and 5xx, with the same idempotency key (default 2). */
   maxNetworkRetries?: number;
-  /** Tollgate's clock: the proration date of a preview and the time of a pause. */
+  /** Tollgate's clock: the time of a pause (Tollgate's mark). Prorations are at Stripe's time. */
   now?: () => Date;
 }
 
@@ -232,16 +232,15 @@ export class StripeProcessor implements PaymentProcessor {
     return this.attempt(async () => {
       const subscription = await this.stripe.subscriptions.retrieve(requireId(subscriptionId, 'subscription'));
       const item = firstItem(subscription);
-      const now = toUnix(this.now());
-      // Stripe refuses a proration date outside the current period; with a Stripe test clock the
-      // subscription's time is not Tollgate's, and Stripe's own "now" is the right one.
-      const inPeriod = now >= item.current_period_start && now <= item.current_period_end;
+      // No proration_date: Stripe prorates the preview at its own time, as it will prorate the
+      // change (which sends none either). A date from Tollgate's clock previews another amount
+      // than the change charges whenever the two clocks differ: a subscription on a Stripe test
+      // clock, or Tollgate's clock behind Stripe's.
       const preview = await this.stripe.invoices.createPreview({
         subscription: subscription.id,
         subscription_details: {
           items: [{ id: item.id, price: priceId }],
           proration_behavior: 'always_invoice',
-          ...(inPeriod ? { proration_date: now } : {}),
         },
       });
       const current = { start: toDate(item.current_period_start), end: toDate(item.current_period_end) };

@@ -1,0 +1,223 @@
+import { initServer } from '@ts-rest/express';
+import type { Request, Response } from 'express';
+import { BILLING_REFUSALS, billingContract } from '../../../contract/billing.contract';
+import type { BillingErrorCode, BillingRefusal } from '../../../application/billing/errors';
+import type { BillingActor, ProcessorUseCases, UserUseCases } from '../../../application/billing/use-cases';
+import type { ChangePreviewView, InvoiceLineView, InvoiceView, PlanView, SubscriptionView } from '../../../application/billing/views';
+import { errorResponse, type ErrorResponse } from './errors';
+import { requestKeyOf } from './idempotency';
+import { authOf, projectOf, rawBodyOf } from './request-context';
+
+const s = initServer();
+
+/** What the billing routes call: the end user's use cases and the processor's inbound ones. */
+export type BillingRouteUseCases = UserUseCases & Pick<ProcessorUseCases, 'receiveStripeWebhook'>;
+
+/** The signed-in user of a `user` route, and the project of the token. */
+function actorOf(res: Response): BillingActor {
+  const auth = authOf(res);
+  if (!auth.project || !auth.user) throw new Error('route has no authenticated user');
+  return { project: auth.project, user: auth.user };
+}
+
+/**
+ * The answer for a use case's refusal, among the codes its route declares (BILLING_REFUSALS in the
+ * contract); the refusal's `detail` (a processor's reason, a decline's message) replaces the
+ * table's message. Any other code is a fault of the use case, not the client's: it is thrown,
+ * logged and answered 500.
+ */
+function refusal<C extends BillingErrorCode>(r: BillingRefusal, declared: readonly C[]): ErrorResponse<C> {
+  if (!(declared as readonly BillingErrorCode[]).includes(r.error)) {
+    throw new Error(`billing use case refused with ${r.error}, which its route does not declare`);
+  }
+  return errorResponse(r.error as C, r.detail);
+}
+
+const iso = (date: Date): string => date.toISOString();
+const isoOrNull = (date: Date | null): string | null => (date === null ? null : date.toISOString());
+
+export const renderPlan = (plan: PlanView) => ({
+  id: plan.id,
+  name: plan.name,
+  description: plan.description,
+  features: [...plan.features],
+  hidden: plan.hidden,
+  recommended: plan.recommended,
+  trialsEnabled: plan.trialsEnabled,
+  defaultTrialDays: plan.defaultTrialDays,
+  position: plan.position,
+  prices: plan.prices.map((p) => ({
+    id: p.id,
+    planId: p.planId,
+    name: p.name,
+    amount: p.amount,
+    currency: p.currency,
+    interval: p.interval,
+    active: p.active,
+  })),
+});
+
+/** A subscription as the API shows it: without the user id (the caller's own) and the processor. */
+export const renderSubscription = (v: SubscriptionView) => ({
+  id: v.id,
+  status: v.status,
+  plan: { id: v.plan.id, name: v.plan.name },
+  price: { id: v.price.id, name: v.price.name, amount: v.price.amount, currency: v.price.currency, interval: v.price.interval },
+  currentPeriodStart: iso(v.currentPeriodStart),
+  currentPeriodEnd: iso(v.currentPeriodEnd),
+  cancelAtPeriodEnd: v.cancelAtPeriodEnd,
+  canceledAt: isoOrNull(v.canceledAt),
+  endedAt: isoOrNull(v.endedAt),
+  trialStart: isoOrNull(v.trialStart),
+  trialEnd: isoOrNull(v.trialEnd),
+  pausedAt: isoOrNull(v.pausedAt),
+  nextInvoice: v.nextInvoice && { amount: v.nextInvoice.amount, currency: v.nextInvoice.currency, date: iso(v.nextInvoice.date) },
+  paymentMethod: v.paymentMethod && {
+    brand: v.paymentMethod.brand,
+    last4: v.paymentMethod.last4,
+    expMonth: v.paymentMethod.expMonth,
+    expYear: v.paymentMethod.expYear,
+  },
+  createdAt: iso(v.createdAt),
+});
+
+const renderLine = (l: InvoiceLineView) => ({
+  description: l.description,
+  amount: l.amount,
+  proration: l.proration,
+  priceId: l.priceId,
+  periodStart: iso(l.periodStart),
+  periodEnd: iso(l.periodEnd),
+});
+
+export const renderInvoice = (v: InvoiceView) => ({
+  id: v.id,
+  subscriptionId: v.subscriptionId,
+  status: v.status,
+  reason: v.reason,
+  currency: v.currency,
+  subtotal: v.subtotal,
+  amountDue: v.amountDue,
+  amountPaid: v.amountPaid,
+  lines: v.lines.map(renderLine),
+  periodStart: iso(v.periodStart),
+  periodEnd: iso(v.periodEnd),
+  hostedUrl: v.hostedUrl,
+  createdAt: iso(v.createdAt),
+  paidAt: isoOrNull(v.paidAt),
+});
+
+const renderPreview = (v: ChangePreviewView) => ({
+  amountDue: v.amountDue,
+  currency: v.currency,
+  subtotal: v.subtotal,
+  lines: v.lines.map(renderLine),
+  periodStart: iso(v.periodStart),
+  periodEnd: iso(v.periodEnd),
+});
+
+/** The Stripe-Signature header as sent (one value), or undefined. */
+const stripeSignature = (req: Request): string | undefined => {
+  const header = req.headers['stripe-signature'];
+  return typeof header === 'string' ? header : undefined;
+};
+
+const DEFAULT_INVOICE_LIMIT = 10;
+
+/**
+ * The billing endpoints: each hands the request's fields to its use case and renders the answer
+ * (camelCase, ISO 8601 dates, integer minor units); the use cases check and do everything else.
+ * The POST routes of a signed-in user are `idempotent` in the contract: the edge runs them once
+ * per Idempotency-Key and `requestKeyOf(res)` is the key the use case writes under.
+ */
+export function makeBillingRoutes(billing: BillingRouteUseCases) {
+  return s.router(billingContract, {
+    plans: async ({ res }) => {
+      const plans = await billing.listVisiblePlans(projectOf(res));
+      return { status: 200, body: { plans: plans.map(renderPlan) } };
+    },
+
+    products: async ({ res }) => {
+      const products = await billing.listProducts(projectOf(res));
+      return { status: 200, body: { products: products.map(renderPlan) } };
+    },
+
+    checkout: async ({ body, res }) => {
+      const r = await billing.startCheckout(actorOf(res), {
+        priceId: body.priceId,
+        successUrl: body.successUrl,
+        cancelUrl: body.cancelUrl,
+        ...(body.promotionCode !== undefined ? { promotionCode: body.promotionCode } : {}),
+        ...(body.trialDays !== undefined ? { trialDays: body.trialDays } : {}),
+        requestKey: requestKeyOf(res),
+      });
+      return r.ok ? { status: 200, body: { id: r.value.id, url: r.value.url } } : refusal(r, BILLING_REFUSALS.checkout);
+    },
+
+    setupIntent: async ({ res }) => {
+      const r = await billing.createSetupIntent(actorOf(res), requestKeyOf(res));
+      return r.ok
+        ? { status: 200, body: { clientSecret: r.value.clientSecret, publishableKey: r.value.publishableKey } }
+        : refusal(r, BILLING_REFUSALS.setupIntent);
+    },
+
+    subscribe: async ({ body, res }) => {
+      const r = await billing.subscribe(actorOf(res), { priceId: body.priceId, paymentMethodId: body.paymentMethodId, requestKey: requestKeyOf(res) });
+      return r.ok ? { status: 201, body: renderSubscription(r.value) } : refusal(r, BILLING_REFUSALS.subscribe);
+    },
+
+    subscription: async ({ res }) => {
+      const r = await billing.currentSubscription(actorOf(res));
+      if (!r.ok) return refusal(r, BILLING_REFUSALS.subscription);
+      return { status: 200, body: r.value === null ? null : renderSubscription(r.value) };
+    },
+
+    invoices: async ({ query, res }) => {
+      const r = await billing.listInvoices(actorOf(res), query.limit ?? DEFAULT_INVOICE_LIMIT);
+      return r.ok ? { status: 200, body: { invoices: r.value.map(renderInvoice) } } : refusal(r, BILLING_REFUSALS.invoices);
+    },
+
+    entitlements: async ({ res }) => {
+      const entitlements = await billing.entitlements(actorOf(res));
+      return {
+        status: 200,
+        body: entitlements === null ? null : { plan: entitlements.plan, status: entitlements.status, features: [...entitlements.features] },
+      };
+    },
+
+    changePreview: async ({ body, res }) => {
+      const r = await billing.previewChange(actorOf(res), body.new_price_id);
+      return r.ok ? { status: 200, body: renderPreview(r.value) } : refusal(r, BILLING_REFUSALS.changePreview);
+    },
+
+    change: async ({ body, res }) => {
+      const r = await billing.changeSubscription(actorOf(res), { newPriceId: body.new_price_id, requestKey: requestKeyOf(res) });
+      return r.ok ? { status: 200, body: renderSubscription(r.value) } : refusal(r, BILLING_REFUSALS.change);
+    },
+
+    cancel: async ({ body, res }) => {
+      const r = await billing.cancelSubscription(actorOf(res), { atPeriodEnd: body.at_period_end ?? true, requestKey: requestKeyOf(res) });
+      return r.ok ? { status: 200, body: renderSubscription(r.value) } : refusal(r, BILLING_REFUSALS.cancel);
+    },
+
+    pause: async ({ res }) => {
+      const r = await billing.pauseSubscription(actorOf(res), { requestKey: requestKeyOf(res) });
+      return r.ok ? { status: 200, body: renderSubscription(r.value) } : refusal(r, BILLING_REFUSALS.pause);
+    },
+
+    resume: async ({ res }) => {
+      const r = await billing.resumeSubscription(actorOf(res), { requestKey: requestKeyOf(res) });
+      return r.ok ? { status: 200, body: renderSubscription(r.value) } : refusal(r, BILLING_REFUSALS.resume);
+    },
+
+    stripeWebhook: async ({ req }) => {
+      const r = await billing.receiveStripeWebhook({ rawBody: rawBodyOf(req), signature: stripeSignature(req), projectId: null });
+      return r.ok ? { status: 200, body: { received: true as const } } : refusal(r, BILLING_REFUSALS.stripeWebhook);
+    },
+
+    stripeWebhookForProject: async ({ params, req }) => {
+      const r = await billing.receiveStripeWebhook({ rawBody: rawBodyOf(req), signature: stripeSignature(req), projectId: params.projectId });
+      return r.ok ? { status: 200, body: { received: true as const } } : refusal(r, BILLING_REFUSALS.stripeWebhook);
+    },
+  });
+}

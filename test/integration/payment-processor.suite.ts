@@ -1,0 +1,431 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type PaymentProcessor,
+  type ProcessorFailure,
+  type ProcessorInvoice,
+  type ProcessorMetadata,
+  type ProcessorResult,
+  type ProcessorSnapshot,
+} from '../../application/billing/payment-processor';
+import type { Plan, Price, PriceSnapshot } from '../../domain/billing/catalog';
+import { type BillingInterval, SECONDS_PER_DAY, addDays, cycleBoundary } from '../../domain/billing/periods';
+import { previewPriceChange } from '../../domain/billing/proration';
+import { LIVE_STATUSES } from '../../domain/billing/subscription';
+
+/**
+ * The `PaymentProcessor` port's contract, run against every adapter: the sandbox
+ * (sandbox-processor-contract.test.ts) and the Stripe adapter against test/support/stripe's
+ * Stripe-shaped server. It speaks only the port, and expects Stripe's semantics:
+ *
+ * - a test payment method (`pm_card_visa`) becomes the customer's card and the subscription's;
+ *   `pm_card_chargeDeclined` is declined when attached; `pm_card_chargeCustomerFail` attaches and
+ *   every charge on it fails;
+ * - a declined first charge leaves nothing live (Stripe `payment_behavior=error_if_incomplete`);
+ * - proration as Stripe's classic mode (domain/billing/proration.ts computes the same numbers,
+ *   within one minor unit since Stripe prorates from the second it handles the request);
+ * - Stripe finalizes and charges a renewal invoice about an hour after the period ends, so every
+ *   wait for a period end advances by the interval plus two hours.
+ */
+export interface ProcessorHarness {
+  processor: PaymentProcessor;
+  /** Moves the processor's clock forward and lets its due work (renewals, trial ends, ...) run. */
+  advance(seconds: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const HOUR = 3600;
+const DAY = SECONDS_PER_DAY;
+/** Longer than any month, shorter than any two: one monthly renewal, charged. */
+const ONE_MONTH_AND_A_BIT = 31 * DAY + 2 * HOUR;
+
+/** The value of a successful result; a failure fails the test with the processor's words. */
+function must<T>(result: ProcessorResult<T>): T {
+  if (!result.ok) throw new Error(`processor failed: ${result.failure.kind}: ${result.failure.message}`);
+  return result.value;
+}
+
+function failureOf<T>(result: ProcessorResult<T>): ProcessorFailure {
+  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.value)}`);
+  return result.failure;
+}
+
+const key = (label: string) => `${label}-${randomUUID()}`;
+
+interface CatalogPrice {
+  /** The processor's price id. */
+  id: string;
+  amount: number;
+  interval: BillingInterval;
+  /** For the domain's proration, with the processor's id. */
+  snapshot: PriceSnapshot;
+}
+
+export function describePaymentProcessorContract(name: string, setup: () => Promise<ProcessorHarness>): void {
+  describe(`PaymentProcessor contract: ${name}`, () => {
+    let harness: ProcessorHarness;
+    let processor: PaymentProcessor;
+    const projectId = randomUUID();
+
+    beforeEach(async () => {
+      harness = await setup();
+      processor = harness.processor;
+    });
+
+    afterEach(async () => {
+      await harness.close();
+    });
+
+    const metadata = (extra: Partial<ProcessorMetadata> = {}): ProcessorMetadata => ({ projectId, ...extra });
+
+    function plan(planName: string, trialsEnabled = true): Plan {
+      return {
+        id: randomUUID(),
+        name: planName,
+        description: `${planName} plan`,
+        features: ['reports'],
+        hidden: false,
+        recommended: false,
+        trialsEnabled,
+        defaultTrialDays: null,
+        position: 0,
+      };
+    }
+
+    /** A product with one monthly price per amount. */
+    async function catalog(planName: string, amounts: number[], interval: BillingInterval = 'month'): Promise<CatalogPrice[]> {
+      const p = plan(planName);
+      const productId = must(await processor.upsertProduct(p, null, metadata()));
+      const prices: CatalogPrice[] = [];
+      for (const amount of amounts) {
+        const price: Price = { id: randomUUID(), planId: p.id, name: `${planName} ${amount}`, amount, currency: 'usd', interval, active: true };
+        const id = must(await processor.createPrice(price, productId, metadata({ priceId: price.id })));
+        prices.push({ id, amount, interval, snapshot: { id, planId: p.id, amount, currency: 'usd', interval } });
+      }
+      return prices;
+    }
+
+    async function customer(): Promise<string> {
+      const userId = randomUUID();
+      return must(
+        await processor.createCustomer({
+          email: `user-${userId.slice(0, 8)}@example.test`,
+          name: null,
+          metadata: metadata({ userId }),
+          idempotencyKey: key('customer'),
+        }),
+      );
+    }
+
+    function subscribe(customerId: string, priceId: string, paymentMethodId: string, trialDays: number | null = null) {
+      return processor.createSubscription({
+        customerId,
+        priceId,
+        paymentMethodId,
+        trialDays,
+        metadata: metadata({ userId: randomUUID(), subscriptionId: randomUUID() }),
+        idempotencyKey: key('subscribe'),
+      });
+    }
+
+    async function current(subscriptionId: string): Promise<ProcessorSnapshot> {
+      const snapshot = must(await processor.getSubscription(subscriptionId));
+      if (snapshot === null) throw new Error(`subscription ${subscriptionId} unknown`);
+      return snapshot;
+    }
+
+    const paid = (invoices: ProcessorInvoice[]) => invoices.filter((i) => i.status === 'paid' && i.amountPaid > 0);
+    const lastOf = (invoices: ProcessorInvoice[], reason: ProcessorInvoice['reason']) => invoices.filter((i) => i.reason === reason).at(-1);
+
+    async function liveSubscriptions(customerId: string): Promise<ProcessorSnapshot[]> {
+      const ids = must(await processor.listSubscriptionIds(customerId));
+      const snapshots = await Promise.all(ids.map((id) => current(id)));
+      return snapshots.filter((s) => (LIVE_STATUSES as readonly string[]).includes(s.subscription.status));
+    }
+
+    it('verifies its credentials', async () => {
+      const account = must(await processor.verifyCredentials());
+      expect(account.livemode).toBe(false);
+    });
+
+    it('pushes a product and its prices; an archived price starts no subscription', async () => {
+      const p = plan('Catalog');
+      const productId = must(await processor.upsertProduct(p, null, metadata()));
+      expect(productId).toEqual(expect.any(String));
+      expect(must(await processor.upsertProduct({ ...p, name: 'Catalog renamed', description: 'New words' }, productId, metadata()))).toBe(productId);
+
+      const monthly: Price = { id: randomUUID(), planId: p.id, name: 'Monthly', amount: 1500, currency: 'usd', interval: 'month', active: true };
+      const yearly: Price = { ...monthly, id: randomUUID(), name: 'Yearly', amount: 15000, interval: 'year' };
+      const monthlyId = must(await processor.createPrice(monthly, productId, metadata({ priceId: monthly.id })));
+      const yearlyId = must(await processor.createPrice(yearly, productId, metadata({ priceId: yearly.id })));
+      expect(monthlyId).not.toBe(yearlyId);
+
+      must(await processor.archivePrice(yearlyId));
+      const customerId = await customer();
+      const refused = failureOf(await subscribe(customerId, yearlyId, 'pm_card_visa'));
+      expect(refused.kind).toBe('invalid_request');
+      expect(await liveSubscriptions(customerId)).toEqual([]);
+
+      const snapshot = must(await subscribe(customerId, monthlyId, 'pm_card_visa'));
+      expect(snapshot.subscription.priceId).toBe(monthlyId);
+    });
+
+    it('creates customers, each with no subscriptions yet', async () => {
+      const a = await customer();
+      const b = await customer();
+      expect(a).not.toBe(b);
+      expect(must(await processor.listSubscriptionIds(a))).toEqual([]);
+    });
+
+    it('subscribes with pm_card_visa: active, one paid invoice of the price, a period of one interval, the card', async () => {
+      const [price] = await catalog('Basic', [1000]);
+      const customerId = await customer();
+      const snapshot = must(await subscribe(customerId, price!.id, 'pm_card_visa'));
+      const s = snapshot.subscription;
+
+      expect(s.status).toBe('active');
+      expect(s.customerId).toBe(customerId);
+      expect(s.priceId).toBe(price!.id);
+      expect(s.cancelAtPeriodEnd).toBe(false);
+      expect(s.trialEnd).toBeNull();
+      expect(s.currentPeriodEnd.getTime()).toBe(cycleBoundary(s.currentPeriodStart, 'month', 1).getTime());
+      expect(s.paymentMethod).toMatchObject({ brand: 'visa', last4: '4242' });
+      expect(s.metadata.projectId).toBe(projectId);
+
+      const charged = paid(snapshot.invoices);
+      expect(charged).toHaveLength(1);
+      expect(charged[0]).toMatchObject({ reason: 'subscription_create', currency: 'usd', amountDue: 1000, amountPaid: 1000, subscriptionId: s.id, customerId });
+      expect(charged[0]!.lines.reduce((sum, l) => sum + l.amount, 0)).toBe(1000);
+      expect(charged[0]!.paidAt).not.toBeNull();
+
+      const again = await current(s.id);
+      expect(again.subscription).toMatchObject({ id: s.id, status: 'active', priceId: price!.id });
+      expect(must(await processor.listSubscriptionIds(customerId))).toEqual([s.id]);
+    });
+
+    it('answers null for a subscription it does not know', async () => {
+      expect(must(await processor.getSubscription('sub_0000000000000000000000'))).toBeNull();
+    });
+
+    it('declines pm_card_chargeDeclined when attached: card_declined, no subscription', async () => {
+      const [price] = await catalog('Declined', [1000]);
+      const customerId = await customer();
+      const failure = failureOf(await subscribe(customerId, price!.id, 'pm_card_chargeDeclined'));
+      expect(failure).toMatchObject({ kind: 'card_declined', declineCode: 'generic_decline' });
+      expect(failure.message).toMatch(/declined/i);
+
+      const insufficient = failureOf(await subscribe(customerId, price!.id, 'pm_card_chargeDeclinedInsufficientFunds'));
+      expect(insufficient).toMatchObject({ kind: 'card_declined', declineCode: 'insufficient_funds' });
+      expect(await liveSubscriptions(customerId)).toEqual([]);
+    });
+
+    it('pm_card_chargeCustomerFail without a trial: card_declined and nothing live', async () => {
+      const [price] = await catalog('Fails', [1000]);
+      const customerId = await customer();
+      const failure = failureOf(await subscribe(customerId, price!.id, 'pm_card_chargeCustomerFail'));
+      expect(failure.kind).toBe('card_declined');
+      expect(await liveSubscriptions(customerId)).toEqual([]);
+    });
+
+    it('pm_card_chargeCustomerFail with a trial: trialing without a charge, then past_due with an open invoice', async () => {
+      const [price] = await catalog('Trial fails', [1000]);
+      const customerId = await customer();
+      const snapshot = must(await subscribe(customerId, price!.id, 'pm_card_chargeCustomerFail', 7));
+      const s = snapshot.subscription;
+      expect(s.status).toBe('trialing');
+      expect(s.trialStart).not.toBeNull();
+      expect(s.trialEnd!.getTime()).toBe(addDays(s.trialStart!, 7).getTime());
+      expect(paid(snapshot.invoices)).toEqual([]);
+
+      await harness.advance(7 * DAY + 2 * HOUR);
+      const after = await current(s.id);
+      expect(after.subscription.status).toBe('past_due');
+      const open = after.invoices.filter((i) => i.status === 'open');
+      expect(open).toHaveLength(1);
+      expect(open[0]!.attemptCount).toBeGreaterThanOrEqual(1);
+      expect(open[0]!.amountDue).toBe(1000);
+      expect(open[0]!.amountPaid).toBe(0);
+    });
+
+    it('a trial with pm_card_visa is charged when it ends', async () => {
+      const [price] = await catalog('Trial pays', [1000]);
+      const customerId = await customer();
+      const s = must(await subscribe(customerId, price!.id, 'pm_card_visa', 3)).subscription;
+      expect(s.status).toBe('trialing');
+
+      await harness.advance(3 * DAY + 2 * HOUR);
+      const after = await current(s.id);
+      expect(after.subscription.status).toBe('active');
+      expect(after.subscription.currentPeriodStart.getTime()).toBe(s.trialEnd!.getTime());
+      expect(after.subscription.currentPeriodEnd.getTime()).toBe(cycleBoundary(s.trialEnd!, 'month', 1).getTime());
+      expect(paid(after.invoices).map((i) => i.amountPaid)).toEqual([1000]);
+    });
+
+    it('upgrades mid-period: the prorated invoice is the domain proration, and the preview is the invoice', async () => {
+      const [basic, pro] = await catalog('Tiered', [1000, 3000]);
+      const customerId = await customer();
+      const before = must(await subscribe(customerId, basic!.id, 'pm_card_visa')).subscription;
+
+      await harness.advance(10 * DAY + 5 * HOUR);
+      const preview = must(await processor.previewChange(before.id, pro!.id));
+      const changed = must(await processor.changeSubscription(before.id, pro!.id, key('change')));
+
+      const s = changed.subscription;
+      expect(s).toMatchObject({ id: before.id, status: 'active', priceId: pro!.id });
+      expect(s.currentPeriodStart.getTime()).toBe(before.currentPeriodStart.getTime());
+      expect(s.currentPeriodEnd.getTime()).toBe(before.currentPeriodEnd.getTime());
+
+      const invoice = lastOf(changed.invoices, 'subscription_update');
+      expect(invoice).toBeDefined();
+      expect(invoice!.status).toBe('paid');
+      const unused = invoice!.lines.find((l) => l.kind === 'unused_time');
+      const remaining = invoice!.lines.find((l) => l.kind === 'remaining_time');
+      expect(unused).toBeDefined();
+      expect(remaining).toBeDefined();
+
+      const expected = previewPriceChange({
+        period: { start: before.currentPeriodStart, end: before.currentPeriodEnd },
+        anchor: before.billingCycleAnchor,
+        from: basic!.snapshot,
+        to: pro!.snapshot,
+        at: unused!.periodStart,
+        creditBalance: 0,
+      })!;
+      const expectedLine = (kind: string) => expected.invoice.lines.find((l) => l.kind === kind)!.amount;
+      expect(Math.abs(unused!.amount - expectedLine('unused_time'))).toBeLessThanOrEqual(1);
+      expect(Math.abs(remaining!.amount - expectedLine('remaining_time'))).toBeLessThanOrEqual(1);
+      expect(unused!.amount).toBeLessThan(0);
+      expect(Math.abs(invoice!.amountDue - expected.invoice.amountDue)).toBeLessThanOrEqual(1);
+      expect(invoice!.amountPaid).toBe(invoice!.amountDue);
+
+      expect(preview.currency).toBe('usd');
+      expect(Math.abs(preview.amountDue - invoice!.amountDue)).toBeLessThanOrEqual(1);
+      expect(Math.abs(preview.subtotal - invoice!.subtotal)).toBeLessThanOrEqual(1);
+      expect(preview.periodEnd.getTime()).toBe(before.currentPeriodEnd.getTime());
+    });
+
+    it('downgrades mid-period: nothing due, a credit that the next renewal uses', async () => {
+      const [basic, pro] = await catalog('Downgrade', [1000, 3000]);
+      const customerId = await customer();
+      const before = must(await subscribe(customerId, pro!.id, 'pm_card_visa')).subscription;
+
+      await harness.advance(10 * DAY);
+      const preview = must(await processor.previewChange(before.id, basic!.id));
+      expect(preview.amountDue).toBe(0);
+      expect(preview.subtotal).toBeLessThan(0);
+
+      const changed = must(await processor.changeSubscription(before.id, basic!.id, key('downgrade')));
+      expect(changed.subscription).toMatchObject({ status: 'active', priceId: basic!.id });
+      const invoice = lastOf(changed.invoices, 'subscription_update');
+      if (invoice) {
+        expect(invoice.amountDue).toBe(0);
+        expect(invoice.amountPaid).toBe(0);
+        expect(Math.abs(invoice.subtotal - preview.subtotal)).toBeLessThanOrEqual(1);
+      }
+      const credit = -preview.subtotal;
+
+      await harness.advance(ONE_MONTH_AND_A_BIT);
+      const renewed = await current(before.id);
+      const renewal = lastOf(renewed.invoices, 'subscription_cycle');
+      expect(renewal).toBeDefined();
+      expect(Math.abs(renewal!.amountDue - Math.max(0, 1000 - credit))).toBeLessThanOrEqual(1);
+      expect(renewed.subscription.status).toBe('active');
+    });
+
+    it('cancels at period end: pending until the period ends, then canceled without a renewal', async () => {
+      const [price] = await catalog('Cancel later', [1000]);
+      const customerId = await customer();
+      const s = must(await subscribe(customerId, price!.id, 'pm_card_visa')).subscription;
+
+      const pending = must(await processor.cancelSubscription(s.id, { atPeriodEnd: true, idempotencyKey: key('cancel') })).subscription;
+      expect(pending).toMatchObject({ status: 'active', cancelAtPeriodEnd: true, endedAt: null });
+      expect(pending.canceledAt).not.toBeNull();
+
+      await harness.advance(ONE_MONTH_AND_A_BIT);
+      const ended = await current(s.id);
+      expect(ended.subscription.status).toBe('canceled');
+      // Nothing left to cancel (Stripe itself keeps cancel_at_period_end=true).
+      expect(ended.subscription.cancelAtPeriodEnd).toBe(false);
+      expect(ended.subscription.endedAt!.getTime()).toBe(s.currentPeriodEnd.getTime());
+      expect(paid(ended.invoices)).toHaveLength(1);
+    });
+
+    it('cancels now', async () => {
+      const [price] = await catalog('Cancel now', [1000]);
+      const customerId = await customer();
+      const s = must(await subscribe(customerId, price!.id, 'pm_card_visa')).subscription;
+      const canceled = must(await processor.cancelSubscription(s.id, { atPeriodEnd: false, idempotencyKey: key('cancel-now') })).subscription;
+      expect(canceled).toMatchObject({ status: 'canceled', cancelAtPeriodEnd: false });
+      expect(canceled.endedAt).not.toBeNull();
+      expect(canceled.canceledAt).not.toBeNull();
+      expect(await liveSubscriptions(customerId)).toEqual([]);
+    });
+
+    it('pauses, then resumes on the same billing cycle', async () => {
+      const [price] = await catalog('Pause', [1000]);
+      const customerId = await customer();
+      const s = must(await subscribe(customerId, price!.id, 'pm_card_visa')).subscription;
+
+      const paused = must(await processor.pauseSubscription(s.id, key('pause'))).subscription;
+      expect(paused.status).toBe('paused');
+      expect(paused.pausedAt).not.toBeNull();
+      expect((await current(s.id)).subscription.status).toBe('paused');
+
+      const resumed = must(await processor.resumeSubscription(s.id, key('resume'))).subscription;
+      expect(resumed.status).toBe('active');
+      expect(resumed.pausedAt).toBeNull();
+      expect(resumed.currentPeriodEnd.getTime()).toBe(s.currentPeriodEnd.getTime());
+    });
+
+    it('resumes a pending cancellation', async () => {
+      const [price] = await catalog('Undo cancel', [1000]);
+      const customerId = await customer();
+      const s = must(await subscribe(customerId, price!.id, 'pm_card_visa')).subscription;
+      must(await processor.cancelSubscription(s.id, { atPeriodEnd: true, idempotencyKey: key('cancel') }));
+      const resumed = must(await processor.resumeSubscription(s.id, key('resume'))).subscription;
+      expect(resumed).toMatchObject({ status: 'active', cancelAtPeriodEnd: false });
+    });
+
+    it('renews after one interval with a new paid invoice for the next period', async () => {
+      const [price] = await catalog('Renew', [1000]);
+      const customerId = await customer();
+      const s = must(await subscribe(customerId, price!.id, 'pm_card_visa')).subscription;
+
+      await harness.advance(ONE_MONTH_AND_A_BIT);
+      const renewed = await current(s.id);
+      expect(renewed.subscription.status).toBe('active');
+      expect(renewed.subscription.currentPeriodStart.getTime()).toBe(s.currentPeriodEnd.getTime());
+      expect(renewed.subscription.currentPeriodEnd.getTime()).toBe(cycleBoundary(s.billingCycleAnchor, 'month', 2).getTime());
+
+      const charged = paid(renewed.invoices);
+      expect(charged).toHaveLength(2);
+      expect(charged[1]).toMatchObject({ reason: 'subscription_cycle', amountPaid: 1000, status: 'paid' });
+      const line = charged[1]!.lines.find((l) => l.kind === 'subscription')!;
+      expect(line.periodStart.getTime()).toBe(s.currentPeriodEnd.getTime());
+      expect(line.periodEnd.getTime()).toBe(renewed.subscription.currentPeriodEnd.getTime());
+    });
+
+    it('answers the same subscription (and customer) for the same idempotency key', async () => {
+      const [price] = await catalog('Idempotent', [1000]);
+      const userId = randomUUID();
+      const customerKey = key('customer');
+      const customerInput = { email: 'same@example.test', name: null, metadata: metadata({ userId }), idempotencyKey: customerKey };
+      const customerId = must(await processor.createCustomer(customerInput));
+      expect(must(await processor.createCustomer(customerInput))).toBe(customerId);
+
+      const input = {
+        customerId,
+        priceId: price!.id,
+        paymentMethodId: 'pm_card_visa',
+        trialDays: null,
+        metadata: metadata({ userId, subscriptionId: randomUUID() }),
+        idempotencyKey: key('subscribe'),
+      };
+      const first = must(await processor.createSubscription(input));
+      const second = must(await processor.createSubscription(input));
+      expect(second.subscription.id).toBe(first.subscription.id);
+      expect(must(await processor.listSubscriptionIds(customerId))).toEqual([first.subscription.id]);
+      expect(paid((await current(first.subscription.id)).invoices)).toHaveLength(1);
+    });
+  });
+}
