@@ -475,7 +475,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
       [2, 'usage'],
       [1, 'project_not_found'],
     ]);
-    expect(parseJson(refused[0]!).error).toMatch(/^Invalid promotion code "NOT A CODE": 1 to 64 letters/);
+    expect(parseJson(refused[0]!).error).toMatch(/^Invalid promotion code "NOT A CODE": 1 to 50 letters/);
   });
 
   it('billing disconnect keeps the catalog; a second disconnect says there was nothing', async () => {
