@@ -8,7 +8,7 @@ import { DEFAULT_CURRENCY, currencyExponent, formatMoney, isCurrency, parseCurre
 import { BILLING_INTERVALS } from '../../domain/billing/periods';
 import { SUBSCRIPTION_STATUSES } from '../../domain/billing/subscription';
 import type { Options } from './args';
-import type { Command } from './commands';
+import type { Command } from './command';
 import { billingError, type BillingErrorContext } from './messages';
 import { fields, table } from './render';
 

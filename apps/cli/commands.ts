@@ -4,38 +4,13 @@ import type { ProjectChanges } from '../../application/projects/update-project';
 import { MFA_METHODS, MFA_POLICIES } from '../../domain/mfa';
 import type { Project, ProviderCredentials } from '../../domain/project';
 import { OAUTH_PROVIDERS, PROVIDERS } from '../../domain/providers';
-import type { OperatorUseCases } from '../../application/billing/use-cases';
-import type { Admin } from '../server/admin';
-import { Options, type CommandSpec } from './args';
+import type { Options } from './args';
 import { BILLING_COMMANDS, BILLING_GROUPS } from './billing-commands';
+import type { Command } from './command';
 import { useCaseError } from './messages';
 import { fields, table } from './render';
 
-/** What a command prints: `json` with --json, `text` otherwise. */
-export interface CommandOutput {
-  json: Record<string, unknown>;
-  text: string;
-}
-
-export interface CommandContext {
-  args: Record<string, string>;
-  /** The values of the command's trailing `<rest>...` argument. */
-  rest: string[];
-  options: Options;
-  /** The CLI's environment (secrets that should stay out of shell history, e.g. STRIPE_SECRET_KEY). */
-  env: NodeJS.ProcessEnv;
-}
-
-/**
- * Runs the operator's use cases (the ones the console calls too), inside one database context:
- * projects, keys and users (`admin`), and billing.
- */
-export type Execute = (admin: Admin, billing: OperatorUseCases) => Promise<CommandOutput>;
-
-export interface Command extends CommandSpec {
-  /** Checks the arguments (throwing a UsageError) before any database is opened. */
-  plan(ctx: CommandContext): Execute;
-}
+export type { Command, CommandContext, CommandOutput, Execute } from './command';
 
 const CREDENTIAL_FIELDS = ['clientId', 'clientSecret', 'tenant', 'teamId', 'keyId', 'privateKey'] as const;
 
