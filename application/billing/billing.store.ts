@@ -145,7 +145,7 @@ export interface InvoiceStore {
   findByProcessorIds(processor: ProcessorKind, processorInvoiceIds: readonly string[]): Promise<BillingInvoice[]>;
   /** Insert or update by (processor, processor invoice id); the id of an existing row is kept. */
   save(invoice: BillingInvoice): Promise<void>;
-  /** Newest first. */
+  /** Newest first; invoices of the same second in the order they were recorded (a renewal, then its plan change's proration). */
   listForUser(projectId: string, userId: string, limit: number): Promise<BillingInvoice[]>;
 }
 

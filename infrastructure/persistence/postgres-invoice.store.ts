@@ -108,7 +108,7 @@ export class PostgresInvoiceStore implements InvoiceStore {
     if (!isUuid(projectId) || !isUuid(userId)) return [];
     const rows = await this.db.query(
       `select ${toInvoice.columns} from billing_invoices where project_id = ? and user_id = ?
-        order by created_at desc, id desc limit ?`,
+        order by created_at desc, seq desc limit ?`,
       [projectId, userId, Math.max(0, Math.floor(limit))],
     );
     return rows.map(toInvoice);

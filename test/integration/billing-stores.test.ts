@@ -577,13 +577,14 @@ describe('invoice store', () => {
     });
   });
 
-  it('lists a user’s invoices newest first (created_at, then id), up to the limit, and finds several by processor id', async () => {
+  it('lists a user’s invoices newest first (created_at, then the order recorded), up to the limit, and finds several by processor id', async () => {
     const user = await insertUser();
     const old = invoice(user, { createdAt: T0 });
     const sameA = invoice(user, { createdAt: at(100) });
     const sameB = invoice(user, { createdAt: at(100) });
     const newest = invoice(user, { createdAt: at(200), status: 'void' });
-    const [hi, lo] = sameA.id > sameB.id ? [sameA, sameB] : [sameB, sameA];
+    // Same second: sameB was recorded after sameA, so it is the newer.
+    const [hi, lo] = [sameB, sameA];
     await inContext(() =>
       db.transaction(async () => {
         for (const i of [sameA, old, newest, sameB]) await s.invoices.save(i);

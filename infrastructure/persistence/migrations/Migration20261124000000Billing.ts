@@ -118,6 +118,7 @@ export class Migration20261124000000Billing extends Migration {
     this.addSql(`
       create table billing_invoices (
         id uuid primary key,
+        seq bigint generated always as identity,
         project_id uuid not null references projects(id) on delete cascade,
         user_id uuid not null references users(id) on delete cascade,
         subscription_id uuid null references billing_subscriptions(id) on delete set null,
@@ -139,7 +140,7 @@ export class Migration20261124000000Billing extends Migration {
         updated_at timestamptz not null
       );`);
     this.addSql(`create unique index billing_invoices_processor_idx on billing_invoices(processor, processor_invoice_id);`);
-    this.addSql(`create index billing_invoices_user_idx on billing_invoices(project_id, user_id, created_at desc, id desc);`);
+    this.addSql(`create index billing_invoices_user_idx on billing_invoices(project_id, user_id, created_at desc, seq desc);`);
     this.addSql(`
       create table billing_events (
         id uuid primary key,
