@@ -10,6 +10,7 @@ import { tokenContract } from './token.contract';
 export * from './common';
 export * from './errors';
 export * from './billing.contract';
+export * from './webhook-signature';
 export { billingContract, emailContract, mfaContract, oauthContract, sessionContract, tokenContract };
 
 /** The whole HTTP surface of Tollgate. The OpenAPI document and the SDK are generated from it. */
