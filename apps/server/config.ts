@@ -56,6 +56,15 @@ export const ConfigSchema = z.object({
   /** How often the sandbox charges renewals and ends trials (a pg-boss schedule, cron syntax). */
   BILLING_SANDBOX_CRON: z.string().default('* * * * *'),
 
+  // Project webhooks (core settings: the CLI registers endpoints and sends test events too)
+  /**
+   * Allow webhook URLs whose host is a private, loopback, link-local or metadata address, and plain
+   * http. Default: true when NODE_ENV is development or test, false in production.
+   */
+  WEBHOOK_ALLOW_PRIVATE_URLS: bool.optional(),
+  /** How long one webhook attempt may take, connection to the answer's first 1 KB. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+
   // Mail
   SMTP_URL: z
     .string()
@@ -194,6 +203,14 @@ function parse<T extends z.infer<typeof CoreConfigSchema>>(schema: z.ZodType<T, 
     throw new Error('Invalid configuration:\n  TOLLGATE_SECRET_KEY: required in production (32 bytes, base64 or hex)');
   }
   return { ...c, publicUrl: (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, '') };
+}
+
+/** The webhook settings, WEBHOOK_ALLOW_PRIVATE_URLS defaulting by NODE_ENV (on outside production). */
+export function webhookSettings(c: Pick<CoreConfig, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE_URLS' | 'WEBHOOK_TIMEOUT_MS'>): {
+  allowPrivateUrls: boolean;
+  timeoutMs: number;
+} {
+  return { allowPrivateUrls: c.WEBHOOK_ALLOW_PRIVATE_URLS ?? c.NODE_ENV !== 'production', timeoutMs: c.WEBHOOK_TIMEOUT_MS };
 }
 
 /** The email endpoints' rate limits from the EMAIL_* settings. */

@@ -131,7 +131,9 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       retryLimit: config.OUTBOX_RETRY_LIMIT,
       retryDelaySeconds: config.OUTBOX_RETRY_DELAY_SECONDS,
       timeoutSeconds: config.OUTBOX_JOB_TIMEOUT_SECONDS,
+      webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
     }),
+    bossSchema: 'pgboss',
   });
   const scheduler = new PgBossScheduler({ boss, db, clock, logger });
 

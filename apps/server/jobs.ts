@@ -6,6 +6,7 @@ import { buildMailTransport, emailJobs } from './features/email';
 import { buildSmsSender, mfaJobs } from './features/mfa';
 import { oauthJobs } from './features/oauth';
 import type { JobsFeature } from './features/types';
+import { wireWebhooks } from './features/webhooks';
 import { idempotencyExpiry } from '../../application/idempotency/run-idempotent';
 import { PostgresIdempotentRequestStore } from '../../infrastructure/persistence/postgres-idempotent-request.store';
 
@@ -19,18 +20,19 @@ export interface Jobs {
 
 /**
  * Wires every feature's jobs on the core: mail, SMS, password-reset issuing, the sandbox's billing
- * renewals, and the scheduled jobs (the outbox's hand-off sweep and retention, the clean-up of expired rows). Needs no HTTP server.
+ * renewals, project webhook deliveries, and the scheduled jobs (the outbox's hand-off sweep and retention, the clean-up of expired rows). Needs no HTTP server.
  */
 export function buildJobs(
   core: Core,
   config: Config,
-  adapters: { smsSender?: SmsSender | null; billing?: JobsFeature } = {},
+  adapters: { smsSender?: SmsSender | null; billing?: JobsFeature; webhooks?: JobsFeature } = {},
 ): Jobs {
   const features: JobsFeature[] = [
     emailJobs(core, buildMailTransport(config, core.logger)),
     mfaJobs(adapters.smsSender !== undefined ? adapters.smsSender : buildSmsSender(config, core.logger, core.clock)),
     oauthJobs(core),
     adapters.billing ?? wireBilling({ core, config }).jobs,
+    adapters.webhooks ?? wireWebhooks({ core, config }).jobs,
   ];
   return {
     async start() {

@@ -12,6 +12,7 @@ import { isMailConfigured, wireEmail } from './features/email';
 import { buildSmsSender, wireMfa } from './features/mfa';
 import { wireOAuth } from './features/oauth';
 import { wireSessions } from './features/sessions';
+import { type WebhooksFeature, wireWebhooks } from './features/webhooks';
 import { buildHttpApp } from './http/app';
 import { accessTokenAuthenticator, apiKeyAuthenticator, noAuthentication, userOrApiKeyAuthenticator } from './http/auth';
 import type { PinoLogger } from './http/logger';
@@ -43,6 +44,8 @@ export interface Tollgate {
   signInGate: SignInGate;
   /** Billing's use cases (catalog, connection, subscriptions), the same ones the CLI calls. */
   billing: BillingFeature['useCases'];
+  /** Project webhooks' use cases (endpoints, Test action, delivery log, resend, replay), the same ones the CLI calls. */
+  webhooks: WebhooksFeature['useCases'];
   /** Starts the cache listener and the job queue (and the job worker when `runWorker`). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -67,6 +70,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   const sessions = wireSessions({ core, signInGate: mfa.signInGate });
   const billingFeature = wireBilling({ core, config });
   const billing = billingHttp(billingFeature.useCases);
+  const webhooksFeature = wireWebhooks({ core, config });
 
   // Type-checked against the whole contract: a route without an implementation fails to compile.
   const router = initServer().router(contract, {
@@ -100,13 +104,14 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     runIdempotent: makeRunIdempotent({ store: new PostgresIdempotentRequestStore(core.db), crypto: core.crypto, clock: core.clock }),
   });
 
-  const jobs = runWorker ? buildJobs(core, config, { smsSender, billing: billingFeature.jobs }) : null;
+  const jobs = runWorker ? buildJobs(core, config, { smsSender, billing: billingFeature.jobs, webhooks: webhooksFeature.jobs }) : null;
   return {
     app,
     core,
     admin: buildAdmin(core),
     signInGate: mfa.signInGate,
     billing: billingFeature.useCases,
+    webhooks: webhooksFeature.useCases,
     async start() {
       if (jobs) await jobs.start();
       else await core.start({ worker: false });

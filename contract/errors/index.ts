@@ -7,6 +7,7 @@ import { authErrors, edgeErrors, projectGateErrors, requestErrors } from './http
 import { mfaErrors } from './mfa.errors';
 import { oauthErrors } from './oauth.errors';
 import type { ErrorEntry, ErrorStatus } from './types';
+import { webhooksErrors } from './webhooks.errors';
 
 /**
  * Every error Tollgate answers, by stable code: its status and its message (the spec's wording
@@ -25,6 +26,7 @@ export const ERRORS = {
   ...mfaErrors,
   ...adminErrors,
   ...billingErrors,
+  ...webhooksErrors,
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -110,4 +112,4 @@ export function messageWith(code: ErrorCode, detail?: string, tail = ''): string
 }
 
 export type { ErrorEntry, ErrorStatus };
-export { adminErrors, authErrors, billingErrors, edgeErrors, emailErrors, mfaErrors, oauthErrors, projectGateErrors, requestErrors };
+export { adminErrors, authErrors, billingErrors, edgeErrors, emailErrors, mfaErrors, oauthErrors, projectGateErrors, requestErrors, webhooksErrors };

@@ -57,6 +57,8 @@ export interface PgBossOutboxDeps {
   topics: readonly AnyTopicDefinition[];
   /** Every queue the topics name. */
   queues: readonly QueueSettings[];
+  /** pg-boss's schema (`pgboss` unless given). */
+  bossSchema?: string;
 }
 
 /** What a pg-boss job carries: the message and which of its scheduled attempts this job is. */
@@ -255,8 +257,11 @@ export class PgBossOutbox implements Outbox, OutboxLog {
    * - messages handed over and due more than 15 minutes ago, still pending: a job still queued or
    *   running is left alone (checked again 15 minutes later), a failed one is retried, a finished
    *   one is replaced by a new job;
-   * - messages whose retries ran out, once their queue's revival time has passed.
-   * Returns how many messages it dispatched.
+   * - messages whose retries ran out, once their queue's revival time has passed;
+   * - messages handed over whose next attempt is due by the clock while their job still waits for a
+   *   later time on the database's clock (a clock moved by a test, or clocks that disagree): the
+   *   job starts now. Only a job not yet started is moved, in one statement, so no attempt runs twice.
+   * Returns how many messages it dispatched or started.
    */
   async sweep(): Promise<number> {
     const { db, clock } = this.deps;
@@ -288,7 +293,33 @@ export class PgBossOutbox implements Outbox, OutboxLog {
     });
     let dispatched = 0;
     for (const message of due) if (await this.dispatch(message)) dispatched++;
-    return dispatched;
+    return dispatched + (await this.startDueJobs(now));
+  }
+
+  /** Makes the waiting job of every message due by the clock start now (see `sweep`). */
+  private async startDueJobs(now: Date): Promise<number> {
+    const { db } = this.deps;
+    const schema = this.deps.bossSchema ?? 'pgboss';
+    return db.withContext(async () => {
+      const waiting = await db.query<{ id: string; topic: string; generation: number }>(
+        `select id, topic, generation from outbox_messages
+          where status = 'pending' and dispatched_at is not null and next_attempt_at <= ?
+          order by next_attempt_at limit ${SWEEP_BATCH}`,
+        [now],
+      );
+      let started = 0;
+      for (const message of waiting) {
+        const definition = this.topics.get(message.topic);
+        if (!definition) continue;
+        const moved = await db.query(
+          `update ${schema}.job set start_after = now()
+            where name = ? and id = ? and state = 'created' and start_after > now() returning id`,
+          [pgBossQueueName(definition.topic.queue), jobIdFor(message.id, message.generation)],
+        );
+        started += moved.length;
+      }
+      return started;
+    });
   }
 
   async listMessages(filter: { topic: Topic<unknown>; subject?: string; status?: MessageStatus; before?: Date; limit?: number }): Promise<OutboxMessageSummary[]> {

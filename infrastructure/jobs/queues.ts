@@ -1,4 +1,5 @@
 import { exponentialRetry, type RetryPolicy } from '../../application/ports/outbox';
+import { WEBHOOK_DELIVERY_TOPIC, WEBHOOKS_QUEUE } from '../../application/webhooks/ports';
 
 /**
  * A queue: one pg-boss queue with its own workers, so its topics never wait behind another
@@ -32,9 +33,18 @@ export interface MessageDeliverySettings {
   retryLimit: number;
   retryDelaySeconds: number;
   timeoutSeconds: number;
+  /** WEBHOOK_TIMEOUT_MS: one webhook attempt's HTTP limit; the job's own limit leaves room for DNS and bookkeeping. */
+  webhookTimeoutMs?: number;
 }
 
-/** The queues of Tollgate's own topics: mail (and password-reset requests) and SMS, each on its own. */
+/** Seconds a webhook attempt's job may run: the HTTP timeout plus room for the lookup and the records. */
+export const webhookJobTimeoutSeconds = (timeoutMs: number): number => Math.ceil(timeoutMs / 1000) + 20;
+
+/**
+ * The queues of Tollgate's own topics: mail (and password-reset requests), SMS, and project
+ * webhooks, each on its own. Webhooks follow their topic's schedule (about three days), are never
+ * revived (a person resends them), and take many attempts at once: a slow endpoint holds one slot.
+ */
 export function tollgateQueues(settings: MessageDeliverySettings): QueueSettings[] {
   const common = {
     retry: exponentialRetry(settings.retryLimit, settings.retryDelaySeconds),
@@ -47,5 +57,13 @@ export function tollgateQueues(settings: MessageDeliverySettings): QueueSettings
   return [
     { name: MAIL_QUEUE, ...common },
     { name: SMS_QUEUE, ...common },
+    {
+      name: WEBHOOKS_QUEUE,
+      retry: WEBHOOK_DELIVERY_TOPIC.retry!,
+      timeoutSeconds: webhookJobTimeoutSeconds(settings.webhookTimeoutMs ?? 10_000),
+      batchSize: 10,
+      concurrency: 4,
+      pollingIntervalSeconds: 0.5,
+    },
   ];
 }

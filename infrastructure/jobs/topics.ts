@@ -3,6 +3,7 @@ import { EMAIL_KINDS, EMAIL_OUTBOX_TOPIC, type EmailMessage } from '../../applic
 import { PASSWORD_RESET_REQUEST_TOPIC, type PasswordResetRequest } from '../../application/email/request-password-reset';
 import { SMS_OUTBOX_TOPIC, type SmsMessage } from '../../application/mfa/ports';
 import type { Topic } from '../../application/ports/outbox';
+import { WEBHOOK_DELIVERY_TOPIC, type WebhookDeliveryMessage } from '../../application/webhooks/ports';
 import { SUPPORTED_LOCALES } from '../../domain/locale';
 
 /** A topic with the schema its payloads are validated against, on enqueue and on delivery. */
@@ -59,9 +60,14 @@ export const smsMessageSchema = z.object({
   body: z.string().min(1),
 }) satisfies z.ZodType<SmsMessage, z.ZodTypeDef, unknown>;
 
+export const webhookDeliverySchema = z.object({
+  deliveryId: z.string().uuid(),
+}) satisfies z.ZodType<WebhookDeliveryMessage, z.ZodTypeDef, unknown>;
+
 /** Every topic Tollgate's features enqueue. */
 export const TOLLGATE_TOPICS: readonly AnyTopicDefinition[] = [
   topicSchema(EMAIL_OUTBOX_TOPIC, emailMessageSchema),
   topicSchema(PASSWORD_RESET_REQUEST_TOPIC, passwordResetRequestSchema),
   topicSchema(SMS_OUTBOX_TOPIC, smsMessageSchema),
+  topicSchema(WEBHOOK_DELIVERY_TOPIC, webhookDeliverySchema),
 ];

@@ -28,6 +28,7 @@ import { PostgresSubscriptionStore } from '../../../infrastructure/persistence/p
 import type { CoreConfig } from '../config';
 import type { Core } from '../core';
 import type { JobsFeature } from './types';
+import { webhookEventPublisher } from './webhooks';
 
 /** Whether the sandbox processor may run: never with real money, so not in production unless asked. */
 export const sandboxAllowed = (config: Pick<CoreConfig, 'NODE_ENV' | 'BILLING_SANDBOX_IN_PRODUCTION'>): boolean =>
@@ -54,7 +55,8 @@ export function wireBilling({ core, config }: { core: Core; config: CoreConfig }
     customers: new PostgresCustomerStore(db),
     subscriptions: new PostgresSubscriptionStore(db),
     invoices: new PostgresInvoiceStore(db),
-    events: new PostgresEventPublisher(db),
+    // Each new event is also fanned out to the project's webhook endpoints, in the same transaction.
+    events: webhookEventPublisher({ core, config }, new PostgresEventPublisher(db)),
     eventLog: new PostgresBillingEventLog(db),
     locks: new PostgresSubscriptionLocks(db),
     processorEvents: new PostgresProcessorEventLog(db),

@@ -1,0 +1,91 @@
+import type { EventPublisher } from '../../../application/billing/billing.store';
+import { handleTopic } from '../../../application/ports/outbox';
+import type { WebhookDeps } from '../../../application/webhooks/deps';
+import { makeDeliverWebhook } from '../../../application/webhooks/deliver-webhook';
+import { makeListDeliveries, makeReplayFailed, makeResendDelivery } from '../../../application/webhooks/deliveries';
+import {
+  makeCreateEndpoint,
+  makeDeleteEndpoint,
+  makeListEndpoints,
+  makeRollSecret,
+  makeUpdateEndpoint,
+} from '../../../application/webhooks/manage-endpoints';
+import { WEBHOOK_DELIVERY_TOPIC } from '../../../application/webhooks/ports';
+import { WebhookFanOut } from '../../../application/webhooks/publish-event';
+import { makeSendTest } from '../../../application/webhooks/send-test';
+import type { WebhookUseCases } from '../../../application/webhooks/use-cases';
+import { PostgresWebhookDeliveryStore, PostgresWebhookEndpointStore } from '../../../infrastructure/persistence/postgres-webhook.store';
+import { HmacWebhookSigner } from '../../../infrastructure/webhooks/hmac-webhook-signer';
+import { HttpWebhookTransport } from '../../../infrastructure/webhooks/http-webhook-transport';
+import { webhookSettings, type CoreConfig } from '../config';
+import type { Core } from '../core';
+import type { JobsFeature } from './types';
+
+export interface WebhooksFeature {
+  useCases: WebhookUseCases;
+  /** The delivery handler (`webhooks.deliver`) and the clean-up of deliveries no job will attempt. */
+  jobs: JobsFeature;
+}
+
+/** A pending delivery whose message ended this long ago without settling it is failed (its worker died on the last attempt). */
+const ORPHAN_AFTER_MS = 10 * 60_000;
+
+function webhookDeps({ core, config }: { core: Core; config: CoreConfig }): WebhookDeps {
+  const { db, clock, crypto, box, logger, outbox, stores } = core;
+  return {
+    endpoints: new PostgresWebhookEndpointStore(db, box),
+    deliveries: new PostgresWebhookDeliveryStore(db),
+    outbox,
+    transport: new HttpWebhookTransport(),
+    signer: new HmacWebhookSigner(),
+    projects: stores.projects,
+    uow: db,
+    clock,
+    crypto,
+    logger,
+    settings: webhookSettings(config),
+  };
+}
+
+/**
+ * Billing's event publisher, wrapped so that each new event also records its deliveries to the
+ * project's endpoints, in the same transaction (billing's wiring uses this as `deps.events`).
+ */
+export function webhookEventPublisher(input: { core: Core; config: CoreConfig }, inner: EventPublisher): EventPublisher {
+  return new WebhookFanOut(inner, webhookDeps(input));
+}
+
+/**
+ * Project webhooks: endpoints and their secrets, the Test action, the delivery log, resend and
+ * replay (the CLI's and, later, the dashboard's), and the delivery of events as outbox jobs on
+ * their own queue.
+ */
+export function wireWebhooks(input: { core: Core; config: CoreConfig }): WebhooksFeature {
+  const deps = webhookDeps(input);
+  const useCases: WebhookUseCases = {
+    createEndpoint: makeCreateEndpoint(deps),
+    listEndpoints: makeListEndpoints(deps),
+    updateEndpoint: makeUpdateEndpoint(deps),
+    deleteEndpoint: makeDeleteEndpoint(deps),
+    rollSecret: makeRollSecret(deps),
+    sendTest: makeSendTest(deps),
+    listDeliveries: makeListDeliveries(deps),
+    resendDelivery: makeResendDelivery(deps),
+    replayFailed: makeReplayFailed(deps),
+  };
+  const jobs: JobsFeature = {
+    handlers: [handleTopic(WEBHOOK_DELIVERY_TOPIC, makeDeliverWebhook(deps))],
+    schedules: [
+      {
+        name: 'webhooks.fail-orphans',
+        cron: '*/5 * * * *',
+        run: async () => {
+          const now = deps.clock.now();
+          const failed = await deps.deliveries.failOrphans(new Date(now.getTime() - ORPHAN_AFTER_MS), now);
+          if (failed > 0) deps.logger.warn({ failed }, 'webhook deliveries failed: no attempt was left for them');
+        },
+      },
+    ],
+  };
+  return { useCases, jobs };
+}

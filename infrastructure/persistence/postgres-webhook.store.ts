@@ -1,0 +1,298 @@
+import type { SecretBox } from '../../application/ports/crypto';
+import type {
+  AttemptResult,
+  DeliveryStatus,
+  SigningSecrets,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryStore,
+  WebhookEndpoint,
+  WebhookEndpointStore,
+} from '../../application/webhooks/webhook.store';
+import { WEBHOOK_DELIVERY_TOPIC } from '../../application/webhooks/ports';
+import type { WebhookEventType } from '../../domain/webhooks/endpoint';
+import { secretDisplayPrefix } from '../../domain/webhooks/signature';
+import type { Database } from './database';
+import { isUuid, read, rowMapper } from './rows';
+
+const toEndpoint = rowMapper<WebhookEndpoint>({
+  id: read.text,
+  projectId: read.text,
+  url: read.text,
+  eventTypes: read.as<WebhookEventType[]>(),
+  description: read.text,
+  enabled: read.bool,
+  disabledReason: read.textOrNull,
+  secretPrefix: read.text,
+  failingSince: read.dateOrNull,
+  lastSuccessAt: read.dateOrNull,
+  createdAt: read.date,
+  updatedAt: read.date,
+});
+
+const toDelivery = rowMapper<WebhookDelivery>({
+  id: read.text,
+  projectId: read.text,
+  endpointId: read.text,
+  eventId: read.textOrNull,
+  eventType: read.text,
+  payload: read.as<Record<string, unknown>>(),
+  status: read.as<DeliveryStatus>(),
+  attemptCount: read.number,
+  lastStatusCode: read.numberOrNull,
+  createdAt: read.date,
+  completedAt: read.dateOrNull,
+  nextAttemptAt: read.dateOrNull,
+});
+
+const toAttempt = rowMapper<WebhookAttempt>({
+  deliveryId: read.text,
+  attempt: read.number,
+  startedAt: read.date,
+  durationMs: read.numberOrNull,
+  statusCode: read.numberOrNull,
+  responseExcerpt: read.textOrNull,
+  error: read.textOrNull,
+});
+
+/** A text[] parameter, from JSON (bindings would spread a JS array into a list). */
+const TEXT_ARRAY = 'array(select jsonb_array_elements_text(?::jsonb))';
+
+/**
+ * Endpoints in webhook_endpoints, their signing secrets encrypted with the deployment's SecretBox
+ * (decrypted only to sign). Written on the caller's connection, in its transaction when it has one.
+ */
+export class PostgresWebhookEndpointStore implements WebhookEndpointStore {
+  constructor(
+    private readonly db: Database,
+    private readonly box: SecretBox,
+  ) {}
+
+  async insert(e: WebhookEndpoint, secret: string): Promise<void> {
+    await this.db.query(
+      `insert into webhook_endpoints (id, project_id, url, event_types, description, enabled, disabled_reason, secret_enc, secret_prefix,
+                                      failing_since, last_success_at, created_at, updated_at)
+       values (?, ?, ?, ${TEXT_ARRAY}, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        e.id,
+        e.projectId,
+        e.url,
+        JSON.stringify(e.eventTypes),
+        e.description,
+        e.enabled,
+        e.disabledReason,
+        this.box.encrypt(secret),
+        e.secretPrefix,
+        e.failingSince,
+        e.lastSuccessAt,
+        e.createdAt,
+        e.updatedAt,
+      ],
+    );
+  }
+
+  async list(projectId: string): Promise<WebhookEndpoint[]> {
+    if (!isUuid(projectId)) return [];
+    const rows = await this.db.query(`select ${toEndpoint.columns} from webhook_endpoints where project_id = ? order by created_at, id`, [projectId]);
+    return rows.map(toEndpoint);
+  }
+
+  async get(projectId: string, id: string): Promise<WebhookEndpoint | null> {
+    if (!isUuid(projectId) || !isUuid(id)) return null;
+    return toEndpoint.first(await this.db.query(`select ${toEndpoint.columns} from webhook_endpoints where project_id = ? and id = ?`, [projectId, id]));
+  }
+
+  async update(e: WebhookEndpoint): Promise<boolean> {
+    const rows = await this.db.query(
+      `update webhook_endpoints set url = ?, event_types = ${TEXT_ARRAY}, description = ?, enabled = ?, disabled_reason = ?, failing_since = ?, updated_at = ?
+        where project_id = ? and id = ? returning id`,
+      [e.url, JSON.stringify(e.eventTypes), e.description, e.enabled, e.disabledReason, e.failingSince, e.updatedAt, e.projectId, e.id],
+    );
+    return rows.length > 0;
+  }
+
+  async rollSecret(projectId: string, id: string, secret: string, previousUntil: Date, now: Date): Promise<WebhookEndpoint | null> {
+    if (!isUuid(projectId) || !isUuid(id)) return null;
+    const prefix = secretDisplayPrefix(secret);
+    const rows = await this.db.query(
+      `update webhook_endpoints set previous_secret_enc = secret_enc, previous_secret_until = ?, secret_enc = ?, secret_prefix = ?, updated_at = ?
+        where project_id = ? and id = ? returning ${toEndpoint.columns}`,
+      [previousUntil, this.box.encrypt(secret), prefix, now, projectId, id],
+    );
+    return toEndpoint.first(rows);
+  }
+
+  async delete(projectId: string, id: string): Promise<boolean> {
+    if (!isUuid(projectId) || !isUuid(id)) return false;
+    return (await this.db.query(`delete from webhook_endpoints where project_id = ? and id = ? returning id`, [projectId, id])).length > 0;
+  }
+
+  async subscribedTo(projectId: string, type: string): Promise<Array<{ id: string }>> {
+    return this.db.query<{ id: string }>(
+      `select id from webhook_endpoints where project_id = ? and enabled and (cardinality(event_types) = 0 or ? = any(event_types)) order by created_at, id`,
+      [projectId, type],
+    );
+  }
+
+  async secrets(id: string, now: Date): Promise<SigningSecrets | null> {
+    const [row] = await this.db.query<{ secret_enc: string; previous_secret_enc: string | null; previous_secret_until: Date | string | null }>(
+      `select secret_enc, previous_secret_enc, previous_secret_until from webhook_endpoints where id = ?`,
+      [id],
+    );
+    if (!row) return null;
+    const previousLive = row.previous_secret_enc !== null && row.previous_secret_until !== null && new Date(row.previous_secret_until).getTime() > now.getTime();
+    return { current: this.box.decrypt(row.secret_enc), previous: previousLive ? this.box.decrypt(row.previous_secret_enc!) : null };
+  }
+
+  async recordSuccess(id: string, now: Date): Promise<void> {
+    // Written when something changes (a streak ends) or once a minute, not on every delivery.
+    await this.db.query(
+      `update webhook_endpoints set failing_since = null, last_success_at = ?
+        where id = ? and (failing_since is not null or last_success_at is null or last_success_at < ?)`,
+      [now, id, new Date(now.getTime() - 60_000)],
+    );
+  }
+
+  async recordFailure(id: string, now: Date): Promise<Date | null> {
+    const [row] = await this.db.query<{ failing_since: Date | string }>(
+      `update webhook_endpoints set failing_since = coalesce(failing_since, ?) where id = ? returning failing_since`,
+      [now, id],
+    );
+    return row ? new Date(row.failing_since) : null;
+  }
+
+  async disable(id: string, reason: string, now: Date): Promise<boolean> {
+    const rows = await this.db.query(`update webhook_endpoints set enabled = false, disabled_reason = ?, updated_at = ? where id = ? and enabled returning id`, [
+      reason,
+      now,
+      id,
+    ]);
+    return rows.length > 0;
+  }
+}
+
+/** Deliveries and their attempts, in webhook_deliveries and webhook_attempts. */
+export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
+  constructor(private readonly db: Database) {}
+
+  async insert(d: WebhookDelivery): Promise<void> {
+    await this.db.query(
+      `insert into webhook_deliveries (id, project_id, endpoint_id, event_id, event_type, payload, status, attempt_count, last_status_code,
+                                       created_at, completed_at, next_attempt_at)
+       values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?)`,
+      [
+        d.id,
+        d.projectId,
+        d.endpointId,
+        d.eventId,
+        d.eventType,
+        JSON.stringify(d.payload),
+        d.status,
+        d.attemptCount,
+        d.lastStatusCode,
+        d.createdAt,
+        d.completedAt,
+        d.nextAttemptAt,
+      ],
+    );
+  }
+
+  async get(projectId: string, id: string): Promise<WebhookDelivery | null> {
+    if (!isUuid(projectId) || !isUuid(id)) return null;
+    return toDelivery.first(await this.db.query(`select ${toDelivery.columns} from webhook_deliveries where project_id = ? and id = ?`, [projectId, id]));
+  }
+
+  async forAttempt(id: string): Promise<{ delivery: WebhookDelivery; endpoint: WebhookEndpoint } | null> {
+    if (!isUuid(id)) return null;
+    const endpointColumns = toEndpoint.columns
+      .split(', ')
+      .map((c) => `e.${c} as e_${c}`)
+      .join(', ');
+    const deliveryColumns = toDelivery.columns
+      .split(', ')
+      .map((c) => `d.${c}`)
+      .join(', ');
+    const [row] = await this.db.query<Record<string, unknown>>(
+      `select ${deliveryColumns}, ${endpointColumns} from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where d.id = ?`,
+      [id],
+    );
+    if (!row) return null;
+    const endpointRow = Object.fromEntries(Object.entries(row).filter(([k]) => k.startsWith('e_')).map(([k, v]) => [k.slice(2), v]));
+    return { delivery: toDelivery(row), endpoint: toEndpoint(endpointRow) };
+  }
+
+  async startAttempt(deliveryId: string, startedAt: Date, source: { messageId: string; messageAttempt: number } | null): Promise<number> {
+    // One statement: the count and the attempt row together, or neither (a second recording of the
+    // same outbox attempt violates the unique index, and nothing is sent).
+    const [row] = await this.db.query<{ attempt: number }>(
+      `with d as (update webhook_deliveries set attempt_count = attempt_count + 1 where id = ? returning id, attempt_count)
+       insert into webhook_attempts (delivery_id, attempt, message_id, message_attempt, started_at)
+       select id, attempt_count, ?, ?, ? from d
+       returning attempt`,
+      [deliveryId, source?.messageId ?? null, source?.messageAttempt ?? null, startedAt],
+    );
+    if (!row) throw new Error(`webhook delivery ${deliveryId} is gone`);
+    return Number(row.attempt);
+  }
+
+  async finishAttempt(r: AttemptResult): Promise<void> {
+    await this.db.query(
+      `with a as (
+         update webhook_attempts set duration_ms = ?, status_code = ?, response_excerpt = ?, error = ? where delivery_id = ? and attempt = ?
+       )
+       update webhook_deliveries set status = ?, last_status_code = coalesce(?, last_status_code), completed_at = ?, next_attempt_at = ?
+        where id = ?`,
+      [Math.round(r.durationMs), r.statusCode, r.responseExcerpt, r.error, r.deliveryId, r.attempt, r.status, r.statusCode, r.completedAt, r.nextAttemptAt, r.deliveryId],
+    );
+  }
+
+  async listForEndpoint(projectId: string, endpointId: string, filter: { limit: number }): Promise<Array<WebhookDelivery & { attempts: WebhookAttempt[] }>> {
+    if (!isUuid(projectId) || !isUuid(endpointId)) return [];
+    const deliveries = (
+      await this.db.query(
+        `select ${toDelivery.columns} from webhook_deliveries where project_id = ? and endpoint_id = ? order by created_at desc, id desc limit ?`,
+        [projectId, endpointId, Math.max(1, Math.floor(filter.limit))],
+      )
+    ).map(toDelivery);
+    if (deliveries.length === 0) return [];
+    const attempts = (
+      await this.db.query(
+        `select ${toAttempt.columns} from webhook_attempts where delivery_id in (select jsonb_array_elements_text(?::jsonb)::uuid) order by delivery_id, attempt`,
+        [JSON.stringify(deliveries.map((d) => d.id))],
+      )
+    ).map(toAttempt);
+    const byDelivery = new Map<string, WebhookAttempt[]>();
+    for (const a of attempts) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
+    return deliveries.map((d) => ({ ...d, attempts: byDelivery.get(d.id) ?? [] }));
+  }
+
+  async reopen(projectId: string, id: string, now: Date): Promise<boolean> {
+    const rows = await this.db.query(
+      `update webhook_deliveries set status = 'pending', completed_at = null, next_attempt_at = coalesce(case when status = 'pending' then next_attempt_at end, ?)
+        where project_id = ? and id = ? returning id`,
+      [now, projectId, id],
+    );
+    return rows.length > 0;
+  }
+
+  async listFailed(projectId: string, endpointId: string, since: Date, limit: number): Promise<WebhookDelivery[]> {
+    if (!isUuid(projectId) || !isUuid(endpointId)) return [];
+    const rows = await this.db.query(
+      `select ${toDelivery.columns} from webhook_deliveries
+        where endpoint_id = ? and project_id = ? and status = 'failed' and created_at >= ? order by created_at, id limit ?`,
+      [endpointId, projectId, since, limit],
+    );
+    return rows.map(toDelivery);
+  }
+
+  async failOrphans(olderThan: Date, now: Date): Promise<number> {
+    const rows = await this.db.query(
+      `update webhook_deliveries d set status = 'failed', completed_at = ?, next_attempt_at = null
+        where d.status = 'pending' and d.created_at < ?
+          and not exists (select 1 from outbox_messages m where m.topic = ? and m.dedupe_key = d.id::text and m.status = 'pending')
+        returning d.id`,
+      [now, olderThan, WEBHOOK_DELIVERY_TOPIC.name],
+    );
+    return rows.length;
+  }
+}
