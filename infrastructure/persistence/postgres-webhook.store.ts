@@ -250,7 +250,7 @@ export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
     if (!isUuid(projectId) || !isUuid(endpointId)) return [];
     const deliveries = (
       await this.db.query(
-        `select ${toDelivery.columns} from webhook_deliveries where project_id = ? and endpoint_id = ? order by created_at desc, id desc limit ?`,
+        `select ${toDelivery.columns} from webhook_deliveries where project_id = ? and endpoint_id = ? order by created_at desc, seq desc limit ?`,
         [projectId, endpointId, Math.max(1, Math.floor(filter.limit))],
       )
     ).map(toDelivery);
@@ -279,7 +279,7 @@ export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
     if (!isUuid(projectId) || !isUuid(endpointId)) return [];
     const rows = await this.db.query(
       `select ${toDelivery.columns} from webhook_deliveries
-        where endpoint_id = ? and project_id = ? and status = 'failed' and created_at >= ? order by created_at, id limit ?`,
+        where endpoint_id = ? and project_id = ? and status = 'failed' and created_at >= ? order by created_at, seq limit ?`,
       [endpointId, projectId, since, limit],
     );
     return rows.map(toDelivery);

@@ -38,7 +38,7 @@ export class HttpWebhookTransport implements WebhookTransport {
 
   async check(url: string, allowPrivate: boolean): Promise<DestinationCheck> {
     const parsed = parseWebhookUrl(url, { allowHttp: allowPrivate });
-    if (!parsed.ok) return { ok: false, error: parsed.error, detail: parsed.error === 'webhook_url_not_https' ? 'http is not allowed' : 'invalid URL' };
+    if (!parsed.ok) return { ok: false, error: parsed.error, detail: urlRefusal(parsed.error) };
     return this.destination(parsed.value, allowPrivate);
   }
 
@@ -69,7 +69,7 @@ export class HttpWebhookTransport implements WebhookTransport {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const parsed = parseWebhookUrl(request.url, { allowHttp: request.allowPrivate });
-    if (!parsed.ok) return { kind: 'refused', error: parsed.error, detail: 'the URL is not allowed', durationMs: 0 };
+    if (!parsed.ok) return { kind: 'refused', error: parsed.error, detail: urlRefusal(parsed.error), durationMs: 0 };
     const url = parsed.value;
     const checked = await this.destination(url, request.allowPrivate);
     if (!checked.ok) return { kind: 'refused', error: checked.error, detail: checked.detail, durationMs: elapsed() };
@@ -133,5 +133,8 @@ export class HttpWebhookTransport implements WebhookTransport {
     });
   }
 }
+
+const urlRefusal = (error: 'invalid_webhook_url' | 'webhook_url_not_https'): string =>
+  error === 'webhook_url_not_https' ? 'http is not allowed here, only https' : 'the URL breaks the endpoint URL rules';
 
 const hostHeader = (url: WebhookUrl): string => (url.ipVersion === 6 ? `[${url.hostname}]` : url.hostname);

@@ -7,7 +7,8 @@ import { Migration } from '@mikro-orm/migrations';
  *   secret encrypted (SecretBox) with its readable prefix, the secret before the last roll while it
  *   still signs, and the failing streak (first failure since the last success).
  * - webhook_deliveries: one event (or test) to one endpoint: its payload as sent, status (pending,
- *   succeeded, failed), attempts made, last status code, next attempt. Written with the event, in
+ *   succeeded, failed), attempts made, last status code, next attempt; `seq` orders deliveries
+ *   recorded at the same time (one event's fan-out, one transaction's events). Written with the event, in
  *   the transaction of the state change; deleted with its endpoint.
  * - webhook_attempts: every attempt: start, duration, status code, the first 1 KB of the answer or
  *   the network error. (message_id, message_attempt) is the outbox attempt that made it: the same
@@ -37,6 +38,7 @@ export class Migration20261125000000Webhooks extends Migration {
     this.addSql(`
       create table webhook_deliveries (
         id uuid primary key,
+        seq bigint generated always as identity,
         project_id uuid not null references projects(id) on delete cascade,
         endpoint_id uuid not null references webhook_endpoints(id) on delete cascade,
         event_id uuid null,
@@ -49,7 +51,7 @@ export class Migration20261125000000Webhooks extends Migration {
         completed_at timestamptz null,
         next_attempt_at timestamptz null
       );`);
-    this.addSql(`create index webhook_deliveries_endpoint_idx on webhook_deliveries(endpoint_id, created_at desc);`);
+    this.addSql(`create index webhook_deliveries_endpoint_idx on webhook_deliveries(endpoint_id, created_at desc, seq desc);`);
     this.addSql(`create index webhook_deliveries_failed_idx on webhook_deliveries(endpoint_id, created_at) where status = 'failed';`);
     this.addSql(`create index webhook_deliveries_pending_idx on webhook_deliveries(created_at) where status = 'pending';`);
     this.addSql(`
