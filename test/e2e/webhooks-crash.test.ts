@@ -1,0 +1,298 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import PgBoss from 'pg-boss';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { BillingUseCases } from '../../application/billing/use-cases';
+import type { Project } from '../../domain/project';
+import type { EndUser } from '../../domain/user';
+import { loadConfig } from '../../apps/server/config';
+import { createLogger } from '../../apps/server/http/logger';
+import { createTollgate, type Tollgate } from '../../apps/server/tollgate';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * At-least-once delivery when the delivering process dies. Billing on the sandbox records 1,000
+ * events (500 subscriptions: subscription.created and invoice.paid each) in this process, which
+ * never delivers a job; a separate `npm run worker` process (apps/server/worker.ts) delivers them
+ * to a real receiver on 127.0.0.1 that checks every signature. The worker is killed with SIGKILL 5
+ * times while it delivers, and started again each time. At the end every event id has reached the
+ * receiver; the duplicates (attempts whose answer died with the worker) are counted and printed.
+ *
+ * How a killed worker's deliveries come back: its pg-boss jobs stay "active" until they expire
+ * (the webhook job's timeout, WEBHOOK_TIMEOUT_MS rounded up to seconds + 20 s of room, + 2 s), and
+ * pg-boss fails expired jobs in its maintenance, which runs it again (1 s later); the re-run closes
+ * the abandoned attempt and schedules the next one on the webhook schedule (5 s). By default that
+ * is 32 s + up to 2 minutes (pg-boss's maintenance interval) + 6 s. Here WEBHOOK_TIMEOUT_MS=2000
+ * (expiry after 24 s) and this process supervises the queue with maintenance every second (as
+ * test/integration/outbox.test.ts does), so the deliveries a worker held are back about 30 s later.
+ *
+ * An attempt abandoned twice would wait for the schedule's third attempt (5 minutes): the kills all
+ * come within about 20 s, before the first kill's deliveries are re-run, so none is.
+ */
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const EVENTS = 1_000;
+const SUBSCRIPTIONS = EVENTS / 2;
+const KILLS = 5;
+/** A kill comes each time this many more requests have reached the receiver. */
+const KILL_EVERY = 150;
+/** Subscriptions recorded at once by this process. */
+const RECORDING_CONCURRENCY = 4;
+const WEBHOOK_TIMEOUT_MS = 2_000;
+
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
+const ok = <T>(outcome: Outcome<T>): T => {
+  if (!outcome.ok) throw new Error(`refused: ${outcome.error}`);
+  return outcome.value;
+};
+
+async function waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, timeoutMs: number, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** `npm run worker` as a process manager runs it: node with tsx, on the deployment's database and key. */
+class WorkerProcess {
+  private child: ChildProcess | null = null;
+  /** The last 64 KB of its output, for the failure message. */
+  output = '';
+  starts = 0;
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  async start(): Promise<void> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/worker.ts'], { cwd: ROOT, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    this.starts++;
+    let mine = '';
+    const keep = (d: Buffer) => {
+      mine += d.toString();
+      this.output = (this.output + d.toString()).slice(-65_536);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    await waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`the worker exited with ${child.exitCode}:\n${this.output}`);
+        return mine.includes('Tollgate worker started');
+      },
+      'the worker to start',
+      30_000,
+      20,
+    );
+  }
+
+  /** SIGKILL: no shutdown step runs, its jobs stay active and its attempts open. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  /** The end of the test: a clean stop (SIGTERM), or SIGKILL if it hangs. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+describe('webhook delivery with the worker killed', () => {
+  let database: TestDatabase | undefined;
+  let tollgate: Tollgate | undefined;
+  let supervisor: PgBoss | undefined;
+  let worker: WorkerProcess | undefined;
+  const receiver = new WebhookReceiver(() => Date.now());
+
+  afterAll(async () => {
+    await worker?.stop();
+    await receiver.stop();
+    await supervisor?.stop({ graceful: false, wait: true, timeout: 2000 }).catch(() => undefined);
+    await tollgate?.close();
+    await database?.drop();
+  });
+
+  it(`delivers each of ${EVENTS} events at least once while the worker is killed with SIGKILL ${KILLS} times`, { timeout: 120_000 }, async () => {
+    const started = Date.now();
+    database = await createTestDatabase();
+    const secretKey = randomBytes(32);
+    const env = { NODE_ENV: 'test', LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS) } as const;
+    const config = loadConfig({ ...env, PUBLIC_URL: 'http://127.0.0.1:4000' });
+    // This process records (billing's use cases, the webhook fan-out in their transactions) and
+    // never delivers: runWorker false.
+    tollgate = await createTollgate({ config, databaseUrl: database.url, secretKey, logger: createLogger('silent', false), runWorker: false });
+    await tollgate.start();
+    const tg = tollgate;
+    const run = <T>(fn: () => Promise<T>) => tg.core.db.withContext(fn);
+    // pg-boss's maintenance (expiry of a dead worker's jobs) every second instead of every 2 minutes.
+    supervisor = new PgBoss({ connectionString: database.url, schema: 'pgboss', max: 2, supervise: true, maintenanceIntervalSeconds: 1, schedule: false });
+    supervisor.on('error', () => undefined);
+    await supervisor.start();
+
+    const billing = tg.billing as BillingUseCases;
+    const created = await run(() => tg.admin.createProject({ name: 'Crash', callbackUrls: ['https://app.example.com/callback'] }));
+    if (!created.ok) throw new Error(created.error);
+    const project = (await run(() => tg.admin.getProject(created.value.project.id))) as Project;
+    const priceId = await run(async () => {
+      ok(await billing.connectBilling(project.id, { processor: 'sandbox' }));
+      ok(await billing.createPlan(project.id, { name: 'Basic', features: 'reports' }));
+      return ok(await billing.createPrice(project.id, 'Basic', { name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month' })).id;
+    });
+    await receiver.start();
+    const endpoint = ok(await run(() => tg.webhooks.createEndpoint(project.id, { url: receiver.url('/hooks') })));
+    receiver.route('/hooks', endpoint.secret);
+
+    const users: EndUser[] = await run(async () => {
+      const list: EndUser[] = [];
+      const now = tg.core.clock.now();
+      for (let i = 0; i < SUBSCRIPTIONS; i++) {
+        const user: EndUser = {
+          id: tg.core.crypto.uuid(),
+          projectId: project.id,
+          email: `crash-${i}@example.com`,
+          name: null,
+          picture: null,
+          provider: 'email',
+          emailVerified: true,
+          locale: null,
+          disabled: false,
+          createdAt: now,
+          updatedAt: now,
+        };
+        await tg.core.stores.users.insert(user);
+        list.push(user);
+      }
+      return list;
+    });
+
+    worker = new WorkerProcess({
+      ...process.env,
+      ...env,
+      LOG_LEVEL: 'info',
+      DATABASE_URL: database.url,
+      TOLLGATE_SECRET_KEY: secretKey.toString('base64'),
+    });
+    const w = worker;
+    await w.start();
+    const deliveringFrom = Date.now();
+
+    // Record the events, a few subscriptions at a time, while the worker delivers.
+    let next = 0;
+    let done = 0;
+    const recordedEvents = () => done * 2;
+    let recordingError: unknown = null;
+    const recording = Promise.all(
+      Array.from({ length: RECORDING_CONCURRENCY }, async () => {
+        while (next < users.length) {
+          const user = users[next++]!;
+          ok(await run(() => billing.subscribe({ project, user }, { priceId, paymentMethodId: 'pm_card_visa', requestKey: tg.core.crypto.uuid() })));
+          done++;
+        }
+      }),
+    ).catch((e: unknown) => {
+      recordingError = e;
+    });
+
+    // The database's clock, which pg-boss stamps jobs with.
+    const dbNow = async () => (await run(() => tg.core.db.query<{ now: Date }>('select now() as now')))[0]!.now;
+    /** Delivery jobs started since `since` and still active: what a dead worker held. */
+    const heldSince = async (since: Date) =>
+      Number(
+        (
+          await run(() =>
+            tg.core.db.query<{ n: string }>(`select count(*) as n from pgboss.job where name = 'tollgate.webhooks' and state = 'active' and started_on >= ?`, [since]),
+          )
+        )[0]!.n,
+      );
+    const kills: Array<{ at: number; received: number; recorded: number; heldJobs: number }> = [];
+    let workerSince = await dbNow();
+    for (let k = 1; k <= KILLS; k++) {
+      // Killed while delivering: just after the receiver got its next KILL_EVERY requests.
+      await waitFor(() => recordingError !== null || receiver.received.length >= k * KILL_EVERY, `request ${k * KILL_EVERY} before kill ${k}`, 30_000, 5);
+      if (recordingError) throw recordingError;
+      await w.kill();
+      kills.push({ at: Date.now(), received: receiver.received.length, recorded: recordedEvents(), heldJobs: await heldSince(workerSince) });
+      workerSince = await dbNow();
+      await w.start();
+    }
+    await recording;
+    if (recordingError) throw recordingError;
+
+    const eventIds = (
+      await run(() => tg.core.db.query<{ id: string }>(`select id from billing_events where project_id = ?`, [project.id]))
+    ).map((e) => e.id);
+    expect(eventIds).toHaveLength(EVENTS);
+
+    let allReceivedAt = 0;
+    const distinct = () => new Set(receiver.received.map((r) => r.headers['webhook-id']));
+    try {
+      await waitFor(() => eventIds.every((id) => distinct().has(id)), 'every event id at the receiver', 90_000, 250);
+      allReceivedAt = Date.now();
+      // The delivery log settles too: each delivery succeeded, none left pending.
+      await waitFor(
+        async () =>
+          Number(
+            (await run(() => tg.core.db.query<{ n: string }>(`select count(*) as n from webhook_deliveries where endpoint_id = ? and status <> 'succeeded'`, [endpoint.endpoint.id])))[0]!.n,
+          ) === 0,
+        'every delivery recorded as succeeded',
+        30_000,
+        250,
+      );
+    } catch (e) {
+      const late = await run(() =>
+        tg.core.db.query(
+          `select status, attempts, count(*) as n, min(next_attempt_at) as next from outbox_messages where topic = 'webhooks.deliver' group by status, attempts order by 1, 2`,
+        ),
+      );
+      throw new Error(`${(e as Error).message}\noutbox: ${JSON.stringify(late)}\nworker output (tail):\n${w.output.slice(-4000)}`);
+    }
+
+    const received = receiver.received.length;
+    const ids = distinct();
+    const abandoned = Number(
+      (
+        await run(() =>
+          tg.core.db.query<{ n: string }>(
+            `select count(*) as n from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.endpoint_id = ? and a.duration_ms is null`,
+            [endpoint.endpoint.id],
+          ),
+        )
+      )[0]!.n,
+    );
+    const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+    const lastKill = kills.at(-1)!.at;
+    console.log(
+      [
+        `webhook crash test: ${EVENTS} events, ${received} deliveries received, ${received - ids.size} duplicates, ${ids.size} distinct event ids; ${s(Date.now() - started)} in all`,
+        `  worker killed ${kills.length} times (SIGKILL), started ${w.starts} times; attempts left open by the kills: ${abandoned}`,
+        ...kills.map(
+          (k, i) =>
+            `  kill ${i + 1} at +${s(k.at - deliveringFrom)}: ${k.received} requests received, ${k.recorded} events recorded, ${k.heldJobs} delivery jobs held by the killed worker`,
+        ),
+        `  set-up ${s(deliveringFrom - started)}; every event id received ${s(allReceivedAt - deliveringFrom)} after delivery began, ${s(allReceivedAt - lastKill)} after the last kill`,
+      ].join('\n'),
+    );
+
+    expect(eventIds.filter((id) => !ids.has(id))).toEqual([]);
+    // Every request is an event of this project, signed by the spec's recipe and accepted by the SDK.
+    expect(receiver.received.filter((r) => r.validFor.length !== 1 || !r.sdkVerified)).toEqual([]);
+    expect(receiver.received.every((r) => r.headers['webhook-id'] === r.event.id && r.event.projectId === project.id)).toBe(true);
+    expect(ids.size).toBe(EVENTS);
+    expect(kills).toHaveLength(KILLS);
+    expect(kills.every((k) => k.received < EVENTS)).toBe(true);
+  });
+});
