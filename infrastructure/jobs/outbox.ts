@@ -199,10 +199,17 @@ export class PgBossOutbox implements Outbox, OutboxLog {
       const queue = this.queues.get(name)!;
       const pgQueue = await this.ensureQueue(name);
       for (let i = 0; i < queue.concurrency; i++) {
-        await this.deps.boss.work<JobData>(
+        let workerId: string | undefined;
+        workerId = await this.deps.boss.work<JobData>(
           pgQueue,
           { batchSize: queue.batchSize, pollingIntervalSeconds: queue.pollingIntervalSeconds ?? 0.5 },
-          (jobs) => this.runBatch(queue, pgQueue, jobs),
+          async (jobs) => {
+            await this.runBatch(queue, pgQueue, jobs);
+            // A full batch: more jobs are likely waiting. pg-boss would wait out the rest of its
+            // polling interval (at least 0.5 s) before the next fetch, capping a loop at batchSize
+            // jobs per interval; fetch again at once instead.
+            if (jobs.length >= queue.batchSize && workerId) this.deps.boss.notifyWorker(workerId);
+          },
         );
       }
     }
