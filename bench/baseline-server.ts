@@ -5,9 +5,16 @@
  *   POST /argon2/verify argon2id verify of a fixed hash with Tollgate's parameters
  *   POST /argon2/hash   argon2id hash with Tollgate's parameters
  *   POST /pg/:n         n sequential round trips to PostgreSQL with plain `pg`
+ *   POST /webhooks/post {url, secret, count, concurrency, body}
+ *                       a bare loop POSTing `count` webhook requests, `concurrency` at a time, with
+ *                       node:http and a new connection each (as Tollgate's transport), each body's
+ *                       `id` and `created` fresh and signed afresh by the spec's recipe; answers
+ *                       once every request was answered
  */
 import argon2 from 'argon2';
 import express from 'express';
+import { createHmac, randomUUID } from 'node:crypto';
+import http from 'node:http';
 import pg from 'pg';
 import { ARGON2_PARAMS } from '../infrastructure/crypto/argon2-password-hasher';
 
@@ -38,6 +45,55 @@ app.post('/pg/:n', async (req, res) => {
     client.release();
   }
   res.json({ ok: true });
+});
+app.post('/webhooks/post', async (req, res) => {
+  const { url, secret, count, concurrency, body } = req.body as { url: string; secret: string; count: number; concurrency: number; body: Record<string, unknown> };
+  const target = new URL(url);
+  let next = 0;
+  let failed = 0;
+  const postOne = () =>
+    new Promise<void>((resolve) => {
+      const id = randomUUID();
+      const raw = JSON.stringify({ ...body, id, created: new Date().toISOString() });
+      const timestamp = Date.now();
+      const signature = `v1=${createHmac('sha256', secret).update(`${timestamp}.${raw}`, 'utf8').digest('hex')}`;
+      const request = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          agent: false,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Tollgate-Webhooks/1',
+            'webhook-id': id,
+            'x-service-timestamp': String(timestamp),
+            'x-service-signature': signature,
+            'content-length': Buffer.byteLength(raw),
+          },
+        },
+        (answer) => {
+          if (answer.statusCode !== 200) failed++;
+          answer.resume().on('end', resolve).on('error', resolve);
+        },
+      );
+      request.on('error', () => {
+        failed++;
+        resolve();
+      });
+      request.end(raw);
+    });
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        next++;
+        await postOne();
+      }
+    }),
+  );
+  res.json({ ms: performance.now() - started, failed });
 });
 const server = app.listen(port, '127.0.0.1', () => {
   const address = server.address();

@@ -12,7 +12,9 @@
  */
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +22,9 @@ import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../apps/server/config';
 import { createLogger } from '../apps/server/http/logger';
 import { wireBilling } from '../apps/server/features/billing';
+import { webhookEventPublisher } from '../apps/server/features/webhooks';
+import { buildEvent } from '../application/billing/record-snapshot';
+import { PostgresEventPublisher } from '../infrastructure/persistence/postgres-billing-event.store';
 import { createTollgate } from '../apps/server/tollgate';
 import { freePort, startEmbeddedPostgres } from '../infrastructure/persistence/embedded-postgres';
 import { browse, OidcPeer } from '../test/support/oidc-provider';
@@ -188,6 +193,8 @@ async function main() {
     TOLLGATE_PROCESSES: '1',
     // The billing workloads sell on the sandbox processor (no Stripe account here).
     BILLING_SANDBOX_IN_PRODUCTION: 'true',
+    // Workload 9 delivers webhooks to a receiver on 127.0.0.1 (over http).
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     ...benchRateLimits(),
   };
 
@@ -448,6 +455,121 @@ async function main() {
     });
   }
 
+  // 9. Webhook deliveries/s (one `npm run worker` process draining a backlog) and the latency from
+  // an event's recording to its arrival at a receiver (at a steady rate).
+  if (wanted('9')) {
+    // The server's job worker would deliver too: it is stopped for this workload (nothing here
+    // calls it) and started again after.
+    await stopChild(tollgate);
+    const receiver = await BenchWebhookReceiver.start();
+    // This process records the events as billing does (its publisher, with the webhook fan-out in
+    // the event's transaction) and never delivers them.
+    const recorder = await createTollgate({ config: seedConfig, databaseUrl, secretKey: Buffer.from(secretKey, 'base64'), logger: createLogger('warn', false), runWorker: false, migrate: false });
+    await recorder.start();
+    const { core } = recorder;
+    const projectId = created.value.project.id;
+    const endpoint = await core.db.withContext(() => recorder.webhooks.createEndpoint(projectId, { url: receiver.url }));
+    if (!endpoint.ok) throw new Error(`webhook endpoint: ${endpoint.error}`);
+    receiver.secret = endpoint.value.secret;
+    const publisher = webhookEventPublisher({ core, config: seedConfig }, new PostgresEventPublisher(core.db));
+    const userId = core.crypto.uuid();
+    const subscriptionId = core.crypto.uuid();
+    const invoice = { object: 'invoice', status: 'paid', amountDue: 1000, amountPaid: 1000, currency: 'usd', lines: [{ description: 'Basic (Monthly)', amount: 1000, quantity: 1 }] };
+    const event = () => buildEvent(core, { projectId, type: 'invoice.paid', userId, subscriptionId, dedupeKey: null, amount: 1000, currency: 'usd', data: invoice });
+    const record = () => core.db.withContext(() => publisher.publish(event()));
+    const recordMany = async (n: number, concurrency: number) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < n) {
+            next++;
+            await record();
+          }
+        }),
+      );
+    };
+    const pending = async () =>
+      Number((await core.db.withContext(() => core.db.query<{ n: string }>(`select count(*) as n from webhook_deliveries where status = 'pending'`)))[0]!.n);
+    /** Waits until every delivery's attempt is recorded (the worker's bookkeeping is done). */
+    const settled = async () => {
+      const deadline = Date.now() + 60_000;
+      while ((await pending()) > 0 && Date.now() < deadline) await sleep(100);
+    };
+    const startWorker = () =>
+      fork(path.join(root, 'apps/server/worker.ts'), [], {
+        cwd: root,
+        execArgv: ['--import', 'tsx', ...profileArgs('apps/server/worker.ts')],
+        env: { ...process.env, ...serverEnv },
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      });
+    const burst = WEBHOOK_BURST;
+    const recordRates: number[] = [];
+    // Tollgate: `burst` events recorded while no process delivers, then one worker process started;
+    // deliveries/s from the first arrival to the last.
+    const candidate = async (): Promise<Stats> => {
+      const round = receiver.expect(burst);
+      const recordStarted = Date.now();
+      await recordMany(burst, 8);
+      recordRates.push((burst * 1000) / (Date.now() - recordStarted));
+      const worker = startWorker();
+      let cpuAtFirst = 0;
+      round.onFirst = () => (cpuAtFirst = cpuMicros(worker.pid!));
+      const arrivals = await round.done(120_000);
+      const cpuUs = cpuMicros(worker.pid!) - cpuAtFirst;
+      await settled();
+      await stopChild(worker);
+      return { ...receiver.drainStats(arrivals, burst), cpuUsPerRequest: cpuUs / Math.max(arrivals.arrivals.size - 1, 1) };
+    };
+    // Baseline: the same signed payload POSTed to the same receiver by a bare loop in the baseline process.
+    const sample = JSON.parse(JSON.stringify(event().payload)) as Record<string, unknown>;
+    const baselineRun = async (): Promise<Stats> => {
+      const round = receiver.expect(burst);
+      const cpuBefore = cpuMicros(base.pid!);
+      const sent = await post(bs, '/webhooks/post', { url: receiver.url, secret: receiver.secret, count: burst, concurrency: WEBHOOK_CONCURRENCY, body: sample });
+      if (sent.status !== 200) throw new Error(`baseline webhook loop: ${sent.status}`);
+      const cpuUs = cpuMicros(base.pid!) - cpuBefore;
+      const arrivals = await round.done(60_000);
+      const stats = receiver.drainStats(arrivals, burst);
+      return { ...stats, errors: stats.errors + Number(sent.body?.failed ?? 0), cpuUsPerRequest: cpuUs / burst };
+    };
+    const r = await compare('webhook deliveries', baselineRun, candidate);
+
+    // Latency at a steady rate, one worker process delivering: events recorded one by one on a timer.
+    const worker = startWorker();
+    const warm = receiver.expect(20);
+    await recordMany(20, 1);
+    await warm.done(60_000);
+    await settled();
+    const rate = WEBHOOK_STEADY_RATE;
+    const count = rate * SECONDS;
+    const round = receiver.expect(count);
+    const started = Date.now();
+    const recordings: Promise<boolean>[] = [];
+    for (let i = 0; i < count; i++) {
+      const due = started + (i * 1000) / rate;
+      if (due > Date.now()) await sleep(due - Date.now());
+      recordings.push(record());
+    }
+    await Promise.all(recordings);
+    const steady = receiver.latencyStats(await round.done(60_000), count);
+    await settled();
+    await stopChild(worker);
+    await core.db.withContext(() => recorder.webhooks.deleteEndpoint(projectId, endpoint.value.endpoint.id));
+    await recorder.close();
+    await receiver.stop();
+    tollgate = await startChild('apps/server/main.ts', serverEnv, ready, tgPort);
+    rows.push({
+      workload: '9. webhook deliveries (1 worker process)',
+      baseline: `bare loop POSTing the same signed payload to the same receiver (node:http, new connection each, ${WEBHOOK_CONCURRENCY} at a time)`,
+      goal: '>= 500 deliveries/s',
+      ...r,
+      candidate: { ...r.candidate, p50: steady.p50, p99: steady.p99, p97_5: steady.p97_5, errors: r.candidate.errors + steady.errors, non2xx: r.candidate.non2xx + steady.non2xx },
+      note:
+        `req/s = deliveries/s of \`npm run worker\` draining ${burst} events recorded beforehand (first arrival to last; recorded at ${median(recordRates).toFixed(0)} events/s by 8 concurrent transactions); ` +
+        `Tollgate p50/p99 = event created -> received at a steady ${rate} events/s; baseline p50/p99 = request built -> received; CPU = worker process / baseline process per delivery`,
+    });
+  }
+
   // Scale-out: workload 1 with 2 processes vs 1.
   if (wanted('1b')) {
     await stopChild(tollgate);
@@ -488,6 +610,106 @@ const REFRESH_ROUND_TRIPS = 2;
  * sandbox's writes, the record, its invoice and events, the lease's release): the baseline does the same number.
  */
 const SUBSCRIBE_ROUND_TRIPS = 20;
+
+/** Events of one workload-9 backlog, and how many requests the baseline loop keeps in flight (the webhook queue's 4 worker loops x 10 jobs). */
+const WEBHOOK_BURST = smoke ? 100 : 2500;
+const WEBHOOK_CONCURRENCY = 40;
+/** Events/s of the steady-rate latency measurement. */
+const WEBHOOK_STEADY_RATE = smoke ? 20 : 100;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Round {
+  want: number;
+  arrivals: Map<string, { at: number; latencyMs: number }>;
+  bad: number;
+  resolve: () => void;
+  onFirst?: () => void;
+}
+
+/**
+ * Workload 9's receiver: node:http on 127.0.0.1 that checks each signature by the spec's recipe
+ * (HMAC-SHA256 of "<timestamp>.<raw body>" with the endpoint's secret), answers 200, and notes
+ * when each event id first arrived and the latency from the event's `created`.
+ */
+class BenchWebhookReceiver {
+  secret = '';
+  private current: Round | null = null;
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<BenchWebhookReceiver> {
+    let self: BenchWebhookReceiver | null = null;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        self!.receive(req.headers, Buffer.concat(chunks).toString('utf8'));
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    self = new BenchWebhookReceiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`);
+    return self;
+  }
+
+  private receive(headers: import('node:http').IncomingHttpHeaders, body: string): void {
+    const at = Date.now();
+    const round = this.current;
+    if (!round) return;
+    const timestamp = String(headers['x-service-timestamp'] ?? '');
+    const expected = Buffer.from(`v1=${createHmac('sha256', this.secret).update(`${timestamp}.${body}`, 'utf8').digest('hex')}`);
+    const given = String(headers['x-service-signature'] ?? '').split(' ');
+    const event = JSON.parse(body) as { id: string; created: string };
+    if (!given.some((g) => g.length === expected.length && timingSafeEqual(Buffer.from(g), expected)) || headers['webhook-id'] !== event.id) {
+      round.bad++;
+      return;
+    }
+    if (round.arrivals.size === 0) round.onFirst?.();
+    if (!round.arrivals.has(event.id)) round.arrivals.set(event.id, { at, latencyMs: at - Date.parse(event.created) });
+    if (round.arrivals.size >= round.want) round.resolve();
+  }
+
+  /** Starts counting the next `want` distinct events; `onFirst` runs at the first arrival. */
+  expect(want: number) {
+    let resolve = () => {};
+    const finished = new Promise<void>((r) => (resolve = r));
+    const round: Round = { want, arrivals: new Map(), bad: 0, resolve };
+    this.current = round;
+    return {
+      set onFirst(hook: () => void) {
+        round.onFirst = hook;
+      },
+      done: async (timeoutMs: number) => {
+        await Promise.race([finished, sleep(timeoutMs)]);
+        this.current = null;
+        return round;
+      },
+    };
+  }
+
+  /** Deliveries/s from the first arrival to the last, and the created -> arrival latencies. */
+  drainStats(round: Round, want: number): Stats {
+    const times = [...round.arrivals.values()].map((a) => a.at);
+    const span = Math.max(Math.max(...times) - Math.min(...times), 1);
+    return { ...this.latencyStats(round, want), rps: ((times.length - 1) * 1000) / span };
+  }
+
+  /** The created -> arrival latencies; missing events count as errors, badly signed ones as non-2xx. */
+  latencyStats(round: Round, want: number): Stats {
+    const latencies = [...round.arrivals.values()].map((a) => a.latencyMs).sort((a, b) => a - b);
+    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
+    return { rps: 0, p50: pct(50), p99: pct(99), p97_5: pct(97.5), non2xx: round.bad, errors: want - round.arrivals.size };
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
 
 /** Rate limits scaled up so that the benchmark measures work, not 429s. */
 function benchRateLimits(): Record<string, string> {
