@@ -187,7 +187,7 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
       return rows[0];
     }, 'the failed attempt');
     clock.advance(5_000);
-    await waitFor(async () => (await app.tollgate.core.outbox.sweep()) > 0, 'the retry to start');
+    await waitFor(async () => (await app.tollgate.core.outbox.startDueAttempts()) > 0, 'the retry to start');
     await waitFor(() => receiver.at('/hooks').filter((r) => r.event.type !== 'test').length === 3, 'the retry');
     expect(failed).toBeTruthy();
 
