@@ -426,7 +426,9 @@ async function main() {
     const cancelBody = JSON.stringify({ at_period_end: false });
     const candidate = async () => {
       await cancelAll();
-      let next = 0;
+      // autocannon gives each pass of the sequence a fresh context: a user is taken from the free
+      // pool by the subscribe and returned by the cancel's answer, so no two connections share one.
+      const free = [...tokens];
       return load({
         pid: tollgate.pid,
         url: tg,
@@ -437,13 +439,16 @@ async function main() {
             method: 'POST',
             path: '/api/proxy/billing/subscribe',
             setupRequest: (req, context: Record<string, string>) => {
-              context.token ??= tokens[next++ % tokens.length]!;
+              context.token = free.pop()!;
               return { ...req, headers: { 'content-type': 'application/json', authorization: `Bearer ${context.token}` }, body: subscribeBody };
             },
           },
           {
             method: 'POST',
             path: '/api/proxy/billing/subscription/cancel',
+            onResponse: (_status: number, _body: string, context: Record<string, string>) => {
+              free.push(context.token!);
+            },
             setupRequest: (req, context: Record<string, string>) => ({
               ...req,
               headers: { 'content-type': 'application/json', authorization: `Bearer ${context.token}` },
