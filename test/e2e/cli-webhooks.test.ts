@@ -286,11 +286,16 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
       { args: ['webhook', 'update', shop.id, MISSING], code: 'usage', exit: 2, message: /Nothing to update/ },
       { args: ['webhook', 'create', shop.id], code: 'usage', exit: 2, message: /--url/ },
     ];
-    for (const c of cases) {
-      const r = await cli([...c.args, '--json'], c.env);
-      expect(r.code, c.args.join(' ')).toBe(c.exit ?? 1);
-      expect(JSON.parse(r.stdout).code, c.args.join(' ')).toBe(c.code);
-      expect(r.stderr, c.args.join(' ')).toMatch(c.message);
+    // Four processes at a time.
+    for (let i = 0; i < cases.length; i += 4) {
+      const group = cases.slice(i, i + 4);
+      const runs = await Promise.all(group.map((c) => cli([...c.args, '--json'], c.env)));
+      group.forEach((c, j) => {
+        const r = runs[j]!;
+        expect(r.code, c.args.join(' ')).toBe(c.exit ?? 1);
+        expect(JSON.parse(r.stdout).code, c.args.join(' ')).toBe(c.code);
+        expect(r.stderr, c.args.join(' ')).toMatch(c.message);
+      });
     }
   });
 });
