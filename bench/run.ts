@@ -74,6 +74,10 @@ async function load(opts: autocannon.Options & { expectStatus?: number | number[
   const unexpected = Object.entries(codes)
     .filter(([code]) => !expected.includes(Number(code)))
     .reduce((n, [, v]) => n + v.count, 0);
+  if (unexpected > 0) {
+    const seen = Object.entries(codes).map(([code, v]) => `${code}: ${v.count}`).join(', ');
+    log(`    unexpected statuses (${seen}) from ${opts.url}`);
+  }
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -414,13 +418,25 @@ async function main() {
       const s = await post(tg, '/api/proxy/email/signin', { email, password, callback_url }, auth);
       tokens.push(String(s.body?.token));
     }
-    // A user subscribed by workload 7 starts clean.
-    for (const token of tokens) await post(tg, '/api/proxy/billing/subscription/cancel', { at_period_end: false }, { authorization: `Bearer ${token}` });
-    let next = 0;
+    // Each run starts with no live subscription: workload 7's, and those a previous run stopped
+    // between its subscribe and its cancel (a request still in flight holds the user's lease: retry).
+    const cancelAll = async () => {
+      for (const token of tokens) {
+        for (let attempt = 0; attempt < 50; attempt++) {
+          const r = await post(tg, '/api/proxy/billing/subscription/cancel', { at_period_end: false }, { authorization: `Bearer ${token}` });
+          if (r.status === 200 || r.status === 404) break;
+          await new Promise((done) => setTimeout(done, 20));
+        }
+      }
+    };
     const subscribeBody = JSON.stringify({ priceId, paymentMethodId: 'pm_card_visa' });
     const cancelBody = JSON.stringify({ at_period_end: false });
-    const candidate = () =>
-      load({
+    const candidate = async () => {
+      await cancelAll();
+      // autocannon gives each pass of the sequence a fresh context: a user is taken from the free
+      // pool by the subscribe and returned by the cancel's answer, so no two connections share one.
+      const free = [...tokens];
+      return load({
         pid: tollgate.pid,
         url: tg,
         expectStatus: [201, 200],
@@ -430,13 +446,16 @@ async function main() {
             method: 'POST',
             path: '/api/proxy/billing/subscribe',
             setupRequest: (req, context: Record<string, string>) => {
-              context.token ??= tokens[next++ % tokens.length]!;
+              context.token = free.pop()!;
               return { ...req, headers: { 'content-type': 'application/json', authorization: `Bearer ${context.token}` }, body: subscribeBody };
             },
           },
           {
             method: 'POST',
             path: '/api/proxy/billing/subscription/cancel',
+            onResponse: (_status: number, _body: string, context: Record<string, string>) => {
+              free.push(context.token!);
+            },
             setupRequest: (req, context: Record<string, string>) => ({
               ...req,
               headers: { 'content-type': 'application/json', authorization: `Bearer ${context.token}` },
@@ -445,6 +464,7 @@ async function main() {
           },
         ],
       } as autocannon.Options);
+    };
     const r = await compare('sandbox subscribe + cancel', () => load({ url: `${bs}/pg/${SUBSCRIBE_ROUND_TRIPS}`, method: 'POST', body: '', pid: base.pid }), candidate);
     rows.push({
       workload: '8. sandbox subscribe + cancel now (pairs of requests)',

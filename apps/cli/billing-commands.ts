@@ -364,6 +364,8 @@ export const BILLING_COMMANDS: Command[] = [
   {
     path: ['billing', 'sandbox', 'advance'],
     args: ['projectId'],
+    // Renewals record events, fanned out to the project's webhook endpoints.
+    enqueues: true,
     summary: "Move a project's sandbox clock forward (like a Stripe test clock) and apply renewals, trial ends and cancellations due",
     options: { days: { arity: 1, required: true, placeholder: '<n>', description: 'days to move forward, e.g. 31 or 0.5 (at most 3660), required' } },
     plan({ args, options }) {

@@ -1,4 +1,5 @@
 import type { OperatorUseCases } from '../../application/billing/use-cases';
+import type { WebhookUseCases } from '../../application/webhooks/use-cases';
 import type { Admin } from '../server/admin';
 import type { CommandSpec, Options } from './args';
 
@@ -8,6 +9,8 @@ import type { CommandSpec, Options } from './args';
 export interface CommandOutput {
   json: Record<string, unknown>;
   text: string;
+  /** The exit code when the command ran but its outcome is a failure (`webhook test` not answered 200); 0 otherwise. */
+  exitCode?: number;
 }
 
 export interface CommandContext {
@@ -21,11 +24,16 @@ export interface CommandContext {
 
 /**
  * Runs the operator's use cases (the ones the console calls too), inside one database context:
- * projects, keys and users (`admin`), and billing.
+ * projects, keys and users (`admin`), billing, and project webhooks.
  */
-export type Execute = (admin: Admin, billing: OperatorUseCases) => Promise<CommandOutput>;
+export type Execute = (admin: Admin, billing: OperatorUseCases, webhooks: WebhookUseCases) => Promise<CommandOutput>;
 
 export interface Command extends CommandSpec {
+  /**
+   * The command records outbox messages (a webhook resend, billing events fanned out to
+   * endpoints): the CLI connects to the job queue first, so they are handed over at once.
+   */
+  enqueues?: boolean;
   /** Checks the arguments (throwing a UsageError) before any database is opened. */
   plan(ctx: CommandContext): Execute;
 }

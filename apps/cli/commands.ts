@@ -7,6 +7,7 @@ import { OAUTH_PROVIDERS, PROVIDERS } from '../../domain/providers';
 import type { Options } from './args';
 import { BILLING_COMMANDS, BILLING_GROUPS } from './billing-commands';
 import type { Command } from './command';
+import { WEBHOOK_COMMANDS, WEBHOOK_GROUPS } from './webhook-commands';
 import { useCaseError } from './messages';
 import { fields, table } from './render';
 
@@ -337,6 +338,7 @@ export const COMMANDS: Command[] = [
     },
   },
   ...BILLING_COMMANDS,
+  ...WEBHOOK_COMMANDS,
   {
     path: ['migrate'],
     args: [],
@@ -358,6 +360,7 @@ export const GROUPS: Record<string, string> = {
   apikey: 'API keys of a project',
   user: 'end users of a project',
   ...BILLING_GROUPS,
+  ...WEBHOOK_GROUPS,
 };
 
 export function findCommand(words: string[]): Command | undefined {

@@ -179,10 +179,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     runtime = await openRuntime(config, (line) => {
       if (!json) io.stderr(line);
     });
-    const { core, admin, billing } = runtime;
-    const output = await core.db.withContext(() => execute(admin, billing));
+    const { core, admin, billing, webhooks } = runtime;
+    if (command.enqueues) await runtime.startJobQueue();
+    const output = await core.db.withContext(() => execute(admin, billing, webhooks));
     await write(io, json, output);
-    return 0;
+    return output.exitCode ?? 0;
   } catch (e) {
     const failure =
       e instanceof UsageError

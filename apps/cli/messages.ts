@@ -3,6 +3,7 @@ import { MFA_METHODS, MFA_POLICIES, isMfaMethod } from '../../domain/mfa';
 import { validateCallbackUrl } from '../../domain/project';
 import { OAUTH_PROVIDERS, PROVIDERS, isOAuthProvider, isProvider } from '../../domain/providers';
 import type { BillingErrorCode, BillingRefusal } from '../../application/billing/errors';
+import type { WebhookErrorCode, WebhookRefusal } from '../../application/webhooks/errors';
 import type { ProjectChanges } from '../../application/projects/update-project';
 import { FEATURE_MAX_LENGTH, parseFeatureList, type PlanInput } from '../../domain/billing/catalog';
 import { messageWith, type ErrorCode } from '../../contract/errors';
@@ -143,6 +144,35 @@ function withReason(message: string, reason: string | undefined): string {
 export function billingError(refusal: BillingRefusal, ctx: BillingErrorContext = {}): CommandError {
   const code = refusal.error;
   const { detail, tail } = BILLING_OFFENDING[code]?.(ctx) ?? {};
+  return new CommandError(code, `${withReason(messageWith(code, detail, tail), refusal.detail)}.`);
+}
+
+/** What a webhook command asked for, used to name the offending value in a message. */
+export interface WebhookErrorContext {
+  projectId?: string;
+  endpointId?: string;
+  deliveryId?: string;
+  url?: string;
+  events?: string;
+  since?: string;
+}
+
+const WEBHOOK_OFFENDING: { readonly [C in WebhookErrorCode]?: (ctx: WebhookErrorContext) => Offending } = {
+  project_not_found: (ctx) => ({ tail: `: ${ctx.projectId ?? '(no id)'}` }),
+  webhook_endpoint_not_found: (ctx) => ({ tail: `: ${ctx.endpointId ?? ''} in project ${ctx.projectId ?? ''}` }),
+  webhook_delivery_not_found: (ctx) => ({ tail: `: ${ctx.deliveryId ?? ''} in project ${ctx.projectId ?? ''}` }),
+  invalid_webhook_url: (ctx) => ({ detail: ctx.url !== undefined ? quoted(ctx.url) : undefined }),
+  webhook_url_not_https: (ctx) => ({ detail: ctx.url !== undefined ? quoted(ctx.url) : undefined }),
+  webhook_url_private: (ctx) => ({ detail: ctx.url !== undefined ? quoted(ctx.url) : undefined }),
+  webhook_url_unresolvable: (ctx) => ({ detail: ctx.url !== undefined ? quoted(ctx.url) : undefined }),
+  invalid_webhook_events: (ctx) => ({ detail: ctx.events !== undefined ? quoted(ctx.events) : undefined }),
+  invalid_replay_since: (ctx) => ({ detail: ctx.since !== undefined ? quoted(ctx.since) : undefined }),
+};
+
+/** Turns a webhook use case's refusal into its message from the error table, naming the offending value and why (which address). */
+export function webhookError(refusal: WebhookRefusal, ctx: WebhookErrorContext = {}): CommandError {
+  const code = refusal.error;
+  const { detail, tail } = WEBHOOK_OFFENDING[code]?.(ctx) ?? {};
   return new CommandError(code, `${withReason(messageWith(code, detail, tail), refusal.detail)}.`);
 }
 

@@ -9,6 +9,8 @@ import type { OperatorUseCases } from '../../application/billing/use-cases';
 import { buildAdmin, type Admin } from '../server/admin';
 import { buildCore, type Core } from '../server/core';
 import { wireBilling } from '../server/features/billing';
+import { wireWebhooks } from '../server/features/webhooks';
+import type { WebhookUseCases } from '../../application/webhooks/use-cases';
 import { CommandError } from './messages';
 
 export interface CliRuntime {
@@ -16,6 +18,10 @@ export interface CliRuntime {
   admin: Admin;
   /** Billing's operator use cases: the same ones the console calls. */
   billing: OperatorUseCases;
+  /** Project webhooks' use cases: the same ones the console calls. */
+  webhooks: WebhookUseCases;
+  /** Connects to the job queue (no workers), so that messages recorded are handed over at once. */
+  startJobQueue(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -90,6 +96,8 @@ export async function openRuntime(config: CoreConfig, note: (line: string) => vo
       core,
       admin: buildAdmin(core),
       billing: wireBilling({ core, config }).useCases,
+      webhooks: wireWebhooks({ core, config }).useCases,
+      startJobQueue: () => core.start({ worker: false }),
       async close() {
         try {
           await core.close();

@@ -266,9 +266,8 @@ export class PgBossOutbox implements Outbox, OutboxLog {
    *   one is replaced by a new job;
    * - messages whose retries ran out, once their queue's revival time has passed;
    * - messages handed over whose next attempt is due by the clock while their job still waits for a
-   *   later time on the database's clock (a clock moved by a test, or clocks that disagree): the
-   *   job starts now. Only a job not yet started is moved, in one statement, so no attempt runs twice.
-   * Returns how many messages it dispatched or started.
+   *   later time on the database's clock (`startDueAttempts`).
+   * Returns how many messages it dispatched.
    */
   async sweep(): Promise<number> {
     const { db, clock } = this.deps;
@@ -300,11 +299,17 @@ export class PgBossOutbox implements Outbox, OutboxLog {
     });
     let dispatched = 0;
     for (const message of due) if (await this.dispatch(message)) dispatched++;
-    return dispatched + (await this.startDueJobs(now));
+    await this.startDueAttempts(now);
+    return dispatched;
   }
 
-  /** Makes the waiting job of every message due by the clock start now (see `sweep`). */
-  private async startDueJobs(now: Date): Promise<number> {
+  /**
+   * Starts now the job of every message handed over whose next attempt is due by the injected
+   * clock but still waits for a later time on the database's clock, which pg-boss uses: a clock
+   * moved by a test, or the two clocks disagreeing. Only a job not yet started is moved, in one
+   * statement, so no attempt runs twice. Answers how many jobs it moved.
+   */
+  async startDueAttempts(now: Date = this.deps.clock.now()): Promise<number> {
     const { db } = this.deps;
     const schema = this.deps.bossSchema ?? 'pgboss';
     return db.withContext(async () => {

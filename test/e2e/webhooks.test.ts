@@ -13,7 +13,7 @@ import { WebhookReceiver, signedBy } from '../support/webhook-receiver';
  * Project webhooks end to end: billing on the sandbox records events, the webhooks feature fans
  * them out to the project's endpoints and the worker delivers them, signed, to a real HTTP receiver
  * on 127.0.0.1 that checks every signature by the spec's recipe and with the SDK helper. Retries are
- * driven by moving the test clock (the outbox's sweep then starts the attempt due), never by
+ * driven by moving the test clock (the outbox then starts the attempt due, as its sweep does every minute), never by
  * sleeping through a retry delay.
  */
 
@@ -100,7 +100,7 @@ async function runNextAttempt(app: TestApp, deliveryId: string, failures: number
         ]),
       )
     ).length > 0;
-  await waitFor(async () => (await app.tollgate.core.outbox.sweep()) > 0 || (await started()), `the sweep to start attempt ${failures + 1}`);
+  await waitFor(async () => (await app.tollgate.core.outbox.startDueAttempts()) > 0 || (await started()), `the sweep to start attempt ${failures + 1}`);
   return due;
 }
 

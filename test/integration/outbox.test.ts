@@ -548,6 +548,28 @@ describe('PgBossOutbox: topics, queues and policies', () => {
     expect(logged).toMatchObject([{ id, subject: 'endpoint-1', status: 'delivered', attempts: 3, lastError: null }]);
   });
 
+  it('starts an attempt due by the clock whose job still waits on the database clock (an hour-long retry, driven by the test clock)', async () => {
+    behaviour.set(T.hook.name, async (_p, { attempt }) => {
+      if (attempt === 1) throw new Error('endpoint answered 500');
+    });
+    const id = await enqueue(T.hook, { n: 'hourly' }, { retry: retrySchedule([3600]) });
+    const failed = await waitFor(async () => {
+      const r = await row(id);
+      return r?.attempts === 1 && r.dispatched_at ? r : undefined;
+    }, 10_000, 'the first failure and its next attempt queued');
+    // Not due yet by the clock: nothing moves.
+    expect(await producer.outbox.startDueAttempts()).toBe(0);
+    clock.set(failed.next_attempt_at!);
+    expect(await producer.outbox.startDueAttempts()).toBe(1);
+    await delivered(id);
+    expect((await producer.outbox.listAttempts(id)).map((a) => [a.status, a.startedAt])).toEqual([
+      ['failed', failed.created_at],
+      ['succeeded', failed.next_attempt_at],
+    ]);
+    // Its job started once: moving it again finds nothing waiting.
+    expect(await producer.outbox.startDueAttempts()).toBe(0);
+  });
+
   it('gives a message up when its schedule runs out: failed for good, every attempt kept, no revival', async () => {
     behaviour.set(T.hook.name, async () => {
       throw new Error('connection refused');

@@ -1,0 +1,301 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WEBHOOK_DELIVERY_TOPIC } from '../../application/webhooks/ports';
+import type { Project } from '../../domain/project';
+import { startTestApp, type TestApp } from '../support/app';
+import { TestClock } from '../support/clock';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * The webhook commands of the admin CLI, run as real child processes against the test app's
+ * database and key: each command's output (text and --json), its refusals worded from the error
+ * table, and that a secret is printed by create and roll-secret only. The app in this process
+ * records billing events and delivers them to a receiver on 127.0.0.1; the CLI's resend and replay
+ * are delivered by its worker.
+ */
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const MISSING = '00000000-0000-4000-8000-000000000000';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const running = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+});
+
+let app: TestApp;
+let receiver: WebhookReceiver;
+let shop: Project;
+let basic: string;
+const clock = new TestClock();
+
+function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  const base: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: app.database.url,
+    TOLLGATE_SECRET_KEY: app.secretKey.toString('base64'),
+    NODE_ENV: 'test',
+    PUBLIC_URL: app.baseUrl,
+  };
+  for (const name of ['LOG_LEVEL', 'WEBHOOK_ALLOW_PRIVATE_URLS', 'WEBHOOK_TIMEOUT_MS']) delete base[name];
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete base[k];
+    else base[k] = v;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/cli/main.ts'), ...args], { cwd: ROOT, env: base, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    running.add(child);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      running.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+async function json(args: string[], env?: Record<string, string | undefined>) {
+  const r = await cli([...args, '--json'], env);
+  let value: Record<string, any>;
+  try {
+    value = JSON.parse(r.stdout) as Record<string, any>;
+  } catch {
+    throw new Error(`stdout is not one JSON value (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`);
+  }
+  return { ...r, json: value };
+}
+
+async function waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
+const ok = <T>(o: Outcome<T>): T => {
+  if (!o.ok) throw new Error(`refused: ${o.error}`);
+  return o.value;
+};
+
+async function subscribeSomeone(): Promise<void> {
+  const user = await app.seedUser(shop.id);
+  ok(await app.inContext(() => app.tollgate.billing.subscribe({ project: shop, user }, { priceId: basic, paymentMethodId: 'pm_card_visa', requestKey: app.tollgate.core.crypto.uuid() })));
+}
+
+beforeAll(async () => {
+  app = await startTestApp({ clock });
+  receiver = new WebhookReceiver(() => clock.now().getTime());
+  await receiver.start();
+  const created = await app.createProject({ name: 'Shop' });
+  shop = (await app.inContext(() => app.tollgate.admin.getProject(created.id)))!;
+  basic = await app.inContext(async () => {
+    const b = app.tollgate.billing;
+    ok(await b.connectBilling(shop.id, { processor: 'sandbox' }));
+    ok(await b.createPlan(shop.id, { name: 'Basic' }));
+    return ok(await b.createPrice(shop.id, 'Basic', { name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month' })).id;
+  });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await receiver?.stop();
+});
+
+describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
+  let endpointId = '';
+  let secret = '';
+
+  it('webhook create prints the signing secret once; list shows its prefix only', async () => {
+    const created = await json(['webhook', 'create', shop.id, '--url', receiver.url('/hooks'), '--events', 'subscription.created,invoice.paid', '--description', 'Orders']);
+    expect(created.code).toBe(0);
+    expect(created.json).toEqual({
+      projectId: shop.id,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+      endpoint: {
+        id: expect.any(String),
+        projectId: shop.id,
+        url: receiver.url('/hooks'),
+        eventTypes: ['subscription.created', 'invoice.paid'],
+        description: 'Orders',
+        enabled: true,
+        disabledReason: null,
+        secretPrefix: created.json.secret.slice(0, 10),
+        failingSince: null,
+        lastSuccessAt: null,
+        createdAt: expect.stringMatching(/^\d{4}-/),
+        updatedAt: expect.stringMatching(/^\d{4}-/),
+      },
+    });
+    endpointId = created.json.endpoint.id;
+    secret = created.json.secret;
+    receiver.route('/hooks', secret);
+
+    const text = await cli(['webhook', 'create', shop.id, '--url', receiver.url('/other')]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/signing secret : whsec_/);
+    expect(text.stdout).toMatch(/events\s*: all events/);
+
+    const [listed, listText] = await Promise.all([json(['webhook', 'list', shop.id]), cli(['webhook', 'list', shop.id])]);
+    expect(listed.json.endpoints.map((e: { id: string }) => e.id)).toContain(endpointId);
+    expect(listed.stdout + listText.stdout).not.toContain(secret);
+    expect(listText.stdout).toContain(`${secret.slice(0, 10)}…`);
+    expect(listText.stdout).toMatch(/subscription\.created, invoice\.paid/);
+    const other = listed.json.endpoints.find((e: { id: string }) => e.id !== endpointId);
+    expect((await json(['webhook', 'delete', shop.id, other.id])).json).toEqual({ projectId: shop.id, endpointId: other.id, deleted: true });
+  });
+
+  it('webhook test: exit 0 when the receiver answers 200, 1 otherwise, with status and duration', async () => {
+    const passed = await json(['webhook', 'test', shop.id, endpointId]);
+    expect(passed.code).toBe(0);
+    expect(passed.json).toMatchObject({ projectId: shop.id, endpointId, ok: true, status: 200, durationMs: expect.any(Number), eventId: expect.any(String) });
+    expect(receiver.at('/hooks').at(-1)!.event.type).toBe('test');
+    expect(receiver.at('/hooks').at(-1)!.validFor).toEqual([secret]);
+    receiver.answerWith('/hooks', 500);
+    const failed = await cli(['webhook', 'test', shop.id, endpointId]);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/^Test event \S+ not accepted: answered 500 \(\d+ ms\)/);
+    receiver.answerWith('/hooks', 200);
+    const text = await cli(['webhook', 'test', shop.id, endpointId]);
+    expect(text.stdout).toMatch(/^Test event \S+ delivered: the endpoint answered 200 in \d+ ms\.$/m);
+  });
+
+  it('webhook deliveries shows each attempt with time, status, duration and the answer or error', async () => {
+    receiver.script('/hooks', 503);
+    const start = clock.now();
+    await subscribeSomeone();
+    await waitFor(() => receiver.at('/hooks').filter((r) => r.event.type !== 'test').length === 2, 'subscription.created and invoice.paid');
+    // One of the two answered 503: its retry is due in 5 s by the clock; the sweep starts it then.
+    const failed = await waitFor(async () => {
+      const rows = await app.inContext(() =>
+        app.tollgate.core.db.query<{ id: string }>(`select id from outbox_messages where topic = ? and attempts = 1 and status = 'pending' and dispatched_at is not null`, [WEBHOOK_DELIVERY_TOPIC.name]),
+      );
+      return rows[0];
+    }, 'the failed attempt');
+    clock.advance(5_000);
+    await waitFor(async () => (await app.tollgate.core.outbox.startDueAttempts()) > 0, 'the retry to start');
+    await waitFor(() => receiver.at('/hooks').filter((r) => r.event.type !== 'test').length === 3, 'the retry');
+    expect(failed).toBeTruthy();
+
+    // Newest first; the test events the CLI sent earlier carry the system clock's time, later than the app's.
+    const events = (list: Array<Record<string, any>>) => list.filter((d) => d.eventType !== 'test');
+    const listed = await json(['webhook', 'deliveries', shop.id, endpointId, '--limit', '10']);
+    expect(listed.code).toBe(0);
+    const deliveries = events(listed.json.deliveries);
+    expect(deliveries).toHaveLength(2);
+    expect(deliveries.map((d) => d.eventType).sort()).toEqual(['invoice.paid', 'subscription.created']);
+    const retried = await waitFor(async () => {
+      const l = events((await json(['webhook', 'deliveries', shop.id, endpointId, '--limit', '10'])).json.deliveries);
+      return l.find((d) => d.attempts.length === 2 && d.status === 'succeeded');
+    }, 'the retried delivery in the log');
+    expect(retried.attempts).toEqual([
+      { attempt: 1, startedAt: start.toISOString(), durationMs: expect.any(Number), statusCode: 503, responseExcerpt: 'answered 503', error: null },
+      { attempt: 2, startedAt: new Date(start.getTime() + 5_000).toISOString(), durationMs: expect.any(Number), statusCode: 200, responseExcerpt: 'ok', error: null },
+    ]);
+    const text = await cli(['webhook', 'deliveries', shop.id, endpointId, '--limit', '10']);
+    expect(text.stdout).toMatch(/ATTEMPT\s+TIME\s+STATUS\s+DURATION\s+ANSWER OR ERROR/);
+    expect(text.stdout).toMatch(/#1\s+\S+\s+503\s+\d+ ms\s+answered 503/);
+    expect(text.stdout).toMatch(/#2\s+\S+\s+200\s+\d+ ms\s+ok/);
+  });
+
+  it('webhook resend sends one delivery again; webhook replay resends the failed ones since a time', async () => {
+    const latest = ((await json(['webhook', 'deliveries', shop.id, endpointId, '--limit', '20'])).json.deliveries as Array<Record<string, any>>).find(
+      (d) => d.eventType !== 'test',
+    );
+    const before = receiver.at('/hooks').length;
+    const resent = await json(['webhook', 'resend', shop.id, latest!.id]);
+    expect(resent.json).toEqual({ projectId: shop.id, deliveryId: latest!.id, queued: true });
+    await waitFor(() => receiver.at('/hooks').length === before + 1, 'the resend');
+    expect(receiver.at('/hooks').at(-1)!.headers['webhook-id']).toBe(latest!.eventId);
+
+    // A 410 disables the endpoint and fails the delivery; enabled again, replay sends it.
+    receiver.script('/hooks', 410, 410);
+    const since = new Date(clock.now().getTime() - 1000).toISOString();
+    await subscribeSomeone();
+    await waitFor(async () => !(await json(['webhook', 'list', shop.id])).json.endpoints[0].enabled, 'the endpoint to be disabled');
+    const listText = await cli(['webhook', 'list', shop.id]);
+    expect(listText.stdout).toContain(`${endpointId}: the endpoint answered 410 Gone`);
+    const refused = await json(['webhook', 'replay', shop.id, endpointId, '--since', since]);
+    expect([refused.code, refused.json.code]).toEqual([1, 'webhook_endpoint_disabled']);
+    const enabled = await json(['webhook', 'update', shop.id, endpointId, '--enabled', 'on']);
+    expect(enabled.json.endpoint).toMatchObject({ enabled: true, disabledReason: null });
+    await waitFor(async () => {
+      const l = (await json(['webhook', 'deliveries', shop.id, endpointId, '--limit', '20'])).json.deliveries as Array<Record<string, any>>;
+      return l.filter((d) => d.status === 'failed' && d.eventType !== 'test').length === 2 ? l : undefined;
+    }, 'both deliveries of the event to fail');
+    const count = receiver.at('/hooks').length;
+    const replayed = await json(['webhook', 'replay', shop.id, endpointId, '--since', since]);
+    expect(replayed.json).toMatchObject({ projectId: shop.id, endpointId, resent: 2, since: new Date(since).toISOString() });
+    await waitFor(() => receiver.at('/hooks').length === count + 2, 'the replay');
+    const again = await cli(['webhook', 'replay', shop.id, endpointId, '--since', since]);
+    expect(again.stdout).toMatch(/^No failed deliveries of endpoint/);
+  });
+
+  it('webhook update and roll-secret; delete removes the endpoint', async () => {
+    const updated = await json(['webhook', 'update', shop.id, endpointId, '--events', 'all', '--description', '']);
+    expect(updated.json.endpoint).toMatchObject({ eventTypes: [], description: '' });
+    const rolled = await json(['webhook', 'roll-secret', shop.id, endpointId]);
+    expect(rolled.json.secret).toMatch(/^whsec_/);
+    expect(rolled.json.secret).not.toBe(secret);
+    expect(rolled.json.previousSecretValidUntil).toBe(new Date(new Date(rolled.json.endpoint.updatedAt).getTime() + 86_400_000).toISOString());
+    const text = await cli(['webhook', 'roll-secret', shop.id, endpointId]);
+    expect(text.stdout).toMatch(/signing secret : whsec_/);
+    // Nothing else prints a secret.
+    for (const args of [['webhook', 'list', shop.id], ['webhook', 'update', shop.id, endpointId, '--description', 'x'], ['webhook', 'deliveries', shop.id, endpointId]]) {
+      const out = await cli(args);
+      expect(out.stdout).not.toMatch(/whsec_[A-Za-z0-9_-]{20}/);
+    }
+    expect((await json(['webhook', 'delete', shop.id, endpointId])).json.deleted).toBe(true);
+    expect((await json(['webhook', 'list', shop.id])).json.endpoints).toEqual([]);
+  });
+
+  it('refuses with the error table’s words, naming the value at fault', async () => {
+    const cases: Array<{ args: string[]; env?: Record<string, string>; code: string; exit?: number; message: RegExp }> = [
+      { args: ['webhook', 'list', MISSING], code: 'project_not_found', message: /^Error: Project not found: 0{8}-/m },
+      { args: ['webhook', 'test', shop.id, MISSING], code: 'webhook_endpoint_not_found', message: /^Error: Webhook endpoint not found: 0{8}-\S+ in project/m },
+      { args: ['webhook', 'resend', shop.id, MISSING], code: 'webhook_delivery_not_found', message: /^Error: Webhook delivery not found/m },
+      { args: ['webhook', 'create', shop.id, '--url', 'ftp://x.example/'], code: 'invalid_webhook_url', message: /^Error: Invalid webhook URL "ftp:\/\/x.example\/": an absolute https URL/m },
+      {
+        args: ['webhook', 'create', shop.id, '--url', 'https://localhost/hook'],
+        env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'false' },
+        code: 'webhook_url_private',
+        message: /^Error: Webhook URL not allowed "https:\/\/localhost\/hook": its host is a private, loopback.*\(localhost resolves to (127\.0\.0\.1|::1), a loopback address\)\.$/m,
+      },
+      {
+        args: ['webhook', 'create', shop.id, '--url', 'http://hooks.example.com/'],
+        env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'false' },
+        code: 'webhook_url_not_https',
+        message: /^Error: Webhook URL not allowed "http:\/\/hooks.example.com\/": it must use https/m,
+      },
+      { args: ['webhook', 'create', shop.id, '--url', receiver.url('/x'), '--events', 'invoice.created'], code: 'usage', exit: 2, message: /unknown event type "invoice\.created"/ },
+      { args: ['webhook', 'replay', shop.id, MISSING, '--since', 'yesterday'], code: 'usage', exit: 2, message: /--since must be an ISO 8601 time/ },
+      { args: ['webhook', 'update', shop.id, MISSING], code: 'usage', exit: 2, message: /Nothing to update/ },
+      { args: ['webhook', 'create', shop.id], code: 'usage', exit: 2, message: /--url/ },
+    ];
+    // Four processes at a time.
+    for (let i = 0; i < cases.length; i += 4) {
+      const group = cases.slice(i, i + 4);
+      const runs = await Promise.all(group.map((c) => cli([...c.args, '--json'], c.env)));
+      group.forEach((c, j) => {
+        const r = runs[j]!;
+        expect(r.code, c.args.join(' ')).toBe(c.exit ?? 1);
+        expect(JSON.parse(r.stdout).code, c.args.join(' ')).toBe(c.code);
+        expect(r.stderr, c.args.join(' ')).toMatch(c.message);
+      });
+    }
+  });
+});
