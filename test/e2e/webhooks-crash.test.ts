@@ -258,7 +258,11 @@ describe('webhook delivery with the worker killed', () => {
           `select status, attempts, count(*) as n, min(next_attempt_at) as next from outbox_messages where topic = 'webhooks.deliver' group by status, attempts order by 1, 2`,
         ),
       );
-      throw new Error(`${(e as Error).message}\noutbox: ${JSON.stringify(late)}\nworker output (tail):\n${w.output.slice(-4000)}`);
+      const span = ((kills.at(-1)!.at - kills[0]!.at) / 1000).toFixed(1);
+      throw new Error(
+        `${(e as Error).message}\noutbox messages by status and attempts: ${JSON.stringify(late)}\n` +
+          `(a delivery abandoned by two kills waits 5 minutes for its third attempt; the kills spanned ${span} s)\nworker output (tail):\n${w.output.slice(-4000)}`,
+      );
     }
 
     const received = receiver.received.length;
