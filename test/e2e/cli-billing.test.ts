@@ -1,7 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type CliRun, killCliProcessesAfterEach, parseCliJson, runCli } from '../support/cli';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BillingUseCases } from '../../application/billing/use-cases';
 import type { Project } from '../../domain/project';
 import type { EndUser } from '../../domain/user';
@@ -20,21 +18,11 @@ import { startFakeStripe, type FakeStripe } from '../support/stripe/server';
  * server of test/support/stripe.
  */
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SECRET_KEY = Buffer.alloc(32, 9).toString('base64');
 const PUBLIC_URL = 'https://billing.tollgate.test';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-const running = new Set<ChildProcess>();
-afterEach(() => {
-  for (const child of running) child.kill('SIGKILL');
-  running.clear();
-});
+type Run = CliRun;
+killCliProcessesAfterEach();
 
 let db: TestDatabase;
 let stripe: FakeStripe;
@@ -43,51 +31,21 @@ let billing: BillingUseCases;
 
 /** The CLI with the test's database and key; `env` is applied last (it may unset with undefined). */
 function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  const base: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: db.url,
-    TOLLGATE_SECRET_KEY: SECRET_KEY,
-    NODE_ENV: 'test',
-    PUBLIC_URL,
-    STRIPE_API_URL: stripe.url,
-    STRIPE_MAX_NETWORK_RETRIES: '0',
-  };
-  for (const name of ['LOG_LEVEL', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'BILLING_SANDBOX_IN_PRODUCTION']) delete base[name];
-  for (const [k, v] of Object.entries(env)) {
-    if (v === undefined) delete base[k];
-    else base[k] = v;
-  }
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/cli/main.ts'), ...args], {
-      cwd: ROOT,
-      env: base,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    running.add(child);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      running.delete(child);
-      resolve({ code, stdout, stderr });
-    });
+  return runCli(args, {
+    unset: ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'BILLING_SANDBOX_IN_PRODUCTION'],
+    env: {
+      DATABASE_URL: db.url,
+      TOLLGATE_SECRET_KEY: SECRET_KEY,
+      NODE_ENV: 'test',
+      PUBLIC_URL,
+      STRIPE_API_URL: stripe.url,
+      STRIPE_MAX_NETWORK_RETRIES: '0',
+      ...env,
+    },
   });
 }
 
-function parseJson(r: Run): Record<string, any> {
-  let value: unknown;
-  try {
-    value = JSON.parse(r.stdout);
-  } catch {
-    throw new Error(`stdout is not one JSON value (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`);
-  }
-  expect(value).toBeTypeOf('object');
-  expect(Array.isArray(value)).toBe(false);
-  expect(value).not.toBeNull();
-  return value as Record<string, any>;
-}
+const parseJson = parseCliJson;
 
 async function json(args: string[], env?: Record<string, string | undefined>) {
   const r = await cli([...args, '--json'], env);

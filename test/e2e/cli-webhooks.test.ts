@@ -1,7 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type CliRun, killCliProcessesAfterEach, parseCliJson, runCli } from '../support/cli';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_DELIVERY_TOPIC } from '../../application/webhooks/ports';
 import type { Project } from '../../domain/project';
 import { startTestApp, type TestApp } from '../support/app';
@@ -16,20 +14,10 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * are delivered by its worker.
  */
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-const running = new Set<ChildProcess>();
-afterEach(() => {
-  for (const child of running) child.kill('SIGKILL');
-  running.clear();
-});
+type Run = CliRun;
+killCliProcessesAfterEach();
 
 let app: TestApp;
 let receiver: WebhookReceiver;
@@ -38,42 +26,15 @@ let basic: string;
 const clock = new TestClock();
 
 function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  const base: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: app.database.url,
-    TOLLGATE_SECRET_KEY: app.secretKey.toString('base64'),
-    NODE_ENV: 'test',
-    PUBLIC_URL: app.baseUrl,
-  };
-  for (const name of ['LOG_LEVEL', 'WEBHOOK_ALLOW_PRIVATE_URLS', 'WEBHOOK_TIMEOUT_MS']) delete base[name];
-  for (const [k, v] of Object.entries(env)) {
-    if (v === undefined) delete base[k];
-    else base[k] = v;
-  }
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/cli/main.ts'), ...args], { cwd: ROOT, env: base, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    running.add(child);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      running.delete(child);
-      resolve({ code, stdout, stderr });
-    });
+  return runCli(args, {
+    unset: ['WEBHOOK_ALLOW_PRIVATE_URLS', 'WEBHOOK_TIMEOUT_MS'],
+    env: { DATABASE_URL: app.database.url, TOLLGATE_SECRET_KEY: app.secretKey.toString('base64'), NODE_ENV: 'test', PUBLIC_URL: app.baseUrl, ...env },
   });
 }
 
 async function json(args: string[], env?: Record<string, string | undefined>) {
   const r = await cli([...args, '--json'], env);
-  let value: Record<string, any>;
-  try {
-    value = JSON.parse(r.stdout) as Record<string, any>;
-  } catch {
-    throw new Error(`stdout is not one JSON value (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`);
-  }
-  return { ...r, json: value };
+  return { ...r, json: parseCliJson(r) };
 }
 
 async function waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, timeoutMs = 15_000): Promise<T> {

@@ -1,12 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type CliRun, killCliProcessesAfterEach, parseCliJson, runCli } from '../support/cli';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../apps/server/config';
 import { createLogger } from '../../apps/server/http/logger';
 import { createTollgate, type Tollgate } from '../../apps/server/tollgate';
@@ -19,56 +18,16 @@ import { createTestDatabase, type TestDatabase } from '../support/database';
  * API of a server started on the same database with the same deployment key.
  */
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** CLI processes not finished yet; none outlives the test that started it. */
-const running = new Set<ChildProcess>();
-afterEach(() => {
-  for (const child of running) child.kill('SIGKILL');
-  running.clear();
-});
+type Run = CliRun;
+killCliProcessesAfterEach();
 
 function runIn(databaseUrl: string, args: string[], opts: { bin?: boolean; cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  const entry = opts.bin ? [path.join(ROOT, 'bin/tollgate.mjs')] : ['--import', 'tsx', path.join(ROOT, 'apps/cli/main.ts')];
-  const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env, DATABASE_URL: databaseUrl, TOLLGATE_SECRET_KEY: SECRET_KEY, NODE_ENV: 'test' };
-  delete env.LOG_LEVEL;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...entry, ...args], { cwd: opts.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    // No wall-clock kill here: on a loaded machine a command may take long, which is no failure;
-    // one still running when its test ends (timed out or failed) is killed by the afterEach.
-    running.add(child);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      running.delete(child);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCli(args, { bin: opts.bin, cwd: opts.cwd, env: { ...opts.env, DATABASE_URL: databaseUrl, TOLLGATE_SECRET_KEY: SECRET_KEY, NODE_ENV: 'test' } });
 }
 
-/** stdout must be exactly one JSON object (whole-output JSON.parse). */
-function parseJson(r: Run): Record<string, any> {
-  let value: unknown;
-  try {
-    value = JSON.parse(r.stdout);
-  } catch {
-    throw new Error(`stdout is not one JSON value (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`);
-  }
-  expect(value).toBeTypeOf('object');
-  expect(Array.isArray(value)).toBe(false);
-  expect(value).not.toBeNull();
-  return value as Record<string, any>;
-}
+const parseJson = parseCliJson;
 
 let db: TestDatabase;
 let unmigrated: TestDatabase;
