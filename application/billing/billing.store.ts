@@ -4,7 +4,7 @@ import type { InvoiceReason, InvoiceStatus, PaymentMethodSummary } from '../../d
 import type { Currency } from '../../domain/billing/money';
 import type { EntitlementFacts } from '../../domain/billing/entitlements';
 import type { Subscription } from '../../domain/billing/subscription';
-import type { ProcessorInvoiceLine, ProcessorKind } from './payment-processor';
+import type { ProcessorInvoice, ProcessorKind } from './payment-processor';
 
 /**
  * The stores billing use cases need (PostgreSQL adapters in infrastructure/persistence). Each
@@ -117,27 +117,15 @@ export interface SubscriptionStore {
   list(projectId: string, filter: { userId?: string; status?: string; limit: number }): Promise<BillingSubscription[]>;
 }
 
-export interface BillingInvoice {
+/** Tollgate's record of an invoice: the processor's invoice, owned by a project's user and subscription. */
+export interface BillingInvoice extends Omit<ProcessorInvoice, 'id' | 'subscriptionId' | 'customerId'> {
   id: string;
   projectId: string;
   userId: string;
+  /** Tollgate's subscription id. */
   subscriptionId: string | null;
   processor: ProcessorKind;
   processorInvoiceId: string;
-  status: InvoiceStatus;
-  reason: InvoiceReason | 'manual';
-  currency: Currency;
-  subtotal: number;
-  amountDue: number;
-  amountPaid: number;
-  attemptCount: number;
-  /** Lines with Tollgate's price ids where known. */
-  lines: ProcessorInvoiceLine[];
-  periodStart: Date;
-  periodEnd: Date;
-  hostedUrl: string | null;
-  createdAt: Date;
-  paidAt: Date | null;
   updatedAt: Date;
 }
 

@@ -158,30 +158,21 @@ function toInvoice(
   prices: ReadonlyMap<string, { id: string }>,
   now: Date,
 ): BillingInvoice {
+  const { id: processorInvoiceId, subscriptionId: _processorSubscription, customerId: _customer, ...invoice } = pi;
   return {
+    ...invoice,
     id,
     projectId: subscription.projectId,
     userId: subscription.userId,
     subscriptionId: subscription.id,
     processor: subscription.processor,
-    processorInvoiceId: pi.id,
-    status: pi.status,
-    reason: pi.reason,
-    currency: pi.currency,
-    subtotal: pi.subtotal,
-    amountDue: pi.amountDue,
-    amountPaid: pi.amountPaid,
-    attemptCount: pi.attemptCount,
+    processorInvoiceId,
     // Lines name Tollgate's price ids.
     lines: pi.lines.map((l) => ({ ...l, priceId: l.priceId === null ? null : (prices.get(l.priceId)?.id ?? null) })),
-    periodStart: pi.periodStart,
-    periodEnd: pi.periodEnd,
-    hostedUrl: pi.hostedUrl,
-    createdAt: pi.createdAt,
-    paidAt: pi.paidAt,
     updatedAt: now,
   };
 }
+
 
 /** A project event: the spec's fields (type, subscriptionId, amount, currency) plus id, created, userId and the object. */
 export function buildEvent(
