@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from '../../application/ports/logger';
@@ -33,7 +33,9 @@ export class FileMailTransport implements MailTransport {
     })) as { message: Buffer };
     await mkdir(this.dir, { recursive: true });
     const file = path.join(this.dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.messageId}.eml`);
-    await writeFile(file, info.message, { mode: 0o600 });
+    // Written aside, then renamed: a reader of the folder never sees a half-written .eml.
+    await writeFile(`${file}.part`, info.message, { mode: 0o600 });
+    await rename(`${file}.part`, file);
     if (this.revealSecrets) {
       this.logger.info({ to: mail.to, file }, `Email "${mail.subject}" written to ${file}; it carries ${mail.secretPreview}`);
     } else {
