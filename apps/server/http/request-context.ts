@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Project } from '../../../domain/project';
 import type { EndUser } from '../../../domain/user';
+import type { RequestOrigin } from '../../../application/ports/request-origin';
 
 /** What the auth middleware established for a request. */
 export interface RequestAuth {
@@ -56,3 +57,13 @@ export function rawBodyOf(req: Request): Buffer {
 
 /** The client IP. X-Forwarded-For counts only when TRUST_PROXY says which proxies to believe. */
 export const clientIp = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
+/** Where the request came from: IP, user agent (cut to 512 characters) and request id. */
+export function originOf(req: Request, res: Response): RequestOrigin {
+  const ua = req.headers['user-agent'];
+  return {
+    ip: clientIp(req),
+    userAgent: typeof ua === 'string' && ua.length > 0 ? ua.slice(0, 512) : null,
+    requestId: typeof res.locals.requestId === 'string' ? res.locals.requestId : null,
+  };
+}
