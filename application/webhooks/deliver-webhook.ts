@@ -23,30 +23,32 @@ type DeliverDeps = Pick<WebhookDeps, 'endpoints' | 'deliveries' | 'signer' | 'tr
  *   after the last attempt the delivery is failed. An endpoint failing for 5 days without a success
  *   is disabled.
  *
+ * Two statements per attempt: one records its start and reads the delivery, the endpoint and its
+ * secrets; one records its end with the endpoint's streak.
+ *
  * Delivery is at least once: a worker that dies after the receiver answered and before the answer
  * was recorded leaves the attempt open, and the next attempt sends the event again.
  */
 export function makeDeliverWebhook(deps: DeliverDeps) {
   return async function deliverWebhook(message: WebhookDeliveryMessage, context: DeliveryContext): Promise<void> {
-    const found = await deps.deliveries.forAttempt(message.deliveryId);
-    if (found === null) return;
-    const { delivery, endpoint } = found;
-    if (delivery.status !== 'pending') return;
     const startedAt = deps.clock.now();
-    const attempt = await deps.deliveries.startAttempt(delivery.id, startedAt, { messageId: context.messageId, messageAttempt: context.attempt });
+    const opened = await deps.deliveries.beginAttempt(message.deliveryId, startedAt, { messageId: context.messageId, messageAttempt: context.attempt });
+    if (opened === null) return;
+    const { delivery, endpoint, attempt, secrets } = opened;
 
-    const finish = (result: { statusCode: number | null; responseExcerpt: string | null; error: string | null; durationMs: number }, status: 'pending' | 'succeeded' | 'failed', nextAttemptAt: Date | null) =>
-      deps.deliveries.finishAttempt({
-        deliveryId: delivery.id,
-        attempt,
-        ...result,
-        status,
-        completedAt: status === 'pending' ? null : deps.clock.now(),
-        nextAttemptAt,
-      });
+    const finish = (
+      result: ReturnType<typeof attemptRecord>,
+      status: 'pending' | 'succeeded' | 'failed',
+      nextAttemptAt: Date | null,
+      streak?: 'succeeded' | 'failed',
+      now: Date = deps.clock.now(),
+    ) =>
+      deps.deliveries.finishAttempt(
+        { deliveryId: delivery.id, attempt, ...result, status, completedAt: status === 'pending' ? null : now, nextAttemptAt },
+        streak ? { endpointId: endpoint.id, outcome: streak, at: now } : undefined,
+      );
 
-    const secrets = endpoint.enabled ? await deps.endpoints.secrets(endpoint.id, startedAt) : null;
-    if (!endpoint.enabled || secrets === null) {
+    if (secrets === null) {
       const why = endpoint.disabledReason ? `: ${endpoint.disabledReason}` : '';
       await finish({ statusCode: null, responseExcerpt: null, error: `not sent: the endpoint is disabled${why}`, durationMs: 0 }, 'failed', null);
       return;
@@ -55,24 +57,22 @@ export function makeDeliverWebhook(deps: DeliverDeps) {
     const eventId = delivery.eventId ?? String(delivery.payload.id ?? delivery.id);
     const response = await sendSigned(deps, { url: endpoint.url, eventId, payload: delivery.payload, secrets, signal: context.signal });
     const record = attemptRecord(response);
-    const now = deps.clock.now();
 
     if (response.kind === 'answered' && answerOutcome(response.status) === 'succeeded') {
-      await finish(record, 'succeeded', null);
-      await deps.endpoints.recordSuccess(endpoint.id, now);
+      await finish(record, 'succeeded', null, 'succeeded');
       return;
     }
     if (response.kind === 'answered' && answerOutcome(response.status) === 'gone') {
       await finish(record, 'failed', null);
-      if (await deps.endpoints.disable(endpoint.id, DISABLED_GONE, now)) {
+      if (await deps.endpoints.disable(endpoint.id, DISABLED_GONE, deps.clock.now())) {
         deps.logger.warn({ projectId: endpoint.projectId, endpointId: endpoint.id, url: endpoint.url }, 'webhook endpoint disabled: it answered 410 Gone');
       }
       return;
     }
 
+    const now = deps.clock.now();
     const delay = nextAttemptDelaySeconds(context.attempt);
-    await finish(record, delay === null ? 'failed' : 'pending', delay === null ? null : new Date(now.getTime() + delay * 1000));
-    const failingSince = await deps.endpoints.recordFailure(endpoint.id, now);
+    const { failingSince } = await finish(record, delay === null ? 'failed' : 'pending', delay === null ? null : new Date(now.getTime() + delay * 1000), 'failed', now);
     if (failingTooLong(failingSince, now) && (await deps.endpoints.disable(endpoint.id, DISABLED_FAILING, now))) {
       deps.logger.warn(
         { projectId: endpoint.projectId, endpointId: endpoint.id, url: endpoint.url, failingSince },

@@ -47,10 +47,6 @@ export interface WebhookEndpointStore {
   subscribedTo(projectId: string, type: string): Promise<Array<Pick<WebhookEndpoint, 'id'>>>;
   /** The secrets to sign with at `now`. */
   secrets(id: string, now: Date): Promise<SigningSecrets | null>;
-  /** A successful delivery: the failing streak ends. */
-  recordSuccess(id: string, now: Date): Promise<void>;
-  /** A failed delivery: answers when the streak began (now, if this is its first failure). */
-  recordFailure(id: string, now: Date): Promise<Date | null>;
   /** Disables an enabled endpoint with Tollgate's reason; false when it was disabled already or is gone. */
   disable(id: string, reason: string, now: Date): Promise<boolean>;
 }
@@ -101,17 +97,49 @@ export interface AttemptResult {
   nextAttemptAt: Date | null;
 }
 
+/** The outbox message and its attempt that make a delivery attempt: the same one is never recorded twice. */
+export interface AttemptSource {
+  messageId: string;
+  messageAttempt: number;
+}
+
+/** An attempt just recorded as started, with everything sending it needs. */
+export interface OpenedAttempt {
+  delivery: WebhookDelivery;
+  endpoint: WebhookEndpoint;
+  /** The attempt's number (1 for the first). */
+  attempt: number;
+  /** The secrets to sign with at the attempt's start; null when the endpoint is disabled (nothing is sent). */
+  secrets: SigningSecrets | null;
+}
+
+/** What an attempt's end means for its endpoint's failing streak (the 5-day rule). */
+export interface StreakChange {
+  endpointId: string;
+  /** A success ends the streak; a failure starts it unless it runs already. */
+  outcome: 'succeeded' | 'failed';
+  at: Date;
+}
+
 export interface WebhookDeliveryStore {
   insert(delivery: WebhookDelivery): Promise<void>;
   get(projectId: string, id: string): Promise<WebhookDelivery | null>;
-  /** What one attempt needs: the delivery and its endpoint (null when either is gone). */
-  forAttempt(id: string): Promise<{ delivery: WebhookDelivery; endpoint: WebhookEndpoint } | null>;
   /**
-   * Records the start of an attempt and answers its number. `source` is the outbox message and its
-   * attempt: recording the same one twice throws, so an attempt is never sent twice.
+   * Records the start of the next attempt of a pending delivery and answers, from the same
+   * statement, the delivery, its endpoint and the secrets to sign with at `startedAt` (one round
+   * trip per attempt). Null when the delivery is gone or no longer pending: nothing is recorded.
+   * Recording the same `source` twice throws, so an outbox attempt is never sent twice.
    */
-  startAttempt(deliveryId: string, startedAt: Date, source: { messageId: string; messageAttempt: number } | null): Promise<number>;
-  finishAttempt(result: AttemptResult): Promise<void>;
+  beginAttempt(deliveryId: string, startedAt: Date, source: AttemptSource): Promise<OpenedAttempt | null>;
+  /** Records the start of an attempt that no outbox message makes (the Test action) and answers its number. */
+  startAttempt(deliveryId: string, startedAt: Date, source: AttemptSource | null): Promise<number>;
+  /**
+   * Records the attempt's end on the attempt and its delivery and, with `streak`, on the endpoint,
+   * in one statement. The endpoint row is written only when something changes (a streak begins or
+   * ends) or its last success is more than a minute old, not on every delivery. Answers when the
+   * endpoint's failing streak began (null: none, or no `streak` given).
+   */
+  finishAttempt(result: AttemptResult, streak?: StreakChange): Promise<{ failingSince: Date | null }>;
   /** Newest first, each with its attempts (oldest first). */
   listForEndpoint(projectId: string, endpointId: string, filter: { limit: number }): Promise<Array<WebhookDelivery & { attempts: WebhookAttempt[] }>>;
   /** Sets a delivery pending again (a resend); false when it is gone. */

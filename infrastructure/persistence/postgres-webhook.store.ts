@@ -1,7 +1,10 @@
 import type { SecretBox } from '../../application/ports/crypto';
 import type {
   AttemptResult,
+  AttemptSource,
   DeliveryStatus,
+  OpenedAttempt,
+  StreakChange,
   SigningSecrets,
   WebhookAttempt,
   WebhookDelivery,
@@ -54,6 +57,81 @@ const toAttempt = rowMapper<WebhookAttempt>({
   responseExcerpt: read.textOrNull,
   error: read.textOrNull,
 });
+
+interface SecretColumns {
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  previous_secret_until: Date | string | null;
+}
+
+/** The secrets an endpoint signs with at `now`, decrypted: the current one, and the one before a roll while it lives. */
+function signingSecrets(box: SecretBox, row: SecretColumns, now: Date): SigningSecrets {
+  const previousLive = row.previous_secret_enc !== null && row.previous_secret_until !== null && new Date(row.previous_secret_until).getTime() > now.getTime();
+  return { current: box.decrypt(row.secret_enc), previous: previousLive ? box.decrypt(row.previous_secret_enc!) : null };
+}
+
+/** The endpoint's columns as `e_<column>` beside a delivery's own. */
+const ENDPOINT_COLUMNS_PREFIXED = toEndpoint.columns
+  .split(', ')
+  .map((c) => `e.${c} as e_${c}`)
+  .join(', ');
+const endpointOf = (row: Record<string, unknown>): WebhookEndpoint =>
+  toEndpoint(Object.fromEntries(Object.entries(row).filter(([k]) => k.startsWith('e_')).map(([k, v]) => [k.slice(2), v])));
+
+/**
+ * The start of a delivery's next attempt, in one statement: the attempt count goes up on a pending
+ * delivery, the attempt row is inserted (its unique (message, attempt) index refuses a second
+ * recording of one outbox attempt), and the delivery comes back with its endpoint and the
+ * endpoint's encrypted secrets. Nothing is written for a delivery no longer pending.
+ */
+const BEGIN_ATTEMPT = `
+  with d as (
+    update webhook_deliveries set attempt_count = attempt_count + 1
+     where id = ? and status = 'pending'
+     returning ${toDelivery.columns}
+  ), a as (
+    insert into webhook_attempts (delivery_id, attempt, message_id, message_attempt, started_at)
+    select id, attempt_count, ?, ?, ? from d
+    returning attempt
+  )
+  select ${toDelivery.columns
+    .split(', ')
+    .map((c) => `d.${c}`)
+    .join(', ')}, a.attempt as attempt_number, ${ENDPOINT_COLUMNS_PREFIXED},
+         e.secret_enc, e.previous_secret_enc, e.previous_secret_until
+    from d cross join a join webhook_endpoints e on e.id = d.endpoint_id`;
+
+/** The end of an attempt on the attempt row and its delivery (the common head of the statements below). */
+const FINISH_ATTEMPT_HEAD = `
+  with a as (
+    update webhook_attempts set duration_ms = ?, status_code = ?, response_excerpt = ?, error = ? where delivery_id = ? and attempt = ?
+  ), d as (
+    update webhook_deliveries set status = ?, last_status_code = coalesce(?, last_status_code), completed_at = ?, next_attempt_at = ?
+     where id = ?
+  )`;
+
+const FINISH_ATTEMPT = `${FINISH_ATTEMPT_HEAD} select null as failing_since`;
+
+/**
+ * A success ends the endpoint's failing streak. The row is written only when that changes
+ * something, or to move a last success more than a minute old: at hundreds of deliveries a second
+ * to one endpoint, not on every delivery (concurrent writers of one row would queue on its lock).
+ */
+const FINISH_SUCCEEDED = `${FINISH_ATTEMPT_HEAD}, e as (
+    update webhook_endpoints set failing_since = null, last_success_at = ?
+     where id = ? and (failing_since is not null or last_success_at is null or last_success_at < ?)
+  ) select null as failing_since`;
+
+/**
+ * A failure starts the endpoint's failing streak unless one runs (the row is written only then) and
+ * answers when the streak began.
+ */
+const FINISH_FAILED = `${FINISH_ATTEMPT_HEAD}, e as (
+    update webhook_endpoints set failing_since = ? where id = ? and failing_since is null returning failing_since
+  ) select coalesce((select failing_since from e), (select failing_since from webhook_endpoints where id = ?)) as failing_since`;
+
+/** How stale an endpoint's last success may get before a success writes it again. */
+const LAST_SUCCESS_PRECISION_MS = 60_000;
 
 /** A text[] parameter, from JSON (bindings would spread a JS array into a list). */
 const TEXT_ARRAY = 'array(select jsonb_array_elements_text(?::jsonb))';
@@ -135,30 +213,8 @@ export class PostgresWebhookEndpointStore implements WebhookEndpointStore {
   }
 
   async secrets(id: string, now: Date): Promise<SigningSecrets | null> {
-    const [row] = await this.db.query<{ secret_enc: string; previous_secret_enc: string | null; previous_secret_until: Date | string | null }>(
-      `select secret_enc, previous_secret_enc, previous_secret_until from webhook_endpoints where id = ?`,
-      [id],
-    );
-    if (!row) return null;
-    const previousLive = row.previous_secret_enc !== null && row.previous_secret_until !== null && new Date(row.previous_secret_until).getTime() > now.getTime();
-    return { current: this.box.decrypt(row.secret_enc), previous: previousLive ? this.box.decrypt(row.previous_secret_enc!) : null };
-  }
-
-  async recordSuccess(id: string, now: Date): Promise<void> {
-    // Written when something changes (a streak ends) or once a minute, not on every delivery.
-    await this.db.query(
-      `update webhook_endpoints set failing_since = null, last_success_at = ?
-        where id = ? and (failing_since is not null or last_success_at is null or last_success_at < ?)`,
-      [now, id, new Date(now.getTime() - 60_000)],
-    );
-  }
-
-  async recordFailure(id: string, now: Date): Promise<Date | null> {
-    const [row] = await this.db.query<{ failing_since: Date | string }>(
-      `update webhook_endpoints set failing_since = coalesce(failing_since, ?) where id = ? returning failing_since`,
-      [now, id],
-    );
-    return row ? new Date(row.failing_since) : null;
+    const [row] = await this.db.query<SecretColumns>(`select secret_enc, previous_secret_enc, previous_secret_until from webhook_endpoints where id = ?`, [id]);
+    return row ? signingSecrets(this.box, row, now) : null;
   }
 
   async disable(id: string, reason: string, now: Date): Promise<boolean> {
@@ -173,7 +229,10 @@ export class PostgresWebhookEndpointStore implements WebhookEndpointStore {
 
 /** Deliveries and their attempts, in webhook_deliveries and webhook_attempts. */
 export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly box: SecretBox,
+  ) {}
 
   async insert(d: WebhookDelivery): Promise<void> {
     await this.db.query(
@@ -202,26 +261,24 @@ export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
     return toDelivery.first(await this.db.query(`select ${toDelivery.columns} from webhook_deliveries where project_id = ? and id = ?`, [projectId, id]));
   }
 
-  async forAttempt(id: string): Promise<{ delivery: WebhookDelivery; endpoint: WebhookEndpoint } | null> {
-    if (!isUuid(id)) return null;
-    const endpointColumns = toEndpoint.columns
-      .split(', ')
-      .map((c) => `e.${c} as e_${c}`)
-      .join(', ');
-    const deliveryColumns = toDelivery.columns
-      .split(', ')
-      .map((c) => `d.${c}`)
-      .join(', ');
-    const [row] = await this.db.query<Record<string, unknown>>(
-      `select ${deliveryColumns}, ${endpointColumns} from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where d.id = ?`,
-      [id],
+  async beginAttempt(deliveryId: string, startedAt: Date, source: AttemptSource): Promise<OpenedAttempt | null> {
+    if (!isUuid(deliveryId)) return null;
+    const [row] = await this.db.query<Record<string, unknown> & SecretColumns & { attempt_number: number }>(
+      BEGIN_ATTEMPT,
+      [deliveryId, source.messageId, source.messageAttempt, startedAt],
+      { prepare: 'webhook_begin_attempt' },
     );
     if (!row) return null;
-    const endpointRow = Object.fromEntries(Object.entries(row).filter(([k]) => k.startsWith('e_')).map(([k, v]) => [k.slice(2), v]));
-    return { delivery: toDelivery(row), endpoint: toEndpoint(endpointRow) };
+    const endpoint = endpointOf(row);
+    return {
+      delivery: toDelivery(row),
+      endpoint,
+      attempt: Number(row.attempt_number),
+      secrets: endpoint.enabled ? signingSecrets(this.box, row, startedAt) : null,
+    };
   }
 
-  async startAttempt(deliveryId: string, startedAt: Date, source: { messageId: string; messageAttempt: number } | null): Promise<number> {
+  async startAttempt(deliveryId: string, startedAt: Date, source: AttemptSource | null): Promise<number> {
     // One statement: the count and the attempt row together, or neither (a second recording of the
     // same outbox attempt violates the unique index, and nothing is sent).
     const [row] = await this.db.query<{ attempt: number }>(
@@ -235,15 +292,18 @@ export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
     return Number(row.attempt);
   }
 
-  async finishAttempt(r: AttemptResult): Promise<void> {
-    await this.db.query(
-      `with a as (
-         update webhook_attempts set duration_ms = ?, status_code = ?, response_excerpt = ?, error = ? where delivery_id = ? and attempt = ?
-       )
-       update webhook_deliveries set status = ?, last_status_code = coalesce(?, last_status_code), completed_at = ?, next_attempt_at = ?
-        where id = ?`,
-      [Math.round(r.durationMs), r.statusCode, r.responseExcerpt, r.error, r.deliveryId, r.attempt, r.status, r.statusCode, r.completedAt, r.nextAttemptAt, r.deliveryId],
-    );
+  async finishAttempt(r: AttemptResult, streak?: StreakChange): Promise<{ failingSince: Date | null }> {
+    const head = [Math.round(r.durationMs), r.statusCode, r.responseExcerpt, r.error, r.deliveryId, r.attempt, r.status, r.statusCode, r.completedAt, r.nextAttemptAt, r.deliveryId];
+    let rows: Array<{ failing_since: Date | string | null }>;
+    if (!streak) rows = await this.db.query(FINISH_ATTEMPT, head, { prepare: 'webhook_finish_attempt' });
+    else if (streak.outcome === 'succeeded') {
+      const stale = new Date(streak.at.getTime() - LAST_SUCCESS_PRECISION_MS);
+      rows = await this.db.query(FINISH_SUCCEEDED, [...head, streak.at, streak.endpointId, stale], { prepare: 'webhook_finish_succeeded' });
+    } else {
+      rows = await this.db.query(FINISH_FAILED, [...head, streak.at, streak.endpointId, streak.endpointId], { prepare: 'webhook_finish_failed' });
+    }
+    const since = rows[0]?.failing_since ?? null;
+    return { failingSince: since === null ? null : new Date(since) };
   }
 
   async listForEndpoint(projectId: string, endpointId: string, filter: { limit: number }): Promise<Array<WebhookDelivery & { attempts: WebhookAttempt[] }>> {
