@@ -1,7 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import type { DestinationCheck, WebhookRequest, WebhookResponse, WebhookTransport } from '../../application/webhooks/ports';
 import { RESPONSE_EXCERPT_BYTES } from '../../domain/webhooks/delivery';
 import { parseWebhookUrl, type WebhookUrl } from '../../domain/webhooks/endpoint';
@@ -20,26 +19,54 @@ function describeError(e: unknown): string {
   return error instanceof Error ? error.message : String(e);
 }
 
+/** How long a connection to an endpoint's address stays open, idle, for the next delivery (less when the receiver announces less). */
+const IDLE_CONNECTION_MS = 4_000;
+/** Idle connections kept per endpoint address (and TLS server name). */
+const IDLE_CONNECTIONS_PER_ADDRESS = 64;
+/**
+ * How much of an answer beyond the kept 1 KB is read (and dropped), after the attempt's outcome is
+ * known, so that its connection can serve the next delivery; a longer answer closes it.
+ */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+/** How long that draining may take before the connection is closed instead. */
+const DRAIN_LIMIT_MS = 2_000;
+
 /**
  * Webhook delivery over node:http(s), with the SSRF guard.
  *
  * - The URL's rules are checked again (an endpoint stored before a rule changed).
- * - The host is resolved and every address it has is checked against the private-address rule
- *   (domain/webhooks/ip-address.ts) unless private URLs are allowed; one private address refuses
- *   the delivery, so a name with a public and a private answer cannot be used to reach inside.
- * - The connection goes to the address checked: the socket's lookup answers that address, so a
- *   second DNS answer (rebinding) cannot swap it. The Host header and the TLS server name stay the
- *   URL's host, so virtual hosts and certificates work as usual.
- * - Redirects are not followed (a 3xx is an answer like any other); no connection is reused.
+ * - At every attempt the host is resolved and every address it has is checked against the
+ *   private-address rule (domain/webhooks/ip-address.ts) unless private URLs are allowed; one
+ *   private address refuses the delivery, so a name with a public and a private answer cannot be
+ *   used to reach inside. No answer is cached: each attempt asks the resolver again.
+ * - The connection goes to the address checked: the socket connects to that IP, so a second DNS
+ *   answer (rebinding) cannot swap it. The Host header and the TLS server name stay the URL's
+ *   host, so virtual hosts and certificates work as usual.
+ * - Connections are kept alive between attempts, pooled by the address they were opened to (and
+ *   the TLS server name): an attempt reuses a connection only to the very address it just checked,
+ *   and a name that now resolves elsewhere gets a new connection there. An idle connection closes
+ *   after 4 s (or 1 s before the receiver's announced keep-alive timeout).
+ * - Redirects are not followed (a 3xx is an answer like any other).
  * - One timeout covers the whole exchange: connect, send, and the answer's status and first 1 KB.
  */
 export class HttpWebhookTransport implements WebhookTransport {
+  private readonly agents = {
+    'http:': new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, maxFreeSockets: IDLE_CONNECTIONS_PER_ADDRESS, scheduling: 'lifo' }),
+    'https:': new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, maxFreeSockets: IDLE_CONNECTIONS_PER_ADDRESS, scheduling: 'lifo' }),
+  };
+
   constructor(private readonly resolve: ResolveHost = systemResolver) {}
 
   async check(url: string, allowPrivate: boolean): Promise<DestinationCheck> {
     const parsed = parseWebhookUrl(url, { allowHttp: allowPrivate });
     if (!parsed.ok) return { ok: false, error: parsed.error, detail: urlRefusal(parsed.error) };
     return this.destination(parsed.value, allowPrivate);
+  }
+
+  /** Closes the idle connections (a process that stops delivering). */
+  close(): void {
+    this.agents['http:'].destroy();
+    this.agents['https:'].destroy();
   }
 
   private async destination(url: WebhookUrl, allowPrivate: boolean): Promise<DestinationCheck> {
@@ -73,14 +100,10 @@ export class HttpWebhookTransport implements WebhookTransport {
     const url = parsed.value;
     const checked = await this.destination(url, request.allowPrivate);
     if (!checked.ok) return { kind: 'refused', error: checked.error, detail: checked.detail, durationMs: elapsed() };
+    // The address just checked: the socket connects to it (an IP, so no second lookup), pooled with
+    // the connections opened to that same address.
     const address = checked.addresses[0]!;
-    const family = address.includes(':') ? 6 : 4;
-
-    // Every lookup of this request answers the address just checked.
-    const pinned = ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-      if (options?.all) callback(null, [{ address, family }]);
-      else callback(null, address, family);
-    }) as unknown as LookupFunction;
+    const https_ = url.protocol === 'https:';
 
     return new Promise<WebhookResponse>((resolve) => {
       let settled = false;
@@ -95,16 +118,16 @@ export class HttpWebhookTransport implements WebhookTransport {
         done({ kind: 'failed', error: message, durationMs: elapsed() });
         req.destroy();
       };
-      const client = url.protocol === 'https:' ? https : http;
-      const req = client.request({
-        host: url.hostname,
+      const req = (https_ ? https : http).request({
+        host: address,
+        family: address.includes(':') ? 6 : 4,
         port: url.port,
         path: url.path,
         method: 'POST',
-        headers: { ...request.headers, host: url.port === (url.protocol === 'https:' ? 443 : 80) ? hostHeader(url) : `${hostHeader(url)}:${url.port}`, 'content-length': Buffer.byteLength(request.body) },
-        lookup: pinned,
-        agent: false,
-        ...(url.protocol === 'https:' && url.ipVersion === null ? { servername: url.hostname } : {}),
+        headers: { ...request.headers, host: url.port === (https_ ? 443 : 80) ? hostHeader(url) : `${hostHeader(url)}:${url.port}`, 'content-length': Buffer.byteLength(request.body) },
+        agent: this.agents[https_ ? 'https:' : 'http:'],
+        // The certificate is checked for the URL's host, and SNI names it (an IP URL names none).
+        ...(https_ && url.ipVersion === null ? { servername: url.hostname } : {}),
       });
       const timer = setTimeout(() => fail(`timed out after ${request.timeoutMs} ms`), request.timeoutMs);
       const onAbort = () => fail('aborted: the attempt ran out of time');
@@ -114,20 +137,33 @@ export class HttpWebhookTransport implements WebhookTransport {
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        let drainTimer: NodeJS.Timeout | undefined;
         const finish = () => {
+          if (settled) return;
           const excerpt = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
           done({ kind: 'answered', status: res.statusCode ?? 0, excerpt, durationMs: elapsed() });
-          res.destroy();
+          // The outcome is known. The rest of a short answer is read and dropped, so that the
+          // connection can carry the next delivery; a long or slow one closes the connection.
+          if (!res.complete) drainTimer = setTimeout(() => res.destroy(), DRAIN_LIMIT_MS);
         };
         res.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
           size += chunk.length;
-          if (size >= RESPONSE_EXCERPT_BYTES) finish();
+          if (!settled) {
+            chunks.push(chunk);
+            if (size >= RESPONSE_EXCERPT_BYTES) finish();
+          } else if (size > RESPONSE_EXCERPT_BYTES + DRAIN_LIMIT_BYTES) res.destroy();
         });
-        res.on('end', finish);
+        res.on('end', () => {
+          clearTimeout(drainTimer);
+          finish();
+        });
         // The status is in: a connection closed before the body ends still answered.
         res.on('error', finish);
         res.on('aborted', finish);
+        res.on('close', () => {
+          clearTimeout(drainTimer);
+          finish();
+        });
       });
       req.end(request.body);
     });

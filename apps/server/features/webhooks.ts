@@ -30,13 +30,13 @@ export interface WebhooksFeature {
 /** A pending delivery whose message ended this long ago without settling it is failed (its worker died on the last attempt). */
 const ORPHAN_AFTER_MS = 10 * 60_000;
 
-function webhookDeps({ core, config }: { core: Core; config: CoreConfig }): WebhookDeps {
+function webhookDeps({ core, config }: { core: Core; config: CoreConfig }, transport: HttpWebhookTransport = new HttpWebhookTransport()): WebhookDeps {
   const { db, clock, crypto, box, logger, outbox, stores } = core;
   return {
     endpoints: new PostgresWebhookEndpointStore(db, box),
-    deliveries: new PostgresWebhookDeliveryStore(db),
+    deliveries: new PostgresWebhookDeliveryStore(db, box),
     outbox,
-    transport: new HttpWebhookTransport(),
+    transport,
     signer: new HmacWebhookSigner(),
     projects: stores.projects,
     uow: db,
@@ -61,7 +61,9 @@ export function webhookEventPublisher(input: { core: Core; config: CoreConfig },
  * their own queue.
  */
 export function wireWebhooks(input: { core: Core; config: CoreConfig }): WebhooksFeature {
-  const deps = webhookDeps(input);
+  // One transport for the feature: its kept-alive connections serve the deliveries and the Test action.
+  const transport = new HttpWebhookTransport();
+  const deps = webhookDeps(input, transport);
   const useCases: WebhookUseCases = {
     createEndpoint: makeCreateEndpoint(deps),
     listEndpoints: makeListEndpoints(deps),
@@ -86,6 +88,7 @@ export function wireWebhooks(input: { core: Core; config: CoreConfig }): Webhook
         },
       },
     ],
+    close: () => transport.close(),
   };
   return { useCases, jobs };
 }
