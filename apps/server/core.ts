@@ -134,6 +134,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
     }),
     bossSchema: 'pgboss',
+    // Workers fetch as soon as any process hands a job over, not at their next poll.
+    wakeUrl: options.databaseUrl,
   });
   const scheduler = new PgBossScheduler({ boss, db, clock, logger });
 
@@ -201,6 +203,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     async close() {
       closing = true;
       await invalidation.stop();
+      await outbox.stopWorkers();
       if (bossStarted) await boss.stop({ graceful: true, wait: true, timeout: 5000 }).catch(() => undefined);
       await db.close();
     },

@@ -23,6 +23,7 @@ import type { QueueSettings } from './queues';
 import { assertRetryPolicy, retryDelaySeconds } from './retry-policy';
 import { withTimeout } from './timeout';
 import type { AnyTopicDefinition } from './topics';
+import { OUTBOX_WAKE_CHANNEL, OutboxWakeups } from './wakeups';
 
 /** The pg-boss queue of a queue named by topics. */
 export const pgBossQueueName = (queue: string): string => `tollgate.${queue}`;
@@ -41,6 +42,12 @@ const HANDOFF_GRACE_MS = 5_000;
 const STUCK_AFTER_MS = 15 * 60_000;
 const SWEEP_BATCH = 100;
 const ABANDONED = 'abandoned: the worker stopped or stalled during the attempt';
+/**
+ * How often each worker process looks for attempts still running past their job's expiry (their
+ * worker died or stalled) and, when it finds one, has pg-boss fail the expired jobs at once instead
+ * of at its next maintenance (every 2 minutes).
+ */
+const EXPIRY_CHECK_MS = 2_000;
 
 /** The sweep as a scheduled job: every minute, once across all worker processes. */
 export const OUTBOX_SWEEP_JOB_NAME = 'outbox.sweep';
@@ -59,6 +66,34 @@ export interface PgBossOutboxDeps {
   queues: readonly QueueSettings[];
   /** pg-boss's schema (`pgboss` unless given). */
   bossSchema?: string;
+  /**
+   * The database URL for a listening connection: this process's workers fetch as soon as any
+   * process hands over a job due now (`tollgate_outbox` notifications) instead of at their next
+   * poll. Without it they only poll (every 0.5 s).
+   */
+  wakeUrl?: string;
+}
+
+/** One worker loop of a queue in this process: pg-boss's worker id, and whether it is running a batch. */
+interface WorkerLoop {
+  id: string;
+  busy: boolean;
+}
+
+/** An attempt whose handler succeeded, to be settled with the rest of its batch. */
+interface Succeeded {
+  id: string;
+  attempt: number;
+  finishedAt: Date;
+}
+
+/** What opening a job's attempt found: the message, and the attempt started or the ones closed as abandoned. */
+interface Opened {
+  row: MessageRow;
+  /** The attempt started for this job; null when none was (not current, or abandoned ones were closed instead). */
+  started: number | null;
+  /** Attempts of this job that were still running (their worker died or stalled) and are now closed as failed. */
+  abandoned: number;
 }
 
 /** What a pg-boss job carries: the message and which of its scheduled attempts this job is. */
@@ -117,6 +152,13 @@ export class PgBossOutbox implements Outbox, OutboxLog {
   private readonly queues = new Map<string, QueueSettings>();
   private readonly handlers = new Map<string, TopicHandler['handle']>();
   private readonly queueReady = new Map<string, Promise<string>>();
+  /** This process's worker loops, by queue name. */
+  private readonly loops = new Map<string, WorkerLoop[]>();
+  private nextLoop = 0;
+  private wakeups: OutboxWakeups | null = null;
+  private expiryTimer: NodeJS.Timeout | undefined;
+  private expiryCheck: Promise<void> | null = null;
+  private working = false;
 
   constructor(private readonly deps: PgBossOutboxDeps) {
     for (const queue of deps.queues) {
@@ -192,27 +234,112 @@ export class PgBossOutbox implements Outbox, OutboxLog {
     return id;
   }
 
-  /** Starts the workers of every queue that has a topic handled in this process. */
+  /**
+   * Starts the workers of every queue that has a topic handled in this process, the listener that
+   * wakes them when a job is handed over, and the check for attempts abandoned by a dead worker.
+   */
   async startWorkers(): Promise<void> {
     const names = new Set([...this.handlers.keys()].map((topic) => this.definition(topic).topic.queue));
+    this.working = true;
     for (const name of names) {
       const queue = this.queues.get(name)!;
       const pgQueue = await this.ensureQueue(name);
+      const loops: WorkerLoop[] = [];
+      this.loops.set(name, loops);
       for (let i = 0; i < queue.concurrency; i++) {
-        let workerId: string | undefined;
-        workerId = await this.deps.boss.work<JobData>(
+        const loop: WorkerLoop = { id: '', busy: false };
+        loop.id = await this.deps.boss.work<JobData>(
           pgQueue,
           { batchSize: queue.batchSize, pollingIntervalSeconds: queue.pollingIntervalSeconds ?? 0.5 },
           async (jobs) => {
-            await this.runBatch(queue, pgQueue, jobs);
+            loop.busy = true;
+            try {
+              await this.runBatch(queue, pgQueue, jobs);
+            } finally {
+              loop.busy = false;
+            }
             // A full batch: more jobs are likely waiting. pg-boss would wait out the rest of its
             // polling interval (at least 0.5 s) before the next fetch, capping a loop at batchSize
             // jobs per interval; fetch again at once instead.
-            if (jobs.length >= queue.batchSize && workerId) this.deps.boss.notifyWorker(workerId);
+            if (jobs.length >= queue.batchSize) this.deps.boss.notifyWorker(loop.id);
           },
         );
+        loops.push(loop);
       }
     }
+    if (names.size > 0 && this.deps.wakeUrl) {
+      this.wakeups = new OutboxWakeups(this.deps.wakeUrl, this.deps.logger, (queue) => this.wake(queue));
+      await this.wakeups.start();
+    }
+    if (names.size > 0) {
+      this.expiryTimer = setInterval(() => {
+        this.expiryCheck ??= this.expireAbandoned()
+          .then(() => undefined)
+          .catch((e: unknown) => this.deps.logger.warn({ err: e }, 'outbox: the check for abandoned attempts failed'))
+          .finally(() => (this.expiryCheck = null));
+      }, EXPIRY_CHECK_MS);
+      this.expiryTimer.unref();
+    }
+  }
+
+  /** Stops the wake-up listener and the abandoned-attempt check (before the job queue stops). */
+  async stopWorkers(): Promise<void> {
+    this.working = false;
+    clearInterval(this.expiryTimer);
+    this.expiryTimer = undefined;
+    await this.expiryCheck;
+    await this.wakeups?.stop();
+    this.wakeups = null;
+  }
+
+  /**
+   * A job of `queue` is due now (a notification, or this process handed it over): an idle worker
+   * loop fetches at once; when every loop is busy, one fetches again as soon as its batch is done.
+   */
+  private wake(queue: string): void {
+    const loops = this.loops.get(queue);
+    if (!loops?.length) return;
+    const loop = loops.find((l) => !l.busy) ?? loops[this.nextLoop++ % loops.length]!;
+    this.deps.boss.notifyWorker(loop.id);
+  }
+
+  /** Wakes this process's workers of `queue` when no listener will (the notification wakes them otherwise). */
+  private wakeHere(queue: string): void {
+    if (this.wakeups === null) this.wake(queue);
+  }
+
+  /**
+   * An attempt still running past its job's expiry was abandoned: its worker died (SIGKILL, a lost
+   * machine) or stalled. pg-boss fails such jobs (and runs them again) in its maintenance, which
+   * runs every 2 minutes; when one is found, this asks pg-boss to do it now. The run that follows
+   * closes the abandoned attempt and schedules the next one per the retry policy. Only attempts of
+   * the outbox's own queues are looked at, through a small index of running attempts; pg-boss's
+   * own step (an atomic, locked statement over its job table) runs only when one is overdue.
+   */
+  async expireAbandoned(): Promise<boolean> {
+    if (!this.working) return false;
+    const { db, clock } = this.deps;
+    const now = clock.now().getTime();
+    const shortest = Math.min(...[...this.topics.values()].map((d) => this.expirySeconds(d)));
+    const overdue = await db.withContext(() =>
+      db.query<{ topic: string; started_at: Date | string }>(
+        `select m.topic, a.started_at from outbox_attempts a join outbox_messages m on m.id = a.message_id
+          where a.status = 'running' and a.started_at < ? order by a.started_at limit ${SWEEP_BATCH}`,
+        [new Date(now - shortest * 1000)],
+      ),
+    );
+    const expired = overdue.some((a) => {
+      const definition = this.topics.get(a.topic);
+      return definition !== undefined && toDate(a.started_at).getTime() < now - this.expirySeconds(definition) * 1000;
+    });
+    if (!expired || !this.working) return false;
+    await this.deps.boss.expire();
+    return true;
+  }
+
+  /** Seconds after its start that pg-boss fails a job of this topic whose worker has not settled it. */
+  private expirySeconds(definition: AnyTopicDefinition): number {
+    return (definition.topic.timeoutSeconds ?? this.queues.get(definition.topic.queue)!.timeoutSeconds) + EXPIRY_GRACE_SECONDS;
   }
 
   /** The sweep, as the scheduled job the composition root registers. */
@@ -324,10 +451,14 @@ export class PgBossOutbox implements Outbox, OutboxLog {
         const definition = this.topics.get(message.topic);
         if (!definition) continue;
         const moved = await db.query(
-          `update ${schema}.job set start_after = now()
-            where name = ? and id = ? and state = 'created' and start_after > now() returning id`,
-          [pgBossQueueName(definition.topic.queue), jobIdFor(message.id, message.generation)],
+          `with moved as (
+             update ${schema}.job set start_after = now()
+              where name = ? and id = ? and state = 'created' and start_after > now() returning id
+           )
+           select id, pg_notify(?, ?) from moved`,
+          [pgBossQueueName(definition.topic.queue), jobIdFor(message.id, message.generation), OUTBOX_WAKE_CHANNEL, definition.topic.queue],
         );
+        if (moved.length) this.wakeHere(definition.topic.queue);
         started += moved.length;
       }
       return started;
@@ -428,10 +559,11 @@ export class PgBossOutbox implements Outbox, OutboxLog {
       const jobId = jobIdFor(message.id, message.generation);
       const timeoutSeconds = definition.topic.timeoutSeconds ?? queue.timeoutSeconds;
       const data: JobData = { id: message.id, generation: message.generation };
+      // Seconds from now on the database's clock, which pg-boss uses.
+      const startAfter = Math.max(0, Math.ceil((toDate(message.next_attempt_at).getTime() - clock.now().getTime()) / 1000));
       const sent = await boss.send(pgQueue, data, {
         id: jobId,
-        // Seconds from now on the database's clock, which pg-boss uses.
-        startAfter: Math.max(0, Math.ceil((toDate(message.next_attempt_at).getTime() - clock.now().getTime()) / 1000)),
+        startAfter,
         retryLimit: JOB_RERUNS,
         retryDelay: 1,
         expireInSeconds: timeoutSeconds + EXPIRY_GRACE_SECONDS,
@@ -452,13 +584,21 @@ export class PgBossOutbox implements Outbox, OutboxLog {
           return next ? this.dispatch(next) : false;
         }
       }
+      const handedOver = [clock.now(), message.id, message.generation];
+      if (startAfter > 0) {
+        await db.withContext(() => db.query(`update outbox_messages set dispatched_at = ? where id = ? and generation = ? and status = 'pending'`, handedOver));
+        return true;
+      }
+      // Due now: the same statement tells the workers of every process listening (the job is in).
       await db.withContext(() =>
-        db.query(`update outbox_messages set dispatched_at = ? where id = ? and generation = ? and status = 'pending'`, [
-          clock.now(),
-          message.id,
-          message.generation,
-        ]),
+        db.query(
+          `with handed as (update outbox_messages set dispatched_at = ? where id = ? and generation = ? and status = 'pending')
+           select pg_notify(?, ?)`,
+          [...handedOver, OUTBOX_WAKE_CHANNEL, queue.name],
+          { prepare: 'outbox_handed_over_now' },
+        ),
       );
+      this.wakeHere(queue.name);
       return true;
     } catch (e) {
       logger.warn({ err: e, outboxId: message.id }, 'outbox dispatch failed; the sweep hands the message over later');
@@ -466,38 +606,116 @@ export class PgBossOutbox implements Outbox, OutboxLog {
     }
   }
 
+  /**
+   * Runs a batch of jobs fetched together. Their bookkeeping is shared: one statement opens every
+   * attempt of the batch (closing those a dead worker abandoned), the handlers run side by side, and
+   * one statement records every success; a failure is recorded on its own. Each job still succeeds
+   * or fails on its own: only a failure to record one fails its job, which pg-boss then runs again.
+   */
   private async runBatch(queue: QueueSettings, pgQueue: string, jobs: PgBoss.Job<JobData>[]): Promise<void> {
-    // Each job of the batch succeeds or fails on its own. A handler's failure is recorded (and the
-    // job completed); only a failure to record it fails the job, which pg-boss then runs again.
-    const results = await Promise.allSettled(jobs.map((job) => this.deps.db.withContext(() => this.deliver(queue, job.data))));
+    const { db, boss, logger } = this.deps;
+    let opened: Map<string, Opened>;
+    try {
+      opened = await db.withContext(() => this.openAttempts(jobs.map((job) => job.data)));
+    } catch (e) {
+      logger.error({ err: e, queue: queue.name }, 'outbox delivery bookkeeping failed');
+      for (const job of jobs) await boss.fail(pgQueue, job.id, { message: safeErrorText(e) });
+      return;
+    }
+    const results = await Promise.allSettled(
+      jobs.map((job) => db.withContext(() => this.deliver(queue, job.data, opened.get(job.data.id) ?? null))),
+    );
     const done: string[] = [];
+    const failed: string[] = [];
+    const succeeded: Array<Succeeded & { jobId: string }> = [];
     for (const [i, result] of results.entries()) {
       const job = jobs[i]!;
-      if (result.status === 'fulfilled') done.push(job.id);
-      else {
-        this.deps.logger.error({ err: result.reason, outboxId: job.data.id }, 'outbox delivery bookkeeping failed');
-        await this.deps.boss.fail(pgQueue, job.id, { message: safeErrorText(result.reason) });
+      if (result.status === 'rejected') {
+        logger.error({ err: result.reason, outboxId: job.data.id }, 'outbox delivery bookkeeping failed');
+        failed.push(job.id);
+      } else if (result.value) succeeded.push({ ...result.value, jobId: job.id });
+      else done.push(job.id);
+    }
+    if (succeeded.length) {
+      try {
+        await db.withContext(() => this.settleSuccesses(succeeded));
+        done.push(...succeeded.map((s) => s.jobId));
+      } catch (e) {
+        logger.error({ err: e, queue: queue.name }, 'outbox delivery bookkeeping failed');
+        failed.push(...succeeded.map((s) => s.jobId));
       }
     }
-    if (done.length) await this.deps.boss.complete(pgQueue, done);
+    for (const id of failed) await boss.fail(pgQueue, id, { message: 'the outbox could not record the attempt' });
+    if (done.length) await boss.complete(pgQueue, done);
   }
 
-  /** Runs one scheduled attempt of a message, unless that attempt is over already. */
-  private async deliver(queue: QueueSettings, job: JobData): Promise<void> {
-    const { db, clock, box } = this.deps;
-    const [row] = await db.query<MessageRow>(
-      `select id, topic, payload_enc, status, attempts, generation, retry_policy, next_attempt_at, dispatched_at
-         from outbox_messages where id = ?`,
-      [job.id],
+  /**
+   * Opens the attempt of each job, in one statement: for each message still pending at the job's
+   * generation, either the attempts its previous run left running are closed as abandoned (their
+   * worker died or was stopped before settling them), or a new attempt is recorded as running.
+   * Answers, per message id, the row and what was done.
+   */
+  private async openAttempts(jobs: JobData[]): Promise<Map<string, Opened>> {
+    const now = this.deps.clock.now();
+    const rows = await this.deps.db.query<MessageRow & { abandoned: string | number; started: number | null }>(
+      `with job as (
+         select * from jsonb_to_recordset(?::jsonb) as j(id uuid, generation integer)
+       ), m as (
+         select m.id, m.topic, m.payload_enc, m.status, m.attempts, m.generation, m.retry_policy, m.next_attempt_at, m.dispatched_at,
+                m.status = 'pending' and m.generation = job.generation as current
+           from outbox_messages m join job on job.id = m.id
+       ), abandoned as (
+         update outbox_attempts a set status = 'failed', finished_at = ?, error = ?
+           from m where m.current and a.message_id = m.id and a.status = 'running'
+         returning a.message_id
+       ), started as (
+         insert into outbox_attempts (message_id, attempt, status, started_at)
+         select m.id, coalesce((select max(x.attempt) from outbox_attempts x where x.message_id = m.id), 0) + 1, 'running', ?
+           from m
+          where m.current and not exists (select 1 from outbox_attempts r where r.message_id = m.id and r.status = 'running')
+         returning message_id, attempt
+       )
+       select m.id, m.topic, m.payload_enc, m.status, m.attempts, m.generation, m.retry_policy, m.next_attempt_at, m.dispatched_at,
+              (select count(*) from abandoned where abandoned.message_id = m.id) as abandoned, s.attempt as started
+         from m left join started s on s.message_id = m.id`,
+      [JSON.stringify(jobs.map((j) => ({ id: j.id, generation: j.generation }))), now, ABANDONED, now],
+      { prepare: 'outbox_open_attempts' },
     );
-    if (!row || row.status !== 'pending') return;
+    return new Map(rows.map((r) => [r.id, { row: r, started: r.started === null ? null : Number(r.started), abandoned: Number(r.abandoned) }]));
+  }
+
+  /** Records the successes of a batch: each attempt succeeded, each message delivered and its payload erased. */
+  private async settleSuccesses(succeeded: Succeeded[]): Promise<void> {
+    await this.deps.db.query(
+      `with done as (
+         select * from jsonb_to_recordset(?::jsonb) as d(id uuid, attempt integer, finished_at timestamptz)
+       ), attempt as (
+         update outbox_attempts a set status = 'succeeded', finished_at = done.finished_at
+           from done where a.message_id = done.id and a.attempt = done.attempt
+       )
+       update outbox_messages m set status = 'delivered', delivered_at = done.finished_at, payload_enc = null, attempts = m.attempts + 1,
+              last_error = null, next_attempt_at = null
+         from done where m.id = done.id and m.status = 'pending'`,
+      [JSON.stringify(succeeded.map((s) => ({ id: s.id, attempt: s.attempt, finished_at: s.finishedAt.toISOString() })))],
+      { prepare: 'outbox_settle_successes' },
+    );
+  }
+
+  /**
+   * Runs one scheduled attempt of a message, as `openAttempts` opened it, unless that attempt is
+   * over already. A failure is recorded here; a success is answered, for the batch to record.
+   */
+  private async deliver(queue: QueueSettings, job: JobData, opened: Opened | null): Promise<Succeeded | null> {
+    const { box } = this.deps;
+    const row = opened?.row;
+    if (!row || row.status !== 'pending') return null;
     if (row.generation !== job.generation) {
       // This job's attempt is over and a later one was scheduled; hand that one over if the
       // process that scheduled it died before it could.
       if (row.generation > job.generation && row.dispatched_at === null && row.next_attempt_at) {
         await this.dispatch({ id: row.id, topic: row.topic, generation: row.generation, next_attempt_at: row.next_attempt_at });
       }
-      return;
+      return null;
     }
     const definition = this.topics.get(row.topic);
     const topicQueue = (definition && this.queues.get(definition.topic.queue)) ?? queue;
@@ -505,24 +723,13 @@ export class PgBossOutbox implements Outbox, OutboxLog {
     const settle = { row, policy, reviveAfterSeconds: topicQueue.reviveFailedAfterSeconds };
 
     // An attempt of this job still marked running was abandoned: its worker died, or was stopped,
-    // before settling it. Close it as failed and let the retry policy say when the next one runs.
-    const abandoned = await db.query<{ attempt: number }>(
-      `update outbox_attempts set status = 'failed', finished_at = ?, error = ? where message_id = ? and status = 'running' returning attempt`,
-      [clock.now(), ABANDONED, row.id],
-    );
-    if (abandoned.length) {
-      await this.settleFailure({ ...settle, attempt: null, failures: abandoned.length, error: ABANDONED, permanent: false });
-      return;
+    // before settling it. It is closed as failed; the retry policy says when the next one runs.
+    if (opened.abandoned > 0) {
+      await this.settleFailure({ ...settle, attempt: null, failures: opened.abandoned, error: ABANDONED, permanent: false });
+      return null;
     }
-
-    const [started] = await db.query<{ attempt: number }>(
-      `insert into outbox_attempts (message_id, attempt, status, started_at)
-       select m.id, coalesce((select max(a.attempt) from outbox_attempts a where a.message_id = m.id), 0) + 1, 'running', ?
-         from outbox_messages m where m.id = ? and m.generation = ? and m.status = 'pending'
-       returning attempt`,
-      [clock.now(), row.id, row.generation],
-    );
-    if (!started) return;
+    const attempt = opened.started;
+    if (attempt === null) return null;
 
     let payload: unknown;
     try {
@@ -534,23 +741,14 @@ export class PgBossOutbox implements Outbox, OutboxLog {
       const handler = this.handlers.get(row.topic);
       if (!handler) throw new Error(`no handler for topic ${row.topic} in this process`);
       const timeoutSeconds = definition.topic.timeoutSeconds ?? topicQueue.timeoutSeconds;
-      await withTimeout(timeoutSeconds, (signal) => handler(payload as never, { messageId: row.id, attempt: started.attempt, signal }));
+      await withTimeout(timeoutSeconds, (signal) => handler(payload as never, { messageId: row.id, attempt, signal }));
     } catch (e) {
       const error = safeErrorText(e, payload);
-      this.deps.logger.warn({ outboxId: row.id, topic: row.topic, attempt: started.attempt, error }, 'outbox delivery attempt failed');
-      await this.settleFailure({ ...settle, attempt: started.attempt, failures: 1, error, permanent: e instanceof PermanentFailure });
-      return;
+      this.deps.logger.warn({ outboxId: row.id, topic: row.topic, attempt, error }, 'outbox delivery attempt failed');
+      await this.settleFailure({ ...settle, attempt, failures: 1, error, permanent: e instanceof PermanentFailure });
+      return null;
     }
-    const finishedAt = clock.now();
-    await db.query(
-      `with attempt as (
-         update outbox_attempts set status = 'succeeded', finished_at = ? where message_id = ? and attempt = ?
-       )
-       update outbox_messages set status = 'delivered', delivered_at = ?, payload_enc = null, attempts = attempts + 1,
-              last_error = null, next_attempt_at = null
-        where id = ? and status = 'pending'`,
-      [finishedAt, row.id, started.attempt, finishedAt, row.id],
-    );
+    return { id: row.id, attempt, finishedAt: this.deps.clock.now() };
   }
 
   /**

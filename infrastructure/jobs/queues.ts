@@ -37,8 +37,12 @@ export interface MessageDeliverySettings {
   webhookTimeoutMs?: number;
 }
 
-/** Seconds a webhook attempt's job may run: the HTTP timeout plus room for the lookup and the records. */
-export const webhookJobTimeoutSeconds = (timeoutMs: number): number => Math.ceil(timeoutMs / 1000) + 20;
+/**
+ * Seconds a webhook attempt's job may run: the HTTP timeout plus room for the address lookup and
+ * the two statements that record the attempt. pg-boss expires the job of a dead worker 2 s after
+ * that, so this room is part of how long a dead worker's deliveries wait to be tried again.
+ */
+export const webhookJobTimeoutSeconds = (timeoutMs: number): number => Math.ceil(timeoutMs / 1000) + 5;
 
 /**
  * The queues of Tollgate's own topics: mail (and password-reset requests), SMS, and project
