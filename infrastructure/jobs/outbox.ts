@@ -250,7 +250,9 @@ export class PgBossOutbox implements Outbox, OutboxLog {
         const loop: WorkerLoop = { id: '', busy: false };
         loop.id = await this.deps.boss.work<JobData>(
           pgQueue,
-          { batchSize: queue.batchSize, pollingIntervalSeconds: queue.pollingIntervalSeconds ?? 0.5 },
+          // Oldest first, ignoring job priorities (the outbox sets none): ordering by them made each
+          // fetch sort the whole backlog by three keys (about 4 ms per fetch behind 2,500 jobs).
+          { batchSize: queue.batchSize, pollingIntervalSeconds: queue.pollingIntervalSeconds ?? 0.5, priority: false },
           async (jobs) => {
             loop.busy = true;
             try {

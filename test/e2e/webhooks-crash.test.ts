@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import PgBoss from 'pg-boss';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BillingUseCases } from '../../application/billing/use-cases';
 import type { Project } from '../../domain/project';
@@ -21,16 +20,17 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * times while it delivers, and started again each time. At the end every event id has reached the
  * receiver; the duplicates (attempts whose answer died with the worker) are counted and printed.
  *
- * How a killed worker's deliveries come back: its pg-boss jobs stay "active" until they expire
- * (the webhook job's timeout, WEBHOOK_TIMEOUT_MS rounded up to seconds + 20 s of room, + 2 s), and
- * pg-boss fails expired jobs in its maintenance, which runs it again (1 s later); the re-run closes
- * the abandoned attempt and schedules the next one on the webhook schedule (5 s). By default that
- * is 32 s + up to 2 minutes (pg-boss's maintenance interval) + 6 s. Here WEBHOOK_TIMEOUT_MS=2000
- * (expiry after 24 s) and this process supervises the queue with maintenance every second (as
- * test/integration/outbox.test.ts does), so the deliveries a worker held are back about 30 s later.
+ * How a killed worker's deliveries come back, with nothing but the worker processes running (as in
+ * production): its pg-boss jobs stay "active" until they expire (the webhook job's timeout,
+ * WEBHOOK_TIMEOUT_MS rounded up to seconds + 5 s, + 2 s). Every worker process looks every 2 s for
+ * attempts running past that and then has pg-boss fail the expired jobs, which runs each again 1 s
+ * later; the re-run closes the abandoned attempt and schedules the next one on the webhook schedule
+ * (5 s). Here WEBHOOK_TIMEOUT_MS=2000: expiry after 9 s, so the deliveries a worker held are back
+ * about 15 to 18 s after it died.
  *
  * An attempt abandoned twice would wait for the schedule's third attempt (5 minutes): the kills all
- * come within about 20 s, before the first kill's deliveries are re-run, so none is.
+ * come within about 12 s (recording 8 subscriptions at a time keeps the backlog ahead of the
+ * worker), before the first kill's deliveries are tried again, so none is.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -40,7 +40,7 @@ const KILLS = 5;
 /** A kill comes each time this many more requests have reached the receiver. */
 const KILL_EVERY = 150;
 /** Subscriptions recorded at once by this process. */
-const RECORDING_CONCURRENCY = 4;
+const RECORDING_CONCURRENCY = 8;
 const WEBHOOK_TIMEOUT_MS = 2_000;
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -114,14 +114,12 @@ class WorkerProcess {
 describe('webhook delivery with the worker killed', () => {
   let database: TestDatabase | undefined;
   let tollgate: Tollgate | undefined;
-  let supervisor: PgBoss | undefined;
   let worker: WorkerProcess | undefined;
   const receiver = new WebhookReceiver(() => Date.now());
 
   afterAll(async () => {
     await worker?.stop();
     await receiver.stop();
-    await supervisor?.stop({ graceful: false, wait: true, timeout: 2000 }).catch(() => undefined);
     await tollgate?.close();
     await database?.drop();
   });
@@ -138,10 +136,6 @@ describe('webhook delivery with the worker killed', () => {
     await tollgate.start();
     const tg = tollgate;
     const run = <T>(fn: () => Promise<T>) => tg.core.db.withContext(fn);
-    // pg-boss's maintenance (expiry of a dead worker's jobs) every second instead of every 2 minutes.
-    supervisor = new PgBoss({ connectionString: database.url, schema: 'pgboss', max: 2, supervise: true, maintenanceIntervalSeconds: 1, schedule: false });
-    supervisor.on('error', () => undefined);
-    await supervisor.start();
 
     const billing = tg.billing as BillingUseCases;
     const created = await run(() => tg.admin.createProject({ name: 'Crash', callbackUrls: ['https://app.example.com/callback'] }));
