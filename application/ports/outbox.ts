@@ -80,15 +80,48 @@ export interface DeliveryContext {
   signal: AbortSignal;
 }
 
+/** One message of a batch, with its delivery's context. */
+export interface BatchItem<P> {
+  payload: P;
+  context: DeliveryContext;
+}
+
+/**
+ * What a batch handler answers for each item, in order: null when it was delivered, or the error
+ * that failed its attempt (retried per the policy).
+ */
+export type BatchOutcome = Error | null;
+
 /** Delivers one message of a topic; throws to fail the attempt (it is retried per the policy). */
 export interface TopicHandler {
   readonly topic: Topic<unknown>;
   readonly handle: (payload: never, context: DeliveryContext) => Promise<void>;
+  /**
+   * When given, the messages of this topic that the job layer fetched together are handed over in
+   * one call (each attempt still succeeds or fails on its own): a handler that records its own
+   * bookkeeping does it in one statement for all of them. Throwing fails every item.
+   */
+  readonly handleBatch?: (items: Array<BatchItem<never>>) => Promise<BatchOutcome[]>;
 }
 
 /** Pairs a topic with its handler, typed by the topic's payload. */
 export function handleTopic<P>(topic: Topic<P>, handle: (payload: P, context: DeliveryContext) => Promise<void>): TopicHandler {
   return { topic, handle };
+}
+
+/**
+ * Pairs a topic with a handler that takes the messages fetched together at once (see
+ * `TopicHandler.handleBatch`); one message alone is a batch of one.
+ */
+export function handleTopicInBatches<P>(topic: Topic<P>, handleBatch: (items: Array<BatchItem<P>>) => Promise<BatchOutcome[]>): TopicHandler {
+  return {
+    topic,
+    handleBatch: handleBatch as TopicHandler['handleBatch'],
+    handle: async (payload: P, context: DeliveryContext) => {
+      const [outcome] = await handleBatch([{ payload, context }]);
+      if (outcome) throw outcome;
+    },
+  } as TopicHandler;
 }
 
 export type MessageStatus = 'pending' | 'delivered' | 'failed';

@@ -52,14 +52,9 @@ export function makeSendTest(deps: Pick<WebhookDeps, 'endpoints' | 'deliveries' 
     const record = attemptRecord(response);
     const status = response.kind === 'answered' ? response.status : null;
     const succeeded = status !== null && status >= 200 && status < 300;
-    await deps.deliveries.finishAttempt({
-      deliveryId,
-      attempt,
-      ...record,
-      status: succeeded ? 'succeeded' : 'failed',
-      completedAt: deps.clock.now(),
-      nextAttemptAt: null,
-    });
+    await deps.deliveries.finishAttempts([
+      { result: { deliveryId, attempt, ...record, status: succeeded ? 'succeeded' : 'failed', completedAt: deps.clock.now(), nextAttemptAt: null } },
+    ]);
     return {
       ok: true,
       value: {

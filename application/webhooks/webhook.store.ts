@@ -121,25 +121,32 @@ export interface StreakChange {
   at: Date;
 }
 
+/** The end of an attempt to record, with what it means for its endpoint's streak (none for the Test action). */
+export interface FinishedAttempt {
+  result: AttemptResult;
+  streak?: StreakChange;
+}
+
 export interface WebhookDeliveryStore {
   insert(delivery: WebhookDelivery): Promise<void>;
   get(projectId: string, id: string): Promise<WebhookDelivery | null>;
   /**
-   * Records the start of the next attempt of a pending delivery and answers, from the same
-   * statement, the delivery, its endpoint and the secrets to sign with at `startedAt` (one round
-   * trip per attempt). Null when the delivery is gone or no longer pending: nothing is recorded.
-   * Recording the same `source` twice throws, so an outbox attempt is never sent twice.
+   * Records the start of the next attempt of each pending delivery named, and answers, in the same
+   * order and from the same statement, the delivery, its endpoint and the secrets to sign with at
+   * `startedAt` (one round trip for a whole batch). Null for a delivery gone or no longer pending:
+   * nothing is recorded for it. The same outbox attempt (`source`) is never recorded twice, so
+   * never sent twice.
    */
-  beginAttempt(deliveryId: string, startedAt: Date, source: AttemptSource): Promise<OpenedAttempt | null>;
+  beginAttempts(attempts: ReadonlyArray<{ deliveryId: string; source: AttemptSource }>, startedAt: Date): Promise<Array<OpenedAttempt | null>>;
   /** Records the start of an attempt that no outbox message makes (the Test action) and answers its number. */
   startAttempt(deliveryId: string, startedAt: Date, source: AttemptSource | null): Promise<number>;
   /**
-   * Records the attempt's end on the attempt and its delivery and, with `streak`, on the endpoint,
-   * in one statement. The endpoint row is written only when something changes (a streak begins or
-   * ends) or its last success is more than a minute old, not on every delivery. Answers when the
-   * endpoint's failing streak began (null: none, or no `streak` given).
+   * Records the end of attempts on each attempt, its delivery and its endpoint's failing streak, in
+   * one statement. An endpoint row is written only when its streak begins or ends, or its last
+   * success is more than a minute old: not on every delivery. Answers, for each endpoint with a
+   * failure among them, when its failing streak began (null when a success ended it since).
    */
-  finishAttempt(result: AttemptResult, streak?: StreakChange): Promise<{ failingSince: Date | null }>;
+  finishAttempts(attempts: readonly FinishedAttempt[]): Promise<Map<string, Date | null>>;
   /** Newest first, each with its attempts (oldest first). */
   listForEndpoint(projectId: string, endpointId: string, filter: { limit: number }): Promise<Array<WebhookDelivery & { attempts: WebhookAttempt[] }>>;
   /** Sets a delivery pending again (a resend); false when it is gone. */

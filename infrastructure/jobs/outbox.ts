@@ -5,7 +5,9 @@ import type { Clock } from '../../application/ports/clock';
 import type { SecretBox, TokenCrypto } from '../../application/ports/crypto';
 import type { Logger } from '../../application/ports/logger';
 import type {
+  BatchOutcome,
   DeliveryAttempt,
+  DeliveryContext,
   EnqueueOptions,
   MessageStatus,
   Outbox,
@@ -87,6 +89,16 @@ interface Succeeded {
   finishedAt: Date;
 }
 
+/** A job's attempt ready to run: its message, its number, the payload as checked, its handler and timeout. */
+interface Runnable {
+  row: MessageRow;
+  attempt: number;
+  payload: unknown;
+  handler: TopicHandler;
+  timeoutSeconds: number;
+  settle: { row: MessageRow; policy: RetryPolicy; reviveAfterSeconds: number | undefined };
+}
+
 /** What opening a job's attempt found: the message, and the attempt started or the ones closed as abandoned. */
 interface Opened {
   row: MessageRow;
@@ -150,7 +162,7 @@ class PermanentFailure extends Error {}
 export class PgBossOutbox implements Outbox, OutboxLog {
   private readonly topics = new Map<string, AnyTopicDefinition>();
   private readonly queues = new Map<string, QueueSettings>();
-  private readonly handlers = new Map<string, TopicHandler['handle']>();
+  private readonly handlers = new Map<string, TopicHandler>();
   private readonly queueReady = new Map<string, Promise<string>>();
   /** This process's worker loops, by queue name. */
   private readonly loops = new Map<string, WorkerLoop[]>();
@@ -185,7 +197,7 @@ export class PgBossOutbox implements Outbox, OutboxLog {
     const name = handler.topic.name;
     if (!this.topics.has(name)) throw new Error(`topic ${name} has no schema: add its definition to the outbox's topics`);
     if (this.handlers.has(name)) throw new Error(`topic ${name} already has a handler`);
-    this.handlers.set(name, handler.handle);
+    this.handlers.set(name, handler);
   }
 
   async enqueue<P>(topic: Topic<P>, payload: NoInfer<P>, options: EnqueueOptions = {}): Promise<string> {
@@ -610,9 +622,10 @@ export class PgBossOutbox implements Outbox, OutboxLog {
 
   /**
    * Runs a batch of jobs fetched together. Their bookkeeping is shared: one statement opens every
-   * attempt of the batch (closing those a dead worker abandoned), the handlers run side by side, and
-   * one statement records every success; a failure is recorded on its own. Each job still succeeds
-   * or fails on its own: only a failure to record one fails its job, which pg-boss then runs again.
+   * attempt of the batch (closing those a dead worker abandoned), the handlers run side by side (a
+   * topic with a batch handler gets its messages of the batch in one call), and one statement
+   * records every success; a failure is recorded on its own. Each job still succeeds or fails on
+   * its own: only a failure to record one fails its job, which pg-boss then runs again.
    */
   private async runBatch(queue: QueueSettings, pgQueue: string, jobs: PgBoss.Job<JobData>[]): Promise<void> {
     const { db, boss, logger } = this.deps;
@@ -624,19 +637,51 @@ export class PgBossOutbox implements Outbox, OutboxLog {
       for (const job of jobs) await boss.fail(pgQueue, job.id, { message: safeErrorText(e) });
       return;
     }
-    const results = await Promise.allSettled(
-      jobs.map((job) => db.withContext(() => this.deliver(queue, job.data, opened.get(job.data.id) ?? null))),
+    // What each job's run came to: nothing left to record, a success to record with the batch, or
+    // a failure to record the attempt (the job fails and pg-boss runs it again).
+    const outcomes = new Map<string, 'done' | 'failed' | Succeeded>();
+    const bookkeepingFailed = (job: PgBoss.Job<JobData>, e: unknown) => {
+      logger.error({ err: e, outboxId: job.data.id }, 'outbox delivery bookkeeping failed');
+      outcomes.set(job.id, 'failed');
+    };
+    const prepared = await Promise.allSettled(jobs.map((job) => db.withContext(() => this.prepare(queue, job.data, opened.get(job.data.id) ?? null))));
+    const runs: Array<Runnable & { jobId: string }> = [];
+    for (const [i, result] of prepared.entries()) {
+      const job = jobs[i]!;
+      if (result.status === 'rejected') bookkeepingFailed(job, result.reason);
+      else if (result.value === null) outcomes.set(job.id, 'done');
+      else runs.push({ ...result.value, jobId: job.id });
+    }
+    const byTopic = new Map<string, Array<Runnable & { jobId: string }>>();
+    for (const run of runs) byTopic.set(run.row.topic, [...(byTopic.get(run.row.topic) ?? []), run]);
+    await Promise.all(
+      [...byTopic.values()].map(async (group) => {
+        const results = await this.run(group);
+        await Promise.all(
+          group.map(async (run, i) => {
+            const result = results[i]!;
+            if (result.ok) {
+              outcomes.set(run.jobId, { id: run.row.id, attempt: run.attempt, finishedAt: result.finishedAt });
+              return;
+            }
+            try {
+              await db.withContext(() => this.settleFailure({ ...run.settle, attempt: run.attempt, failures: 1, error: result.error, permanent: false }));
+              outcomes.set(run.jobId, 'done');
+            } catch (e) {
+              bookkeepingFailed(jobs.find((j) => j.id === run.jobId)!, e);
+            }
+          }),
+        );
+      }),
     );
     const done: string[] = [];
     const failed: string[] = [];
     const succeeded: Array<Succeeded & { jobId: string }> = [];
-    for (const [i, result] of results.entries()) {
-      const job = jobs[i]!;
-      if (result.status === 'rejected') {
-        logger.error({ err: result.reason, outboxId: job.data.id }, 'outbox delivery bookkeeping failed');
-        failed.push(job.id);
-      } else if (result.value) succeeded.push({ ...result.value, jobId: job.id });
-      else done.push(job.id);
+    for (const job of jobs) {
+      const outcome = outcomes.get(job.id);
+      if (outcome === 'failed' || outcome === undefined) failed.push(job.id);
+      else if (outcome === 'done') done.push(job.id);
+      else succeeded.push({ ...outcome, jobId: job.id });
     }
     if (succeeded.length) {
       try {
@@ -704,11 +749,12 @@ export class PgBossOutbox implements Outbox, OutboxLog {
   }
 
   /**
-   * Runs one scheduled attempt of a message, as `openAttempts` opened it, unless that attempt is
-   * over already. A failure is recorded here; a success is answered, for the batch to record.
+   * What to do with one job's attempt, as `openAttempts` opened it: nothing when it is over already
+   * (a later attempt was scheduled: handed over here if its hand-off was lost), the abandoned
+   * attempts closed as failed, a payload that can no longer be read failed for good, or the
+   * handler to run with the payload decrypted and checked.
    */
-  private async deliver(queue: QueueSettings, job: JobData, opened: Opened | null): Promise<Succeeded | null> {
-    const { box } = this.deps;
+  private async prepare(queue: QueueSettings, job: JobData, opened: Opened | null): Promise<Runnable | null> {
     const row = opened?.row;
     if (!row || row.status !== 'pending') return null;
     if (row.generation !== job.generation) {
@@ -737,20 +783,61 @@ export class PgBossOutbox implements Outbox, OutboxLog {
     try {
       if (!definition) throw new Error(`topic ${row.topic} is not defined in this process`);
       if (!row.payload_enc) throw new PermanentFailure('the payload is missing');
-      const parsed = definition.schema.safeParse(JSON.parse(box.decrypt(row.payload_enc)));
+      const parsed = definition.schema.safeParse(JSON.parse(this.deps.box.decrypt(row.payload_enc)));
       if (!parsed.success) throw new PermanentFailure(`the payload does not match the topic's schema: ${describeIssues(parsed.error)}`);
       payload = parsed.data;
       const handler = this.handlers.get(row.topic);
       if (!handler) throw new Error(`no handler for topic ${row.topic} in this process`);
-      const timeoutSeconds = definition.topic.timeoutSeconds ?? topicQueue.timeoutSeconds;
-      await withTimeout(timeoutSeconds, (signal) => handler(payload as never, { messageId: row.id, attempt, signal }));
+      return { row, attempt, payload, handler, timeoutSeconds: definition.topic.timeoutSeconds ?? topicQueue.timeoutSeconds, settle };
     } catch (e) {
       const error = safeErrorText(e, payload);
       this.deps.logger.warn({ outboxId: row.id, topic: row.topic, attempt, error }, 'outbox delivery attempt failed');
       await this.settleFailure({ ...settle, attempt, failures: 1, error, permanent: e instanceof PermanentFailure });
       return null;
     }
-    return { id: row.id, attempt, finishedAt: this.deps.clock.now() };
+  }
+
+  /**
+   * Runs the handler of attempts of one topic, each within the attempt's timeout: a batch handler
+   * once for all of them, another once per attempt, side by side. Answers, per attempt, its success
+   * or the error to record (the payload's values left out).
+   */
+  private async run(runs: Runnable[]): Promise<Array<{ ok: true; finishedAt: Date } | { ok: false; error: string }>> {
+    const { clock, logger } = this.deps;
+    const failure = (run: Runnable, e: unknown) => {
+      const error = safeErrorText(e, run.payload);
+      logger.warn({ outboxId: run.row.id, topic: run.row.topic, attempt: run.attempt, error }, 'outbox delivery attempt failed');
+      return { ok: false as const, error };
+    };
+    const context = (run: Runnable, signal: AbortSignal): DeliveryContext => ({ messageId: run.row.id, attempt: run.attempt, signal });
+    const { handleBatch } = runs[0]!.handler;
+    if (handleBatch) {
+      const timeoutSeconds = Math.max(...runs.map((r) => r.timeoutSeconds));
+      let outcomes: BatchOutcome[];
+      try {
+        outcomes = await this.deps.db.withContext(() =>
+          withTimeout(timeoutSeconds, (signal) => handleBatch(runs.map((run) => ({ payload: run.payload as never, context: context(run, signal) })))),
+        );
+      } catch (e) {
+        return runs.map((run) => failure(run, e));
+      }
+      const finishedAt = clock.now();
+      return runs.map((run, i) => {
+        const outcome = outcomes[i];
+        if (outcome === undefined) return failure(run, new Error('the batch handler answered no outcome for this message'));
+        return outcome === null ? { ok: true as const, finishedAt } : failure(run, outcome);
+      });
+    }
+    return Promise.all(
+      runs.map(async (run) => {
+        try {
+          await this.deps.db.withContext(() => withTimeout(run.timeoutSeconds, (signal) => run.handler.handle(run.payload as never, context(run, signal))));
+          return { ok: true as const, finishedAt: clock.now() };
+        } catch (e) {
+          return failure(run, e);
+        }
+      }),
+    );
   }
 
   /**

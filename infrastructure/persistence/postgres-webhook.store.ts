@@ -3,6 +3,7 @@ import type {
   AttemptResult,
   AttemptSource,
   DeliveryStatus,
+  FinishedAttempt,
   OpenedAttempt,
   StreakChange,
   SigningSecrets,
@@ -79,59 +80,92 @@ const endpointOf = (row: Record<string, unknown>): WebhookEndpoint =>
   toEndpoint(Object.fromEntries(Object.entries(row).filter(([k]) => k.startsWith('e_')).map(([k, v]) => [k.slice(2), v])));
 
 /**
- * The start of a delivery's next attempt, in one statement: the attempt count goes up on a pending
- * delivery, the attempt row is inserted (its unique (message, attempt) index refuses a second
- * recording of one outbox attempt), and the delivery comes back with its endpoint and the
- * endpoint's encrypted secrets. Nothing is written for a delivery no longer pending.
+ * The start of the next attempt of each delivery named (`r`, with its place `i` in the request),
+ * in one statement: the attempt count goes up on each pending delivery, its attempt row is inserted
+ * (the unique (message, attempt) index refuses a second recording of one outbox attempt), and each
+ * delivery comes back with its endpoint and the endpoint's encrypted secrets. Nothing is written
+ * for a delivery no longer pending.
  */
-const BEGIN_ATTEMPT = `
-  with d as (
-    update webhook_deliveries set attempt_count = attempt_count + 1
-     where id = ? and status = 'pending'
-     returning ${toDelivery.columns}
+const BEGIN_ATTEMPTS = `
+  with r as (
+    select * from jsonb_to_recordset(?::jsonb) as r(i integer, delivery_id uuid, message_id uuid, message_attempt integer)
+  ), d as (
+    update webhook_deliveries d set attempt_count = d.attempt_count + 1
+      from r where d.id = r.delivery_id and d.status = 'pending'
+    returning r.i, r.message_id, r.message_attempt, ${toDelivery.columns
+      .split(', ')
+      .map((c) => `d.${c}`)
+      .join(', ')}
   ), a as (
     insert into webhook_attempts (delivery_id, attempt, message_id, message_attempt, started_at)
-    select id, attempt_count, ?, ?, ? from d
-    returning attempt
+    select id, attempt_count, message_id, message_attempt, ? from d
+    returning delivery_id, attempt
   )
-  select ${toDelivery.columns
+  select d.i, ${toDelivery.columns
     .split(', ')
     .map((c) => `d.${c}`)
     .join(', ')}, a.attempt as attempt_number, ${ENDPOINT_COLUMNS_PREFIXED},
          e.secret_enc, e.previous_secret_enc, e.previous_secret_until
-    from d cross join a join webhook_endpoints e on e.id = d.endpoint_id`;
-
-/** The end of an attempt on the attempt row and its delivery (the common head of the statements below). */
-const FINISH_ATTEMPT_HEAD = `
-  with a as (
-    update webhook_attempts set duration_ms = ?, status_code = ?, response_excerpt = ?, error = ? where delivery_id = ? and attempt = ?
-  ), d as (
-    update webhook_deliveries set status = ?, last_status_code = coalesce(?, last_status_code), completed_at = ?, next_attempt_at = ?
-     where id = ?
-  )`;
-
-const FINISH_ATTEMPT = `${FINISH_ATTEMPT_HEAD} select null as failing_since`;
-
-/**
- * A success ends the endpoint's failing streak. The row is written only when that changes
- * something, or to move a last success more than a minute old: at hundreds of deliveries a second
- * to one endpoint, not on every delivery (concurrent writers of one row would queue on its lock).
- */
-const FINISH_SUCCEEDED = `${FINISH_ATTEMPT_HEAD}, e as (
-    update webhook_endpoints set failing_since = null, last_success_at = ?
-     where id = ? and (failing_since is not null or last_success_at is null or last_success_at < ?)
-  ) select null as failing_since`;
-
-/**
- * A failure starts the endpoint's failing streak unless one runs (the row is written only then) and
- * answers when the streak began.
- */
-const FINISH_FAILED = `${FINISH_ATTEMPT_HEAD}, e as (
-    update webhook_endpoints set failing_since = ? where id = ? and failing_since is null returning failing_since
-  ) select coalesce((select failing_since from e), (select failing_since from webhook_endpoints where id = ?)) as failing_since`;
+    from d join a on a.delivery_id = d.id join webhook_endpoints e on e.id = d.endpoint_id`;
 
 /** How stale an endpoint's last success may get before a success writes it again. */
 const LAST_SUCCESS_PRECISION_MS = 60_000;
+
+/**
+ * The end of attempts (`r`) on each attempt row and its delivery, and what they mean for each
+ * endpoint (`c`: its last success among them, and the first failure after it), in one statement.
+ * An endpoint row is written only when its failing streak begins or ends, or to move a last
+ * success more than a minute old: at hundreds of deliveries a second to one endpoint, not on every
+ * delivery (concurrent writers of one row would queue on its lock). Answers, for each endpoint
+ * with a failure, when its streak began.
+ */
+const FINISH_ATTEMPTS = `
+  with r as (
+    select * from jsonb_to_recordset(?::jsonb) as r(delivery_id uuid, attempt integer, duration_ms integer, status_code integer,
+      response_excerpt text, error text, status text, completed_at timestamptz, next_attempt_at timestamptz)
+  ), a as (
+    update webhook_attempts a set duration_ms = r.duration_ms, status_code = r.status_code, response_excerpt = r.response_excerpt, error = r.error
+      from r where a.delivery_id = r.delivery_id and a.attempt = r.attempt
+  ), d as (
+    update webhook_deliveries d set status = r.status, last_status_code = coalesce(r.status_code, d.last_status_code),
+           completed_at = r.completed_at, next_attempt_at = r.next_attempt_at
+      from r where d.id = r.delivery_id
+  ), c as (
+    select * from jsonb_to_recordset(?::jsonb) as c(endpoint_id uuid, succeeded_at timestamptz, failing_from timestamptz)
+  ), e as (
+    update webhook_endpoints e
+       set last_success_at = coalesce(c.succeeded_at, e.last_success_at),
+           failing_since = case when c.succeeded_at is null then coalesce(e.failing_since, c.failing_from) else c.failing_from end
+      from c
+     where e.id = c.endpoint_id
+       and (case when c.succeeded_at is null then e.failing_since is null
+                 else e.failing_since is distinct from c.failing_from or e.last_success_at is null
+                      or e.last_success_at < c.succeeded_at - interval '${LAST_SUCCESS_PRECISION_MS} milliseconds' end)
+    returning e.id, e.failing_since
+  )
+  select c.endpoint_id, coalesce((select e.failing_since from e where e.id = c.endpoint_id),
+                                 (select x.failing_since from webhook_endpoints x where x.id = c.endpoint_id)) as failing_since
+    from c where c.failing_from is not null`;
+
+/**
+ * What a set of attempt ends means for each endpoint: its latest success (the streak ends then),
+ * and its first failure after that (a streak begins then, unless one runs already).
+ */
+function streakChanges(streaks: readonly StreakChange[]): Array<{ endpoint_id: string; succeeded_at: string | null; failing_from: string | null }> {
+  const byEndpoint = new Map<string, StreakChange[]>();
+  for (const s of streaks) byEndpoint.set(s.endpointId, [...(byEndpoint.get(s.endpointId) ?? []), s]);
+  return [...byEndpoint].map(([endpointId, changes]) => {
+    const succeeded = changes.filter((c) => c.outcome === 'succeeded').map((c) => c.at.getTime());
+    const lastSuccess = succeeded.length ? Math.max(...succeeded) : null;
+    const failures = changes.filter((c) => c.outcome === 'failed' && (lastSuccess === null || c.at.getTime() > lastSuccess)).map((c) => c.at.getTime());
+    const firstFailure = failures.length ? Math.min(...failures) : null;
+    return {
+      endpoint_id: endpointId,
+      succeeded_at: lastSuccess === null ? null : new Date(lastSuccess).toISOString(),
+      failing_from: firstFailure === null ? null : new Date(firstFailure).toISOString(),
+    };
+  });
+}
 
 /** A text[] parameter, from JSON (bindings would spread a JS array into a list). */
 const TEXT_ARRAY = 'array(select jsonb_array_elements_text(?::jsonb))';
@@ -261,21 +295,27 @@ export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
     return toDelivery.first(await this.db.query(`select ${toDelivery.columns} from webhook_deliveries where project_id = ? and id = ?`, [projectId, id]));
   }
 
-  async beginAttempt(deliveryId: string, startedAt: Date, source: AttemptSource): Promise<OpenedAttempt | null> {
-    if (!isUuid(deliveryId)) return null;
-    const [row] = await this.db.query<Record<string, unknown> & SecretColumns & { attempt_number: number }>(
-      BEGIN_ATTEMPT,
-      [deliveryId, source.messageId, source.messageAttempt, startedAt],
-      { prepare: 'webhook_begin_attempt' },
+  async beginAttempts(attempts: ReadonlyArray<{ deliveryId: string; source: AttemptSource }>, startedAt: Date): Promise<Array<OpenedAttempt | null>> {
+    const wanted = attempts
+      .map((a, i) => ({ i, delivery_id: a.deliveryId, message_id: a.source.messageId, message_attempt: a.source.messageAttempt }))
+      .filter((a) => isUuid(a.delivery_id));
+    const opened: Array<OpenedAttempt | null> = attempts.map(() => null);
+    if (wanted.length === 0) return opened;
+    const rows = await this.db.query<Record<string, unknown> & SecretColumns & { i: number; attempt_number: number }>(
+      BEGIN_ATTEMPTS,
+      [JSON.stringify(wanted), startedAt],
+      { prepare: 'webhook_begin_attempts' },
     );
-    if (!row) return null;
-    const endpoint = endpointOf(row);
-    return {
-      delivery: toDelivery(row),
-      endpoint,
-      attempt: Number(row.attempt_number),
-      secrets: endpoint.enabled ? signingSecrets(this.box, row, startedAt) : null,
-    };
+    for (const row of rows) {
+      const endpoint = endpointOf(row);
+      opened[Number(row.i)] = {
+        delivery: toDelivery(row),
+        endpoint,
+        attempt: Number(row.attempt_number),
+        secrets: endpoint.enabled ? signingSecrets(this.box, row, startedAt) : null,
+      };
+    }
+    return opened;
   }
 
   async startAttempt(deliveryId: string, startedAt: Date, source: AttemptSource | null): Promise<number> {
@@ -292,18 +332,28 @@ export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
     return Number(row.attempt);
   }
 
-  async finishAttempt(r: AttemptResult, streak?: StreakChange): Promise<{ failingSince: Date | null }> {
-    const head = [Math.round(r.durationMs), r.statusCode, r.responseExcerpt, r.error, r.deliveryId, r.attempt, r.status, r.statusCode, r.completedAt, r.nextAttemptAt, r.deliveryId];
-    let rows: Array<{ failing_since: Date | string | null }>;
-    if (!streak) rows = await this.db.query(FINISH_ATTEMPT, head, { prepare: 'webhook_finish_attempt' });
-    else if (streak.outcome === 'succeeded') {
-      const stale = new Date(streak.at.getTime() - LAST_SUCCESS_PRECISION_MS);
-      rows = await this.db.query(FINISH_SUCCEEDED, [...head, streak.at, streak.endpointId, stale], { prepare: 'webhook_finish_succeeded' });
-    } else {
-      rows = await this.db.query(FINISH_FAILED, [...head, streak.at, streak.endpointId, streak.endpointId], { prepare: 'webhook_finish_failed' });
-    }
-    const since = rows[0]?.failing_since ?? null;
-    return { failingSince: since === null ? null : new Date(since) };
+  async finishAttempts(attempts: readonly FinishedAttempt[]): Promise<Map<string, Date | null>> {
+    const failingSince = new Map<string, Date | null>();
+    if (attempts.length === 0) return failingSince;
+    const results = attempts.map(({ result: r }) => ({
+      delivery_id: r.deliveryId,
+      attempt: r.attempt,
+      duration_ms: Math.round(r.durationMs),
+      status_code: r.statusCode,
+      response_excerpt: r.responseExcerpt,
+      error: r.error,
+      status: r.status,
+      completed_at: r.completedAt?.toISOString() ?? null,
+      next_attempt_at: r.nextAttemptAt?.toISOString() ?? null,
+    }));
+    const changes = streakChanges(attempts.flatMap((a) => (a.streak ? [a.streak] : [])));
+    const rows = await this.db.query<{ endpoint_id: string; failing_since: Date | string | null }>(
+      FINISH_ATTEMPTS,
+      [JSON.stringify(results), JSON.stringify(changes)],
+      { prepare: 'webhook_finish_attempts' },
+    );
+    for (const row of rows) failingSince.set(row.endpoint_id, row.failing_since === null ? null : new Date(row.failing_since));
+    return failingSince;
   }
 
   async listForEndpoint(projectId: string, endpointId: string, filter: { limit: number }): Promise<Array<WebhookDelivery & { attempts: WebhookAttempt[] }>> {

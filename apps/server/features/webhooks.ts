@@ -1,7 +1,7 @@
 import type { EventPublisher } from '../../../application/billing/billing.store';
-import { handleTopic } from '../../../application/ports/outbox';
+import { handleTopicInBatches } from '../../../application/ports/outbox';
 import type { WebhookDeps } from '../../../application/webhooks/deps';
-import { makeDeliverWebhook } from '../../../application/webhooks/deliver-webhook';
+import { makeDeliverWebhooks } from '../../../application/webhooks/deliver-webhook';
 import { makeListDeliveries, makeReplayFailed, makeResendDelivery } from '../../../application/webhooks/deliveries';
 import {
   makeCreateEndpoint,
@@ -76,7 +76,7 @@ export function wireWebhooks(input: { core: Core; config: CoreConfig }): Webhook
     replayFailed: makeReplayFailed(deps),
   };
   const jobs: JobsFeature = {
-    handlers: [handleTopic(WEBHOOK_DELIVERY_TOPIC, makeDeliverWebhook(deps))],
+    handlers: [handleTopicInBatches(WEBHOOK_DELIVERY_TOPIC, makeDeliverWebhooks(deps))],
     schedules: [
       {
         name: 'webhooks.fail-orphans',
