@@ -17,7 +17,8 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * events (500 subscriptions: subscription.created and invoice.paid each) in this process, which
  * never delivers a job; a separate `npm run worker` process (apps/server/worker.ts) delivers them
  * to a real receiver on 127.0.0.1 that checks every signature. The worker is killed with SIGKILL 5
- * times while it delivers, and started again each time. At the end every event id has reached the
+ * times while it delivers (from the receiver, as it records a request and before it answers it: the
+ * worker always dies with deliveries in flight), and started again each time. At the end every event id has reached the
  * receiver; the duplicates (attempts whose answer died with the worker) are counted and printed.
  *
  * How a killed worker's deliveries come back, with nothing but the worker processes running (as in
@@ -29,16 +30,17 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * about 15 to 18 s after it died.
  *
  * An attempt abandoned twice would wait for the schedule's third attempt (5 minutes): the kills all
- * come within about 12 s (recording 8 subscriptions at a time keeps the backlog ahead of the
- * worker), before the first kill's deliveries are tried again, so none is.
+ * come within about 10 s (recording 8 subscriptions at a time keeps the backlog ahead of the
+ * worker), before the first kill's deliveries are tried again, and only a first delivery arms a
+ * kill, so none is.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const EVENTS = 1_000;
 const SUBSCRIPTIONS = EVENTS / 2;
 const KILLS = 5;
-/** A kill comes each time this many more requests have reached the receiver. */
-const KILL_EVERY = 150;
+/** A kill comes each time this many more events have reached the receiver for the first time. */
+const KILL_EVERY = 120;
 /** Subscriptions recorded at once by this process. */
 const RECORDING_CONCURRENCY = 8;
 const WEBHOOK_TIMEOUT_MS = 2_000;
@@ -214,15 +216,27 @@ describe('webhook delivery with the worker killed', () => {
       );
     const kills: Array<{ at: number; received: number; recorded: number; heldJobs: number }> = [];
     let workerSince = await dbNow();
+    // Killed while delivering: as the receiver records the first delivery of its next KILL_EVERY-th
+    // event and before it answers, so the worker dies with that request (at least) in flight. Only a
+    // first delivery arms a kill: a retry of a delivery a kill abandoned is not the one killed again.
+    const seen = new Set<string>();
+    let armed: { at: number; killed: Promise<void> | null } | null = null;
+    receiver.onRequest = (request) => {
+      if (seen.has(request.event.id)) return;
+      seen.add(request.event.id);
+      if (armed && armed.killed === null && seen.size >= armed.at) armed.killed = w.kill();
+    };
     for (let k = 1; k <= KILLS; k++) {
-      // Killed while delivering: just after the receiver got its next KILL_EVERY requests.
-      await waitFor(() => recordingError !== null || receiver.received.length >= k * KILL_EVERY, `request ${k * KILL_EVERY} before kill ${k}`, 30_000, 5);
+      const kill: { at: number; killed: Promise<void> | null } = { at: k * KILL_EVERY, killed: null };
+      armed = kill;
+      await waitFor(() => recordingError !== null || kill.killed !== null, `event ${kill.at} before kill ${k}`, 30_000, 5);
       if (recordingError) throw recordingError;
-      await w.kill();
+      await kill.killed;
       kills.push({ at: Date.now(), received: receiver.received.length, recorded: recordedEvents(), heldJobs: await heldSince(workerSince) });
       workerSince = await dbNow();
       await w.start();
     }
+    receiver.onRequest = undefined;
     await recording;
     if (recordingError) throw recordingError;
 
@@ -292,5 +306,8 @@ describe('webhook delivery with the worker killed', () => {
     expect(ids.size).toBe(EVENTS);
     expect(kills).toHaveLength(KILLS);
     expect(kills.every((k) => k.received < EVENTS)).toBe(true);
+    // Each kill caught the worker delivering: it held jobs, and left attempts open.
+    expect(kills.filter((k) => k.heldJobs === 0)).toEqual([]);
+    expect(abandoned).toBeGreaterThanOrEqual(KILLS);
   });
 });

@@ -47,6 +47,8 @@ export function signedBy(secret: string, headers: IncomingHttpHeaders, body: str
 
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
+  /** Runs as each request is recorded, before it is answered (the sender still waits for the answer). */
+  onRequest: ((request: ReceivedWebhook) => void) | undefined;
   private readonly routes = new Map<string, Route>();
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
@@ -130,7 +132,7 @@ export class WebhookReceiver {
       sdkVerified = false;
     }
     const signatures = String(headers['x-service-signature'] ?? '').split(' ').filter(Boolean);
-    this.received.push({
+    const request: ReceivedWebhook = {
       path,
       headers,
       body,
@@ -139,7 +141,9 @@ export class WebhookReceiver {
       validFor: route.secrets.filter((s) => signedBy(s, headers, body)),
       sdkVerified,
       answered,
-    });
+    };
+    this.received.push(request);
+    this.onRequest?.(request);
     if (answered === 'hang') return; // never answers: the sender's timeout ends it
     if (answered === 'reset') {
       res.socket?.resetAndDestroy();
