@@ -134,6 +134,9 @@ interface Due {
   next_attempt_at: Date | string;
 }
 
+/** A job among those `openAttempts` opened: its message and generation. */
+const openedKey = (messageId: string, generation: number): string => `${messageId}/${generation}`;
+
 const toDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
 const toDateOrNull = (value: Date | string | null): Date | null => (value === null ? null : toDate(value));
 
@@ -644,7 +647,7 @@ export class PgBossOutbox implements Outbox, OutboxLog {
       logger.error({ err: e, outboxId: job.data.id }, 'outbox delivery bookkeeping failed');
       outcomes.set(job.id, 'failed');
     };
-    const prepared = await Promise.allSettled(jobs.map((job) => db.withContext(() => this.prepare(queue, job.data, opened.get(job.data.id) ?? null))));
+    const prepared = await Promise.allSettled(jobs.map((job) => db.withContext(() => this.prepare(queue, job.data, opened.get(openedKey(job.data.id, job.data.generation)) ?? null))));
     const runs: Array<Runnable & { jobId: string }> = [];
     for (const [i, result] of prepared.entries()) {
       const job = jobs[i]!;
@@ -700,16 +703,16 @@ export class PgBossOutbox implements Outbox, OutboxLog {
    * Opens the attempt of each job, in one statement: for each message still pending at the job's
    * generation, either the attempts its previous run left running are closed as abandoned (their
    * worker died or was stopped before settling them), or a new attempt is recorded as running.
-   * Answers, per message id, the row and what was done.
+   * Answers, per job (`openedKey`), the row and what was done.
    */
   private async openAttempts(jobs: JobData[]): Promise<Map<string, Opened>> {
     const now = this.deps.clock.now();
-    const rows = await this.deps.db.query<MessageRow & { abandoned: string | number; started: number | null }>(
+    const rows = await this.deps.db.query<MessageRow & { job_generation: number; abandoned: string | number; started: number | null }>(
       `with job as (
          select * from jsonb_to_recordset(?::jsonb) as j(id uuid, generation integer)
        ), m as (
          select m.id, m.topic, m.payload_enc, m.status, m.attempts, m.generation, m.retry_policy, m.next_attempt_at, m.dispatched_at,
-                m.status = 'pending' and m.generation = job.generation as current
+                job.generation as job_generation, m.status = 'pending' and m.generation = job.generation as current
            from outbox_messages m join job on job.id = m.id
        ), abandoned as (
          update outbox_attempts a set status = 'failed', finished_at = ?, error = ?
@@ -722,13 +725,14 @@ export class PgBossOutbox implements Outbox, OutboxLog {
           where m.current and not exists (select 1 from outbox_attempts r where r.message_id = m.id and r.status = 'running')
          returning message_id, attempt
        )
-       select m.id, m.topic, m.payload_enc, m.status, m.attempts, m.generation, m.retry_policy, m.next_attempt_at, m.dispatched_at,
-              (select count(*) from abandoned where abandoned.message_id = m.id) as abandoned, s.attempt as started
+       select m.id, m.topic, m.payload_enc, m.status, m.attempts, m.generation, m.retry_policy, m.next_attempt_at, m.dispatched_at, m.job_generation,
+              case when m.current then (select count(*) from abandoned where abandoned.message_id = m.id) else 0 end as abandoned,
+              case when m.current then s.attempt end as started
          from m left join started s on s.message_id = m.id`,
       [JSON.stringify(jobs.map((j) => ({ id: j.id, generation: j.generation }))), now, ABANDONED, now],
       { prepare: 'outbox_open_attempts' },
     );
-    return new Map(rows.map((r) => [r.id, { row: r, started: r.started === null ? null : Number(r.started), abandoned: Number(r.abandoned) }]));
+    return new Map(rows.map((r) => [openedKey(r.id, r.job_generation), { row: r, started: r.started === null ? null : Number(r.started), abandoned: Number(r.abandoned) }]));
   }
 
   /** Records the successes of a batch: each attempt succeeded, each message delivered and its payload erased. */
