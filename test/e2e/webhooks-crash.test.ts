@@ -26,8 +26,8 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * WEBHOOK_TIMEOUT_MS rounded up to seconds + 5 s, + 2 s). Every worker process looks every 2 s for
  * attempts running past that and then has pg-boss fail the expired jobs, which runs each again 1 s
  * later; the re-run closes the abandoned attempt and schedules the next one on the webhook schedule
- * (5 s). Here WEBHOOK_TIMEOUT_MS=2000: expiry after 9 s, so the deliveries a worker held are back
- * about 15 to 18 s after it died.
+ * (5 s). Here WEBHOOK_TIMEOUT_MS=2000: expiry 9 s after the job started, so the deliveries a worker
+ * held are back about 13 to 18 s after it died.
  *
  * An attempt abandoned twice would wait for the schedule's third attempt (5 minutes): the kills all
  * come within about 10 s (recording 8 subscriptions at a time keeps the backlog ahead of the
