@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPackages, ROOT, TARBALLS } from '../../packages/build';
 import type { Project } from '../../domain/project';
 import { startTestApp, type TestApp } from '../support/app';
+import { see } from '../support/browser';
 import { findChromium, reportSkippedBrowserTests } from '../support/chromium';
 
 /**
@@ -252,3 +253,102 @@ describe('the packed SDK installed in a fresh project', () => {
   }, 60_000);
 });
 
+describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  let example: Child;
+
+  beforeAll(async () => {
+    await timed('vite build of the example page', () => run(path.join(app, 'node_modules/.bin/vite'), ['build'], { cwd: app, env: cleanEnv() }));
+    const { secret } = ok(await t.inContext(() => t.tollgate.webhooks.createEndpoint(project.id, { url: `${exampleUrl}/webhooks/tollgate` })));
+    example = start(process.execPath, ['server.js'], {
+      cwd: app,
+      env: cleanEnv({
+        TOLLGATE_URL: t.baseUrl,
+        TOLLGATE_API_KEY: apiKey,
+        TOLLGATE_WEBHOOK_SECRET: secret,
+        PORT: new URL(exampleUrl).port,
+        PUBLIC_URL: exampleUrl,
+      }),
+    });
+    await waitFor('the example server', () => example.output().includes('Example SaaS on'));
+    browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1100, height: 900 }, locale: 'en-US' });
+    page.setDefaultTimeout(15_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('signs up, subscribes through the sandbox checkout, sees Pro content and the verified webhook, changes plan and cancels', async () => {
+    await timed('browser walk of the example', async () => {
+      await page.goto(exampleUrl);
+
+      // Sign up by email.
+      const email = `ada+${Date.now()}@example.com`;
+      await page.getByLabel('Name').fill('Ada');
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill('correct horse 1');
+      await page.getByRole('button', { name: 'Sign up' }).click();
+      await see(page.getByTestId('email')).toHaveText(email);
+
+      // The pricing table: visible plans in order, the recommended badge, the trial text, the interval switch.
+      const plans = page.locator('.tg-pricing__plan');
+      await see(plans).toHaveCount(3);
+      await see(page.locator('.tg-pricing__name')).toHaveText(['Basic', 'Pro', 'Team']);
+      const plan = (name: string) => plans.filter({ has: page.getByRole('heading', { name, exact: true }) });
+      await see(plan('Pro').locator('.tg-pricing__badge')).toHaveText('Recommended');
+      await see(plan('Team').locator('.tg-pricing__trial')).toHaveText('14-day free trial');
+      await see(plan('Pro').locator('.tg-pricing__amount')).toHaveText('$30.00');
+      await page.getByText('Yearly', { exact: true }).click();
+      await see(page.getByRole('radio', { name: 'Yearly' })).toBeChecked();
+      await see(plan('Pro').locator('.tg-pricing__price')).toHaveText('$300.00 per year');
+      if (process.env.TOLLGATE_UPDATE_SCREENSHOTS) await page.locator('.tg-pricing').screenshot({ path: path.join(ROOT, 'docs/sdk-pricing-table.png') });
+      await page.getByText('Monthly', { exact: true }).click();
+      await see(page.getByTestId('report-locked')).toBeVisible();
+
+      // Subscribe to Pro through the sandbox's hosted checkout, and come back.
+      await plan('Pro').getByRole('button', { name: 'Subscribe' }).click();
+      await page.waitForURL(/\/sandbox\/checkout\//);
+      await see(page.getByRole('heading', { name: 'Subscribe to Pro' })).toBeVisible();
+      await page.getByRole('button', { name: /^Pay \$30\.00/ }).click();
+      await page.waitForURL(`${exampleUrl}/`);
+
+      // The Pro content appears (the server checked the entitlement), and the webhook was verified.
+      await see(page.getByTestId('report').locator('caption')).toHaveText(`Quarterly report for ${email}`);
+      await see(page.getByTestId('subscription')).toHaveText('Pro (active)');
+      await see(plan('Pro').locator('.tg-pricing__current')).toHaveText('Current plan');
+      await see(page.getByTestId('events')).toContainText('subscription.created (signature verified)');
+
+      // Upgrade to Team: the proration preview first (the whole month is left: $60 - $30).
+      await plan('Team').getByRole('button', { name: 'Switch to Team' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Change to Team' });
+      await see(dialog.locator('.tg-pricing__due')).toHaveText('Due now: $30.00');
+      await see(dialog.getByRole('button', { name: 'Confirm' })).toBeFocused();
+      await dialog.getByRole('button', { name: 'Confirm' }).click();
+      await see(page.getByTestId('subscription')).toHaveText('Team (active)');
+      await see(page.getByTestId('report')).toBeVisible(); // Team is above Pro
+      await see(page.getByTestId('events')).toContainText('subscription.updated (signature verified)');
+
+      // Down to Basic: nothing due now, and the Pro content goes.
+      await plan('Basic').getByRole('button', { name: 'Switch to Basic' }).click();
+      await see(page.getByRole('dialog', { name: 'Change to Basic' }).locator('.tg-pricing__due')).toHaveText('Due now: $0.00');
+      await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+      await see(page.getByTestId('subscription')).toHaveText('Basic (active)');
+      await see(page.getByTestId('report-locked')).toBeVisible();
+
+      // Cancel: it ends at the period's end; Tollgate tells the server.
+      await page.getByRole('button', { name: 'Cancel subscription' }).click();
+      await see(page.getByTestId('subscription')).toContainText('Basic (pending cancellation), ends on');
+      await see(page.getByRole('button', { name: 'Keep my subscription' })).toBeVisible();
+      await see(page.getByTestId('events').locator('li')).toHaveCount(4);
+
+      // Sign out: the session ends here (and in Tollgate).
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await see(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+      await page.reload();
+      await see(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+    });
+  }, 120_000);
+});
