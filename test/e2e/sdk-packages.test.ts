@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -190,6 +190,23 @@ describe('the packed SDK installed in a fresh project', () => {
       expect(existsSync(path.join(installed, 'dist/index.js'))).toBe(true);
       expect(existsSync(path.join(installed, 'dist/index.d.ts'))).toBe(true);
       expect(existsSync(path.join(installed, 'src'))).toBe(false);
+    }
+  });
+
+  it('imports only its peer dependencies: no path into our sources, nothing of the server', () => {
+    const allowed: Record<string, string[]> = { sdk: ['zod', '@ts-rest/core'], react: ['react', 'react/jsx-runtime', '@tollgate/sdk/browser'] };
+    for (const name of ['sdk', 'react']) {
+      const dist = path.join(app, 'node_modules/@tollgate', name, 'dist');
+      for (const file of readdirSync(dist).filter((f) => /\.(js|d\.ts)$/.test(f))) {
+        const code = readFileSync(path.join(dist, file), 'utf8');
+        const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
+        for (const specifier of specifiers) {
+          // The server entry and the browser entry share one chunk of the same folder.
+          const ok = allowed[name]!.includes(specifier) || (file.endsWith('.js') && /^\.\/shared-[\w-]+\.js$/.test(specifier));
+          expect(ok, `${name}/dist/${file} imports ${specifier}`).toBe(true);
+        }
+        expect(code, `${name}/dist/${file}`).not.toMatch(/apps\/server|infrastructure\/|["'](?:express|pg|argon2|@mikro-orm\/\w+)["']/);
+      }
     }
   });
 

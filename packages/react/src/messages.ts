@@ -1,5 +1,5 @@
 /**
- * The components' few strings in the 20 locales Tollgate's emails speak (domain/locale.ts).
+ * The components' few strings in the 20 locales Tollgate's emails speak (the server's SUPPORTED_LOCALES).
  * `{plan}` and `{days}` are filled in; amounts and dates are formatted with Intl for the locale.
  */
 export const LOCALES = ['en', 'it', 'es', 'fr', 'de', 'pt', 'ja', 'ko', 'zh', 'nl', 'pl', 'ru', 'sv', 'da', 'nb', 'fi', 'ar', 'he', 'th', 'vi'] as const;
