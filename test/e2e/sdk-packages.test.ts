@@ -359,7 +359,15 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
       await page.getByRole('button', { name: 'Cancel subscription' }).click();
       await see(page.getByTestId('subscription')).toContainText('Basic (pending cancellation), ends on');
       await see(page.getByRole('button', { name: 'Keep my subscription' })).toBeVisible();
-      await see(page.getByTestId('events').locator('li')).toHaveCount(4);
+      // Every event, each verified: created and invoice.paid (checkout), updated and invoice.paid (the upgrade's proration), updated (down), updated (cancel).
+      await see(page.getByTestId('events').locator('li')).toHaveCount(6);
+      // The example server refuses what Tollgate did not sign.
+      const forged = await fetch(`${exampleUrl}/webhooks/tollgate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-timestamp': String(Date.now()), 'x-service-signature': `v1=${'0'.repeat(64)}` },
+        body: '{"type":"subscription.canceled"}',
+      });
+      expect(forged.status).toBe(401);
 
       // Sign out: the session ends here (and in Tollgate).
       await page.getByRole('button', { name: 'Sign out' }).click();

@@ -118,8 +118,7 @@ export function useEntitlements(): UseEntitlements {
   return {
     isLoaded: loaded,
     entitlements: state.billing.entitlements,
-    // state in the dependencies: a new function when the entitlements change.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // A new function whenever the state changes, so that memoized children see new entitlements.
     has: useCallback((check: EntitlementCheck) => client.has(check), [client, state]),
     refresh: useCallback(() => client.refreshEntitlements(), [client]),
   };

@@ -8,7 +8,7 @@
  *   const event = await tollgate.verifyWebhook({ payload: rawBody, headers, secret });
  */
 import { createClient, type TollgateClient } from '../../../contract';
-import { verifyWebhook as verifyWebhookSignature, WebhookVerificationError, type WebhookEvent } from '../../../contract/webhook-signature';
+import { verifyWebhook as verifyWebhookSignature, type WebhookEvent } from '../../../contract/webhook-signature';
 import { satisfies, type EntitlementCheck, type Entitlements, type RankedPlan } from './entitlements';
 import { errorOf, isTollgateError, TollgateError } from './errors';
 import { bearerOf, jsonResponse, sendJson, type NextFunction, type NodeRequestLike, type NodeResponseLike } from './http';
@@ -204,9 +204,4 @@ export function createTollgate(options: TollgateOptions): Tollgate {
     requireEntitlement: (requirement) => middleware(requirement),
     sessionRoutes: (routeOptions) => makeSessionRoutes({ baseUrl, apiKey: options.apiKey, client, fetch: fetchFn, verify }, routeOptions),
   };
-}
-
-/** Answers a refused webhook delivery with the status the spec asks for (400 or 401). */
-export function webhookRefusalStatus(error: unknown): 400 | 401 | null {
-  return error instanceof WebhookVerificationError ? error.status : null;
 }

@@ -138,7 +138,7 @@ export class BrowserClient {
     this.refreshOnce = singleFlight('tollgate:refresh', locks, () => this.refreshTask());
 
     if (this.channel) {
-      const onMessage = (event: { data: unknown }) => this.onMessage(event.data as Message);
+      const onMessage = (event: { readonly type?: string; readonly data?: unknown }) => this.onMessage(event.data as Message);
       this.channel.addEventListener('message', onMessage);
       this.cleanups.push(() => {
         this.channel?.removeEventListener?.('message', onMessage);

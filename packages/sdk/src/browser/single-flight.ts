@@ -15,8 +15,9 @@ export interface LockManagerLike {
 /** The part of BroadcastChannel used here. */
 export interface ChannelLike {
   postMessage(message: unknown): void;
-  addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
-  removeEventListener?(type: 'message', listener: (event: { data: unknown }) => void): void;
+  // `data` optional: a DOM or Node BroadcastChannel types its listener's event as a plain Event.
+  addEventListener(type: 'message', listener: (event: { readonly type?: string; readonly data?: unknown }) => void): void;
+  removeEventListener?(type: 'message', listener: (event: { readonly type?: string; readonly data?: unknown }) => void): void;
   close?(): void;
 }
 
@@ -41,6 +42,6 @@ export function defaultLocks(): LockManagerLike | null {
 
 /** A BroadcastChannel named `name` when the runtime has them. */
 export function defaultChannel(name: string): ChannelLike | null {
-  const Channel = (globalThis as { BroadcastChannel?: new (name: string) => ChannelLike }).BroadcastChannel;
+  const Channel = (globalThis as unknown as { BroadcastChannel?: new (name: string) => ChannelLike }).BroadcastChannel;
   return typeof Channel === 'function' ? new Channel(name) : null;
 }
