@@ -1,7 +1,8 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 
-export const c = initContract();
+/** The ts-rest contract builder (its type named, so that declarations of the contract can be emitted). */
+export const c: ReturnType<typeof initContract> = initContract();
 
 /**
  * How a route authenticates its caller; the server reads it from the contract's metadata and
