@@ -6,6 +6,8 @@ export interface AuthorizationCodeRecord {
   provider: string;
   createdAt: Date;
   expiresAt: Date;
+  /** The browser that came back from the provider (the sign-in's device); null for codes from before it was kept. */
+  origin: { ip: string; userAgent: string | null } | null;
 }
 
 export interface AuthorizationCodeStore {
