@@ -122,7 +122,7 @@ export interface StoredAuditEntry extends AuditEntry {
  * Detail names that could carry a secret. An entry's details never hold one by construction; this
  * list is the second line: such a key is dropped before anything is written.
  */
-const SECRET_KEY = /pass(word)?|secret|token|^code$|_code$|^codes$|api_?key|private|otp|challenge$|hash/i;
+const SECRET_KEY = /pass(word)?|secret|token|codes?$|api_?key|private|otp|challenge$|hash/i;
 const MAX_DETAIL_TEXT = 200;
 const MAX_DETAILS = 20;
 

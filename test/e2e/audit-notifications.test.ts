@@ -350,7 +350,7 @@ describe('the audit log', () => {
   });
 
   it('retention: the prune job deletes entries older than AUDIT_RETENTION_DAYS by the injected clock', async () => {
-    const [{ n: before }] = await t.inContext(() => t.tollgate.core.db.query<{ n: number }>('select count(*)::int as n from audit_log'));
+    const before = (await t.inContext(() => t.tollgate.core.db.query<{ n: number }>('select count(*)::int as n from audit_log')))[0]!.n;
     expect(before).toBeGreaterThan(30);
     t.clock.advanceSeconds(366 * 86_400);
     expect((await signIn(devices, 'devices@example.com', PASSWORD, { ip: '203.0.113.1' })).status).toBe(200);
