@@ -8,6 +8,9 @@ import { isUuid, read, rowMapper } from './rows';
 const COLUMNS = ['at', 'project_id', 'user_id', 'actor_kind', 'actor_id', 'action', 'target_kind', 'target_id', 'ip', 'user_agent', 'request_id', 'outcome', 'reason', 'details'] as const;
 const ROW = `(${COLUMNS.map((c) => (c === 'details' ? '?::jsonb' : '?')).join(', ')})`;
 
+/** Text as PostgreSQL can store it: without NUL characters. */
+const text = (value: string | null): string | null => (value === null ? null : value.replace(/\u0000/g, ''));
+
 const toRow = rowMapper<{
   id: string;
   at: Date;
@@ -154,6 +157,13 @@ export class PostgresAuditLog implements AuditLog, AuditLogStore {
       try {
         await this.db.withContext(() => this.insert(batch));
       } catch (e) {
+        // One entry PostgreSQL refuses must not hold back the others: they are written one by one,
+        // and only when none of them can be written (the database is away) do they all wait.
+        const refused = batch.length > 1 ? await this.insertOneByOne(batch) : batch;
+        if (refused.length < batch.length) {
+          if (refused.length > 0) this.logger.error({ err: e, actions: refused.map((r) => r.action) }, 'audit log: entries refused by the database were dropped');
+          continue;
+        }
         this.buffer.unshift(...batch);
         const excess = this.buffer.length - this.maxBuffered;
         if (excess > 0) {
@@ -168,6 +178,19 @@ export class PostgresAuditLog implements AuditLog, AuditLogStore {
     }
   }
 
+  /** Writes each entry alone; returns the ones that could not be written. */
+  private async insertOneByOne(batch: AuditEntry[]): Promise<AuditEntry[]> {
+    const refused: AuditEntry[] = [];
+    for (const entry of batch) {
+      try {
+        await this.db.withContext(() => this.insert([entry]));
+      } catch {
+        refused.push(entry);
+      }
+    }
+    return refused;
+  }
+
   private async insert(batch: AuditEntry[]): Promise<void> {
     const params: unknown[] = [];
     for (const e of batch) {
@@ -176,16 +199,16 @@ export class PostgresAuditLog implements AuditLog, AuditLogStore {
         e.projectId,
         e.userId,
         e.actor.kind,
-        e.actor.id,
+        text(e.actor.id),
         e.action,
         e.target?.kind ?? null,
-        e.target?.id ?? null,
-        e.ip,
-        e.userAgent,
-        e.requestId,
+        text(e.target?.id ?? null),
+        text(e.ip),
+        text(e.userAgent),
+        text(e.requestId),
         e.outcome,
-        e.reason,
-        JSON.stringify(e.details),
+        text(e.reason),
+        JSON.stringify(e.details, (_key, value: unknown) => (typeof value === 'string' ? text(value) : value)),
       );
     }
     await this.db.query(`insert into audit_log (${COLUMNS.join(', ')}) values ${batch.map(() => ROW).join(', ')}`, params);

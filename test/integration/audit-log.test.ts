@@ -111,6 +111,20 @@ describe('the PostgreSQL audit log', () => {
     expect(await count(projectId)).toBe(1);
   });
 
+  it('an entry PostgreSQL refuses is dropped (and logged) without holding back its batch; NUL characters are removed', async () => {
+    const projectId = randomUUID();
+    const quiet = fakeLogger();
+    const log = new PostgresAuditLog(db, quiet, { flushIntervalMs: 60_000 });
+    log.record(entry(projectId, 'user.sign_in', new Date()));
+    log.record({ ...entry(projectId, 'user.sign_up', new Date()), actor: { kind: 'robot' as never, id: null } });
+    log.record({ ...entry(projectId, 'user.sign_in.failed', new Date()), userAgent: 'a\u0000b', details: { note: 'c\u0000d' } });
+    await log.close();
+    const rows = await db.withContext(() => log.list({ projectId, limit: 10 }));
+    expect(rows.map((r) => r.action).sort()).toEqual(['user.sign_in', 'user.sign_in.failed']);
+    expect(rows.find((r) => r.action === 'user.sign_in.failed')).toMatchObject({ userAgent: 'ab', details: { note: 'cd' } });
+    expect(quiet.lines).toEqual([expect.objectContaining({ level: 'error', obj: expect.objectContaining({ actions: ['user.sign_up'] }) })]);
+  });
+
   it('keeps entries while the database refuses them, retries, and says how many were lost when closed still failing', async () => {
     const projectId = randomUUID();
     const broken = await Database.open({ url: database.url.replace(/\/[^/]+$/, '/tollgate_test_missing_db'), poolMax: 1 });
