@@ -4,10 +4,11 @@ export interface AuthorizationCodeRecord {
   projectId: string;
   userId: string;
   provider: string;
+  /** Where the user was at the provider's callback (the browser); null for codes from before it was kept. */
+  ip: string | null;
+  userAgent: string | null;
   createdAt: Date;
   expiresAt: Date;
-  /** The browser that came back from the provider (the sign-in's device); null for codes from before it was kept. */
-  origin: { ip: string; userAgent: string | null } | null;
 }
 
 export interface AuthorizationCodeStore {

@@ -104,9 +104,10 @@ export function makeCompleteAuthorization(deps: CompleteAuthorizationDeps) {
         projectId: project.id,
         userId: account.value.id,
         provider,
+        ip: input.origin.ip,
+        userAgent: input.origin.userAgent,
         createdAt: now,
         expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_SECONDS * 1000),
-        origin: { ip: input.origin.ip, userAgent: input.origin.userAgent },
       },
       deps.crypto.hash(code),
     );

@@ -257,9 +257,10 @@ describe('complete an OAuth authorization (the provider callback)', () => {
         projectId: 'project-1',
         userId: 'user-9',
         provider: 'google',
+        ip: TEST_ORIGIN.ip,
+        userAgent: TEST_ORIGIN.userAgent,
         createdAt: clock.now(),
         expiresAt: new Date(clock.now().getTime() + 60_000),
-        origin: { ip: TEST_ORIGIN.ip, userAgent: TEST_ORIGIN.userAgent },
       },
       'h(tok1.32)',
     ]);

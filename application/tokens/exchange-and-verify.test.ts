@@ -19,8 +19,9 @@ describe('exchange an authorization code', () => {
     userId: 'user-1',
     provider: 'github',
     createdAt: new Date('2030-01-01T10:00:00.000Z'),
+    ip: '198.51.100.7',
+    userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) Version/17.0 Safari/605.1.15',
     expiresAt: new Date('2030-01-01T10:01:00.000Z'),
-    origin: { ip: '198.51.100.7', userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) Version/17.0 Safari/605.1.15' },
   };
   function setup(options: { consumed?: AuthorizationCodeRecord | null; replayedId?: string | null; replayedAfter?: boolean; user?: EndUser | null } = {}) {
     const log = new CallLog();
@@ -63,7 +64,7 @@ describe('exchange an authorization code', () => {
       provider: 'github',
       authCodeId: 'code-1',
       user: { id: 'user-1' },
-      origin: { ip: '198.51.100.7', userAgent: record.origin!.userAgent, requestId: TEST_ORIGIN.requestId },
+      origin: { ip: '198.51.100.7', userAgent: record.userAgent, requestId: TEST_ORIGIN.requestId },
     });
     expect(log.names('refreshTokens')).toEqual([]);
     // The exchange itself is the project server's request.

@@ -50,7 +50,7 @@ export function makeExchangeCode(deps: ExchangeCodeDeps) {
     }
     const user = await deps.users.findById(project.id, record.userId);
     if (!user || user.disabled) return failed(user ? 'account_disabled' : 'invalid_authorization_code', record.userId);
-    const signedInFrom = record.origin ? { ...record.origin, requestId: origin.requestId } : origin;
+    const signedInFrom: RequestOrigin = record.ip !== null ? { ip: record.ip, userAgent: record.userAgent, requestId: origin.requestId } : origin;
     const outcome = await deps.completePrimarySignIn({ project, user, provider: record.provider, authCodeId: record.id, origin: signedInFrom });
     if (await deps.codes.wasReplayed(record.id)) {
       await deps.refreshTokens.revokeByAuthCode(record.id, deps.clock.now());

@@ -2,31 +2,25 @@ import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../../appl
 import type { Database } from './database';
 import { read, rowMapper } from './rows';
 
-const toRecord = rowMapper<Omit<AuthorizationCodeRecord, 'origin'> & { originIp: string | null; originUserAgent: string | null }>({
+const toRecord = rowMapper<AuthorizationCodeRecord>({
   id: read.text,
   projectId: read.text,
   userId: read.text,
   provider: read.text,
+  ip: read.textOrNull,
+  userAgent: read.textOrNull,
   createdAt: read.date,
   expiresAt: read.date,
-  originIp: read.textOrNull,
-  originUserAgent: read.textOrNull,
 });
-
-const withOrigin = (row: ReturnType<typeof toRecord> | null): AuthorizationCodeRecord | null => {
-  if (!row) return null;
-  const { originIp, originUserAgent, ...record } = row;
-  return { ...record, origin: originIp === null ? null : { ip: originIp, userAgent: originUserAgent } };
-};
 
 export class PostgresAuthorizationCodeStore implements AuthorizationCodeStore {
   constructor(private readonly db: Database) {}
 
   async insert(r: AuthorizationCodeRecord, codeHash: string): Promise<void> {
     await this.db.query(
-      `insert into authorization_codes (id, project_id, user_id, provider, code_hash, created_at, expires_at, origin_ip, origin_user_agent)
+      `insert into authorization_codes (id, project_id, user_id, provider, code_hash, ip, user_agent, created_at, expires_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [r.id, r.projectId, r.userId, r.provider, codeHash, r.createdAt, r.expiresAt, r.origin?.ip ?? null, r.origin?.userAgent ?? null],
+      [r.id, r.projectId, r.userId, r.provider, codeHash, r.ip, r.userAgent, r.createdAt, r.expiresAt],
     );
   }
 
@@ -37,7 +31,7 @@ export class PostgresAuthorizationCodeStore implements AuthorizationCodeStore {
         returning ${toRecord.columns}`,
       [at, codeHash, projectId, at],
     );
-    return withOrigin(toRecord.first(rows));
+    return toRecord.first(rows);
   }
 
   async markReplayed(projectId: string, codeHash: string, at: Date): Promise<string | null> {

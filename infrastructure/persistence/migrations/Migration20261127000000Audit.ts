@@ -11,8 +11,9 @@ import { Migration } from '@mikro-orm/migrations';
  *   entries by time, a user's, an action's (prefix), and the retention job's delete by time.
  * - known_devices: the devices (hashed fingerprint: user-agent family and network) each end user
  *   signed in from, for the new-device notice; written only for projects that turned it on.
- * - authorization_codes.origin_ip / origin_user_agent: the browser that came back from the OAuth
- *   provider, so that the sign-in completed by the code exchange is recorded from where it happened.
+ * - authorization_codes.ip / user_agent: the browser that came back from the OAuth provider, so that
+ *   the sign-in completed by the code exchange is recorded from where it happened (`if not exists`:
+ *   the Sessions migration adds the same columns for the sessions it records).
  * - projects.settings gains `securityNotifications` (every kind on except `new_device`).
  */
 export class Migration20261127000000Audit extends Migration {
@@ -50,7 +51,7 @@ export class Migration20261127000000Audit extends Migration {
         primary key (project_id, user_id, fingerprint)
       );`);
 
-    this.addSql(`alter table authorization_codes add column origin_ip text null, add column origin_user_agent text null;`);
+    this.addSql(`alter table authorization_codes add column if not exists ip text null, add column if not exists user_agent text null;`);
 
     this.addSql(`
       update projects
