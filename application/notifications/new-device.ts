@@ -2,8 +2,8 @@ import type { Project } from '../../domain/project';
 import { deviceFingerprintSource, isNoticeEnabled } from '../../domain/security-notice';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
-import { SYSTEM_ORIGIN, type RequestOrigin } from '../ports/request-origin';
-import type { NotifySecurityEvent } from './security-notice';
+import type { RequestOrigin } from '../ports/request-origin';
+import { isSystemOrigin, type NotifySecurityEvent } from './security-notice';
 
 /** What a device's first sign-in for a user is: the user's first device ever, a device seen before, or a new one. */
 export type DeviceSighting = 'first' | 'known' | 'new';
@@ -33,7 +33,7 @@ export function makeCheckNewDevice(deps: {
   clock: Clock;
 }): CheckNewDevice {
   return async ({ project, userId, origin }) => {
-    if (!isNoticeEnabled(project.settings, 'new_device') || origin === SYSTEM_ORIGIN) return false;
+    if (!isNoticeEnabled(project.settings, 'new_device') || isSystemOrigin(origin)) return false;
     const fingerprint = deps.crypto.hash(deviceFingerprintSource(origin.ip, origin.userAgent));
     const seen = await deps.devices.remember(project.id, userId, fingerprint, deps.clock.now());
     if (seen !== 'new') return false;

@@ -4,7 +4,7 @@ import { isNoticeEnabled, type SecurityNoticeKind } from '../../domain/security-
 import type { RenderedEmail } from '../email/email-message';
 import type { Clock } from '../ports/clock';
 import { defineTopic, type Outbox } from '../ports/outbox';
-import type { RequestOrigin } from '../ports/request-origin';
+import { SYSTEM_ORIGIN, type RequestOrigin } from '../ports/request-origin';
 
 /** What a security notification says, recorded in the outbox: ids and facts, no secret. */
 export interface SecurityNotice {
@@ -26,6 +26,10 @@ export interface SecurityNotice {
  */
 export const SECURITY_NOTICE_TOPIC = defineTopic<SecurityNotice>({ name: 'email.security_notice', queue: 'mail' });
 
+/** Work no request started (a job, the CLI): no address or device to tell. */
+export const isSystemOrigin = (origin: RequestOrigin): boolean =>
+  origin.ip === SYSTEM_ORIGIN.ip && origin.userAgent === null && origin.requestId === null;
+
 /** Tells the user what just happened to their account, when the project sends that kind. */
 export type NotifySecurityEvent = (input: {
   project: Project;
@@ -43,7 +47,7 @@ export type NotifySecurityEvent = (input: {
 export function makeNotifySecurityEvent(deps: { outbox: Outbox; clock: Clock }): NotifySecurityEvent {
   return async (input) => {
     if (!isNoticeEnabled(input.project.settings, input.kind)) return;
-    const fromRequest = input.origin.requestId !== null || input.origin.userAgent !== null || input.origin.ip !== 'system';
+    const fromRequest = !isSystemOrigin(input.origin);
     await deps.outbox.enqueue(SECURITY_NOTICE_TOPIC, {
       kind: input.kind,
       projectId: input.project.id,

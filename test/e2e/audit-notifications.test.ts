@@ -288,7 +288,13 @@ describe('the audit log', () => {
     expectNoSecret(stdout);
 
     // The failure for an address with no account names the address, not a user.
-    const failures = await auditList(main, '--action', 'user.sign_in', '--outcome', 'failure');
+    const [failures, resets] = await Promise.all([auditList(main, '--action', 'user.sign_in', '--outcome', 'failure'), auditList(main, '--action', 'password.reset')]);
+    // The reset of the first test: requested (naming the address: the request does not look the account up), then completed.
+    expect(resets.entries.map((e) => [e.action, e.target?.id ?? e.userId]).reverse()).toEqual([
+      ['password.reset.requested', 'reset-notice@example.com'],
+      ['password.reset.completed', expect.any(String)],
+    ]);
+    expect(resets.entries[0]).toMatchObject({ ip: '203.0.113.44', userAgent: SAFARI_MAC, details: { sessions_ended: 1 } });
     expect(failures.entries.map((e) => [e.reason, e.userId, e.details.email ?? null])).toEqual(
       expect.arrayContaining([
         ['invalid_credentials', null, 'nobody@example.com'],
