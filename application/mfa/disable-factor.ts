@@ -1,5 +1,7 @@
 import { usableMfaMethods, type MfaMethod } from '../../domain/mfa';
 import { err, ok, type Result } from '../../domain/result';
+import { auditEntry, userActor, type AuditLog } from '../audit/audit-log';
+import type { NotifySecurityEvent } from '../notifications/security-notice';
 import type { Clock } from '../ports/clock';
 import type { RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
@@ -16,6 +18,8 @@ export interface DisableFactorDeps {
   backupCodes: Pick<BackupCodeStore, 'invalidateAll'>;
   rateLimiter: Pick<RateLimiter, 'consume'>;
   limits: Pick<MfaLimits, 'verify'>;
+  audit: AuditLog;
+  notify: NotifySecurityEvent;
   clock: Clock;
   uow: UnitOfWork;
 }
@@ -42,6 +46,7 @@ export function makeDisableFactor(deps: DisableFactorDeps) {
     }
     const limited = await consumeLimits(deps.rateLimiter, [`mfa-disable:user:${project.id}:${user.id}`], deps.limits.verify);
     if (limited) return limited;
+    const facts = { actor: userActor(user.id), origin: actor.origin };
     return deps.uow.transaction(async () => {
       const checked = await deps.verifyCode({
         projectId: project.id,
@@ -50,10 +55,18 @@ export function makeDisableFactor(deps: DisableFactorDeps) {
         code: input.code,
         sms: { purpose: 'disable', challengeId: null },
       });
-      if (!checked.ok) return checked;
+      if (!checked.ok) {
+        if ('replayed' in checked) {
+          deps.audit.record(auditEntry(deps.clock.now(), project.id, 'mfa.totp.replayed', { ...facts, reason: checked.error, details: { method, factor } }));
+          await deps.notify({ project, userId: user.id, kind: 'totp_replayed', origin: actor.origin });
+        }
+        return err(checked.error);
+      }
       if (factor === 'totp') await deps.totp.remove(project.id, user.id);
       else await deps.sms.unenroll(project.id, user.id);
       if (!remaining.includes('totp') && !remaining.includes('sms')) await deps.backupCodes.invalidateAll(project.id, user.id, deps.clock.now());
+      await deps.notify({ project, userId: user.id, kind: 'mfa_factor_removed', origin: actor.origin, method: factor });
+      deps.audit.record(auditEntry(deps.clock.now(), project.id, 'mfa.factor.removed', { ...facts, details: { method: factor, verified_with: method } }));
       return ok(undefined);
     });
   };

@@ -77,6 +77,8 @@ export const ConfigSchema = z.object({
   OUTBOX_JOB_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(23 * 3600).default(60),
   /** Days a delivered (or finally failed) message and its attempts stay in the delivery log. */
   OUTBOX_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Days audit log entries are kept; the `audit.prune` job deletes older ones every hour. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(365),
 
   // Email rate limits, per project; every allowance is multiplied by RATE_LIMIT_SCALE.
   /** email/signup: per email address and per client IP, in one window. */

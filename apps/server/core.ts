@@ -1,6 +1,8 @@
 import PgBoss from 'pg-boss';
 import type { ApiKeyStore } from '../../application/api-keys/api-key.store';
 import { makeAuthenticateApiKey } from '../../application/api-keys/authenticate-api-key';
+import { makeCheckNewDevice, type CheckNewDevice } from '../../application/notifications/new-device';
+import { makeNotifySecurityEvent, type NotifySecurityEvent } from '../../application/notifications/security-notice';
 import type { AccessTokenCodec } from '../../application/ports/access-tokens';
 import type { Clock } from '../../application/ports/clock';
 import type { PasswordHasher, SecretBox, TokenCrypto } from '../../application/ports/crypto';
@@ -21,8 +23,11 @@ import { PgBossOutbox } from '../../infrastructure/jobs/outbox';
 import { tollgateQueues } from '../../infrastructure/jobs/queues';
 import { PgBossScheduler } from '../../infrastructure/jobs/scheduler';
 import { TOLLGATE_TOPICS } from '../../infrastructure/jobs/topics';
+import { SECURITY_NOTICE_TOPIC_DEFINITION } from '../../infrastructure/mail/security-notice.topic';
 import { Database } from '../../infrastructure/persistence/database';
 import { PostgresApiKeyStore } from '../../infrastructure/persistence/postgres-api-key.store';
+import { PostgresAuditLog } from '../../infrastructure/persistence/postgres-audit-log';
+import { PostgresKnownDeviceStore } from '../../infrastructure/persistence/postgres-known-device.store';
 import { PostgresProjectStore } from '../../infrastructure/persistence/postgres-project.store';
 import { PostgresRefreshTokenStore } from '../../infrastructure/persistence/postgres-refresh-token.store';
 import { PostgresUserStore } from '../../infrastructure/persistence/postgres-user.store';
@@ -51,6 +56,14 @@ export interface CoreStores {
 
 /** Read-through caches of the hot paths, dropped in every process when a row changes. */
 export type HotPathCaches = ReturnType<typeof makeHotPathCaches>;
+
+/** Security notifications, which several features send (MFA, password reset, the sign-in gate). */
+export interface CoreSecurityNotices {
+  /** Records a notice in the outbox when the project sends that kind. */
+  notify: NotifySecurityEvent;
+  /** The new-device check of a sign-in that issued a session. */
+  checkNewDevice: CheckNewDevice;
+}
 
 /** Session primitives every sign-in feature builds on. */
 export interface CoreSessions {
@@ -84,6 +97,12 @@ export interface Core {
   readonly stores: CoreStores;
   readonly secrets: ProjectSecrets;
   readonly sessions: CoreSessions;
+  /**
+   * The audit log: `record` buffers an entry and returns (written in batches every 100 ms, and on
+   * close); also read and pruned through it (application/audit).
+   */
+  readonly audit: PostgresAuditLog;
+  readonly securityNotices: CoreSecurityNotices;
   /**
    * Wraps a change that refuses access (a deactivated project, a revoked key, a disabled user) so
    * that it returns once this process's caches have seen it (read-your-writes).
@@ -126,7 +145,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     crypto,
     clock,
     logger,
-    topics: TOLLGATE_TOPICS,
+    topics: [...TOLLGATE_TOPICS, SECURITY_NOTICE_TOPIC_DEFINITION],
     queues: tollgateQueues({
       retryLimit: config.OUTBOX_RETRY_LIMIT,
       retryDelaySeconds: config.OUTBOX_RETRY_DELAY_SECONDS,
@@ -164,6 +183,13 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     authenticateAccessToken: makeAuthenticateAccessToken({ tokens, projects: caches.projects, users: caches.users, verify }),
   };
 
+  const audit = new PostgresAuditLog(db, logger);
+  const notify = makeNotifySecurityEvent({ outbox, clock });
+  const securityNotices: CoreSecurityNotices = {
+    notify,
+    checkNewDevice: makeCheckNewDevice({ devices: new PostgresKnownDeviceStore(db), notify, crypto, clock }),
+  };
+
   let bossStarted = false;
   return {
     config,
@@ -182,6 +208,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     stores,
     secrets,
     sessions,
+    audit,
+    securityNotices,
     synced:
       <A extends unknown[], R>(change: (...args: A) => Promise<R>) =>
       async (...args: A): Promise<R> => {
@@ -200,6 +228,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     },
     async close() {
       closing = true;
+      // The buffered audit entries are written while the pool is still open.
+      await audit.close();
       await invalidation.stop();
       if (bossStarted) await boss.stop({ graceful: true, wait: true, timeout: 5000 }).catch(() => undefined);
       await db.close();

@@ -1,6 +1,7 @@
 import type { SmsSender } from '../../application/mfa/ports';
 import type { Config } from './config';
 import type { Core } from './core';
+import { wireAudit } from './features/audit';
 import { wireBilling } from './features/billing';
 import { buildMailTransport, emailJobs } from './features/email';
 import { buildSmsSender, mfaJobs } from './features/mfa';
@@ -29,6 +30,7 @@ export function buildJobs(
 ): Jobs {
   const features: JobsFeature[] = [
     emailJobs(core, buildMailTransport(config, core.logger)),
+    wireAudit({ core, config }).jobs,
     mfaJobs(adapters.smsSender !== undefined ? adapters.smsSender : buildSmsSender(config, core.logger, core.clock)),
     oauthJobs(core),
     adapters.billing ?? wireBilling({ core, config }).jobs,

@@ -68,6 +68,8 @@ async function serve(config: Config, logger: PinoLogger, opts: { migrate: boolea
     logger,
     async (step) => {
       await drainHttp(server, logger);
+      // Entries buffered by the last requests (at most ~100 ms of them) reach the database first.
+      await step('writing the buffered audit log entries', CLOSE_LIMIT_MS, () => tollgate.core.audit.flush());
       await step('stopping the job workers and closing the database pool', CLOSE_LIMIT_MS, () => tollgate.close());
       if (embedded) await step('stopping the embedded PostgreSQL', CLOSE_LIMIT_MS, () => embedded.stop());
     },

@@ -6,6 +6,7 @@ import type { PasswordHasher } from '../../application/ports/crypto';
 import { buildAdmin, type Admin } from './admin';
 import { trustProxySetting, type Config } from './config';
 import { buildCore, type Core } from './core';
+import { type AuditFeature, wireAudit } from './features/audit';
 import { type BillingFeature, wireBilling } from './features/billing';
 import { billingHttp } from './features/billing-http';
 import { isMailConfigured, wireEmail } from './features/email';
@@ -46,6 +47,8 @@ export interface Tollgate {
   billing: BillingFeature['useCases'];
   /** Project webhooks' use cases (endpoints, Test action, delivery log, resend, replay), the same ones the CLI calls. */
   webhooks: WebhooksFeature['useCases'];
+  /** The audit log's use cases (list, prune), the same ones the CLI calls. */
+  audit: AuditFeature['useCases'];
   /** Starts the cache listener and the job queue (and the job worker when `runWorker`). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -71,6 +74,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   const billingFeature = wireBilling({ core, config });
   const billing = billingHttp(billingFeature.useCases);
   const webhooksFeature = wireWebhooks({ core, config });
+  const auditFeature = wireAudit({ core, config });
 
   // Type-checked against the whole contract: a route without an implementation fails to compile.
   const router = initServer().router(contract, {
@@ -112,6 +116,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     signInGate: mfa.signInGate,
     billing: billingFeature.useCases,
     webhooks: webhooksFeature.useCases,
+    audit: auditFeature.useCases,
     async start() {
       if (jobs) await jobs.start();
       else await core.start({ worker: false });

@@ -13,4 +13,6 @@ export const adminErrors = {
   unknown_provider: { status: 400, message: 'Unknown provider' },
   invalid_mfa_policy: { status: 400, message: 'Invalid MFA policy' },
   invalid_mfa_method: { status: 400, message: 'Unknown MFA method' },
+  unknown_notification_kind: { status: 400, message: 'Unknown security notification kind' },
+  invalid_audit_filter: { status: 400, message: 'Invalid audit log query: the user must be a user id, the action a dotted name (e.g. user.sign_in), the outcome success or failure, the limit 1 to 1000, and the cursor one that a previous page returned' },
 } as const satisfies Record<string, ErrorEntry>;

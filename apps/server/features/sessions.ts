@@ -22,6 +22,7 @@ export function wireSessions({ core, signInGate }: SessionsFeatureInput) {
     users: stores.users,
     refreshTokens: stores.refreshTokens,
     completePrimarySignIn: signInGate,
+    audit: core.audit,
     crypto,
     clock,
   });
@@ -33,6 +34,7 @@ export function wireSessions({ core, signInGate }: SessionsFeatureInput) {
     tokens: core.tokens,
     crypto,
     box,
+    audit: core.audit,
     clock,
     policy: {
       refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
@@ -40,7 +42,7 @@ export function wireSessions({ core, signInGate }: SessionsFeatureInput) {
       reuseGraceSeconds: config.REFRESH_TOKEN_REUSE_GRACE_SECONDS,
     },
   });
-  const revokeSession = makeRevokeSession({ refreshTokens: stores.refreshTokens, crypto, clock });
+  const revokeSession = makeRevokeSession({ refreshTokens: stores.refreshTokens, crypto, audit: core.audit, clock });
   const routes = {
     token: makeTokenRoutes({ verifyAccessToken: core.sessions.verify }),
     session: makeSessionRoutes({ exchangeCode, refreshSession, revokeSession }),
