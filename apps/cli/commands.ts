@@ -8,6 +8,7 @@ import type { Options } from './args';
 import { BILLING_COMMANDS, BILLING_GROUPS } from './billing-commands';
 import type { Command } from './command';
 import { WEBHOOK_COMMANDS, WEBHOOK_GROUPS } from './webhook-commands';
+import { CONSOLE_COMMANDS, CONSOLE_GROUPS } from './console-commands';
 import { useCaseError } from './messages';
 import { fields, table } from './render';
 
@@ -339,6 +340,7 @@ export const COMMANDS: Command[] = [
   },
   ...BILLING_COMMANDS,
   ...WEBHOOK_COMMANDS,
+  ...CONSOLE_COMMANDS,
   {
     path: ['migrate'],
     args: [],
@@ -361,6 +363,7 @@ export const GROUPS: Record<string, string> = {
   user: 'end users of a project',
   ...BILLING_GROUPS,
   ...WEBHOOK_GROUPS,
+  ...CONSOLE_GROUPS,
 };
 
 export function findCommand(words: string[]): Command | undefined {

@@ -7,6 +7,7 @@ import { makeGetProject, makeListProjects } from '../../application/projects/get
 import { makeUpdateProject } from '../../application/projects/update-project';
 import { makeSetUserDisabled } from '../../application/users/set-user-disabled';
 import { makeSignOutEverywhere } from '../../application/users/sign-out-everywhere';
+import { buildConsoleAccounts } from './console';
 import type { Core } from './core';
 
 /**
@@ -28,6 +29,8 @@ export function buildAdmin(core: Core) {
     setUserDisabled: synced(makeSetUserDisabled({ users: stores.users, refreshTokens: stores.refreshTokens, clock, uow: db })),
     signOutEverywhere: makeSignOutEverywhere({ refreshTokens: stores.refreshTokens, clock }),
     migrate: () => db.migrate(),
+    /** Console accounts, sessions and project access (`tollgate admin create`, the console's routes). */
+    console: buildConsoleAccounts(core),
   };
 }
 

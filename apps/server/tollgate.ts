@@ -14,7 +14,9 @@ import { wireOAuth } from './features/oauth';
 import { wireSessions } from './features/sessions';
 import { type WebhooksFeature, wireWebhooks } from './features/webhooks';
 import { buildHttpApp } from './http/app';
-import { accessTokenAuthenticator, apiKeyAuthenticator, noAuthentication, userOrApiKeyAuthenticator } from './http/auth';
+import { accessTokenAuthenticator, apiKeyAuthenticator, consoleSessionAuthenticator, noAuthentication, userOrApiKeyAuthenticator } from './http/auth';
+import { makeAdminRoutes } from './http/admin.routes';
+import { mountDashboard } from './http/dashboard';
 import type { PinoLogger } from './http/logger';
 import { buildOpenApiDocument } from './http/openapi';
 import { buildJobs } from './jobs';
@@ -72,6 +74,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   const billing = billingHttp(billingFeature.useCases);
   const webhooksFeature = wireWebhooks({ core, config });
 
+  const admin = buildAdmin(core);
   // Type-checked against the whole contract: a route without an implementation fails to compile.
   const router = initServer().router(contract, {
     ...sessions.routes,
@@ -79,6 +82,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     ...oauth.routes,
     ...mfa.routes,
     ...billing.routes,
+    ...makeAdminRoutes({ admin, publicUrl: config.publicUrl, secureCookie: config.NODE_ENV === 'production' }),
   });
 
   const app = buildHttpApp({
@@ -90,6 +94,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
       apiKey: apiKeyAuthenticator(core.sessions.authenticateApiKey),
       user: accessTokenAuthenticator(mfa.authenticateUser),
       userOrApiKey: userOrApiKeyAuthenticator(mfa.authenticateUser, core.sessions.authenticateApiKey),
+      console: consoleSessionAuthenticator(admin.console.authenticate, (a, b) => core.crypto.safeEqual(a, b)),
     },
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     bodyLimit: config.BODY_LIMIT,
@@ -100,6 +105,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     mountExtra: (app) => {
       email.pages(app);
       billing.pages?.(app);
+      mountDashboard(app);
     },
     runIdempotent: makeRunIdempotent({ store: new PostgresIdempotentRequestStore(core.db), crypto: core.crypto, clock: core.clock }),
   });
@@ -108,7 +114,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   return {
     app,
     core,
-    admin: buildAdmin(core),
+    admin,
     signInGate: mfa.signInGate,
     billing: billingFeature.useCases,
     webhooks: webhooksFeature.useCases,
