@@ -1,4 +1,5 @@
 import { initClient } from '@ts-rest/core';
+import { adminContract } from './admin';
 import { billingContract } from './billing.contract';
 import { c } from './common';
 import { emailContract } from './email.contract';
@@ -11,6 +12,7 @@ export * from './common';
 export * from './errors';
 export * from './billing.contract';
 export * from './webhook-signature';
+export * from './admin';
 export { billingContract, emailContract, mfaContract, oauthContract, sessionContract, tokenContract };
 
 /** The whole HTTP surface of Tollgate. The OpenAPI document and the SDK are generated from it. */
@@ -22,6 +24,7 @@ export const contract = c.router(
     oauth: oauthContract,
     mfa: mfaContract,
     billing: billingContract,
+    admin: adminContract,
   },
   { strictStatusCodes: true },
 );

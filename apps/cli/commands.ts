@@ -10,6 +10,7 @@ import { AUDIT_COMMANDS, AUDIT_GROUPS } from './audit-commands';
 import { BILLING_COMMANDS, BILLING_GROUPS } from './billing-commands';
 import type { Command } from './command';
 import { WEBHOOK_COMMANDS, WEBHOOK_GROUPS } from './webhook-commands';
+import { CONSOLE_COMMANDS, CONSOLE_GROUPS } from './console-commands';
 import { useCaseError } from './messages';
 import { fields, table } from './render';
 
@@ -358,6 +359,7 @@ export const COMMANDS: Command[] = [
   ...BILLING_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...AUDIT_COMMANDS,
+  ...CONSOLE_COMMANDS,
   {
     path: ['migrate'],
     args: [],
@@ -381,6 +383,7 @@ export const GROUPS: Record<string, string> = {
   ...BILLING_GROUPS,
   ...WEBHOOK_GROUPS,
   ...AUDIT_GROUPS,
+  ...CONSOLE_GROUPS,
 };
 
 export function findCommand(words: string[]): Command | undefined {

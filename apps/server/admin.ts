@@ -8,6 +8,7 @@ import { makeUpdateProject } from '../../application/projects/update-project';
 import { makeSetUserDisabled } from '../../application/users/set-user-disabled';
 import { makeSignOutEverywhere } from '../../application/users/sign-out-everywhere';
 import { UNKNOWN_ADMIN, type AuditActor } from '../../domain/audit';
+import { buildConsoleAccounts } from './console';
 import type { Core } from './core';
 
 /**
@@ -32,6 +33,8 @@ export function buildAdmin(core: Core, options: { actor?: AuditActor } = {}) {
     setUserDisabled: synced(makeSetUserDisabled({ users: stores.users, refreshTokens: stores.refreshTokens, audit, actor, clock, uow: db })),
     signOutEverywhere: makeSignOutEverywhere({ refreshTokens: stores.refreshTokens, audit, actor, clock }),
     migrate: () => db.migrate(),
+    /** Console accounts, sessions and project access (`tollgate admin create`, the console's routes). */
+    console: buildConsoleAccounts(core),
   };
 }
 

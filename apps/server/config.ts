@@ -43,6 +43,11 @@ export const ConfigSchema = z.object({
   CACHE_TTL_SECONDS: int(60),
   /** Create the Demo project on first start (development only). */
   TOLLGATE_DEMO_PROJECT: bool.default('true'),
+  /**
+   * Who may get a console account: `invite` (self-hosted: operators made with `tollgate admin
+   * create`, members invited) or `open` (hosted: anyone signs up and creates projects).
+   */
+  TOLLGATE_CONSOLE_SIGNUP: z.enum(['invite', 'open']).default('invite'),
 
   // Billing (core settings: the CLI connects processors and moves the sandbox clock too)
   /** Allow the sandbox payment processor when NODE_ENV=production (it never moves real money). */

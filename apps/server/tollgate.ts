@@ -4,6 +4,7 @@ import type { SignInGate } from '../../application/auth/complete-primary-sign-in
 import type { Clock } from '../../application/ports/clock';
 import type { PasswordHasher } from '../../application/ports/crypto';
 import { buildAdmin, type Admin } from './admin';
+import { consoleActor } from './console';
 import { trustProxySetting, type Config } from './config';
 import { buildCore, type Core } from './core';
 import { type AuditFeature, wireAudit } from './features/audit';
@@ -15,7 +16,9 @@ import { wireOAuth } from './features/oauth';
 import { wireSessions } from './features/sessions';
 import { type WebhooksFeature, wireWebhooks } from './features/webhooks';
 import { buildHttpApp } from './http/app';
-import { accessTokenAuthenticator, apiKeyAuthenticator, noAuthentication, userOrApiKeyAuthenticator } from './http/auth';
+import { accessTokenAuthenticator, apiKeyAuthenticator, consoleSessionAuthenticator, noAuthentication, userOrApiKeyAuthenticator } from './http/auth';
+import { makeAdminRoutes } from './http/admin.routes';
+import { mountDashboard } from './http/dashboard';
 import type { PinoLogger } from './http/logger';
 import { buildOpenApiDocument } from './http/openapi';
 import { buildJobs } from './jobs';
@@ -76,6 +79,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   const webhooksFeature = wireWebhooks({ core, config });
   const auditFeature = wireAudit({ core, config });
 
+  const admin = buildAdmin(core);
   // Type-checked against the whole contract: a route without an implementation fails to compile.
   const router = initServer().router(contract, {
     ...sessions.routes,
@@ -83,6 +87,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     ...oauth.routes,
     ...mfa.routes,
     ...billing.routes,
+    ...makeAdminRoutes({ admin, adminFor: (account) => buildAdmin(core, { actor: consoleActor(account) }), publicUrl: config.publicUrl, secureCookie: config.NODE_ENV === 'production' }),
   });
 
   const app = buildHttpApp({
@@ -94,6 +99,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
       apiKey: apiKeyAuthenticator(core.sessions.authenticateApiKey),
       user: accessTokenAuthenticator(mfa.authenticateUser),
       userOrApiKey: userOrApiKeyAuthenticator(mfa.authenticateUser, core.sessions.authenticateApiKey),
+      console: consoleSessionAuthenticator(admin.console.authenticate, (a, b) => core.crypto.safeEqual(a, b)),
     },
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     bodyLimit: config.BODY_LIMIT,
@@ -104,6 +110,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     mountExtra: (app) => {
       email.pages(app);
       billing.pages?.(app);
+      mountDashboard(app);
     },
     runIdempotent: makeRunIdempotent({ store: new PostgresIdempotentRequestStore(core.db), crypto: core.crypto, clock: core.clock }),
   });
@@ -112,7 +119,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   return {
     app,
     core,
-    admin: buildAdmin(core),
+    admin,
     signInGate: mfa.signInGate,
     billing: billingFeature.useCases,
     webhooks: webhooksFeature.useCases,

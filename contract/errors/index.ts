@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RouteAuth } from '../common';
 import { adminErrors } from './admin.errors';
 import { billingErrors } from './billing.errors';
+import { consoleErrors } from './console.errors';
 import { emailErrors } from './email.errors';
 import { authErrors, edgeErrors, projectGateErrors, requestErrors } from './http.errors';
 import { mfaErrors } from './mfa.errors';
@@ -27,6 +28,7 @@ export const ERRORS = {
   ...adminErrors,
   ...billingErrors,
   ...webhooksErrors,
+  ...consoleErrors,
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -96,6 +98,8 @@ export const AUTH_ERRORS = {
   user: ['invalid_access_token'],
   /** Either refusal, by what the Bearer credential looks like (a key `tg_...`, or anything else); an inactive project. */
   userOrApiKey: ['invalid_access_token', 'invalid_api_key', 'project_inactive'],
+  /** No console session cookie, or an expired or signed-out one; a state-changing call without the session's x-csrf-token. */
+  console: ['console_session_required', 'csrf_token_invalid'],
   none: [],
 } as const satisfies { readonly [K in RouteAuth]: readonly ErrorCode[] };
 
@@ -112,4 +116,4 @@ export function messageWith(code: ErrorCode, detail?: string, tail = ''): string
 }
 
 export type { ErrorEntry, ErrorStatus };
-export { adminErrors, authErrors, billingErrors, edgeErrors, emailErrors, mfaErrors, oauthErrors, projectGateErrors, requestErrors, webhooksErrors };
+export { adminErrors, authErrors, billingErrors, consoleErrors, edgeErrors, emailErrors, mfaErrors, oauthErrors, projectGateErrors, requestErrors, webhooksErrors };

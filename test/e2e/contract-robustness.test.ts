@@ -20,11 +20,22 @@ const routes = flatten(contract);
 let t: TestApp;
 let project: TestProject;
 let accessToken: string;
+/** A console session's cookie and CSRF token (the admin routes). */
+let consoleAuth: Record<string, string>;
 
 beforeAll(async () => {
   t = await startTestApp();
   project = await t.createProject();
   accessToken = (await t.issueSession(project.id, await t.seedUser(project.id, { email: 'robust@example.com' }))).token;
+  const operator = await t.inContext(() => t.tollgate.admin.console.createAccount({ email: 'robust-operator@example.com', role: 'operator' }));
+  if (!operator.ok) throw new Error(operator.error);
+  const signedIn = await fetch(`${t.baseUrl}/api/admin/session/link`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token: operator.value.link!.token }),
+  });
+  const csrf = ((await signedIn.json()) as { csrf_token: string }).csrf_token;
+  consoleAuth = { cookie: signedIn.headers.get('set-cookie')!.split(';')[0]!, 'x-csrf-token': csrf };
 });
 afterAll(() => t?.close());
 
@@ -33,6 +44,7 @@ const authFor = (route: AppRoute): Record<string, string> => {
   const auth = (route.metadata as RouteMetadata | undefined)?.auth ?? 'none';
   if (auth === 'apiKey') return { authorization: `Bearer ${project.apiKey}` };
   if (auth === 'user' || auth === 'userOrApiKey') return { authorization: `Bearer ${accessToken}` };
+  if (auth === 'console') return consoleAuth;
   return {};
 };
 
@@ -91,7 +103,26 @@ describe('every contract route rejects malformed input with a 4xx JSON error', (
     const name = `${route.method} ${route.path}`;
     const auth = (route.metadata as RouteMetadata | undefined)?.auth ?? 'none';
 
-    if (auth !== 'none') {
+    if (auth === 'console') {
+      it(`${name}: without a live console session it answers 401, whatever the body`, async () => {
+        const cases: Array<[Record<string, string>, string | undefined]> = [
+          [{}, 'Sign in at /dashboard; the console session travels in the tollgate_console cookie'],
+          [{ cookie: 'tollgate_console=tgc_forged' }, undefined],
+          [{ cookie: 'tollgate_console=%E0%A4%A' }, 'Sign in at /dashboard; the console session travels in the tollgate_console cookie'],
+          [{ cookie: `tollgate_console=${'x'.repeat(3000)}`, authorization: `Bearer ${project.apiKey}` }, undefined],
+        ];
+        for (const [headers, hint] of cases) {
+          for (const [type, body] of [['application/json', '{}'], ['application/json', '{"a":'], ['text/plain', 'hello']]) {
+            const r = await call(route, { headers: { 'content-type': type!, ...headers }, body });
+            const label = `${name} ${JSON.stringify(headers).slice(0, 40)} ${type} ${body}`;
+            expectClientError(r, label);
+            expect(r.status, label).toBe(401);
+            expect(codeOf(r), label).toBe('console_session_required');
+            expect(hintOf(r), label).toBe(hint);
+          }
+        }
+      });
+    } else if (auth !== 'none') {
       it(`${name}: missing and bad credentials answer 401, with a hint when the header is missing or not Bearer`, async () => {
         const credential = auth === 'apiKey' ? '<API_KEY>' : auth === 'userOrApiKey' ? '<ACCESS_TOKEN> or Bearer <API_KEY>' : '<ACCESS_TOKEN>';
         const cases: Array<[Record<string, string>, string | undefined]> = [
@@ -116,7 +147,8 @@ describe('every contract route rejects malformed input with a 4xx JSON error', (
     }
 
     it(`${name}: another method on its path answers 405 with Allow`, async () => {
-      const other = route.method === 'POST' ? 'PUT' : 'DELETE';
+      const served = routes.filter((r) => r.path === route.path).map((r) => r.method);
+      const other = ['PUT', 'DELETE', 'PATCH'].find((m) => !served.includes(m as never))!;
       const r = await call(route, { headers: authFor(route), method: other, body: '{}' });
       expect(r.status).toBe(405);
       expect(r.type).toContain('application/json');
@@ -125,7 +157,7 @@ describe('every contract route rejects malformed input with a 4xx JSON error', (
       if (route.method === 'GET') expect(r.allow?.split(', ')).toContain('HEAD');
     });
 
-    if (route.method !== 'GET') {
+    if ('body' in route) {
       it(`${name}: malformed JSON answers 400, a wrong content type 415, an oversized body 413`, async () => {
         const headers = { ...authFor(route), 'content-type': 'application/json' };
         for (const body of ['{"a":', '{"a":1}}', 'nul', '\u0000']) {
@@ -156,7 +188,7 @@ describe('every contract route rejects malformed input with a 4xx JSON error', (
           expectClientError(r, `${name} ${JSON.stringify(body).slice(0, 80)}`);
         }
       });
-    } else {
+    } else if (route.method === 'GET') {
       it(`${name}: odd query strings never reach a 5xx`, async () => {
         for (const query of ['?callback_url[]=a&callback_url[]=b', '?x=%E0%A4%A', '?' + 'a=1&'.repeat(2000), '?callback_url=javascript:alert(1)']) {
           const r = await call(route, { headers: authFor(route), query });

@@ -7,6 +7,7 @@ import { Migration20261123000000OutboxJobs } from './Migration20261123000000Outb
 import { Migration20261124000000Billing } from './Migration20261124000000Billing';
 import { Migration20261125000000Webhooks } from './Migration20261125000000Webhooks';
 import { Migration20261127000000Audit } from './Migration20261127000000Audit';
+import { Migration20261129000000Console } from './Migration20261129000000Console';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261124000000Billing', class: Migration20261124000000Billing },
   { name: 'Migration20261125000000Webhooks', class: Migration20261125000000Webhooks },
   { name: 'Migration20261127000000Audit', class: Migration20261127000000Audit },
+  { name: 'Migration20261129000000Console', class: Migration20261129000000Console },
 ];

@@ -1,0 +1,89 @@
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { api, errorMessage, setCsrfToken } from './api';
+import { AccountPage, LinkPage, SignInPage } from './pages/session';
+import { ProjectsPage } from './pages/projects';
+import { AuthSettingsPage } from './pages/auth-settings';
+import { ApiKeysPage } from './pages/api-keys';
+import { ErrorNote, Link, Loading, navigate, usePath, type Me } from './ui';
+
+export function App() {
+  const path = usePath();
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [fault, setFault] = useState<string | null>(null);
+
+  const load = useCallback(async () => {
+    setFault(null);
+    try {
+      const r = await api.session.get();
+      if (r.status === 200) {
+        setCsrfToken(r.body.csrf_token);
+        setMe(r.body.account);
+      } else if (r.status === 401) setMe(null);
+      else setFault(errorMessage(r.body));
+    } catch {
+      setFault('The server cannot be reached.');
+    }
+  }, []);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const signedIn = (account: Me, csrf: string) => {
+    setCsrfToken(csrf);
+    setMe(account);
+    navigate('/');
+  };
+
+  if (path === '/link') return <Shell><LinkPage onSignedIn={signedIn} /></Shell>;
+  if (fault) return <Shell><ErrorNote message={fault} onRetry={load} /></Shell>;
+  if (me === undefined) return <Shell><Loading what="your session" /></Shell>;
+  if (me === null) return <Shell><SignInPage onSignedIn={signedIn} /></Shell>;
+
+  const signOut = async () => {
+    await api.session.signOut();
+    setCsrfToken('');
+    setMe(null);
+    navigate('/');
+  };
+
+  const project = /^\/projects\/([^/]+)(\/api-keys)?$/.exec(path);
+  let page: ReactNode;
+  if (project && project[2]) page = <ApiKeysPage projectId={project[1]!} />;
+  else if (project) page = <AuthSettingsPage projectId={project[1]!} />;
+  else if (path === '/account') page = <AccountPage me={me} />;
+  else page = <ProjectsPage me={me} />;
+
+  return (
+    <Shell
+      nav={
+        <nav aria-label="Console">
+          <Link to="/" current={path === '/' || !!project}>
+            Projects
+          </Link>
+          <Link to="/account" current={path === '/account'}>
+            Account
+          </Link>
+          <span className="muted who">{me.email}</span>
+          <button type="button" className="secondary" onClick={signOut}>
+            Sign out
+          </button>
+        </nav>
+      }
+    >
+      {page}
+    </Shell>
+  );
+}
+
+function Shell(props: { children: ReactNode; nav?: ReactNode }) {
+  return (
+    <>
+      <header className="top">
+        <span className="brand">Tollgate console</span>
+        {props.nav}
+      </header>
+      <main>{props.children}</main>
+    </>
+  );
+}
+
