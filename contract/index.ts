@@ -5,19 +5,21 @@ import { emailContract } from './email.contract';
 import { mfaContract } from './mfa.contract';
 import { oauthContract } from './oauth.contract';
 import { sessionContract } from './session.contract';
+import { sessionsContract } from './sessions.contract';
 import { tokenContract } from './token.contract';
 
 export * from './common';
 export * from './errors';
 export * from './billing.contract';
 export * from './webhook-signature';
-export { billingContract, emailContract, mfaContract, oauthContract, sessionContract, tokenContract };
+export { billingContract, emailContract, mfaContract, oauthContract, sessionContract, sessionsContract, tokenContract };
 
 /** The whole HTTP surface of Tollgate. The OpenAPI document and the SDK are generated from it. */
 export const contract = c.router(
   {
     token: tokenContract,
     session: sessionContract,
+    sessions: sessionsContract,
     email: emailContract,
     oauth: oauthContract,
     mfa: mfaContract,

@@ -10,6 +10,7 @@ import type { EndUser } from '../../domain/user';
 import type { MfaChallengeStore, EnrolledMethodsReader } from '../mfa/mfa.store';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
+import type { SessionOrigin } from '../sessions/session.store';
 import type { IssueSessionInput, IssuedSession } from '../tokens/issue-session';
 
 /**
@@ -26,6 +27,8 @@ export interface PrimarySignInInput {
   provider: string;
   ttlSeconds?: number;
   authCodeId?: string | null;
+  /** Where the end user is: the session (or the challenge, then the session) remembers it. */
+  origin: SessionOrigin;
 }
 
 /** The gate every primary sign-in passes through, given to the features that sign users in. */
@@ -46,7 +49,8 @@ export interface CompletePrimarySignInDeps {
  * The one gate every primary authentication passes through. It applies the project's MFA policy
  * to the user's enrolled methods (domain/mfa.ts `decidePrimarySignIn`): a session, a challenge
  * listing the usable methods, or (required policy, nothing enrolled) an enrollment challenge. A
- * challenge remembers what the session must carry once it is passed (provider, lifetime, code).
+ * challenge remembers what the session must carry once it is passed (provider, lifetime, code,
+ * where the user was).
  */
 export function makeCompletePrimarySignIn(deps: CompletePrimarySignInDeps): SignInGate {
   return async (input: PrimarySignInInput): Promise<PrimarySignInOutcome> => {
@@ -69,6 +73,8 @@ export function makeCompletePrimarySignIn(deps: CompletePrimarySignInDeps): Sign
             provider: input.provider,
             ttlSeconds: input.ttlSeconds ?? null,
             authCodeId: input.authCodeId ?? null,
+            ip: input.origin.ip,
+            userAgent: input.origin.userAgent,
             createdAt: now,
             expiresAt: new Date(now.getTime() + MFA_CHALLENGE_TTL_SECONDS * 1000),
           },

@@ -7,6 +7,7 @@ import type { EndUser } from '../../domain/user';
 import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
+import type { RequestOrigin } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { ProjectStore } from '../projects/project.store';
 import type { UserStore } from '../users/user.store';
@@ -37,8 +38,8 @@ export interface ConsumedMagicLink {
  * The click on a magic link. The token is consumed by one atomic statement; then the account is
  * found (the one the link was sent to, else the one holding the email, else, with account linking,
  * an existing user whose verified email matches) or created, its email marked verified, and the
- * sign-in completed through the primary sign-in gate with a 15-minute token. All in one
- * transaction: a failure leaves the link unused.
+ * sign-in completed through the primary sign-in gate with a 15-minute token; the session remembers
+ * the browser that clicked (`origin`). All in one transaction: a failure leaves the link unused.
  */
 export function makeConsumeMagicLink(deps: ConsumeMagicLinkDeps) {
   async function accountFor(project: Project, link: MagicLinkRecord, now: Date): Promise<EndUser> {
@@ -72,7 +73,7 @@ export function makeConsumeMagicLink(deps: ConsumeMagicLinkDeps) {
     return raced.user;
   }
 
-  return async (token: string): Promise<{ result: Result<ConsumedMagicLink, ConsumeMagicLinkError>; locale: Locale | null }> => {
+  return async (token: string, origin: RequestOrigin): Promise<{ result: Result<ConsumedMagicLink, ConsumeMagicLinkError>; locale: Locale | null }> => {
     const tokenHash = deps.crypto.hash(token);
     const now = deps.clock.now();
     return deps.uow.transaction(async () => {
@@ -91,7 +92,7 @@ export function makeConsumeMagicLink(deps: ConsumeMagicLinkDeps) {
       if (account.disabled) return fail('link_unavailable');
       const user: EndUser = { ...account, emailVerified: true, provider: 'magic-link', updatedAt: now };
       await deps.accounts.update(project.id, user.id, { emailVerified: true, provider: 'magic-link' }, now);
-      const outcome = await deps.completePrimarySignIn({ project, user, provider: 'magic-link', ttlSeconds: MAGIC_LINK_TOKEN_TTL_SECONDS });
+      const outcome = await deps.completePrimarySignIn({ project, user, provider: 'magic-link', ttlSeconds: MAGIC_LINK_TOKEN_TTL_SECONDS, origin });
       return { result: ok({ outcome, callbackUrl: link.callbackUrl, locale: link.mailLocale }), locale: link.mailLocale };
     });
   };

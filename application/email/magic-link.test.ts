@@ -150,49 +150,52 @@ describe('consume a magic link', () => {
     return { consume, log, clock };
   }
 
+  /** The browser that clicked the link. */
+  const browser = { ip: '198.51.100.4', userAgent: 'Safari/18', requestId: 'req-1' };
+
   it('tells an unknown, used and expired link apart, in the locale of its email', async () => {
-    expect(await setup({ consumed: null, found: null }).consume('t')).toEqual({ result: { ok: false, error: 'link_invalid' }, locale: null });
-    expect(await setup({ consumed: null, found: link({ usedAt: new Date(0) }) }).consume('t')).toEqual({ result: { ok: false, error: 'link_used' }, locale: 'sv' });
+    expect(await setup({ consumed: null, found: null }).consume('t', browser)).toEqual({ result: { ok: false, error: 'link_invalid' }, locale: null });
+    expect(await setup({ consumed: null, found: link({ usedAt: new Date(0) }) }).consume('t', browser)).toEqual({ result: { ok: false, error: 'link_used' }, locale: 'sv' });
     const expired = setup({ consumed: null, found: link() });
     expired.clock.set(new Date('2030-01-01T10:15:00.000Z'));
-    expect(await expired.consume('t')).toEqual({ result: { ok: false, error: 'link_expired' }, locale: 'sv' });
+    expect(await expired.consume('t', browser)).toEqual({ result: { ok: false, error: 'link_expired' }, locale: 'sv' });
     expect(expired.log.of('links.consume')[0]!.args).toEqual(['h(t)', new Date('2030-01-01T10:15:00.000Z')]);
   });
 
   it('is unavailable once the project is inactive, the provider off or the callback URL removed', async () => {
     for (const project of [null, magicProject({ active: false }), aProject(), magicProject({ settings: { callbackUrls: [] } })]) {
       const { consume, log } = setup({ project });
-      expect((await consume('t')).result).toEqual({ ok: false, error: 'link_unavailable' });
+      expect((await consume('t', browser)).result).toEqual({ ok: false, error: 'link_unavailable' });
       expect(log.names('completePrimarySignIn')).toEqual([]);
     }
   });
 
   it('creates a verified account for a new address and signs in through the gate with a 15-minute token', async () => {
     const { consume, log } = setup();
-    const { result } = await consume('t');
+    const { result } = await consume('t', browser);
     expect(result).toMatchObject({ ok: true, value: { callbackUrl: 'https://app.example.com/cb', locale: 'sv', outcome: { kind: 'session' } } });
     const inserted = log.of('accounts.insertWithLoginEmail')[0]!;
     expect(inserted.args).toEqual([expect.objectContaining({ email: 'new@example.com', provider: 'magic-link', emailVerified: true, locale: 'sv' }), 'new@example.com', null]);
     const gate = log.of('completePrimarySignIn')[0]!;
     expect(gate.inTransaction).toBe(true);
-    expect(gate.args[0]).toMatchObject({ provider: 'magic-link', ttlSeconds: 900, user: { emailVerified: true } });
+    expect(gate.args[0]).toMatchObject({ provider: 'magic-link', ttlSeconds: 900, user: { emailVerified: true }, origin: browser });
   });
 
   it('a disabled account is unavailable', async () => {
     const { consume, log } = setup({ existing: { user: aUser({ disabled: true }), passwordHash: null } });
-    expect((await consume('t')).result).toEqual({ ok: false, error: 'link_unavailable' });
+    expect((await consume('t', browser)).result).toEqual({ ok: false, error: 'link_unavailable' });
     expect(log.names('accounts.update')).toEqual([]);
   });
 
   it('links to an existing user of another provider only when account linking is on', async () => {
     const octo = aUser({ id: 'octo', provider: 'github', email: 'new@example.com' });
     const off = setup({ candidate: octo });
-    await off.consume('t');
+    await off.consume('t', browser);
     expect(off.log.names('accounts.findLinkCandidate')).toEqual([]);
     expect(off.log.names('accounts.insertWithLoginEmail')).toHaveLength(1);
 
     const on = setup({ candidate: octo, project: magicProject({ settings: { allowAccountLinking: true } }) });
-    const { result } = await on.consume('t');
+    const { result } = await on.consume('t', browser);
     expect(result).toMatchObject({ ok: true, value: { outcome: { user: { id: 'octo', provider: 'magic-link', emailVerified: true } } } });
     expect(on.log.of('accounts.attachLoginEmail')[0]!.args).toEqual(['project-1', 'octo', 'new@example.com']);
     expect(on.log.names('accounts.insertWithLoginEmail')).toEqual([]);

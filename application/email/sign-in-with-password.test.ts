@@ -40,6 +40,7 @@ const input = (over: Partial<SignInInput> = {}): SignInInput => ({
   callbackUrl: 'https://app.example.com/cb',
   locale: null,
   ip: '10.0.0.1',
+  origin: { ip: '10.0.0.1', userAgent: 'Firefox/140', requestId: 'req-1' },
   ...over,
 });
 
@@ -97,7 +98,7 @@ describe('sign-in with password', () => {
     expect(r).toMatchObject({ ok: true, value: { kind: 'session', user: { id: 'user-1' } } });
     expect(log.names('accounts.update')).toEqual([]);
     expect(log.names('uow')).toEqual([]);
-    expect(log.of('completePrimarySignIn')[0]!.args[0]).toMatchObject({ provider: 'email' });
+    expect(log.of('completePrimarySignIn')[0]!.args[0]).toMatchObject({ provider: 'email', origin: { ip: '10.0.0.1', userAgent: 'Firefox/140' } });
   });
 
   it('records a new locale, the email provider and a stronger hash in the transaction of the sign-in', async () => {

@@ -4,6 +4,7 @@ import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
 import type { Clock } from '../ports/clock';
 import type { PasswordHasher, TokenCrypto } from '../ports/crypto';
 import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
+import type { RequestOrigin } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { CompletePrimarySignIn } from './deps';
 import type { EmailAccountChanges, EmailAccountStore } from './email-account.store';
@@ -21,7 +22,7 @@ export interface SignInWithPasswordDeps {
   limits: Pick<EmailLimits, 'signinPerEmail' | 'signinPerIp'>;
 }
 
-export type SignInInput = Omit<EmailRequestInput, 'acceptLanguage'> & { password: string };
+export type SignInInput = Omit<EmailRequestInput, 'acceptLanguage'> & { password: string; origin: RequestOrigin };
 
 export type SignInError = Exclude<EmailRequestRefusal, 'email_delivery_not_configured'> | 'invalid_credentials' | 'account_disabled';
 
@@ -64,13 +65,13 @@ export function makeSignInWithPassword(deps: SignInWithPasswordDeps) {
     if (deps.hasher.needsRehash(account.passwordHash)) changes.passwordHash = await deps.hasher.hash(input.password);
     // The usual sign-in changes nothing on the user: no write, so no cache invalidation either.
     if (Object.keys(changes).length === 0) {
-      return ok(await deps.completePrimarySignIn({ project: input.project, user: account.user, provider: 'email' }));
+      return ok(await deps.completePrimarySignIn({ project: input.project, user: account.user, provider: 'email', origin: input.origin }));
     }
     const now = deps.clock.now();
     const user = { ...account.user, provider: 'email', locale: changes.locale ?? account.user.locale, updatedAt: now };
     return deps.uow.transaction(async () => {
       await deps.accounts.update(input.project.id, user.id, changes, now);
-      return ok(await deps.completePrimarySignIn({ project: input.project, user, provider: 'email' }));
+      return ok(await deps.completePrimarySignIn({ project: input.project, user, provider: 'email', origin: input.origin }));
     });
   };
 }

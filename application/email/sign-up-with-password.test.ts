@@ -57,6 +57,7 @@ const input = (over: Partial<SignUpInput> = {}): SignUpInput => ({
   locale: null,
   acceptLanguage: 'fr-CA,fr;q=0.9',
   ip: '10.0.0.1',
+  origin: { ip: '10.0.0.1', userAgent: 'Firefox/140', requestId: 'req-1' },
   ...over,
 });
 
@@ -125,7 +126,7 @@ describe('sign-up with password', () => {
     expect(code.args[0]).toMatchObject({ locale: 'fr', user: { id: inserted[0]!.id } });
     const gate = log.of('completePrimarySignIn')[0]!;
     expect(gate.inTransaction).toBe(true);
-    expect(gate.args[0]).toMatchObject({ provider: 'email', user: { id: inserted[0]!.id } });
+    expect(gate.args[0]).toMatchObject({ provider: 'email', user: { id: inserted[0]!.id }, origin: { ip: '10.0.0.1', userAgent: 'Firefox/140' } });
   });
 
   it('stores the body locale over Accept-Language, and a blank name as null', async () => {

@@ -7,6 +7,7 @@ import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
 import type { Clock } from '../ports/clock';
 import type { PasswordHasher, TokenCrypto } from '../ports/crypto';
 import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
+import type { RequestOrigin } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { CompletePrimarySignIn } from './deps';
 import type { EmailAccountStore } from './email-account.store';
@@ -28,7 +29,7 @@ export interface SignUpWithPasswordDeps {
   mailConfigured: boolean;
 }
 
-export type SignUpInput = EmailRequestInput & { password: string; name: string | null };
+export type SignUpInput = EmailRequestInput & { password: string; name: string | null; origin: RequestOrigin };
 
 export type SignUpError = EmailRequestRefusal | PasswordPolicyError | 'email_already_registered';
 
@@ -78,7 +79,7 @@ export function makeSignUpWithPassword(deps: SignUpWithPasswordDeps) {
       // The unique index decides between concurrent sign-ups of one address.
       if (!(await deps.accounts.insertWithLoginEmail(user, email.key, passwordHash))) return err('email_already_registered');
       await deps.issueVerificationCode({ project: input.project, user, locale: mailLocale });
-      return ok(await deps.completePrimarySignIn({ project: input.project, user, provider: 'email' }));
+      return ok(await deps.completePrimarySignIn({ project: input.project, user, provider: 'email', origin: input.origin }));
     });
   };
 }

@@ -8,6 +8,8 @@ export interface MfaActor {
   user: EndUser;
   /** Set when the caller authenticated with an enrollment challenge instead of an access token. */
   enrollmentChallengeId: string | null;
+  /** The session of the caller's access token (`sid`); null with an enrollment challenge. */
+  sessionId: string | null;
 }
 
 export type MethodUnavailable = 'mfa_disabled' | 'mfa_method_not_allowed' | 'sms_unavailable';

@@ -14,6 +14,7 @@ const actor = (policy: MfaPolicy = 'optional', methods: MfaMethod[] = ['totp', '
   project: aProject({ settings: { mfaPolicy: policy, mfaMethods: methods } }),
   user: aUser(),
   enrollmentChallengeId: null,
+  sessionId: 'session-1',
   ...over,
 });
 

@@ -24,7 +24,8 @@ export class ChallengeAlreadyConsumed extends Error {
 
 /**
  * Consumes a passed challenge and issues the session the primary sign-in would have issued (same
- * provider claim, lifetime and authorization code). Call inside the transaction that spent the code.
+ * provider claim, lifetime, authorization code and origin: where the user was at the primary
+ * sign-in). Call inside the transaction that spent the code.
  */
 export function makeFinishChallenge(deps: FinishChallengeDeps) {
   return async (challenge: MfaChallengeRecord, project: Project, user: EndUser): Promise<FinishedSignIn> => {
@@ -35,6 +36,7 @@ export function makeFinishChallenge(deps: FinishChallengeDeps) {
       provider: challenge.provider,
       ...(challenge.ttlSeconds !== null ? { ttlSeconds: challenge.ttlSeconds } : {}),
       authCodeId: challenge.authCodeId,
+      origin: { ip: challenge.ip, userAgent: challenge.userAgent },
     });
     return { session, user };
   };

@@ -7,6 +7,7 @@ import { err, ok, type Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
 import type { SecretBox, TokenCrypto } from '../ports/crypto';
 import type { Logger } from '../ports/logger';
+import type { RequestOrigin } from '../ports/request-origin';
 import type { ProjectSecrets, ProjectStore } from '../projects/project.store';
 import type { AuthorizationCodeStore } from './authorization-code.store';
 import type { OAuthProviderRegistry } from './oauth-provider';
@@ -35,6 +36,8 @@ export interface CompleteAuthorizationInput {
   state: string | null;
   /** Apple's form_post `user` field. */
   userField: string | null;
+  /** The browser at the callback: the session the code is exchanged for remembers it. */
+  origin: RequestOrigin;
 }
 
 export type CompleteAuthorizationError =
@@ -99,6 +102,8 @@ export function makeCompleteAuthorization(deps: CompleteAuthorizationDeps) {
         projectId: project.id,
         userId: account.value.id,
         provider,
+        ip: input.origin.ip,
+        userAgent: input.origin.userAgent,
         createdAt: now,
         expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_SECONDS * 1000),
       },

@@ -200,7 +200,14 @@ describe('complete an OAuth authorization (the provider callback)', () => {
     });
     return { complete, log, clock, logger };
   }
-  const input = (over: Partial<CompleteAuthorizationInput> = {}): CompleteAuthorizationInput => ({ provider: 'google', code: 'pcode', state: 'st', userField: null, ...over });
+  const input = (over: Partial<CompleteAuthorizationInput> = {}): CompleteAuthorizationInput => ({
+    provider: 'google',
+    code: 'pcode',
+    state: 'st',
+    userField: null,
+    origin: { ip: '198.51.100.4', userAgent: 'Safari/18', requestId: 'req-1' },
+    ...over,
+  });
 
   it('refuses an unknown provider and a missing code or state before touching the state', async () => {
     const { complete, log } = setup();
@@ -249,7 +256,17 @@ describe('complete an OAuth authorization (the provider callback)', () => {
     ]);
     expect(log.of('resolveAccount')[0]!.args[0]).toMatchObject({ provider: 'google', profile, linkUserId: null, locale: 'de' });
     expect(log.of('codes.insert')[0]!.args).toEqual([
-      { id: 'uuid-2', projectId: 'project-1', userId: 'user-9', provider: 'google', createdAt: clock.now(), expiresAt: new Date(clock.now().getTime() + 60_000) },
+      {
+        id: 'uuid-2',
+        projectId: 'project-1',
+        userId: 'user-9',
+        provider: 'google',
+        // The browser at the callback: the session the code ends in remembers it.
+        ip: '198.51.100.4',
+        userAgent: 'Safari/18',
+        createdAt: clock.now(),
+        expiresAt: new Date(clock.now().getTime() + 60_000),
+      },
       'h(tok1.32)',
     ]);
     expect(r).toEqual(ok({ redirectUrl: 'https://app.example.com/cb?tenant=7&code=tok1.32&state=xyz' }));

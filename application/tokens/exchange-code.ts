@@ -1,7 +1,7 @@
 import type { Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
-import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
+import type { PrimarySignInInput, PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
 import type { AuthorizationCodeStore } from '../oauth/authorization-code.store';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
@@ -12,7 +12,7 @@ export interface ExchangeCodeDeps {
   codes: Pick<AuthorizationCodeStore, 'consume' | 'markReplayed' | 'wasReplayed'>;
   users: Pick<UserStore, 'findById'>;
   refreshTokens: Pick<RefreshTokenStore, 'revokeByAuthCode'>;
-  completePrimarySignIn: (input: { project: Project; user: EndUser; provider: string; authCodeId?: string | null }) => Promise<PrimarySignInOutcome>;
+  completePrimarySignIn: (input: PrimarySignInInput) => Promise<PrimarySignInOutcome>;
   crypto: TokenCrypto;
   clock: Clock;
 }
@@ -23,7 +23,8 @@ export type ExchangeCodeError = 'invalid_authorization_code';
  * Redeems an authorization code (opaque, stored hashed, single use, 60 seconds, bound to its
  * project) through the primary sign-in gate. Redeeming a code that was already used fails and
  * revokes every session minted from it; the check runs again after minting, so a replay that
- * races the first redemption still revokes what it minted.
+ * races the first redemption still revokes what it minted. The project server redeems the code,
+ * so the session remembers where the browser was at the provider's callback (kept on the code).
  */
 export function makeExchangeCode(deps: ExchangeCodeDeps) {
   return async (project: Project, code: string): Promise<Result<PrimarySignInOutcome, ExchangeCodeError>> => {
@@ -38,7 +39,13 @@ export function makeExchangeCode(deps: ExchangeCodeDeps) {
     }
     const user = await deps.users.findById(project.id, record.userId);
     if (!user || user.disabled) return err('invalid_authorization_code');
-    const outcome = await deps.completePrimarySignIn({ project, user, provider: record.provider, authCodeId: record.id });
+    const outcome = await deps.completePrimarySignIn({
+      project,
+      user,
+      provider: record.provider,
+      authCodeId: record.id,
+      origin: { ip: record.ip, userAgent: record.userAgent },
+    });
     if (await deps.codes.wasReplayed(record.id)) {
       await deps.refreshTokens.revokeByAuthCode(record.id, deps.clock.now());
     }

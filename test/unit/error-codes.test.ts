@@ -19,6 +19,7 @@ import {
   projectGateErrors,
   QUERY_ROUTE_ERRORS,
   requestErrors,
+  sessionsErrors,
   webhooksErrors,
   type ErrorEntry,
 } from '../../contract/errors';
@@ -52,6 +53,7 @@ describe('error tables', () => {
       admin: adminErrors,
       billing: billingErrors,
       webhooks: webhooksErrors,
+      sessions: sessionsErrors,
     };
     const owner = new Map<string, string>();
     const clashes: string[] = [];

@@ -16,7 +16,8 @@ import type { Result } from '../../../domain/result';
 import type { I18nextEmailRenderer, LinkPageKind } from '../../../infrastructure/mail/i18next-email-renderer';
 import { errorResponse } from './errors';
 import { failureResponse } from './rate-limit';
-import { clientIp, projectOf } from './request-context';
+import { clientIp, originOf, projectOf } from './request-context';
+import type { RequestOrigin } from '../../../application/ports/request-origin';
 import { toPublicUser, toSignInResponse } from './sign-in-response';
 
 /** Where the link in a magic-link email points. */
@@ -59,12 +60,12 @@ const emailRequestOf = (req: Request, res: Response, body: { email: string; call
 export function makeEmailRoutes(deps: EmailRouteDeps) {
   return s.router(emailContract, {
     signup: async ({ body, req, res }) => {
-      const r = await deps.signUp({ ...emailRequestOf(req, res, body), password: body.password, name: body.name ?? null });
+      const r = await deps.signUp({ ...emailRequestOf(req, res, body), password: body.password, name: body.name ?? null, origin: originOf(req, res) });
       return r.ok ? { status: 200, body: toSignInResponse(r.value) } : failureResponse(res, r);
     },
 
     signin: async ({ body, req, res }) => {
-      const r = await deps.signIn({ ...emailRequestOf(req, res, body), password: body.password });
+      const r = await deps.signIn({ ...emailRequestOf(req, res, body), password: body.password, origin: originOf(req, res) });
       return r.ok ? { status: 200, body: toSignInResponse(r.value) } : failureResponse(res, r);
     },
 
@@ -96,7 +97,7 @@ export function makeEmailRoutes(deps: EmailRouteDeps) {
 }
 
 export interface MagicLinkEndpointDeps {
-  consume: (token: string) => Promise<{ result: Result<ConsumedMagicLink, ConsumeMagicLinkError>; locale: Locale | null }>;
+  consume: (token: string, origin: RequestOrigin) => Promise<{ result: Result<ConsumedMagicLink, ConsumeMagicLinkError>; locale: Locale | null }>;
   renderer: Pick<I18nextEmailRenderer, 'linkPage' | 'continuePage'>;
 }
 
@@ -143,7 +144,7 @@ export function mountMagicLinkEndpoint(app: express.Express, deps: MagicLinkEndp
       if (!token || token.length > 512) return page(res, 400, deps.renderer.linkPage('link_invalid', fallbackLocale));
       if (isPrefetch(req)) return page(res, 200, deps.renderer.continuePage(req.originalUrl, fallbackLocale));
 
-      const { result, locale } = await deps.consume(token);
+      const { result, locale } = await deps.consume(token, originOf(req, res));
       if (!result.ok) {
         const kind: LinkPageKind = result.error;
         const status = kind === 'link_expired' || kind === 'link_used' ? 410 : kind === 'link_unavailable' ? 403 : 400;
