@@ -205,6 +205,6 @@ describe('POST /api/proxy/token/revoke', () => {
     expect((await refresh(s.refresh_token)).status).toBe(401);
     const r = await refresh(second.refreshToken);
     expect(r.status).toBe(200);
-    expect(decodeJwt(r.body.token)).toMatchObject({ provider: 'magic-link', origin: SYSTEM_ORIGIN });
+    expect(decodeJwt(r.body.token)).toMatchObject({ provider: 'magic-link' });
   });
 });
