@@ -51,7 +51,10 @@ export async function startTestApp(
     clock?: TestClock;
     runWorker?: boolean;
     overrides?: TollgateOptions['overrides'];
-    /** Share another app's database and deployment key (a second process of one deployment). */
+    /**
+     * Share another app's database, deployment key and PUBLIC_URL (a second process of one
+     * deployment: each accepts the other's tokens).
+     */
     sameDeploymentAs?: TestApp;
     /** Reach the database through another address (e.g. a proxy in front of it). */
     connectVia?: (databaseUrl: string) => string;
@@ -75,7 +78,7 @@ export async function startTestApp(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     OUTBOX_RETRY_DELAY_SECONDS: '1',
     ...options.env,
-    PUBLIC_URL: baseUrl,
+    PUBLIC_URL: options.sameDeploymentAs?.config.publicUrl ?? baseUrl,
   });
   const logger = createLogger(config.LOG_LEVEL, false);
   const secretKey = options.sameDeploymentAs?.secretKey ?? randomBytes(32);
