@@ -84,7 +84,7 @@ export class PostgresSessionStore implements SessionStore {
 
   /** Sessions ended since `since` (the revoked-session set loads them when it starts or reconnects). */
   async revokedSince(since: Date): Promise<Array<{ id: string; revokedAt: Date }>> {
-    const rows = await this.db.query<{ id: string; revoked_at: Date }>(
+    const rows = await this.db.query<{ id: string; revoked_at: Date | string }>(
       'select id::text as id, revoked_at from sessions where revoked_at is not null and revoked_at > ? order by revoked_at',
       [since],
     );
