@@ -30,6 +30,7 @@ export class RevokedSessionSet implements RevokedSessions {
   private loadedGeneration = -1;
   private lastTrim = 0;
   private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly bus: InvalidationBus,
@@ -49,7 +50,7 @@ export class RevokedSessionSet implements RevokedSessions {
 
   /** The set answers only when it is complete: loaded since the listener last (re)connected, and listening. */
   get current(): boolean {
-    return this.options.enabled && this.bus.healthy && this.loadedGeneration === this.generation;
+    return this.options.enabled && !this.stopped && this.bus.healthy && this.loadedGeneration === this.generation;
   }
 
   isRevoked(sessionId: string): boolean | Promise<boolean> {
@@ -78,6 +79,7 @@ export class RevokedSessionSet implements RevokedSessions {
   }
 
   private async load(): Promise<void> {
+    if (this.stopped) return;
     const generation = this.generation;
     if (this.retry) clearTimeout(this.retry);
     this.retry = undefined;
@@ -89,14 +91,16 @@ export class RevokedSessionSet implements RevokedSessions {
       for (const r of rows) if (!this.ended.has(r.id)) this.ended.set(r.id, r.revokedAt.getTime());
       this.loadedGeneration = generation;
     } catch (e) {
-      if (generation !== this.generation) return;
+      if (generation !== this.generation || this.stopped) return;
       this.logger.warn({ err: e }, 'ended sessions could not be loaded; token verification asks the database until they are');
       this.retry = setTimeout(() => void this.load(), 1000);
       this.retry.unref();
     }
   }
 
+  /** Stops reloading (the process is closing); answers come from the database from then on. */
   stop(): void {
+    this.stopped = true;
     if (this.retry) clearTimeout(this.retry);
     this.retry = undefined;
   }
