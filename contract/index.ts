@@ -19,6 +19,7 @@ export const contract = c.router(
   {
     token: tokenContract,
     session: sessionContract,
+    // Before oauth: routes are served in this order, and GET /api/proxy/{provider} would match /api/proxy/sessions.
     sessions: sessionsContract,
     email: emailContract,
     oauth: oauthContract,

@@ -1,6 +1,5 @@
 import type { Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
-import type { EndUser } from '../../domain/user';
 import type { PrimarySignInInput, PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
 import type { AuthorizationCodeStore } from '../oauth/authorization-code.store';
 import type { Clock } from '../ports/clock';
