@@ -6,6 +6,7 @@ import { emailContract } from './email.contract';
 import { mfaContract } from './mfa.contract';
 import { oauthContract } from './oauth.contract';
 import { sessionContract } from './session.contract';
+import { sessionsContract } from './sessions.contract';
 import { tokenContract } from './token.contract';
 
 export * from './common';
@@ -13,13 +14,15 @@ export * from './errors';
 export * from './billing.contract';
 export * from './webhook-signature';
 export * from './admin';
-export { billingContract, emailContract, mfaContract, oauthContract, sessionContract, tokenContract };
+export { billingContract, emailContract, mfaContract, oauthContract, sessionContract, sessionsContract, tokenContract };
 
 /** The whole HTTP surface of Tollgate. The OpenAPI document and the SDK are generated from it. */
 export const contract = c.router(
   {
     token: tokenContract,
     session: sessionContract,
+    // Before oauth: routes are served in this order, and GET /api/proxy/{provider} would match /api/proxy/sessions.
+    sessions: sessionsContract,
     email: emailContract,
     oauth: oauthContract,
     mfa: mfaContract,

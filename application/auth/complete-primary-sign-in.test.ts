@@ -37,6 +37,7 @@ describe('the primary sign-in gate', () => {
     const user = aUser();
     expect(await gate({ project: project('off'), user, provider: 'email', origin: TEST_ORIGIN })).toEqual({ kind: 'session', session, user });
     expect(log.names()).toEqual(['issueSession', 'checkNewDevice']);
+    expect(log.of('issueSession')[0]!.args[0]).toMatchObject({ origin: TEST_ORIGIN });
     expect(audit.entries).toEqual([
       {
         at: clock.now(),
@@ -82,6 +83,8 @@ describe('the primary sign-in gate', () => {
         provider: 'magic-link',
         ttlSeconds: 900,
         authCodeId: 'code-1',
+        ip: TEST_ORIGIN.ip,
+        userAgent: TEST_ORIGIN.userAgent,
         createdAt: clock.now(),
         expiresAt: new Date(clock.now().getTime() + 5 * 60_000),
       },

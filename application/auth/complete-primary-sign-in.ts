@@ -56,8 +56,9 @@ export interface CompletePrimarySignInDeps {
  * The one gate every primary authentication passes through. It applies the project's MFA policy
  * to the user's enrolled methods (domain/mfa.ts `decidePrimarySignIn`): a session, a challenge
  * listing the usable methods, or (required policy, nothing enrolled) an enrollment challenge. A
- * challenge remembers what the session must carry once it is passed (provider, lifetime, code).
- * Every sign-in is recorded in the audit log; a session's device is checked for the new-device notice.
+ * challenge remembers what the session must carry once it is passed (provider, lifetime, code,
+ * where the user was). Every sign-in is recorded in the audit log; a session's device is checked
+ * for the new-device notice.
  */
 export function makeCompletePrimarySignIn(deps: CompletePrimarySignInDeps): SignInGate {
   /** `user.sign_in`: the primary authentication passed; with MFA, `mfa.challenge.issued` too. */
@@ -89,6 +90,8 @@ export function makeCompletePrimarySignIn(deps: CompletePrimarySignInDeps): Sign
             provider: input.provider,
             ttlSeconds: input.ttlSeconds ?? null,
             authCodeId: input.authCodeId ?? null,
+            ip: input.origin.ip,
+            userAgent: input.origin.userAgent,
             createdAt: now,
             expiresAt: new Date(now.getTime() + MFA_CHALLENGE_TTL_SECONDS * 1000),
           },

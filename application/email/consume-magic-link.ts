@@ -40,8 +40,8 @@ export interface ConsumedMagicLink {
  * The click on a magic link. The token is consumed by one atomic statement; then the account is
  * found (the one the link was sent to, else the one holding the email, else, with account linking,
  * an existing user whose verified email matches) or created, its email marked verified, and the
- * sign-in completed through the primary sign-in gate with a 15-minute token. All in one
- * transaction: a failure leaves the link unused.
+ * sign-in completed through the primary sign-in gate with a 15-minute token; the session remembers
+ * the browser that clicked (`origin`). All in one transaction: a failure leaves the link unused.
  */
 export function makeConsumeMagicLink(deps: ConsumeMagicLinkDeps) {
   /** The account the link signs in to, and whether the link created it. */

@@ -11,6 +11,8 @@ export interface MfaActor {
   enrollmentChallengeId: string | null;
   /** Where the request came from (audit log, security notifications). */
   origin: RequestOrigin;
+  /** The session of the caller's access token (`sid`); null with an enrollment challenge. */
+  sessionId: string | null;
 }
 
 export type MethodUnavailable = 'mfa_disabled' | 'mfa_method_not_allowed' | 'sms_unavailable';

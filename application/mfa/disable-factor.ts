@@ -5,6 +5,7 @@ import type { NotifySecurityEvent } from '../notifications/security-notice';
 import type { Clock } from '../ports/clock';
 import type { RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
+import type { SessionStore } from '../sessions/session.store';
 import type { MfaActor } from './actor';
 import { consumeLimits, type MfaLimits, type RateLimited } from './limits';
 import type { BackupCodeStore, EnrolledMethodsReader, SmsStore, TotpStore } from './mfa.store';
@@ -16,6 +17,7 @@ export interface DisableFactorDeps {
   totp: Pick<TotpStore, 'remove'>;
   sms: Pick<SmsStore, 'unenroll'>;
   backupCodes: Pick<BackupCodeStore, 'invalidateAll'>;
+  sessions: Pick<SessionStore, 'revokeAllBut'>;
   rateLimiter: Pick<RateLimiter, 'consume'>;
   limits: Pick<MfaLimits, 'verify'>;
   audit: AuditLog;
@@ -27,7 +29,10 @@ export interface DisableFactorDeps {
 /**
  * POST mfa/totp/disable and mfa/sms/disable: removes a factor after a current code of any enrolled
  * method (the factor's own by default). Under the required policy the last usable factor stays.
- * Once neither TOTP nor SMS remains, the backup codes are invalidated too.
+ * Once neither TOTP nor SMS remains, the backup codes are invalidated too. While the project's
+ * policy is optional or required (MFA guards its sign-ins), every other session of the user ends:
+ * a factor is removed when it may be in someone else's hands, and sessions signed in with it must
+ * not outlive it. The caller's own session stays (it just proved a current code).
  */
 export function makeDisableFactor(deps: DisableFactorDeps) {
   return async (
@@ -65,8 +70,15 @@ export function makeDisableFactor(deps: DisableFactorDeps) {
       if (factor === 'totp') await deps.totp.remove(project.id, user.id);
       else await deps.sms.unenroll(project.id, user.id);
       if (!remaining.includes('totp') && !remaining.includes('sms')) await deps.backupCodes.invalidateAll(project.id, user.id, deps.clock.now());
+      // Sessions signed in with the factor must not outlive it (the caller's own stays).
+      const endedSessions = project.settings.mfaPolicy !== 'off' ? await deps.sessions.revokeAllBut(project.id, user.id, actor.sessionId, deps.clock.now()) : null;
       await deps.notify({ project, userId: user.id, kind: 'mfa_factor_removed', origin: actor.origin, method: factor });
-      deps.audit.record(auditEntry(deps.clock.now(), project.id, 'mfa.factor.removed', { ...facts, details: { method: factor, verified_with: method } }));
+      deps.audit.record(
+        auditEntry(deps.clock.now(), project.id, 'mfa.factor.removed', {
+          ...facts,
+          details: { method: factor, verified_with: method, ...(endedSessions !== null ? { other_sessions_ended: endedSessions } : {}) },
+        }),
+      );
       return ok(undefined);
     });
   };

@@ -15,6 +15,7 @@ const actor = (policy: MfaPolicy = 'optional', methods: MfaMethod[] = ['totp', '
   user: aUser(),
   enrollmentChallengeId: null,
   origin: TEST_ORIGIN,
+  sessionId: 'session-1',
   ...over,
 });
 

@@ -21,6 +21,8 @@ const challenge: MfaChallengeRecord = {
   provider: 'email',
   ttlSeconds: null,
   authCodeId: null,
+  ip: null,
+  userAgent: null,
   createdAt: new Date('2030-01-01T09:59:00.000Z'),
   expiresAt: new Date('2030-01-01T10:04:00.000Z'),
 };

@@ -5,6 +5,7 @@ import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
 import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../oauth/authorization-code.store';
 import type { AccessTokenCodec, VerifiedAccessToken } from '../ports/access-tokens';
 import type { ProjectSecrets, ProjectStore } from '../projects/project.store';
+import type { RevokedSessions } from '../sessions/session.store';
 import { aProject, aUser, CallLog, fakeAuditLog, fakeCrypto, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
 import type { UserStore } from '../users/user.store';
 import { makeAuthenticateAccessToken } from './authenticate-access-token';
@@ -104,10 +105,20 @@ describe('exchange an authorization code', () => {
 
 describe('verify an access token', () => {
   const verified: VerifiedAccessToken = {
-    claims: { sub: 'user-1', email: 'ada@example.com', name: 'Ada', picture: null, provider: 'google', email_verified: true, iat: 1, exp: 2 },
+    claims: { sub: 'user-1', email: 'ada@example.com', name: 'Ada', picture: null, provider: 'google', email_verified: true, sid: 'session-1', iat: 1, exp: 2 },
     expiresAt: new Date('2030-01-01T10:05:00.000Z'),
   };
-  function setup(options: { key?: Uint8Array | null; token?: VerifiedAccessToken | null; user?: EndUser | null; audience?: string | null; project?: ReturnType<typeof aProject> | null } = {}) {
+  function setup(
+    options: {
+      key?: Uint8Array | null;
+      token?: VerifiedAccessToken | null;
+      user?: EndUser | null;
+      audience?: string | null;
+      project?: ReturnType<typeof aProject> | null;
+      /** Ended sessions, and whether the set answers at once (current) or asks the database. */
+      ended?: { ids: string[]; current: boolean };
+    } = {},
+  ) {
     const log = new CallLog();
     const clock = new FixedClock('2030-01-01T10:00:00.000Z');
     const tokens = strictFake<Pick<AccessTokenCodec, 'verify' | 'peekAudience'>>(
@@ -123,6 +134,16 @@ describe('verify an access token', () => {
       secrets: strictFake<Pick<ProjectSecrets, 'signingKey'>>('secrets', { signingKey: async () => (options.key === undefined ? new Uint8Array([7]) : options.key) }, log),
       tokens,
       users,
+      sessions: strictFake<RevokedSessions>(
+        'sessions',
+        {
+          isRevoked: (sid: string) => {
+            const ended = options.ended ?? { ids: [], current: true };
+            return ended.current ? ended.ids.includes(sid) : Promise.resolve(ended.ids.includes(sid));
+          },
+        },
+        log,
+      ),
       clock,
     });
     const authenticate = makeAuthenticateAccessToken({
@@ -150,6 +171,22 @@ describe('verify an access token', () => {
     for (const options of [{ key: null }, { token: null }, { user: null }, { user: aUser({ disabled: true }) }]) {
       expect(await setup(options).verify(aProject(), 'jwt')).toEqual({ valid: false });
     }
+  });
+
+  it("a token of an ended session is valid:false, whether the revoked-session set answers or the database does", async () => {
+    for (const current of [true, false]) {
+      const ended = setup({ ended: { ids: ['session-1'], current } });
+      expect(await ended.verify(aProject(), 'jwt')).toEqual({ valid: false });
+      expect(ended.log.of('sessions.isRevoked')[0]!.args).toEqual(['session-1']);
+      expect(ended.log.names('users')).toEqual([]);
+      const other = setup({ ended: { ids: ['session-2'], current } });
+      expect((await other.verify(aProject(), 'jwt')).valid).toBe(true);
+    }
+    // A token without a session id (none is issued so) is judged by its user alone.
+    const { sid: _sid, ...claims } = verified.claims;
+    const noSid = setup({ token: { ...verified, claims }, ended: { ids: ['session-1'], current: true } });
+    expect((await noSid.verify(aProject(), 'jwt')).valid).toBe(true);
+    expect(noSid.log.names('sessions')).toEqual([]);
   });
 
   it('authenticates a user-scoped request by the token alone: the audience picks an active project', async () => {

@@ -26,7 +26,8 @@ export type ExchangeCodeError = 'invalid_authorization_code';
  * Redeems an authorization code (opaque, stored hashed, single use, 60 seconds, bound to its
  * project) through the primary sign-in gate. Redeeming a code that was already used fails and
  * revokes every session minted from it; the check runs again after minting, so a replay that
- * races the first redemption still revokes what it minted.
+ * races the first redemption still revokes what it minted. The project server redeems the code,
+ * so the session remembers where the browser was at the provider's callback (kept on the code).
  */
 export function makeExchangeCode(deps: ExchangeCodeDeps) {
   /**

@@ -34,7 +34,7 @@ describe('issue a session', () => {
 
   it('signs an access token with the session id and stores the rt_ refresh token hashed, with absolute and idle expiry', async () => {
     const { issue, log, clock } = setup();
-    const s = await issue({ project: aProject(), user: aUser(), provider: 'github', authCodeId: 'code-1' });
+    const s = await issue({ project: aProject(), user: aUser(), provider: 'github', authCodeId: 'code-1', origin: { ip: '203.0.113.7', userAgent: 'Firefox/140' } });
     expect(s).toEqual({ token: 'jwt(user-1,uuid-1,300)', refreshToken: 'rt_tok2.32', expiresAt: new Date(clock.now().getTime() + 300_000), sessionId: 'uuid-1' });
     expect(log.of('tokens.sign')[0]!.args[0]).toEqual({
       secret: key,
@@ -57,12 +57,13 @@ describe('issue a session', () => {
         idleExpiresAt: new Date(clock.now().getTime() + 14 * DAY),
       },
       'h(rt_tok2.32)',
+      { ip: '203.0.113.7', userAgent: 'Firefox/140' },
     ]);
   });
 
   it('a magic-link session lives 15 minutes; a user without email carries no email_verified claim', async () => {
     const { issue, log } = setup();
-    await issue({ project: aProject(), user: aUser({ email: null }), provider: 'magic-link', ttlSeconds: 900 });
+    await issue({ project: aProject(), user: aUser({ email: null }), provider: 'magic-link', ttlSeconds: 900, origin: { ip: '203.0.113.7', userAgent: null } });
     const signed = log.of('tokens.sign')[0]!.args[0] as SignAccessTokenInput;
     expect(signed.ttlSeconds).toBe(900);
     expect(signed.claims).not.toHaveProperty('email_verified');
@@ -70,7 +71,7 @@ describe('issue a session', () => {
 
   it('a missing signing key is a fault, not a session', async () => {
     const { issue, log } = setup(null);
-    await expect(issue({ project: aProject(), user: aUser(), provider: 'email' })).rejects.toThrow(/signing key/);
+    await expect(issue({ project: aProject(), user: aUser(), provider: 'email', origin: { ip: '203.0.113.7', userAgent: null } })).rejects.toThrow(/signing key/);
     expect(log.names('refreshTokens')).toEqual([]);
   });
 });

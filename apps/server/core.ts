@@ -12,8 +12,10 @@ import type { ProjectSecrets } from '../../application/projects/project.store';
 import { makeAuthenticateAccessToken } from '../../application/tokens/authenticate-access-token';
 import { makeIssueSession } from '../../application/tokens/issue-session';
 import { makeVerifyAccessToken } from '../../application/tokens/verify-access-token';
+import { LONGEST_ACCESS_TOKEN_TTL_SECONDS } from '../../domain/access-token';
 import { makeHotPathCaches } from '../../infrastructure/cache/hot-path-caches';
 import { InvalidationBus } from '../../infrastructure/cache/invalidation-bus';
+import { RevokedSessionSet } from '../../infrastructure/cache/revoked-sessions';
 import { SystemClock } from '../../infrastructure/clock/system-clock';
 import { Argon2PasswordHasher } from '../../infrastructure/crypto/argon2-password-hasher';
 import { HmacAccessTokenCodec } from '../../infrastructure/crypto/hmac-access-token-codec';
@@ -30,6 +32,7 @@ import { PostgresAuditLog } from '../../infrastructure/persistence/postgres-audi
 import { PostgresKnownDeviceStore } from '../../infrastructure/persistence/postgres-known-device.store';
 import { PostgresProjectStore } from '../../infrastructure/persistence/postgres-project.store';
 import { PostgresRefreshTokenStore } from '../../infrastructure/persistence/postgres-refresh-token.store';
+import { PostgresSessionStore } from '../../infrastructure/persistence/postgres-session.store';
 import { PostgresUserStore } from '../../infrastructure/persistence/postgres-user.store';
 import { PostgresRateLimiter } from '../../infrastructure/ratelimit/postgres-rate-limiter';
 import type { CoreConfig } from './config';
@@ -52,6 +55,8 @@ export interface CoreStores {
   apiKeys: PostgresApiKeyStore;
   users: PostgresUserStore;
   refreshTokens: PostgresRefreshTokenStore;
+  /** Sessions as the end user sees them (list, end one, end the others). */
+  sessions: PostgresSessionStore;
 }
 
 /** Read-through caches of the hot paths, dropped in every process when a row changes. */
@@ -94,6 +99,8 @@ export interface Core {
   readonly scheduler: PgBossScheduler;
   readonly invalidation: InvalidationBus;
   readonly caches: HotPathCaches;
+  /** Sessions ended recently (their access tokens may be unexpired), known to every process at once. */
+  readonly revokedSessions: RevokedSessionSet;
   readonly stores: CoreStores;
   readonly secrets: ProjectSecrets;
   readonly sessions: CoreSessions;
@@ -156,16 +163,25 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   });
   const scheduler = new PgBossScheduler({ boss, db, clock, logger });
 
+  const invalidation = new InvalidationBus(options.databaseUrl, logger);
+  // A statement that ends sessions returns once this process's own listener has heard of it (after
+  // commit), so this process refuses their access tokens as soon as the change returns.
+  const sessionsEnded = () => db.onCommit(() => invalidation.sync());
   const stores: CoreStores = {
     projects: new PostgresProjectStore(db),
     apiKeys: new PostgresApiKeyStore(db),
     users: new PostgresUserStore(db),
-    refreshTokens: new PostgresRefreshTokenStore(db),
+    refreshTokens: new PostgresRefreshTokenStore(db, sessionsEnded),
+    sessions: new PostgresSessionStore(db, sessionsEnded),
   };
   const secrets = makeProjectSecrets({ projects: stores.projects, box });
-  const invalidation = new InvalidationBus(options.databaseUrl, logger);
   const caches = makeHotPathCaches(invalidation, { ...stores, secrets }, config.CACHE_TTL_SECONDS * 1000);
-  const verify = makeVerifyAccessToken({ secrets: caches.secrets, tokens, users: caches.users, clock });
+  const revokedSessions = new RevokedSessionSet(invalidation, stores.sessions, clock, logger, {
+    // A minute beyond the longest access-token lifetime, for clocks a little apart.
+    windowMs: (LONGEST_ACCESS_TOKEN_TTL_SECONDS + 60) * 1000,
+    enabled: config.CACHE_TTL_SECONDS > 0,
+  });
+  const verify = makeVerifyAccessToken({ secrets: caches.secrets, tokens, users: caches.users, sessions: revokedSessions, clock });
   const sessions: CoreSessions = {
     issue: makeIssueSession({
       secrets: caches.secrets,
@@ -205,6 +221,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     scheduler,
     invalidation,
     caches,
+    revokedSessions,
     stores,
     secrets,
     sessions,
@@ -230,6 +247,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       closing = true;
       // The buffered audit entries are written while the pool is still open.
       await audit.close();
+      revokedSessions.stop();
       await invalidation.stop();
       if (bossStarted) await boss.stop({ graceful: true, wait: true, timeout: 5000 }).catch(() => undefined);
       await db.close();

@@ -7,7 +7,6 @@ import type { ErrorEntry } from './types';
 export const adminErrors = {
   project_not_found: { status: 404, message: 'Project not found' },
   api_key_not_found: { status: 404, message: 'No active API key: unknown or already revoked' },
-  user_not_found: { status: 404, message: 'No such user' },
   invalid_project_name: { status: 400, message: 'Invalid project name: it must be 1 to 100 characters (after trimming spaces)' },
   invalid_callback_url: { status: 400, message: 'Invalid callback URL: it must be an absolute http(s) URL without credentials or a #fragment' },
   unknown_provider: { status: 400, message: 'Unknown provider' },

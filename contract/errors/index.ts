@@ -7,6 +7,7 @@ import { emailErrors } from './email.errors';
 import { authErrors, edgeErrors, projectGateErrors, requestErrors } from './http.errors';
 import { mfaErrors } from './mfa.errors';
 import { oauthErrors } from './oauth.errors';
+import { sessionsErrors } from './sessions.errors';
 import type { ErrorEntry, ErrorStatus } from './types';
 import { webhooksErrors } from './webhooks.errors';
 
@@ -29,6 +30,7 @@ export const ERRORS = {
   ...billingErrors,
   ...webhooksErrors,
   ...consoleErrors,
+  ...sessionsErrors,
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -82,10 +84,14 @@ export function errors<C extends ErrorCode>(...codes: readonly C[]): ErrorRespon
   return responses as ErrorResponses<C>;
 }
 
-/** What the HTTP edge can answer on any route that takes a request body (JSON, or a form where declared). */
-export const BODY_ROUTE_ERRORS = ['invalid_request', 'malformed_json', 'payload_too_large', 'unsupported_media_type', 'internal_error'] as const;
-/** What the HTTP edge can answer on a route without a body (GET): its path or query fails the schema, a fault. */
-export const QUERY_ROUTE_ERRORS = ['invalid_request', 'internal_error'] as const;
+/**
+ * What the HTTP edge can answer on any route that takes a request body (JSON, or a form where
+ * declared); `invalid_characters` for a string (in the body, the query or the path) holding NUL or
+ * an unpaired surrogate.
+ */
+export const BODY_ROUTE_ERRORS = ['invalid_request', 'invalid_characters', 'malformed_json', 'payload_too_large', 'unsupported_media_type', 'internal_error'] as const;
+/** What the HTTP edge can answer on a route without a body (GET): its path or query fails the schema or holds NUL, a fault. */
+export const QUERY_ROUTE_ERRORS = ['invalid_request', 'invalid_characters', 'internal_error'] as const;
 
 /**
  * What each auth kind answers before the handler runs. A route declares the codes of its kind
@@ -116,4 +122,4 @@ export function messageWith(code: ErrorCode, detail?: string, tail = ''): string
 }
 
 export type { ErrorEntry, ErrorStatus };
-export { adminErrors, authErrors, billingErrors, consoleErrors, edgeErrors, emailErrors, mfaErrors, oauthErrors, projectGateErrors, requestErrors, webhooksErrors };
+export { adminErrors, authErrors, billingErrors, consoleErrors, edgeErrors, emailErrors, mfaErrors, oauthErrors, projectGateErrors, requestErrors, sessionsErrors, webhooksErrors };

@@ -25,7 +25,14 @@ function actorOf(req: Request, res: Response): MfaActor {
   const auth = authOf(res);
   if (!auth.project || !auth.user) throw new Error('route has no authenticated user');
   const challengeId = auth.claims?.[ENROLLMENT_CHALLENGE_CLAIM];
-  return { project: auth.project, user: auth.user, enrollmentChallengeId: typeof challengeId === 'string' ? challengeId : null, origin: originOf(req, res) };
+  const sid = auth.claims?.sid;
+  return {
+    project: auth.project,
+    user: auth.user,
+    enrollmentChallengeId: typeof challengeId === 'string' ? challengeId : null,
+    sessionId: typeof sid === 'string' ? sid : null,
+    origin: originOf(req, res),
+  };
 }
 
 export interface MfaRouteDeps {
