@@ -96,7 +96,7 @@ describe('the Sessions migration', () => {
     await token(live, t1);
     await token(ended, t0, { revoked: t1 });
 
-    expect(await db.migrate()).toEqual(['Migration20261126000000Sessions']);
+    expect((await db.migrate())[0]).toBe('Migration20261126000000Sessions');
     const rows = await run(() =>
       db.query<{ id: string; created_at: Date | string; last_used_at: Date | string; revoked_at: Date | string | null; ip: string | null; provider: string }>(
         'select id, created_at, last_used_at, revoked_at, ip, provider from sessions order by created_at, revoked_at nulls first',
@@ -107,6 +107,31 @@ describe('the Sessions migration', () => {
       { id: live, created_at: at(t0), last_used_at: at(t1), revoked_at: null, ip: null, provider: 'github' },
       { id: ended, created_at: at(t0), last_used_at: at(t0), revoked_at: at(t1), ip: null, provider: 'github' },
     ]);
+  });
+
+  it('runs after the Audit and Console migrations on a database that has them (they were released before it)', async () => {
+    const other = await createTestDatabase();
+    const released = await Database.open({ url: other.url });
+    try {
+      await released.orm.getMigrator().up({ to: 'Migration20261125000000Webhooks' });
+      await released.orm.getMigrator().up({ migrations: ['Migration20261127000000Audit', 'Migration20261129000000Console'] });
+      expect(await released.migrate()).toEqual(['Migration20261126000000Sessions']);
+      const columns = await released.withContext(() =>
+        released.query<{ table_name: string; column_name: string }>(
+          `select table_name, column_name from information_schema.columns
+            where table_name in ('authorization_codes', 'mfa_challenges') and column_name in ('ip', 'user_agent') order by 1, 2`,
+        ),
+      );
+      expect(columns.map((c) => `${c.table_name}.${c.column_name}`)).toEqual([
+        'authorization_codes.ip',
+        'authorization_codes.user_agent',
+        'mfa_challenges.ip',
+        'mfa_challenges.user_agent',
+      ]);
+    } finally {
+      await released.close();
+      await other.drop();
+    }
   });
 });
 
