@@ -33,6 +33,7 @@ export const AUDIT_ACTIONS = [
   'token.refresh.reused',
   // Revocations
   'session.revoked',
+  'session.revoked.others',
   'user.sign_out_everywhere',
   'user.disabled',
   'user.enabled',
@@ -72,7 +73,10 @@ export const isAuditActionFilter = (value: string): boolean => /^[a-z0-9_]+(\.[a
 export type AuditActorKind = 'user' | 'admin' | 'system';
 export interface AuditActor {
   kind: AuditActorKind;
-  /** The end user's id, the operator's account (`cli` for the admin CLI), or null when unknown. */
+  /**
+   * The end user's id, the operator's account (`cli` for the admin CLI), `api_key:<key id>` for a
+   * project server calling with its API key, or null when unknown.
+   */
   id: string | null;
 }
 

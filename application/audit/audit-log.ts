@@ -24,6 +24,8 @@ export interface AuditFacts {
   actor: AuditActor;
   target?: AuditTarget | null;
   origin: RequestOrigin;
+  /** The end user the entry is about when neither the actor nor the target is one (the owner of a session a project server ended). */
+  user?: string;
   /** A failure's reason code; the outcome is `failure` when one is given. */
   reason?: string | null;
   outcome?: AuditOutcome;
@@ -40,7 +42,7 @@ export function auditEntry(at: Date, projectId: string, action: AuditAction, fac
     action,
     actor: facts.actor,
     target,
-    userId: auditUserOf(facts.actor, target),
+    userId: auditUserOf(facts.actor, target) ?? facts.user ?? null,
     ip: facts.origin.ip,
     userAgent: facts.origin.userAgent,
     requestId: facts.origin.requestId,
@@ -51,6 +53,8 @@ export function auditEntry(at: Date, projectId: string, action: AuditAction, fac
 }
 
 export const userActor = (userId: string): AuditActor => ({ kind: 'user', id: userId });
+/** A project server, calling with one of the project's API keys: an operator of the project, named by its key. */
+export const apiKeyActor = (keyId: string): AuditActor => ({ kind: 'admin', id: `api_key:${keyId}` });
 export const userTarget = (userId: string): AuditTarget => ({ kind: 'user', id: userId });
 
 /** A page of the audit log, newest first. */

@@ -84,6 +84,13 @@ async function sessionOf(email: string, device: Record<string, string>) {
 
 const verify = async (token: string) => (await project.client.token.verify({ body: { token } })).body;
 
+/** The project's audit entries of `actions` about `userId`, oldest first, once this process wrote what it buffered. */
+async function audited(userId: string, ...actions: string[]) {
+  await t.tollgate.core.audit.flush();
+  const entries = await t.inContext(() => t.tollgate.core.audit.list({ projectId: project.id, userId, limit: 100 }));
+  return entries.filter((e) => actions.includes(e.action)).reverse();
+}
+
 describe('an end user and their sessions', () => {
   it('lists them: created, last used, the IP and user agent of the sign-in, the provider, which one is current', async () => {
     const laptop = await signIn('ada@example.com', from('203.0.113.7', 'Firefox/140 (laptop)'));
@@ -160,6 +167,13 @@ describe('an end user and their sessions', () => {
     expect((await call('POST', '/api/proxy/sessions/revoke', one.token, { session_id: sessions.find((s) => s.current)!.id })).status).toBe(200);
     expect(await verify(one.token)).toMatchObject({ valid: false });
     expect((await call('GET', '/api/proxy/sessions', one.token)).status).toBe(401);
+    // Each ending is recorded, by the user, with the session; the refusals are not.
+    const current = sessions.find((s) => s.current)!.id;
+    // With the origin of the request that asked (never the system's).
+    expect((await audited(one.user.id, 'session.revoked')).map((e) => [e.actor, e.target, e.ip !== 'system' && typeof e.requestId === 'string'])).toEqual(
+      [other.id, other.id, current].map((id) => [{ kind: 'user', id: one.user.id }, { kind: 'session', id }, true]),
+    );
+    expect(await audited(stranger.user.id, 'session.revoked')).toEqual([]);
   });
 
   it('ends every other session and keeps this one', async () => {
@@ -170,6 +184,12 @@ describe('an end user and their sessions', () => {
     expect(await verify(keep.token)).toMatchObject({ valid: true });
     expect((await call('GET', '/api/proxy/sessions', keep.token)).body.sessions).toHaveLength(1);
     expect((await call('POST', '/api/proxy/sessions/revoke-others', keep.token)).body).toEqual({ success: true, ended: 0 });
+    // The audit log names the user as the one who ended them, and the session kept.
+    const kept = (await call('GET', '/api/proxy/sessions', keep.token)).body.sessions[0].id as string;
+    expect((await audited(keep.user.id, 'session.revoked.others')).map((e) => [e.actor, e.target, e.details])).toEqual([
+      [{ kind: 'user', id: keep.user.id }, { kind: 'user', id: keep.user.id }, { sessions_ended: 2, kept_session_id: kept }],
+      [{ kind: 'user', id: keep.user.id }, { kind: 'user', id: keep.user.id }, { sessions_ended: 0, kept_session_id: kept }],
+    ]);
   });
 });
 
@@ -197,6 +217,13 @@ describe('a project server and the sessions of its users', () => {
 
     expect(await project.client.sessions.endAllForUser({ params: { userId } })).toMatchObject({ status: 200, body: { success: true, ended: 1 } });
     expect(await verify(a.token)).toMatchObject({ valid: false });
+    // Recorded with the project server as the actor, named by its API key, about the user.
+    const [key] = await t.inContext(() => t.tollgate.core.stores.apiKeys.listByProject(project.id));
+    const server = { kind: 'admin', id: `api_key:${key!.id}` };
+    expect((await audited(userId, 'session.revoked', 'user.sign_out_everywhere')).map((e) => [e.action, e.actor, e.target, e.userId, e.details])).toEqual([
+      ['session.revoked', server, { kind: 'session', id: newest!.id }, userId, {}],
+      ['user.sign_out_everywhere', server, { kind: 'user', id: userId }, userId, { sessions_ended: 1 }],
+    ]);
 
     const unknown = '00000000-0000-4000-8000-000000000000';
     for (const r of [

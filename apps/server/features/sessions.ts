@@ -55,8 +55,8 @@ export function wireSessions({ core, signInGate }: SessionsFeatureInput) {
     session: makeSessionRoutes({ exchangeCode, refreshSession, revokeSession }),
     sessions: makeSessionsRoutes({
       listSessions: makeListSessions({ sessions: stores.sessions, users: caches.users, clock }),
-      endSession: makeEndSession({ sessions: stores.sessions, users: caches.users, clock }),
-      endOtherSessions: makeEndOtherSessions({ sessions: stores.sessions, users: caches.users, clock }),
+      endSession: makeEndSession({ sessions: stores.sessions, users: caches.users, audit: core.audit, clock }),
+      endOtherSessions: makeEndOtherSessions({ sessions: stores.sessions, users: caches.users, audit: core.audit, clock }),
     }),
   };
   return { routes } satisfies HttpFeature<typeof routes>;

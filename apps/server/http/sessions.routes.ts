@@ -5,10 +5,18 @@ import type { SessionView } from '../../../application/sessions/list-sessions';
 import type { makeEndOtherSessions } from '../../../application/sessions/end-other-sessions';
 import type { makeEndSession } from '../../../application/sessions/end-session';
 import type { makeListSessions } from '../../../application/sessions/list-sessions';
+import { apiKeyActor, userActor } from '../../../application/audit/audit-log';
 import { errorResponse } from './errors';
-import { authOf, projectOf } from './request-context';
+import { authOf, originOf, projectOf } from './request-context';
 
 const s = initServer();
+
+/** The project server of an `apiKey` route, named by its key in the audit log. */
+function projectServerOf(res: Response) {
+  const keyId = authOf(res).apiKeyId;
+  if (!keyId) throw new Error('route has no API key');
+  return apiKeyActor(keyId);
+}
 
 export interface SessionsRouteDeps {
   listSessions: ReturnType<typeof makeListSessions>;
@@ -46,27 +54,33 @@ export function makeSessionsRoutes(deps: SessionsRouteDeps) {
       const r = await deps.listSessions({ projectId: me.projectId, userId: me.userId, currentSessionId: me.sessionId });
       return r.ok ? { status: 200, body: { sessions: r.value.map(toSessionBody) } } : userGone();
     },
-    end: async ({ body, res }) => {
+    end: async ({ body, req, res }) => {
       const me = signedInOf(res);
-      const r = await deps.endSession({ projectId: me.projectId, userId: me.userId, sessionId: body.session_id });
+      const r = await deps.endSession({ projectId: me.projectId, userId: me.userId, sessionId: body.session_id, actor: userActor(me.userId), origin: originOf(req, res) });
       if (r.ok) return { status: 200, body: { success: true as const } };
       return r.error === 'user_not_found' ? userGone() : errorResponse(r.error);
     },
-    endOthers: async ({ res }) => {
+    endOthers: async ({ req, res }) => {
       const me = signedInOf(res);
-      const r = await deps.endOtherSessions({ projectId: me.projectId, userId: me.userId, keepSessionId: me.sessionId });
+      const r = await deps.endOtherSessions({ projectId: me.projectId, userId: me.userId, keepSessionId: me.sessionId, actor: userActor(me.userId), origin: originOf(req, res) });
       return r.ok ? { status: 200, body: { success: true as const, ended: r.value } } : userGone();
     },
     listForUser: async ({ params, res }) => {
       const r = await deps.listSessions({ projectId: projectOf(res).id, userId: params.userId, currentSessionId: null });
       return r.ok ? { status: 200, body: { sessions: r.value.map(toSessionBody) } } : errorResponse(r.error);
     },
-    endForUser: async ({ params, body, res }) => {
-      const r = await deps.endSession({ projectId: projectOf(res).id, userId: params.userId, sessionId: body.session_id });
+    endForUser: async ({ params, body, req, res }) => {
+      const r = await deps.endSession({
+        projectId: projectOf(res).id,
+        userId: params.userId,
+        sessionId: body.session_id,
+        actor: projectServerOf(res),
+        origin: originOf(req, res),
+      });
       return r.ok ? { status: 200, body: { success: true as const } } : errorResponse(r.error);
     },
-    endAllForUser: async ({ params, res }) => {
-      const r = await deps.endOtherSessions({ projectId: projectOf(res).id, userId: params.userId, keepSessionId: null });
+    endAllForUser: async ({ params, req, res }) => {
+      const r = await deps.endOtherSessions({ projectId: projectOf(res).id, userId: params.userId, keepSessionId: null, actor: projectServerOf(res), origin: originOf(req, res) });
       return r.ok ? { status: 200, body: { success: true as const, ended: r.value } } : errorResponse(r.error);
     },
   });
