@@ -9,7 +9,9 @@ import type { ConsoleAccount } from '../../../domain/console';
 import { providerRedirectUri } from '../../../domain/oauth/redirect';
 import type { Project } from '../../../domain/project';
 import { isOAuthProvider, PROVIDERS } from '../../../domain/providers';
+import type { OperatorUseCases } from '../../../application/billing/use-cases';
 import type { Admin } from '../admin';
+import { makeAdminBillingRoutes } from './admin-billing.routes';
 import { CONSOLE_COOKIE } from './auth';
 import { errorResponse } from './errors';
 import { failureResponse } from './rate-limit';
@@ -24,6 +26,8 @@ export interface AdminRouteDeps {
   publicUrl: string;
   /** Mark the session cookie Secure (everywhere but development and test, which may run on plain http). */
   secureCookie: boolean;
+  /** The operator's billing use cases (the CLI's `tollgate billing|plan|price ...`). */
+  billing: OperatorUseCases;
 }
 
 const actorOf = (res: Response): ConsoleActor => {
@@ -183,5 +187,7 @@ export function makeAdminRoutes(deps: AdminRouteDeps) {
     },
   });
 
-  return { admin: { session, projects } };
+  const billing = makeAdminBillingRoutes({ accounts, billing: deps.billing });
+
+  return { admin: { session, projects, billing } };
 }
