@@ -144,7 +144,7 @@ export const CreatePriceBodySchema = z
   .strict();
 
 export const AdvanceSandboxBodySchema = z.object({
-  days: z.number({ invalid_type_error: 'Enter a number of days' }).positive('Advance by more than 0 days').max(3660, 'Advance by at most 3660 days'),
+  days: z.number({ invalid_type_error: 'Enter a number of days' }).min(0.001, 'Advance by more than 0 days').max(3660, 'Advance by at most 3660 days'),
 });
 
 export const adminBillingContract = c.router({
