@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
 import { consoleApi, type ConsoleSession } from '../support/console-api';
 import { startFakeStripe, type FakeStripe } from '../support/stripe/server';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * The console's billing, webhook and member routes over HTTP against the real server (one server,
@@ -9,6 +10,7 @@ import { startFakeStripe, type FakeStripe } from '../support/stripe/server';
  */
 let t: TestApp;
 let stripe: FakeStripe;
+let receiver: WebhookReceiver;
 const { call, operator, member, assertGuarded } = consoleApi(() => t);
 
 let op: ConsoleSession;
@@ -17,6 +19,8 @@ let projectId: string;
 
 beforeAll(async () => {
   stripe = await startFakeStripe();
+  receiver = new WebhookReceiver(() => Date.now());
+  await receiver.start();
   t = await startTestApp({ runWorker: false, env: { STRIPE_API_URL: stripe.url, STRIPE_MAX_NETWORK_RETRIES: '0' } });
   op = await operator('operator@example.com');
   projectId = (await t.createProject({ name: 'Billed' })).id;
@@ -26,6 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await stripe?.close();
+  await receiver?.stop();
 });
 
 const json = async <T = any>(res: Response, status: number): Promise<T> => {
@@ -123,6 +128,65 @@ describe('billing', () => {
         ['GET', `${p}/subscriptions`, undefined],
         ['GET', `${p}/billing/events`, undefined],
         ['POST', `${p}/billing/sandbox/advance`, { days: 1 }],
+      ],
+      outsider,
+      op,
+    );
+  });
+});
+
+describe('webhooks', () => {
+  it('an endpoint: created with its secret shown once, Tested both ways, its log read, a delivery resent, its secret rolled, disabled, deleted', async () => {
+    const base = `/api/admin/projects/${projectId}/webhooks`;
+    expect(await json(await call(base, { session: op }), 200)).toEqual({ endpoints: [] });
+    expect((await json(await call(base, { method: 'POST', session: op, body: { url: 'ftp://nope' } }), 400)).code).toBe('invalid_webhook_url');
+
+    const created = await json(await call(base, { method: 'POST', session: op, body: { url: receiver.url('/hooks'), event_types: ['invoice.paid'], description: 'Shop' } }), 201);
+    expect(created.secret).toMatch(/^whsec_/);
+    expect(created.endpoint).toMatchObject({ url: receiver.url('/hooks'), event_types: ['invoice.paid'], description: 'Shop', enabled: true });
+    expect(created.secret.startsWith(created.endpoint.secret_prefix)).toBe(true);
+    const id = created.endpoint.id as string;
+    const listed = await json(await call(base, { session: op }), 200);
+    expect(JSON.stringify(listed)).not.toContain(created.secret);
+
+    receiver.route('/hooks', created.secret, 200);
+    const ok = await json(await call(`${base}/${id}/test`, { method: 'POST', session: op }), 200);
+    expect(ok).toMatchObject({ ok: true, status: 200, error: null });
+    expect(receiver.at('/hooks')).toHaveLength(1);
+    receiver.answerWith('/hooks', 500);
+    const failed = await json(await call(`${base}/${id}/test`, { method: 'POST', session: op }), 200);
+    expect(failed).toMatchObject({ ok: false, status: 500 });
+
+    const log = await json(await call(`${base}/${id}/deliveries`, { session: op }), 200);
+    expect(log.deliveries).toHaveLength(2);
+    expect(log.deliveries[0].attempts[0]).toMatchObject({ attempt: 1, status_code: 500 });
+    expect(typeof log.deliveries[0].attempts[0].duration_ms).toBe('number');
+    expect((await json(await call(`/api/admin/projects/${projectId}/webhook-deliveries/${log.deliveries[0].id}/resend`, { method: 'POST', session: op }), 404)).code).toBe(
+      'webhook_delivery_not_found',
+    );
+
+    const rolled = await json(await call(`${base}/${id}/roll-secret`, { method: 'POST', session: op }), 200);
+    expect(rolled.secret).toMatch(/^whsec_/);
+    expect(rolled.secret).not.toBe(created.secret);
+    const disabled = await json(await call(`${base}/${id}`, { method: 'PATCH', session: op, body: { enabled: false } }), 200);
+    expect(disabled.endpoint.enabled).toBe(false);
+    expect(await json(await call(`${base}/${id}`, { method: 'DELETE', session: op }), 200)).toEqual({ success: true });
+    expect((await json(await call(`${base}/${id}/test`, { method: 'POST', session: op }), 404)).code).toBe('webhook_endpoint_not_found');
+  });
+
+  it('every webhook route: 401 without a session, 403 without CSRF, 404 to a member of another project', async () => {
+    const p = `/api/admin/projects/${projectId}`;
+    const id = '00000000-0000-4000-8000-000000000000';
+    await assertGuarded(
+      [
+        ['GET', `${p}/webhooks`, undefined],
+        ['POST', `${p}/webhooks`, { url: 'https://example.com/h' }],
+        ['PATCH', `${p}/webhooks/${id}`, { enabled: false }],
+        ['DELETE', `${p}/webhooks/${id}`, undefined],
+        ['POST', `${p}/webhooks/${id}/roll-secret`, undefined],
+        ['POST', `${p}/webhooks/${id}/test`, undefined],
+        ['GET', `${p}/webhooks/${id}/deliveries`, undefined],
+        ['POST', `${p}/webhook-deliveries/${id}/resend`, undefined],
       ],
       outsider,
       op,

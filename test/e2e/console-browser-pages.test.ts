@@ -8,6 +8,7 @@ import { see } from '../support/browser';
 import { ROOT } from '../support/cli';
 import { launchConsoleBrowser } from '../support/console-browser';
 import { startFakeStripe, type FakeStripe } from '../support/stripe/server';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * The console's billing, webhook and member pages through the real UI against the real server
@@ -16,6 +17,7 @@ import { startFakeStripe, type FakeStripe } from '../support/stripe/server';
 const SHOTS = path.join(ROOT, 'test-results/console');
 let t: TestApp;
 let stripe: FakeStripe;
+const receiver = new WebhookReceiver(() => Date.now());
 let browser: Browser | null;
 let page: Page;
 let projectId: string;
@@ -23,7 +25,7 @@ const cspErrors: string[] = [];
 
 beforeAll(async () => {
   await ensureDashboardBuilt();
-  [browser, stripe] = await Promise.all([launchConsoleBrowser(), startFakeStripe()]);
+  [browser, stripe] = await Promise.all([launchConsoleBrowser(), startFakeStripe(), receiver.start()]);
   t = await startTestApp({ runWorker: false, env: { STRIPE_API_URL: stripe.url, STRIPE_MAX_NETWORK_RETRIES: '0' } });
   if (browser) {
     page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
@@ -38,6 +40,7 @@ afterAll(async () => {
   await browser?.close();
   await t?.close();
   await stripe?.close();
+  await receiver.stop();
 });
 
 let signedIn = false;
@@ -109,5 +112,33 @@ it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; pl
   if (!plans.ok) throw new Error(plans.error);
   expect(plans.value.map((p) => [p.name, p.position, p.features])).toEqual([['Starter', 0, ['export']], ['Pro', 1, ['sso', 'audit-log']]]);
   expect(plans.value[1]!.prices.map((p) => [p.amount, p.currency, p.interval])).toEqual([[1250, 'usd', 'month']]);
+  expect(cspErrors).toEqual([]);
+});
+
+it('webhooks: an endpoint is created with its secret shown once, and its Test says how the receiver answered, both ways', async (ctx) => {
+  if (!browser) return ctx.skip();
+  await open(`/projects/${projectId}/webhooks`, 'Webhooks');
+  await see(page.getByText('No endpoints yet')).toBeVisible();
+  await page.getByLabel('URL').fill(receiver.url('/console'));
+  await page.getByLabel('invoice.paid').check();
+  await page.getByRole('button', { name: 'Add endpoint' }).click();
+  const secret = (await page.getByTestId('secret').textContent())!;
+  expect(secret).toMatch(/^whsec_/);
+  receiver.route('/console', secret, 200);
+  await page.getByRole('button', { name: 'I have kept it' }).click();
+
+  const card = page.getByRole('listitem', { name: receiver.url('/console') });
+  await card.getByRole('button', { name: `Test ${receiver.url('/console')}` }).click();
+  await see(card.getByTestId('test-outcome')).toContainText('answered 200 in ');
+  expect(await card.getByTestId('test-outcome').textContent()).toMatch(/^answered 200 in \d+ ms$/);
+  receiver.answerWith('/console', 503);
+  await card.getByRole('button', { name: `Test ${receiver.url('/console')}` }).click();
+  await see(card.getByTestId('test-outcome')).toContainText('failed: answered 503 in ');
+  expect(await card.getByTestId('test-outcome').textContent()).toMatch(/^failed: answered 503 in \d+ ms \(200 expected\)$/);
+  await card.getByRole('button', { name: 'Delivery log' }).click();
+  await see(card.getByRole('list', { name: 'Delivery log' }).locator(':scope > li')).toHaveCount(2);
+  await see(card.getByRole('list', { name: 'Delivery log' })).toContainText('status 503');
+  await page.screenshot({ path: path.join(SHOTS, 'webhooks.png'), fullPage: true });
+  expect(receiver.at('/console').map((r) => r.validFor)).toEqual([[secret], [secret]]);
   expect(cspErrors).toEqual([]);
 });

@@ -11,7 +11,9 @@ import type { Project } from '../../../domain/project';
 import { isOAuthProvider, PROVIDERS } from '../../../domain/providers';
 import type { OperatorUseCases } from '../../../application/billing/use-cases';
 import type { Admin } from '../admin';
+import type { WebhookUseCases } from '../../../application/webhooks/use-cases';
 import { makeAdminBillingRoutes } from './admin-billing.routes';
+import { makeAdminWebhookRoutes } from './admin-webhooks.routes';
 import { CONSOLE_COOKIE } from './auth';
 import { errorResponse } from './errors';
 import { failureResponse } from './rate-limit';
@@ -28,6 +30,8 @@ export interface AdminRouteDeps {
   secureCookie: boolean;
   /** The operator's billing use cases (the CLI's `tollgate billing|plan|price ...`). */
   billing: OperatorUseCases;
+  /** The webhook use cases (the CLI's `tollgate webhook ...`). */
+  webhooks: WebhookUseCases;
 }
 
 const actorOf = (res: Response): ConsoleActor => {
@@ -189,5 +193,7 @@ export function makeAdminRoutes(deps: AdminRouteDeps) {
 
   const billing = makeAdminBillingRoutes({ accounts, billing: deps.billing });
 
-  return { admin: { session, projects, billing } };
+  const webhooks = makeAdminWebhookRoutes({ accounts, webhooks: deps.webhooks });
+
+  return { admin: { session, projects, billing, webhooks } };
 }
