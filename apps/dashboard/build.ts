@@ -31,6 +31,9 @@ export function sourceHash(): string {
     ...files(path.join(HERE, 'src')),
     ...files(path.join(ROOT, 'contract')),
     path.join(ROOT, 'domain/console.ts'),
+    path.join(ROOT, 'domain/mfa.ts'),
+    path.join(ROOT, 'domain/billing/money.ts'),
+    path.join(ROOT, 'domain/result.ts'),
   ];
   for (const file of inputs) hash.update(path.relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex');

@@ -1,12 +1,18 @@
 import { c } from '../common';
+import { adminBillingContract } from './billing.contract';
 import { adminProjectsContract } from './projects.contract';
+import { adminWebhooksContract } from './webhooks.contract';
 import { adminSessionContract } from './session.contract';
 
 export * from './schemas';
-export { adminProjectsContract, adminSessionContract };
+export * from './billing.contract';
+export * from './webhooks.contract';
+export { adminBillingContract, adminProjectsContract, adminSessionContract, adminWebhooksContract };
 
 /** The admin API the web console calls (auth kind 'console'), mounted under /api/admin. */
 export const adminContract = c.router({
   session: adminSessionContract,
   projects: adminProjectsContract,
+  billing: adminBillingContract,
+  webhooks: adminWebhooksContract,
 });

@@ -4,6 +4,8 @@ import { AccountPage, LinkPage, SignInPage } from './pages/session';
 import { ProjectsPage } from './pages/projects';
 import { AuthSettingsPage } from './pages/auth-settings';
 import { ApiKeysPage } from './pages/api-keys';
+import { BillingPage } from './pages/billing';
+import { WebhooksPage } from './pages/webhooks';
 import { ErrorNote, Link, Loading, navigate, usePath, type Me } from './ui';
 
 export function App() {
@@ -46,9 +48,11 @@ export function App() {
     navigate('/');
   };
 
-  const project = /^\/projects\/([^/]+)(\/api-keys)?$/.exec(path);
+  const project = /^\/projects\/([^/]+)(?:\/(api-keys|billing|webhooks))?$/.exec(path);
   let page: ReactNode;
-  if (project && project[2]) page = <ApiKeysPage projectId={project[1]!} />;
+  if (project && project[2] === 'api-keys') page = <ApiKeysPage projectId={project[1]!} />;
+  else if (project && project[2] === 'billing') page = <BillingPage projectId={project[1]!} />;
+  else if (project && project[2] === 'webhooks') page = <WebhooksPage projectId={project[1]!} />;
   else if (project) page = <AuthSettingsPage projectId={project[1]!} />;
   else if (path === '/account') page = <AccountPage me={me} />;
   else page = <ProjectsPage me={me} />;

@@ -120,3 +120,27 @@ export function ShownOnce(props: { title: string; value: string; onDone: () => v
     </div>
   );
 }
+
+/** The pages of one project, as tabs of a navigation landmark. */
+export function ProjectNav(props: { projectId: string; current: 'auth' | 'api-keys' | 'billing' | 'webhooks' }) {
+  const base = `/projects/${props.projectId}`;
+  const tabs: Array<[typeof props.current, string, string]> = [
+    ['auth', base, 'Authentication'],
+    ['api-keys', `${base}/api-keys`, 'API keys'],
+    ['billing', `${base}/billing`, 'Billing'],
+    ['webhooks', `${base}/webhooks`, 'Webhooks'],
+  ];
+  return (
+    <nav aria-label="Project" className="tabs">
+      <Link to="/">← Projects</Link>
+      {tabs.map(([key, to, label]) => (
+        <Link key={key} to={to} current={props.current === key}>
+          {label}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+/** A date and time as the reader's locale writes it; `never` for none. */
+export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');

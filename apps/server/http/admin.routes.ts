@@ -9,7 +9,11 @@ import type { ConsoleAccount } from '../../../domain/console';
 import { providerRedirectUri } from '../../../domain/oauth/redirect';
 import type { Project } from '../../../domain/project';
 import { isOAuthProvider, PROVIDERS } from '../../../domain/providers';
+import type { OperatorUseCases } from '../../../application/billing/use-cases';
 import type { Admin } from '../admin';
+import type { WebhookUseCases } from '../../../application/webhooks/use-cases';
+import { makeAdminBillingRoutes } from './admin-billing.routes';
+import { makeAdminWebhookRoutes } from './admin-webhooks.routes';
 import { CONSOLE_COOKIE } from './auth';
 import { errorResponse } from './errors';
 import { failureResponse } from './rate-limit';
@@ -24,6 +28,10 @@ export interface AdminRouteDeps {
   publicUrl: string;
   /** Mark the session cookie Secure (everywhere but development and test, which may run on plain http). */
   secureCookie: boolean;
+  /** The operator's billing use cases (the CLI's `tollgate billing|plan|price ...`). */
+  billing: OperatorUseCases;
+  /** The webhook use cases (the CLI's `tollgate webhook ...`). */
+  webhooks: WebhookUseCases;
 }
 
 const actorOf = (res: Response): ConsoleActor => {
@@ -183,5 +191,9 @@ export function makeAdminRoutes(deps: AdminRouteDeps) {
     },
   });
 
-  return { admin: { session, projects } };
+  const billing = makeAdminBillingRoutes({ accounts, billing: deps.billing });
+
+  const webhooks = makeAdminWebhookRoutes({ accounts, webhooks: deps.webhooks });
+
+  return { admin: { session, projects, billing, webhooks } };
 }

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { CreateApiKeyBodySchema } from '../../../../contract/admin';
 import { api, errorMessage } from '../api';
-import { ErrorNote, Link, Loading, PageTitle, ShownOnce } from '../ui';
+import { ErrorNote, Loading, PageTitle, ProjectNav, ShownOnce } from '../ui';
 
 interface Key {
   id: string;
@@ -54,9 +54,7 @@ export function ApiKeysPage(props: { projectId: string }) {
 
   return (
     <section>
-      <p>
-        <Link to={`/projects/${props.projectId}`}>← Authentication settings</Link>
-      </p>
+      <ProjectNav projectId={props.projectId} current="api-keys" />
       <PageTitle>API keys</PageTitle>
       {created ? <ShownOnce title="New API key" value={created} onDone={() => setCreated(null)} /> : null}
       <ErrorNote message={error} onRetry={load} />

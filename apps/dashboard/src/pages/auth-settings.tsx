@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { CallbackUrlSchema, CONSOLE_LOCALES, MFA_METHOD_NAMES, MFA_POLICY_NAMES, UpdateProjectBodySchema } from '../../../../contract/admin';
 import { mfaPolicyChangeEffect } from '../../../../domain/console';
 import { api, errorMessage } from '../api';
-import { CopyButton, ErrorNote, Link, Loading, PageTitle } from '../ui';
+import { CopyButton, ErrorNote, Loading, PageTitle, ProjectNav } from '../ui';
 
 type Detail = Extract<Awaited<ReturnType<typeof api.projects.get>>, { status: 200 }>['body']['project'];
 type Update = Parameters<typeof api.projects.update>[0]['body'];
@@ -53,9 +53,7 @@ export function AuthSettingsPage(props: { projectId: string }) {
   }
   return (
     <section>
-      <p>
-        <Link to="/">← Projects</Link> · <Link to={`/projects/${project.id}/api-keys`}>API keys</Link>
-      </p>
+      <ProjectNav projectId={project.id} current="auth" />
       <PageTitle>{project.name}: authentication</PageTitle>
       <p role="status" className="notice">
         {notice ?? ''}

@@ -69,6 +69,12 @@ export function ProjectsPage(props: { me: Me }) {
                 <Link to={`/projects/${p.id}/api-keys`} className="button secondary small">
                   API keys
                 </Link>
+                <Link to={`/projects/${p.id}/billing`} className="button secondary small">
+                  Billing
+                </Link>
+                <Link to={`/projects/${p.id}/webhooks`} className="button secondary small">
+                  Webhooks
+                </Link>
                 <button type="button" className="secondary small" onClick={() => setActive(p, !p.active)}>
                   {p.active ? 'Deactivate' : 'Activate'}
                 </button>
