@@ -46,6 +46,10 @@ export const AUDIT_ACTIONS = [
   'project.settings.changed',
   'api_key.created',
   'api_key.revoked',
+  // The web console's members (docs/dashboard.md, "Members and Accounts")
+  'console.member.invited',
+  'console.member.removed',
+  'console.invitation.accepted',
   // Billing, by the end user
   'billing.subscribe',
   'billing.subscribe.failed',
@@ -86,7 +90,7 @@ export const CLI_ADMIN: AuditActor = { kind: 'admin', id: 'cli' };
 /** An operator action whose caller did not say who they are. */
 export const UNKNOWN_ADMIN: AuditActor = { kind: 'admin', id: null };
 
-export type AuditTargetKind = 'user' | 'project' | 'api_key' | 'session' | 'subscription' | 'email';
+export type AuditTargetKind = 'user' | 'project' | 'api_key' | 'session' | 'subscription' | 'email' | 'console_account' | 'console_invitation';
 /** What the action was done to. */
 export interface AuditTarget {
   kind: AuditTargetKind;

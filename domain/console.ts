@@ -34,6 +34,10 @@ export const CONSOLE_SESSION_IDLE_SECONDS = 12 * 3600;
 export const CONSOLE_SESSION_ABSOLUTE_SECONDS = 7 * 24 * 3600;
 /** A one-time sign-in link works once, within this time. */
 export const CONSOLE_SIGN_IN_LINK_TTL_SECONDS = 60 * 60;
+/** An invitation to a project's console works once, within this time. */
+export const CONSOLE_INVITATION_TTL_SECONDS = 7 * 24 * 3600;
+/** Invitations one console account may send per hour (all projects together). */
+export const CONSOLE_INVITATIONS_PER_HOUR = 20;
 /** Last-seen times are written at most this often per session (a request every second writes nothing). */
 export const CONSOLE_SESSION_TOUCH_SECONDS = 60;
 
@@ -58,4 +62,34 @@ export function mfaPolicyChangeEffect(from: MfaPolicy, to: MfaPolicy): string | 
     'optional>off': 'MFA disabled for all; enrollments preserved but not enforced.',
   };
   return effects[`${from}>${to}`] ?? null;
+}
+
+/** A pending invitation to join a project's console (single use, 7 days, its token stored hashed). */
+export interface ConsoleInvitation {
+  id: string;
+  projectId: string;
+  /** Canonical address (see parseEmailAddress). */
+  email: string;
+  /** The account that sent it (null once that account is gone). */
+  invitedBy: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** Someone who sees a project in the console: a member through its membership, or an operator. */
+export interface ConsoleProjectMember {
+  accountId: string;
+  email: string;
+  role: ConsoleRole;
+  /** When the membership began (for an operator: when the account was created). */
+  since: Date;
+}
+
+/**
+ * Whether `actor` may remove `target`'s membership of a project that has `memberCount` members:
+ * anyone on the project may remove a member, and a member may leave, except the last member
+ * leaving (operators still see the project, but nobody of its own would).
+ */
+export function canRemoveConsoleMember(actorId: string, targetId: string, memberCount: number): boolean {
+  return !(actorId === targetId && memberCount <= 1);
 }

@@ -1,4 +1,4 @@
-import type { ConsoleAccount, ConsoleRole, ConsoleSession } from '../../domain/console';
+import type { ConsoleAccount, ConsoleInvitation, ConsoleProjectMember, ConsoleRole, ConsoleSession } from '../../domain/console';
 
 /** Console accounts, their sessions, one-time sign-in links and project memberships. */
 export interface ConsoleStore {
@@ -22,4 +22,21 @@ export interface ConsoleStore {
   addMembership(accountId: string, projectId: string, at: Date): Promise<void>;
   isMember(accountId: string, projectId: string): Promise<boolean>;
   projectIdsOf(accountId: string): Promise<string[]>;
+  /** Ends a membership; false when there was none. */
+  removeMembership(accountId: string, projectId: string): Promise<boolean>;
+  /** The project's members (by membership, oldest first), then every operator. */
+  listProjectMembers(projectId: string): Promise<ConsoleProjectMember[]>;
+  countMembers(projectId: string): Promise<number>;
+  /** Every console account, oldest first, with the projects it is a member of. */
+  listAccounts(): Promise<Array<ConsoleAccount & { projectIds: string[] }>>;
+
+  insertInvitation(invitation: ConsoleInvitation, emailKey: string, tokenHash: string): Promise<void>;
+  /** Revokes the pending invitation (if any) of this address to this project. */
+  revokePendingInvitation(projectId: string, emailKey: string, at: Date): Promise<void>;
+  /** Revokes one pending invitation of the project; false when there is none. */
+  revokeInvitation(projectId: string, invitationId: string, at: Date): Promise<boolean>;
+  /** The project's invitations neither accepted nor revoked (expired ones too), newest first, with the inviter's email. */
+  listPendingInvitations(projectId: string): Promise<Array<ConsoleInvitation & { invitedByEmail: string | null }>>;
+  /** Marks a pending, unexpired invitation accepted and answers it; null when there is none (atomic: one winner). */
+  consumeInvitation(tokenHash: string, now: Date): Promise<(ConsoleInvitation & { emailKey: string }) | null>;
 }

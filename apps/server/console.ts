@@ -8,6 +8,18 @@ import { makeConsoleSignIn } from '../../application/console/sign-in-with-passwo
 import { makeConsoleSignOut } from '../../application/console/sign-out';
 import { makeConsoleSignUp } from '../../application/console/sign-up';
 import { makeCreateProject } from '../../application/projects/create-project';
+import { makeAcceptConsoleInvitation } from '../../application/console/accept-console-invitation';
+import { makeInviteConsoleMember } from '../../application/console/invite-console-member';
+import { CONSOLE_INVITATION_TOPIC, makeDeliverConsoleInvitation } from '../../application/console/invitation-mail';
+import { makeIssueAccountSignInLink } from '../../application/console/issue-account-sign-in-link';
+import { makeListConsoleAccounts } from '../../application/console/list-console-accounts';
+import { makeListConsoleMembers } from '../../application/console/list-console-members';
+import { makeRemoveConsoleMember } from '../../application/console/remove-console-member';
+import { makeRevokeConsoleInvitation } from '../../application/console/revoke-console-invitation';
+import type { MailTransport } from '../../application/email/email-message';
+import { handleTopic } from '../../application/ports/outbox';
+import { ConsoleInvitationMailRenderer } from '../../infrastructure/mail/console-invitation-renderer';
+import type { JobsFeature } from './features/types';
 import { PostgresConsoleStore } from '../../infrastructure/persistence/postgres-console.store';
 import type { Core } from './core';
 import type { ConsoleAccount } from '../../domain/console';
@@ -19,6 +31,8 @@ export const consoleActor = (account: Pick<ConsoleAccount, 'id'>): AuditActor =>
 /** Where the console is served, and the page a one-time sign-in link opens (the token in the fragment: never sent in a request line, so never logged). */
 export const CONSOLE_PATH = '/dashboard';
 export const consoleSignInLinkUrl = (publicUrl: string, token: string) => `${publicUrl}${CONSOLE_PATH}/link#token=${encodeURIComponent(token)}`;
+/** The page that accepts an invitation to a project's console (the token in the fragment, like a sign-in link's). */
+export const consoleInvitationUrl = (publicUrl: string, token: string) => `${publicUrl}${CONSOLE_PATH}/invitation#token=${encodeURIComponent(token)}`;
 
 /**
  * The console accounts' use cases: accounts (the CLI's `admin create` and `admin link` call the same
@@ -26,7 +40,7 @@ export const consoleSignInLinkUrl = (publicUrl: string, token: string) => `${pub
  * and the operator's use cases (`buildAdmin`); no rule lives in a handler.
  */
 export function buildConsoleAccounts(core: Core) {
-  const { db, clock, crypto, passwordHasher: hasher, rateLimiter, stores, box, audit } = core;
+  const { db, clock, crypto, passwordHasher: hasher, rateLimiter, stores, box, audit, outbox } = core;
   const store = new PostgresConsoleStore(db);
   const mode = core.config.TOLLGATE_CONSOLE_SIGNUP;
   return {
@@ -45,6 +59,23 @@ export function buildConsoleAccounts(core: Core) {
     setPassword: makeSetConsolePassword({ store, hasher, clock }),
     projectAccess: makeConsoleProjectAccess({ store, projects: stores.projects }),
     listProjects: makeListConsoleProjects({ store, projects: stores.projects }),
+    inviteMember: makeInviteConsoleMember({
+      store,
+      outbox,
+      crypto,
+      clock,
+      uow: db,
+      rateLimiter,
+      audit,
+      actor: consoleActor,
+      invitationUrl: (token) => consoleInvitationUrl(core.config.publicUrl, token),
+    }),
+    acceptInvitation: makeAcceptConsoleInvitation({ store, crypto, clock, uow: db, audit, actor: consoleActor }),
+    listMembers: makeListConsoleMembers({ store }),
+    removeMember: makeRemoveConsoleMember({ store, clock, uow: db, audit, actor: consoleActor }),
+    revokeInvitation: makeRevokeConsoleInvitation({ store, clock }),
+    listAccounts: makeListConsoleAccounts({ store, projects: stores.projects }),
+    issueAccountSignInLink: makeIssueAccountSignInLink({ store, crypto, clock }),
     /** Creates a project; the audit log names the account that did (a member becomes its member). */
     createProject: (account: ConsoleAccount, input: { name: string; callbackUrls?: string[] }) =>
       makeCreateConsoleProject({
@@ -58,3 +89,16 @@ export function buildConsoleAccounts(core: Core) {
 }
 
 export type ConsoleAccounts = ReturnType<typeof buildConsoleAccounts>;
+
+/** Sends the console's invitation mail the outbox holds, through the deployment's mail transport. */
+export function consoleJobs(transport: MailTransport | null): JobsFeature {
+  const deliver = transport ? makeDeliverConsoleInvitation({ renderer: new ConsoleInvitationMailRenderer(), transport }) : null;
+  return {
+    handlers: [
+      handleTopic(CONSOLE_INVITATION_TOPIC, async (mail, { messageId }) => {
+        if (!deliver) throw new Error('Email delivery is not configured');
+        await deliver(mail, messageId);
+      }),
+    ],
+  };
+}

@@ -1,5 +1,6 @@
 import { c } from '../common';
 import { adminBillingContract } from './billing.contract';
+import { adminMembersContract } from './members.contract';
 import { adminProjectsContract } from './projects.contract';
 import { adminWebhooksContract } from './webhooks.contract';
 import { adminSessionContract } from './session.contract';
@@ -7,7 +8,8 @@ import { adminSessionContract } from './session.contract';
 export * from './schemas';
 export * from './billing.contract';
 export * from './webhooks.contract';
-export { adminBillingContract, adminProjectsContract, adminSessionContract, adminWebhooksContract };
+export * from './members.contract';
+export { adminBillingContract, adminMembersContract, adminProjectsContract, adminSessionContract, adminWebhooksContract };
 
 /** The admin API the web console calls (auth kind 'console'), mounted under /api/admin. */
 export const adminContract = c.router({
@@ -15,4 +17,5 @@ export const adminContract = c.router({
   projects: adminProjectsContract,
   billing: adminBillingContract,
   webhooks: adminWebhooksContract,
+  members: adminMembersContract,
 });

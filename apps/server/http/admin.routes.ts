@@ -13,6 +13,7 @@ import type { OperatorUseCases } from '../../../application/billing/use-cases';
 import type { Admin } from '../admin';
 import type { WebhookUseCases } from '../../../application/webhooks/use-cases';
 import { makeAdminBillingRoutes } from './admin-billing.routes';
+import { makeAdminMemberRoutes } from './admin-members.routes';
 import { makeAdminWebhookRoutes } from './admin-webhooks.routes';
 import { CONSOLE_COOKIE } from './auth';
 import { errorResponse } from './errors';
@@ -195,5 +196,7 @@ export function makeAdminRoutes(deps: AdminRouteDeps) {
 
   const webhooks = makeAdminWebhookRoutes({ accounts, webhooks: deps.webhooks });
 
-  return { admin: { session, projects, billing, webhooks } };
+  const members = makeAdminMemberRoutes({ accounts, started });
+
+  return { admin: { session, projects, billing, webhooks, members } };
 }

@@ -9,6 +9,7 @@ import { Migration20261125000000Webhooks } from './Migration20261125000000Webhoo
 import { Migration20261126000000Sessions } from './Migration20261126000000Sessions';
 import { Migration20261127000000Audit } from './Migration20261127000000Audit';
 import { Migration20261129000000Console } from './Migration20261129000000Console';
+import { Migration20261130000000ConsoleInvitations } from './Migration20261130000000ConsoleInvitations';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261126000000Sessions', class: Migration20261126000000Sessions },
   { name: 'Migration20261127000000Audit', class: Migration20261127000000Audit },
   { name: 'Migration20261129000000Console', class: Migration20261129000000Console },
+  { name: 'Migration20261130000000ConsoleInvitations', class: Migration20261130000000ConsoleInvitations },
 ];
