@@ -6,6 +6,7 @@ import { AuthSettingsPage } from './pages/auth-settings';
 import { ApiKeysPage } from './pages/api-keys';
 import { BillingPage } from './pages/billing';
 import { WebhooksPage } from './pages/webhooks';
+import { AccountsPage, InvitationPage, MembersPage } from './pages/members';
 import { ErrorNote, Link, Loading, navigate, usePath, type Me } from './ui';
 
 export function App() {
@@ -35,8 +36,15 @@ export function App() {
     setMe(account);
     navigate('/');
   };
+  // An invitee starts on the Account page, to set a password.
+  const invited = (account: Me, csrf: string) => {
+    setCsrfToken(csrf);
+    setMe(account);
+    navigate('/account');
+  };
 
   if (path === '/link') return <Shell><LinkPage onSignedIn={signedIn} /></Shell>;
+  if (path === '/invitation') return <Shell><InvitationPage onSignedIn={invited} /></Shell>;
   if (fault) return <Shell><ErrorNote message={fault} onRetry={load} /></Shell>;
   if (me === undefined) return <Shell><Loading what="your session" /></Shell>;
   if (me === null) return <Shell><SignInPage onSignedIn={signedIn} /></Shell>;
@@ -48,13 +56,15 @@ export function App() {
     navigate('/');
   };
 
-  const project = /^\/projects\/([^/]+)(?:\/(api-keys|billing|webhooks))?$/.exec(path);
+  const project = /^\/projects\/([^/]+)(?:\/(api-keys|billing|webhooks|members))?$/.exec(path);
   let page: ReactNode;
   if (project && project[2] === 'api-keys') page = <ApiKeysPage projectId={project[1]!} />;
   else if (project && project[2] === 'billing') page = <BillingPage projectId={project[1]!} />;
   else if (project && project[2] === 'webhooks') page = <WebhooksPage projectId={project[1]!} />;
+  else if (project && project[2] === 'members') page = <MembersPage projectId={project[1]!} me={me} />;
   else if (project) page = <AuthSettingsPage projectId={project[1]!} />;
   else if (path === '/account') page = <AccountPage me={me} />;
+  else if (path === '/accounts' && me.role === 'operator') page = <AccountsPage />;
   else page = <ProjectsPage me={me} />;
 
   return (
@@ -64,6 +74,11 @@ export function App() {
           <Link to="/" current={path === '/' || !!project}>
             Projects
           </Link>
+          {me.role === 'operator' ? (
+            <Link to="/accounts" current={path === '/accounts'}>
+              Accounts
+            </Link>
+          ) : null}
           <Link to="/account" current={path === '/account'}>
             Account
           </Link>

@@ -122,13 +122,14 @@ export function ShownOnce(props: { title: string; value: string; onDone: () => v
 }
 
 /** The pages of one project, as tabs of a navigation landmark. */
-export function ProjectNav(props: { projectId: string; current: 'auth' | 'api-keys' | 'billing' | 'webhooks' }) {
+export function ProjectNav(props: { projectId: string; current: 'auth' | 'api-keys' | 'billing' | 'webhooks' | 'members' }) {
   const base = `/projects/${props.projectId}`;
   const tabs: Array<[typeof props.current, string, string]> = [
     ['auth', base, 'Authentication'],
     ['api-keys', `${base}/api-keys`, 'API keys'],
     ['billing', `${base}/billing`, 'Billing'],
     ['webhooks', `${base}/webhooks`, 'Webhooks'],
+    ['members', `${base}/members`, 'Members'],
   ];
   return (
     <nav aria-label="Project" className="tabs">
