@@ -113,7 +113,7 @@ export const adminMembersContract = c.router({
     body: c.noBody(),
     responses: {
       201: z.object({ url: z.string().describe('Shown once'), expires_at: z.string() }),
-      ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'console_operator_only', 'console_account_not_found'),
+      ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'console_operator_only', 'console_account_id_not_found'),
     },
     metadata: meta({ auth: 'console' }),
     summary: 'A one-time sign-in link for an account, as `tollgate admin link` makes (single use, one hour; operators only)',

@@ -10,6 +10,7 @@ export const consoleErrors = {
   console_email_taken: { status: 409, message: 'A console account with this email already exists' },
   console_account_not_found: { status: 404, message: 'No console account with this email' },
   console_operator_only: { status: 403, message: 'Only an operator can do this on this deployment' },
+  console_account_id_not_found: { status: 404, message: 'No console account with this id' },
   console_invitation_invalid: { status: 401, message: 'This invitation link is unknown, already used, revoked or expired: ask for a new invitation' },
   console_already_member: { status: 409, message: 'This person already sees this project in the console' },
   console_member_not_found: { status: 404, message: 'No member of this project with this account id' },

@@ -181,7 +181,7 @@ describe('accounts (operators only)', () => {
 
     const unknown = await call('/api/admin/accounts/00000000-0000-4000-8000-000000000000/sign-in-link', { method: 'POST', session: op });
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toMatchObject({ code: 'console_account_not_found' });
+    expect(await unknown.json()).toMatchObject({ code: 'console_account_id_not_found' });
   });
 
   it('a member is refused both routes (403), and nobody without a session gets in (401); the link route needs the CSRF header', async () => {
