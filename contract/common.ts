@@ -1,7 +1,8 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 
-export const c = initContract();
+/** The ts-rest contract builder (its type named, so that declarations of the contract can be emitted). */
+export const c: ReturnType<typeof initContract> = initContract();
 
 /**
  * How a route authenticates its caller; the server reads it from the contract's metadata and
@@ -20,6 +21,11 @@ export type RouteAuth =
    * project server both make (the billing catalog).
    */
   | 'userOrApiKey'
+  /**
+   * A console session: the HttpOnly `tollgate_console` cookie, and on state-changing methods (all
+   * but GET and HEAD) the session's CSRF token in the `x-csrf-token` header. The admin API.
+   */
+  | 'console'
   | 'none';
 
 export interface RouteMetadata {
@@ -47,6 +53,11 @@ export interface RouteMetadata {
 }
 
 export const meta = (m: RouteMetadata) => m;
+
+/** The headers of a console route: the session cookie, and the CSRF token on state-changing calls. */
+export const consoleHeaders = z.object({
+  'x-csrf-token': z.string().optional().describe('The csrf_token of GET /api/admin/session; required on every method but GET'),
+});
 
 export const apiKeyHeaders = z.object({
   authorization: z.string().optional().describe('Bearer <API_KEY>'),

@@ -1,27 +1,33 @@
 import { initClient } from '@ts-rest/core';
+import { adminContract } from './admin';
 import { billingContract } from './billing.contract';
 import { c } from './common';
 import { emailContract } from './email.contract';
 import { mfaContract } from './mfa.contract';
 import { oauthContract } from './oauth.contract';
 import { sessionContract } from './session.contract';
+import { sessionsContract } from './sessions.contract';
 import { tokenContract } from './token.contract';
 
 export * from './common';
 export * from './errors';
 export * from './billing.contract';
 export * from './webhook-signature';
-export { billingContract, emailContract, mfaContract, oauthContract, sessionContract, tokenContract };
+export * from './admin';
+export { billingContract, emailContract, mfaContract, oauthContract, sessionContract, sessionsContract, tokenContract };
 
 /** The whole HTTP surface of Tollgate. The OpenAPI document and the SDK are generated from it. */
 export const contract = c.router(
   {
     token: tokenContract,
     session: sessionContract,
+    // Before oauth: routes are served in this order, and GET /api/proxy/{provider} would match /api/proxy/sessions.
+    sessions: sessionsContract,
     email: emailContract,
     oauth: oauthContract,
     mfa: mfaContract,
     billing: billingContract,
+    admin: adminContract,
   },
   { strictStatusCodes: true },
 );

@@ -10,3 +10,5 @@ export interface AccessTokenClaims {
 
 export const ACCESS_TOKEN_TTL_SECONDS = 5 * 60;
 export const MAGIC_LINK_TOKEN_TTL_SECONDS = 15 * 60;
+/** No access token lives longer: a session ended longer ago than this has no unexpired token left. */
+export const LONGEST_ACCESS_TOKEN_TTL_SECONDS = Math.max(ACCESS_TOKEN_TTL_SECONDS, MAGIC_LINK_TOKEN_TTL_SECONDS);

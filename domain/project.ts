@@ -1,6 +1,7 @@
 import { type Locale, DEFAULT_LOCALE } from './locale';
 import { type MfaMethod, type MfaPolicy } from './mfa';
 import { type Provider, PROVIDERS } from './providers';
+import { defaultSecurityNoticeSettings, type SecurityNoticeSettings } from './security-notice';
 
 /** Per-provider OAuth client settings. Stored encrypted at rest as a whole. */
 export interface ProviderCredentials {
@@ -21,6 +22,8 @@ export interface ProjectSettings {
   mfaPolicy: MfaPolicy;
   mfaMethods: MfaMethod[];
   defaultLocale: Locale;
+  /** Which security notifications the project's end users get (domain/security-notice.ts). */
+  securityNotifications: SecurityNoticeSettings;
 }
 
 export interface Project {
@@ -39,6 +42,7 @@ export const defaultProjectSettings = (): ProjectSettings => ({
   mfaPolicy: 'off',
   mfaMethods: ['totp', 'backup_codes'],
   defaultLocale: DEFAULT_LOCALE,
+  securityNotifications: defaultSecurityNoticeSettings(),
 });
 
 export const isProviderEnabled = (project: Project, provider: Provider): boolean =>

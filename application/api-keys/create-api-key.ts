@@ -1,6 +1,9 @@
+import type { AuditActor } from '../../domain/audit';
 import { err, ok, type Result } from '../../domain/result';
+import { auditEntry, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
+import { SYSTEM_ORIGIN } from '../ports/request-origin';
 import type { ProjectStore } from '../projects/project.store';
 import type { ApiKeyRecord, ApiKeyStore } from './api-key.store';
 
@@ -10,6 +13,9 @@ export interface CreateApiKeyDeps {
   projects: Pick<ProjectStore, 'findById'>;
   apiKeys: Pick<ApiKeyStore, 'insert'>;
   crypto: TokenCrypto;
+  audit: AuditLog;
+  /** The operator creating it. */
+  actor: AuditActor;
   clock: Clock;
 }
 
@@ -31,6 +37,9 @@ export function makeCreateApiKey(deps: CreateApiKeyDeps) {
       revokedAt: null,
     };
     await deps.apiKeys.insert(record, deps.crypto.hash(apiKey));
+    deps.audit.record(
+      auditEntry(record.createdAt, project.id, 'api_key.created', { actor: deps.actor, target: { kind: 'api_key', id: record.id }, origin: SYSTEM_ORIGIN, details: { label: record.label } }),
+    );
     return ok({ apiKey, record });
   };
 }

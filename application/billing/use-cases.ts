@@ -2,6 +2,7 @@ import type { PlanInput, PriceInput } from '../../domain/billing/catalog';
 import type { BillingEventType } from '../../domain/billing/events';
 import type { Project } from '../../domain/project';
 import type { EndUser } from '../../domain/user';
+import type { RequestOrigin } from '../ports/request-origin';
 import type { BillingEvent } from './billing.store';
 import type { BillingErrorCode, BillingOutcome } from './errors';
 import type {
@@ -24,6 +25,8 @@ import type {
 export interface BillingActor {
   project: Project;
   user: EndUser;
+  /** Where the request came from (the audit log of subscribe, change, cancel, pause and resume). */
+  origin?: RequestOrigin;
 }
 
 export type ConnectInput =

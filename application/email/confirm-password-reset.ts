@@ -2,8 +2,11 @@ import { isLive } from '../../domain/email/rules';
 import { checkPassword, type PasswordPolicyError } from '../../domain/password-policy';
 import type { Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
+import { auditEntry, userActor, type AuditLog } from '../audit/audit-log';
+import type { NotifySecurityEvent } from '../notifications/security-notice';
 import type { Clock } from '../ports/clock';
 import type { PasswordHasher, TokenCrypto } from '../ports/crypto';
+import type { RequestOrigin } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { RefreshTokenStore } from '../tokens/refresh-token.store';
 import type { EmailAccountStore } from './email-account.store';
@@ -16,6 +19,8 @@ export interface ConfirmPasswordResetDeps {
   refreshTokens: Pick<RefreshTokenStore, 'revokeAllForUser'>;
   hasher: Pick<PasswordHasher, 'hash'>;
   crypto: Pick<TokenCrypto, 'hash'>;
+  audit: AuditLog;
+  notify: NotifySecurityEvent;
   clock: Clock;
   uow: UnitOfWork;
 }
@@ -25,6 +30,7 @@ export interface ConfirmPasswordResetInput {
   token: string;
   password: string;
   locale: string | null;
+  origin: RequestOrigin;
 }
 
 export type ConfirmPasswordResetError =
@@ -56,16 +62,27 @@ export function makeConfirmPasswordReset(deps: ConfirmPasswordResetDeps) {
     const tokenHash = deps.crypto.hash(input.token);
     const found = await deps.resets.findByHash(input.project.id, tokenHash);
     const now = deps.clock.now();
-    if (!found || found.usedAt || !isLive(found.expiresAt, now)) return err(classify(found, now));
+    /** `password.reset.failed` for a token that named an account (an unknown token names nobody). */
+    const refused = (error: ConfirmPasswordResetError, userId: string | null) => {
+      deps.audit.record(auditEntry(now, input.project.id, 'password.reset.failed', { actor: { kind: 'user', id: userId }, origin: input.origin, reason: error }));
+      return err(error);
+    };
+    if (!found || found.usedAt || !isLive(found.expiresAt, now)) return refused(classify(found, now), found?.userId ?? null);
 
     const passwordHash = await deps.hasher.hash(input.password);
-    return deps.uow.transaction(async () => {
+    const done = await deps.uow.transaction(async () => {
       const consumed = await deps.resets.consume(input.project.id, tokenHash, now);
-      if (!consumed) return err(classify(await deps.resets.findByHash(input.project.id, tokenHash), now));
+      if (!consumed) return refused(classify(await deps.resets.findByHash(input.project.id, tokenHash), now), found.userId);
       await deps.accounts.update(input.project.id, consumed.userId, { passwordHash, ...(locale.value ? { locale: locale.value } : {}) }, now);
       await deps.resets.invalidateAllForUser(input.project.id, consumed.userId, now);
-      await deps.refreshTokens.revokeAllForUser(input.project.id, consumed.userId, now);
-      return ok(undefined);
+      const revoked = await deps.refreshTokens.revokeAllForUser(input.project.id, consumed.userId, now);
+      await deps.notify({ project: input.project, userId: consumed.userId, kind: 'password_changed', origin: input.origin });
+      return ok({ userId: consumed.userId, revoked });
     });
+    if (!done.ok) return done;
+    deps.audit.record(
+      auditEntry(now, input.project.id, 'password.reset.completed', { actor: userActor(done.value.userId), origin: input.origin, details: { sessions_ended: done.value.revoked } }),
+    );
+    return ok(undefined);
   };
 }

@@ -3,7 +3,7 @@ import type { Project } from '../../domain/project';
 import type { EndUser } from '../../domain/user';
 import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
 import type { ProjectStore } from '../projects/project.store';
-import { aProject, aUser, CallLog, fakeCrypto, fakeOutbox, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn } from '../testing/fakes';
+import { aProject, aUser, CallLog, fakeAuditLog, fakeCrypto, fakeOutbox, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
 import type { UserStore } from '../users/user.store';
 import { makeConsumeMagicLink } from './consume-magic-link';
 import type { EmailAccount, EmailAccountStore } from './email-account.store';
@@ -41,6 +41,7 @@ describe('send a magic link', () => {
     locale: null,
     acceptLanguage: 'sv',
     ip: '10.0.0.1',
+    origin: TEST_ORIGIN,
     ...over,
   });
 
@@ -123,6 +124,7 @@ describe('consume a magic link', () => {
     const log = new CallLog();
     const clock = new FixedClock('2030-01-01T10:05:00.000Z');
     const outcome = (user: EndUser): PrimarySignInOutcome => ({ kind: 'session', session: { token: 'jwt', refreshToken: 'rt_1', expiresAt: clock.now(), sessionId: 's' }, user });
+    const audit = fakeAuditLog();
     const consume = makeConsumeMagicLink({
       links: strictFake<MagicLinkStore>(
         'links',
@@ -144,10 +146,11 @@ describe('consume a magic link', () => {
       projects: strictFake<Pick<ProjectStore, 'findById'>>('projects', { findById: async () => (options.project === undefined ? magicProject() : options.project) }, log),
       completePrimarySignIn: strictFn('completePrimarySignIn', log, async (i: { user: EndUser }) => outcome(i.user)),
       crypto: fakeCrypto(),
+      audit,
       clock,
       uow: fakeUnitOfWork(log),
     });
-    return { consume, log, clock };
+    return { consume: (token: string) => consume(token, TEST_ORIGIN), log, clock, audit };
   }
 
   it('tells an unknown, used and expired link apart, in the locale of its email', async () => {
@@ -168,14 +171,16 @@ describe('consume a magic link', () => {
   });
 
   it('creates a verified account for a new address and signs in through the gate with a 15-minute token', async () => {
-    const { consume, log } = setup();
+    const { consume, log, audit } = setup();
     const { result } = await consume('t');
     expect(result).toMatchObject({ ok: true, value: { callbackUrl: 'https://app.example.com/cb', locale: 'sv', outcome: { kind: 'session' } } });
     const inserted = log.of('accounts.insertWithLoginEmail')[0]!;
     expect(inserted.args).toEqual([expect.objectContaining({ email: 'new@example.com', provider: 'magic-link', emailVerified: true, locale: 'sv' }), 'new@example.com', null]);
     const gate = log.of('completePrimarySignIn')[0]!;
     expect(gate.inTransaction).toBe(true);
-    expect(gate.args[0]).toMatchObject({ provider: 'magic-link', ttlSeconds: 900, user: { emailVerified: true } });
+    expect(gate.args[0]).toMatchObject({ provider: 'magic-link', ttlSeconds: 900, user: { emailVerified: true }, origin: TEST_ORIGIN });
+    // The sign-up is recorded (the sign-in itself by the gate).
+    expect(audit.entries).toEqual([expect.objectContaining({ action: 'user.sign_up', userId: (inserted.args[0] as EndUser).id, ip: TEST_ORIGIN.ip, details: { provider: 'magic-link' } })]);
   });
 
   it('a disabled account is unavailable', async () => {
@@ -191,8 +196,11 @@ describe('consume a magic link', () => {
     expect(off.log.names('accounts.findLinkCandidate')).toEqual([]);
     expect(off.log.names('accounts.insertWithLoginEmail')).toHaveLength(1);
 
+    expect(off.audit.actions()).toEqual(['user.sign_up']);
+
     const on = setup({ candidate: octo, project: magicProject({ settings: { allowAccountLinking: true } }) });
     const { result } = await on.consume('t');
+    expect(on.audit.entries).toEqual([]);
     expect(result).toMatchObject({ ok: true, value: { outcome: { user: { id: 'octo', provider: 'magic-link', emailVerified: true } } } });
     expect(on.log.of('accounts.attachLoginEmail')[0]!.args).toEqual(['project-1', 'octo', 'new@example.com']);
     expect(on.log.names('accounts.insertWithLoginEmail')).toEqual([]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RefreshTokenStore } from '../tokens/refresh-token.store';
-import { aProject, aUser, CallLog, fakeCrypto, fakeHasher, fakeOutbox, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake } from '../testing/fakes';
+import { aProject, aUser, CallLog, fakeAuditLog, fakeCrypto, fakeHasher, fakeNotify, fakeOutbox, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, TEST_ORIGIN } from '../testing/fakes';
 import { makeConfirmPasswordReset, type ConfirmPasswordResetInput } from './confirm-password-reset';
 import type { EmailAccount, EmailAccountStore } from './email-account.store';
 import { EMAIL_OUTBOX_TOPIC } from './email-message';
@@ -17,15 +17,17 @@ describe('request a password reset', () => {
     const log = new CallLog();
     const clock = new FixedClock('2030-01-01T10:00:00.000Z');
     const outbox = fakeOutbox(log);
+    const audit = fakeAuditLog();
     const request = makeRequestPasswordReset({
       outbox,
+      audit,
       clock,
       uow: fakeUnitOfWork(log),
       rateLimiter: fakeRateLimiter(log, clock, { refuse: options.refuse ?? {} }),
       limits,
       mailConfigured: options.mailConfigured ?? true,
     });
-    return { log, request, outbox };
+    return { log, request, outbox, audit };
   }
   const input = (over: Partial<RequestPasswordResetInput> = {}): RequestPasswordResetInput => ({
     project: aProject(),
@@ -34,6 +36,7 @@ describe('request a password reset', () => {
     locale: null,
     acceptLanguage: 'de',
     ip: '10.0.0.1',
+    origin: TEST_ORIGIN,
     ...over,
   });
 
@@ -49,8 +52,11 @@ describe('request a password reset', () => {
   });
 
   it('records the request for the job in a transaction, whether or not the email has an account', async () => {
-    const { request, outbox, log } = setup();
+    const { request, outbox, log, audit } = setup();
     expect(await request(input({ locale: 'fr' }))).toEqual({ ok: true, value: undefined });
+    expect(audit.entries).toEqual([
+      expect.objectContaining({ action: 'password.reset.requested', target: { kind: 'email', id: 'ada@example.com' }, userId: null, requestId: TEST_ORIGIN.requestId }),
+    ]);
     expect(outbox.messages).toEqual([
       {
         topic: PASSWORD_RESET_REQUEST_TOPIC,
@@ -148,6 +154,7 @@ describe('confirm a password reset', () => {
         ? null
         : { id: 'r1', projectId: 'project-1', userId: 'user-1', createdAt: new Date(clock.now().getTime() - HOUR / 2), expiresAt: new Date(clock.now().getTime() + HOUR / 2), usedAt: null, ...record };
     let lookups = 0;
+    const audit = fakeAuditLog();
     const confirm = makeConfirmPasswordReset({
       accounts: strictFake<Pick<EmailAccountStore, 'update'>>('accounts', { update: async () => undefined }, log),
       resets: strictFake<PasswordResetStore>(
@@ -163,16 +170,19 @@ describe('confirm a password reset', () => {
       refreshTokens: strictFake<Pick<RefreshTokenStore, 'revokeAllForUser'>>('refreshTokens', { revokeAllForUser: async () => 1 }, log),
       hasher: fakeHasher(log),
       crypto: fakeCrypto(),
+      audit,
+      notify: fakeNotify(log),
       clock,
       uow: fakeUnitOfWork(log),
     });
-    return { confirm, log, clock };
+    return { confirm, log, clock, audit };
   }
   const input = (over: Partial<ConfirmPasswordResetInput> = {}): ConfirmPasswordResetInput => ({
     project: aProject(),
     token: 'reset-token',
     password: 'new password 2',
     locale: null,
+    origin: TEST_ORIGIN,
     ...over,
   });
 
@@ -185,8 +195,12 @@ describe('confirm a password reset', () => {
   });
 
   it('tells unknown, used and expired tokens apart, expiring at exactly one hour', async () => {
-    expect(await setup(null).confirm(input())).toEqual({ ok: false, error: 'invalid_reset_token' });
-    expect(await setup({ usedAt: new Date(0) }).confirm(input())).toEqual({ ok: false, error: 'reset_token_used' });
+    const unknown = setup(null);
+    expect(await unknown.confirm(input())).toEqual({ ok: false, error: 'invalid_reset_token' });
+    expect(unknown.audit.entries).toEqual([expect.objectContaining({ action: 'password.reset.failed', outcome: 'failure', reason: 'invalid_reset_token', userId: null })]);
+    const used = setup({ usedAt: new Date(0) });
+    expect(await used.confirm(input())).toEqual({ ok: false, error: 'reset_token_used' });
+    expect(used.audit.entries).toEqual([expect.objectContaining({ action: 'password.reset.failed', reason: 'reset_token_used', userId: 'user-1' })]);
     const expired = setup({});
     expired.clock.advance(HOUR / 2);
     expect(await expired.confirm(input())).toEqual({ ok: false, error: 'reset_token_expired' });
@@ -198,15 +212,23 @@ describe('confirm a password reset', () => {
     expect(await confirm(input())).toEqual({ ok: false, error: 'reset_token_used' });
     expect(log.names('accounts')).toEqual([]);
     expect(log.names('refreshTokens')).toEqual([]);
+    expect(log.names('notify')).toEqual([]);
   });
 
   it('sets the password, ends other reset tokens and every session, in the transaction that consumes the token', async () => {
-    const { confirm, log, clock } = setup({});
+    const { confirm, log, clock, audit } = setup({});
     expect(await confirm(input({ locale: 'nl' }))).toEqual({ ok: true, value: undefined });
-    const inTx = ['resets.consume', 'accounts.update', 'resets.invalidateAllForUser', 'refreshTokens.revokeAllForUser'];
+    // The user is told (the notice is recorded in the same transaction).
+    const inTx = ['resets.consume', 'accounts.update', 'resets.invalidateAllForUser', 'refreshTokens.revokeAllForUser', 'notify'];
     expect(log.calls.filter((c) => c.inTransaction).map((c) => c.call)).toEqual(inTx);
     expect(log.of('resets.findByHash')[0]!.args).toEqual(['project-1', 'h(reset-token)']);
     expect(log.of('accounts.update')[0]!.args).toEqual(['project-1', 'user-1', { passwordHash: 'hashed:new password 2', locale: 'nl' }, clock.now()]);
     expect(log.of('refreshTokens.revokeAllForUser')[0]!.args).toEqual(['project-1', 'user-1', clock.now()]);
+    expect(log.of('notify')[0]!.args).toEqual([{ kind: 'password_changed', userId: 'user-1' }]);
+    expect(audit.entries).toEqual([
+      expect.objectContaining({ action: 'password.reset.completed', outcome: 'success', userId: 'user-1', ip: TEST_ORIGIN.ip, details: { sessions_ended: 1 } }),
+    ]);
+    expect(JSON.stringify(audit.entries)).not.toContain('reset-token');
+    expect(JSON.stringify(audit.entries)).not.toContain('new password 2');
   });
 });

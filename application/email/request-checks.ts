@@ -3,6 +3,7 @@ import { matchLocale, type Locale } from '../../domain/locale';
 import { isCallbackUrlRegistered, isProviderEnabled, type Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
 import type { RateLimited, RateLimiter, RateLimitRule } from '../ports/rate-limiter';
+import type { RequestOrigin } from '../ports/request-origin';
 import { consumeEmailLimits } from './limits';
 
 export type EmailProviderRefusal = 'provider_not_enabled' | 'callback_url_not_registered';
@@ -31,6 +32,8 @@ export interface EmailRequestInput {
   locale: string | null;
   acceptLanguage: string | null;
   ip: string;
+  /** Where the request came from (audit log, security notifications). */
+  origin: RequestOrigin;
 }
 
 export interface EmailRequestFields {

@@ -1,6 +1,7 @@
 import type { Locale } from '../../domain/locale';
 import type { Project } from '../../domain/project';
 import { ok, type Result } from '../../domain/result';
+import { auditEntry, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
 import { defineTopic, type Outbox } from '../ports/outbox';
 import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
@@ -23,6 +24,7 @@ export interface PasswordResetRequest {
 
 export interface RequestPasswordResetDeps {
   outbox: Outbox;
+  audit: AuditLog;
   clock: Clock;
   uow: UnitOfWork;
   rateLimiter: Pick<RateLimiter, 'consume'>;
@@ -62,6 +64,14 @@ export function makeRequestPasswordReset(deps: RequestPasswordResetDeps) {
       requestedAt: deps.clock.now().toISOString(),
     };
     await deps.uow.transaction(() => deps.outbox.enqueue(PASSWORD_RESET_REQUEST_TOPIC, { ...request }));
+    // The account is not looked up here (the answer and its timing are the same for every address): the entry names the address.
+    deps.audit.record(
+      auditEntry(deps.clock.now(), input.project.id, 'password.reset.requested', {
+        actor: { kind: 'user', id: null },
+        target: { kind: 'email', id: email.key },
+        origin: input.origin,
+      }),
+    );
     return ok(undefined);
   };
 }

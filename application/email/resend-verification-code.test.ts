@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EndUser } from '../../domain/user';
-import { aProject, aUser, CallLog, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn } from '../testing/fakes';
+import { aProject, aUser, CallLog, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
 import type { EmailAccount, EmailAccountStore } from './email-account.store';
 import { makeResendVerificationCode, type ResendVerificationCodeInput } from './resend-verification-code';
 
@@ -31,6 +31,7 @@ const input = (over: Partial<ResendVerificationCodeInput> = {}): ResendVerificat
   callbackUrl: 'https://app.example.com/cb',
   locale: null,
   acceptLanguage: null,
+  origin: TEST_ORIGIN,
   ...over,
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EndUser } from '../../domain/user';
 import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
-import { aProject, aUser, CallLog, fakeCrypto, fakeHasher, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn } from '../testing/fakes';
+import { aProject, aUser, CallLog, fakeAuditLog, fakeCrypto, fakeHasher, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
 import type { EmailAccount, EmailAccountStore } from './email-account.store';
 import { makeSignInWithPassword, type SignInInput } from './sign-in-with-password';
 
@@ -20,8 +20,10 @@ function setup(account: EmailAccount | null, refuse: Record<string, number> = {}
     { findByLoginEmail: async () => account, update: async () => undefined },
     log,
   );
+  const audit = fakeAuditLog();
   const signIn = makeSignInWithPassword({
     accounts,
+    audit,
     completePrimarySignIn: strictFn('completePrimarySignIn', log, async (i: { user: EndUser }) => gateResult(i.user)),
     hasher: fakeHasher(log),
     crypto: fakeCrypto(),
@@ -30,7 +32,7 @@ function setup(account: EmailAccount | null, refuse: Record<string, number> = {}
     rateLimiter: fakeRateLimiter(log, clock, { refuse }),
     limits,
   });
-  return { log, signIn, clock };
+  return { log, signIn, clock, audit };
 }
 
 const input = (over: Partial<SignInInput> = {}): SignInInput => ({
@@ -40,6 +42,7 @@ const input = (over: Partial<SignInInput> = {}): SignInInput => ({
   callbackUrl: 'https://app.example.com/cb',
   locale: null,
   ip: '10.0.0.1',
+  origin: TEST_ORIGIN,
   ...over,
 });
 
@@ -57,7 +60,7 @@ describe('sign-in with password', () => {
   });
 
   it('counts per IP then per email and refuses the third attempt on one email with its retry time', async () => {
-    const { signIn, log, clock } = setup(ada());
+    const { signIn, log, clock, audit } = setup(ada());
     expect((await signIn(input({ password: 'wrong 1' }))).ok).toBe(false);
     clock.advance(100_000);
     expect((await signIn(input({ password: 'wrong 2' }))).ok).toBe(false);
@@ -65,6 +68,7 @@ describe('sign-in with password', () => {
     const before = log.calls.length;
     expect(await signIn(input())).toEqual({ ok: false, error: 'rate_limited', retryAfterMs: 700_000 });
     expect(log.calls.slice(before).map((c) => c.args[0])).toEqual(['project-1:email-signin:ip:10.0.0.1', 'project-1:email-signin:email:ada@example.com']);
+    expect(audit.entries.map((e) => e.reason)).toEqual(['invalid_credentials', 'invalid_credentials', 'rate_limited']);
     // The window ends with the clock.
     clock.advance(700_000);
     expect((await signIn(input())).ok).toBe(true);
@@ -82,13 +86,22 @@ describe('sign-in with password', () => {
     }
     // The unknown email is checked against a decoy hash, not skipped.
     expect(runs[0]!.log.of('hasher.verify')[0]!.args).toEqual(['hashed:tok1.24', 'correct horse 1']);
+    // Each failure is recorded with its reason: about the account when there is one, else naming the address tried.
+    expect(runs.map((r) => r.audit.entries)).toEqual([
+      [expect.objectContaining({ action: 'user.sign_in.failed', outcome: 'failure', reason: 'invalid_credentials', userId: null, actor: { kind: 'user', id: null }, details: { provider: 'email', email: 'ada@example.com' } })],
+      [expect.objectContaining({ action: 'user.sign_in.failed', reason: 'invalid_credentials', userId: 'user-1', target: { kind: 'user', id: 'user-1' }, details: { provider: 'email' } })],
+      [expect.objectContaining({ action: 'user.sign_in.failed', reason: 'invalid_credentials', userId: 'user-1', ip: '10.0.0.1', requestId: 'req-1' })],
+    ]);
+    // No password in any entry.
+    expect(JSON.stringify(runs.map((r) => r.audit.entries))).not.toMatch(/correct horse|wrong password/);
   });
 
   it('tells a disabled account only after the right password', async () => {
-    const { signIn, log } = setup(ada({ disabled: true }));
+    const { signIn, log, audit } = setup(ada({ disabled: true }));
     expect(await signIn(input({ password: 'wrong password 9' }))).toEqual({ ok: false, error: 'invalid_credentials' });
     expect(await signIn(input())).toEqual({ ok: false, error: 'account_disabled' });
     expect(log.names('completePrimarySignIn')).toEqual([]);
+    expect(audit.entries.map((e) => e.reason)).toEqual(['invalid_credentials', 'account_disabled']);
   });
 
   it('the usual sign-in writes nothing and opens no transaction', async () => {
@@ -97,7 +110,7 @@ describe('sign-in with password', () => {
     expect(r).toMatchObject({ ok: true, value: { kind: 'session', user: { id: 'user-1' } } });
     expect(log.names('accounts.update')).toEqual([]);
     expect(log.names('uow')).toEqual([]);
-    expect(log.of('completePrimarySignIn')[0]!.args[0]).toMatchObject({ provider: 'email' });
+    expect(log.of('completePrimarySignIn')[0]!.args[0]).toMatchObject({ provider: 'email', origin: TEST_ORIGIN });
   });
 
   it('records a new locale, the email provider and a stronger hash in the transaction of the sign-in', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EndUser } from '../../domain/user';
 import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
-import { aProject, CallLog, fakeCrypto, fakeHasher, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn } from '../testing/fakes';
+import { aProject, CallLog, fakeAuditLog, fakeCrypto, fakeHasher, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
 import type { EmailAccountStore } from './email-account.store';
 import type { EmailLimits } from './limits';
 import { makeSignUpWithPassword, type SignUpInput } from './sign-up-with-password';
@@ -33,8 +33,10 @@ function setup(options: { mailConfigured?: boolean; taken?: boolean; insertLoses
     },
     log,
   );
+  const audit = fakeAuditLog();
   const signUp = makeSignUpWithPassword({
     accounts,
+    audit,
     issueVerificationCode: strictFn('issueVerificationCode', log, async () => undefined),
     completePrimarySignIn: strictFn('completePrimarySignIn', log, async () => session),
     hasher: fakeHasher(log),
@@ -45,7 +47,7 @@ function setup(options: { mailConfigured?: boolean; taken?: boolean; insertLoses
     limits,
     mailConfigured: options.mailConfigured ?? true,
   });
-  return { log, signUp, inserted };
+  return { log, signUp, inserted, audit };
 }
 
 const input = (over: Partial<SignUpInput> = {}): SignUpInput => ({
@@ -57,6 +59,7 @@ const input = (over: Partial<SignUpInput> = {}): SignUpInput => ({
   locale: null,
   acceptLanguage: 'fr-CA,fr;q=0.9',
   ip: '10.0.0.1',
+  origin: TEST_ORIGIN,
   ...over,
 });
 
@@ -113,7 +116,7 @@ describe('sign-up with password', () => {
   });
 
   it('creates the unverified account, sends the code and passes the gate, all in one transaction', async () => {
-    const { signUp, log, inserted } = setup();
+    const { signUp, log, inserted, audit } = setup();
     const result = await signUp(input());
     expect(result).toEqual({ ok: true, value: session });
     expect(inserted).toEqual([
@@ -125,7 +128,9 @@ describe('sign-up with password', () => {
     expect(code.args[0]).toMatchObject({ locale: 'fr', user: { id: inserted[0]!.id } });
     const gate = log.of('completePrimarySignIn')[0]!;
     expect(gate.inTransaction).toBe(true);
-    expect(gate.args[0]).toMatchObject({ provider: 'email', user: { id: inserted[0]!.id } });
+    expect(gate.args[0]).toMatchObject({ provider: 'email', user: { id: inserted[0]!.id }, origin: TEST_ORIGIN });
+    expect(audit.entries).toEqual([expect.objectContaining({ action: 'user.sign_up', userId: inserted[0]!.id, outcome: 'success', details: { provider: 'email' } })]);
+    expect(JSON.stringify(audit.entries)).not.toContain('correct horse');
   });
 
   it('stores the body locale over Accept-Language, and a blank name as null', async () => {

@@ -3,6 +3,7 @@ import { checkPassword, type PasswordPolicyError } from '../../domain/password-p
 import type { Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
+import { auditEntry, userActor, type AuditLog } from '../audit/audit-log';
 import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
 import type { Clock } from '../ports/clock';
 import type { PasswordHasher, TokenCrypto } from '../ports/crypto';
@@ -22,6 +23,7 @@ export interface SignUpWithPasswordDeps {
   crypto: Pick<TokenCrypto, 'uuid'>;
   clock: Clock;
   uow: UnitOfWork;
+  audit: AuditLog;
   rateLimiter: Pick<RateLimiter, 'consume'>;
   limits: Pick<EmailLimits, 'signupPerEmail' | 'signupPerIp'>;
   /** False without a mail transport: sign-up sends a code, so it is refused. */
@@ -78,7 +80,8 @@ export function makeSignUpWithPassword(deps: SignUpWithPasswordDeps) {
       // The unique index decides between concurrent sign-ups of one address.
       if (!(await deps.accounts.insertWithLoginEmail(user, email.key, passwordHash))) return err('email_already_registered');
       await deps.issueVerificationCode({ project: input.project, user, locale: mailLocale });
-      return ok(await deps.completePrimarySignIn({ project: input.project, user, provider: 'email' }));
+      deps.audit.record(auditEntry(now, input.project.id, 'user.sign_up', { actor: userActor(user.id), origin: input.origin, details: { provider: 'email' } }));
+      return ok(await deps.completePrimarySignIn({ project: input.project, user, provider: 'email', origin: input.origin }));
     });
   };
 }

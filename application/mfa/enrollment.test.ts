@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MfaMethod, MfaPolicy } from '../../domain/mfa';
 import { err, ok } from '../../domain/result';
-import { aProject, aUser, CallLog, fakeBox, fakeCrypto, fakeUnitOfWork, FixedClock, strictFake, strictFn } from '../testing/fakes';
+import { aProject, aUser, CallLog, fakeAuditLog, fakeBox, fakeCrypto, fakeNotify, fakeUnitOfWork, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
 import type { MfaActor } from './actor';
 import { makeConfirmTotpSetup } from './confirm-totp-setup';
 import { ChallengeAlreadyConsumed, type FinishedSignIn } from './finish-challenge';
@@ -14,6 +14,8 @@ const actor = (policy: MfaPolicy = 'optional', methods: MfaMethod[] = ['totp', '
   project: aProject({ settings: { mfaPolicy: policy, mfaMethods: methods } }),
   user: aUser(),
   enrollmentChallengeId: null,
+  origin: TEST_ORIGIN,
+  sessionId: 'session-1',
   ...over,
 });
 
@@ -62,6 +64,7 @@ describe('confirm TOTP enrollment', () => {
     const log = new CallLog();
     const clock = new FixedClock('2030-01-01T10:00:00.000Z');
     const finished: FinishedSignIn = { session: { token: 'jwt', refreshToken: 'rt_1', expiresAt: clock.now(), sessionId: 's' }, user: aUser() };
+    const audit = fakeAuditLog();
     const confirm = makeConfirmTotpSetup({
       totp: strictFake<Pick<TotpStore, 'find' | 'confirm'>>(
         'totp',
@@ -77,11 +80,13 @@ describe('confirm TOTP enrollment', () => {
         if (options.finishThrows) throw new ChallengeAlreadyConsumed();
         return finished;
       }),
+      audit,
+      notify: fakeNotify(log),
       box: fakeBox(),
       clock,
       uow: fakeUnitOfWork(log),
     });
-    return { confirm, log, clock, finished };
+    return { confirm, log, clock, finished, audit };
   }
 
   it('needs a pending setup; a confirmed one is already enrolled', async () => {
@@ -96,26 +101,33 @@ describe('confirm TOTP enrollment', () => {
     const wrong = setup({ step: null });
     expect(await wrong.confirm(actor(), '123456')).toEqual(err('mfa_invalid_code'));
     expect(wrong.log.names('totp.confirm')).toEqual([]);
+    expect([...malformed.log.names('notify'), ...wrong.log.names('notify')]).toEqual([]);
+    expect([...malformed.audit.entries, ...wrong.audit.entries]).toEqual([]);
   });
 
   it('a signed-in user: enrolls, recording the matched step as used, and gets no session', async () => {
-    const { confirm, log, clock } = setup();
+    const { confirm, log, clock, audit } = setup();
     expect(await confirm(actor(), ' 123456 ')).toEqual(ok({ session: null }));
     expect(log.of('authenticator.matchStep')[0]!.args).toEqual(['SECRET', '123456', clock.now()]);
     expect(log.of('totp.confirm')[0]).toMatchObject({ inTransaction: true, args: ['project-1', 'user-1', 77, clock.now()] });
     expect(log.names('finish')).toEqual([]);
+    // The user is told, in the transaction that enrolled the factor, and the change is recorded.
+    expect(log.of('notify')[0]).toMatchObject({ inTransaction: true, args: [{ kind: 'mfa_factor_added', userId: 'user-1', method: 'totp' }] });
+    expect(audit.entries).toEqual([expect.objectContaining({ action: 'mfa.factor.added', userId: 'user-1', details: { method: 'totp' } })]);
   });
 
   it('with an enrollment challenge: enrolls and finishes that sign-in in the same transaction', async () => {
     const { confirm, log, finished } = setup();
     expect(await confirm(actor('required', ['totp'], { enrollmentChallengeId: 'ch-9' }), '123456')).toEqual(ok({ session: finished }));
     expect(log.of('challenges.findLiveById')[0]!.args[0]).toBe('ch-9');
-    expect(log.of('finish')[0]).toMatchObject({ inTransaction: true, args: [challenge, expect.anything(), expect.anything()] });
+    expect(log.of('finish')[0]).toMatchObject({ inTransaction: true, args: [challenge, expect.anything(), expect.anything(), { method: 'enrollment', origin: TEST_ORIGIN }] });
   });
 
   it('an enrollment challenge that expired or was spent meanwhile undoes the enrollment', async () => {
     const gone = setup({ live: null });
     expect(await gone.confirm(actor('required', ['totp'], { enrollmentChallengeId: 'ch-9' }), '123456')).toEqual(err('mfa_invalid_challenge'));
+    // The notice was recorded in the transaction that rolled back; nothing is in the audit log.
+    expect(gone.audit.entries).toEqual([]);
     expect(await setup({ finishThrows: true }).confirm(actor('required', ['totp'], { enrollmentChallengeId: 'ch-9' }), '123456')).toEqual(err('mfa_invalid_challenge'));
   });
 });
@@ -125,6 +137,7 @@ describe('generate backup codes', () => {
     const log = new CallLog();
     const clock = new FixedClock();
     let i = 0;
+    const audit = fakeAuditLog();
     const generate = makeGenerateBackupCodes({
       backupCodes: strictFake<Pick<BackupCodeStore, 'replace'>>('backupCodes', { replace: async () => undefined }, log),
       enrollment: strictFake('enrollment', { enrolledMethods: async () => enrolled }, log),
@@ -134,10 +147,12 @@ describe('generate backup codes', () => {
         const k = i++;
         return (k < 20 ? k % 10 : k) % max;
       },
+      audit,
+      notify: fakeNotify(log),
       clock,
       uow: fakeUnitOfWork(log),
     });
-    return { generate, log, clock, draws: () => i };
+    return { generate, log, clock, draws: () => i, audit };
   }
 
   it('need TOTP or SMS enrolled first (backup codes alone are not a factor)', async () => {
@@ -148,7 +163,7 @@ describe('generate backup codes', () => {
   });
 
   it('ten distinct xxxxx-xxxxx codes, shown once and stored only hashed, replacing the earlier ones', async () => {
-    const { generate, log, clock, draws } = setup(['sms']);
+    const { generate, log, clock, draws, audit } = setup(['sms']);
     const r = await generate(actor());
     if (!r.ok) throw new Error(r.error);
     expect(r.value.codes).toHaveLength(10);
@@ -160,5 +175,16 @@ describe('generate backup codes', () => {
     expect(replace.args[0]).toBe('project-1');
     expect(replace.args[2]).toEqual(r.value.codes.map((c) => ({ id: expect.stringMatching(/^uuid-/), hash: `h(${c})` })));
     expect(replace.args[3]).toEqual(clock.now());
+    // The first set is part of enrolling: recorded, no notice.
+    expect(log.names('notify')).toEqual([]);
+    expect(audit.entries).toEqual([expect.objectContaining({ action: 'mfa.backup_codes.generated', details: { count: 10, regenerated: false } })]);
+    for (const code of r.value.codes) expect(JSON.stringify(audit.entries)).not.toContain(code);
+  });
+
+  it('replacing codes the user had sends the regenerated notice, in the transaction', async () => {
+    const { generate, log, audit } = setup(['totp', 'backup_codes']);
+    expect((await generate(actor())).ok).toBe(true);
+    expect(log.of('notify')).toEqual([expect.objectContaining({ inTransaction: true, args: [{ kind: 'backup_codes_regenerated', userId: 'user-1' }] })]);
+    expect(audit.entries[0]!.details).toEqual({ count: 10, regenerated: true });
   });
 });

@@ -1,5 +1,7 @@
 import { BACKUP_CODE_ALPHABET, BACKUP_CODE_COUNT } from '../../domain/mfa';
 import { err, ok, type Result } from '../../domain/result';
+import { auditEntry, userActor, type AuditLog } from '../audit/audit-log';
+import type { NotifySecurityEvent } from '../notifications/security-notice';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
 import type { UnitOfWork } from '../ports/unit-of-work';
@@ -12,6 +14,8 @@ export interface GenerateBackupCodesDeps {
   crypto: Pick<TokenCrypto, 'hash' | 'uuid'>;
   /** Uniform random integer in [0, max). */
   randomInt: (max: number) => number;
+  audit: AuditLog;
+  notify: NotifySecurityEvent;
   clock: Clock;
   uow: UnitOfWork;
 }
@@ -35,13 +39,19 @@ export function makeGenerateBackupCodes(deps: GenerateBackupCodesDeps) {
     const codes = new Set<string>();
     while (codes.size < BACKUP_CODE_COUNT) codes.add(oneCode());
     const list = [...codes];
-    await deps.uow.transaction(() =>
-      deps.backupCodes.replace(
+    // Replacing codes the user already had is the notice's "regenerated"; the first set is part of enrolling.
+    const regenerated = enrolled.includes('backup_codes');
+    await deps.uow.transaction(async () => {
+      await deps.backupCodes.replace(
         actor.project.id,
         actor.user.id,
         list.map((c) => ({ id: deps.crypto.uuid(), hash: deps.crypto.hash(c) })),
         deps.clock.now(),
-      ),
+      );
+      if (regenerated) await deps.notify({ project: actor.project, userId: actor.user.id, kind: 'backup_codes_regenerated', origin: actor.origin });
+    });
+    deps.audit.record(
+      auditEntry(deps.clock.now(), actor.project.id, 'mfa.backup_codes.generated', { actor: userActor(actor.user.id), origin: actor.origin, details: { count: list.length, regenerated } }),
     );
     return ok({ codes: list });
   };

@@ -10,6 +10,9 @@ export interface MfaChallengeRecord {
   provider: string;
   ttlSeconds: number | null;
   authCodeId: string | null;
+  /** Where the user was at the primary sign-in; the session carries it once the challenge is passed. */
+  ip: string | null;
+  userAgent: string | null;
   createdAt: Date;
   expiresAt: Date;
 }

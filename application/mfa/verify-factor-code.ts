@@ -18,6 +18,12 @@ export interface VerifyFactorCodeDeps {
 export type FactorCodeError = 'mfa_invalid_code' | 'mfa_code_expired' | 'mfa_method_not_enrolled';
 
 /**
+ * The check of a code. A TOTP code of a step already used answers like any wrong code, and says
+ * `replayed`: a sign that someone else saw the code (the caller records it and tells the user).
+ */
+export type FactorCodeCheck = Result<void, FactorCodeError> | { ok: false; error: 'mfa_invalid_code'; replayed: true };
+
+/**
  * Checks a code for one method and spends it: a TOTP step is never accepted twice (nor one older
  * than the last accepted), a backup code and an SMS code are consumed by one atomic statement, so
  * parallel uses of one code give a single success. An SMS code stops working after 5 minutes or 3
@@ -31,7 +37,7 @@ export function makeVerifyFactorCode(deps: VerifyFactorCodeDeps) {
     code: string;
     /** Which SMS code counts (sign-in codes belong to one challenge). */
     sms?: { purpose: SmsCodePurpose; challengeId: string | null };
-  }): Promise<Result<void, FactorCodeError>> => {
+  }): Promise<FactorCodeCheck> => {
     const now = deps.clock.now();
     const code = input.code.trim();
     switch (input.method) {
@@ -41,7 +47,7 @@ export function makeVerifyFactorCode(deps: VerifyFactorCodeDeps) {
         if (!/^\d{6}$/.test(code)) return err('mfa_invalid_code');
         const step = deps.authenticator.matchStep(deps.box.decrypt(factor.secretEncrypted), code, now);
         if (step === null) return err('mfa_invalid_code');
-        return (await deps.totp.useStep(input.projectId, input.userId, step)) ? ok(undefined) : err('mfa_invalid_code');
+        return (await deps.totp.useStep(input.projectId, input.userId, step)) ? ok(undefined) : { ok: false, error: 'mfa_invalid_code', replayed: true };
       }
       case 'backup_codes': {
         const normalized = normalizeBackupCode(code);

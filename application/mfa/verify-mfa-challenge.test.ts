@@ -4,12 +4,12 @@ import type { Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
 import type { ProjectStore } from '../projects/project.store';
-import { aProject, aUser, CallLog, fakeBox, fakeCrypto, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn } from '../testing/fakes';
+import { aProject, aUser, CallLog, fakeAuditLog, fakeBox, fakeCrypto, fakeNotify, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
 import type { UserStore } from '../users/user.store';
 import { ChallengeAlreadyConsumed, type FinishedSignIn } from './finish-challenge';
 import type { BackupCodeStore, MfaChallengeRecord, MfaChallengeStore, SmsStore, TotpStore } from './mfa.store';
 import type { TotpAuthenticator } from './ports';
-import { makeVerifyFactorCode, type FactorCodeError } from './verify-factor-code';
+import { makeVerifyFactorCode, type FactorCodeCheck } from './verify-factor-code';
 import { makeVerifyMfaChallenge } from './verify-mfa-challenge';
 
 const limits = { verify: { points: 2, windowMs: 15 * 60_000 } };
@@ -21,6 +21,8 @@ const challenge: MfaChallengeRecord = {
   provider: 'email',
   ttlSeconds: null,
   authCodeId: null,
+  ip: null,
+  userAgent: null,
   createdAt: new Date('2030-01-01T09:59:00.000Z'),
   expiresAt: new Date('2030-01-01T10:04:00.000Z'),
 };
@@ -31,13 +33,14 @@ function setup(options: {
   project?: Project | null;
   user?: EndUser | null;
   enrolled?: MfaMethod[];
-  code?: Result<void, FactorCodeError>;
+  code?: FactorCodeCheck;
   finishThrows?: boolean;
   refuse?: Record<string, number>;
 } = {}) {
   const log = new CallLog();
   const clock = new FixedClock('2030-01-01T10:00:00.000Z');
   const finished = { session: { token: 'jwt', refreshToken: 'rt_1', expiresAt: clock.now(), sessionId: 's' }, user: aUser() } satisfies FinishedSignIn;
+  const audit = fakeAuditLog();
   const verify = makeVerifyMfaChallenge({
     challenges: strictFake<Pick<MfaChallengeStore, 'findLive'>>('challenges', { findLive: async () => (options.live === undefined ? challenge : options.live) }, log),
     projects: strictFake<Pick<ProjectStore, 'findById'>>('projects', { findById: async () => (options.project === undefined ? mfaProject() : options.project) }, log),
@@ -48,15 +51,17 @@ function setup(options: {
       if (options.finishThrows) throw new ChallengeAlreadyConsumed();
       return finished;
     }),
+    audit,
+    notify: fakeNotify(log),
     rateLimiter: fakeRateLimiter(log, clock, { refuse: options.refuse ?? {} }),
     limits,
     crypto: fakeCrypto(),
     clock,
     uow: fakeUnitOfWork(log),
   });
-  return { verify, log, clock, finished };
+  return { verify, log, clock, finished, audit };
 }
-const input = { challenge: 'mfa_abc', code: '123456', method: 'totp' as const, ip: '10.0.0.1' };
+const input = { challenge: 'mfa_abc', code: '123456', method: 'totp' as const, ip: '10.0.0.1', origin: TEST_ORIGIN };
 
 describe('pass an MFA challenge', () => {
   it('counts the IP before looking the challenge up, and refuses with the retry time', async () => {
@@ -96,14 +101,27 @@ describe('pass an MFA challenge', () => {
       inTransaction: true,
       args: [{ projectId: 'project-1', userId: 'user-1', method: 'totp', code: '123456', sms: { purpose: 'sign_in', challengeId: 'ch-1' } }],
     });
-    expect(log.of('finish')[0]!.inTransaction).toBe(true);
+    expect(log.of('finish')[0]).toMatchObject({ inTransaction: true, args: [expect.anything(), expect.anything(), expect.anything(), { method: 'totp', origin: TEST_ORIGIN }] });
   });
 
   it('a wrong code does not finish; a challenge spent meanwhile is invalid', async () => {
     const wrong = setup({ code: err('mfa_code_expired') });
     expect(await wrong.verify(input)).toEqual(err('mfa_code_expired'));
     expect(wrong.log.names('finish')).toEqual([]);
+    expect(wrong.log.names('notify')).toEqual([]);
+    expect(wrong.audit.entries).toEqual([
+      expect.objectContaining({ action: 'mfa.challenge.failed', outcome: 'failure', reason: 'mfa_code_expired', userId: 'user-1', details: { method: 'totp' } }),
+    ]);
     expect(await setup({ finishThrows: true }).verify(input)).toEqual(err('mfa_invalid_challenge'));
+  });
+
+  it('a replayed TOTP code answers like a wrong one, is recorded as a replay and tells the user, in the transaction', async () => {
+    const { verify, log, audit } = setup({ code: { ok: false, error: 'mfa_invalid_code', replayed: true } });
+    expect(await verify(input)).toEqual(err('mfa_invalid_code'));
+    expect(log.names('finish')).toEqual([]);
+    expect(log.of('notify')).toEqual([expect.objectContaining({ inTransaction: true, args: [{ kind: 'totp_replayed', userId: 'user-1' }] })]);
+    expect(audit.entries).toEqual([expect.objectContaining({ action: 'mfa.totp.replayed', outcome: 'failure', reason: 'mfa_invalid_code', ip: TEST_ORIGIN.ip })]);
+    expect(JSON.stringify(audit.entries)).not.toContain('123456');
   });
 });
 
@@ -139,7 +157,8 @@ describe('check a factor code', () => {
   it('accepts a TOTP step once: the same code again is refused', async () => {
     const { verify, log, clock } = setup();
     expect(await verify(totp)).toEqual(ok(undefined));
-    expect(await verify(totp)).toEqual(err('mfa_invalid_code'));
+    // Refused like a wrong code; the caller learns it was a replay.
+    expect(await verify(totp)).toEqual({ ok: false, error: 'mfa_invalid_code', replayed: true });
     expect(log.of('authenticator.matchStep')[0]!.args).toEqual(['SECRET', '123456', clock.now()]);
   });
 

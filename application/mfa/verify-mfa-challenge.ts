@@ -2,16 +2,19 @@ import { effectiveMfaMethods, usableMfaMethods, type MfaMethod } from '../../dom
 import type { Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
+import { auditEntry, userActor, type AuditLog } from '../audit/audit-log';
+import type { NotifySecurityEvent } from '../notifications/security-notice';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
 import type { RateLimiter } from '../ports/rate-limiter';
+import type { RequestOrigin } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { ProjectStore } from '../projects/project.store';
 import type { UserStore } from '../users/user.store';
-import { ChallengeAlreadyConsumed, type FinishedSignIn } from './finish-challenge';
+import { ChallengeAlreadyConsumed, type ChallengePassed, type FinishedSignIn } from './finish-challenge';
 import { consumeLimits, type MfaLimits, type RateLimited } from './limits';
 import type { EnrolledMethodsReader, MfaChallengeRecord, MfaChallengeStore } from './mfa.store';
-import type { FactorCodeError } from './verify-factor-code';
+import type { FactorCodeCheck } from './verify-factor-code';
 
 export interface VerifyMfaChallengeDeps {
   challenges: Pick<MfaChallengeStore, 'findLive'>;
@@ -24,8 +27,10 @@ export interface VerifyMfaChallengeDeps {
     method: MfaMethod;
     code: string;
     sms?: { purpose: 'sign_in'; challengeId: string };
-  }) => Promise<Result<void, FactorCodeError>>;
-  finish: (challenge: MfaChallengeRecord, project: Project, user: EndUser) => Promise<FinishedSignIn>;
+  }) => Promise<FactorCodeCheck>;
+  finish: (challenge: MfaChallengeRecord, project: Project, user: EndUser, passed: ChallengePassed) => Promise<FinishedSignIn>;
+  audit: AuditLog;
+  notify: NotifySecurityEvent;
   rateLimiter: Pick<RateLimiter, 'consume'>;
   limits: Pick<MfaLimits, 'verify'>;
   crypto: Pick<TokenCrypto, 'hash'>;
@@ -52,6 +57,7 @@ export function makeVerifyMfaChallenge(deps: VerifyMfaChallengeDeps) {
     code: string;
     method: MfaMethod;
     ip: string;
+    origin: RequestOrigin;
   }): Promise<Result<FinishedSignIn, VerifyMfaChallengeError> | RateLimited> => {
     const byIp = await consumeLimits(deps.rateLimiter, [`mfa-verify:ip:${input.ip}`], deps.limits.verify);
     if (byIp) return byIp;
@@ -82,8 +88,13 @@ export function makeVerifyMfaChallenge(deps: VerifyMfaChallengeDeps) {
           code: input.code,
           sms: { purpose: 'sign_in', challengeId: challenge.id },
         });
-        if (!checked.ok) return checked;
-        return ok(await deps.finish(challenge, project, user));
+        if (!checked.ok) {
+          const facts = { actor: userActor(user.id), origin: input.origin, reason: checked.error, details: { method: input.method } };
+          deps.audit.record(auditEntry(deps.clock.now(), project.id, 'replayed' in checked ? 'mfa.totp.replayed' : 'mfa.challenge.failed', facts));
+          if ('replayed' in checked) await deps.notify({ project, userId: user.id, kind: 'totp_replayed', origin: input.origin });
+          return err(checked.error);
+        }
+        return ok(await deps.finish(challenge, project, user, { method: input.method, origin: input.origin }));
       });
     } catch (e) {
       if (e instanceof ChallengeAlreadyConsumed) return err('mfa_invalid_challenge');

@@ -4,6 +4,9 @@ export interface AuthorizationCodeRecord {
   projectId: string;
   userId: string;
   provider: string;
+  /** Where the user was at the provider's callback (the browser); null for codes from before it was kept. */
+  ip: string | null;
+  userAgent: string | null;
   createdAt: Date;
   expiresAt: Date;
 }

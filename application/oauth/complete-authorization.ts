@@ -4,9 +4,11 @@ import { callbackRedirectUrl, providerRedirectUri } from '../../domain/oauth/red
 import type { ProviderProfile } from '../../domain/oauth/profile';
 import { isOAuthProvider } from '../../domain/providers';
 import { err, ok, type Result } from '../../domain/result';
+import { auditEntry, userActor, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
 import type { SecretBox, TokenCrypto } from '../ports/crypto';
 import type { Logger } from '../ports/logger';
+import type { RequestOrigin } from '../ports/request-origin';
 import type { ProjectSecrets, ProjectStore } from '../projects/project.store';
 import type { AuthorizationCodeStore } from './authorization-code.store';
 import type { OAuthProviderRegistry } from './oauth-provider';
@@ -21,6 +23,7 @@ export interface CompleteAuthorizationDeps {
   secrets: Pick<ProjectSecrets, 'providerCredentials'>;
   providers: OAuthProviderRegistry;
   resolveAccount: (input: ResolveAccountInput) => Promise<Result<EndUser, ResolveAccountError>>;
+  audit: AuditLog;
   crypto: TokenCrypto;
   box: SecretBox;
   clock: Clock;
@@ -35,6 +38,8 @@ export interface CompleteAuthorizationInput {
   state: string | null;
   /** Apple's form_post `user` field. */
   userField: string | null;
+  /** The browser coming back from the provider: kept with the code, it is where the sign-in came from. */
+  origin: RequestOrigin;
 }
 
 export type CompleteAuthorizationError =
@@ -89,7 +94,7 @@ export function makeCompleteAuthorization(deps: CompleteAuthorizationDeps) {
       return err('token_exchange_failed');
     }
 
-    const account = await deps.resolveAccount({ project, provider, profile, linkUserId: state.linkUserId, locale: state.locale });
+    const account = await deps.resolveAccount({ project, provider, profile, linkUserId: state.linkUserId, locale: state.locale, origin: input.origin });
     if (!account.ok) return account;
 
     const code = deps.crypto.randomToken(32);
@@ -99,11 +104,14 @@ export function makeCompleteAuthorization(deps: CompleteAuthorizationDeps) {
         projectId: project.id,
         userId: account.value.id,
         provider,
+        ip: input.origin.ip,
+        userAgent: input.origin.userAgent,
         createdAt: now,
         expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_SECONDS * 1000),
       },
       deps.crypto.hash(code),
     );
+    deps.audit.record(auditEntry(now, project.id, 'token.code.issued', { actor: userActor(account.value.id), origin: input.origin, details: { provider } }));
     return ok({ redirectUrl: callbackRedirectUrl(state.callbackUrl, code, state.clientState) });
   };
 }

@@ -6,7 +6,7 @@ import type { OAuthProvider } from '../../domain/providers';
 import { err, ok } from '../../domain/result';
 import type { ProjectSecrets, ProjectStore } from '../projects/project.store';
 import type { TokenCrypto } from '../ports/crypto';
-import { aProject, aUser, CallLog, fakeBox, fakeCrypto, fakeLogger, fakeRateLimiter, FixedClock, strictFake, strictFn } from '../testing/fakes';
+import { aProject, aUser, CallLog, fakeAuditLog, fakeBox, fakeCrypto, fakeLogger, fakeRateLimiter, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
 import type { TokenVerification } from '../tokens/verify-access-token';
 import type { AuthorizationCodeStore } from './authorization-code.store';
 import { makeCompleteAuthorization, type CompleteAuthorizationInput } from './complete-authorization';
@@ -182,6 +182,7 @@ describe('complete an OAuth authorization (the provider callback)', () => {
     const log = new CallLog();
     const clock = new FixedClock('2030-01-01T10:00:00.000Z');
     const logger = fakeLogger();
+    const audit = fakeAuditLog();
     const complete = makeCompleteAuthorization({
       states: strictFake<Pick<OAuthStateStore, 'consume'>>('states', { consume: async () => (options.state === undefined ? stateRecord() : options.state) }, log),
       codes: strictFake<Pick<AuthorizationCodeStore, 'insert'>>('codes', { insert: async () => undefined }, log),
@@ -192,15 +193,16 @@ describe('complete an OAuth authorization (the provider callback)', () => {
         return profile;
       }),
       resolveAccount: strictFn('resolveAccount', log, async (i: ResolveAccountInput) => (options.resolved ? options.resolved : ok(aUser({ id: 'user-9', email: i.profile.email })))) as never,
+      audit,
       crypto: fakeCrypto(),
       box: fakeBox(),
       clock,
       logger,
       publicUrl: 'https://auth.example.com',
     });
-    return { complete, log, clock, logger };
+    return { complete, log, clock, logger, audit };
   }
-  const input = (over: Partial<CompleteAuthorizationInput> = {}): CompleteAuthorizationInput => ({ provider: 'google', code: 'pcode', state: 'st', userField: null, ...over });
+  const input = (over: Partial<CompleteAuthorizationInput> = {}): CompleteAuthorizationInput => ({ provider: 'google', code: 'pcode', state: 'st', userField: null, origin: TEST_ORIGIN, ...over });
 
   it('refuses an unknown provider and a missing code or state before touching the state', async () => {
     const { complete, log } = setup();
@@ -242,16 +244,28 @@ describe('complete an OAuth authorization (the provider callback)', () => {
   });
 
   it('exchanges with the PKCE verifier and nonce, then issues a hashed 60-second code and redirects to the callback', async () => {
-    const { complete, log, clock } = setup();
+    const { complete, log, clock, audit } = setup();
     const r = await complete(input({ userField: '{"name":{}}' }));
     expect(log.of('google.exchange')[0]!.args).toEqual([
       { credentials, code: 'pcode', codeVerifier: 'verifier', redirectUri: 'https://auth.example.com/api/proxy/callback/google', nonce: 'nonce', userField: '{"name":{}}', now: clock.now() },
     ]);
-    expect(log.of('resolveAccount')[0]!.args[0]).toMatchObject({ provider: 'google', profile, linkUserId: null, locale: 'de' });
+    expect(log.of('resolveAccount')[0]!.args[0]).toMatchObject({ provider: 'google', profile, linkUserId: null, locale: 'de', origin: TEST_ORIGIN });
+    // The code keeps the browser that came back from the provider: the exchange records the sign-in from there.
     expect(log.of('codes.insert')[0]!.args).toEqual([
-      { id: 'uuid-2', projectId: 'project-1', userId: 'user-9', provider: 'google', createdAt: clock.now(), expiresAt: new Date(clock.now().getTime() + 60_000) },
+      {
+        id: 'uuid-2',
+        projectId: 'project-1',
+        userId: 'user-9',
+        provider: 'google',
+        ip: TEST_ORIGIN.ip,
+        userAgent: TEST_ORIGIN.userAgent,
+        createdAt: clock.now(),
+        expiresAt: new Date(clock.now().getTime() + 60_000),
+      },
       'h(tok1.32)',
     ]);
     expect(r).toEqual(ok({ redirectUrl: 'https://app.example.com/cb?tenant=7&code=tok1.32&state=xyz' }));
+    expect(audit.entries).toEqual([expect.objectContaining({ action: 'token.code.issued', userId: 'user-9', details: { provider: 'google' } })]);
+    expect(JSON.stringify(audit.entries)).not.toContain('tok1.32');
   });
 });

@@ -3,7 +3,7 @@ import type { LinkCandidate } from '../../domain/oauth/linking';
 import type { ProviderProfile } from '../../domain/oauth/profile';
 import { err } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
-import { aProject, aUser, CallLog, fakeCrypto, fakeUnitOfWork, FixedClock, strictFake } from '../testing/fakes';
+import { aProject, aUser, CallLog, fakeAuditLog, fakeCrypto, fakeUnitOfWork, FixedClock, strictFake, TEST_ORIGIN } from '../testing/fakes';
 import type { UserStore } from '../users/user.store';
 import type { Identity, IdentityStore } from './identity.store';
 import { makeResolveAccount, type ResolveAccountInput } from './resolve-account';
@@ -17,6 +17,7 @@ function setup(options: { identity?: Partial<Identity> | null; candidates?: Link
   const identity: Identity | null = options.identity
     ? { id: 'i1', projectId: 'project-1', userId: 'user-1', provider: 'github', providerUserId: 'gh-7', email: null, emailVerified: false, name: null, picture: null, createdAt: new Date(0), updatedAt: new Date(0), ...options.identity }
     : null;
+  const audit = fakeAuditLog();
   const resolve = makeResolveAccount({
     identities: strictFake<IdentityStore>(
       'identities',
@@ -34,10 +35,11 @@ function setup(options: { identity?: Partial<Identity> | null; candidates?: Link
       log,
     ),
     crypto: fakeCrypto(),
+    audit,
     clock,
     uow: fakeUnitOfWork(log),
   });
-  return { resolve, log, clock };
+  return { resolve, log, clock, audit };
 }
 
 const input = (over: Partial<ResolveAccountInput> = {}): ResolveAccountInput => ({
@@ -46,14 +48,16 @@ const input = (over: Partial<ResolveAccountInput> = {}): ResolveAccountInput => 
   profile,
   linkUserId: null,
   locale: 'de',
+  origin: TEST_ORIGIN,
   ...over,
 });
 const linking = aProject({ settings: { allowAccountLinking: true } });
 
 describe('resolve the account of a provider sign-in', () => {
   it('linking off: a new identity creates a user, even when the email matches one', async () => {
-    const { resolve, log, clock } = setup({ candidates: [{ userId: 'user-1', emailVerified: true, disabled: false, providers: [] }] });
+    const { resolve, log, clock, audit } = setup({ candidates: [{ userId: 'user-1', emailVerified: true, disabled: false, providers: [] }] });
     const r = await resolve(input());
+    expect(audit.entries).toEqual([expect.objectContaining({ action: 'user.sign_up', userId: 'uuid-1', details: { provider: 'github' } })]);
     expect(r).toMatchObject({ ok: true, value: { id: 'uuid-1', email: 'Ada@Example.com', emailVerified: true, provider: 'github', locale: 'de', createdAt: clock.now() } });
     expect(log.names('identities.linkCandidates')).toEqual([]);
     expect(log.of('identities.insert')[0]!.args[0]).toMatchObject({ userId: 'uuid-1', provider: 'github', providerUserId: 'gh-7' });
@@ -62,8 +66,9 @@ describe('resolve the account of a provider sign-in', () => {
 
   it('a known identity signs its user in and refreshes the profile, never replacing the email', async () => {
     const user = aUser({ email: 'other@example.com', emailVerified: false });
-    const { resolve, log } = setup({ identity: {}, users: [user] });
+    const { resolve, log, audit } = setup({ identity: {}, users: [user] });
     const r = await resolve(input());
+    expect(audit.entries).toEqual([]);
     expect(r).toMatchObject({ ok: true, value: { id: 'user-1', email: 'other@example.com', emailVerified: false, name: 'Ada L.', picture: 'https://img/ada', provider: 'github' } });
     expect(log.of('identities.update')[0]!.args[0]).toMatchObject({ id: 'i1', email: 'Ada@Example.com', emailVerified: true, name: 'Ada L.' });
     expect(log.names('identities.insert')).toEqual([]);
@@ -75,8 +80,9 @@ describe('resolve the account of a provider sign-in', () => {
   });
 
   it('email linking: joins exactly one eligible verified user', async () => {
-    const { resolve, log } = setup({ candidates: [{ userId: 'user-1', emailVerified: true, disabled: false, providers: ['google'] }], users: [aUser()] });
+    const { resolve, log, audit } = setup({ candidates: [{ userId: 'user-1', emailVerified: true, disabled: false, providers: ['google'] }], users: [aUser()] });
     expect(await resolve(input({ project: linking }))).toMatchObject({ ok: true, value: { id: 'user-1', provider: 'github' } });
+    expect(audit.entries).toEqual([expect.objectContaining({ action: 'user.identity.linked', userId: 'user-1', details: { provider: 'github', via: 'email' } })]);
     expect(log.of('identities.linkCandidates')[0]!.args).toEqual(['project-1', 'Ada@Example.com']);
     expect(log.of('identities.insert')[0]!.args[0]).toMatchObject({ userId: 'user-1' });
     expect(log.names('users.insert')).toEqual([]);
@@ -92,8 +98,9 @@ describe('resolve the account of a provider sign-in', () => {
   });
 
   it('when a parallel sign-in inserts the same identity first, the resolution runs once more', async () => {
-    const { resolve, log } = setup({ insertRaces: 1 });
+    const { resolve, log, audit } = setup({ insertRaces: 1 });
     expect((await resolve(input())).ok).toBe(true);
+    expect(audit.actions()).toEqual(['user.sign_up']);
     expect(log.names('uow')).toEqual(['uow.transaction', 'uow.transaction']);
     expect(log.of('identities.insert')).toHaveLength(2);
   });

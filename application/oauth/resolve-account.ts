@@ -5,8 +5,10 @@ import type { Project } from '../../domain/project';
 import type { OAuthProvider } from '../../domain/providers';
 import { err, ok, type Result } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
+import { auditEntry, userActor, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
+import type { RequestOrigin } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { UserStore } from '../users/user.store';
 import type { IdentityStore } from './identity.store';
@@ -15,6 +17,7 @@ export interface ResolveAccountDeps {
   identities: IdentityStore;
   users: Pick<UserStore, 'findById' | 'insert' | 'update'>;
   crypto: TokenCrypto;
+  audit: AuditLog;
   clock: Clock;
   uow: UnitOfWork;
 }
@@ -25,6 +28,7 @@ export interface ResolveAccountInput {
   profile: ProviderProfile;
   linkUserId: string | null;
   locale: string | null;
+  origin: RequestOrigin;
 }
 
 export type ResolveAccountError = 'identity_already_linked' | 'user_disabled';
@@ -70,6 +74,7 @@ export function makeResolveAccount(deps: ResolveAccountDeps) {
         };
         await deps.users.insert(user);
         if (!(await deps.identities.insert(newIdentity(user.id)))) throw new IdentityRace();
+        record('user.sign_up', user.id);
         return ok(user);
       }
 
@@ -86,10 +91,16 @@ export function makeResolveAccount(deps: ResolveAccountDeps) {
         });
       } else if (!(await deps.identities.insert(newIdentity(user.id)))) {
         throw new IdentityRace();
+      } else {
+        record('user.identity.linked', user.id, { via: input.linkUserId ? 'explicit' : 'email' });
       }
       const updated = applyProfile(user, provider, profile, now);
       await deps.users.update(updated);
       return ok(updated);
+
+      function record(action: 'user.sign_up' | 'user.identity.linked', userId: string, details: Record<string, string> = {}) {
+        deps.audit.record(auditEntry(now, project.id, action, { actor: userActor(userId), origin: input.origin, details: { provider, ...details } }));
+      }
 
       function newIdentity(userId: string) {
         return {

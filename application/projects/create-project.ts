@@ -1,7 +1,10 @@
 import { defaultProjectSettings, validateCallbackUrl, type Project } from '../../domain/project';
+import type { AuditActor } from '../../domain/audit';
 import { err, ok, type Result } from '../../domain/result';
+import { auditEntry, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
 import type { SecretBox, TokenCrypto } from '../ports/crypto';
+import { SYSTEM_ORIGIN } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { ApiKeyStore } from '../api-keys/api-key.store';
 import { makeCreateApiKey } from '../api-keys/create-api-key';
@@ -12,6 +15,9 @@ export interface CreateProjectDeps {
   apiKeys: Pick<ApiKeyStore, 'insert'>;
   crypto: TokenCrypto;
   box: SecretBox;
+  audit: AuditLog;
+  /** The operator creating it. */
+  actor: AuditActor;
   clock: Clock;
   uow: UnitOfWork;
 }
@@ -44,11 +50,13 @@ export function makeCreateProject(deps: CreateProjectDeps) {
       updatedAt: now,
     };
     const signingSecret = deps.crypto.randomToken(32);
-    return deps.uow.transaction(async () => {
+    const created = await deps.uow.transaction(async () => {
       await deps.projects.insert(project, deps.box.encrypt(signingSecret));
       const key = await createApiKey({ projectId: project.id, label: 'default' });
       if (!key.ok) throw new Error('project vanished inside its own transaction');
-      return ok({ project, apiKey: key.value.apiKey, apiKeyId: key.value.record.id, signingSecret });
+      return { project, apiKey: key.value.apiKey, apiKeyId: key.value.record.id, signingSecret };
     });
+    deps.audit.record(auditEntry(now, project.id, 'project.created', { actor: deps.actor, target: { kind: 'project', id: project.id }, origin: SYSTEM_ORIGIN, details: { name } }));
+    return ok(created);
   };
 }

@@ -1,10 +1,14 @@
+import type { AuditActor } from '../../domain/audit';
 import { isSupportedLocale } from '../../domain/locale';
 import { isMfaMethod, MFA_POLICIES, type MfaMethod, type MfaPolicy } from '../../domain/mfa';
 import { sortProviders, validateCallbackUrl, type Project, type ProviderCredentials } from '../../domain/project';
 import { isOAuthProvider, isProvider, type OAuthProvider, type Provider } from '../../domain/providers';
+import { defaultSecurityNoticeSettings, isSecurityNoticeKind } from '../../domain/security-notice';
 import { err, ok, type Result } from '../../domain/result';
+import { auditEntry, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
 import type { SecretBox } from '../ports/crypto';
+import { SYSTEM_ORIGIN } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { ProjectStore } from './project.store';
 
@@ -21,6 +25,8 @@ export interface ProjectChanges {
   defaultLocale?: string;
   /** Replaces one provider's client credentials; null removes them. */
   providerCredentials?: { provider: string; credentials: ProviderCredentials | null }[];
+  /** Turns security notifications on or off, by kind (domain/security-notice.ts). */
+  securityNotifications?: Record<string, boolean>;
 }
 
 export type UpdateProjectError =
@@ -30,11 +36,15 @@ export type UpdateProjectError =
   | 'invalid_callback_url'
   | 'invalid_mfa_policy'
   | 'invalid_mfa_method'
-  | 'unsupported_locale';
+  | 'unsupported_locale'
+  | 'unknown_notification_kind';
 
 export interface UpdateProjectDeps {
   projects: Pick<ProjectStore, 'findById' | 'update' | 'setProviderCredentialsEncrypted'>;
   box: SecretBox;
+  audit: AuditLog;
+  /** The operator making the change. */
+  actor: AuditActor;
   clock: Clock;
   uow: UnitOfWork;
 }
@@ -78,6 +88,11 @@ export function makeUpdateProject(deps: UpdateProjectDeps) {
       if (!isSupportedLocale(changes.defaultLocale)) return err('unsupported_locale');
       s.defaultLocale = changes.defaultLocale;
     }
+    if (changes.securityNotifications !== undefined) {
+      const toggles = Object.entries(changes.securityNotifications);
+      if (!toggles.every(([kind]) => isSecurityNoticeKind(kind))) return err('unknown_notification_kind');
+      s.securityNotifications = { ...defaultSecurityNoticeSettings(), ...s.securityNotifications, ...changes.securityNotifications };
+    }
     const creds = changes.providerCredentials ?? [];
     if (!creds.every((c) => isOAuthProvider(c.provider))) return err('unknown_provider');
 
@@ -90,6 +105,13 @@ export function makeUpdateProject(deps: UpdateProjectDeps) {
         await deps.projects.setProviderCredentialsEncrypted(project.id, c.provider as OAuthProvider, encrypted);
       }
     });
+    // What changed, by name (a provider's credentials by provider): never the values of secrets.
+    const changed = [
+      ...Object.keys(changes).filter((k) => k !== 'providerCredentials' && k !== 'securityNotifications'),
+      ...creds.map((c) => `providerCredentials.${c.provider}`),
+      ...Object.keys(changes.securityNotifications ?? {}).map((k) => `securityNotifications.${k}`),
+    ];
+    deps.audit.record(auditEntry(project.updatedAt, project.id, 'project.settings.changed', { actor: deps.actor, target: { kind: 'project', id: project.id }, origin: SYSTEM_ORIGIN, details: { changed } }));
     return ok(project);
   };
 }

@@ -8,7 +8,11 @@
  * happen. Every call is written to a shared `CallLog`, so tests assert which ports were called, in
  * which order, with which arguments, and what was never called.
  */
+import type { AuditEntry } from '../../domain/audit';
 import type { Project, ProjectSettings } from '../../domain/project';
+import type { AuditLog } from '../audit/audit-log';
+import type { CheckNewDevice } from '../notifications/new-device';
+import type { NotifySecurityEvent } from '../notifications/security-notice';
 import { defaultProjectSettings } from '../../domain/project';
 import type { EndUser } from '../../domain/user';
 import type { Clock } from '../ports/clock';
@@ -16,6 +20,7 @@ import type { PasswordHasher, SecretBox, TokenCrypto } from '../ports/crypto';
 import type { Logger } from '../ports/logger';
 import type { EnqueueOptions, Outbox, Topic } from '../ports/outbox';
 import type { RateLimitDecision, RateLimiter, RateLimitRule } from '../ports/rate-limiter';
+import type { RequestOrigin } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
 
 export interface LoggedCall {
@@ -218,6 +223,33 @@ export function fakeRateLimiter(
       w.count++;
       return { allowed: w.count <= rule.points, remaining: Math.max(0, rule.points - w.count), retryAfterMs: w.resetAt - now };
     },
+  };
+}
+
+/** Where the requests of unit tests come from. */
+export const TEST_ORIGIN: RequestOrigin = { ip: '10.0.0.1', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0', requestId: 'req-1' };
+
+/**
+ * Keeps the audit entries recorded, in order (not in the CallLog: recording is a side channel,
+ * asserted on its own with `entries` and `actions()`).
+ */
+export function fakeAuditLog(): AuditLog & { entries: AuditEntry[]; actions(): string[] } {
+  const entries: AuditEntry[] = [];
+  return { entries, record: (entry) => void entries.push(entry), actions: () => entries.map((e) => e.action) };
+}
+
+/** Security notifications, logged as `notify` with `{ kind, userId, method? }`; whether the project sends the kind is the real rule's. */
+export function fakeNotify(log: CallLog): NotifySecurityEvent {
+  return async (input) => {
+    log.record('notify', [{ kind: input.kind, userId: input.userId, ...(input.method ? { method: input.method } : {}) }]);
+  };
+}
+
+/** The new-device check, answering `isNew` (false by default), logged as `checkNewDevice` with the user id. */
+export function fakeCheckNewDevice(log: CallLog, isNew = false): CheckNewDevice {
+  return async (input) => {
+    log.record('checkNewDevice', [input.userId]);
+    return isNew;
   };
 }
 

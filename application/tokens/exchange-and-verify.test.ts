@@ -5,7 +5,8 @@ import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
 import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../oauth/authorization-code.store';
 import type { AccessTokenCodec, VerifiedAccessToken } from '../ports/access-tokens';
 import type { ProjectSecrets, ProjectStore } from '../projects/project.store';
-import { aProject, aUser, CallLog, fakeCrypto, FixedClock, strictFake, strictFn } from '../testing/fakes';
+import type { RevokedSessions } from '../sessions/session.store';
+import { aProject, aUser, CallLog, fakeAuditLog, fakeCrypto, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
 import type { UserStore } from '../users/user.store';
 import { makeAuthenticateAccessToken } from './authenticate-access-token';
 import { makeExchangeCode } from './exchange-code';
@@ -19,12 +20,15 @@ describe('exchange an authorization code', () => {
     userId: 'user-1',
     provider: 'github',
     createdAt: new Date('2030-01-01T10:00:00.000Z'),
+    ip: '198.51.100.7',
+    userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) Version/17.0 Safari/605.1.15',
     expiresAt: new Date('2030-01-01T10:01:00.000Z'),
   };
   function setup(options: { consumed?: AuthorizationCodeRecord | null; replayedId?: string | null; replayedAfter?: boolean; user?: EndUser | null } = {}) {
     const log = new CallLog();
     const clock = new FixedClock('2030-01-01T10:00:30.000Z');
     const outcome: PrimarySignInOutcome = { kind: 'mfa', challenge: 'mfa_x', methods: ['totp'], enrollmentRequired: false };
+    const audit = fakeAuditLog();
     const exchange = makeExchangeCode({
       codes: strictFake<Pick<AuthorizationCodeStore, 'consume' | 'markReplayed' | 'wasReplayed'>>(
         'codes',
@@ -38,10 +42,11 @@ describe('exchange an authorization code', () => {
       users: strictFake<Pick<UserStore, 'findById'>>('users', { findById: async () => (options.user === undefined ? aUser() : options.user) }, log),
       refreshTokens: strictFake<Pick<RefreshTokenStore, 'revokeByAuthCode'>>('refreshTokens', { revokeByAuthCode: async () => 1 }, log),
       completePrimarySignIn: strictFn('completePrimarySignIn', log, async () => outcome),
+      audit,
       crypto: fakeCrypto(),
       clock,
     });
-    return { exchange, log, clock, outcome };
+    return { exchange: (project: ReturnType<typeof aProject>, code: string) => exchange(project, code, TEST_ORIGIN), log, clock, outcome, audit };
   }
 
   it('refuses empty and over-long codes without a lookup', async () => {
@@ -52,24 +57,35 @@ describe('exchange an authorization code', () => {
   });
 
   it('redeems a live code of this project through the primary sign-in gate (the MFA outcome passes through)', async () => {
-    const { exchange, log, clock, outcome } = setup();
+    const { exchange, log, clock, outcome, audit } = setup();
     expect(await exchange(aProject(), 'c0de')).toEqual(ok(outcome));
     expect(log.of('codes.consume')[0]!.args).toEqual(['project-1', 'h(c0de)', clock.now()]);
-    expect(log.of('completePrimarySignIn')[0]!.args[0]).toMatchObject({ provider: 'github', authCodeId: 'code-1', user: { id: 'user-1' } });
+    // The sign-in is the browser's that came back from the provider (kept with the code), under the exchange's request id.
+    expect(log.of('completePrimarySignIn')[0]!.args[0]).toMatchObject({
+      provider: 'github',
+      authCodeId: 'code-1',
+      user: { id: 'user-1' },
+      origin: { ip: '198.51.100.7', userAgent: record.userAgent, requestId: TEST_ORIGIN.requestId },
+    });
     expect(log.names('refreshTokens')).toEqual([]);
+    // The exchange itself is the project server's request.
+    expect(audit.entries).toEqual([expect.objectContaining({ action: 'token.code.exchange', userId: 'user-1', ip: TEST_ORIGIN.ip, details: { provider: 'github' } })]);
+    expect(JSON.stringify(audit.entries)).not.toContain('c0de');
   });
 
   it('a reused code fails and revokes every session minted from it', async () => {
-    const { exchange, log, clock } = setup({ consumed: null, replayedId: 'code-1' });
+    const { exchange, log, clock, audit } = setup({ consumed: null, replayedId: 'code-1' });
     expect(await exchange(aProject(), 'c0de')).toEqual(err('invalid_authorization_code'));
     expect(log.of('refreshTokens.revokeByAuthCode')[0]!.args).toEqual(['code-1', clock.now()]);
     expect(log.names('completePrimarySignIn')).toEqual([]);
+    expect(audit.entries).toEqual([expect.objectContaining({ action: 'token.code.replayed', outcome: 'failure', reason: 'code_replayed' })]);
   });
 
   it('an unknown or expired code fails and revokes nothing', async () => {
-    const { exchange, log } = setup({ consumed: null });
+    const { exchange, log, audit } = setup({ consumed: null });
     expect(await exchange(aProject(), 'c0de')).toEqual(err('invalid_authorization_code'));
     expect(log.names('refreshTokens')).toEqual([]);
+    expect(audit.entries).toEqual([expect.objectContaining({ action: 'token.code.exchange.failed', reason: 'invalid_authorization_code', userId: null })]);
   });
 
   it('a replay racing the redemption still revokes what the redemption minted', async () => {
@@ -89,10 +105,20 @@ describe('exchange an authorization code', () => {
 
 describe('verify an access token', () => {
   const verified: VerifiedAccessToken = {
-    claims: { sub: 'user-1', email: 'ada@example.com', name: 'Ada', picture: null, provider: 'google', email_verified: true, iat: 1, exp: 2 },
+    claims: { sub: 'user-1', email: 'ada@example.com', name: 'Ada', picture: null, provider: 'google', email_verified: true, sid: 'session-1', iat: 1, exp: 2 },
     expiresAt: new Date('2030-01-01T10:05:00.000Z'),
   };
-  function setup(options: { key?: Uint8Array | null; token?: VerifiedAccessToken | null; user?: EndUser | null; audience?: string | null; project?: ReturnType<typeof aProject> | null } = {}) {
+  function setup(
+    options: {
+      key?: Uint8Array | null;
+      token?: VerifiedAccessToken | null;
+      user?: EndUser | null;
+      audience?: string | null;
+      project?: ReturnType<typeof aProject> | null;
+      /** Ended sessions, and whether the set answers at once (current) or asks the database. */
+      ended?: { ids: string[]; current: boolean };
+    } = {},
+  ) {
     const log = new CallLog();
     const clock = new FixedClock('2030-01-01T10:00:00.000Z');
     const tokens = strictFake<Pick<AccessTokenCodec, 'verify' | 'peekAudience'>>(
@@ -108,6 +134,16 @@ describe('verify an access token', () => {
       secrets: strictFake<Pick<ProjectSecrets, 'signingKey'>>('secrets', { signingKey: async () => (options.key === undefined ? new Uint8Array([7]) : options.key) }, log),
       tokens,
       users,
+      sessions: strictFake<RevokedSessions>(
+        'sessions',
+        {
+          isRevoked: (sid: string) => {
+            const ended = options.ended ?? { ids: [], current: true };
+            return ended.current ? ended.ids.includes(sid) : Promise.resolve(ended.ids.includes(sid));
+          },
+        },
+        log,
+      ),
       clock,
     });
     const authenticate = makeAuthenticateAccessToken({
@@ -135,6 +171,22 @@ describe('verify an access token', () => {
     for (const options of [{ key: null }, { token: null }, { user: null }, { user: aUser({ disabled: true }) }]) {
       expect(await setup(options).verify(aProject(), 'jwt')).toEqual({ valid: false });
     }
+  });
+
+  it("a token of an ended session is valid:false, whether the revoked-session set answers or the database does", async () => {
+    for (const current of [true, false]) {
+      const ended = setup({ ended: { ids: ['session-1'], current } });
+      expect(await ended.verify(aProject(), 'jwt')).toEqual({ valid: false });
+      expect(ended.log.of('sessions.isRevoked')[0]!.args).toEqual(['session-1']);
+      expect(ended.log.names('users')).toEqual([]);
+      const other = setup({ ended: { ids: ['session-2'], current } });
+      expect((await other.verify(aProject(), 'jwt')).valid).toBe(true);
+    }
+    // A token without a session id (none is issued so) is judged by its user alone.
+    const { sid: _sid, ...claims } = verified.claims;
+    const noSid = setup({ token: { ...verified, claims }, ended: { ids: ['session-1'], current: true } });
+    expect((await noSid.verify(aProject(), 'jwt')).valid).toBe(true);
+    expect(noSid.log.names('sessions')).toEqual([]);
   });
 
   it('authenticates a user-scoped request by the token alone: the audience picks an active project', async () => {

@@ -5,6 +5,7 @@ import type { AccessTokenCodec } from '../ports/access-tokens';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
 import type { ProjectSecrets } from '../projects/project.store';
+import type { SessionOrigin } from '../sessions/session.store';
 import type { RefreshTokenStore } from './refresh-token.store';
 
 export const REFRESH_TOKEN_PREFIX = 'rt_';
@@ -32,6 +33,8 @@ export interface IssueSessionInput {
   provider: string;
   ttlSeconds?: number;
   authCodeId?: string | null;
+  /** Where the end user was: the request that signed them in (for OAuth, the provider's callback). */
+  origin: SessionOrigin;
 }
 
 export interface IssuedSession {
@@ -84,6 +87,7 @@ export function makeIssueSession(deps: IssueSessionDeps) {
         idleExpiresAt: new Date(ms + deps.policy.refreshTokenIdleSeconds * 1000),
       },
       deps.crypto.hash(refreshToken),
+      { ip: input.origin.ip, userAgent: input.origin.userAgent },
     );
     return { token, refreshToken, expiresAt: new Date(ms + ttl * 1000), sessionId };
   };

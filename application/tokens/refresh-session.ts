@@ -1,9 +1,11 @@
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../domain/access-token';
 import type { Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
+import { auditEntry, type AuditLog } from '../audit/audit-log';
 import type { AccessTokenCodec } from '../ports/access-tokens';
 import type { Clock } from '../ports/clock';
 import type { SecretBox, TokenCrypto } from '../ports/crypto';
+import type { RequestOrigin } from '../ports/request-origin';
 import type { ProjectSecrets } from '../projects/project.store';
 import type { UserStore } from '../users/user.store';
 import { accessClaims, REFRESH_TOKEN_PREFIX, type SessionPolicy } from './issue-session';
@@ -21,6 +23,7 @@ export interface RefreshSessionDeps {
   tokens: Pick<AccessTokenCodec, 'sign'>;
   crypto: TokenCrypto;
   box: SecretBox;
+  audit: AuditLog;
   clock: Clock;
   policy: RefreshPolicy;
 }
@@ -66,11 +69,12 @@ export function makeRefreshSession(deps: RefreshSessionDeps) {
     return err('refresh_token_reused');
   };
 
-  return async (project: Project, refreshToken: string): Promise<Result<RefreshedSession, RefreshSessionError>> => {
+  const refresh = async (project: Project, refreshToken: string, seen: { row?: StoredRefreshToken }): Promise<Result<RefreshedSession, RefreshSessionError>> => {
     if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 200) return err('invalid_refresh_token');
     const tokenHash = deps.crypto.hash(refreshToken);
     const now = deps.clock.now();
     const row = await deps.refreshTokens.findByHash(project.id, tokenHash);
+    if (row) seen.row = row;
     if (!row || row.revokedAt !== null) return err('invalid_refresh_token');
     if (row.rotatedAt !== null) return fromSuccessor(row, now);
     if (row.expiresAt.getTime() <= now.getTime() || row.idleExpiresAt.getTime() <= now.getTime()) return err('invalid_refresh_token');
@@ -112,5 +116,25 @@ export function makeRefreshSession(deps: RefreshSessionDeps) {
     const after = await deps.refreshTokens.findByHash(project.id, tokenHash);
     if (!after || after.revokedAt !== null || after.rotatedAt === null) return err('invalid_refresh_token');
     return fromSuccessor(after, now);
+  };
+
+  /**
+   * `token.refresh` (or `.failed` with the reason, `token.refresh.reused` when a retired token
+   * revoked its session), about the session's user when the token named one.
+   */
+  return async (project: Project, refreshToken: string, origin: RequestOrigin): Promise<Result<RefreshedSession, RefreshSessionError>> => {
+    const seen: { row?: StoredRefreshToken } = {};
+    const result = await refresh(project, refreshToken, seen);
+    const userId = seen.row?.userId ?? null;
+    const action = result.ok ? 'token.refresh' : result.error === 'refresh_token_reused' ? 'token.refresh.reused' : 'token.refresh.failed';
+    deps.audit.record(
+      auditEntry(deps.clock.now(), project.id, action, {
+        actor: { kind: 'user', id: userId },
+        target: seen.row ? { kind: 'session', id: seen.row.familyId } : null,
+        origin,
+        reason: result.ok ? null : result.error,
+      }),
+    );
+    return result;
   };
 }

@@ -1,3 +1,5 @@
+import type { SessionOrigin } from '../sessions/session.store';
+
 export interface RefreshTokenRecord {
   id: string;
   projectId: string;
@@ -38,20 +40,28 @@ export interface RotateRefreshTokenInput {
 }
 
 export interface RefreshTokenStore {
-  insert(record: RefreshTokenRecord, tokenHash: string): Promise<void>;
-  /** Revokes every live refresh token of a user (password reset, sign out everywhere). */
+  /**
+   * Starts a session: its row (created, last used, expiry, where the user was) and its first
+   * refresh token `record` (whose family id is the session id), in one statement.
+   */
+  insert(record: RefreshTokenRecord, tokenHash: string, origin: SessionOrigin): Promise<void>;
+  /**
+   * Ends every session of a user and revokes their refresh tokens (password reset, user disabled,
+   * sign out everywhere). Answers how many live sessions ended.
+   */
   revokeAllForUser(projectId: string, userId: string, at: Date): Promise<number>;
   findByHash(projectId: string, tokenHash: string): Promise<StoredRefreshToken | null>;
   findById(id: string): Promise<StoredRefreshToken | null>;
   /**
    * Rotates a live token atomically (only if not rotated, not revoked, not expired at `at`): marks
    * it rotated with its successor pair, inserts the child token (same session, same absolute
-   * expiry), and forgets the successor pair its own parent kept for the grace window. Returns the
-   * rotated token when this call won the race, null otherwise.
+   * expiry), records the refresh as the session's last use, and forgets the successor pair its
+   * own parent kept for the grace window. Returns the rotated token when this call won the race,
+   * null otherwise.
    */
   rotate(input: RotateRefreshTokenInput): Promise<StoredRefreshToken | null>;
-  /** Revokes every token of a session (family). */
+  /** Ends a session and revokes every token of it (family). */
   revokeFamily(familyId: string, at: Date): Promise<number>;
-  /** Revokes the sessions minted from an authorization code. */
+  /** Ends the sessions minted from an authorization code and revokes their tokens. */
   revokeByAuthCode(authCodeId: string, at: Date): Promise<number>;
 }

@@ -3,7 +3,7 @@ import { err, ok } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
 import type { AccessTokenCodec, SignAccessTokenInput } from '../ports/access-tokens';
 import type { ProjectSecrets } from '../projects/project.store';
-import { aProject, aUser, CallLog, fakeBox, fakeCrypto, FixedClock, strictFake } from '../testing/fakes';
+import { aProject, aUser, CallLog, fakeAuditLog, fakeBox, fakeCrypto, FixedClock, strictFake, TEST_ORIGIN } from '../testing/fakes';
 import type { UserStore } from '../users/user.store';
 import { makeIssueSession } from './issue-session';
 import { makeRefreshSession } from './refresh-session';
@@ -34,7 +34,7 @@ describe('issue a session', () => {
 
   it('signs an access token with the session id and stores the rt_ refresh token hashed, with absolute and idle expiry', async () => {
     const { issue, log, clock } = setup();
-    const s = await issue({ project: aProject(), user: aUser(), provider: 'github', authCodeId: 'code-1' });
+    const s = await issue({ project: aProject(), user: aUser(), provider: 'github', authCodeId: 'code-1', origin: { ip: '203.0.113.7', userAgent: 'Firefox/140' } });
     expect(s).toEqual({ token: 'jwt(user-1,uuid-1,300)', refreshToken: 'rt_tok2.32', expiresAt: new Date(clock.now().getTime() + 300_000), sessionId: 'uuid-1' });
     expect(log.of('tokens.sign')[0]!.args[0]).toEqual({
       secret: key,
@@ -57,12 +57,13 @@ describe('issue a session', () => {
         idleExpiresAt: new Date(clock.now().getTime() + 14 * DAY),
       },
       'h(rt_tok2.32)',
+      { ip: '203.0.113.7', userAgent: 'Firefox/140' },
     ]);
   });
 
   it('a magic-link session lives 15 minutes; a user without email carries no email_verified claim', async () => {
     const { issue, log } = setup();
-    await issue({ project: aProject(), user: aUser({ email: null }), provider: 'magic-link', ttlSeconds: 900 });
+    await issue({ project: aProject(), user: aUser({ email: null }), provider: 'magic-link', ttlSeconds: 900, origin: { ip: '203.0.113.7', userAgent: null } });
     const signed = log.of('tokens.sign')[0]!.args[0] as SignAccessTokenInput;
     expect(signed.ttlSeconds).toBe(900);
     expect(signed.claims).not.toHaveProperty('email_verified');
@@ -70,7 +71,7 @@ describe('issue a session', () => {
 
   it('a missing signing key is a fault, not a session', async () => {
     const { issue, log } = setup(null);
-    await expect(issue({ project: aProject(), user: aUser(), provider: 'email' })).rejects.toThrow(/signing key/);
+    await expect(issue({ project: aProject(), user: aUser(), provider: 'email', origin: { ip: '203.0.113.7', userAgent: null } })).rejects.toThrow(/signing key/);
     expect(log.names('refreshTokens')).toEqual([]);
   });
 });
@@ -99,6 +100,7 @@ describe('refresh a session', () => {
     const clock = new FixedClock('2030-01-02T00:00:00.000Z');
     const rows = options.rows ?? [row()];
     let lookups = 0;
+    const audit = fakeAuditLog();
     const refresh = makeRefreshSession({
       refreshTokens: strictFake<Pick<RefreshTokenStore, 'findByHash' | 'findById' | 'rotate' | 'revokeFamily'>>(
         'refreshTokens',
@@ -115,10 +117,11 @@ describe('refresh a session', () => {
       tokens: codec(log),
       crypto: fakeCrypto(),
       box: fakeBox(),
+      audit,
       clock,
       policy,
     });
-    return { refresh, log, clock };
+    return { refresh: (project: ReturnType<typeof aProject>, token: string) => refresh(project, token, TEST_ORIGIN), log, clock, audit };
   }
 
   it('refuses tokens without the rt_ prefix, unknown, revoked and expired ones (absolute and idle) without revoking', async () => {
@@ -132,13 +135,24 @@ describe('refresh a session', () => {
     absolute.clock.set(new Date('2030-01-31T00:00:00.000Z'));
     expect(await absolute.refresh(aProject(), 'rt_x')).toEqual(err('invalid_refresh_token'));
     expect([idle, absolute].flatMap((s) => s.log.names('refreshTokens.r'))).toEqual([]);
+    // Each refusal is recorded, about the session's user when the token named one.
+    expect(idle.audit.entries).toEqual([
+      expect.objectContaining({ action: 'token.refresh.failed', reason: 'invalid_refresh_token', actor: { kind: 'user', id: 'user-1' }, target: { kind: 'session', id: 'fam-1' } }),
+    ]);
+    const unknown = setup({ rows: [] });
+    await unknown.refresh(aProject(), 'rt_x');
+    expect(unknown.audit.entries).toEqual([expect.objectContaining({ action: 'token.refresh.failed', actor: { kind: 'user', id: null }, target: null })]);
   });
 
   it('rotates: a new pair in the same session, recorded with the rotation in one statement', async () => {
-    const { refresh, log, clock } = setup();
+    const { refresh, log, clock, audit } = setup();
     const r = await refresh(aProject(), 'rt_x');
     const pair = { token: 'jwt(user-1,fam-1,300)', refreshToken: 'rt_tok2.32' };
     expect(r).toEqual(ok(pair));
+    expect(audit.entries).toEqual([
+      expect.objectContaining({ action: 'token.refresh', outcome: 'success', userId: 'user-1', target: { kind: 'session', id: 'fam-1' }, ip: TEST_ORIGIN.ip }),
+    ]);
+    expect(JSON.stringify(audit.entries)).not.toMatch(/rt_x|rt_tok2|jwt\(/);
     expect(log.of('refreshTokens.rotate')[0]!.args[0]).toEqual({
       projectId: 'project-1',
       tokenHash: 'h(rt_x)',
@@ -172,8 +186,9 @@ describe('refresh a session', () => {
   });
 
   it('a retired token outside the grace window revokes the whole session', async () => {
-    const { refresh, log } = setup({ rows: rotated('2030-01-01T23:59:49.000Z') });
+    const { refresh, log, audit } = setup({ rows: rotated('2030-01-01T23:59:49.000Z') });
     expect(await refresh(aProject(), 'rt_x')).toEqual(err('refresh_token_reused'));
+    expect(audit.entries).toEqual([expect.objectContaining({ action: 'token.refresh.reused', outcome: 'failure', reason: 'refresh_token_reused', userId: 'user-1' })]);
     expect(log.of('refreshTokens.revokeFamily')[0]!.args).toEqual(['fam-1', new Date('2030-01-02T00:00:00.000Z')]);
   });
 
@@ -190,31 +205,35 @@ describe('revoke a session', () => {
   function setup(found: boolean) {
     const log = new CallLog();
     const clock = new FixedClock();
+    const audit = fakeAuditLog();
     const revoke = makeRevokeSession({
       refreshTokens: strictFake<Pick<RefreshTokenStore, 'findByHash' | 'revokeFamily'>>(
         'refreshTokens',
-        { findByHash: async () => (found ? ({ familyId: 'fam-1' } as StoredRefreshToken) : null), revokeFamily: async () => 2 },
+        { findByHash: async () => (found ? ({ familyId: 'fam-1', userId: 'user-1' } as StoredRefreshToken) : null), revokeFamily: async () => 2 },
         log,
       ),
       crypto: fakeCrypto(),
+      audit,
       clock,
     });
-    return { revoke, log, clock };
+    return { revoke: (project: ReturnType<typeof aProject>, token: string) => revoke(project, token, TEST_ORIGIN), log, clock, audit };
   }
 
   it('revokes the whole family of a known token of this project', async () => {
-    const { revoke, log, clock } = setup(true);
+    const { revoke, log, clock, audit } = setup(true);
     await revoke(aProject(), 'rt_x');
     expect(log.calls.map((c) => [c.call, ...c.args])).toEqual([
       ['refreshTokens.findByHash', 'project-1', 'h(rt_x)'],
       ['refreshTokens.revokeFamily', 'fam-1', clock.now()],
     ]);
+    expect(audit.entries).toEqual([expect.objectContaining({ action: 'session.revoked', userId: 'user-1', target: { kind: 'session', id: 'fam-1' } })]);
   });
 
   it('an unknown or malformed token is not an error and changes nothing', async () => {
     const unknown = setup(false);
     await expect(unknown.revoke(aProject(), 'rt_x')).resolves.toBeUndefined();
     expect(unknown.log.names()).toEqual(['refreshTokens.findByHash']);
+    expect(unknown.audit.entries).toEqual([]);
     const malformed = setup(true);
     await malformed.revoke(aProject(), 'x'.repeat(10));
     expect(malformed.log.calls).toEqual([]);

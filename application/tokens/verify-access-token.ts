@@ -2,6 +2,7 @@ import type { Project } from '../../domain/project';
 import type { AccessTokenCodec } from '../ports/access-tokens';
 import type { Clock } from '../ports/clock';
 import type { ProjectSecrets } from '../projects/project.store';
+import type { RevokedSessions } from '../sessions/session.store';
 import type { UserStore } from '../users/user.store';
 
 export interface VerifiedUser {
@@ -21,12 +22,15 @@ export interface VerifyAccessTokenDeps {
   secrets: Pick<ProjectSecrets, 'signingKey'>;
   tokens: Pick<AccessTokenCodec, 'verify'>;
   users: Pick<UserStore, 'findById'>;
+  /** Ended sessions (sign-out, code replay, refresh reuse, password reset, ...), known to every process. */
+  sessions: RevokedSessions;
   clock: Clock;
 }
 
 /**
- * Verifies an access token for a project: signature (HS256 only), issuer, audience, expiry, and
- * that its user still exists and is not disabled. Every failure is `valid: false`.
+ * Verifies an access token for a project: signature (HS256 only), issuer, audience, expiry, that
+ * its session (`sid`) has not been ended, and that its user still exists and is not disabled.
+ * Every failure is `valid: false`.
  */
 export function makeVerifyAccessToken(deps: VerifyAccessTokenDeps) {
   return async (project: Project, token: string): Promise<TokenVerification> => {
@@ -34,6 +38,12 @@ export function makeVerifyAccessToken(deps: VerifyAccessTokenDeps) {
     if (!secret) return { valid: false };
     const verified = await deps.tokens.verify(token, secret, project.id, deps.clock.now());
     if (!verified) return { valid: false };
+    const sid = verified.claims.sid;
+    if (typeof sid === 'string') {
+      // Synchronous while the revoked-session set is current (no await on the hot path).
+      const revoked = deps.sessions.isRevoked(sid);
+      if (revoked === true || (revoked !== false && (await revoked))) return { valid: false };
+    }
     const user = await deps.users.findById(project.id, verified.claims.sub);
     if (!user || user.disabled) return { valid: false };
     return {

@@ -1,6 +1,9 @@
+import type { AuditActor } from '../../domain/audit';
 import type { EndUser } from '../../domain/user';
+import { auditEntry, userTarget, type AuditLog } from '../audit/audit-log';
 import { err, ok, type Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
+import { SYSTEM_ORIGIN } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { RefreshTokenStore } from '../tokens/refresh-token.store';
 import type { UserStore } from './user.store';
@@ -8,6 +11,9 @@ import type { UserStore } from './user.store';
 export interface SetUserDisabledDeps {
   users: Pick<UserStore, 'findById' | 'update'>;
   refreshTokens: Pick<RefreshTokenStore, 'revokeAllForUser'>;
+  audit: AuditLog;
+  /** The operator making the change. */
+  actor: AuditActor;
   clock: Clock;
   uow: UnitOfWork;
 }
@@ -25,7 +31,15 @@ export function makeSetUserDisabled(deps: SetUserDisabledDeps) {
       if (user.disabled === input.disabled) return ok(user);
       const changed: EndUser = { ...user, disabled: input.disabled, updatedAt: now };
       await deps.users.update(changed);
-      if (input.disabled) await deps.refreshTokens.revokeAllForUser(input.projectId, input.userId, now);
+      const ended = input.disabled ? await deps.refreshTokens.revokeAllForUser(input.projectId, input.userId, now) : 0;
+      deps.audit.record(
+        auditEntry(now, input.projectId, input.disabled ? 'user.disabled' : 'user.enabled', {
+          actor: deps.actor,
+          target: userTarget(input.userId),
+          origin: SYSTEM_ORIGIN,
+          ...(input.disabled ? { details: { sessions_ended: ended } } : {}),
+        }),
+      );
       return ok(changed);
     });
 }

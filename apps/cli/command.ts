@@ -1,6 +1,7 @@
 import type { OperatorUseCases } from '../../application/billing/use-cases';
 import type { WebhookUseCases } from '../../application/webhooks/use-cases';
 import type { Admin } from '../server/admin';
+import type { AuditFeature } from '../server/features/audit';
 import type { CommandSpec, Options } from './args';
 
 /** The shape of every CLI command (apps/cli/commands.ts and apps/cli/billing-commands.ts list them). */
@@ -24,9 +25,9 @@ export interface CommandContext {
 
 /**
  * Runs the operator's use cases (the ones the console calls too), inside one database context:
- * projects, keys and users (`admin`), billing, and project webhooks.
+ * projects, keys and users (`admin`), billing, project webhooks, and the audit log.
  */
-export type Execute = (admin: Admin, billing: OperatorUseCases, webhooks: WebhookUseCases) => Promise<CommandOutput>;
+export type Execute = (admin: Admin, billing: OperatorUseCases, webhooks: WebhookUseCases, audit: AuditFeature['useCases']) => Promise<CommandOutput>;
 
 export interface Command extends CommandSpec {
   /**

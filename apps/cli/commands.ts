@@ -4,10 +4,13 @@ import type { ProjectChanges } from '../../application/projects/update-project';
 import { MFA_METHODS, MFA_POLICIES } from '../../domain/mfa';
 import type { Project, ProviderCredentials } from '../../domain/project';
 import { OAUTH_PROVIDERS, PROVIDERS } from '../../domain/providers';
+import { defaultSecurityNoticeSettings, SECURITY_NOTICE_KINDS } from '../../domain/security-notice';
 import type { Options } from './args';
+import { AUDIT_COMMANDS, AUDIT_GROUPS } from './audit-commands';
 import { BILLING_COMMANDS, BILLING_GROUPS } from './billing-commands';
 import type { Command } from './command';
 import { WEBHOOK_COMMANDS, WEBHOOK_GROUPS } from './webhook-commands';
+import { CONSOLE_COMMANDS, CONSOLE_GROUPS } from './console-commands';
 import { useCaseError } from './messages';
 import { fields, table } from './render';
 
@@ -30,6 +33,7 @@ function projectView(project: Project, credentialsConfigured?: string[]) {
       mfaPolicy: project.settings.mfaPolicy,
       mfaMethods: project.settings.mfaMethods,
       defaultLocale: project.settings.defaultLocale,
+      securityNotifications: { ...defaultSecurityNoticeSettings(), ...project.settings.securityNotifications },
     },
     ...(credentialsConfigured ? { providerCredentialsConfigured: credentialsConfigured } : {}),
     createdAt: project.createdAt.toISOString(),
@@ -54,6 +58,7 @@ function projectText(view: ReturnType<typeof projectView>): string {
     ['MFA policy', s.mfaPolicy],
     ['MFA methods', s.mfaMethods.join(', ')],
     ['default locale', s.defaultLocale],
+    ...SECURITY_NOTICE_KINDS.map((kind, i): [string, string] => [i === 0 ? 'notifications' : '', `${kind}: ${s.securityNotifications[kind] ? 'on' : 'off'}`]),
     ['created', view.createdAt],
     ['updated', view.updatedAt],
   );
@@ -135,6 +140,14 @@ function projectChanges(options: Options): ProjectChanges {
   if (methods !== undefined) changes.mfaMethods = methods.split(',').map((m) => m.trim()).filter(Boolean);
   const locale = options.string('default-locale');
   if (locale !== undefined) changes.defaultLocale = locale;
+  const notify = options.pairs('notify');
+  if (notify.length) {
+    changes.securityNotifications = {};
+    for (const [kind, value] of notify) {
+      if (value !== 'on' && value !== 'off') options.fail(`--notify ${kind}: the value must be "on" or "off", got "${value}".`);
+      changes.securityNotifications[kind] = value === 'on';
+    }
+  }
   const credentials = options.pairs('provider-credentials');
   if (credentials.length) {
     changes.providerCredentials = credentials.map(([provider, raw]) => ({ provider, credentials: parseCredentials(options, provider, raw) }));
@@ -212,7 +225,7 @@ export const COMMANDS: Command[] = [
   {
     path: ['project', 'update'],
     args: ['id'],
-    summary: 'Change a project: providers, callback URLs, account linking, MFA, locale, credentials, name, active',
+    summary: 'Change a project: providers, callback URLs, account linking, MFA, locale, notifications, credentials, name, active',
     options: {
       enable: { arity: 1, repeatable: true, placeholder: '<provider>', description: `enable a sign-in provider: ${PROVIDER_LIST}` },
       disable: { arity: 1, repeatable: true, placeholder: '<provider>', description: 'disable a sign-in provider' },
@@ -227,6 +240,12 @@ export const COMMANDS: Command[] = [
         repeatable: true,
         placeholder: '<provider> <json|@file|null>',
         description: `set an OAuth provider's client credentials (${OAUTH_PROVIDERS.join(', ')}): JSON, @file or @- (stdin) to read it, null removes them`,
+      },
+      notify: {
+        arity: 2,
+        repeatable: true,
+        placeholder: '<kind> <on|off>',
+        description: `turn a security notification to end users on or off: ${SECURITY_NOTICE_KINDS.join(', ')} (all on by default but new_device)`,
       },
       active: { arity: 1, placeholder: '<on|off>', description: 'activate or deactivate the project' },
       name: { arity: 1, placeholder: '<name>', description: 'rename the project' },
@@ -339,6 +358,8 @@ export const COMMANDS: Command[] = [
   },
   ...BILLING_COMMANDS,
   ...WEBHOOK_COMMANDS,
+  ...AUDIT_COMMANDS,
+  ...CONSOLE_COMMANDS,
   {
     path: ['migrate'],
     args: [],
@@ -361,6 +382,8 @@ export const GROUPS: Record<string, string> = {
   user: 'end users of a project',
   ...BILLING_GROUPS,
   ...WEBHOOK_GROUPS,
+  ...AUDIT_GROUPS,
+  ...CONSOLE_GROUPS,
 };
 
 export function findCommand(words: string[]): Command | undefined {

@@ -2,6 +2,7 @@ import { SUPPORTED_LOCALES, isSupportedLocale } from '../../domain/locale';
 import { MFA_METHODS, MFA_POLICIES, isMfaMethod } from '../../domain/mfa';
 import { validateCallbackUrl } from '../../domain/project';
 import { OAUTH_PROVIDERS, PROVIDERS, isOAuthProvider, isProvider } from '../../domain/providers';
+import { SECURITY_NOTICE_KINDS, isSecurityNoticeKind } from '../../domain/security-notice';
 import type { BillingErrorCode, BillingRefusal } from '../../application/billing/errors';
 import type { WebhookErrorCode, WebhookRefusal } from '../../application/webhooks/errors';
 import type { ProjectChanges } from '../../application/projects/update-project';
@@ -66,6 +67,10 @@ const OFFENDING: { readonly [C in ErrorCode]?: (ctx: ErrorContext) => Offending 
   unsupported_locale: (ctx) => {
     const value = ctx.changes?.defaultLocale ?? '';
     return { detail: quoted(value), tail: isSupportedLocale(value) ? '' : `: expected one of ${list(SUPPORTED_LOCALES)}` };
+  },
+  unknown_notification_kind: (ctx) => {
+    const bad = Object.keys(ctx.changes?.securityNotifications ?? {}).find((k) => !isSecurityNoticeKind(k));
+    return { detail: bad === undefined ? undefined : quoted(bad), tail: `: expected one of ${list(SECURITY_NOTICE_KINDS)}` };
   },
 };
 

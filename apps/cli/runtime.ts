@@ -8,6 +8,8 @@ import { REDACT_PATHS } from '../server/http/logger';
 import type { OperatorUseCases } from '../../application/billing/use-cases';
 import { buildAdmin, type Admin } from '../server/admin';
 import { buildCore, type Core } from '../server/core';
+import { wireAudit, type AuditFeature } from '../server/features/audit';
+import { CLI_ADMIN } from '../../domain/audit';
 import { wireBilling } from '../server/features/billing';
 import { wireWebhooks } from '../server/features/webhooks';
 import type { WebhookUseCases } from '../../application/webhooks/use-cases';
@@ -20,6 +22,8 @@ export interface CliRuntime {
   billing: OperatorUseCases;
   /** Project webhooks' use cases: the same ones the console calls. */
   webhooks: WebhookUseCases;
+  /** The audit log's use cases: the same ones the console calls. */
+  audit: AuditFeature['useCases'];
   /** Connects to the job queue (no workers), so that messages recorded are handed over at once. */
   startJobQueue(): Promise<void>;
   close(): Promise<void>;
@@ -94,9 +98,11 @@ export async function openRuntime(config: CoreConfig, note: (line: string) => vo
     const core = await buildCore({ config, databaseUrl, secretKey, logger: createCliLogger(), superviseJobs: false });
     return {
       core,
-      admin: buildAdmin(core),
+      // Changes made with the CLI are recorded in the audit log as made by the operator `cli`.
+      admin: buildAdmin(core, { actor: CLI_ADMIN }),
       billing: wireBilling({ core, config }).useCases,
       webhooks: wireWebhooks({ core, config }).useCases,
+      audit: wireAudit({ core, config }).useCases,
       startJobQueue: () => core.start({ worker: false }),
       async close() {
         try {

@@ -7,27 +7,34 @@ import { makeGetProject, makeListProjects } from '../../application/projects/get
 import { makeUpdateProject } from '../../application/projects/update-project';
 import { makeSetUserDisabled } from '../../application/users/set-user-disabled';
 import { makeSignOutEverywhere } from '../../application/users/sign-out-everywhere';
+import { UNKNOWN_ADMIN, type AuditActor } from '../../domain/audit';
+import { buildConsoleAccounts } from './console';
 import type { Core } from './core';
 
 /**
  * The operator's actions on a deployment: projects, their settings and API keys, end users, and
  * migrations. The CLI calls these (and the console will), never stores directly. Changes that
- * refuse access return once this process's caches have seen them.
+ * refuse access return once this process's caches have seen them. Changes are recorded in the
+ * audit log with `actor` as the one who made them (the CLI passes CLI_ADMIN; the console will
+ * build one per signed-in account).
  */
-export function buildAdmin(core: Core) {
-  const { db, clock, crypto, box, stores, synced } = core;
+export function buildAdmin(core: Core, options: { actor?: AuditActor } = {}) {
+  const { db, clock, crypto, box, stores, synced, audit } = core;
+  const actor = options.actor ?? UNKNOWN_ADMIN;
   return {
-    createProject: makeCreateProject({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, box, clock, uow: db }),
-    updateProject: synced(makeUpdateProject({ projects: stores.projects, box, clock, uow: db })),
+    createProject: makeCreateProject({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, box, audit, actor, clock, uow: db }),
+    updateProject: synced(makeUpdateProject({ projects: stores.projects, box, audit, actor, clock, uow: db })),
     getProject: makeGetProject({ projects: stores.projects }),
     listProjects: makeListProjects({ projects: stores.projects }),
     listConfiguredCredentials: makeListConfiguredCredentials({ projects: stores.projects }),
-    createApiKey: makeCreateApiKey({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, clock }),
+    createApiKey: makeCreateApiKey({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, audit, actor, clock }),
     listApiKeys: makeListApiKeys({ apiKeys: stores.apiKeys }),
-    revokeApiKey: synced(makeRevokeApiKey({ apiKeys: stores.apiKeys, clock })),
-    setUserDisabled: synced(makeSetUserDisabled({ users: stores.users, refreshTokens: stores.refreshTokens, clock, uow: db })),
-    signOutEverywhere: makeSignOutEverywhere({ refreshTokens: stores.refreshTokens, clock }),
+    revokeApiKey: synced(makeRevokeApiKey({ apiKeys: stores.apiKeys, audit, actor, clock })),
+    setUserDisabled: synced(makeSetUserDisabled({ users: stores.users, refreshTokens: stores.refreshTokens, audit, actor, clock, uow: db })),
+    signOutEverywhere: makeSignOutEverywhere({ refreshTokens: stores.refreshTokens, audit, actor, clock }),
     migrate: () => db.migrate(),
+    /** Console accounts, sessions and project access (`tollgate admin create`, the console's routes). */
+    console: buildConsoleAccounts(core),
   };
 }
 

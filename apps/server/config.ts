@@ -43,6 +43,11 @@ export const ConfigSchema = z.object({
   CACHE_TTL_SECONDS: int(60),
   /** Create the Demo project on first start (development only). */
   TOLLGATE_DEMO_PROJECT: bool.default('true'),
+  /**
+   * Who may get a console account: `invite` (self-hosted: operators made with `tollgate admin
+   * create`, members invited) or `open` (hosted: anyone signs up and creates projects).
+   */
+  TOLLGATE_CONSOLE_SIGNUP: z.enum(['invite', 'open']).default('invite'),
 
   // Billing (core settings: the CLI connects processors and moves the sandbox clock too)
   /** Allow the sandbox payment processor when NODE_ENV=production (it never moves real money). */
@@ -77,6 +82,8 @@ export const ConfigSchema = z.object({
   OUTBOX_JOB_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(23 * 3600).default(60),
   /** Days a delivered (or finally failed) message and its attempts stay in the delivery log. */
   OUTBOX_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Days audit log entries are kept; the `audit.prune` job deletes older ones every hour. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(365),
 
   // Email rate limits, per project; every allowance is multiplied by RATE_LIMIT_SCALE.
   /** email/signup: per email address and per client IP, in one window. */

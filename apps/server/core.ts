@@ -1,6 +1,8 @@
 import PgBoss from 'pg-boss';
 import type { ApiKeyStore } from '../../application/api-keys/api-key.store';
 import { makeAuthenticateApiKey } from '../../application/api-keys/authenticate-api-key';
+import { makeCheckNewDevice, type CheckNewDevice } from '../../application/notifications/new-device';
+import { makeNotifySecurityEvent, type NotifySecurityEvent } from '../../application/notifications/security-notice';
 import type { AccessTokenCodec } from '../../application/ports/access-tokens';
 import type { Clock } from '../../application/ports/clock';
 import type { PasswordHasher, SecretBox, TokenCrypto } from '../../application/ports/crypto';
@@ -10,8 +12,10 @@ import type { ProjectSecrets } from '../../application/projects/project.store';
 import { makeAuthenticateAccessToken } from '../../application/tokens/authenticate-access-token';
 import { makeIssueSession } from '../../application/tokens/issue-session';
 import { makeVerifyAccessToken } from '../../application/tokens/verify-access-token';
+import { LONGEST_ACCESS_TOKEN_TTL_SECONDS } from '../../domain/access-token';
 import { makeHotPathCaches } from '../../infrastructure/cache/hot-path-caches';
 import { InvalidationBus } from '../../infrastructure/cache/invalidation-bus';
+import { RevokedSessionSet } from '../../infrastructure/cache/revoked-sessions';
 import { SystemClock } from '../../infrastructure/clock/system-clock';
 import { Argon2PasswordHasher } from '../../infrastructure/crypto/argon2-password-hasher';
 import { HmacAccessTokenCodec } from '../../infrastructure/crypto/hmac-access-token-codec';
@@ -21,10 +25,14 @@ import { PgBossOutbox } from '../../infrastructure/jobs/outbox';
 import { tollgateQueues } from '../../infrastructure/jobs/queues';
 import { PgBossScheduler } from '../../infrastructure/jobs/scheduler';
 import { TOLLGATE_TOPICS } from '../../infrastructure/jobs/topics';
+import { SECURITY_NOTICE_TOPIC_DEFINITION } from '../../infrastructure/mail/security-notice.topic';
 import { Database } from '../../infrastructure/persistence/database';
 import { PostgresApiKeyStore } from '../../infrastructure/persistence/postgres-api-key.store';
+import { PostgresAuditLog } from '../../infrastructure/persistence/postgres-audit-log';
+import { PostgresKnownDeviceStore } from '../../infrastructure/persistence/postgres-known-device.store';
 import { PostgresProjectStore } from '../../infrastructure/persistence/postgres-project.store';
 import { PostgresRefreshTokenStore } from '../../infrastructure/persistence/postgres-refresh-token.store';
+import { PostgresSessionStore } from '../../infrastructure/persistence/postgres-session.store';
 import { PostgresUserStore } from '../../infrastructure/persistence/postgres-user.store';
 import { PostgresRateLimiter } from '../../infrastructure/ratelimit/postgres-rate-limiter';
 import type { CoreConfig } from './config';
@@ -47,10 +55,20 @@ export interface CoreStores {
   apiKeys: PostgresApiKeyStore;
   users: PostgresUserStore;
   refreshTokens: PostgresRefreshTokenStore;
+  /** Sessions as the end user sees them (list, end one, end the others). */
+  sessions: PostgresSessionStore;
 }
 
 /** Read-through caches of the hot paths, dropped in every process when a row changes. */
 export type HotPathCaches = ReturnType<typeof makeHotPathCaches>;
+
+/** Security notifications, which several features send (MFA, password reset, the sign-in gate). */
+export interface CoreSecurityNotices {
+  /** Records a notice in the outbox when the project sends that kind. */
+  notify: NotifySecurityEvent;
+  /** The new-device check of a sign-in that issued a session. */
+  checkNewDevice: CheckNewDevice;
+}
 
 /** Session primitives every sign-in feature builds on. */
 export interface CoreSessions {
@@ -81,9 +99,17 @@ export interface Core {
   readonly scheduler: PgBossScheduler;
   readonly invalidation: InvalidationBus;
   readonly caches: HotPathCaches;
+  /** Sessions ended recently (their access tokens may be unexpired), known to every process at once. */
+  readonly revokedSessions: RevokedSessionSet;
   readonly stores: CoreStores;
   readonly secrets: ProjectSecrets;
   readonly sessions: CoreSessions;
+  /**
+   * The audit log: `record` buffers an entry and returns (written in batches every 100 ms, and on
+   * close); also read and pruned through it (application/audit).
+   */
+  readonly audit: PostgresAuditLog;
+  readonly securityNotices: CoreSecurityNotices;
   /**
    * Wraps a change that refuses access (a deactivated project, a revoked key, a disabled user) so
    * that it returns once this process's caches have seen it (read-your-writes).
@@ -126,7 +152,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     crypto,
     clock,
     logger,
-    topics: TOLLGATE_TOPICS,
+    topics: [...TOLLGATE_TOPICS, SECURITY_NOTICE_TOPIC_DEFINITION],
     queues: tollgateQueues({
       retryLimit: config.OUTBOX_RETRY_LIMIT,
       retryDelaySeconds: config.OUTBOX_RETRY_DELAY_SECONDS,
@@ -139,16 +165,25 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   });
   const scheduler = new PgBossScheduler({ boss, db, clock, logger });
 
+  const invalidation = new InvalidationBus(options.databaseUrl, logger);
+  // A statement that ends sessions returns once this process's own listener has heard of it (after
+  // commit), so this process refuses their access tokens as soon as the change returns.
+  const sessionsEnded = () => db.onCommit(() => invalidation.sync());
   const stores: CoreStores = {
     projects: new PostgresProjectStore(db),
     apiKeys: new PostgresApiKeyStore(db),
     users: new PostgresUserStore(db),
-    refreshTokens: new PostgresRefreshTokenStore(db),
+    refreshTokens: new PostgresRefreshTokenStore(db, sessionsEnded),
+    sessions: new PostgresSessionStore(db, sessionsEnded),
   };
   const secrets = makeProjectSecrets({ projects: stores.projects, box });
-  const invalidation = new InvalidationBus(options.databaseUrl, logger);
   const caches = makeHotPathCaches(invalidation, { ...stores, secrets }, config.CACHE_TTL_SECONDS * 1000);
-  const verify = makeVerifyAccessToken({ secrets: caches.secrets, tokens, users: caches.users, clock });
+  const revokedSessions = new RevokedSessionSet(invalidation, stores.sessions, clock, logger, {
+    // A minute beyond the longest access-token lifetime, for clocks a little apart.
+    windowMs: (LONGEST_ACCESS_TOKEN_TTL_SECONDS + 60) * 1000,
+    enabled: config.CACHE_TTL_SECONDS > 0,
+  });
+  const verify = makeVerifyAccessToken({ secrets: caches.secrets, tokens, users: caches.users, sessions: revokedSessions, clock });
   const sessions: CoreSessions = {
     issue: makeIssueSession({
       secrets: caches.secrets,
@@ -166,6 +201,13 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     authenticateAccessToken: makeAuthenticateAccessToken({ tokens, projects: caches.projects, users: caches.users, verify }),
   };
 
+  const audit = new PostgresAuditLog(db, logger);
+  const notify = makeNotifySecurityEvent({ outbox, clock });
+  const securityNotices: CoreSecurityNotices = {
+    notify,
+    checkNewDevice: makeCheckNewDevice({ devices: new PostgresKnownDeviceStore(db), notify, crypto, clock }),
+  };
+
   let bossStarted = false;
   return {
     config,
@@ -181,9 +223,12 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     scheduler,
     invalidation,
     caches,
+    revokedSessions,
     stores,
     secrets,
     sessions,
+    audit,
+    securityNotices,
     synced:
       <A extends unknown[], R>(change: (...args: A) => Promise<R>) =>
       async (...args: A): Promise<R> => {
@@ -202,6 +247,9 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     },
     async close() {
       closing = true;
+      // The buffered audit entries are written while the pool is still open.
+      await audit.close();
+      revokedSessions.stop();
       await invalidation.stop();
       await outbox.stopWorkers();
       if (bossStarted) await boss.stop({ graceful: true, wait: true, timeout: 5000 }).catch(() => undefined);

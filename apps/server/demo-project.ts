@@ -19,5 +19,24 @@ export async function ensureDemoProject(tollgate: Tollgate, print: (line: string
     print(`    callback   : ${DEMO_CALLBACK_URL}`);
     if (billing.ok) print('    billing    : sandbox processor (test cards such as pm_card_visa; see docs/billing.md)');
     print('');
+    await printConsoleLink(tollgate, print);
   });
+}
+
+/** The development operator's address (the first start makes it when no console account exists). */
+export const DEV_OPERATOR_EMAIL = 'operator@localhost.test';
+
+/**
+ * First start in development with no console account: an operator and its one-time sign-in link,
+ * printed beside the Demo key, so that one click opens the console.
+ */
+async function printConsoleLink(tollgate: Tollgate, print: (line: string) => void): Promise<void> {
+  const accounts = tollgate.admin.console;
+  if ((await accounts.countAccounts()) > 0) return;
+  const created = await accounts.createAccount({ email: DEV_OPERATOR_EMAIL, role: 'operator' });
+  if (!created.ok || !created.value.link) throw new Error(`could not create the development operator: ${created.ok ? 'no link' : created.error}`);
+  print('  Web console (one-time sign-in link for an operator, valid for one hour):');
+  print(`    ${accounts.signInLinkUrl(created.value.link.token)}`);
+  print(`    later: npm run tollgate -- admin link --email ${DEV_OPERATOR_EMAIL}`);
+  print('');
 }

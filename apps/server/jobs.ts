@@ -1,6 +1,8 @@
 import type { SmsSender } from '../../application/mfa/ports';
 import type { Config } from './config';
+import { consoleJobs } from './console';
 import type { Core } from './core';
+import { wireAudit } from './features/audit';
 import { wireBilling } from './features/billing';
 import { buildMailTransport, emailJobs } from './features/email';
 import { buildSmsSender, mfaJobs } from './features/mfa';
@@ -27,8 +29,12 @@ export function buildJobs(
   config: Config,
   adapters: { smsSender?: SmsSender | null; billing?: JobsFeature; webhooks?: JobsFeature } = {},
 ): Jobs {
+  // One transport for every mail: the email feature's (which closes it) and the console's invitations.
+  const mailTransport = buildMailTransport(config, core.logger);
   const features: JobsFeature[] = [
-    emailJobs(core, buildMailTransport(config, core.logger)),
+    emailJobs(core, mailTransport),
+    consoleJobs(mailTransport),
+    wireAudit({ core, config }).jobs,
     mfaJobs(adapters.smsSender !== undefined ? adapters.smsSender : buildSmsSender(config, core.logger, core.clock)),
     oauthJobs(core),
     adapters.billing ?? wireBilling({ core, config }).jobs,

@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { resolveDatabase, resolveSecretKey } from './bootstrap';
 import { loadConfig, type Config } from './config';
 import { ensureDemoProject } from './demo-project';
+import { ensureDashboardBuilt } from '../dashboard/build';
 import { createLogger, type PinoLogger } from './http/logger';
 import { createTollgate } from './tollgate';
 import { deprioritizeWorkerThreads } from '../../infrastructure/crypto/thread-priority';
@@ -23,6 +24,9 @@ async function main() {
     process.exit(1);
   }
   const logger = createLogger(config.LOG_LEVEL);
+  // The web console is built once its sources changed (Vite is a development dependency: a
+  // deployment installed without it serves the build it shipped with).
+  if (!cluster.isWorker) await ensureDashboardBuilt((m) => logger.info(m)).catch((e: Error) => logger.warn({ err: e.message }, 'the web console could not be built; /dashboard answers 503'));
   const processes = config.TOLLGATE_PROCESSES === 'auto' ? os.availableParallelism() : config.TOLLGATE_PROCESSES;
   if (cluster.isWorker) return serve(config, logger, { migrate: false, demo: false });
   if (processes <= 1) return serve(config, logger, { migrate: true, demo: true });
@@ -68,6 +72,8 @@ async function serve(config: Config, logger: PinoLogger, opts: { migrate: boolea
     logger,
     async (step) => {
       await drainHttp(server, logger);
+      // Entries buffered by the last requests (at most ~100 ms of them) reach the database first.
+      await step('writing the buffered audit log entries', CLOSE_LIMIT_MS, () => tollgate.core.audit.flush());
       await step('stopping the job workers and closing the database pool', CLOSE_LIMIT_MS, () => tollgate.close());
       if (embedded) await step('stopping the embedded PostgreSQL', CLOSE_LIMIT_MS, () => embedded.stop());
     },

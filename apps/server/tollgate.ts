@@ -4,8 +4,10 @@ import type { SignInGate } from '../../application/auth/complete-primary-sign-in
 import type { Clock } from '../../application/ports/clock';
 import type { PasswordHasher } from '../../application/ports/crypto';
 import { buildAdmin, type Admin } from './admin';
+import { consoleActor } from './console';
 import { trustProxySetting, type Config } from './config';
 import { buildCore, type Core } from './core';
+import { type AuditFeature, wireAudit } from './features/audit';
 import { type BillingFeature, wireBilling } from './features/billing';
 import { billingHttp } from './features/billing-http';
 import { isMailConfigured, wireEmail } from './features/email';
@@ -14,7 +16,9 @@ import { wireOAuth } from './features/oauth';
 import { wireSessions } from './features/sessions';
 import { type WebhooksFeature, wireWebhooks } from './features/webhooks';
 import { buildHttpApp } from './http/app';
-import { accessTokenAuthenticator, apiKeyAuthenticator, noAuthentication, userOrApiKeyAuthenticator } from './http/auth';
+import { accessTokenAuthenticator, apiKeyAuthenticator, consoleSessionAuthenticator, noAuthentication, userOrApiKeyAuthenticator } from './http/auth';
+import { makeAdminRoutes } from './http/admin.routes';
+import { mountDashboard } from './http/dashboard';
 import type { PinoLogger } from './http/logger';
 import { buildOpenApiDocument } from './http/openapi';
 import { buildJobs } from './jobs';
@@ -46,6 +50,8 @@ export interface Tollgate {
   billing: BillingFeature['useCases'];
   /** Project webhooks' use cases (endpoints, Test action, delivery log, resend, replay), the same ones the CLI calls. */
   webhooks: WebhooksFeature['useCases'];
+  /** The audit log's use cases (list, prune), the same ones the CLI calls. */
+  audit: AuditFeature['useCases'];
   /** Starts the cache listener and the job queue (and the job worker when `runWorker`). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -71,7 +77,9 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   const billingFeature = wireBilling({ core, config });
   const billing = billingHttp(billingFeature.useCases);
   const webhooksFeature = wireWebhooks({ core, config });
+  const auditFeature = wireAudit({ core, config });
 
+  const admin = buildAdmin(core);
   // Type-checked against the whole contract: a route without an implementation fails to compile.
   const router = initServer().router(contract, {
     ...sessions.routes,
@@ -79,6 +87,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     ...oauth.routes,
     ...mfa.routes,
     ...billing.routes,
+    ...makeAdminRoutes({ admin, adminFor: (account) => buildAdmin(core, { actor: consoleActor(account) }), publicUrl: config.publicUrl, secureCookie: config.NODE_ENV === 'production', billing: billingFeature.useCases, webhooks: webhooksFeature.useCases }),
   });
 
   const app = buildHttpApp({
@@ -90,6 +99,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
       apiKey: apiKeyAuthenticator(core.sessions.authenticateApiKey),
       user: accessTokenAuthenticator(mfa.authenticateUser),
       userOrApiKey: userOrApiKeyAuthenticator(mfa.authenticateUser, core.sessions.authenticateApiKey),
+      console: consoleSessionAuthenticator(admin.console.authenticate, (a, b) => core.crypto.safeEqual(a, b)),
     },
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     bodyLimit: config.BODY_LIMIT,
@@ -100,6 +110,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     mountExtra: (app) => {
       email.pages(app);
       billing.pages?.(app);
+      mountDashboard(app);
     },
     runIdempotent: makeRunIdempotent({ store: new PostgresIdempotentRequestStore(core.db), crypto: core.crypto, clock: core.clock }),
   });
@@ -108,10 +119,11 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   return {
     app,
     core,
-    admin: buildAdmin(core),
+    admin,
     signInGate: mfa.signInGate,
     billing: billingFeature.useCases,
     webhooks: webhooksFeature.useCases,
+    audit: auditFeature.useCases,
     async start() {
       if (jobs) await jobs.start();
       else await core.start({ worker: false });

@@ -4,6 +4,8 @@ import type { ErrorEntry } from './types';
 export const requestErrors = {
   invalid_request: { status: 400, message: 'Invalid request' },
   malformed_json: { status: 400, message: 'Malformed JSON body' },
+  /** The one rule for every string of every route (apps/server/http/validation.ts `findUnstorableString`). */
+  invalid_characters: { status: 400, message: 'Invalid characters: a string holds NUL (U+0000) or an unpaired UTF-16 surrogate, which cannot be stored' },
   payload_too_large: { status: 413, message: 'Request body too large' },
   unsupported_media_type: { status: 415, message: 'Content-Type must be application/json' },
   internal_error: { status: 500, message: 'Internal error' },

@@ -2,10 +2,12 @@ import { z } from 'zod';
 import type { RouteAuth } from '../common';
 import { adminErrors } from './admin.errors';
 import { billingErrors } from './billing.errors';
+import { consoleErrors } from './console.errors';
 import { emailErrors } from './email.errors';
 import { authErrors, edgeErrors, projectGateErrors, requestErrors } from './http.errors';
 import { mfaErrors } from './mfa.errors';
 import { oauthErrors } from './oauth.errors';
+import { sessionsErrors } from './sessions.errors';
 import type { ErrorEntry, ErrorStatus } from './types';
 import { webhooksErrors } from './webhooks.errors';
 
@@ -27,6 +29,8 @@ export const ERRORS = {
   ...adminErrors,
   ...billingErrors,
   ...webhooksErrors,
+  ...consoleErrors,
+  ...sessionsErrors,
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -80,10 +84,14 @@ export function errors<C extends ErrorCode>(...codes: readonly C[]): ErrorRespon
   return responses as ErrorResponses<C>;
 }
 
-/** What the HTTP edge can answer on any route that takes a request body (JSON, or a form where declared). */
-export const BODY_ROUTE_ERRORS = ['invalid_request', 'malformed_json', 'payload_too_large', 'unsupported_media_type', 'internal_error'] as const;
-/** What the HTTP edge can answer on a route without a body (GET): its path or query fails the schema, a fault. */
-export const QUERY_ROUTE_ERRORS = ['invalid_request', 'internal_error'] as const;
+/**
+ * What the HTTP edge can answer on any route that takes a request body (JSON, or a form where
+ * declared); `invalid_characters` for a string (in the body, the query or the path) holding NUL or
+ * an unpaired surrogate.
+ */
+export const BODY_ROUTE_ERRORS = ['invalid_request', 'invalid_characters', 'malformed_json', 'payload_too_large', 'unsupported_media_type', 'internal_error'] as const;
+/** What the HTTP edge can answer on a route without a body (GET): its path or query fails the schema or holds NUL, a fault. */
+export const QUERY_ROUTE_ERRORS = ['invalid_request', 'invalid_characters', 'internal_error'] as const;
 
 /**
  * What each auth kind answers before the handler runs. A route declares the codes of its kind
@@ -96,6 +104,8 @@ export const AUTH_ERRORS = {
   user: ['invalid_access_token'],
   /** Either refusal, by what the Bearer credential looks like (a key `tg_...`, or anything else); an inactive project. */
   userOrApiKey: ['invalid_access_token', 'invalid_api_key', 'project_inactive'],
+  /** No console session cookie, or an expired or signed-out one; a state-changing call without the session's x-csrf-token. */
+  console: ['console_session_required', 'csrf_token_invalid'],
   none: [],
 } as const satisfies { readonly [K in RouteAuth]: readonly ErrorCode[] };
 
@@ -112,4 +122,4 @@ export function messageWith(code: ErrorCode, detail?: string, tail = ''): string
 }
 
 export type { ErrorEntry, ErrorStatus };
-export { adminErrors, authErrors, billingErrors, edgeErrors, emailErrors, mfaErrors, oauthErrors, projectGateErrors, requestErrors, webhooksErrors };
+export { adminErrors, authErrors, billingErrors, consoleErrors, edgeErrors, emailErrors, mfaErrors, oauthErrors, projectGateErrors, requestErrors, sessionsErrors, webhooksErrors };

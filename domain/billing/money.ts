@@ -128,3 +128,19 @@ export function formatMoney(money: Money, locale = 'en-US'): string {
   });
   return format.format(toDecimalString(money) as `${number}`);
 }
+
+/**
+ * An amount typed by a person in major units of the currency (`12.50` usd, `1000` jpy, `5` isk)
+ * into minor units (`1250`, `1000`, `500`), with integer arithmetic: at most the currency's shown
+ * decimals, digits only. Null when the text is not such an amount.
+ */
+export function parseMajorAmount(text: string, currency: Currency): number | null {
+  const match = /^(\d{1,12})(?:[.,](\d+))?$/.exec(text.trim());
+  if (!match) return null;
+  const shown = displayExponent(currency);
+  const fraction = match[2] ?? '';
+  if (fraction.length > shown) return null;
+  const exponent = currencyExponent(currency);
+  const minor = Number(`${match[1]}${fraction.padEnd(exponent, '0')}`);
+  return Number.isSafeInteger(minor) ? minor : null;
+}

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { Logger } from '../../application/ports/logger';
 
-export type InvalidationKind = 'project' | 'api_key' | 'user';
+/** What changed: a project, an API key, a user (any column), or a session that ended (`session:<id>`). */
+export type InvalidationKind = 'project' | 'api_key' | 'user' | 'session';
 
 /**
  * Listens on PostgreSQL's `tollgate_cache` channel (fed by triggers, see the CacheInvalidation

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CONSOLE_INVITATION_TOPIC, type ConsoleInvitationMail } from '../../application/console/invitation-mail';
 import { EMAIL_KINDS, EMAIL_OUTBOX_TOPIC, type EmailMessage } from '../../application/email/email-message';
 import { PASSWORD_RESET_REQUEST_TOPIC, type PasswordResetRequest } from '../../application/email/request-password-reset';
 import { SMS_OUTBOX_TOPIC, type SmsMessage } from '../../application/mfa/ports';
@@ -64,10 +65,19 @@ export const webhookDeliverySchema = z.object({
   deliveryId: z.string().uuid(),
 }) satisfies z.ZodType<WebhookDeliveryMessage, z.ZodTypeDef, unknown>;
 
+export const consoleInvitationMailSchema = z.object({
+  to: z.string().min(3),
+  projectName: z.string(),
+  invitedBy: z.string().nullable(),
+  url: z.string().min(1),
+  expiresInDays: z.number().positive(),
+}) satisfies z.ZodType<ConsoleInvitationMail, z.ZodTypeDef, unknown>;
+
 /** Every topic Tollgate's features enqueue. */
 export const TOLLGATE_TOPICS: readonly AnyTopicDefinition[] = [
   topicSchema(EMAIL_OUTBOX_TOPIC, emailMessageSchema),
   topicSchema(PASSWORD_RESET_REQUEST_TOPIC, passwordResetRequestSchema),
   topicSchema(SMS_OUTBOX_TOPIC, smsMessageSchema),
   topicSchema(WEBHOOK_DELIVERY_TOPIC, webhookDeliverySchema),
+  topicSchema(CONSOLE_INVITATION_TOPIC, consoleInvitationMailSchema),
 ];

@@ -2,6 +2,8 @@ import { createInstance, type i18n, type Resource } from 'i18next';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { EmailMessage, EmailRenderer, RenderedEmail } from '../../application/email/email-message';
+import type { SecurityNoticeMail, SecurityNoticeRenderer } from '../../application/notifications/security-notice';
+import type { SecurityNoticeKind } from '../../domain/security-notice';
 import { isRtlLocale, SUPPORTED_LOCALES, type Locale } from '../../domain/locale';
 
 const LOCALES_DIR = fileURLToPath(new URL('./locales/', import.meta.url));
@@ -24,6 +26,20 @@ export function formatDuration(minutes: number, locale: Locale): string {
 
 const SECTIONS = { verification_code: 'verification', password_reset: 'passwordReset', magic_link: 'magicLink' } as const;
 
+const NOTICE_SECTIONS: Record<SecurityNoticeKind, string> = {
+  password_changed: 'passwordChanged',
+  mfa_factor_added: 'mfaFactorAdded',
+  mfa_factor_removed: 'mfaFactorRemoved',
+  backup_codes_regenerated: 'backupCodesRegenerated',
+  totp_replayed: 'totpReplayed',
+  new_device: 'newDevice',
+};
+
+/** "27 November 2026 at 14:05:09 UTC", in the locale's words and calendar; the user's time zone is not known, so UTC, named. */
+export function formatNoticeTime(at: Date, locale: Locale): string {
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'long', timeZone: 'UTC' }).format(at);
+}
+
 export type LinkPageKind = 'link_expired' | 'link_used' | 'link_invalid' | 'link_unavailable';
 
 const MUTED = 'color:#5f6368;font-size:13px;line-height:1.5;margin:16px 0 0';
@@ -33,7 +49,7 @@ const MUTED = 'color:#5f6368;font-size:13px;line-height:1.5;margin:16px 0 0';
  * i18next from one resource file per locale: HTML (with `lang` and `dir`, right to left for Arabic
  * and Hebrew) and plain text. Every interpolated value is escaped in HTML.
  */
-export class I18nextEmailRenderer implements EmailRenderer {
+export class I18nextEmailRenderer implements EmailRenderer, SecurityNoticeRenderer {
   private readonly i18n: i18n;
 
   constructor(resources: Record<Locale, Record<string, Record<string, string>>> = loadEmailLocales()) {
@@ -92,6 +108,43 @@ export class I18nextEmailRenderer implements EmailRenderer {
     const html = this.document(lng, subject,
       `<h1 style="margin:0 0 16px;font-size:20px">${e(heading)}</h1>${htmlBody}` +
       `<p style="${MUTED}">${e(ignore)}</p>` +
+      `<hr style="border:none;border-top:1px solid #e0e0e0;margin:24px 0 12px"><p style="margin:0;color:#80868b;font-size:12px">${e(footer)}</p>`);
+    return { subject, html, text };
+  }
+
+  /**
+   * A security notification: what happened, when (in the locale, UTC), from where (IP address and
+   * device families), and what to do if it was not the user. Every shown value is escaped in HTML.
+   */
+  renderSecurityNotice(mail: SecurityNoticeMail): RenderedEmail {
+    const lng = mail.locale;
+    const section = NOTICE_SECTIONS[mail.kind];
+    const method = mail.method === null ? '' : this.t(lng, mail.method === 'totp' ? 'notice.methodTotp' : 'notice.methodSms');
+    const vars = { project: mail.projectName, method };
+    const subject = this.t(lng, `${section}.subject`, vars);
+    const heading = this.t(lng, `${section}.heading`, vars);
+    const intro = this.t(lng, `${section}.intro`, vars);
+    const unknown = this.t(lng, 'notice.unknown');
+    const facts: [string, string, boolean][] = [
+      [this.t(lng, 'notice.when'), formatNoticeTime(mail.occurredAt, lng), false],
+      [this.t(lng, 'notice.where'), mail.ip ?? unknown, mail.ip !== null],
+      [this.t(lng, 'notice.device'), mail.device ?? unknown, mail.device !== null],
+    ];
+    const wasYou = this.t(lng, 'notice.wasYou', vars);
+    const notYou = this.t(lng, 'notice.notYou', vars);
+    const footer = this.t(lng, 'common.footer', vars);
+    const e = escapeHtml;
+
+    const text = `${heading}\n\n${intro}\n\n${facts.map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${wasYou}\n${notYou}\n\n-- \n${footer}\n`;
+    const rows = facts
+      .map(([k, v, ltr]) => `<tr><td style="padding:4px 12px 4px 0;color:#5f6368;white-space:nowrap;vertical-align:top">${e(k)}</td><td${ltr ? ' dir="ltr"' : ''} style="padding:4px 0;word-break:break-all">${e(v)}</td></tr>`)
+      .join('');
+    const html = this.document(lng, subject,
+      `<h1 style="margin:0 0 16px;font-size:20px">${e(heading)}</h1>` +
+      `<p style="margin:0 0 16px;line-height:1.5">${e(intro)}</p>` +
+      `<table role="presentation" style="border-collapse:collapse;font-size:14px;margin:0 0 16px">${rows}</table>` +
+      `<p style="margin:0 0 8px;line-height:1.5">${e(wasYou)}</p>` +
+      `<p style="margin:0;line-height:1.5;font-weight:600">${e(notYou)}</p>` +
       `<hr style="border:none;border-top:1px solid #e0e0e0;margin:24px 0 12px"><p style="margin:0;color:#80868b;font-size:12px">${e(footer)}</p>`);
     return { subject, html, text };
   }

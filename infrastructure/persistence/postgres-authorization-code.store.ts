@@ -7,6 +7,8 @@ const toRecord = rowMapper<AuthorizationCodeRecord>({
   projectId: read.text,
   userId: read.text,
   provider: read.text,
+  ip: read.textOrNull,
+  userAgent: read.textOrNull,
   createdAt: read.date,
   expiresAt: read.date,
 });
@@ -16,9 +18,9 @@ export class PostgresAuthorizationCodeStore implements AuthorizationCodeStore {
 
   async insert(r: AuthorizationCodeRecord, codeHash: string): Promise<void> {
     await this.db.query(
-      `insert into authorization_codes (id, project_id, user_id, provider, code_hash, created_at, expires_at)
-       values (?, ?, ?, ?, ?, ?, ?)`,
-      [r.id, r.projectId, r.userId, r.provider, codeHash, r.createdAt, r.expiresAt],
+      `insert into authorization_codes (id, project_id, user_id, provider, code_hash, ip, user_agent, created_at, expires_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [r.id, r.projectId, r.userId, r.provider, codeHash, r.ip, r.userAgent, r.createdAt, r.expiresAt],
     );
   }
 

@@ -19,6 +19,8 @@ const toChallenge = rowMapper<MfaChallengeRecord>({
   provider: read.text,
   ttlSeconds: read.numberOrNull,
   authCodeId: read.textOrNull,
+  ip: read.textOrNull,
+  userAgent: read.textOrNull,
   createdAt: read.date,
   expiresAt: read.date,
 });
@@ -48,9 +50,9 @@ export class PostgresMfaChallengeStore implements MfaChallengeStore {
 
   async insert(r: MfaChallengeRecord, tokenHash: string): Promise<void> {
     await this.db.query(
-      `insert into mfa_challenges (id, project_id, user_id, token_hash, enrollment, provider, ttl_seconds, auth_code_id, created_at, expires_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [r.id, r.projectId, r.userId, tokenHash, r.enrollment, r.provider, r.ttlSeconds, r.authCodeId, r.createdAt, r.expiresAt],
+      `insert into mfa_challenges (id, project_id, user_id, token_hash, enrollment, provider, ttl_seconds, auth_code_id, ip, user_agent, created_at, expires_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [r.id, r.projectId, r.userId, tokenHash, r.enrollment, r.provider, r.ttlSeconds, r.authCodeId, r.ip, r.userAgent, r.createdAt, r.expiresAt],
     );
   }
 

@@ -1,3 +1,4 @@
+import type { SessionOrigin } from '../../application/sessions/session.store';
 import type { RefreshTokenRecord, RefreshTokenStore, RotateRefreshTokenInput, StoredRefreshToken } from '../../application/tokens/refresh-token.store';
 import type { Database } from './database';
 import { isUuid, read, rowMapper } from './rows';
@@ -21,23 +22,54 @@ const toStored = rowMapper<StoredRefreshToken>({
 });
 
 export class PostgresRefreshTokenStore implements RefreshTokenStore {
-  constructor(private readonly db: Database) {}
+  /**
+   * `sessionsEnded` runs after a statement that ended sessions (the composition root passes a wait
+   * for this process's own cache listener, after commit, so that this process refuses the ended
+   * sessions' access tokens as soon as the call returns).
+   */
+  constructor(
+    private readonly db: Database,
+    private readonly sessionsEnded: () => Promise<void> | void = () => undefined,
+  ) {}
 
-  async insert(r: RefreshTokenRecord, tokenHash: string): Promise<void> {
+  /** The session and its first token in one statement (the token's foreign key is checked at its end). */
+  async insert(r: RefreshTokenRecord, tokenHash: string, origin: SessionOrigin): Promise<void> {
     await this.db.query(
-      `insert into refresh_tokens (id, project_id, user_id, family_id, parent_id, token_hash, provider, auth_code_id,
+      `with session as (
+         insert into sessions (id, project_id, user_id, provider, created_at, last_used_at, expires_at, idle_expires_at, ip, user_agent)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       )
+       insert into refresh_tokens (id, project_id, user_id, family_id, parent_id, token_hash, provider, auth_code_id,
          created_at, expires_at, idle_expires_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [r.id, r.projectId, r.userId, r.familyId, r.parentId, tokenHash, r.provider, r.authCodeId, r.createdAt, r.expiresAt, r.idleExpiresAt],
+      [
+        r.familyId, r.projectId, r.userId, r.provider, r.createdAt, r.createdAt, r.expiresAt, r.idleExpiresAt, origin.ip, origin.userAgent,
+        r.id, r.projectId, r.userId, r.familyId, r.parentId, tokenHash, r.provider, r.authCodeId, r.createdAt, r.expiresAt, r.idleExpiresAt,
+      ],
     );
   }
 
+  /**
+   * Ends the user's sessions (each announced to every process by the sessions trigger) and
+   * revokes their tokens. Tokens are locked before sessions, as rotation does, so the two cannot
+   * deadlock: the sessions update waits for the tokens one (its `(select count(*) from tokens)`).
+   */
   async revokeAllForUser(projectId: string, userId: string, at: Date): Promise<number> {
-    const rows = await this.db.query(
-      'update refresh_tokens set revoked_at = ?, successor_enc = null where project_id = ? and user_id = ? and revoked_at is null returning id',
-      [at, projectId, userId],
+    const rows = await this.db.query<{ ended: string }>(
+      `with tokens as (
+         update refresh_tokens set revoked_at = ?, successor_enc = null
+          where project_id = ? and user_id = ? and revoked_at is null
+          returning 1
+       ), ended as (
+         update sessions set revoked_at = ?
+          where project_id = ? and user_id = ? and revoked_at is null and (select count(*) from tokens) >= 0
+          returning expires_at, idle_expires_at
+       )
+       select count(*)::text as ended from ended where expires_at > ? and idle_expires_at > ?`,
+      [at, projectId, userId, at, projectId, userId, at, at],
     );
-    return rows.length;
+    await this.sessionsEnded();
+    return Number(rows[0]?.ended ?? 0);
   }
 
   async findByHash(projectId: string, tokenHash: string): Promise<StoredRefreshToken | null> {
@@ -72,31 +104,47 @@ export class PostgresRefreshTokenStore implements RefreshTokenStore {
        ), grace_ended as (
          update refresh_tokens set successor_enc = null
           where id = (select parent_id from rotated) and successor_enc is not null
+       ), session_used as (
+         update sessions set last_used_at = ?, idle_expires_at = least(?::timestamptz, expires_at)
+          where id = (select family_id from rotated)
        )
        select ${toStored.columns} from rotated`,
       [
         input.at, input.at, input.childId, input.successorEncrypted, input.tokenHash, input.projectId, input.at, input.at,
         input.childId, input.childTokenHash, input.at, input.childIdleExpiresAt,
+        input.at, input.childIdleExpiresAt,
       ],
     );
     return toStored.first(rows);
   }
 
   async revokeFamily(familyId: string, at: Date): Promise<number> {
+    if (!isUuid(familyId)) return 0;
     const rows = await this.db.query(
-      'update refresh_tokens set revoked_at = coalesce(revoked_at, ?), successor_enc = null where family_id = ? and (revoked_at is null or successor_enc is not null) returning id',
-      [at, familyId],
+      `with ended as (
+         update sessions set revoked_at = ? where id = ? and revoked_at is null
+       )
+       update refresh_tokens set revoked_at = coalesce(revoked_at, ?), successor_enc = null
+        where family_id = ? and (revoked_at is null or successor_enc is not null) returning id`,
+      [at, familyId, at, familyId],
     );
+    if (rows.length > 0) await this.sessionsEnded();
     return rows.length;
   }
 
   async revokeByAuthCode(authCodeId: string, at: Date): Promise<number> {
     const rows = await this.db.query(
-      `update refresh_tokens set revoked_at = coalesce(revoked_at, ?), successor_enc = null
-        where family_id in (select family_id from refresh_tokens where auth_code_id = ?) and revoked_at is null
+      `with families as (
+         select distinct family_id from refresh_tokens where auth_code_id = ?
+       ), ended as (
+         update sessions set revoked_at = ? where id in (select family_id from families) and revoked_at is null
+       )
+       update refresh_tokens set revoked_at = coalesce(revoked_at, ?), successor_enc = null
+        where family_id in (select family_id from families) and revoked_at is null
         returning id`,
-      [at, authCodeId],
+      [authCodeId, at, at],
     );
+    if (rows.length > 0) await this.sessionsEnded();
     return rows.length;
   }
 }

@@ -85,6 +85,7 @@ beforeAll(async () => {
       apiKey: signatureAuthenticator,
       user: accessTokenAuthenticator(async () => null),
       userOrApiKey: accessTokenAuthenticator(async () => null),
+      console: noAuthentication,
     },
     trustProxy: false,
     bodyLimit: '1kb',

@@ -1,5 +1,6 @@
 import * as OTPAuth from 'otpauth';
 import type { PrimarySignInOutcome } from '../../application/auth/complete-primary-sign-in';
+import { SYSTEM_ORIGIN } from '../../application/ports/request-origin';
 import type { EndUser } from '../../domain/user';
 import type { TestApp } from '../support/app';
 
@@ -66,6 +67,7 @@ export async function primarySignIn(
       user,
       provider: options.provider ?? 'email',
       ...(options.ttlSeconds !== undefined ? { ttlSeconds: options.ttlSeconds } : {}),
+      origin: SYSTEM_ORIGIN,
     });
   });
 }

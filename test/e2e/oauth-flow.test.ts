@@ -29,11 +29,11 @@ async function configure(p: TestProject) {
 }
 
 /** Initiation through the API, then the end user's browser through the provider and back. */
-async function signIn(p: TestProject, provider: string, state = 'client-state') {
+async function signIn(p: TestProject, provider: string, state = 'client-state', browser: Record<string, string> = {}) {
   const start = await p.client.oauth.start({ params: { provider }, body: { callback_url: p.callbackUrl, state } });
   expect(start.status).toBe(200);
   if (start.status !== 200) throw new Error('initiation failed');
-  const result = await browse(start.body.redirect_url, p.callbackUrl);
+  const result = await browse(start.body.redirect_url, p.callbackUrl, undefined, browser);
   if (result.kind !== 'redirect') throw new Error(`expected a redirect to the callback URL, got ${result.status} ${result.body}`);
   return result.url;
 }
@@ -203,6 +203,21 @@ describe('POST /api/proxy/token/exchange', () => {
     expect(replay.body).toEqual({ error: 'Invalid or expired authorization code', code: 'invalid_authorization_code' });
     const refresh = await project.client.session.refresh({ body: { refresh_token: first.refresh_token } });
     expect(refresh.status).toBe(401);
+  });
+
+  it("the session remembers the browser's user agent at the callback, not the project server's that redeemed the code", async () => {
+    t.clock.advanceSeconds(1); // the newest of the user's sessions is this one
+    const back = await signIn(project, 'github', 'client-state', { 'user-agent': 'Firefox/140 (the browser)' });
+    const res = await fetch(`${t.baseUrl}/api/proxy/token/exchange`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json', 'user-agent': 'project-server/1.0' },
+      body: JSON.stringify({ code: back.searchParams.get('code') }),
+    });
+    const body = (await res.json()) as { user: { id: string } };
+    const sessions = await project.client.sessions.listForUser({ params: { userId: body.user.id } });
+    if (sessions.status !== 200) throw new Error(`list answered ${sessions.status}`);
+    expect(sessions.body.sessions[0]).toMatchObject({ provider: 'github', user_agent: 'Firefox/140 (the browser)', ip: '127.0.0.1' });
+    expect(sessions.body.sessions.map((s) => s.user_agent)).not.toContain('project-server/1.0');
   });
 
   it('is valid 60 seconds: accepted at 60 s, refused at 61 s (injected clock)', async () => {

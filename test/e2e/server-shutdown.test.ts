@@ -106,6 +106,7 @@ describe('npm start and signals', () => {
     expect(steps).toEqual([
       'shutting down',
       'closing the HTTP server: no new connections, waiting for the requests in flight',
+      'writing the buffered audit log entries',
       'stopping the job workers and closing the database pool',
       'stopping the embedded PostgreSQL',
       'stopped',

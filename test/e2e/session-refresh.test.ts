@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SYSTEM_ORIGIN } from '../../application/ports/request-origin';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
 
 let t: TestApp;
@@ -32,7 +33,7 @@ async function newSession(p: TestProject = project, provider = 'email') {
     };
     await core.stores.users.insert(user);
     const projectRecord = (await t.tollgate.admin.getProject(p.id))!;
-    const session = await core.sessions.issue({ project: projectRecord, user, provider });
+    const session = await core.sessions.issue({ project: projectRecord, user, provider, origin: SYSTEM_ORIGIN });
     return { user, token: session.token, refresh_token: session.refreshToken };
   });
 }
@@ -166,7 +167,7 @@ describe('POST /api/proxy/token/refresh', () => {
     const s = await newSession();
     const second = await t.inContext(async () => {
       const p = (await t.tollgate.admin.getProject(project.id))!;
-      return t.tollgate.core.sessions.issue({ project: p, user: s.user, provider: 'google' });
+      return t.tollgate.core.sessions.issue({ project: p, user: s.user, provider: 'google', origin: SYSTEM_ORIGIN });
     });
     await t.inContext(() => t.tollgate.admin.signOutEverywhere({ projectId: project.id, userId: s.user.id }));
     expect((await refresh(s.refresh_token)).status).toBe(401);
@@ -198,7 +199,7 @@ describe('POST /api/proxy/token/revoke', () => {
     const s = await newSession();
     const second = await t.inContext(async () => {
       const p = (await t.tollgate.admin.getProject(project.id))!;
-      return t.tollgate.core.sessions.issue({ project: p, user: s.user, provider: 'magic-link' });
+      return t.tollgate.core.sessions.issue({ project: p, user: s.user, provider: 'magic-link', origin: SYSTEM_ORIGIN });
     });
     await project.client.session.revoke({ body: { refresh_token: s.refresh_token } });
     expect((await refresh(s.refresh_token)).status).toBe(401);

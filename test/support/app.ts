@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createClient } from '../../contract';
+import { SYSTEM_ORIGIN } from '../../application/ports/request-origin';
+import type { SessionOrigin } from '../../application/sessions/session.store';
 import type { IssuedSession } from '../../application/tokens/issue-session';
 import type { EndUser } from '../../domain/user';
 import { loadConfig, type Config } from '../../apps/server/config';
@@ -25,7 +27,7 @@ export interface TestApp {
    * written to the store, and a session for it minted by the core (as every sign-in ends).
    */
   seedUser(projectId: string, fields?: Partial<EndUser>): Promise<EndUser>;
-  issueSession(projectId: string, user: EndUser, provider?: string): Promise<IssuedSession>;
+  issueSession(projectId: string, user: EndUser, provider?: string, origin?: SessionOrigin): Promise<IssuedSession>;
   /** Runs `fn` inside a database context, for direct use of stores and use cases. */
   inContext<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -49,7 +51,10 @@ export async function startTestApp(
     clock?: TestClock;
     runWorker?: boolean;
     overrides?: TollgateOptions['overrides'];
-    /** Share another app's database and deployment key (a second process of one deployment). */
+    /**
+     * Share another app's database, deployment key and PUBLIC_URL (a second process of one
+     * deployment: each accepts the other's tokens).
+     */
     sameDeploymentAs?: TestApp;
     /** Reach the database through another address (e.g. a proxy in front of it). */
     connectVia?: (databaseUrl: string) => string;
@@ -73,7 +78,7 @@ export async function startTestApp(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     OUTBOX_RETRY_DELAY_SECONDS: '1',
     ...options.env,
-    PUBLIC_URL: baseUrl,
+    PUBLIC_URL: options.sameDeploymentAs?.config.publicUrl ?? baseUrl,
   });
   const logger = createLogger(config.LOG_LEVEL, false);
   const secretKey = options.sameDeploymentAs?.secretKey ?? randomBytes(32);
@@ -119,11 +124,11 @@ export async function startTestApp(
         await tollgate.core.stores.users.insert(user);
         return user;
       }),
-    issueSession: (projectId, user, provider = 'email') =>
+    issueSession: (projectId, user, provider = 'email', origin = SYSTEM_ORIGIN) =>
       tollgate.core.db.withContext(async () => {
         const project = await tollgate.admin.getProject(projectId);
         if (!project) throw new Error(`no project ${projectId}`);
-        return tollgate.core.sessions.issue({ project, user, provider });
+        return tollgate.core.sessions.issue({ project, user, provider, origin });
       }),
     async createProject(input = {}) {
       const callbackUrl = input.callbackUrls?.[0] ?? 'https://app.example.com/callback';

@@ -291,9 +291,9 @@ function formPost(html: string): { action: string; fields: Record<string, string
 /**
  * Acts as the end user's browser from a provider authorization URL: follows redirects (keeping
  * cookies), submits form_post pages, and stops at the redirect to `stopAt` (the project's
- * callback URL) or at any other final page.
+ * callback URL) or at any other final page. `headers` go with every request (a User-Agent).
  */
-export async function browse(startUrl: string, stopAt: string, jar = new CookieJar()): Promise<BrowseResult> {
+export async function browse(startUrl: string, stopAt: string, jar = new CookieJar(), headers: Record<string, string> = {}): Promise<BrowseResult> {
   let url = startUrl;
   let method = 'GET';
   let body: string | undefined;
@@ -303,7 +303,7 @@ export async function browse(startUrl: string, stopAt: string, jar = new CookieJ
       method,
       body,
       redirect: 'manual',
-      headers: { cookie: jar.header(url), ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      headers: { ...headers, cookie: jar.header(url), ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
     });
     jar.store(url, res.headers.getSetCookie());
     const location = res.headers.get('location');

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { EmailMessage } from '../../application/email/email-message';
+import type { SecurityNoticeMail } from '../../application/notifications/security-notice';
 import { SUPPORTED_LOCALES } from '../../domain/locale';
-import { formatDuration, I18nextEmailRenderer, loadEmailLocales } from '../../infrastructure/mail/i18next-email-renderer';
+import { SECURITY_NOTICE_KINDS } from '../../domain/security-notice';
+import { formatDuration, formatNoticeTime, I18nextEmailRenderer, loadEmailLocales } from '../../infrastructure/mail/i18next-email-renderer';
 
 const locales = loadEmailLocales();
 const flatten = (o: Record<string, Record<string, string>>) =>
@@ -62,6 +64,48 @@ describe('I18nextEmailRenderer', () => {
     expect(formatDuration(60, 'en')).toBe('1 hour');
     expect(formatDuration(15, 'de')).toBe('15 Minuten');
     expect(formatDuration(60, 'ja')).toContain('時間');
+  });
+
+  it.each(SUPPORTED_LOCALES)('renders every security notification in %s: what happened, when, from where, what to do; every shown value escaped', (lng) => {
+    const notice = (over: Partial<SecurityNoticeMail>): SecurityNoticeMail => ({
+      kind: 'password_changed',
+      locale: lng,
+      projectName: 'Acme <b>&',
+      occurredAt: new Date('2030-03-04T05:06:07.000Z'),
+      ip: '<img src=x>',
+      device: 'Firefox, <Windows>',
+      method: null,
+      ...over,
+    });
+    const subjects = new Set<string>();
+    for (const kind of SECURITY_NOTICE_KINDS) {
+      const method = kind === 'mfa_factor_added' || kind === 'mfa_factor_removed' ? 'sms' : null;
+      const r = renderer.renderSecurityNotice(notice({ kind, method }));
+      expect(r.subject).toContain('Acme <b>&');
+      expect(r.html).toContain(`<html lang="${lng}" dir="${lng === 'ar' || lng === 'he' ? 'rtl' : 'ltr'}">`);
+      expect(r.html).not.toMatch(/<b>|<img|<Windows>/);
+      expect(r.html).toContain('&lt;img src=x&gt;');
+      expect(r.html).toContain('Firefox, &lt;Windows&gt;');
+      expect(r.html).toContain('Acme &lt;b&gt;&amp;');
+      expect(r.text).toContain('<img src=x>');
+      expect(r.text).toContain(formatNoticeTime(new Date('2030-03-04T05:06:07.000Z'), lng));
+      expect(r.text + r.html).not.toMatch(/\{\{|\}\}/);
+      const t = flatten(locales[lng]);
+      expect(r.text).toContain(t['notice.notYou']!.replace('{{project}}', 'Acme <b>&'));
+      if (method) expect(r.text).toContain(t['notice.methodSms']!);
+      subjects.add(r.subject);
+    }
+    expect(subjects.size).toBe(SECURITY_NOTICE_KINDS.length);
+    // Without an address or a device, the notice says so.
+    const unknown = renderer.renderSecurityNotice(notice({ ip: null, device: null }));
+    expect(unknown.text.split(flatten(locales[lng])['notice.unknown']!).length).toBe(3);
+  });
+
+  it('writes the time of a notice in the locale, in UTC, named', () => {
+    const at = new Date('2030-03-04T05:06:07.000Z');
+    // ICU versions differ in the space before AM (narrow no-break or plain).
+    expect(formatNoticeTime(at, 'en').replace(/\s/g, ' ')).toBe('March 4, 2030 at 5:06:07 AM UTC');
+    expect(formatNoticeTime(at, 'de').replace(/\s/g, ' ')).toBe('4. März 2030 um 05:06:07 UTC');
   });
 
   it('renders the magic-link pages localized and escaped', () => {

@@ -1,36 +1,87 @@
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
+import { REACT_EXTERNAL, SDK_EXTERNAL } from '../../packages/build';
+
+/**
+ * The SDK packages' bundles, built as `npm run build:sdk` builds them (esbuild, the same entries
+ * and externals): what each one is made of and what it imports. Nothing of the server (express,
+ * MikroORM, argon2, pg...) may be reachable: a server bundle is contract/ plus the SDK's helpers
+ * and imports only its peer dependencies (zod, @ts-rest/core); the browser entry imports nothing;
+ * the React package imports react and @tollgate/sdk/browser. The React package's browser bundle,
+ * react excluded, stays under 30 kB gzip.
+ */
 
 const root = path.resolve(import.meta.dirname, '../..');
 const out = mkdtempSync(path.join(root, 'node_modules', '.sdk-test-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-describe('the SDK bundle (tollgate/sdk)', () => {
-  it('is built from contract/ alone, with zod and @ts-rest/core as its only packages', async () => {
-    const result = await build({
-      entryPoints: [path.join(root, 'contract/index.ts')],
-      bundle: true,
-      platform: 'neutral',
-      format: 'esm',
-      external: ['zod', '@ts-rest/core'],
-      outfile: path.join(out, 'sdk.mjs'),
-      metafile: true,
-      logLevel: 'silent',
-    });
-    const inputs = Object.keys(result.metafile.inputs);
-    expect(inputs.length).toBeGreaterThan(1);
-    for (const input of inputs) expect(input).toMatch(/^contract\//);
-    const imports = result.metafile.outputs[Object.keys(result.metafile.outputs)[0]!]!.imports.map((i) => i.path);
-    for (const imported of imports) expect(['zod', '@ts-rest/core']).toContain(imported);
-    expect(imports).toContain('@ts-rest/core');
+async function bundle(entry: string, options: { external: string[]; outfile: string; minify?: boolean; alias?: Record<string, string> }) {
+  const result = await build({
+    entryPoints: [path.join(root, entry)],
+    bundle: true,
+    platform: 'neutral',
+    format: 'esm',
+    jsx: 'automatic',
+    mainFields: ['module', 'main'],
+    external: options.external,
+    outfile: path.join(out, options.outfile),
+    minify: options.minify ?? false,
+    alias: options.alias ?? {},
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const output = Object.values(result.metafile.outputs)[0]!;
+  return { inputs: Object.keys(result.metafile.inputs), imports: output.imports.map((i) => i.path), metafile: result.metafile as Metafile };
+}
 
-    const sdk = (await import(pathToFileURL(path.join(out, 'sdk.mjs')).href)) as typeof import('../../contract');
+describe('@tollgate/sdk (server entry, also the root package `tollgate/sdk`)', () => {
+  it('is built from contract/ and the SDK helpers alone, importing only zod and @ts-rest/core', async () => {
+    const { inputs, imports } = await bundle('packages/sdk/src/index.ts', { external: SDK_EXTERNAL, outfile: 'sdk.mjs' });
+    for (const input of inputs) expect(input).toMatch(/^(contract|packages\/sdk\/src)\//);
+    expect(inputs.some((i) => i.startsWith('contract/'))).toBe(true);
+    expect(new Set(imports)).toEqual(new Set(SDK_EXTERNAL));
+
+    const sdk = (await import(pathToFileURL(path.join(out, 'sdk.mjs')).href)) as typeof import('../../packages/sdk/src');
     const client = sdk.createClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'tg_x' });
     expect(typeof client.token.verify).toBe('function');
     expect(sdk.contract.token.verify.path).toBe('/api/v1/token/verify');
+    const tollgate = sdk.createTollgate({ baseUrl: 'http://127.0.0.1:1', apiKey: 'tg_x' });
+    expect(typeof tollgate.client.billing.entitlements).toBe('function');
+    await expect(tollgate.verifyToken('x')).rejects.toMatchObject({ name: 'TollgateError', code: 'network_error', status: 0 });
+    expect(() => sdk.createTollgate({ baseUrl: 'http://127.0.0.1:1', apiKey: '' })).toThrow(/apiKey is required/);
+  });
+});
+
+describe('@tollgate/sdk/browser', () => {
+  it('imports nothing at all: the contract and zod are types only there', async () => {
+    const { inputs, imports } = await bundle('packages/sdk/src/browser/index.ts', { external: SDK_EXTERNAL, outfile: 'browser.mjs' });
+    for (const input of inputs) expect(input).toMatch(/^packages\/sdk\/src\//);
+    expect(imports).toEqual([]);
+  });
+});
+
+describe('@tollgate/react', () => {
+  it('imports only react and @tollgate/sdk/browser', async () => {
+    const { inputs, imports } = await bundle('packages/react/src/index.ts', { external: REACT_EXTERNAL, outfile: 'react.mjs' });
+    for (const input of inputs) expect(input).toMatch(/^packages\/react\/src\//);
+    expect(new Set(imports)).toEqual(new Set(['react', 'react/jsx-runtime', '@tollgate/sdk/browser']));
+  });
+
+  it('weighs under 30 kB gzip in a browser, with the browser client and without react', async () => {
+    await bundle('packages/react/src/index.ts', {
+      external: ['react', 'react/jsx-runtime', 'react-dom'],
+      alias: { '@tollgate/sdk/browser': path.join(root, 'packages/sdk/src/browser/index.ts') },
+      outfile: 'react-browser.min.mjs',
+      minify: true,
+    });
+    const { readFileSync } = await import('node:fs');
+    const code = readFileSync(path.join(out, 'react-browser.min.mjs'));
+    const gzip = gzipSync(code, { level: 9 }).length;
+    console.log(`@tollgate/react browser bundle (with @tollgate/sdk/browser, without react): ${(code.length / 1024).toFixed(1)} kB minified, ${(gzip / 1024).toFixed(1)} kB gzip`);
+    expect(gzip).toBeLessThan(30 * 1024);
   });
 });

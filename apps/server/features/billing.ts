@@ -12,6 +12,7 @@ import { makeReceiveStripeWebhook } from '../../../application/billing/receive-s
 import { makeSandboxOperations } from '../../../application/billing/sandbox-operations';
 import { makeStartCheckout } from '../../../application/billing/start-checkout';
 import { makeSubscribe } from '../../../application/billing/subscribe';
+import { auditBillingActions } from '../../../application/billing/audited-actions';
 import type { BillingUseCases } from '../../../application/billing/use-cases';
 import { ProcessorRegistry } from '../../../infrastructure/billing/processor-directory';
 import { SandboxControlService } from '../../../infrastructure/billing/sandbox/sandbox-control';
@@ -76,7 +77,8 @@ export function wireBilling({ core, config }: { core: Core; config: CoreConfig }
     settings: { sandboxAllowed: allowed, publicUrl: config.publicUrl },
   };
   const sandbox = makeSandboxOperations(deps);
-  const useCases: BillingUseCases = {
+  // The end user's subscribe, change, cancel, pause and resume are recorded in the audit log.
+  const useCases: BillingUseCases = auditBillingActions({
     connectBilling: makeConnectBilling(deps),
     billingStatus: makeBillingStatus(deps),
     disconnectBilling: makeDisconnectBilling(deps),
@@ -107,7 +109,7 @@ export function wireBilling({ core, config }: { core: Core; config: CoreConfig }
     runSandboxRenewals: sandbox.runSandboxRenewals,
     sandboxCheckout: sandbox.sandboxCheckout,
     completeSandboxCheckout: sandbox.completeSandboxCheckout,
-  };
+  }, { audit: core.audit, clock });
   const jobs: JobsFeature = {
     schedules: allowed
       ? [{ name: 'billing.sandbox-renewals', cron: config.BILLING_SANDBOX_CRON, run: () => useCases.runSandboxRenewals().then(() => undefined) }]

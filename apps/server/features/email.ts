@@ -12,6 +12,8 @@ import { makeSendMagicLink } from '../../../application/email/send-magic-link';
 import { makeSignInWithPassword } from '../../../application/email/sign-in-with-password';
 import { makeSignUpWithPassword } from '../../../application/email/sign-up-with-password';
 import { makeVerifyEmailCode } from '../../../application/email/verify-email-code';
+import { makeDeliverSecurityNotice } from '../../../application/notifications/deliver-security-notice';
+import { SECURITY_NOTICE_TOPIC } from '../../../application/notifications/security-notice';
 import type { Logger } from '../../../application/ports/logger';
 import { handleTopic } from '../../../application/ports/outbox';
 import { FileMailTransport } from '../../../infrastructure/mail/file-mail-transport';
@@ -65,12 +67,22 @@ export function wireEmail({ core, config, signInGate, mailConfigured }: EmailFea
 
   const routes = {
     email: makeEmailRoutes({
-      signUp: makeSignUpWithPassword({ accounts, issueVerificationCode, completePrimarySignIn, hasher, crypto, clock, uow: db, rateLimiter, limits, mailConfigured }),
-      signIn: makeSignInWithPassword({ accounts, completePrimarySignIn, hasher, crypto, clock, uow: db, rateLimiter, limits }),
+      signUp: makeSignUpWithPassword({ accounts, issueVerificationCode, completePrimarySignIn, hasher, crypto, clock, uow: db, audit: core.audit, rateLimiter, limits, mailConfigured }),
+      signIn: makeSignInWithPassword({ accounts, completePrimarySignIn, hasher, crypto, clock, uow: db, audit: core.audit, rateLimiter, limits }),
       verifyCode: makeVerifyEmailCode({ accounts, codes, crypto, clock, uow: db, rateLimiter, limits }),
       resendCode: makeResendVerificationCode({ accounts, issueVerificationCode, clock, uow: db, rateLimiter, limits, mailConfigured }),
-      requestReset: makeRequestPasswordReset({ outbox, clock, uow: db, rateLimiter, limits, mailConfigured }),
-      confirmReset: makeConfirmPasswordReset({ accounts, resets, refreshTokens: stores.refreshTokens, hasher, crypto, clock, uow: db }),
+      requestReset: makeRequestPasswordReset({ outbox, audit: core.audit, clock, uow: db, rateLimiter, limits, mailConfigured }),
+      confirmReset: makeConfirmPasswordReset({
+        accounts,
+        resets,
+        refreshTokens: stores.refreshTokens,
+        hasher,
+        crypto,
+        audit: core.audit,
+        notify: core.securityNotices.notify,
+        clock,
+        uow: db,
+      }),
       sendMagicLink: makeSendMagicLink({
         accounts,
         links,
@@ -93,6 +105,7 @@ export function wireEmail({ core, config, signInGate, mailConfigured }: EmailFea
     projects: stores.projects,
     completePrimarySignIn,
     crypto,
+    audit: core.audit,
     clock,
     uow: db,
   });
@@ -103,10 +116,15 @@ export function wireEmail({ core, config, signInGate, mailConfigured }: EmailFea
   } satisfies HttpFeature<typeof routes>;
 }
 
-/** Renders and sends the mail the email use cases enqueue, and issues password resets off the request path. */
+/**
+ * Renders and sends the mail the email use cases enqueue and the security notifications, and
+ * issues password resets off the request path.
+ */
 export function emailJobs(core: Core, transport: MailTransport | null): JobsFeature {
   const { db, clock, crypto, outbox, stores } = core;
-  const deliverEmail = transport ? makeDeliverEmail({ renderer: new I18nextEmailRenderer(), transport }) : null;
+  const renderer = new I18nextEmailRenderer();
+  const deliverEmail = transport ? makeDeliverEmail({ renderer, transport }) : null;
+  const deliverNotice = transport ? makeDeliverSecurityNotice({ projects: stores.projects, users: stores.users, renderer, transport }) : null;
   const issuePasswordReset = makeIssuePasswordReset({
     projects: stores.projects,
     accounts: new PostgresEmailAccountStore(db),
@@ -123,6 +141,10 @@ export function emailJobs(core: Core, transport: MailTransport | null): JobsFeat
         await deliverEmail({ ...message }, messageId);
       }),
       handleTopic(PASSWORD_RESET_REQUEST_TOPIC, (request, { messageId }) => issuePasswordReset({ ...request }, messageId)),
+      handleTopic(SECURITY_NOTICE_TOPIC, async (notice, { messageId }) => {
+        if (!deliverNotice) throw new Error('Email delivery is not configured');
+        await deliverNotice(notice, messageId);
+      }),
     ],
     close: () => transport?.close?.(),
   };

@@ -76,7 +76,8 @@ export interface MfaFeature extends HttpFeature<{ mfa: ReturnType<typeof makeMfa
  * token on the setup endpoints.
  */
 export function wireMfa({ core, config, smsAvailable }: MfaFeatureInput): MfaFeature {
-  const { db, clock, crypto, box, rateLimiter, outbox } = core;
+  const { db, clock, crypto, box, rateLimiter, outbox, audit } = core;
+  const { notify, checkNewDevice } = core.securityNotices;
   const limits: MfaLimits = {
     verify: { points: config.MFA_VERIFY_MAX_ATTEMPTS, windowMs: config.MFA_VERIFY_WINDOW_SECONDS * 1000 },
     smsSend: { points: config.MFA_SMS_MAX_SENDS, windowMs: config.MFA_SMS_WINDOW_SECONDS * 1000 },
@@ -91,17 +92,20 @@ export function wireMfa({ core, config, smsAvailable }: MfaFeatureInput): MfaFea
 
   const signInGate = makeCompletePrimarySignIn({
     issueSession,
+    audit,
+    checkNewDevice,
+    clock,
     mfa: { challenges, enrollment, crypto, clock },
   });
 
-  const finish = makeFinishChallenge({ challenges, issueSession, clock });
+  const finish = makeFinishChallenge({ challenges, issueSession, audit, checkNewDevice, clock });
   const verifyCode = makeVerifyFactorCode({ totp, backupCodes, sms, authenticator, box, crypto, clock });
   const issueCode = makeIssueSmsCode({ sms, outbox, crypto, clock });
   const routes = {
     mfa: makeMfaRoutes({
       setupTotp: makeSetupTotp({ totp, authenticator, qr: new PngQrCodeRenderer(), box, clock }),
-      confirmTotpSetup: makeConfirmTotpSetup({ totp, challenges, authenticator, finish, box, clock, uow: db }),
-      generateBackupCodes: makeGenerateBackupCodes({ backupCodes, enrollment, crypto, randomInt: (max) => randomInt(0, max), clock, uow: db }),
+      confirmTotpSetup: makeConfirmTotpSetup({ totp, challenges, authenticator, finish, audit, notify, box, clock, uow: db }),
+      generateBackupCodes: makeGenerateBackupCodes({ backupCodes, enrollment, crypto, randomInt: (max) => randomInt(0, max), audit, notify, clock, uow: db }),
       verifyChallenge: makeVerifyMfaChallenge({
         challenges,
         projects: core.stores.projects,
@@ -109,6 +113,8 @@ export function wireMfa({ core, config, smsAvailable }: MfaFeatureInput): MfaFea
         enrollment,
         verifyCode,
         finish,
+        audit,
+        notify,
         rateLimiter,
         limits,
         crypto,
@@ -128,10 +134,10 @@ export function wireMfa({ core, config, smsAvailable }: MfaFeatureInput): MfaFea
         clock,
         uow: db,
       }),
-      enableSms: makeEnableSms({ sms, smsAvailable, clock }),
+      enableSms: makeEnableSms({ sms, smsAvailable, audit, notify, clock, uow: db }),
       startPhoneVerification: makeStartPhoneVerification({ issueCode, smsAvailable, rateLimiter, limits, uow: db }),
       confirmPhone: makeConfirmPhone({ sms, smsAvailable, crypto, clock, uow: db }),
-      disableFactor: makeDisableFactor({ enrollment, verifyCode, totp, sms, backupCodes, rateLimiter, limits, clock, uow: db }),
+      disableFactor: makeDisableFactor({ enrollment, verifyCode, totp, sms, backupCodes, sessions: core.stores.sessions, rateLimiter, limits, audit, notify, clock, uow: db }),
       sendDisableSmsCode: makeSendDisableSmsCode({ sms, issueCode, smsAvailable, rateLimiter, limits, uow: db }),
     }),
   };

@@ -1,10 +1,14 @@
 import type { SignInGate } from '../../../application/auth/complete-primary-sign-in';
+import { makeEndOtherSessions } from '../../../application/sessions/end-other-sessions';
+import { makeEndSession } from '../../../application/sessions/end-session';
+import { makeListSessions } from '../../../application/sessions/list-sessions';
 import { makeExchangeCode } from '../../../application/tokens/exchange-code';
 import { makeRefreshSession } from '../../../application/tokens/refresh-session';
 import { makeRevokeSession } from '../../../application/tokens/revoke-session';
 import { PostgresAuthorizationCodeStore } from '../../../infrastructure/persistence/postgres-authorization-code.store';
 import type { Core } from '../core';
 import { makeSessionRoutes } from '../http/session.routes';
+import { makeSessionsRoutes } from '../http/sessions.routes';
 import { makeTokenRoutes } from '../http/token.routes';
 import type { HttpFeature } from './types';
 
@@ -14,7 +18,10 @@ export interface SessionsFeatureInput {
   signInGate: SignInGate;
 }
 
-/** Sessions: token verification, authorization-code exchange, refresh rotation and revocation. */
+/**
+ * Sessions: token verification, authorization-code exchange, refresh rotation and revocation, and
+ * a user's sessions listed and ended (by the user, or by the project server).
+ */
 export function wireSessions({ core, signInGate }: SessionsFeatureInput) {
   const { config, db, crypto, box, clock, stores, caches } = core;
   const exchangeCode = makeExchangeCode({
@@ -22,6 +29,7 @@ export function wireSessions({ core, signInGate }: SessionsFeatureInput) {
     users: stores.users,
     refreshTokens: stores.refreshTokens,
     completePrimarySignIn: signInGate,
+    audit: core.audit,
     crypto,
     clock,
   });
@@ -33,6 +41,7 @@ export function wireSessions({ core, signInGate }: SessionsFeatureInput) {
     tokens: core.tokens,
     crypto,
     box,
+    audit: core.audit,
     clock,
     policy: {
       refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
@@ -40,10 +49,15 @@ export function wireSessions({ core, signInGate }: SessionsFeatureInput) {
       reuseGraceSeconds: config.REFRESH_TOKEN_REUSE_GRACE_SECONDS,
     },
   });
-  const revokeSession = makeRevokeSession({ refreshTokens: stores.refreshTokens, crypto, clock });
+  const revokeSession = makeRevokeSession({ refreshTokens: stores.refreshTokens, crypto, audit: core.audit, clock });
   const routes = {
     token: makeTokenRoutes({ verifyAccessToken: core.sessions.verify }),
     session: makeSessionRoutes({ exchangeCode, refreshSession, revokeSession }),
+    sessions: makeSessionsRoutes({
+      listSessions: makeListSessions({ sessions: stores.sessions, users: caches.users, clock }),
+      endSession: makeEndSession({ sessions: stores.sessions, users: caches.users, audit: core.audit, clock }),
+      endOtherSessions: makeEndOtherSessions({ sessions: stores.sessions, users: caches.users, audit: core.audit, clock }),
+    }),
   };
   return { routes } satisfies HttpFeature<typeof routes>;
 }

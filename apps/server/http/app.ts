@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { RouteMetadata } from '../../../contract/common';
 import { requestScope, type PinoLogger } from './logger';
 import { errorResponse, type ErrorCode, type ErrorDetail } from './errors';
-import { describeZodError } from './validation';
+import { describeZodError, findUnstorableString } from './validation';
 import { authenticatorFor, type AuthenticatorRegistry } from './auth';
 import { bodyKindOf, makeBodyReader } from './body';
 import { mountDocs } from './docs';
@@ -106,8 +106,16 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
         res,
         kind,
         (failed) => {
-          if (!failed) return next();
-          if (failed.code !== 'aborted') send(res, failed.code, { hint: failed.hint });
+          if (failed) return failed.code === 'aborted' ? undefined : send(res, failed.code, { hint: failed.hint });
+          // One rule for every string of every route, before its schema and its handler see it.
+          const unstorable = findUnstorableString('path', req.params) ?? findUnstorableString('query', req.query) ?? findUnstorableString('body', req.body);
+          if (unstorable) {
+            return send(res, 'invalid_characters', {
+              message: `Invalid ${unstorable.field}: it holds ${unstorable.found}, which cannot be stored`,
+              hint: 'A string may hold any character but NUL (U+0000) and unpaired UTF-16 surrogates; other control characters are kept as sent',
+            });
+          }
+          next();
         },
         next,
       );

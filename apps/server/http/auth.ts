@@ -5,6 +5,7 @@ import { API_KEY_PREFIX } from '../../../application/api-keys/create-api-key';
 import type { Project } from '../../../domain/project';
 import type { EndUser } from '../../../domain/user';
 import { authOf, readAuthorization } from './request-context';
+import type { ConsoleActor } from '../../../application/console/authenticate-console-session';
 
 /** Why a request's credentials were refused: one of the codes its auth kind declares, and what was wrong. */
 export interface AuthRefusal<C extends string = AuthErrorCode> {
@@ -134,6 +135,50 @@ export function userOrApiKeyAuthenticator(
     auth.project = found.project;
     auth.user = found.user;
     auth.claims = found.claims;
+    return null;
+  };
+}
+
+/** The console session cookie's name (HttpOnly, SameSite=Lax, Secure outside development and test). */
+export const CONSOLE_COOKIE = 'tollgate_console';
+
+/** One cookie's value from the Cookie header, or null. */
+export function readCookie(req: Request, name: string): string | null {
+  const header = req.headers.cookie;
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    try {
+      return decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/**
+ * A console session: the `tollgate_console` cookie names a live session (401 otherwise), and every
+ * method but GET and HEAD carries that session's CSRF token in `x-csrf-token` (403 otherwise,
+ * compared in constant time). The account goes into `authOf(res).console`.
+ */
+export function consoleSessionAuthenticator(
+  authenticate: (token: string) => Promise<ConsoleActor | null>,
+  safeEqual: (a: string, b: string) => boolean,
+): Authenticator<AuthErrorCodeOf<'console'>> {
+  return async (req, res) => {
+    const token = readCookie(req, CONSOLE_COOKIE);
+    if (!token) return { code: 'console_session_required', hint: 'Sign in at /dashboard; the console session travels in the tollgate_console cookie' };
+    const actor = await authenticate(token);
+    if (!actor) return { code: 'console_session_required' };
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      const sent = req.headers['x-csrf-token'];
+      if (typeof sent !== 'string' || sent.length !== actor.csrfToken.length || !safeEqual(sent, actor.csrfToken)) {
+        return { code: 'csrf_token_invalid' };
+      }
+    }
+    authOf(res).console = actor;
     return null;
   };
 }

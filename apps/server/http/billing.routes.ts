@@ -6,7 +6,7 @@ import type { BillingActor, ProcessorUseCases, UserUseCases } from '../../../app
 import type { ChangePreviewView, InvoiceLineView, InvoiceView, PlanView, SubscriptionView } from '../../../application/billing/views';
 import { errorResponse, type ErrorResponse } from './errors';
 import { requestKeyOf } from './idempotency';
-import { authOf, projectOf, rawBodyOf } from './request-context';
+import { authOf, originOf, projectOf, rawBodyOf } from './request-context';
 
 const s = initServer();
 
@@ -161,8 +161,8 @@ export function makeBillingRoutes(billing: BillingRouteUseCases) {
         : refusal(r, BILLING_REFUSALS.setupIntent);
     },
 
-    subscribe: async ({ body, res }) => {
-      const r = await billing.subscribe(actorOf(res), { priceId: body.priceId, paymentMethodId: body.paymentMethodId, requestKey: requestKeyOf(res) });
+    subscribe: async ({ body, req, res }) => {
+      const r = await billing.subscribe({ ...actorOf(res), origin: originOf(req, res) }, { priceId: body.priceId, paymentMethodId: body.paymentMethodId, requestKey: requestKeyOf(res) });
       return r.ok ? { status: 201, body: renderSubscription(r.value) } : refusal(r, BILLING_REFUSALS.subscribe);
     },
 
@@ -190,23 +190,23 @@ export function makeBillingRoutes(billing: BillingRouteUseCases) {
       return r.ok ? { status: 200, body: renderPreview(r.value) } : refusal(r, BILLING_REFUSALS.changePreview);
     },
 
-    change: async ({ body, res }) => {
-      const r = await billing.changeSubscription(actorOf(res), { newPriceId: body.new_price_id, requestKey: requestKeyOf(res) });
+    change: async ({ body, req, res }) => {
+      const r = await billing.changeSubscription({ ...actorOf(res), origin: originOf(req, res) }, { newPriceId: body.new_price_id, requestKey: requestKeyOf(res) });
       return r.ok ? { status: 200, body: renderSubscription(r.value) } : refusal(r, BILLING_REFUSALS.change);
     },
 
-    cancel: async ({ body, res }) => {
-      const r = await billing.cancelSubscription(actorOf(res), { atPeriodEnd: body.at_period_end ?? true, requestKey: requestKeyOf(res) });
+    cancel: async ({ body, req, res }) => {
+      const r = await billing.cancelSubscription({ ...actorOf(res), origin: originOf(req, res) }, { atPeriodEnd: body.at_period_end ?? true, requestKey: requestKeyOf(res) });
       return r.ok ? { status: 200, body: renderSubscription(r.value) } : refusal(r, BILLING_REFUSALS.cancel);
     },
 
-    pause: async ({ res }) => {
-      const r = await billing.pauseSubscription(actorOf(res), { requestKey: requestKeyOf(res) });
+    pause: async ({ req, res }) => {
+      const r = await billing.pauseSubscription({ ...actorOf(res), origin: originOf(req, res) }, { requestKey: requestKeyOf(res) });
       return r.ok ? { status: 200, body: renderSubscription(r.value) } : refusal(r, BILLING_REFUSALS.pause);
     },
 
-    resume: async ({ res }) => {
-      const r = await billing.resumeSubscription(actorOf(res), { requestKey: requestKeyOf(res) });
+    resume: async ({ req, res }) => {
+      const r = await billing.resumeSubscription({ ...actorOf(res), origin: originOf(req, res) }, { requestKey: requestKeyOf(res) });
       return r.ok ? { status: 200, body: renderSubscription(r.value) } : refusal(r, BILLING_REFUSALS.resume);
     },
 

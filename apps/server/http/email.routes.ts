@@ -12,11 +12,12 @@ import type { makeSignUpWithPassword } from '../../../application/email/sign-up-
 import type { makeVerifyEmailCode } from '../../../application/email/verify-email-code';
 import { withQuery } from '../../../domain/email/rules';
 import { DEFAULT_LOCALE, localeFromAcceptLanguage, type Locale } from '../../../domain/locale';
+import type { RequestOrigin } from '../../../application/ports/request-origin';
 import type { Result } from '../../../domain/result';
 import type { I18nextEmailRenderer, LinkPageKind } from '../../../infrastructure/mail/i18next-email-renderer';
 import { errorResponse } from './errors';
 import { failureResponse } from './rate-limit';
-import { clientIp, projectOf } from './request-context';
+import { clientIp, originOf, projectOf } from './request-context';
 import { toPublicUser, toSignInResponse } from './sign-in-response';
 
 /** Where the link in a magic-link email points. */
@@ -49,6 +50,7 @@ const emailRequestOf = (req: Request, res: Response, body: { email: string; call
   locale: body.locale ?? null,
   acceptLanguage: acceptLanguage(req),
   ip: clientIp(req),
+  origin: originOf(req, res),
 });
 
 /**
@@ -83,8 +85,8 @@ export function makeEmailRoutes(deps: EmailRouteDeps) {
       return r.ok ? success() : failureResponse(res, r);
     },
 
-    confirmPasswordReset: async ({ body, res }) => {
-      const r = await deps.confirmReset({ project: projectOf(res), token: body.token, password: body.password, locale: body.locale ?? null });
+    confirmPasswordReset: async ({ body, req, res }) => {
+      const r = await deps.confirmReset({ project: projectOf(res), token: body.token, password: body.password, locale: body.locale ?? null, origin: originOf(req, res) });
       return r.ok ? success() : errorResponse(r.error);
     },
 
@@ -96,7 +98,7 @@ export function makeEmailRoutes(deps: EmailRouteDeps) {
 }
 
 export interface MagicLinkEndpointDeps {
-  consume: (token: string) => Promise<{ result: Result<ConsumedMagicLink, ConsumeMagicLinkError>; locale: Locale | null }>;
+  consume: (token: string, origin: RequestOrigin) => Promise<{ result: Result<ConsumedMagicLink, ConsumeMagicLinkError>; locale: Locale | null }>;
   renderer: Pick<I18nextEmailRenderer, 'linkPage' | 'continuePage'>;
 }
 
@@ -143,7 +145,7 @@ export function mountMagicLinkEndpoint(app: express.Express, deps: MagicLinkEndp
       if (!token || token.length > 512) return page(res, 400, deps.renderer.linkPage('link_invalid', fallbackLocale));
       if (isPrefetch(req)) return page(res, 200, deps.renderer.continuePage(req.originalUrl, fallbackLocale));
 
-      const { result, locale } = await deps.consume(token);
+      const { result, locale } = await deps.consume(token, originOf(req, res));
       if (!result.ok) {
         const kind: LinkPageKind = result.error;
         const status = kind === 'link_expired' || kind === 'link_used' ? 410 : kind === 'link_unavailable' ? 403 : 400;

@@ -1,5 +1,5 @@
 import { initServer } from '@ts-rest/express';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { mfaContract } from '../../../contract/mfa.contract';
 import type { MfaActor } from '../../../application/mfa/actor';
 import type { makeConfirmPhone } from '../../../application/mfa/confirm-phone';
@@ -13,7 +13,7 @@ import type { makeSetupTotp } from '../../../application/mfa/setup-totp';
 import type { makeStartPhoneVerification } from '../../../application/mfa/start-phone-verification';
 import type { makeVerifyMfaChallenge } from '../../../application/mfa/verify-mfa-challenge';
 import { failureResponse as failure } from './rate-limit';
-import { authOf, clientIp } from './request-context';
+import { authOf, clientIp, originOf } from './request-context';
 import { toSessionResponse } from './sign-in-response';
 
 const s = initServer();
@@ -21,11 +21,18 @@ const s = initServer();
 /** Claim set on requests authenticated by an enrollment challenge instead of an access token. */
 export const ENROLLMENT_CHALLENGE_CLAIM = 'mfa_enrollment_challenge';
 
-function actorOf(res: Response): MfaActor {
+function actorOf(req: Request, res: Response): MfaActor {
   const auth = authOf(res);
   if (!auth.project || !auth.user) throw new Error('route has no authenticated user');
   const challengeId = auth.claims?.[ENROLLMENT_CHALLENGE_CLAIM];
-  return { project: auth.project, user: auth.user, enrollmentChallengeId: typeof challengeId === 'string' ? challengeId : null };
+  const sid = auth.claims?.sid;
+  return {
+    project: auth.project,
+    user: auth.user,
+    enrollmentChallengeId: typeof challengeId === 'string' ? challengeId : null,
+    sessionId: typeof sid === 'string' ? sid : null,
+    origin: originOf(req, res),
+  };
 }
 
 export interface MfaRouteDeps {
@@ -43,50 +50,50 @@ export interface MfaRouteDeps {
 
 export function makeMfaRoutes(deps: MfaRouteDeps) {
   return s.router(mfaContract, {
-    totpSetup: async ({ res }) => {
-      const r = await deps.setupTotp(actorOf(res));
+    totpSetup: async ({ req, res }) => {
+      const r = await deps.setupTotp(actorOf(req, res));
       return r.ok ? { status: 200, body: { secret: r.value.secret, qr_code: r.value.qrCode, uri: r.value.uri } } : failure(res, r);
     },
-    totpVerifySetup: async ({ body, res }) => {
-      const r = await deps.confirmTotpSetup(actorOf(res), body.code);
+    totpVerifySetup: async ({ body, req, res }) => {
+      const r = await deps.confirmTotpSetup(actorOf(req, res), body.code);
       if (!r.ok) return failure(res, r);
       const finished = r.value.session;
       return { status: 200, body: finished ? { success: true as const, ...toSessionResponse(finished.session, finished.user) } : { success: true as const } };
     },
-    backupCodesGenerate: async ({ res }) => {
-      const r = await deps.generateBackupCodes(actorOf(res));
+    backupCodesGenerate: async ({ req, res }) => {
+      const r = await deps.generateBackupCodes(actorOf(req, res));
       return r.ok ? { status: 200, body: r.value } : failure(res, r);
     },
     verify: async ({ body, req, res }) => {
-      const r = await deps.verifyChallenge({ challenge: body.challenge, code: body.code, method: body.method, ip: clientIp(req) });
+      const r = await deps.verifyChallenge({ challenge: body.challenge, code: body.code, method: body.method, ip: clientIp(req), origin: originOf(req, res) });
       return r.ok ? { status: 200, body: toSessionResponse(r.value.session, r.value.user) } : failure(res, r);
     },
     smsSendCode: async ({ body, req, res }) => {
       const r = await deps.sendSignInSmsCode({ challenge: body.challenge, ip: clientIp(req) });
       return r.ok ? { status: 200, body: { success: true as const } } : failure(res, r);
     },
-    smsEnable: async ({ res }) => {
-      const r = await deps.enableSms(actorOf(res));
+    smsEnable: async ({ req, res }) => {
+      const r = await deps.enableSms(actorOf(req, res));
       return r.ok ? { status: 200, body: { success: true as const } } : failure(res, r);
     },
-    smsPhone: async ({ body, res }) => {
-      const r = await deps.startPhoneVerification(actorOf(res), body.phone);
+    smsPhone: async ({ body, req, res }) => {
+      const r = await deps.startPhoneVerification(actorOf(req, res), body.phone);
       return r.ok ? { status: 200, body: { success: true as const } } : failure(res, r);
     },
-    smsPhoneVerify: async ({ body, res }) => {
-      const r = await deps.confirmPhone(actorOf(res), body.code);
+    smsPhoneVerify: async ({ body, req, res }) => {
+      const r = await deps.confirmPhone(actorOf(req, res), body.code);
       return r.ok ? { status: 200, body: { success: true as const, phone: r.value.phone } } : failure(res, r);
     },
-    totpDisable: async ({ body, res }) => {
-      const r = await deps.disableFactor(actorOf(res), 'totp', body);
+    totpDisable: async ({ body, req, res }) => {
+      const r = await deps.disableFactor(actorOf(req, res), 'totp', body);
       return r.ok ? { status: 200, body: { success: true as const } } : failure(res, r);
     },
-    smsDisable: async ({ body, res }) => {
-      const r = await deps.disableFactor(actorOf(res), 'sms', body);
+    smsDisable: async ({ body, req, res }) => {
+      const r = await deps.disableFactor(actorOf(req, res), 'sms', body);
       return r.ok ? { status: 200, body: { success: true as const } } : failure(res, r);
     },
-    smsDisableSendCode: async ({ res }) => {
-      const r = await deps.sendDisableSmsCode(actorOf(res));
+    smsDisableSendCode: async ({ req, res }) => {
+      const r = await deps.sendDisableSmsCode(actorOf(req, res));
       return r.ok ? { status: 200, body: { success: true as const } } : failure(res, r);
     },
   });

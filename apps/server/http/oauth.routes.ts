@@ -5,7 +5,7 @@ import type { makeCompleteAuthorization } from '../../../application/oauth/compl
 import type { makeStartAuthorization } from '../../../application/oauth/start-authorization';
 import { errorResponse } from './errors';
 import { failureResponse } from './rate-limit';
-import { authOf, clientIp, projectOf } from './request-context';
+import { authOf, clientIp, originOf, projectOf } from './request-context';
 
 const s = initServer();
 
@@ -47,8 +47,8 @@ export function makeOAuthRoutes(deps: OAuthRouteDeps) {
       linkToken: f.link_token ?? null,
     });
 
-  const callback = async (provider: string, f: { code?: string; state?: string; user?: string }, res: Response) => {
-    const done = await deps.completeAuthorization({ provider, code: f.code ?? null, state: f.state ?? null, userField: f.user ?? null });
+  const callback = async (provider: string, f: { code?: string; state?: string; user?: string }, req: Request, res: Response) => {
+    const done = await deps.completeAuthorization({ provider, code: f.code ?? null, state: f.state ?? null, userField: f.user ?? null, origin: originOf(req, res) });
     if (!done.ok) return errorResponse(done.error);
     res.setHeader('location', done.value.redirectUrl);
     return { status: 302 as const, body: undefined };
@@ -65,7 +65,7 @@ export function makeOAuthRoutes(deps: OAuthRouteDeps) {
       res.setHeader('location', r.value.redirectUrl);
       return { status: 302, body: undefined };
     },
-    callback: async ({ params, query, res }) => callback(params.provider, query, res),
-    callbackPost: async ({ params, body, res }) => callback(params.provider, body, res),
+    callback: async ({ params, query, req, res }) => callback(params.provider, query, req, res),
+    callbackPost: async ({ params, body, req, res }) => callback(params.provider, body, req, res),
   });
 }

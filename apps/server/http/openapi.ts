@@ -9,6 +9,7 @@ const SECURITY: { readonly [K in RouteAuth]: Array<Record<string, string[]>> } =
   user: [{ accessToken: [] }],
   // Either scheme satisfies the route (OpenAPI: alternatives are separate requirement objects).
   userOrApiKey: [{ accessToken: [] }, { apiKey: [] }],
+  console: [{ consoleSession: [] }],
   none: [],
 };
 
@@ -28,6 +29,12 @@ export function buildOpenApiDocument(publicUrl: string) {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'Project API key (tg_...)' },
           accessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'End-user access token' },
+          consoleSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'tollgate_console',
+            description: 'Console session (HttpOnly cookie set by signing in); state-changing calls also send the x-csrf-token header',
+          },
         },
       },
     },
@@ -35,7 +42,9 @@ export function buildOpenApiDocument(publicUrl: string) {
       setOperationId: 'concatenated-path',
       operationMapper: (operation, route: AppRoute) => {
         const auth = (route.metadata as RouteMetadata | undefined)?.auth ?? 'none';
-        return { ...operation, security: SECURITY[auth] };
+        // The admin API (the web console's) is its own section of the document.
+        const tags = route.path.startsWith('/api/admin/') ? ['Admin (console)'] : operation.tags;
+        return { ...operation, ...(tags ? { tags } : {}), security: SECURITY[auth] };
       },
     },
   );

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { Project } from '../../../domain/project';
 import type { EndUser } from '../../../domain/user';
 import type { RequestOrigin } from '../../../application/ports/request-origin';
+import type { ConsoleActor } from '../../../application/console/authenticate-console-session';
 
 /** What the auth middleware established for a request. */
 export interface RequestAuth {
@@ -10,6 +11,8 @@ export interface RequestAuth {
   user?: EndUser;
   /** Verified claims of the access token, for routes authenticated by one. */
   claims?: Record<string, unknown>;
+  /** The console account and session of an admin route (auth kind 'console'). */
+  console?: ConsoleActor;
 }
 
 export const authOf = (res: Response): RequestAuth => (res.locals.auth ??= {}) as RequestAuth;

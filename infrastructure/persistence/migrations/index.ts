@@ -6,7 +6,11 @@ import { Migration20261122040000CacheInvalidation } from './Migration20261122040
 import { Migration20261123000000OutboxJobs } from './Migration20261123000000OutboxJobs';
 import { Migration20261124000000Billing } from './Migration20261124000000Billing';
 import { Migration20261125000000Webhooks } from './Migration20261125000000Webhooks';
+import { Migration20261126000000Sessions } from './Migration20261126000000Sessions';
+import { Migration20261127000000Audit } from './Migration20261127000000Audit';
 import { Migration20261128000000WebhookDelivery } from './Migration20261128000000WebhookDelivery';
+import { Migration20261129000000Console } from './Migration20261129000000Console';
+import { Migration20261130000000ConsoleInvitations } from './Migration20261130000000ConsoleInvitations';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -18,5 +22,9 @@ export const MIGRATIONS = [
   { name: 'Migration20261123000000OutboxJobs', class: Migration20261123000000OutboxJobs },
   { name: 'Migration20261124000000Billing', class: Migration20261124000000Billing },
   { name: 'Migration20261125000000Webhooks', class: Migration20261125000000Webhooks },
+  { name: 'Migration20261126000000Sessions', class: Migration20261126000000Sessions },
+  { name: 'Migration20261127000000Audit', class: Migration20261127000000Audit },
   { name: 'Migration20261128000000WebhookDelivery', class: Migration20261128000000WebhookDelivery },
+  { name: 'Migration20261129000000Console', class: Migration20261129000000Console },
+  { name: 'Migration20261130000000ConsoleInvitations', class: Migration20261130000000ConsoleInvitations },
 ];

@@ -1,0 +1,29 @@
+import { defineTopic } from '../ports/outbox';
+import type { MailTransport, RenderedEmail } from '../email/email-message';
+
+/** What the outbox records for an invitation to a project's console: enough to write and send it later. */
+export interface ConsoleInvitationMail {
+  to: string;
+  projectName: string;
+  /** The inviter's email, or null when unknown. */
+  invitedBy: string | null;
+  /** The console page that accepts the invitation, its one-time token in the fragment. */
+  url: string;
+  expiresInDays: number;
+}
+
+/** Outbox topic of console invitations; the mail queue's retry policy applies. */
+export const CONSOLE_INVITATION_TOPIC = defineTopic<ConsoleInvitationMail>({ name: 'email.console_invitation', queue: 'mail' });
+
+/** Writes a console invitation as HTML and plain text (English, every value escaped). */
+export interface ConsoleInvitationRenderer {
+  render(mail: ConsoleInvitationMail): RenderedEmail;
+}
+
+/** The outbox handler of console invitations: writes the mail and hands it to the transport (which throws to retry). */
+export function makeDeliverConsoleInvitation(deps: { renderer: ConsoleInvitationRenderer; transport: MailTransport }) {
+  return async (mail: ConsoleInvitationMail, messageId: string): Promise<void> => {
+    const rendered = deps.renderer.render(mail);
+    await deps.transport.send({ ...rendered, messageId, to: mail.to, secretPreview: mail.url });
+  };
+}

@@ -1,0 +1,78 @@
+import type { Locale } from '../../domain/locale';
+import type { Project } from '../../domain/project';
+import { isNoticeEnabled, type SecurityNoticeKind } from '../../domain/security-notice';
+import type { RenderedEmail } from '../email/email-message';
+import type { Clock } from '../ports/clock';
+import { defineTopic, type Outbox } from '../ports/outbox';
+import { SYSTEM_ORIGIN, type RequestOrigin } from '../ports/request-origin';
+
+/** What a security notification says, recorded in the outbox: ids and facts, no secret. */
+export interface SecurityNotice {
+  kind: SecurityNoticeKind;
+  projectId: string;
+  userId: string;
+  /** ISO time of the change. */
+  occurredAt: string;
+  /** Where the request that made the change came from (null when no request did). */
+  ip: string | null;
+  userAgent: string | null;
+  /** The factor added or removed (mfa_factor_added, mfa_factor_removed). */
+  method: 'totp' | 'sms' | null;
+}
+
+/**
+ * Outbox topic of security notifications, on the mail queue. The job finds the user's address and
+ * locale when it runs, so a use case only names the user.
+ */
+export const SECURITY_NOTICE_TOPIC = defineTopic<SecurityNotice>({ name: 'email.security_notice', queue: 'mail' });
+
+/** Work no request started (a job, the CLI): no address or device to tell. */
+export const isSystemOrigin = (origin: RequestOrigin): boolean =>
+  origin.ip === SYSTEM_ORIGIN.ip && origin.userAgent === null && origin.requestId === null;
+
+/** Tells the user what just happened to their account, when the project sends that kind. */
+export type NotifySecurityEvent = (input: {
+  project: Project;
+  userId: string;
+  kind: SecurityNoticeKind;
+  origin: RequestOrigin;
+  method?: 'totp' | 'sms';
+}) => Promise<void>;
+
+/**
+ * Records a security notification in the outbox (in the caller's transaction when there is one),
+ * unless the project turned that kind off. Where the request came from is told as it was seen:
+ * work no request started (SYSTEM_ORIGIN) shows none.
+ */
+export function makeNotifySecurityEvent(deps: { outbox: Outbox; clock: Clock }): NotifySecurityEvent {
+  return async (input) => {
+    if (!isNoticeEnabled(input.project.settings, input.kind)) return;
+    const fromRequest = !isSystemOrigin(input.origin);
+    await deps.outbox.enqueue(SECURITY_NOTICE_TOPIC, {
+      kind: input.kind,
+      projectId: input.project.id,
+      userId: input.userId,
+      occurredAt: deps.clock.now().toISOString(),
+      ip: fromRequest ? input.origin.ip : null,
+      userAgent: fromRequest ? input.origin.userAgent : null,
+      method: input.method ?? null,
+    });
+  };
+}
+
+/** A security notification as the renderer writes it. */
+export interface SecurityNoticeMail {
+  kind: SecurityNoticeKind;
+  locale: Locale;
+  projectName: string;
+  occurredAt: Date;
+  ip: string | null;
+  /** "Firefox, Windows" (domain/security-notice.ts `deviceSummary`), null when unknown. */
+  device: string | null;
+  method: 'totp' | 'sms' | null;
+}
+
+/** Writes a security notification in its locale, as HTML (every shown value escaped) and text. */
+export interface SecurityNoticeRenderer {
+  renderSecurityNotice(mail: SecurityNoticeMail): RenderedEmail;
+}

@@ -1,0 +1,147 @@
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+
+export interface Me {
+  id: string;
+  email: string;
+  role: 'operator' | 'member';
+}
+
+export const BASE = '/dashboard';
+
+/** A tiny router over the History API: the console's pages live under /dashboard. */
+export function navigate(to: string) {
+  window.history.pushState(null, '', BASE + to);
+  window.dispatchEvent(new PopStateEvent('popstate'));
+}
+
+export function usePath(): string {
+  const [path, setPath] = useState(() => window.location.pathname.slice(BASE.length) || '/');
+  useEffect(() => {
+    const on = () => setPath(window.location.pathname.slice(BASE.length) || '/');
+    window.addEventListener('popstate', on);
+    return () => window.removeEventListener('popstate', on);
+  }, []);
+  return path;
+}
+
+export function Link(props: { to: string; children: ReactNode; className?: string; current?: boolean }) {
+  return (
+    <a
+      href={BASE + props.to}
+      className={props.className}
+      aria-current={props.current ? 'page' : undefined}
+      onClick={(e) => {
+        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        navigate(props.to);
+      }}
+    >
+      {props.children}
+    </a>
+  );
+}
+
+/** A page's heading, focused when the page opens, so screen readers announce the new page. */
+export function PageTitle(props: { children: ReactNode }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+  }, []);
+  return (
+    <h1 ref={ref} tabIndex={-1}>
+      {props.children}
+    </h1>
+  );
+}
+
+export function Loading(props: { what: string }) {
+  return (
+    <p role="status" className="muted">
+      Loading {props.what}…
+    </p>
+  );
+}
+
+export function ErrorNote(props: { message: string | null; onRetry?: () => void }) {
+  if (!props.message) return null;
+  return (
+    <div role="alert" className="error">
+      {props.message}
+      {props.onRetry ? (
+        <button type="button" className="link" onClick={props.onRetry}>
+          Try again
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+/** Copies a value, saying so (for screen readers too). */
+export function CopyButton(props: { value: string; label: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      className="secondary small"
+      aria-label={`Copy ${props.label}`}
+      onClick={async () => {
+        try {
+          await navigator.clipboard.writeText(props.value);
+          setDone(true);
+        } catch {
+          setDone(false);
+        }
+      }}
+    >
+      {done ? 'Copied' : 'Copy'}
+      <span className="visually-hidden" role="status">
+        {done ? `${props.label} copied` : ''}
+      </span>
+    </button>
+  );
+}
+
+/** A secret shown once (an API key): it stays until dismissed. */
+export function ShownOnce(props: { title: string; value: string; onDone: () => void }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+  }, []);
+  return (
+    <div className="once" role="region" aria-label={props.title} tabIndex={-1} ref={ref}>
+      <h2>{props.title}</h2>
+      <p>It is shown only now: copy it and keep it somewhere safe.</p>
+      <p className="secret">
+        <code data-testid="secret">{props.value}</code> <CopyButton value={props.value} label={props.title} />
+      </p>
+      <button type="button" onClick={props.onDone}>
+        I have kept it
+      </button>
+    </div>
+  );
+}
+
+/** The pages of one project, as tabs of a navigation landmark. */
+export function ProjectNav(props: { projectId: string; current: 'auth' | 'api-keys' | 'billing' | 'webhooks' | 'members' }) {
+  const base = `/projects/${props.projectId}`;
+  const tabs: Array<[typeof props.current, string, string]> = [
+    ['auth', base, 'Authentication'],
+    ['api-keys', `${base}/api-keys`, 'API keys'],
+    ['billing', `${base}/billing`, 'Billing'],
+    ['webhooks', `${base}/webhooks`, 'Webhooks'],
+    ['members', `${base}/members`, 'Members'],
+  ];
+  return (
+    <nav aria-label="Project" className="tabs">
+      <Link to="/">← Projects</Link>
+      {tabs.map(([key, to, label]) => (
+        <Link key={key} to={to} current={props.current === key}>
+          {label}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+/** A date and time as the reader's locale writes it; `never` for none. */
+export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');

@@ -1,0 +1,104 @@
+import { makeAuthenticateConsoleSession } from '../../application/console/authenticate-console-session';
+import { makeCreateConsoleAccount } from '../../application/console/create-console-account';
+import { makeIssueSignInLink, makeIssueSignInLinkByEmail } from '../../application/console/issue-sign-in-link';
+import { makeConsoleProjectAccess, makeCreateConsoleProject, makeListConsoleProjects } from '../../application/console/project-access';
+import { makeRedeemSignInLink } from '../../application/console/redeem-sign-in-link';
+import { makeSetConsolePassword } from '../../application/console/set-password';
+import { makeConsoleSignIn } from '../../application/console/sign-in-with-password';
+import { makeConsoleSignOut } from '../../application/console/sign-out';
+import { makeConsoleSignUp } from '../../application/console/sign-up';
+import { makeCreateProject } from '../../application/projects/create-project';
+import { makeAcceptConsoleInvitation } from '../../application/console/accept-console-invitation';
+import { makeInviteConsoleMember } from '../../application/console/invite-console-member';
+import { CONSOLE_INVITATION_TOPIC, makeDeliverConsoleInvitation } from '../../application/console/invitation-mail';
+import { makeIssueAccountSignInLink } from '../../application/console/issue-account-sign-in-link';
+import { makeListConsoleAccounts } from '../../application/console/list-console-accounts';
+import { makeListConsoleMembers } from '../../application/console/list-console-members';
+import { makeRemoveConsoleMember } from '../../application/console/remove-console-member';
+import { makeRevokeConsoleInvitation } from '../../application/console/revoke-console-invitation';
+import type { MailTransport } from '../../application/email/email-message';
+import { handleTopic } from '../../application/ports/outbox';
+import { ConsoleInvitationMailRenderer } from '../../infrastructure/mail/console-invitation-renderer';
+import type { JobsFeature } from './features/types';
+import { PostgresConsoleStore } from '../../infrastructure/persistence/postgres-console.store';
+import type { Core } from './core';
+import type { ConsoleAccount } from '../../domain/console';
+import type { AuditActor } from '../../domain/audit';
+
+/** How the audit log names a console account that made a change. */
+export const consoleActor = (account: Pick<ConsoleAccount, 'id'>): AuditActor => ({ kind: 'admin', id: account.id });
+
+/** Where the console is served, and the page a one-time sign-in link opens (the token in the fragment: never sent in a request line, so never logged). */
+export const CONSOLE_PATH = '/dashboard';
+export const consoleSignInLinkUrl = (publicUrl: string, token: string) => `${publicUrl}${CONSOLE_PATH}/link#token=${encodeURIComponent(token)}`;
+/** The page that accepts an invitation to a project's console (the token in the fragment, like a sign-in link's). */
+export const consoleInvitationUrl = (publicUrl: string, token: string) => `${publicUrl}${CONSOLE_PATH}/invitation#token=${encodeURIComponent(token)}`;
+
+/**
+ * The console accounts' use cases: accounts (the CLI's `admin create` and `admin link` call the same
+ * ones), sessions, sign-up, and which projects an account may see. The console's routes call these
+ * and the operator's use cases (`buildAdmin`); no rule lives in a handler.
+ */
+export function buildConsoleAccounts(core: Core) {
+  const { db, clock, crypto, passwordHasher: hasher, rateLimiter, stores, box, audit, outbox } = core;
+  const store = new PostgresConsoleStore(db);
+  const mode = core.config.TOLLGATE_CONSOLE_SIGNUP;
+  return {
+    signupMode: mode,
+    /** The console page that redeems a one-time sign-in link, on this deployment's PUBLIC_URL. */
+    signInLinkUrl: (token: string) => consoleSignInLinkUrl(core.config.publicUrl, token),
+    createAccount: makeCreateConsoleAccount({ store, hasher, crypto, clock, uow: db }),
+    issueSignInLink: makeIssueSignInLink({ store, crypto, clock }),
+    issueSignInLinkByEmail: makeIssueSignInLinkByEmail({ store, crypto, clock }),
+    countAccounts: (role?: 'operator' | 'member') => store.countAccounts(role),
+    signIn: makeConsoleSignIn({ store, hasher, crypto, clock, rateLimiter }),
+    signUp: makeConsoleSignUp({ store, hasher, crypto, clock, uow: db, rateLimiter, mode }),
+    redeemSignInLink: makeRedeemSignInLink({ store, crypto, clock, uow: db }),
+    authenticate: makeAuthenticateConsoleSession({ store, crypto, clock }),
+    signOut: makeConsoleSignOut({ store, clock }),
+    setPassword: makeSetConsolePassword({ store, hasher, clock }),
+    projectAccess: makeConsoleProjectAccess({ store, projects: stores.projects }),
+    listProjects: makeListConsoleProjects({ store, projects: stores.projects }),
+    inviteMember: makeInviteConsoleMember({
+      store,
+      outbox,
+      crypto,
+      clock,
+      uow: db,
+      rateLimiter,
+      audit,
+      actor: consoleActor,
+      invitationUrl: (token) => consoleInvitationUrl(core.config.publicUrl, token),
+    }),
+    acceptInvitation: makeAcceptConsoleInvitation({ store, crypto, clock, uow: db, audit, actor: consoleActor }),
+    listMembers: makeListConsoleMembers({ store }),
+    removeMember: makeRemoveConsoleMember({ store, clock, uow: db, audit, actor: consoleActor }),
+    revokeInvitation: makeRevokeConsoleInvitation({ store, clock }),
+    listAccounts: makeListConsoleAccounts({ store, projects: stores.projects }),
+    issueAccountSignInLink: makeIssueAccountSignInLink({ store, crypto, clock }),
+    /** Creates a project; the audit log names the account that did (a member becomes its member). */
+    createProject: (account: ConsoleAccount, input: { name: string; callbackUrls?: string[] }) =>
+      makeCreateConsoleProject({
+        createProject: makeCreateProject({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, box, audit, actor: consoleActor(account), clock, uow: db }),
+        store,
+        clock,
+        uow: db,
+        mode,
+      })(account, input),
+  };
+}
+
+export type ConsoleAccounts = ReturnType<typeof buildConsoleAccounts>;
+
+/** Sends the console's invitation mail the outbox holds, through the deployment's mail transport. */
+export function consoleJobs(transport: MailTransport | null): JobsFeature {
+  const deliver = transport ? makeDeliverConsoleInvitation({ renderer: new ConsoleInvitationMailRenderer(), transport }) : null;
+  return {
+    handlers: [
+      handleTopic(CONSOLE_INVITATION_TOPIC, async (mail, { messageId }) => {
+        if (!deliver) throw new Error('Email delivery is not configured');
+        await deliver(mail, messageId);
+      }),
+    ],
+  };
+}

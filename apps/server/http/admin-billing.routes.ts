@@ -1,0 +1,210 @@
+import { initServer } from '@ts-rest/express';
+import type { Response } from 'express';
+import { ADMIN_BILLING_REFUSALS, adminBillingContract } from '../../../contract/admin/billing.contract';
+import type { BillingEvent } from '../../../application/billing/billing.store';
+import type { BillingErrorCode, BillingRefusal } from '../../../application/billing/errors';
+import type { OperatorUseCases } from '../../../application/billing/use-cases';
+import type { ConnectionView, OperatorPlanView, SubscriptionView } from '../../../application/billing/views';
+import { DEFAULT_CURRENCY } from '../../../domain/billing/money';
+import type { ConsoleAccounts } from '../console';
+import { errorResponse, type ErrorResponse } from './errors';
+import { authOf } from './request-context';
+
+const s = initServer();
+
+export interface AdminBillingRouteDeps {
+  accounts: Pick<ConsoleAccounts, 'projectAccess'>;
+  /** The operator's billing use cases: the ones `tollgate billing|plan|price|subscription` calls. */
+  billing: OperatorUseCases;
+}
+
+/**
+ * A refusal among the codes its route declares (ADMIN_BILLING_REFUSALS), with the processor's own
+ * words when it gave some (Stripe's reason for refusing a key). Any other code is a fault.
+ */
+function refusal<C extends BillingErrorCode>(r: BillingRefusal, declared: readonly C[]): ErrorResponse<C> {
+  if (!(declared as readonly BillingErrorCode[]).includes(r.error)) throw new Error(`billing use case refused with ${r.error}, which its route does not declare`);
+  return errorResponse(r.error as C, r.detail);
+}
+
+const connectionView = (c: ConnectionView) => ({
+  processor: c.processor,
+  mode: c.mode,
+  key_last4: c.keyLast4,
+  account_id: c.accountId,
+  currency: c.currency,
+  connected_at: c.connectedAt.toISOString(),
+  webhook_url: c.webhookUrl,
+});
+
+type Price = OperatorPlanView['prices'][number];
+const priceView = (p: Price) => ({ id: p.id, plan_id: p.planId, name: p.name, amount: p.amount, currency: p.currency, interval: p.interval, active: p.active });
+
+const planView = (p: OperatorPlanView) => ({
+  id: p.id,
+  name: p.name,
+  description: p.description,
+  features: [...p.features],
+  hidden: p.hidden,
+  recommended: p.recommended,
+  trials_enabled: p.trialsEnabled,
+  default_trial_days: p.defaultTrialDays,
+  position: p.position,
+  prices: p.prices.map(priceView),
+});
+
+const subscriptionView = (v: SubscriptionView) => ({
+  id: v.id,
+  user_id: v.userId,
+  status: v.status,
+  plan: { id: v.plan.id, name: v.plan.name },
+  price: { id: v.price.id, name: v.price.name, amount: v.price.amount, currency: v.price.currency, interval: v.price.interval },
+  current_period_end: v.currentPeriodEnd.toISOString(),
+  cancel_at_period_end: v.cancelAtPeriodEnd,
+  created_at: v.createdAt.toISOString(),
+});
+
+const eventView = (e: BillingEvent) => ({
+  id: e.id,
+  type: e.type,
+  user_id: e.userId,
+  subscription_id: e.subscriptionId,
+  amount: typeof e.payload.amount === 'number' ? e.payload.amount : null,
+  currency: typeof e.payload.currency === 'string' ? e.payload.currency : null,
+  created_at: e.createdAt.toISOString(),
+});
+
+/** Plan fields from the console's names to the use case's (features stay comma-separated: the domain splits them). */
+const planInput = (b: {
+  name?: string;
+  description?: string;
+  features?: string;
+  hidden?: boolean;
+  recommended?: boolean;
+  trials_enabled?: boolean;
+  default_trial_days?: number | null;
+}) => {
+  const input: Record<string, unknown> = {};
+  if (b.name !== undefined) input.name = b.name;
+  if (b.description !== undefined) input.description = b.description;
+  if (b.features !== undefined) input.features = b.features;
+  if (b.hidden !== undefined) input.hidden = b.hidden;
+  if (b.recommended !== undefined) input.recommended = b.recommended;
+  if (b.trials_enabled !== undefined) input.trialsEnabled = b.trials_enabled;
+  if (b.default_trial_days !== undefined) input.defaultTrialDays = b.default_trial_days;
+  return input;
+};
+
+/**
+ * The console's billing routes over the operator's billing use cases (the CLI's). Each first asks
+ * whether the signed-in account may see the project (404 `project_not_found` if not).
+ */
+export function makeAdminBillingRoutes(deps: AdminBillingRouteDeps) {
+  const { billing } = deps;
+  /** The project id of the route, when the signed-in account may see it. */
+  const access = async (res: Response, projectId: string) => {
+    const actor = authOf(res).console;
+    if (!actor) throw new Error('route has no console session');
+    const found = await deps.accounts.projectAccess(actor.account, projectId);
+    return found.ok ? { ok: true as const, id: found.value.id } : { ok: false as const, response: errorResponse(found.error) };
+  };
+  const notFound = (r: BillingRefusal) => refusal(r, ['project_not_found'] as const);
+
+  return s.router(adminBillingContract, {
+    get: async ({ res, params }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await billing.billingStatus(p.id);
+      if (!r.ok) return notFound(r);
+      return { status: 200, body: { connection: r.value ? connectionView(r.value) : null } };
+    },
+    connect: async ({ res, params, body }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const currency = body.currency ? { currency: body.currency } : {};
+      const r = await billing.connectBilling(
+        p.id,
+        body.processor === 'sandbox'
+          ? { processor: 'sandbox', ...currency }
+          : { processor: 'stripe', secretKey: body.secret_key, publishableKey: body.publishable_key, webhookSecret: body.webhook_secret, ...currency },
+      );
+      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.connect]);
+      return { status: 200, body: { connection: connectionView(r.value) } };
+    },
+    disconnect: async ({ res, params }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await billing.disconnectBilling(p.id);
+      if (!r.ok) return notFound(r);
+      return { status: 200, body: { disconnected: r.value.disconnected } };
+    },
+    listPlans: async ({ res, params }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await billing.listPlans(p.id);
+      if (!r.ok) return notFound(r);
+      return { status: 200, body: { plans: r.value.map(planView) } };
+    },
+    createPlan: async ({ res, params, body }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await billing.createPlan(p.id, { ...planInput(body), name: body.name });
+      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.createPlan]);
+      return { status: 201, body: { plan: planView(r.value) } };
+    },
+    updatePlan: async ({ res, params, body }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await billing.updatePlan(p.id, params.planId, planInput(body));
+      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.updatePlan]);
+      return { status: 200, body: { plan: planView(r.value) } };
+    },
+    reorderPlans: async ({ res, params, body }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await billing.reorderPlans(p.id, body.plans);
+      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.reorderPlans]);
+      return { status: 200, body: { plans: r.value.map(planView) } };
+    },
+    createPrice: async ({ res, params, body }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      let currency = body.currency;
+      if (currency === undefined) {
+        const status = await billing.billingStatus(p.id);
+        currency = status.ok && status.value ? status.value.currency : DEFAULT_CURRENCY;
+      }
+      const r = await billing.createPrice(p.id, params.planId, { name: body.name, amount: body.amount, currency, interval: body.interval });
+      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.createPrice]);
+      return { status: 201, body: { price: priceView(r.value) } };
+    },
+    archivePrice: async ({ res, params }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await billing.archivePrice(p.id, params.priceId);
+      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.archivePrice]);
+      return { status: 200, body: { price: priceView(r.value) } };
+    },
+    listSubscriptions: async ({ res, params, query }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await billing.listSubscriptions(p.id, { status: query.status, limit: query.limit });
+      if (!r.ok) return notFound(r);
+      return { status: 200, body: { subscriptions: r.value.map(subscriptionView) } };
+    },
+    listEvents: async ({ res, params, query }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await billing.listEvents(p.id, { type: query.type, limit: query.limit });
+      if (!r.ok) return notFound(r);
+      return { status: 200, body: { events: r.value.map(eventView) } };
+    },
+    advanceSandbox: async ({ res, params, body }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await billing.advanceSandbox(p.id, body.days);
+      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.advanceSandbox]);
+      return { status: 200, body: { now: r.value.now.toISOString(), changed: r.value.changed } };
+    },
+  });
+}

@@ -1,0 +1,274 @@
+import { z } from 'zod';
+import { c, consoleHeaders, meta } from '../common';
+import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../errors';
+
+/**
+ * A project's billing as the console shows it: the connection (sandbox or Stripe), the catalog
+ * (plans in hierarchy order with their prices), subscriptions, billing events and the sandbox's
+ * clock. The same use cases as `tollgate billing ...`, `tollgate plan ...`, `tollgate price ...`
+ * and `tollgate subscription list`. Money is an integer amount of minor units (cents for usd).
+ */
+
+export const BILLING_INTERVAL_NAMES = ['month', 'year'] as const;
+export const BILLING_EVENT_NAMES = ['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed'] as const;
+
+const GET = [...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'project_not_found'] as const;
+const WRITE = [...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'project_not_found'] as const;
+/** What reaches the connected processor when the catalog changes (plans and prices are pushed to it). */
+const PUSH = ['processor_rejected', 'processor_unavailable'] as const;
+const PLAN_FIELDS = ['invalid_plan_name', 'invalid_plan_description', 'invalid_feature', 'too_many_features', 'invalid_trial_days', 'trials_not_enabled', 'plan_name_taken'] as const;
+
+/** The refusals of each route's use case (the handler answers only these). */
+export const ADMIN_BILLING_REFUSALS = {
+  connect: ['invalid_currency', 'sandbox_unavailable', 'invalid_secret_key', 'invalid_publishable_key', 'invalid_webhook_secret', 'processor_rejected_key', ...PUSH],
+  createPlan: [...PLAN_FIELDS, ...PUSH],
+  updatePlan: [...PLAN_FIELDS, 'plan_not_found', ...PUSH],
+  reorderPlans: ['plan_not_found', 'invalid_plan_order'],
+  createPrice: ['plan_not_found', 'invalid_price_name', 'invalid_amount', 'invalid_currency', 'invalid_interval', ...PUSH],
+  archivePrice: ['price_not_found', ...PUSH],
+  advanceSandbox: ['billing_not_connected', 'sandbox_unavailable', 'invalid_sandbox_days'],
+} as const;
+
+const projectParams = z.object({ projectId: z.string().max(100).describe('The project id') });
+const planParams = projectParams.extend({ planId: z.string().min(1).max(100).describe('The plan id') });
+const priceParams = projectParams.extend({ priceId: z.string().min(1).max(100).describe('The price id') });
+
+export const AdminBillingConnectionSchema = z.object({
+  processor: z.enum(['stripe', 'sandbox']),
+  mode: z.enum(['test', 'live', 'sandbox']),
+  key_last4: z.string().nullable().describe("The last 4 characters of Stripe's secret key; null for the sandbox"),
+  account_id: z.string().nullable(),
+  currency: z.string().describe('Lower-case ISO 4217 code: the currency prices are entered in'),
+  connected_at: z.string(),
+  webhook_url: z.string().nullable().describe('Where Stripe sends its webhooks (Stripe only)'),
+});
+
+export const AdminPriceSchema = z.object({
+  id: z.string(),
+  plan_id: z.string(),
+  name: z.string(),
+  amount: z.number().int().describe('Integer minor units of the currency'),
+  currency: z.string(),
+  interval: z.enum(BILLING_INTERVAL_NAMES),
+  active: z.boolean(),
+});
+
+export const AdminPlanSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  features: z.array(z.string()),
+  hidden: z.boolean(),
+  recommended: z.boolean(),
+  trials_enabled: z.boolean(),
+  default_trial_days: z.number().int().nullable(),
+  position: z.number().int().describe('Place in the hierarchy, 0 = lowest tier'),
+  prices: z.array(AdminPriceSchema),
+});
+
+export const AdminSubscriptionSchema = z.object({
+  id: z.string(),
+  user_id: z.string(),
+  status: z.string(),
+  plan: z.object({ id: z.string(), name: z.string() }),
+  price: z.object({ id: z.string(), name: z.string(), amount: z.number().int(), currency: z.string(), interval: z.enum(BILLING_INTERVAL_NAMES) }),
+  current_period_end: z.string(),
+  cancel_at_period_end: z.boolean(),
+  created_at: z.string(),
+});
+
+export const AdminBillingEventSchema = z.object({
+  id: z.string(),
+  type: z.enum(BILLING_EVENT_NAMES),
+  user_id: z.string().nullable(),
+  subscription_id: z.string().nullable(),
+  amount: z.number().int().nullable(),
+  currency: z.string().nullable(),
+  created_at: z.string(),
+});
+
+export const ConnectBillingBodySchema = z.discriminatedUnion('processor', [
+  z.object({ processor: z.literal('sandbox'), currency: z.string().max(10).optional() }).strict(),
+  z
+    .object({
+      processor: z.literal('stripe'),
+      secret_key: z.string().trim().min(1, 'Enter the secret key (sk_test_... or sk_live_...)').max(300),
+      publishable_key: z.string().trim().min(1, 'Enter the publishable key (pk_test_... or pk_live_...)').max(300),
+      webhook_secret: z.string().trim().min(1, 'Enter the webhook signing secret (whsec_...)').max(300),
+      currency: z.string().max(10).optional(),
+    })
+    .strict(),
+]);
+
+const PlanName = z.string().trim().min(1, 'Enter a name (1 to 100 characters)').max(100, 'A name has at most 100 characters');
+const Description = z.string().max(1000, 'A description has at most 1000 characters');
+const Features = z.string().max(20_000).describe('Feature flags, comma-separated ("sso, audit-log")');
+const TrialDays = z.number().int().min(1, 'A trial lasts 1 to 730 days').max(730, 'A trial lasts 1 to 730 days').nullable();
+
+export const CreatePlanBodySchema = z
+  .object({
+    name: PlanName,
+    description: Description.optional(),
+    features: Features.optional(),
+    hidden: z.boolean().optional(),
+    recommended: z.boolean().optional(),
+    trials_enabled: z.boolean().optional(),
+    default_trial_days: TrialDays.optional(),
+  })
+  .strict();
+
+export const UpdatePlanBodySchema = z
+  .object({
+    name: PlanName.optional(),
+    description: Description.optional(),
+    features: Features.optional(),
+    hidden: z.boolean().optional(),
+    recommended: z.boolean().optional(),
+    trials_enabled: z.boolean().optional(),
+    default_trial_days: TrialDays.optional(),
+  })
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, 'Nothing to update: give at least one field');
+
+export const ReorderPlansBodySchema = z.object({
+  plans: z.array(z.string().min(1).max(100)).min(1).max(1000).describe('Every plan id of the project, lowest tier first'),
+});
+
+export const CreatePriceBodySchema = z
+  .object({
+    name: z.string().trim().min(1, 'Enter a name (1 to 100 characters)').max(100, 'A name has at most 100 characters'),
+    amount: z.number({ invalid_type_error: 'Enter an amount' }).int('Enter an amount with at most the currency’s decimals').min(0, 'An amount is 0 or more'),
+    currency: z.string().min(3).max(3).optional().describe("Default: the connection's currency, else usd"),
+    interval: z.enum(BILLING_INTERVAL_NAMES, { errorMap: () => ({ message: 'Choose month or year' }) }),
+  })
+  .strict();
+
+export const AdvanceSandboxBodySchema = z.object({
+  days: z.number({ invalid_type_error: 'Enter a number of days' }).min(0.001, 'Advance by more than 0 days').max(3660, 'Advance by at most 3660 days'),
+});
+
+export const adminBillingContract = c.router({
+  get: {
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/billing',
+    pathParams: projectParams,
+    headers: consoleHeaders,
+    responses: { 200: z.object({ connection: AdminBillingConnectionSchema.nullable() }), ...errors(...GET) },
+    metadata: meta({ auth: 'console' }),
+    summary: "The project's billing connection (null when not connected)",
+  },
+  connect: {
+    method: 'PUT',
+    path: '/api/admin/projects/:projectId/billing',
+    pathParams: projectParams,
+    headers: consoleHeaders,
+    body: ConnectBillingBodySchema,
+    responses: { 200: z.object({ connection: AdminBillingConnectionSchema }), ...errors(...WRITE, ...ADMIN_BILLING_REFUSALS.connect) },
+    metadata: meta({ auth: 'console' }),
+    summary: "Connect billing to the sandbox or to Stripe (the keys are checked by a call to Stripe; a refusal answers Stripe's reason)",
+  },
+  disconnect: {
+    method: 'DELETE',
+    path: '/api/admin/projects/:projectId/billing',
+    pathParams: projectParams,
+    headers: consoleHeaders,
+    responses: { 200: z.object({ disconnected: z.boolean() }), ...errors(...GET) },
+    metadata: meta({ auth: 'console' }),
+    summary: 'Disconnect billing: the keys are forgotten; plans, prices, subscriptions and invoices stay',
+  },
+  listPlans: {
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/plans',
+    pathParams: projectParams,
+    headers: consoleHeaders,
+    responses: { 200: z.object({ plans: z.array(AdminPlanSchema) }), ...errors(...GET) },
+    metadata: meta({ auth: 'console' }),
+    summary: 'Every plan, lowest tier first, with every price (archived ones too)',
+  },
+  createPlan: {
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/plans',
+    pathParams: projectParams,
+    headers: consoleHeaders,
+    body: CreatePlanBodySchema,
+    responses: { 201: z.object({ plan: AdminPlanSchema }), ...errors(...WRITE, ...ADMIN_BILLING_REFUSALS.createPlan) },
+    metadata: meta({ auth: 'console' }),
+    summary: 'Create a plan, as the top tier',
+  },
+  updatePlan: {
+    method: 'PATCH',
+    path: '/api/admin/projects/:projectId/plans/:planId',
+    pathParams: planParams,
+    headers: consoleHeaders,
+    body: UpdatePlanBodySchema,
+    responses: { 200: z.object({ plan: AdminPlanSchema }), ...errors(...WRITE, ...ADMIN_BILLING_REFUSALS.updatePlan) },
+    metadata: meta({ auth: 'console' }),
+    summary: 'Change a plan: name, description, features, hidden, recommended, trials',
+  },
+  reorderPlans: {
+    method: 'PUT',
+    path: '/api/admin/projects/:projectId/plans/order',
+    pathParams: projectParams,
+    headers: consoleHeaders,
+    body: ReorderPlansBodySchema,
+    responses: { 200: z.object({ plans: z.array(AdminPlanSchema) }), ...errors(...WRITE, ...ADMIN_BILLING_REFUSALS.reorderPlans) },
+    metadata: meta({ auth: 'console' }),
+    summary: 'Set the plan hierarchy: every plan once, lowest tier first',
+  },
+  createPrice: {
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/plans/:planId/prices',
+    pathParams: planParams,
+    headers: consoleHeaders,
+    body: CreatePriceBodySchema,
+    responses: { 201: z.object({ price: AdminPriceSchema }), ...errors(...WRITE, ...ADMIN_BILLING_REFUSALS.createPrice) },
+    metadata: meta({ auth: 'console' }),
+    summary: 'Add a price to a plan',
+  },
+  archivePrice: {
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/prices/:priceId/archive',
+    pathParams: priceParams,
+    headers: consoleHeaders,
+    body: c.noBody(),
+    responses: { 200: z.object({ price: AdminPriceSchema }), ...errors(...WRITE, ...ADMIN_BILLING_REFUSALS.archivePrice) },
+    metadata: meta({ auth: 'console' }),
+    summary: 'Archive a price: subscriptions on it keep renewing; nobody new can choose it',
+  },
+  listSubscriptions: {
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/subscriptions',
+    pathParams: projectParams,
+    headers: consoleHeaders,
+    query: z.object({
+      status: z.string().max(40).optional(),
+      limit: z.coerce.number().int().min(1).max(500).optional(),
+    }),
+    responses: { 200: z.object({ subscriptions: z.array(AdminSubscriptionSchema) }), ...errors(...GET) },
+    metadata: meta({ auth: 'console' }),
+    summary: "The project's subscriptions, newest first (50 by default)",
+  },
+  listEvents: {
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/billing/events',
+    pathParams: projectParams,
+    headers: consoleHeaders,
+    query: z.object({
+      type: z.enum(BILLING_EVENT_NAMES).optional(),
+      limit: z.coerce.number().int().min(1).max(500).optional(),
+    }),
+    responses: { 200: z.object({ events: z.array(AdminBillingEventSchema) }), ...errors(...GET) },
+    metadata: meta({ auth: 'console' }),
+    summary: "The project's billing events, newest first (50 by default)",
+  },
+  advanceSandbox: {
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/billing/sandbox/advance',
+    pathParams: projectParams,
+    headers: consoleHeaders,
+    body: AdvanceSandboxBodySchema,
+    responses: { 200: z.object({ now: z.string(), changed: z.number().int() }), ...errors(...WRITE, ...ADMIN_BILLING_REFUSALS.advanceSandbox) },
+    metadata: meta({ auth: 'console' }),
+    summary: "Move the sandbox's clock forward and apply what falls due (renewals, trial ends, cancellations)",
+  },
+});

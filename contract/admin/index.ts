@@ -1,0 +1,21 @@
+import { c } from '../common';
+import { adminBillingContract } from './billing.contract';
+import { adminMembersContract } from './members.contract';
+import { adminProjectsContract } from './projects.contract';
+import { adminWebhooksContract } from './webhooks.contract';
+import { adminSessionContract } from './session.contract';
+
+export * from './schemas';
+export * from './billing.contract';
+export * from './webhooks.contract';
+export * from './members.contract';
+export { adminBillingContract, adminMembersContract, adminProjectsContract, adminSessionContract, adminWebhooksContract };
+
+/** The admin API the web console calls (auth kind 'console'), mounted under /api/admin. */
+export const adminContract = c.router({
+  session: adminSessionContract,
+  projects: adminProjectsContract,
+  billing: adminBillingContract,
+  webhooks: adminWebhooksContract,
+  members: adminMembersContract,
+});

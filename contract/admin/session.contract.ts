@@ -1,0 +1,66 @@
+import { c, consoleHeaders, meta, SuccessSchema } from '../common';
+import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../errors';
+import { ConsoleSessionSchema, RedeemLinkBodySchema, SetPasswordBodySchema, SignInBodySchema, SignUpBodySchema } from './schemas';
+
+const PASSWORD_ERRORS = ['password_too_short', 'password_too_long', 'password_missing_letter', 'password_missing_number'] as const;
+
+/**
+ * Console sessions. Signing in (password, one-time link, or sign-up when open) sets the HttpOnly
+ * `tollgate_console` cookie and answers the session with its CSRF token; those three take no
+ * session yet, and only JSON (a cross-site form cannot send it), which is what guards them.
+ */
+export const adminSessionContract = c.router({
+  get: {
+    method: 'GET',
+    path: '/api/admin/session',
+    headers: consoleHeaders,
+    responses: { 200: ConsoleSessionSchema, ...errors(...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.console) },
+    metadata: meta({ auth: 'console' }),
+    summary: 'The signed-in console account, its CSRF token and the sign-up mode',
+  },
+  signIn: {
+    method: 'POST',
+    path: '/api/admin/session',
+    body: SignInBodySchema,
+    responses: { 200: ConsoleSessionSchema, ...errors(...BODY_ROUTE_ERRORS, 'invalid_console_credentials', 'rate_limited') },
+    metadata: meta({ auth: 'none' }),
+    summary: 'Sign in to the console with email and password (sets the session cookie)',
+  },
+  redeemLink: {
+    method: 'POST',
+    path: '/api/admin/session/link',
+    body: RedeemLinkBodySchema,
+    responses: { 200: ConsoleSessionSchema, ...errors(...BODY_ROUTE_ERRORS, 'sign_in_link_invalid') },
+    metadata: meta({ auth: 'none' }),
+    summary: 'Sign in with a one-time sign-in link (single use, one hour)',
+  },
+  signUp: {
+    method: 'POST',
+    path: '/api/admin/signup',
+    body: SignUpBodySchema,
+    responses: {
+      200: ConsoleSessionSchema,
+      ...errors(...BODY_ROUTE_ERRORS, 'console_signup_closed', 'invalid_email', 'console_email_taken', 'rate_limited', ...PASSWORD_ERRORS),
+    },
+    metadata: meta({ auth: 'none' }),
+    summary: 'Create a member account (only when TOLLGATE_CONSOLE_SIGNUP=open)',
+  },
+  signOut: {
+    method: 'DELETE',
+    path: '/api/admin/session',
+    headers: consoleHeaders,
+    responses: { 200: SuccessSchema, ...errors(...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.console) },
+    metadata: meta({ auth: 'console' }),
+    summary: 'Sign out: the session ends and its cookie is cleared',
+  },
+  setPassword: {
+    method: 'PUT',
+    path: '/api/admin/account/password',
+    headers: consoleHeaders,
+    body: SetPasswordBodySchema,
+    responses: { 200: SuccessSchema, ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.console, ...PASSWORD_ERRORS) },
+    metadata: meta({ auth: 'console' }),
+    summary: "Set or change the signed-in account's password",
+  },
+});
+

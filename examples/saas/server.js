@@ -1,0 +1,69 @@
+// The project's own server: it holds the Tollgate API key, serves the page, answers the page's
+// session routes, guards its API with the user's entitlements, and receives Tollgate's webhooks.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import { createTollgate, isTollgateError, WebhookVerificationError } from '@tollgate/sdk';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+// setup.js writes TOLLGATE_WEBHOOK_SECRET (and what else it created) to .env.local.
+if (existsSync(path.join(here, '.env.local'))) process.loadEnvFile(path.join(here, '.env.local'));
+
+const PORT = Number(process.env.PORT ?? 3000);
+const PUBLIC_URL = process.env.PUBLIC_URL ?? `http://localhost:${PORT}`;
+if (!process.env.TOLLGATE_API_KEY) {
+  console.error('Set TOLLGATE_API_KEY to the key `npm start` printed in the Tollgate checkout (see README.md).');
+  process.exit(1);
+}
+
+const tollgate = createTollgate({
+  baseUrl: process.env.TOLLGATE_URL ?? 'http://localhost:4000',
+  apiKey: process.env.TOLLGATE_API_KEY,
+  webhookSecret: process.env.TOLLGATE_WEBHOOK_SECRET,
+});
+
+const app = express();
+
+// The browser's session (sign-up, sign-in, refresh, sign-out) and its billing calls go through here.
+app.use('/tollgate', tollgate.sessionRoutes({ callbackUrl: `${PUBLIC_URL}/callback` }).express);
+
+// Webhooks: verified on the raw body, then kept per user for the page to show.
+const events = [];
+app.post('/webhooks/tollgate', express.raw({ type: '*/*' }), async (req, res, next) => {
+  try {
+    const event = await tollgate.verifyWebhook({ payload: req.body, headers: req.headers });
+    if (!events.some((e) => e.id === event.id)) events.unshift({ id: event.id, type: event.type, userId: event.userId ?? null, created: event.created, verified: true });
+    events.splice(100);
+    res.sendStatus(200);
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return res.status(error.status).json({ error: error.message });
+    next(error);
+  }
+});
+
+// The project's API: signed-in users only, and the report for Pro (or any plan above it) only.
+app.get('/api/me', tollgate.requireUser(), (req, res) => res.json({ user: req.user }));
+app.get('/api/report', tollgate.requireUser(), tollgate.requireEntitlement({ plan: 'pro' }), (req, res) =>
+  res.json({
+    title: `Quarterly report for ${req.user.email}`,
+    rows: [
+      { region: 'North', revenue: 48200 },
+      { region: 'South', revenue: 39150 },
+      { region: 'West', revenue: 51720 },
+    ],
+  }),
+);
+app.get('/api/events', tollgate.requireUser(), (req, res) => res.json({ events: events.filter((e) => e.userId === req.user.id) }));
+
+// The page (built by `vite build`).
+const dist = path.join(here, 'dist');
+app.use(express.static(dist));
+app.get('*', (_req, res) => res.sendFile(path.join(dist, 'index.html')));
+
+app.use((error, _req, res, _next) => {
+  console.error(error);
+  res.status(isTollgateError(error) ? 502 : 500).json({ error: 'Something went wrong' });
+});
+
+app.listen(PORT, () => console.log(`Example SaaS on ${PUBLIC_URL} (Tollgate at ${process.env.TOLLGATE_URL ?? 'http://localhost:4000'})`));

@@ -1,0 +1,43 @@
+// Prepares the local Tollgate's Demo project for this example, once, with the repository's admin
+// CLI (it finds the running server's database by itself): three plans with monthly and yearly
+// prices if the project has none, and a webhook endpoint for this server, whose signing secret
+// (shown once) goes to .env.local for server.js. Run by `npm start`; safe to run again.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '../..');
+const envFile = path.join(here, '.env.local');
+const publicUrl = process.env.PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
+
+const tollgate = (...args) => {
+  const out = execFileSync(process.execPath, [path.join(repo, 'bin/tollgate.mjs'), ...args, '--json'], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out);
+};
+
+const env = existsSync(envFile) ? readFileSync(envFile, 'utf8') : '';
+const project = process.env.TOLLGATE_PROJECT ?? tollgate('project', 'list').projects.find((p) => p.name === 'Demo')?.id;
+if (!project) {
+  console.error('No "Demo" project: start Tollgate once with `npm start` in the repository root (or set TOLLGATE_PROJECT).');
+  process.exit(1);
+}
+
+if (tollgate('plan', 'list', project).plans.length === 0) {
+  console.log('Creating the plans Basic, Pro and Team...');
+  tollgate('plan', 'create', project, '--name', 'Basic', '--description', 'For side projects', '--features', 'reports');
+  tollgate('plan', 'create', project, '--name', 'Pro', '--description', 'For growing teams', '--features', 'reports, export', '--recommended');
+  tollgate('plan', 'create', project, '--name', 'Team', '--description', 'For whole companies', '--features', 'reports, export, sso', '--trials', '--trial-days', '14');
+  for (const [plan, month] of [['Basic', 1000], ['Pro', 3000], ['Team', 6000]]) {
+    tollgate('price', 'create', project, plan, '--name', 'Monthly', '--amount', String(month), '--interval', 'month');
+    tollgate('price', 'create', project, plan, '--name', 'Yearly', '--amount', String(month * 10), '--interval', 'year');
+  }
+}
+
+if (!/^TOLLGATE_WEBHOOK_SECRET=/m.test(env)) {
+  const url = `${publicUrl}/webhooks/tollgate`;
+  const { endpoint, secret } = tollgate('webhook', 'create', project, '--url', url, '--description', 'Example SaaS');
+  writeFileSync(envFile, `${env}TOLLGATE_WEBHOOK_SECRET=${secret}\n`);
+  console.log(`Registered webhook endpoint ${endpoint.id} for ${url}; its secret is in .env.local.`);
+}

@@ -1,0 +1,197 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { isTollgateError, PricingTable, Protect, useEntitlements, useTollgate, useUser } from '@tollgate/react';
+
+export function App() {
+  const { isLoaded, isSignedIn, user, signOut } = useUser();
+  if (!isLoaded) return <p>Loading…</p>;
+  if (!isSignedIn || !user) return <SignIn />;
+  return (
+    <main>
+      <header className="bar">
+        <strong>Acme Reports</strong>
+        <span>
+          Signed in as <span data-testid="email">{user.email}</span>{' '}
+          <button type="button" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </span>
+      </header>
+      <section aria-labelledby="plans-title">
+        <h2 id="plans-title">Plans</h2>
+        <PricingTable />
+      </section>
+      <section aria-labelledby="report-title">
+        <h2 id="report-title">Pro report</h2>
+        <Protect plan="pro" fallback={<p data-testid="report-locked">The report is for the Pro plan and above: pick one in the table.</p>} loading={<p>Loading…</p>}>
+          <Report />
+        </Protect>
+      </section>
+      <SubscriptionPanel />
+      <WebhookEvents />
+    </main>
+  );
+}
+
+function SignIn() {
+  const { signIn, signUp } = useUser();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
+    const form = new FormData(event.currentTarget);
+    const email = String(form.get('email'));
+    const password = String(form.get('password'));
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = submitter?.value === 'signup' ? await signUp({ email, password, name: String(form.get('name') || '') || null }) : await signIn({ email, password });
+      if ('mfa_required' in answer) setError('This account uses multi-factor authentication, which this example does not show.');
+    } catch (e) {
+      setError(isTollgateError(e) ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <main>
+      <h1>Acme Reports</h1>
+      <form className="card" onSubmit={(e) => void submit(e)} aria-labelledby="signin-title">
+        <h2 id="signin-title">Sign up or sign in</h2>
+        <label>
+          Name <input name="name" autoComplete="name" />
+        </label>
+        <label>
+          Email <input name="email" type="email" autoComplete="email" required />
+        </label>
+        <label>
+          Password <input name="password" type="password" autoComplete="current-password" required minLength={8} />
+        </label>
+        {error && <p role="alert">{error}</p>}
+        <div className="actions">
+          <button type="submit" name="action" value="signup" disabled={busy}>
+            Sign up
+          </button>
+          <button type="submit" name="action" value="signin" disabled={busy}>
+            Sign in
+          </button>
+        </div>
+      </form>
+    </main>
+  );
+}
+
+/** Content the server serves only to Pro (or above): requireEntitlement({ plan: 'pro' }) on /api/report. */
+function Report() {
+  const tollgate = useTollgate();
+  const { entitlements } = useEntitlements();
+  const [report, setReport] = useState<{ title: string; rows: Array<{ region: string; revenue: number }> } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    tollgate
+      .fetch('/api/report')
+      .then(async (res) => {
+        const body = await res.json();
+        if (!live) return;
+        if (res.ok) setReport(body);
+        else setError(body.error);
+      })
+      .catch((e: unknown) => live && setError(String(e)));
+    return () => {
+      live = false;
+    };
+  }, [tollgate, entitlements?.plan]);
+  if (error) return <p role="alert">{error}</p>;
+  if (!report) return <p>Loading the report…</p>;
+  return (
+    <table data-testid="report">
+      <caption>{report.title}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Region</th>
+          <th scope="col">Revenue</th>
+        </tr>
+      </thead>
+      <tbody>
+        {report.rows.map((row) => (
+          <tr key={row.region}>
+            <td>{row.region}</td>
+            <td>${row.revenue.toLocaleString('en-US')}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function SubscriptionPanel() {
+  const tollgate = useTollgate();
+  const { entitlements } = useEntitlements();
+  const [ends, setEnds] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (!entitlements) return setEnds(null);
+    void tollgate.subscription().then((s) => setEnds(s?.cancelAtPeriodEnd ? s.currentPeriodEnd : null));
+  }, [tollgate, entitlements]);
+  if (!entitlements) return null;
+  const act = (run: () => Promise<unknown>) => () =>
+    void run().catch((e: unknown) => setError(isTollgateError(e) ? e.message : String(e)));
+  return (
+    <section aria-labelledby="subscription-title">
+      <h2 id="subscription-title">Your subscription</h2>
+      <p data-testid="subscription">
+        {entitlements.plan} ({entitlements.status.replace('_', ' ')}){ends ? `, ends on ${new Date(ends).toLocaleDateString('en-US', { dateStyle: 'long' })}` : ''}
+      </p>
+      {error && <p role="alert">{error}</p>}
+      {ends ? (
+        <button type="button" onClick={act(() => tollgate.resume())}>
+          Keep my subscription
+        </button>
+      ) : (
+        <button type="button" onClick={act(() => tollgate.cancel())}>
+          Cancel subscription
+        </button>
+      )}
+    </section>
+  );
+}
+
+/** What the server received at /webhooks/tollgate and verified, for this user. */
+function WebhookEvents() {
+  const tollgate = useTollgate();
+  const [events, setEvents] = useState<Array<{ id: string; type: string; verified: boolean }>>([]);
+  useEffect(() => {
+    let live = true;
+    const load = () =>
+      tollgate
+        .fetch('/api/events')
+        .then((res) => res.json())
+        .then((body: { events: typeof events }) => live && setEvents(body.events))
+        .catch(() => undefined);
+    void load();
+    const timer = setInterval(load, 1000);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [tollgate]);
+  return (
+    <section aria-labelledby="events-title">
+      <h2 id="events-title">Webhooks received</h2>
+      {events.length === 0 ? (
+        <p>None yet.</p>
+      ) : (
+        <ul data-testid="events">
+          {events.map((e) => (
+            <li key={e.id}>
+              {e.type} {e.verified ? '(signature verified)' : ''}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

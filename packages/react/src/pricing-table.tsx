@@ -1,0 +1,257 @@
+import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { isTollgateError, type ChangePreview, type Plan, type Price, type Subscription } from '@tollgate/sdk/browser';
+import { useLocale, useTollgate, useTollgateState } from './context';
+import { directionOf, format, formatMoney, MESSAGES, resolveLocale, type Messages } from './messages';
+
+export interface PricingTableProps {
+  /** Where the browser returns after paying; this page by default. Must be on the origin of a registered callback URL. */
+  successUrl?: string;
+  /** Where the checkout's cancel link goes; this page by default. */
+  cancelUrl?: string;
+  /** A promotion code to apply at checkout. */
+  promotionCode?: string;
+  /** Days of trial to ask for on plans with trials enabled (the plan's default trial otherwise). */
+  trialDays?: number;
+  /** The interval shown first when plans have both. Default month. */
+  defaultInterval?: 'month' | 'year';
+  /** Called when a signed-out visitor picks a plan (the buttons are disabled without it). */
+  onSignInRequired?(plan: Plan, price: Price): void;
+  /** Called after the plan was changed (the entitlements are read again already). */
+  onChanged?(subscription: Subscription): void;
+  /** One of the 20 locales; the provider's by default. */
+  locale?: string;
+  className?: string;
+}
+
+type Interval = 'month' | 'year';
+
+interface PendingChange {
+  plan: Plan;
+  price: Price;
+  preview: ChangePreview;
+}
+
+const cx = (...names: Array<string | false | null | undefined>) => names.filter(Boolean).join(' ');
+
+function priceFor(plan: Plan, interval: Interval): Price | undefined {
+  return plan.prices.find((p) => p.interval === interval);
+}
+
+/**
+ * The project's visible plans in hierarchy order: a monthly/yearly switch when plans have both,
+ * the recommended badge, the trial text when a plan has trials, the current plan marked, and a
+ * button that starts the hosted checkout (or, for a subscriber, changes plan after showing the
+ * proration preview). Unstyled: class names `tg-pricing*` and, with `@tollgate/react/styles.css`,
+ * CSS variables `--tg-*` to theme.
+ */
+export function PricingTable(props: PricingTableProps) {
+  const client = useTollgate();
+  const providerLocale = useLocale();
+  const locale = props.locale ? resolveLocale(props.locale) : providerLocale;
+  const t: Messages = MESSAGES[locale];
+  const state = useTollgateState();
+  const signedIn = state.status === 'signed-in';
+  const entitlementsStamp = state.billing.entitlements;
+
+  const [plans, setPlans] = useState<Plan[] | null>(null);
+  const [subscription, setSubscription] = useState<Subscription | null>(null);
+  const [interval, setInterval] = useState<Interval>(props.defaultInterval ?? 'month');
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState<PendingChange | null>(null);
+  const id = useId();
+
+  useEffect(() => {
+    let live = true;
+    client.plans().then(
+      (list) => live && setPlans(list),
+      (e: unknown) => live && (setPlans([]), setError(isTollgateError(e) ? e.message : String(e))),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, state.status]);
+
+  // The subscription: read when signed in, and again whenever the cached entitlements change.
+  useEffect(() => {
+    if (!signedIn) {
+      setSubscription(null);
+      return;
+    }
+    let live = true;
+    client.subscription().then(
+      (s) => live && setSubscription(s),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, signedIn, entitlementsStamp]);
+
+  const intervals = plans ? (['month', 'year'] as const).filter((i) => plans.some((p) => priceFor(p, i))) : [];
+  const shown: Interval = intervals.includes(interval) ? interval : (intervals[0] ?? 'month');
+  const here = typeof window !== 'undefined' ? window.location.href : '';
+
+  const choose = useCallback(
+    async (plan: Plan, price: Price) => {
+      setError(null);
+      if (!signedIn) {
+        props.onSignInRequired?.(plan, price);
+        return;
+      }
+      setBusy(price.id);
+      try {
+        if (subscription) {
+          const preview = await client.previewChange(price.id);
+          setPending({ plan, price, preview });
+        } else {
+          const trialDays = plan.trialsEnabled ? props.trialDays : undefined;
+          await client.redirectToCheckout({
+            priceId: price.id,
+            successUrl: props.successUrl ?? here,
+            cancelUrl: props.cancelUrl ?? here,
+            ...(props.promotionCode ? { promotionCode: props.promotionCode } : {}),
+            ...(trialDays !== undefined ? { trialDays } : {}),
+          });
+        }
+      } catch (e) {
+        setError(isTollgateError(e) ? e.message : String(e));
+      } finally {
+        setBusy(null);
+      }
+    },
+    [client, signedIn, subscription, props, here],
+  );
+
+  const confirm = useCallback(async () => {
+    if (!pending) return;
+    setBusy(pending.price.id);
+    setError(null);
+    try {
+      const changed = await client.changePlan(pending.price.id);
+      setSubscription(changed);
+      setPending(null);
+      props.onChanged?.(changed);
+    } catch (e) {
+      setError(isTollgateError(e) ? e.message : String(e));
+    } finally {
+      setBusy(null);
+    }
+  }, [client, pending, props]);
+
+  if (plans === null) {
+    return (
+      <div className={cx('tg-pricing', props.className)} lang={locale} dir={directionOf(locale)} aria-busy="true">
+        <p className="tg-pricing__loading">{t.loading}</p>
+      </div>
+    );
+  }
+
+  return (
+    <div className={cx('tg-pricing', props.className)} lang={locale} dir={directionOf(locale)}>
+      {intervals.length > 1 && (
+        <fieldset className="tg-pricing__intervals">
+          <legend className="tg-pricing__legend">{t.billingPeriod}</legend>
+          {intervals.map((i) => (
+            <label key={i} className={cx('tg-pricing__interval-option', shown === i && 'tg-pricing__interval-option--selected')}>
+              <input type="radio" name={`${id}-interval`} value={i} checked={shown === i} onChange={() => setInterval(i)} />
+              {i === 'month' ? t.monthly : t.yearly}
+            </label>
+          ))}
+        </fieldset>
+      )}
+      {error && (
+        <p className="tg-pricing__error" role="alert">
+          {error}
+        </p>
+      )}
+      {plans.length === 0 && !error && <p className="tg-pricing__empty">{t.noPlans}</p>}
+      <ul className="tg-pricing__plans" role="list">
+        {plans.map((plan) => {
+          const price = priceFor(plan, shown) ?? plan.prices[0];
+          const current = subscription?.plan.id === plan.id;
+          const currentPrice = current && price !== undefined && subscription?.price.id === price.id;
+          const trialDays = props.trialDays ?? plan.defaultTrialDays;
+          const headingId = `${id}-plan-${plan.id}`;
+          return (
+            <li
+              key={plan.id}
+              className={cx('tg-pricing__plan', plan.recommended && 'tg-pricing__plan--recommended', current && 'tg-pricing__plan--current')}
+              aria-labelledby={headingId}
+              aria-current={current ? 'true' : undefined}
+            >
+              <h3 className="tg-pricing__name" id={headingId}>
+                {plan.name}
+              </h3>
+              {plan.recommended && <span className="tg-pricing__badge">{t.recommended}</span>}
+              {current && <span className="tg-pricing__current">{t.currentPlan}</span>}
+              {plan.description && <p className="tg-pricing__description">{plan.description}</p>}
+              {price && (
+                <p className="tg-pricing__price">
+                  <span className="tg-pricing__amount">{formatMoney(price.amount, price.currency, locale)}</span>{' '}
+                  <span className="tg-pricing__per">{price.interval === 'year' ? t.perYear : t.perMonth}</span>
+                </p>
+              )}
+              {plan.trialsEnabled && <p className="tg-pricing__trial">{trialDays ? format(t.trialDays, { days: trialDays }) : t.trialAvailable}</p>}
+              {plan.features.length > 0 && (
+                <ul className="tg-pricing__features">
+                  {plan.features.map((f) => (
+                    <li key={f}>{f}</li>
+                  ))}
+                </ul>
+              )}
+              {price && (
+                <button
+                  type="button"
+                  className="tg-pricing__button"
+                  disabled={currentPrice || busy !== null || (!signedIn && !props.onSignInRequired)}
+                  aria-busy={busy === price.id ? 'true' : undefined}
+                  onClick={() => void choose(plan, price)}
+                >
+                  {currentPrice ? t.currentPlan : !signedIn ? (props.onSignInRequired ? t.subscribe : t.signInToSubscribe) : subscription ? format(t.switchTo, { plan: plan.name }) : t.subscribe}
+                </button>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      {pending && <ChangeDialog pending={pending} locale={locale} t={t} busy={busy !== null} onConfirm={() => void confirm()} onCancel={() => setPending(null)} />}
+    </div>
+  );
+}
+
+function ChangeDialog(props: { pending: PendingChange; locale: string; t: Messages; busy: boolean; onConfirm(): void; onCancel(): void }) {
+  const { pending, locale, t } = props;
+  const titleId = useId();
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => confirmRef.current?.focus(), []);
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === 'Escape') props.onCancel();
+  };
+  const money = (amount: number) => formatMoney(amount, pending.preview.currency, locale);
+  return (
+    <div className="tg-pricing__preview" role="dialog" aria-modal="false" aria-labelledby={titleId} onKeyDown={onKeyDown}>
+      <h3 className="tg-pricing__preview-title" id={titleId}>
+        {format(t.changeTitle, { plan: pending.plan.name })}
+      </h3>
+      <ul className="tg-pricing__preview-lines">
+        {pending.preview.lines.map((line, i) => (
+          <li key={i}>
+            <span>{line.description}</span> <span className="tg-pricing__preview-amount">{money(line.amount)}</span>
+          </li>
+        ))}
+      </ul>
+      <p className="tg-pricing__due">
+        {t.dueNow}: <strong>{money(pending.preview.amountDue)}</strong>
+      </p>
+      <div className="tg-pricing__preview-actions">
+        <button type="button" ref={confirmRef} className="tg-pricing__confirm" disabled={props.busy} onClick={props.onConfirm}>
+          {t.confirm}
+        </button>
+        <button type="button" className="tg-pricing__cancel" onClick={props.onCancel}>
+          {t.cancel}
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,207 @@
+/**
+ * @tollgate/sdk: what a project's server needs of Tollgate.
+ *
+ *   import { createTollgate } from '@tollgate/sdk';
+ *   const tollgate = createTollgate({ baseUrl: 'http://localhost:4000', apiKey: process.env.TOLLGATE_API_KEY! });
+ *   const user = await tollgate.verifyToken(token);            // the user, or null
+ *   if (await tollgate.has(token, { plan: 'pro' })) { ... }    // GET billing/entitlements, every time
+ *   const event = await tollgate.verifyWebhook({ payload: rawBody, headers, secret });
+ */
+import { createClient, type TollgateClient } from '../../../contract';
+import { verifyWebhook as verifyWebhookSignature, type WebhookEvent } from '../../../contract/webhook-signature';
+import { satisfies, type EntitlementCheck, type Entitlements, type RankedPlan } from './entitlements';
+import { errorOf, isTollgateError, TollgateError } from './errors';
+import { bearerOf, jsonResponse, sendJson, type NextFunction, type NodeRequestLike, type NodeResponseLike } from './http';
+import { makeSessionRoutes, type SessionRoutes, type SessionRoutesOptions } from './session-routes';
+import type { Plan, TollgateUser } from './types';
+
+export { createClient, contract, ERRORS, type Contract, type TollgateClient, type ClientOptions, type ErrorCode, type ErrorBody } from '../../../contract';
+export {
+  signWebhook,
+  WebhookVerificationError,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  WEBHOOK_TOLERANCE_MS,
+  type WebhookEvent,
+  type WebhookRefusal,
+} from '../../../contract/webhook-signature';
+export { verifyWebhookSignature as verifyWebhook };
+export { satisfies, planAtLeast, type EntitlementCheck, type Entitlements, type RankedPlan } from './entitlements';
+export { TollgateError, isTollgateError, unwrap, type TollgateErrorCode, type SdkErrorCode, type TollgateErrorBody } from './errors';
+export type { SessionRoutes, SessionRoutesOptions } from './session-routes';
+export type { NodeRequestLike, NodeResponseLike, NextFunction } from './http';
+export type { Plan, Price, Subscription, Invoice, ChangePreview, TollgateUser, PublicUser, MfaChallenge, BrowserSession } from './types';
+
+export interface TollgateOptions {
+  /** Where Tollgate serves, e.g. http://localhost:4000. */
+  baseUrl: string;
+  /** The project's API key (tg_...). Keep it on the server. */
+  apiKey: string;
+  /** The signing secret of your webhook endpoint (whsec_...), for `verifyWebhook` without `secret`. */
+  webhookSecret?: string;
+  /** A fetch implementation (tests, proxies); the global fetch by default. */
+  fetch?: typeof fetch;
+}
+
+/** What a request that passed `requireUser` carries. */
+export interface Authenticated {
+  user: TollgateUser;
+  /** The access token it was sent with (for calls on the user's behalf, such as `entitlements`). */
+  token: string;
+  expiresAt: string;
+}
+
+/** A request after `requireUser()`: `req.user` and `req.tollgate`. */
+export type AuthenticatedRequest<R extends NodeRequestLike = NodeRequestLike> = R & { user: TollgateUser; tollgate: Authenticated };
+
+/** Why a request was refused: what `check` answers instead of a user. */
+export interface Refusal {
+  status: 401 | 403;
+  body: { error: string; code: 'invalid_access_token' | 'entitlement_required'; required?: EntitlementCheck };
+}
+
+export type CheckResult = ({ ok: true } & Authenticated) | ({ ok: false } & Refusal);
+
+export interface Tollgate {
+  /** The typed contract client with the API key: every route, `{status, body}` typed per status. */
+  readonly client: TollgateClient;
+  /** The typed contract client acting for a user (their access token), e.g. `asUser(token).billing.subscription()`. */
+  asUser(accessToken: string): TollgateClient;
+  /** The user of an access token (POST /api/v1/token/verify), or null when Tollgate does not accept it. */
+  verifyToken(token: string): Promise<TollgateUser | null>;
+  /** The user's entitlements (GET billing/entitlements, asked on every call), or null: no entitled subscription. */
+  entitlements(userToken: string): Promise<Entitlements | null>;
+  /**
+   * Whether the user may: `{ plan }` passes for that plan or any above it in the project's order,
+   * `{ feature }` when the plan grants the flag, both when both are given. Asks Tollgate on every
+   * call (entitlements, and the plan order for a plan check); nothing is cached.
+   */
+  has(userToken: string, check: EntitlementCheck): Promise<boolean>;
+  /** The plans in the project's order, hidden ones included (GET billing/products). */
+  products(): Promise<Plan[]>;
+  /**
+   * Checks a webhook delivery (signature, timestamp within 5 minutes) and answers its event;
+   * throws WebhookVerificationError with the status to answer (400 or 401). `payload` is the raw body.
+   */
+  verifyWebhook(options: { payload: string | Uint8Array | ArrayBuffer; headers: Headers | Record<string, string | string[] | undefined>; secret?: string; now?: number }): Promise<WebhookEvent>;
+  /**
+   * Framework-neutral check of a request (fetch `Request` or Node request): its Bearer access token,
+   * and when `requirement` is given the entitlement. Answers the user or the refusal to send.
+   */
+  check(request: Request | NodeRequestLike, requirement?: EntitlementCheck): Promise<CheckResult>;
+  /** `check` for fetch-based servers: the user, or the 401/403 Response to return. */
+  authorize(request: Request, requirement?: EntitlementCheck): Promise<Authenticated | Response>;
+  /** Express/Connect middleware: a valid Bearer access token sets `req.user` (and `req.tollgate`); otherwise 401. */
+  requireUser(): (req: NodeRequestLike, res: NodeResponseLike, next: NextFunction) => void;
+  /** Express/Connect middleware: 403 `entitlement_required` unless the user has the plan (or above) and/or feature; 401 without a valid token. */
+  requireEntitlement(requirement: EntitlementCheck): (req: NodeRequestLike, res: NodeResponseLike, next: NextFunction) => void;
+  /** The routes the browser client (`@tollgate/sdk/browser`, `@tollgate/react`) talks to on your server. */
+  sessionRoutes(options: SessionRoutesOptions): SessionRoutes;
+}
+
+const requirementText = (r: EntitlementCheck) =>
+  [r.plan !== undefined ? `the ${r.plan} plan or above` : null, r.feature !== undefined ? `the ${r.feature} feature` : null].filter(Boolean).join(' and ');
+
+/** The server SDK for a project: the typed client plus the helpers that read naturally. */
+export function createTollgate(options: TollgateOptions): Tollgate {
+  if (!options.baseUrl) throw new TypeError('createTollgate: baseUrl is required (where Tollgate serves)');
+  if (!options.apiKey) throw new TypeError('createTollgate: apiKey is required (the project API key, tg_...)');
+  const baseUrl = options.baseUrl.replace(/\/$/, '');
+  const fetchFn = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
+  const client = createClient({ baseUrl, apiKey: options.apiKey });
+  const asUser = (accessToken: string) => createClient({ baseUrl, accessToken });
+
+  const call = async <R extends { status: number; body: unknown }>(run: () => Promise<R>): Promise<R> => {
+    try {
+      return await run();
+    } catch (cause) {
+      if (isTollgateError(cause)) throw cause;
+      throw new TollgateError({ code: 'network_error', message: `Could not reach Tollgate at ${baseUrl}: ${(cause as Error).message}`, status: 0 });
+    }
+  };
+
+  async function verify(token: string): Promise<{ user: TollgateUser; expiresAt: string } | null> {
+    const res = await call(() => client.token.verify({ body: { token } }));
+    if (res.status !== 200) throw errorOf(res.status, res.body);
+    return res.body.valid ? { user: res.body.user, expiresAt: res.body.expiresAt } : null;
+  }
+
+  async function entitlements(userToken: string): Promise<Entitlements | null> {
+    const res = await call(() => asUser(userToken).billing.entitlements());
+    if (res.status !== 200) throw errorOf(res.status, res.body);
+    return res.body;
+  }
+
+  async function products(): Promise<Plan[]> {
+    const res = await call(() => client.billing.products());
+    if (res.status !== 200) throw errorOf(res.status, res.body);
+    return res.body.products;
+  }
+
+  async function has(userToken: string, requirement: EntitlementCheck): Promise<boolean> {
+    const [granted, plans] = await Promise.all([
+      entitlements(userToken),
+      requirement.plan !== undefined ? products() : Promise.resolve([] as RankedPlan[]),
+    ]);
+    return satisfies(granted, requirement, plans);
+  }
+
+  const unauthorized = (error: string): CheckResult => ({ ok: false, status: 401, body: { error, code: 'invalid_access_token' } });
+
+  async function check(request: Request | NodeRequestLike, requirement?: EntitlementCheck): Promise<CheckResult> {
+    const token = bearerOf(request.headers);
+    if (!token) return unauthorized('Sign in first: send Authorization: Bearer <ACCESS_TOKEN>');
+    const verified = await verify(token);
+    if (!verified) return unauthorized('Invalid or expired access token');
+    if (requirement && (requirement.plan !== undefined || requirement.feature !== undefined)) {
+      let allowed: boolean;
+      try {
+        allowed = await has(token, requirement);
+      } catch (error) {
+        // The token expired or its user was disabled between the two calls.
+        if (isTollgateError(error) && error.status === 401) return unauthorized(error.message);
+        throw error;
+      }
+      if (!allowed) {
+        return { ok: false, status: 403, body: { error: `This needs ${requirementText(requirement)}`, code: 'entitlement_required', required: requirement } };
+      }
+    }
+    return { ok: true, token, ...verified };
+  }
+
+  const middleware =
+    (requirement?: EntitlementCheck) =>
+    (req: NodeRequestLike, res: NodeResponseLike, next: NextFunction): void => {
+      check(req, requirement).then((result) => {
+        if (!result.ok) return sendJson(res, result.status, result.body, result.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+        const authed = req as AuthenticatedRequest;
+        authed.user = result.user;
+        authed.tollgate = { user: result.user, token: result.token, expiresAt: result.expiresAt };
+        next();
+      }, next);
+    };
+
+  return {
+    client,
+    asUser,
+    verifyToken: async (token) => (await verify(token))?.user ?? null,
+    entitlements,
+    has,
+    products,
+    verifyWebhook: ({ secret, ...rest }) => {
+      const key = secret ?? options.webhookSecret;
+      if (!key) throw new TypeError('verifyWebhook: pass secret, or webhookSecret to createTollgate');
+      return verifyWebhookSignature({ ...rest, secret: key });
+    },
+    check,
+    async authorize(request, requirement) {
+      const result = await check(request, requirement);
+      if (result.ok) return { user: result.user, token: result.token, expiresAt: result.expiresAt };
+      return jsonResponse(result.status, result.body, result.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+    },
+    requireUser: () => middleware(),
+    requireEntitlement: (requirement) => middleware(requirement),
+    sessionRoutes: (routeOptions) => makeSessionRoutes({ baseUrl, apiKey: options.apiKey, client, fetch: fetchFn, verify }, routeOptions),
+  };
+}

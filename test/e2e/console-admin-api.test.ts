@@ -1,0 +1,195 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app';
+import { consoleApi, type ConsoleSession } from '../support/console-api';
+import { startFakeStripe, type FakeStripe } from '../support/stripe/server';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * The console's billing, webhook and member routes over HTTP against the real server (one server,
+ * one Stripe-shaped test server): what each answers, and who may call it.
+ */
+let t: TestApp;
+let stripe: FakeStripe;
+let receiver: WebhookReceiver;
+const { call, operator, member, assertGuarded } = consoleApi(() => t);
+
+let op: ConsoleSession;
+let outsider: ConsoleSession;
+let projectId: string;
+
+beforeAll(async () => {
+  stripe = await startFakeStripe();
+  receiver = new WebhookReceiver(() => Date.now());
+  await receiver.start();
+  t = await startTestApp({ runWorker: false, env: { STRIPE_API_URL: stripe.url, STRIPE_MAX_NETWORK_RETRIES: '0' } });
+  op = await operator('operator@example.com');
+  projectId = (await t.createProject({ name: 'Billed' })).id;
+  const elsewhere = await t.createProject({ name: 'Elsewhere' });
+  outsider = await member('outsider@example.com', [elsewhere.id]);
+});
+afterAll(async () => {
+  await t?.close();
+  await stripe?.close();
+  await receiver?.stop();
+});
+
+const json = async <T = any>(res: Response, status: number): Promise<T> => {
+  const body = await res.json();
+  expect(res.status, JSON.stringify(body)).toBe(status);
+  return body as T;
+};
+
+describe('billing', () => {
+  it('connects the sandbox, refuses a bad Stripe key with Stripe’s reason, connects Stripe, disconnects', async () => {
+    const base = `/api/admin/projects/${projectId}/billing`;
+    expect(await json(await call(base, { session: op }), 200)).toEqual({ connection: null });
+
+    const sandbox = await json(await call(base, { method: 'PUT', session: op, body: { processor: 'sandbox' } }), 200);
+    expect(sandbox.connection).toMatchObject({ processor: 'sandbox', mode: 'sandbox', key_last4: null, currency: 'usd' });
+    expect(Date.parse(sandbox.connection.connected_at)).not.toBeNaN();
+
+    const account = stripe.createAccount();
+    const bad = await json(
+      await call(base, {
+        method: 'PUT',
+        session: op,
+        body: { processor: 'stripe', secret_key: 'sk_test_unknownKey12345', publishable_key: account.publishableKey, webhook_secret: account.webhookSecret },
+      }),
+      400,
+    );
+    expect(bad.code).toBe('processor_rejected_key');
+    expect(bad.error).toMatch(/^Stripe refused the secret key: /);
+    const malformed = await json(await call(base, { method: 'PUT', session: op, body: { processor: 'stripe', secret_key: 'nope', publishable_key: 'pk', webhook_secret: 'w' } }), 400);
+    expect(malformed.code).toBe('invalid_secret_key');
+    // The failed attempts left the sandbox connected.
+    expect((await json(await call(base, { session: op }), 200)).connection.processor).toBe('sandbox');
+
+    const other = await t.createProject({ name: 'Stripe one' });
+    const connected = await json(
+      await call(`/api/admin/projects/${other.id}/billing`, {
+        method: 'PUT',
+        session: op,
+        body: { processor: 'stripe', secret_key: account.secretKey, publishable_key: account.publishableKey, webhook_secret: account.webhookSecret },
+      }),
+      200,
+    );
+    expect(connected.connection).toMatchObject({ processor: 'stripe', mode: 'test', key_last4: account.secretKey.slice(-4), webhook_url: `${t.baseUrl}/api/webhooks/stripe/${other.id}` });
+    expect(JSON.stringify(connected)).not.toContain(account.secretKey);
+    expect(await json(await call(`/api/admin/projects/${other.id}/billing`, { method: 'DELETE', session: op }), 200)).toEqual({ disconnected: true });
+    expect(await json(await call(`/api/admin/projects/${other.id}/billing`, { session: op }), 200)).toEqual({ connection: null });
+  });
+
+  it('plans in hierarchy order: create, update, reorder; prices added and archived; the sandbox clock moves', async () => {
+    const plans = `/api/admin/projects/${projectId}/plans`;
+    const basic = (await json(await call(plans, { method: 'POST', session: op, body: { name: 'Basic', features: 'export, api,, export' } }), 201)).plan;
+    expect(basic).toMatchObject({ name: 'Basic', features: ['export', 'api'], hidden: false, position: 0, prices: [] });
+    const pro = (await json(await call(plans, { method: 'POST', session: op, body: { name: 'Pro', description: 'For teams', recommended: true, trials_enabled: true, default_trial_days: 14 } }), 201)).plan;
+    expect(pro).toMatchObject({ recommended: true, trials_enabled: true, default_trial_days: 14, position: 1 });
+    expect((await json(await call(plans, { method: 'POST', session: op, body: { name: 'basic' } }), 409)).code).toBe('plan_name_taken');
+    expect((await json(await call(plans, { method: 'POST', session: op, body: { name: 'Bad', features: 'a\u0001b' } }), 400)).code).toBe('invalid_feature');
+
+    const hidden = await json(await call(`${plans}/${basic.id}`, { method: 'PATCH', session: op, body: { hidden: true, features: 'sso' } }), 200);
+    expect(hidden.plan).toMatchObject({ hidden: true, features: ['sso'] });
+    expect((await json(await call(`${plans}/00000000-0000-4000-8000-000000000000`, { method: 'PATCH', session: op, body: { hidden: false } }), 404)).code).toBe('plan_not_found');
+
+    const reordered = await json(await call(`${plans}/order`, { method: 'PUT', session: op, body: { plans: [pro.id, basic.id] } }), 200);
+    expect(reordered.plans.map((p: { name: string }) => p.name)).toEqual(['Pro', 'Basic']);
+    expect((await json(await call(`${plans}/order`, { method: 'PUT', session: op, body: { plans: [pro.id] } }), 400)).code).toBe('invalid_plan_order');
+
+    const price = (await json(await call(`${plans}/${pro.id}/prices`, { method: 'POST', session: op, body: { name: 'Monthly', amount: 1250, interval: 'month' } }), 201)).price;
+    expect(price).toMatchObject({ plan_id: pro.id, amount: 1250, currency: 'usd', interval: 'month', active: true });
+    expect((await json(await call(`${plans}/${pro.id}/prices`, { method: 'POST', session: op, body: { name: 'Yen', amount: 5, currency: 'kwd', interval: 'year' } }), 400)).code).toBe('invalid_amount');
+    const archived = await json(await call(`/api/admin/projects/${projectId}/prices/${price.id}/archive`, { method: 'POST', session: op }), 200);
+    expect(archived.price.active).toBe(false);
+    const listed = await json(await call(plans, { session: op }), 200);
+    expect(listed.plans[0].prices).toEqual([expect.objectContaining({ id: price.id, active: false })]);
+
+    expect(await json(await call(`/api/admin/projects/${projectId}/subscriptions`, { session: op }), 200)).toEqual({ subscriptions: [] });
+    expect(await json(await call(`/api/admin/projects/${projectId}/billing/events?type=invoice.paid`, { session: op }), 200)).toEqual({ events: [] });
+    const advanced = await json(await call(`/api/admin/projects/${projectId}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 31 } }), 200);
+    expect(advanced.changed).toBe(0);
+    expect((await json(await call(`/api/admin/projects/${projectId}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 0 } }), 400)).code).toBe('invalid_request');
+  });
+
+  it('every billing route: 401 without a session, 403 without CSRF, 404 to a member of another project', async () => {
+    const p = `/api/admin/projects/${projectId}`;
+    const id = '00000000-0000-4000-8000-000000000000';
+    await assertGuarded(
+      [
+        ['GET', `${p}/billing`, undefined],
+        ['PUT', `${p}/billing`, { processor: 'sandbox' }],
+        ['DELETE', `${p}/billing`, undefined],
+        ['GET', `${p}/plans`, undefined],
+        ['POST', `${p}/plans`, { name: 'X' }],
+        ['PATCH', `${p}/plans/${id}`, { hidden: true }],
+        ['PUT', `${p}/plans/order`, { plans: [id] }],
+        ['POST', `${p}/plans/${id}/prices`, { name: 'M', amount: 1, interval: 'month' }],
+        ['POST', `${p}/prices/${id}/archive`, undefined],
+        ['GET', `${p}/subscriptions`, undefined],
+        ['GET', `${p}/billing/events`, undefined],
+        ['POST', `${p}/billing/sandbox/advance`, { days: 1 }],
+      ],
+      outsider,
+      op,
+    );
+  });
+});
+
+describe('webhooks', () => {
+  it('an endpoint: created with its secret shown once, Tested both ways, its log read, a delivery resent, its secret rolled, disabled, deleted', async () => {
+    const base = `/api/admin/projects/${projectId}/webhooks`;
+    expect(await json(await call(base, { session: op }), 200)).toEqual({ endpoints: [] });
+    expect((await json(await call(base, { method: 'POST', session: op, body: { url: 'ftp://nope' } }), 400)).code).toBe('invalid_webhook_url');
+
+    const created = await json(await call(base, { method: 'POST', session: op, body: { url: receiver.url('/hooks'), event_types: ['invoice.paid'], description: 'Shop' } }), 201);
+    expect(created.secret).toMatch(/^whsec_/);
+    expect(created.endpoint).toMatchObject({ url: receiver.url('/hooks'), event_types: ['invoice.paid'], description: 'Shop', enabled: true });
+    expect(created.secret.startsWith(created.endpoint.secret_prefix)).toBe(true);
+    const id = created.endpoint.id as string;
+    const listed = await json(await call(base, { session: op }), 200);
+    expect(JSON.stringify(listed)).not.toContain(created.secret);
+
+    receiver.route('/hooks', created.secret, 200);
+    const ok = await json(await call(`${base}/${id}/test`, { method: 'POST', session: op }), 200);
+    expect(ok).toMatchObject({ ok: true, status: 200, error: null });
+    expect(receiver.at('/hooks')).toHaveLength(1);
+    receiver.answerWith('/hooks', 500);
+    const failed = await json(await call(`${base}/${id}/test`, { method: 'POST', session: op }), 200);
+    expect(failed).toMatchObject({ ok: false, status: 500 });
+
+    const log = await json(await call(`${base}/${id}/deliveries`, { session: op }), 200);
+    expect(log.deliveries).toHaveLength(2);
+    expect(log.deliveries[0].attempts[0]).toMatchObject({ attempt: 1, status_code: 500 });
+    expect(typeof log.deliveries[0].attempts[0].duration_ms).toBe('number');
+    expect((await json(await call(`/api/admin/projects/${projectId}/webhook-deliveries/${log.deliveries[0].id}/resend`, { method: 'POST', session: op }), 404)).code).toBe(
+      'webhook_delivery_not_found',
+    );
+
+    const rolled = await json(await call(`${base}/${id}/roll-secret`, { method: 'POST', session: op }), 200);
+    expect(rolled.secret).toMatch(/^whsec_/);
+    expect(rolled.secret).not.toBe(created.secret);
+    const disabled = await json(await call(`${base}/${id}`, { method: 'PATCH', session: op, body: { enabled: false } }), 200);
+    expect(disabled.endpoint.enabled).toBe(false);
+    expect(await json(await call(`${base}/${id}`, { method: 'DELETE', session: op }), 200)).toEqual({ success: true });
+    expect((await json(await call(`${base}/${id}/test`, { method: 'POST', session: op }), 404)).code).toBe('webhook_endpoint_not_found');
+  });
+
+  it('every webhook route: 401 without a session, 403 without CSRF, 404 to a member of another project', async () => {
+    const p = `/api/admin/projects/${projectId}`;
+    const id = '00000000-0000-4000-8000-000000000000';
+    await assertGuarded(
+      [
+        ['GET', `${p}/webhooks`, undefined],
+        ['POST', `${p}/webhooks`, { url: 'https://example.com/h' }],
+        ['PATCH', `${p}/webhooks/${id}`, { enabled: false }],
+        ['DELETE', `${p}/webhooks/${id}`, undefined],
+        ['POST', `${p}/webhooks/${id}/roll-secret`, undefined],
+        ['POST', `${p}/webhooks/${id}/test`, undefined],
+        ['GET', `${p}/webhooks/${id}/deliveries`, undefined],
+        ['POST', `${p}/webhook-deliveries/${id}/resend`, undefined],
+      ],
+      outsider,
+      op,
+    );
+  });
+});

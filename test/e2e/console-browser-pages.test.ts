@@ -1,0 +1,144 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ensureDashboardBuilt } from '../../apps/dashboard/build';
+import { startTestApp, type TestApp } from '../support/app';
+import { see } from '../support/browser';
+import { ROOT } from '../support/cli';
+import { launchConsoleBrowser } from '../support/console-browser';
+import { startFakeStripe, type FakeStripe } from '../support/stripe/server';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * The console's billing, webhook and member pages through the real UI against the real server
+ * (one server, one browser, the Stripe-shaped test server), with a screenshot of each page.
+ */
+const SHOTS = path.join(ROOT, 'test-results/console');
+let t: TestApp;
+let stripe: FakeStripe;
+const receiver = new WebhookReceiver(() => Date.now());
+let browser: Browser | null;
+let page: Page;
+let projectId: string;
+const cspErrors: string[] = [];
+
+beforeAll(async () => {
+  await ensureDashboardBuilt();
+  [browser, stripe] = await Promise.all([launchConsoleBrowser(), startFakeStripe(), receiver.start()]);
+  t = await startTestApp({ runWorker: false, env: { STRIPE_API_URL: stripe.url, STRIPE_MAX_NETWORK_RETRIES: '0' } });
+  if (browser) {
+    page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
+    });
+  }
+  projectId = (await t.createProject({ name: 'Shop' })).id;
+  mkdirSync(SHOTS, { recursive: true });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+  await stripe?.close();
+  await receiver.stop();
+});
+
+let signedIn = false;
+/** Opens a console page as the operator (signed in with a one-time link the first time). */
+const open = async (to: string, heading: string) => {
+  if (!signedIn) {
+    const created = await t.inContext(() => t.tollgate.admin.console.createAccount({ email: 'pages@example.com', role: 'operator' }));
+    if (!created.ok) throw new Error(created.error);
+    await page.goto(t.tollgate.admin.console.signInLinkUrl(created.value.link!.token));
+    await see(page.getByRole('heading', { name: 'Projects' })).toBeVisible();
+    signedIn = true;
+  }
+  await page.goto(`${t.baseUrl}/dashboard${to}`);
+  await see(page.getByRole('heading', { name: heading, exact: true })).toBeVisible();
+};
+
+it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; plans are created and reordered; a price is added in the currency', async (ctx) => {
+  if (!browser) return ctx.skip();
+  await open(`/projects/${projectId}/billing`, 'Billing');
+  await see(page.getByText('No plans yet')).toBeVisible();
+
+  const account = stripe.createAccount();
+  await page.getByRole('radio', { name: 'Stripe' }).check();
+  await page.getByLabel('Secret key').fill('sk_test_notAKnownKey123');
+  await page.getByLabel('Publishable key').fill(account.publishableKey);
+  await page.getByLabel('Webhook signing secret').fill(account.webhookSecret);
+  await page.getByRole('button', { name: 'Connect' }).click();
+  await see(page.getByRole('alert')).toContainText('Stripe refused the secret key: ');
+
+  await page.getByRole('radio', { name: /^Sandbox/ }).check();
+  await page.getByRole('button', { name: 'Connect' }).click();
+  await see(page.getByTestId('connection-state')).toContainText('Sandbox');
+  await see(page.getByTestId('connection-state')).toContainText('mode sandbox');
+
+  for (const [name, features] of [['Pro', 'sso, audit-log'], ['Starter', 'export']] as const) {
+    await page.getByLabel('Name', { exact: true }).last().fill(name);
+    await page.locator('#new-plan-features').fill(features);
+    await page.getByRole('button', { name: 'Create plan' }).click();
+    await see(page.getByRole('status').first()).toContainText(`Plan ${name} created`);
+  }
+  const tiers = page.getByRole('list', { name: 'Plan hierarchy, lowest tier first' }).locator(':scope > li');
+  await see(tiers).toHaveCount(2);
+  await see(tiers.nth(0)).toContainText('Pro');
+  // Keyboard: Starter moves up to the lowest tier.
+  await page.getByRole('button', { name: 'Move Starter up (lower tier)' }).focus();
+  await page.keyboard.press('Enter');
+  await see(page.getByRole('status').first()).toContainText('Starter moved to tier 1 of 2.');
+  await see(tiers.nth(0)).toContainText('Starter');
+  // Drag and drop: Pro dragged onto Starter takes the lowest tier, then back with the button.
+  await tiers.nth(1).dragTo(tiers.nth(0));
+  await see(tiers.nth(0)).toContainText('Pro');
+  await page.getByRole('button', { name: 'Move Pro down (higher tier)' }).click();
+  await see(tiers.nth(0)).toContainText('Starter');
+
+  const pro = page.getByRole('form', { name: 'New price of Pro' });
+  await pro.getByLabel('Price name').fill('Monthly');
+  await pro.getByLabel('Amount (USD)').fill('12.345');
+  await pro.getByRole('button', { name: 'Add price' }).click();
+  await see(page.getByRole('alert')).toContainText('Enter an amount in USD');
+  await pro.getByLabel('Amount (USD)').fill('12.50');
+  await pro.getByRole('button', { name: 'Add price' }).click();
+  await see(page.getByRole('list', { name: 'Prices of Pro' })).toContainText('$12.50 / month');
+  await page.getByRole('button', { name: 'Advance time' }).click();
+  await see(page.getByRole('status').first()).toContainText('Sandbox clock now');
+  await see(page.getByText('No subscriptions yet.')).toBeVisible();
+  await page.screenshot({ path: path.join(SHOTS, 'billing.png'), fullPage: true });
+
+  const plans = await t.inContext(() => t.tollgate.billing.listPlans(projectId));
+  if (!plans.ok) throw new Error(plans.error);
+  expect(plans.value.map((p) => [p.name, p.position, p.features])).toEqual([['Starter', 0, ['export']], ['Pro', 1, ['sso', 'audit-log']]]);
+  expect(plans.value[1]!.prices.map((p) => [p.amount, p.currency, p.interval])).toEqual([[1250, 'usd', 'month']]);
+  expect(cspErrors).toEqual([]);
+});
+
+it('webhooks: an endpoint is created with its secret shown once, and its Test says how the receiver answered, both ways', async (ctx) => {
+  if (!browser) return ctx.skip();
+  await open(`/projects/${projectId}/webhooks`, 'Webhooks');
+  await see(page.getByText('No endpoints yet')).toBeVisible();
+  await page.getByLabel('URL').fill(receiver.url('/console'));
+  await page.getByLabel('invoice.paid').check();
+  await page.getByRole('button', { name: 'Add endpoint' }).click();
+  const secret = (await page.getByTestId('secret').textContent())!;
+  expect(secret).toMatch(/^whsec_/);
+  receiver.route('/console', secret, 200);
+  await page.getByRole('button', { name: 'I have kept it' }).click();
+
+  const card = page.getByRole('listitem', { name: receiver.url('/console') });
+  await card.getByRole('button', { name: `Test ${receiver.url('/console')}` }).click();
+  await see(card.getByTestId('test-outcome')).toContainText('answered 200 in ');
+  expect(await card.getByTestId('test-outcome').textContent()).toMatch(/^answered 200 in \d+ ms$/);
+  receiver.answerWith('/console', 503);
+  await card.getByRole('button', { name: `Test ${receiver.url('/console')}` }).click();
+  await see(card.getByTestId('test-outcome')).toContainText('failed: answered 503 in ');
+  expect(await card.getByTestId('test-outcome').textContent()).toMatch(/^failed: answered 503 in \d+ ms \(200 expected\)$/);
+  await card.getByRole('button', { name: 'Delivery log' }).click();
+  await see(card.getByRole('list', { name: 'Delivery log' }).locator(':scope > li')).toHaveCount(2);
+  await see(card.getByRole('list', { name: 'Delivery log' })).toContainText('status 503');
+  await page.screenshot({ path: path.join(SHOTS, 'webhooks.png'), fullPage: true });
+  expect(receiver.at('/console').map((r) => r.validFor)).toEqual([[secret], [secret]]);
+  expect(cspErrors).toEqual([]);
+});

@@ -1,0 +1,95 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ensureDashboardBuilt } from '../../apps/dashboard/build';
+import { startTestApp, type TestApp } from '../support/app';
+import { see } from '../support/browser';
+import { ROOT } from '../support/cli';
+import { launchConsoleBrowser } from '../support/console-browser';
+
+const SHOTS = path.join(ROOT, 'test-results/console');
+let t: TestApp;
+let browser: Browser | null;
+let page: Page;
+const cspErrors: string[] = [];
+
+beforeAll(async () => {
+  await ensureDashboardBuilt();
+  browser = await launchConsoleBrowser();
+  t = await startTestApp({ runWorker: false });
+  if (browser) {
+    page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
+    });
+  }
+  mkdirSync(SHOTS, { recursive: true });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+it('an operator signs in with a one-time link, creates a project, configures it, manages API keys and signs out', async (ctx) => {
+  if (!browser) return ctx.skip();
+  const created = await t.inContext(() => t.tollgate.admin.console.createAccount({ email: 'walk@example.com', role: 'operator' }));
+  if (!created.ok) throw new Error(created.error);
+  await page.goto(t.tollgate.admin.console.signInLinkUrl(created.value.link!.token));
+  await see(page.getByRole('heading', { name: 'Projects' })).toBeVisible();
+
+  await page.getByLabel('Name').fill('Browser app');
+  await page.getByRole('button', { name: 'Create project' }).click();
+  await see(page.getByTestId('secret')).toContainText('tg_');
+  await page.screenshot({ path: path.join(SHOTS, 'projects.png'), fullPage: true });
+  await page.getByRole('button', { name: 'I have kept it' }).click();
+  await page.getByRole('link', { name: 'Browser app' }).click();
+  await see(page.getByRole('heading', { name: 'Browser app: authentication' })).toBeVisible();
+
+  const google = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Google' }) });
+  await google.getByRole('switch').click();
+  await see(page.getByRole('status').first()).toContainText('Google enabled.');
+  await google.getByLabel('Client ID').fill('google-client');
+  await google.getByLabel('Client secret').fill('google-secret');
+  await google.getByRole('button', { name: 'Save Google credentials' }).click();
+  await see(google).toContainText('Credentials are set');
+  await see(page.getByTestId('redirect-google')).toHaveText(`${t.baseUrl}/api/proxy/callback/google`);
+
+  await page.getByLabel('Add a callback URL').fill('not a url');
+  await page.getByRole('button', { name: 'Add', exact: true }).click();
+  await see(page.getByRole('alert').first()).toContainText('absolute http(s) URL');
+  await page.getByLabel('Add a callback URL').fill('https://browser.example/cb');
+  await page.getByRole('button', { name: 'Add', exact: true }).click();
+  await see(page.getByRole('list', { name: 'Registered callback URLs' })).toContainText('https://browser.example/cb');
+
+  await page.getByRole('radio', { name: 'required' }).check();
+  await see(page.getByTestId('mfa-effect')).toContainText('Existing users are prompted to enroll at next sign-in.');
+  await page.getByRole('button', { name: 'Save MFA settings' }).click();
+  await see(page.getByRole('status').first()).toContainText('MFA settings saved.');
+  await page.screenshot({ path: path.join(SHOTS, 'authentication.png'), fullPage: true });
+
+  await page.getByRole('link', { name: 'API keys' }).first().click();
+  await see(page.getByRole('heading', { name: 'API keys' })).toBeVisible();
+  await page.getByLabel('Label (optional)').fill('browser');
+  await page.getByRole('button', { name: 'Create API key' }).click();
+  await see(page.getByTestId('secret')).toContainText('tg_');
+  await page.getByRole('button', { name: 'I have kept it' }).click();
+  const row = page.getByRole('row').filter({ hasText: 'browser' });
+  await row.getByRole('button', { name: /^Revoke/ }).click();
+  await row.getByRole('button', { name: 'Yes, revoke' }).click();
+  await see(row).toContainText('revoked');
+  await page.screenshot({ path: path.join(SHOTS, 'api-keys.png'), fullPage: true });
+
+  // CSRF: a state-changing call from the page without the header is refused.
+  const refused = await page.evaluate(async () => (await fetch('/api/admin/projects', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' })).status);
+  expect(refused).toBe(403);
+
+  await page.setViewportSize({ width: 390, height: 800 });
+  await page.screenshot({ path: path.join(SHOTS, 'api-keys-phone.png'), fullPage: true });
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await see(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  await page.screenshot({ path: path.join(SHOTS, 'sign-in.png'), fullPage: true });
+  expect(cspErrors).toEqual([]);
+  const project = (await t.inContext(() => t.tollgate.admin.listProjects())).find((p) => p.name === 'Browser app')!;
+  expect(project.settings).toMatchObject({ enabledProviders: ['email', 'google'], mfaPolicy: 'required', callbackUrls: ['https://browser.example/cb'] });
+});

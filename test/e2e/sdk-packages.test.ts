@@ -1,0 +1,382 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPackages, ROOT, TARBALLS } from '../../packages/build';
+import type { Project } from '../../domain/project';
+import { startTestApp, type TestApp } from '../support/app';
+import { see } from '../support/browser';
+import { findChromium, reportSkippedBrowserTests } from '../support/chromium';
+
+/**
+ * The SDK as a developer gets it: the packed tarballs installed into a fresh project outside the
+ * repository (only the tarballs and the registry), a small server type-checked under `strict` and
+ * run against a live Tollgate, and the example app (examples/saas, built by Vite from the same
+ * install) walked in Debian's chromium as a user would: sign up, pricing table, sandbox checkout,
+ * <Protect plan="pro">, the verified webhook, plan changes with the proration preview, cancel.
+ * One install serves both; the timings of each phase are printed at the end.
+ */
+
+const run = promisify(execFile);
+const timings: Array<[string, number]> = [];
+async function timed<T>(phase: string, fn: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  try {
+    return await fn();
+  } finally {
+    timings.push([phase, Date.now() - started]);
+  }
+}
+
+/** The child npm/tsc/node see a clean environment, not the npm run that started the tests. */
+const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) && k !== 'NODE_OPTIONS') env[k] = v;
+  return { ...env, ...extra };
+};
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+
+/** A child process we started, and its output so far; ended in afterAll by its pid. */
+interface Child {
+  process: ChildProcess;
+  output: () => string;
+}
+const children: Child[] = [];
+function start(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Child {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const entry = { process: child, output: () => output };
+  children.push(entry);
+  return entry;
+}
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The 20-line server of the acceptance: it verifies a token, checks has({ plan: 'pro' }) and verifies a webhook. */
+const ACCEPTANCE_SERVER = `import { createServer } from 'node:http';
+import { createTollgate, WebhookVerificationError, type TollgateUser } from '@tollgate/sdk';
+
+const tollgate = createTollgate({ baseUrl: process.env.TOLLGATE_URL!, apiKey: process.env.TOLLGATE_API_KEY!, webhookSecret: process.env.WEBHOOK_SECRET });
+
+createServer(async (req, res) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  if (req.url === '/webhooks') {
+    try {
+      const event = await tollgate.verifyWebhook({ payload: Buffer.concat(chunks), headers: req.headers });
+      console.log(JSON.stringify({ webhook: event.type, id: event.id }));
+      return void res.writeHead(200).end();
+    } catch (error) {
+      return void res.writeHead(error instanceof WebhookVerificationError ? error.status : 500).end();
+    }
+  }
+  const token = req.headers.authorization?.replace(/^Bearer /, '') ?? '';
+  const user: TollgateUser | null = await tollgate.verifyToken(token);
+  if (!user) return void res.writeHead(401).end();
+  const pro: boolean = await tollgate.has(token, { plan: 'pro' });
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ email: user.email, pro }));
+}).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening'));
+`;
+
+/** Misuses the types: each line must be refused by the compiler (so they are real types, not any). */
+const WRONG_USAGE = `import { createTollgate } from '@tollgate/sdk';
+import { createBrowserClient } from '@tollgate/sdk/browser';
+const tollgate = createTollgate({ baseUrl: 'http://localhost:4000', apiKey: 'tg_x' });
+void tollgate.has('token', { plan: 1 });
+void tollgate.client.billing.checkout({ body: { priceId: 'p', successUrl: 'u' } });
+const browser = createBrowserClient();
+void browser.changePlan(42);
+`;
+
+const CHROMIUM = findChromium();
+if (!CHROMIUM) reportSkippedBrowserTests('test/e2e/sdk-packages.test.ts: the example app walk');
+
+let work: string;
+let app: string;
+let t: TestApp;
+let project: Project;
+let apiKey: string;
+let prices: { basic: string; pro: string; team: string };
+/** Where the example app will serve (its callback URL is registered on the project). */
+let exampleUrl: string;
+
+const ok = <T>(outcome: { ok: true; value: T } | { ok: false; error: string }): T => {
+  if (!outcome.ok) throw new Error(`refused: ${outcome.error}`);
+  return outcome.value;
+};
+
+beforeAll(async () => {
+  // Pack, then one fresh project outside the repository with the tarballs and the example's dependencies.
+  await timed('build and pack the packages', () => buildPackages({ pack: true }));
+  work = mkdtempSync(path.join(os.tmpdir(), 'tollgate-sdk-'));
+  app = path.join(work, 'saas');
+  cpSync(path.join(ROOT, 'examples/saas'), app, {
+    recursive: true,
+    filter: (source) => !/[\\/](node_modules|dist|\.env\.local)$/.test(source),
+  });
+  const manifest = JSON.parse(readFileSync(path.join(app, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  manifest.dependencies['@tollgate/sdk'] = `file:${TARBALLS.sdk}`;
+  manifest.dependencies['@tollgate/react'] = `file:${TARBALLS.react}`;
+  writeFileSync(path.join(app, 'package.json'), JSON.stringify(manifest, null, 2));
+  mkdirSync(path.join(app, 'acceptance'));
+  writeFileSync(path.join(app, 'acceptance/server.ts'), ACCEPTANCE_SERVER);
+  writeFileSync(path.join(app, 'acceptance/wrong.ts'), WRONG_USAGE);
+  const strictNode = { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], skipLibCheck: false };
+  writeFileSync(path.join(app, 'acceptance/tsconfig.json'), JSON.stringify({ compilerOptions: { ...strictNode, outDir: 'out' }, include: ['server.ts'] }));
+  writeFileSync(path.join(app, 'acceptance/tsconfig.wrong.json'), JSON.stringify({ compilerOptions: { ...strictNode, noEmit: true, lib: ['ES2023', 'DOM'] }, include: ['wrong.ts'] }));
+  await timed('npm install (tarballs + registry, prefer-offline)', () =>
+    run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, env: cleanEnv(), maxBuffer: 16 * 1024 * 1024 }),
+  );
+
+  // A live Tollgate on a fresh database, its project on the sandbox with three plans.
+  t = await timed('start Tollgate', () => startTestApp({ env: { TOLLGATE_DATA_DIR: path.join(work, 'tollgate-data') } }));
+  exampleUrl = `http://127.0.0.1:${await freePort()}`;
+  await setUpShop(`${exampleUrl}/callback`);
+}, 240_000);
+
+afterAll(async () => {
+  for (const child of children) if (child.process.exitCode === null) child.process.kill('SIGTERM');
+  await t?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+  const total = timings.reduce((sum, [, ms]) => sum + ms, 0);
+  console.log(`SDK packages test timings (${(total / 1000).toFixed(1)} s in all):\n${timings.map(([phase, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${phase}`).join('\n')}`);
+}, 60_000);
+
+async function setUpShop(callbackUrl: string): Promise<void> {
+  const created = await t.createProject({ name: 'Acme Reports', callbackUrls: [callbackUrl] });
+  apiKey = created.apiKey;
+  const billing = t.tollgate.billing;
+  await t.inContext(async () => {
+    project = (await t.tollgate.admin.getProject(created.id))!;
+    ok(await billing.connectBilling(project.id, { processor: 'sandbox' }));
+    ok(await billing.createPlan(project.id, { name: 'Basic', description: 'For side projects', features: 'reports' }));
+    const basic = ok(await billing.createPrice(project.id, 'Basic', { name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month' }));
+    ok(await billing.createPrice(project.id, 'Basic', { name: 'Yearly', amount: 10000, currency: 'usd', interval: 'year' }));
+    ok(await billing.createPlan(project.id, { name: 'Pro', description: 'For growing teams', features: 'reports, export', recommended: true }));
+    const pro = ok(await billing.createPrice(project.id, 'Pro', { name: 'Monthly', amount: 3000, currency: 'usd', interval: 'month' }));
+    ok(await billing.createPrice(project.id, 'Pro', { name: 'Yearly', amount: 30000, currency: 'usd', interval: 'year' }));
+    ok(await billing.createPlan(project.id, { name: 'Team', description: 'For whole companies', features: 'reports, export, sso', trialsEnabled: true, defaultTrialDays: 14 }));
+    const team = ok(await billing.createPrice(project.id, 'Team', { name: 'Monthly', amount: 6000, currency: 'usd', interval: 'month' }));
+    ok(await billing.createPrice(project.id, 'Team', { name: 'Yearly', amount: 60000, currency: 'usd', interval: 'year' }));
+    prices = { basic: basic.id, pro: pro.id, team: team.id };
+  });
+}
+
+describe('the packed SDK installed in a fresh project', () => {
+  it('is installed from the tarballs outside the repository, as built files only', () => {
+    expect(path.relative(ROOT, work).startsWith('..')).toBe(true);
+    for (const name of ['sdk', 'react']) {
+      const installed = path.join(app, 'node_modules/@tollgate', name);
+      expect(JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')).name).toBe(`@tollgate/${name}`);
+      expect(existsSync(path.join(installed, 'dist/index.js'))).toBe(true);
+      expect(existsSync(path.join(installed, 'dist/index.d.ts'))).toBe(true);
+      expect(existsSync(path.join(installed, 'src'))).toBe(false);
+    }
+  });
+
+  it('imports only its peer dependencies: no path into our sources, nothing of the server', () => {
+    const allowed: Record<string, string[]> = { sdk: ['zod', '@ts-rest/core'], react: ['react', 'react/jsx-runtime', '@tollgate/sdk/browser'] };
+    for (const name of ['sdk', 'react']) {
+      const dist = path.join(app, 'node_modules/@tollgate', name, 'dist');
+      for (const file of readdirSync(dist).filter((f) => /\.(js|d\.ts)$/.test(f))) {
+        // The code, less its comments (whose examples show imports).
+        const code = readFileSync(path.join(dist, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+        const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
+        for (const specifier of specifiers) {
+          // The server entry and the browser entry share one chunk of the same folder.
+          const ok = allowed[name]!.includes(specifier) || (file.endsWith('.js') && /^\.\/shared-[\w-]+\.js$/.test(specifier));
+          expect(ok, `${name}/dist/${file} imports ${specifier}`).toBe(true);
+        }
+        expect(code, `${name}/dist/${file}`).not.toMatch(/apps\/server|infrastructure\/|["'](?:express|pg|argon2|@mikro-orm\/\w+)["']/);
+      }
+    }
+  });
+
+  it('type-checks a server and the React page under strict, and refuses wrong uses', async () => {
+    const tsc = path.join(app, 'node_modules/.bin/tsc');
+    await timed('type-check (acceptance server, example page, wrong uses)', async () => {
+      const [, , wrong] = await Promise.all([
+        run(tsc, ['-p', 'acceptance'], { cwd: app, env: cleanEnv() }),
+        run(tsc, ['-p', '.'], { cwd: app, env: cleanEnv() }),
+        run(tsc, ['-p', 'acceptance/tsconfig.wrong.json'], { cwd: app, env: cleanEnv() }).then(
+          () => '',
+          (e: { stdout: string }) => e.stdout,
+        ),
+      ]);
+      const errors = wrong.split('\n').filter((l) => /error TS\d+/.test(l));
+      expect(errors.map((l) => /wrong\.ts\((\d+),/.exec(l)?.[1])).toEqual(['4', '5', '7']);
+    });
+    expect(existsSync(path.join(app, 'acceptance/out/server.js'))).toBe(true);
+  }, 120_000);
+
+  it('runs against a live Tollgate: verifies a token, checks has({ plan: "pro" }), verifies a webhook', async () => {
+    const port = await freePort();
+    const webhooks = t.tollgate.webhooks;
+    const { endpoint, secret } = ok(await t.inContext(() => webhooks.createEndpoint(project.id, { url: `http://127.0.0.1:${port}/webhooks` })));
+
+    const subscriber = async (priceId: string | null) => {
+      const user = await t.seedUser(project.id);
+      if (priceId) {
+        ok(await t.inContext(() => t.tollgate.billing.subscribe({ project, user }, { priceId, paymentMethodId: 'pm_card_visa', requestKey: crypto.randomUUID() })));
+      }
+      return { user, token: (await t.issueSession(project.id, user)).token };
+    };
+    const [onPro, onTeam, onBasic, none] = await Promise.all([subscriber(prices.pro), subscriber(prices.team), subscriber(prices.basic), subscriber(null)]);
+
+    await timed('run the acceptance server against Tollgate', async () => {
+      const server = start(process.execPath, ['acceptance/out/server.js'], {
+        cwd: app,
+        env: cleanEnv({ TOLLGATE_URL: t.baseUrl, TOLLGATE_API_KEY: apiKey, WEBHOOK_SECRET: secret, PORT: String(port) }),
+      });
+      await waitFor('the acceptance server', () => server.output().includes('listening'));
+      const me = async (token: string) => {
+        const res = await fetch(`http://127.0.0.1:${port}/me`, { headers: { authorization: `Bearer ${token}` } });
+        return { status: res.status, body: res.status === 200 ? await res.json() : null };
+      };
+      expect(await me(onPro.token)).toEqual({ status: 200, body: { email: onPro.user.email, pro: true } });
+      expect(await me(onTeam.token)).toEqual({ status: 200, body: { email: onTeam.user.email, pro: true } });
+      expect(await me(onBasic.token)).toEqual({ status: 200, body: { email: onBasic.user.email, pro: false } });
+      expect(await me(none.token)).toEqual({ status: 200, body: { email: none.user.email, pro: false } });
+      expect((await me('not-a-token')).status).toBe(401);
+
+      // Tollgate's Test action signs a test event; the server verifies it and answers 200.
+      const sent = ok(await t.inContext(() => webhooks.sendTest(project.id, endpoint.id)));
+      expect(sent).toMatchObject({ ok: true, status: 200 });
+      await waitFor('the verified test event', () => server.output().includes('"webhook":"test"'));
+      // A forged delivery is refused with 401.
+      const forged = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+        method: 'POST',
+        headers: { 'x-service-timestamp': String(Date.now()), 'x-service-signature': `v1=${'0'.repeat(64)}` },
+        body: '{"type":"test"}',
+      });
+      expect(forged.status).toBe(401);
+    });
+  }, 60_000);
+});
+
+describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  let example: Child;
+
+  beforeAll(async () => {
+    await timed('vite build of the example page', () => run(path.join(app, 'node_modules/.bin/vite'), ['build'], { cwd: app, env: cleanEnv() }));
+    const { secret } = ok(await t.inContext(() => t.tollgate.webhooks.createEndpoint(project.id, { url: `${exampleUrl}/webhooks/tollgate` })));
+    example = start(process.execPath, ['server.js'], {
+      cwd: app,
+      env: cleanEnv({
+        TOLLGATE_URL: t.baseUrl,
+        TOLLGATE_API_KEY: apiKey,
+        TOLLGATE_WEBHOOK_SECRET: secret,
+        PORT: new URL(exampleUrl).port,
+        PUBLIC_URL: exampleUrl,
+      }),
+    });
+    await waitFor('the example server', () => example.output().includes('Example SaaS on'));
+    browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1100, height: 900 }, locale: 'en-US' });
+    page.setDefaultTimeout(15_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('signs up, subscribes through the sandbox checkout, sees Pro content and the verified webhook, changes plan and cancels', async () => {
+    await timed('browser walk of the example', async () => {
+      await page.goto(exampleUrl);
+
+      // Sign up by email.
+      const email = `ada+${Date.now()}@example.com`;
+      await page.getByLabel('Name').fill('Ada');
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill('correct horse 1');
+      await page.getByRole('button', { name: 'Sign up' }).click();
+      await see(page.getByTestId('email')).toHaveText(email);
+
+      // The pricing table: visible plans in order, the recommended badge, the trial text, the interval switch.
+      const plans = page.locator('.tg-pricing__plan');
+      await see(plans).toHaveCount(3);
+      await see(page.locator('.tg-pricing__name')).toHaveText(['Basic', 'Pro', 'Team']);
+      const plan = (name: string) => plans.filter({ has: page.getByRole('heading', { name, exact: true }) });
+      await see(plan('Pro').locator('.tg-pricing__badge')).toHaveText('Recommended');
+      await see(plan('Team').locator('.tg-pricing__trial')).toHaveText('14-day free trial');
+      await see(plan('Pro').locator('.tg-pricing__amount')).toHaveText('$30.00');
+      await page.getByText('Yearly', { exact: true }).click();
+      await see(page.getByRole('radio', { name: 'Yearly' })).toBeChecked();
+      await see(plan('Pro').locator('.tg-pricing__price')).toHaveText('$300.00 per year');
+      if (process.env.TOLLGATE_UPDATE_SCREENSHOTS) await page.locator('.tg-pricing').screenshot({ path: path.join(ROOT, 'docs/sdk-pricing-table.png') });
+      await page.getByText('Monthly', { exact: true }).click();
+      await see(page.getByTestId('report-locked')).toBeVisible();
+
+      // Subscribe to Pro through the sandbox's hosted checkout, and come back.
+      await plan('Pro').getByRole('button', { name: 'Subscribe' }).click();
+      await page.waitForURL(/\/sandbox\/checkout\//);
+      await see(page.getByRole('heading', { name: 'Subscribe to Pro' })).toBeVisible();
+      await page.getByRole('button', { name: /^Pay \$30\.00/ }).click();
+      await page.waitForURL(`${exampleUrl}/`);
+
+      // The Pro content appears (the server checked the entitlement), and the webhook was verified.
+      await see(page.getByTestId('report').locator('caption')).toHaveText(`Quarterly report for ${email}`);
+      await see(page.getByTestId('subscription')).toHaveText('Pro (active)');
+      await see(plan('Pro').locator('.tg-pricing__current')).toHaveText('Current plan');
+      await see(page.getByTestId('events')).toContainText('subscription.created (signature verified)');
+
+      // Upgrade to Team: the proration preview first (the whole month is left: $60 - $30).
+      await plan('Team').getByRole('button', { name: 'Switch to Team' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Change to Team' });
+      await see(dialog.locator('.tg-pricing__due')).toHaveText('Due now: $30.00');
+      await see(dialog.getByRole('button', { name: 'Confirm' })).toBeFocused();
+      await dialog.getByRole('button', { name: 'Confirm' }).click();
+      await see(page.getByTestId('subscription')).toHaveText('Team (active)');
+      await see(page.getByTestId('report')).toBeVisible(); // Team is above Pro
+      await see(page.getByTestId('events')).toContainText('subscription.updated (signature verified)');
+
+      // Down to Basic: nothing due now, and the Pro content goes.
+      await plan('Basic').getByRole('button', { name: 'Switch to Basic' }).click();
+      await see(page.getByRole('dialog', { name: 'Change to Basic' }).locator('.tg-pricing__due')).toHaveText('Due now: $0.00');
+      await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+      await see(page.getByTestId('subscription')).toHaveText('Basic (active)');
+      await see(page.getByTestId('report-locked')).toBeVisible();
+
+      // Cancel: it ends at the period's end; Tollgate tells the server.
+      await page.getByRole('button', { name: 'Cancel subscription' }).click();
+      await see(page.getByTestId('subscription')).toContainText('Basic (pending cancellation), ends on');
+      await see(page.getByRole('button', { name: 'Keep my subscription' })).toBeVisible();
+      // Every event, each verified: created and invoice.paid (checkout), updated and invoice.paid (the upgrade's proration), updated (down), updated (cancel).
+      await see(page.getByTestId('events').locator('li')).toHaveCount(6);
+      // The example server refuses what Tollgate did not sign.
+      const forged = await fetch(`${exampleUrl}/webhooks/tollgate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-timestamp': String(Date.now()), 'x-service-signature': `v1=${'0'.repeat(64)}` },
+        body: '{"type":"subscription.canceled"}',
+      });
+      expect(forged.status).toBe(401);
+
+      // Sign out: the session ends here (and in Tollgate).
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await see(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+      await page.reload();
+      await see(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+    });
+  }, 120_000);
+});
