@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,17 +39,32 @@ export function sourceHash(): string {
   return hash.digest('hex');
 }
 
+/**
+ * Builds into a folder of its own and then swaps it in, so that a server reading the console, or
+ * another build running at the same time (test files starting side by side), never sees half of one.
+ */
 export async function buildDashboard(): Promise<void> {
   const { build } = await import('vite');
-  await build({
-    configFile: false,
-    root: HERE,
-    base: '/dashboard/',
-    logLevel: 'warn',
-    // The JSX transform is Vite's own (no plugin); React 17+ automatic runtime.
-    oxc: { jsx: { runtime: 'automatic' } },
-    build: { outDir: DIST, emptyOutDir: true, sourcemap: false, modulePreload: { polyfill: false }, assetsInlineLimit: 0 },
-  } as never);
+  const hash = sourceHash();
+  const out = `${DIST}.build-${process.pid}-${Date.now()}`;
+  try {
+    await build({
+      configFile: false,
+      root: HERE,
+      base: '/dashboard/',
+      logLevel: 'warn',
+      // The JSX transform is Vite's own (no plugin); React 17+ automatic runtime.
+      oxc: { jsx: { runtime: 'automatic' } },
+      build: { outDir: out, emptyOutDir: true, sourcemap: false, modulePreload: { polyfill: false }, assetsInlineLimit: 0 },
+    } as never);
+    writeFileSync(path.join(out, '.source-hash'), hash);
+    const old = `${DIST}.old-${process.pid}-${Date.now()}`;
+    if (existsSync(DIST)) renameSync(DIST, old);
+    renameSync(out, DIST);
+    rmSync(old, { recursive: true, force: true });
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 }
 
 /** Builds the console if its build is missing or older than its sources; answers whether it built. */
@@ -59,14 +74,13 @@ export async function ensureDashboardBuilt(log: (line: string) => void = () => u
   const started = Date.now();
   log('Building the web console (apps/dashboard)…');
   await buildDashboard();
-  writeFileSync(STAMP, hash);
   log(`Built the web console in ${Date.now() - started} ms.`);
   return true;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const force = process.argv.includes('--force');
-  const run = force ? buildDashboard().then(() => writeFileSync(STAMP, sourceHash())) : ensureDashboardBuilt(console.log);
+  const run = force ? buildDashboard() : ensureDashboardBuilt(console.log);
   run.catch((e) => {
     console.error(e);
     process.exit(1);

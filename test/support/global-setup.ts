@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../../infrastructure/persistence/embedded-postgres';
+import { ensureDashboardBuilt } from '../../apps/dashboard/build';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,6 +17,9 @@ declare module 'vitest' {
  * creates its own database on it (test/support/database.ts).
  */
 export default async function setup(project: TestProject) {
+  // The console's browser tests and every `npm start` a test runs serve apps/dashboard/dist: build
+  // it once here, before test files start side by side, when it is missing or stale.
+  await ensureDashboardBuilt();
   if (process.env.TEST_DATABASE_URL) {
     project.provide('adminDatabaseUrl', process.env.TEST_DATABASE_URL);
     return;
