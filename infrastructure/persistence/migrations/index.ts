@@ -11,6 +11,7 @@ import { Migration20261127000000Audit } from './Migration20261127000000Audit';
 import { Migration20261128000000WebhookDelivery } from './Migration20261128000000WebhookDelivery';
 import { Migration20261129000000Console } from './Migration20261129000000Console';
 import { Migration20261130000000ConsoleInvitations } from './Migration20261130000000ConsoleInvitations';
+import { Migration20261201000000UserSearch } from './Migration20261201000000UserSearch';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261128000000WebhookDelivery', class: Migration20261128000000WebhookDelivery },
   { name: 'Migration20261129000000Console', class: Migration20261129000000Console },
   { name: 'Migration20261130000000ConsoleInvitations', class: Migration20261130000000ConsoleInvitations },
+  { name: 'Migration20261201000000UserSearch', class: Migration20261201000000UserSearch },
 ];
