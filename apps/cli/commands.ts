@@ -11,6 +11,7 @@ import { BILLING_COMMANDS, BILLING_GROUPS } from './billing-commands';
 import type { Command } from './command';
 import { WEBHOOK_COMMANDS, WEBHOOK_GROUPS } from './webhook-commands';
 import { CONSOLE_COMMANDS, CONSOLE_GROUPS } from './console-commands';
+import { USER_COMMANDS } from './user-commands';
 import { useCaseError } from './messages';
 import { fields, table } from './render';
 
@@ -356,6 +357,7 @@ export const COMMANDS: Command[] = [
       };
     },
   },
+  ...USER_COMMANDS,
   ...BILLING_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...AUDIT_COMMANDS,

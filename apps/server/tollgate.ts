@@ -87,7 +87,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     ...oauth.routes,
     ...mfa.routes,
     ...billing.routes,
-    ...makeAdminRoutes({ admin, adminFor: (account) => buildAdmin(core, { actor: consoleActor(account) }), publicUrl: config.publicUrl, secureCookie: config.NODE_ENV === 'production', billing: billingFeature.useCases, webhooks: webhooksFeature.useCases }),
+    ...makeAdminRoutes({ admin, adminFor: (account) => buildAdmin(core, { actor: consoleActor(account) }), publicUrl: config.publicUrl, secureCookie: config.NODE_ENV === 'production', billing: billingFeature.useCases, webhooks: webhooksFeature.useCases, audit: auditFeature.useCases }),
   });
 
   const app = buildHttpApp({

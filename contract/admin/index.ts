@@ -4,12 +4,17 @@ import { adminMembersContract } from './members.contract';
 import { adminProjectsContract } from './projects.contract';
 import { adminWebhooksContract } from './webhooks.contract';
 import { adminSessionContract } from './session.contract';
+import { adminUsersContract } from './users.contract';
+import { adminAuditContract } from './audit.contract';
 
 export * from './schemas';
 export * from './billing.contract';
 export * from './webhooks.contract';
 export * from './members.contract';
+export * from './users.contract';
+export * from './audit.contract';
 export { adminBillingContract, adminMembersContract, adminProjectsContract, adminSessionContract, adminWebhooksContract };
+export { adminUsersContract, adminAuditContract };
 
 /** The admin API the web console calls (auth kind 'console'), mounted under /api/admin. */
 export const adminContract = c.router({
@@ -18,4 +23,6 @@ export const adminContract = c.router({
   billing: adminBillingContract,
   webhooks: adminWebhooksContract,
   members: adminMembersContract,
+  users: adminUsersContract,
+  audit: adminAuditContract,
 });

@@ -148,7 +148,7 @@ describe('each route declares the codes it can answer', () => {
 
   it('every code of the table is declared by some route, except those answered outside any route', () => {
     // edgeErrors: no route matched (404, 405), /readyz; of adminErrors and consoleErrors, the CLI's alone
-    // (`tollgate admin link` names an account by email; `tollgate audit list` filters the audit log).
+    // (`tollgate admin link` names an account by email).
     // `user_not_found` is the sessions routes' now.
     // Billing: what the console's billing routes do not answer: a price named with a plan it does not
     // belong to and promotion codes (the CLI's), the sandbox checkout page's (an HTML page, not a contract route),
@@ -161,7 +161,7 @@ describe('each route declares the codes it can answer', () => {
     ];
     // Webhooks: replaying past events is the CLI's.
     const webhooksOutsideRoutes = ['invalid_replay_since'];
-    const cliOnly = ['console_account_not_found', 'invalid_audit_filter'];
+    const cliOnly = ['console_account_not_found'];
     const outsideRoutes = new Set([...Object.keys(edgeErrors), ...cliOnly, ...billingOutsideRoutes, ...webhooksOutsideRoutes]);
     const used = new Set(routes.flatMap(declaredCodes));
     const undeclared = Object.keys(ERRORS).filter((code) => !used.has(code) && !outsideRoutes.has(code));

@@ -12,8 +12,10 @@ import { isOAuthProvider, PROVIDERS } from '../../../domain/providers';
 import type { OperatorUseCases } from '../../../application/billing/use-cases';
 import type { Admin } from '../admin';
 import type { WebhookUseCases } from '../../../application/webhooks/use-cases';
+import type { AuditFeature } from '../features/audit';
 import { makeAdminBillingRoutes } from './admin-billing.routes';
 import { makeAdminMemberRoutes } from './admin-members.routes';
+import { makeAdminUserRoutes } from './admin-users.routes';
 import { makeAdminWebhookRoutes } from './admin-webhooks.routes';
 import { CONSOLE_COOKIE } from './auth';
 import { errorResponse } from './errors';
@@ -33,6 +35,8 @@ export interface AdminRouteDeps {
   billing: OperatorUseCases;
   /** The webhook use cases (the CLI's `tollgate webhook ...`). */
   webhooks: WebhookUseCases;
+  /** The audit log's use cases (the CLI's `tollgate audit list`). */
+  audit: AuditFeature['useCases'];
 }
 
 const actorOf = (res: Response): ConsoleActor => {
@@ -198,5 +202,7 @@ export function makeAdminRoutes(deps: AdminRouteDeps) {
 
   const members = makeAdminMemberRoutes({ accounts, started });
 
-  return { admin: { session, projects, billing, webhooks, members } };
+  const { users, audit } = makeAdminUserRoutes({ accounts, adminFor: deps.adminFor, audit: deps.audit });
+
+  return { admin: { session, projects, billing, webhooks, members, users, audit } };
 }
