@@ -363,6 +363,62 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
     expect(unknown.json.code).toBe('user_not_found');
   });
 
+  it('user list searches and pages, user show prints identities, factors and sessions (no secret), user mfa-remove removes a factor', async () => {
+    const created = await cliJson('project', 'create', '--name', 'Delta', '--callback-url', 'http://localhost:3000/callback');
+    const delta = { id: created.json.project.id as string, apiKey: created.json.apiKey as string };
+    const client = createClient({ baseUrl, apiKey: delta.apiKey });
+    const ids: string[] = [];
+    for (const email of ['ada@example.com', 'Bea@Example.org']) {
+      const up = await client.email.signup({ body: { email, password: 'correct horse 1', callback_url: 'http://localhost:3000/callback' } });
+      expect(up.status).toBe(200);
+      ids.push((up.body as { user: { id: string } }).user.id);
+    }
+    const [adaId, beaId] = ids as [string, string];
+    await tollgate.core.db.withContext(async () => {
+      const r = await tollgate.admin.updateProject(delta.id, { mfaPolicy: 'optional' });
+      expect(r.ok).toBe(true);
+      await tollgate.core.db.query(
+        `insert into mfa_totp_factors (user_id, project_id, secret_enc, created_at, confirmed_at) values (?, ?, 'enc:opaque-seed', now(), now())`,
+        [adaId, delta.id],
+      );
+    });
+
+    const [search, page1, shown, badFactor] = await batch([
+      ['user', 'list', delta.id, '--search', 'EXAMPLE.ORG', '--json'],
+      ['user', 'list', delta.id, '--limit', '1', '--json'],
+      ['user', 'show', delta.id, adaId],
+      ['user', 'mfa-remove', delta.id, adaId, 'pin', '--json'],
+    ]);
+    expect(parseJson(search!).users.map((u: { id: string }) => u.id)).toEqual([beaId]);
+    const first = parseJson(page1!);
+    expect(first.users).toHaveLength(1);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    expect(shown!.code).toBe(0);
+    expect(shown!.stdout).toContain('ada@example.com');
+    expect(shown!.stdout).toMatch(/MFA factors\s+: totp since /);
+    expect(shown!.stdout).toContain('SESSION');
+    expect(shown!.stdout).not.toContain('opaque-seed');
+    expect(badFactor!.code).toBe(2);
+    expect(parseJson(badFactor!)).toMatchObject({ code: 'usage' });
+
+    const [page2, removed] = await batch([
+      ['user', 'list', delta.id, '--limit', '1', '--cursor', first.nextCursor, '--json'],
+      ['user', 'mfa-remove', delta.id, adaId, 'totp', '--json'],
+    ]);
+    expect(parseJson(page2!).users.map((u: { id: string }) => u.id)).toEqual(first.users[0].id === adaId ? [beaId] : [adaId]);
+    expect(parseJson(removed!)).toEqual({ projectId: delta.id, userId: adaId, factor: 'totp', sessionsEnded: 1 });
+
+    const [after, again] = await batch([
+      ['user', 'show', delta.id, adaId, '--json'],
+      ['user', 'mfa-remove', delta.id, adaId, 'totp', '--json'],
+    ]);
+    expect(parseJson(after!)).toMatchObject({ user: { id: adaId }, mfaFactors: [], sessions: [], subscription: null });
+    expect(again!.code).toBe(1);
+    expect(parseJson(again!)).toMatchObject({ code: 'mfa_method_not_enrolled' });
+    const audit = await tollgate.core.db.withContext(() => tollgate.core.audit.list({ projectId: delta.id, action: 'mfa.factor.removed', limit: 10 }));
+    expect(audit).toEqual([expect.objectContaining({ actor: { kind: 'admin', id: 'cli' }, userId: adaId })]);
+  });
+
   it('--provider-credentials reads the JSON from @file, so secrets stay out of shell history; an unreadable file is a usage error', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-cli-'));
     const file = path.join(dir, 'apple.json');
