@@ -7,6 +7,8 @@ import { ApiKeysPage } from './pages/api-keys';
 import { BillingPage } from './pages/billing';
 import { WebhooksPage } from './pages/webhooks';
 import { AccountsPage, InvitationPage, MembersPage } from './pages/members';
+import { UserPage, UsersPage } from './pages/users';
+import { AuditPage } from './pages/audit';
 import { ErrorNote, Link, Loading, navigate, usePath, type Me } from './ui';
 
 export function App() {
@@ -57,8 +59,13 @@ export function App() {
   };
 
   const project = /^\/projects\/([^/]+)(?:\/(api-keys|billing|webhooks|members))?$/.exec(path);
+  const user = /^\/projects\/([^/]+)\/users(?:\/([^/]+))?$/.exec(path);
+  const audit = /^\/projects\/([^/]+)\/audit$/.exec(path);
   let page: ReactNode;
-  if (project && project[2] === 'api-keys') page = <ApiKeysPage projectId={project[1]!} />;
+  if (user && user[2]) page = <UserPage projectId={user[1]!} userId={user[2]} />;
+  else if (user) page = <UsersPage projectId={user[1]!} />;
+  else if (audit) page = <AuditPage projectId={audit[1]!} me={me} />;
+  else if (project && project[2] === 'api-keys') page = <ApiKeysPage projectId={project[1]!} />;
   else if (project && project[2] === 'billing') page = <BillingPage projectId={project[1]!} />;
   else if (project && project[2] === 'webhooks') page = <WebhooksPage projectId={project[1]!} />;
   else if (project && project[2] === 'members') page = <MembersPage projectId={project[1]!} me={me} />;
@@ -71,7 +78,7 @@ export function App() {
     <Shell
       nav={
         <nav aria-label="Console">
-          <Link to="/" current={path === '/' || !!project}>
+          <Link to="/" current={path === '/' || !!project || !!user || !!audit}>
             Projects
           </Link>
           {me.role === 'operator' ? (

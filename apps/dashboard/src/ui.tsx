@@ -122,7 +122,7 @@ export function ShownOnce(props: { title: string; value: string; onDone: () => v
 }
 
 /** The pages of one project, as tabs of a navigation landmark. */
-export function ProjectNav(props: { projectId: string; current: 'auth' | 'api-keys' | 'billing' | 'webhooks' | 'members' }) {
+export function ProjectNav(props: { projectId: string; current: 'auth' | 'api-keys' | 'billing' | 'webhooks' | 'members' | 'users' | 'audit' }) {
   const base = `/projects/${props.projectId}`;
   const tabs: Array<[typeof props.current, string, string]> = [
     ['auth', base, 'Authentication'],
@@ -130,6 +130,8 @@ export function ProjectNav(props: { projectId: string; current: 'auth' | 'api-ke
     ['billing', `${base}/billing`, 'Billing'],
     ['webhooks', `${base}/webhooks`, 'Webhooks'],
     ['members', `${base}/members`, 'Members'],
+    ['users', `${base}/users`, 'Users'],
+    ['audit', `${base}/audit`, 'Audit log'],
   ];
   return (
     <nav aria-label="Project" className="tabs">

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { CallbackUrlSchema, CONSOLE_LOCALES, MFA_METHOD_NAMES, MFA_POLICY_NAMES, UpdateProjectBodySchema } from '../../../../contract/admin';
+import { CallbackUrlSchema, CONSOLE_LOCALES, MFA_METHOD_NAMES, MFA_POLICY_NAMES, SECURITY_NOTICE_NAMES, UpdateProjectBodySchema } from '../../../../contract/admin';
 import { mfaPolicyChangeEffect } from '../../../../domain/console';
 import { api, errorMessage } from '../api';
 import { CopyButton, ErrorNote, Loading, PageTitle, ProjectNav } from '../ui';
@@ -68,6 +68,7 @@ export function AuthSettingsPage(props: { projectId: string }) {
       <Linking on={project.settings.allow_account_linking} save={save} />
       <Mfa policy={project.settings.mfa_policy} methods={project.settings.mfa_methods} save={save} />
       <Locale locale={project.settings.default_locale} save={save} />
+      <Notifications settings={project.settings.security_notifications} save={save} />
     </section>
   );
 }
@@ -254,5 +255,47 @@ function Locale(props: { locale: string; save: Save }) {
       <button type="submit">Save locale</button>
       <ErrorNote message={error} />
     </form>
+  );
+}
+
+/** What each security notification tells the end user (docs/audit.md, "Security notifications"). */
+const NOTICES: Record<(typeof SECURITY_NOTICE_NAMES)[number], [string, string]> = {
+  password_changed: ['Password changed', 'The password was changed with a reset link (every session was ended).'],
+  mfa_factor_added: ['MFA factor added', 'An authenticator app was enrolled, or SMS enabled.'],
+  mfa_factor_removed: ['MFA factor removed', 'An authenticator app or SMS was removed (by the user or from this console).'],
+  backup_codes_regenerated: ['Backup codes regenerated', 'New backup codes replaced the earlier ones.'],
+  totp_replayed: ['Authenticator code reused', 'A code already used was entered again: refused, but a sign someone else saw it.'],
+  new_device: [
+    'Sign-in from a new device',
+    'A sign-in came from a device new to the user (a browser family and network it has not signed in from before; the first device never sends it). Off by default: it sends a mail at every new browser or network, and while off nothing about devices is stored.',
+  ],
+};
+
+function Notifications(props: { settings: Partial<Record<(typeof SECURITY_NOTICE_NAMES)[number], boolean>>; save: Save }) {
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <section className="panel" aria-labelledby="notifications">
+      <h2 id="notifications">Security notifications</h2>
+      <p className="muted">Emails sent to an end user (in their language, through the mail queue) when something changes on their account. Users without an email address get none.</p>
+      {SECURITY_NOTICE_NAMES.map((kind) => {
+        const on = props.settings[kind] ?? kind !== 'new_device';
+        const [title, what] = NOTICES[kind];
+        return (
+          <label className="switch" key={kind}>
+            <input
+              type="checkbox"
+              role="switch"
+              checked={on}
+              aria-describedby={`notice-${kind}`}
+              onChange={async () => setError(await props.save({ security_notifications: { [kind]: !on } }, `${title} notification ${on ? 'off' : 'on'}.`))}
+            />
+            <span>
+              <strong>{title}</strong> <span id={`notice-${kind}`} className="muted">{what}</span>
+            </span>
+          </label>
+        );
+      })}
+      <ErrorNote message={error} />
+    </section>
   );
 }
