@@ -23,7 +23,8 @@ export interface TestSmtp {
   /** Mail sent to `address` so far. */
   to(address: string): ReceivedMail[];
   /** Waits for the `n`-th message (1-based) to `address`. */
-  waitFor(address: string, n?: number, timeoutMs?: number): Promise<ReceivedMail>;
+  /** The n-th message to `address` (counting only those `match` accepts, when given). */
+  waitFor(address: string, n?: number, timeoutMs?: number, match?: (mail: ReceivedMail) => boolean): Promise<ReceivedMail>;
   /** Resolves when no new message to `address` has arrived for `quietMs`; returns what arrived. */
   settle(address: string, quietMs?: number): Promise<ReceivedMail[]>;
   /** SMTP connections open right now, and how many were ever opened. */
@@ -105,10 +106,10 @@ export async function startTestSmtp(): Promise<TestSmtp> {
     url: `smtp://127.0.0.1:${port}`,
     messages,
     to: forAddress,
-    waitFor(address, n = 1, timeoutMs = 10_000) {
+    waitFor(address, n = 1, timeoutMs = 10_000, match = () => true) {
       return new Promise((resolve, reject) => {
         const check = () => {
-          const got = forAddress(address);
+          const got = forAddress(address).filter(match);
           if (got.length >= n) {
             waiters.delete(check);
             clearTimeout(timer);
@@ -117,7 +118,7 @@ export async function startTestSmtp(): Promise<TestSmtp> {
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`no message #${n} to ${address} within ${timeoutMs} ms (got ${forAddress(address).length})`));
+          reject(new Error(`no message #${n} to ${address} within ${timeoutMs} ms (got ${forAddress(address).filter(match).length})`));
         }, timeoutMs);
         waiters.add(check);
         check();
