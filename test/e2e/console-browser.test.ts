@@ -93,3 +93,30 @@ it('an operator signs in with a one-time link, creates a project, configures it,
   const project = (await t.inContext(() => t.tollgate.admin.listProjects())).find((p) => p.name === 'Browser app')!;
   expect(project.settings).toMatchObject({ enabledProviders: ['email', 'google'], mfaPolicy: 'required', callbackUrls: ['https://browser.example/cb'] });
 });
+
+it('keeps the sign-in of a one-time link when the answer to "who is signed in?" asked before it arrives after it', async (ctx) => {
+  if (!browser) return ctx.skip();
+  const created = await t.inContext(() => t.tollgate.admin.console.createAccount({ email: 'late@example.com', role: 'operator' }));
+  if (!created.ok) throw new Error(created.error);
+  const context = await browser.newContext();
+  const late = await context.newPage();
+  // The page asks for the session (401: no cookie yet) as it redeems the link; hold that answer
+  // until the redemption has been answered, as a loaded server may.
+  let redeemed!: () => void;
+  const redemption = new Promise<void>((resolve) => (redeemed = resolve));
+  await late.route('**/api/admin/session', async (route) => {
+    if (route.request().method() !== 'GET') return route.continue();
+    const answer = await route.fetch();
+    await redemption;
+    await route.fulfill({ response: answer });
+  });
+  late.on('response', (r) => {
+    if (r.url().endsWith('/api/admin/session/link')) setTimeout(redeemed, 300);
+  });
+  await late.goto(t.tollgate.admin.console.signInLinkUrl(created.value.link!.token));
+  await see(late.getByRole('heading', { name: 'Projects' })).toBeVisible();
+  await new Promise((r) => setTimeout(r, 800));
+  expect(await late.getByRole('heading', { name: 'Projects' }).isVisible()).toBe(true);
+  expect(await late.getByRole('button', { name: 'Sign in' }).count()).toBe(0);
+  await context.close();
+});

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { api, errorMessage, setCsrfToken } from './api';
 import { AccountPage, LinkPage, SignInPage } from './pages/session';
 import { ProjectsPage } from './pages/projects';
@@ -16,17 +16,23 @@ export function App() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [fault, setFault] = useState<string | null>(null);
 
+  // A sign-in (the one-time link and invitation pages redeem theirs while the session is still
+  // being asked for) makes any answer about the session asked for before it stale: a late 401
+  // must not sign the account out again.
+  const generation = useRef(0);
   const load = useCallback(async () => {
+    const asked = ++generation.current;
     setFault(null);
     try {
       const r = await api.session.get();
+      if (asked !== generation.current) return;
       if (r.status === 200) {
         setCsrfToken(r.body.csrf_token);
         setMe(r.body.account);
       } else if (r.status === 401) setMe(null);
       else setFault(errorMessage(r.body));
     } catch {
-      setFault('The server cannot be reached.');
+      if (asked === generation.current) setFault('The server cannot be reached.');
     }
   }, []);
   useEffect(() => {
@@ -34,12 +40,14 @@ export function App() {
   }, [load]);
 
   const signedIn = (account: Me, csrf: string) => {
+    generation.current++;
     setCsrfToken(csrf);
     setMe(account);
     navigate('/');
   };
   // An invitee starts on the Account page, to set a password.
   const invited = (account: Me, csrf: string) => {
+    generation.current++;
     setCsrfToken(csrf);
     setMe(account);
     navigate('/account');
