@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { InviteMemberBodySchema } from '../../../../contract/admin';
 import { api, errorMessage } from '../api';
 import { ErrorNote, Loading, PageTitle, ProjectNav, ShownOnce, when, type Me } from '../ui';
+import { TokenLinkPage } from './session';
 
 interface Member {
   account_id: string;
@@ -249,32 +250,15 @@ export function AccountsPage() {
   );
 }
 
-/** The invitation link's landing page: the token is in the fragment (#token=...), never sent in a URL. */
+/** The invitation link's landing page (see TokenLinkPage). */
 export function InvitationPage(props: { onSignedIn: (account: Me, csrf: string) => void }) {
-  const [error, setError] = useState<string | null>(null);
-  const started = useRef(false);
-  useEffect(() => {
-    if (started.current) return;
-    started.current = true;
-    const token = new URLSearchParams(window.location.hash.slice(1)).get('token');
-    window.history.replaceState(null, '', window.location.pathname);
-    if (!token) return setError('This invitation link has no token.');
-    void api.members
-      .acceptInvitation({ body: { token } })
-      .then((r) => (r.status === 200 ? props.onSignedIn(r.body.account, r.body.csrf_token) : setError(errorMessage(r.body))))
-      .catch(() => setError('The server cannot be reached.'));
-  }, [props]);
   return (
-    <section className="narrow">
-      <PageTitle>Accepting the invitation</PageTitle>
-      {error ? (
-        <>
-          <ErrorNote message={error} />
-          <a href="/dashboard/">Go to the sign-in page</a>
-        </>
-      ) : (
-        <Loading what="your invitation" />
-      )}
-    </section>
+    <TokenLinkPage
+      title="Accepting the invitation"
+      what="your invitation"
+      noToken="This invitation link has no token."
+      redeem={(token) => api.members.acceptInvitation({ body: { token } })}
+      onSignedIn={props.onSignedIn}
+    />
   );
 }

@@ -46,8 +46,22 @@ export function SignInPage(props: { onSignedIn: OnSignedIn }) {
   );
 }
 
-/** The one-time link's landing page: the token is in the fragment (#token=...), never sent in a URL. */
-export function LinkPage(props: { onSignedIn: OnSignedIn }) {
+type Redeemed = { status: number; body: unknown };
+
+/**
+ * A one-time link's landing page (sign-in link, invitation): the token is in the fragment
+ * (#token=...), never sent in a URL; it is taken out of the address bar, redeemed once, and the
+ * answer signs the account in or is shown as the API worded it.
+ */
+export function TokenLinkPage(props: {
+  title: string;
+  /** What the loading state names ("your session", "your invitation"). */
+  what: string;
+  /** The message when the link carries no token. */
+  noToken: string;
+  redeem: (token: string) => Promise<Redeemed>;
+  onSignedIn: OnSignedIn;
+}) {
   const [error, setError] = useState<string | null>(null);
   const started = useRef(false);
   useEffect(() => {
@@ -55,24 +69,40 @@ export function LinkPage(props: { onSignedIn: OnSignedIn }) {
     started.current = true;
     const token = new URLSearchParams(window.location.hash.slice(1)).get('token');
     window.history.replaceState(null, '', window.location.pathname);
-    if (!token) return setError('This sign-in link has no token.');
-    void api.session
-      .redeemLink({ body: { token } })
-      .then((r) => (r.status === 200 ? props.onSignedIn(r.body.account, r.body.csrf_token) : setError(errorMessage(r.body))))
+    if (!token) return setError(props.noToken);
+    void props
+      .redeem(token)
+      .then((r) => {
+        if (r.status !== 200) return setError(errorMessage(r.body));
+        const body = r.body as { account: Me; csrf_token: string };
+        props.onSignedIn(body.account, body.csrf_token);
+      })
       .catch(() => setError('The server cannot be reached.'));
   }, [props]);
   return (
     <section className="narrow">
-      <PageTitle>Signing in</PageTitle>
+      <PageTitle>{props.title}</PageTitle>
       {error ? (
         <>
           <ErrorNote message={error} />
           <a href="/dashboard/">Go to the sign-in page</a>
         </>
       ) : (
-        <Loading what="your session" />
+        <Loading what={props.what} />
       )}
     </section>
+  );
+}
+
+export function LinkPage(props: { onSignedIn: OnSignedIn }) {
+  return (
+    <TokenLinkPage
+      title="Signing in"
+      what="your session"
+      noToken="This sign-in link has no token."
+      redeem={(token) => api.session.redeemLink({ body: { token } })}
+      onSignedIn={props.onSignedIn}
+    />
   );
 }
 
