@@ -14,7 +14,23 @@ export interface ConsoleAccount {
   email: string;
   role: ConsoleRole;
   createdAt: Date;
+  /** Whether signing in also takes a code from an authenticator app (TOTP, confirmed). */
+  totpEnabled: boolean;
 }
+
+/**
+ * A console account's authenticator app (TOTP, RFC 6238 as for end users: SHA1, 6 digits, 30 s).
+ * The secret is stored encrypted; until a first code confirms it, it is pending and not asked for.
+ */
+export interface ConsoleTotp {
+  secretEncrypted: string;
+  confirmedAt: Date | null;
+  /** The last time step a code was accepted for: no code of it or of an earlier step works again. */
+  lastStep: number | null;
+}
+
+/** Codes that may be tried against one console account's authenticator app in 15 minutes (sign-in, link, turning it off). */
+export const CONSOLE_TOTP_ATTEMPTS = { points: 10, windowMs: 15 * 60_000 } as const;
 
 export interface ConsoleSession {
   id: string;

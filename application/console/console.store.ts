@@ -1,4 +1,4 @@
-import type { ConsoleAccount, ConsoleInvitation, ConsoleProjectMember, ConsoleRole, ConsoleSession } from '../../domain/console';
+import type { ConsoleAccount, ConsoleInvitation, ConsoleProjectMember, ConsoleRole, ConsoleSession, ConsoleTotp } from '../../domain/console';
 
 /** Console accounts, their sessions, one-time sign-in links and project memberships. */
 export interface ConsoleStore {
@@ -9,15 +9,30 @@ export interface ConsoleStore {
   setPasswordHash(accountId: string, passwordHash: string, at: Date): Promise<void>;
   countAccounts(role?: ConsoleRole): Promise<number>;
 
+  /** The account's authenticator app, pending or confirmed; null when it has none. */
+  findTotp(accountId: string): Promise<ConsoleTotp | null>;
+  /** Stores a new pending secret (replacing a pending one); false when a confirmed one exists. */
+  savePendingTotp(accountId: string, secretEncrypted: string, at: Date): Promise<boolean>;
+  /** Confirms the pending secret with the step of its first code; false when there is none pending. */
+  confirmTotp(accountId: string, step: number, at: Date): Promise<boolean>;
+  /** Spends a time step: true only when it is later than the last one accepted (atomic: one winner). */
+  useTotpStep(accountId: string, step: number): Promise<boolean>;
+  /** Forgets the account's authenticator app; false when it had none. */
+  clearTotp(accountId: string, at: Date): Promise<boolean>;
+
   insertSession(session: ConsoleSession, tokenHash: string): Promise<void>;
   /** A session that is not revoked, by the hash of its token. */
   findSessionByTokenHash(tokenHash: string): Promise<ConsoleSession | null>;
   touchSession(sessionId: string, at: Date): Promise<void>;
   revokeSession(sessionId: string, at: Date): Promise<void>;
+  /** Ends every session of the account. */
+  revokeAccountSessions(accountId: string, at: Date): Promise<void>;
 
   insertSignInLink(link: { id: string; accountId: string; expiresAt: Date; createdAt: Date }, tokenHash: string): Promise<void>;
   /** Marks an unused, unexpired link used and answers its account id; null when there is none (atomic: one winner). */
   consumeSignInLink(tokenHash: string, now: Date): Promise<string | null>;
+  /** The account id of an unused, unexpired link, without using it up; null when there is none. */
+  findSignInLink(tokenHash: string, now: Date): Promise<string | null>;
 
   addMembership(accountId: string, projectId: string, at: Date): Promise<void>;
   isMember(accountId: string, projectId: string): Promise<boolean>;
@@ -37,6 +52,8 @@ export interface ConsoleStore {
   revokeInvitation(projectId: string, invitationId: string, at: Date): Promise<boolean>;
   /** The project's invitations neither accepted nor revoked (expired ones too), newest first, with the inviter's email. */
   listPendingInvitations(projectId: string): Promise<Array<ConsoleInvitation & { invitedByEmail: string | null }>>;
+  /** The lookup key of the address a pending, unexpired invitation is for, without using it up; null when there is none. */
+  findPendingInvitationEmailKey(tokenHash: string, now: Date): Promise<string | null>;
   /** Marks a pending, unexpired invitation accepted and answers it; null when there is none (atomic: one winner). */
   consumeInvitation(tokenHash: string, now: Date): Promise<(ConsoleInvitation & { emailKey: string }) | null>;
 }

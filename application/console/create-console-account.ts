@@ -34,7 +34,7 @@ export function makeCreateConsoleAccount(deps: CreateConsoleAccountDeps) {
       if (!policy.ok) return err(policy.error);
     }
     const passwordHash = input.password !== undefined ? await deps.hasher.hash(input.password) : null;
-    const account: ConsoleAccount = { id: deps.crypto.uuid(), email: parsed.value.address, role: input.role, createdAt: deps.clock.now() };
+    const account: ConsoleAccount = { id: deps.crypto.uuid(), email: parsed.value.address, role: input.role, createdAt: deps.clock.now(), totpEnabled: false };
     return deps.uow.transaction(async () => {
       const inserted = await deps.store.insertAccount(account, parsed.value.key, passwordHash);
       if (inserted === 'email_taken') return err('console_email_taken');

@@ -3,8 +3,9 @@ import { useCaseError } from './messages';
 
 /**
  * Console accounts: `admin create` makes an operator (who sees every project in the web console)
- * and prints a one-time sign-in link; `admin link` prints a new link for an existing account. The
- * console's routes call the same use cases.
+ * and prints a one-time sign-in link; `admin link` prints a new link for an existing account;
+ * `admin totp-remove` removes an account's authenticator app. The console's routes call the same
+ * use cases.
  */
 export const CONSOLE_COMMANDS: Command[] = [
   {
@@ -46,6 +47,25 @@ export const CONSOLE_COMMANDS: Command[] = [
         return {
           json: { signInLink: url, expiresAt: issued.value.expiresAt.toISOString() },
           text: `One-time sign-in link for ${email.trim()} (valid for one hour, once):\n\n  ${url}`,
+        };
+      };
+    },
+  },
+  {
+    path: ['admin', 'totp-remove'],
+    args: [],
+    summary: "Remove a console account's authenticator app (it lost its phone) and end its sessions",
+    options: { email: { arity: 1, required: true, placeholder: '<email>', description: "the account's email address, required" } },
+    plan({ options }) {
+      const email = options.string('email');
+      if (email === undefined) return options.fail('Missing --email <email>.');
+      return async (admin) => {
+        const removed = await admin.console.totp.removeByEmail(email);
+        if (!removed.ok) throw useCaseError(removed.error);
+        const { account } = removed.value;
+        return {
+          json: { account: { id: account.id, email: account.email, role: account.role, totp_enabled: false } },
+          text: `Removed the authenticator app of ${account.email} and ended its console sessions. It signs in with its password alone until it sets up an app again (Account page).`,
         };
       };
     },

@@ -6,6 +6,11 @@ import { makeRedeemSignInLink } from '../../application/console/redeem-sign-in-l
 import { makeSetConsolePassword } from '../../application/console/set-password';
 import { makeConsoleSignIn } from '../../application/console/sign-in-with-password';
 import { makeConsoleSignOut } from '../../application/console/sign-out';
+import { makeCheckConsoleTotp } from '../../application/console/check-console-totp';
+import { makeSetUpConsoleTotp } from '../../application/console/set-up-console-totp';
+import { makeTurnOffConsoleTotp } from '../../application/console/turn-off-console-totp';
+import { OtplibTotpAuthenticator } from '../../infrastructure/mfa/otplib-totp-authenticator';
+import { PngQrCodeRenderer } from '../../infrastructure/mfa/qrcode-renderer';
 import { makeConsoleSignUp } from '../../application/console/sign-up';
 import { makeCreateProject } from '../../application/projects/create-project';
 import { makeAcceptConsoleInvitation } from '../../application/console/accept-console-invitation';
@@ -43,6 +48,13 @@ export function buildConsoleAccounts(core: Core) {
   const { db, clock, crypto, passwordHasher: hasher, rateLimiter, stores, box, audit, outbox } = core;
   const store = new PostgresConsoleStore(db);
   const mode = core.config.TOLLGATE_CONSOLE_SIGNUP;
+  const authenticator = new OtplibTotpAuthenticator(clock);
+  const checkTotp = makeCheckConsoleTotp({ store, authenticator, box, clock, rateLimiter });
+  const consoleTotp = () => {
+    const setUp = makeSetUpConsoleTotp({ store, authenticator, qr: new PngQrCodeRenderer(), box, clock, rateLimiter });
+    const turnOff = makeTurnOffConsoleTotp({ store, checkTotp, clock, uow: db });
+    return { start: setUp.start, confirm: setUp.confirm, turnOff: turnOff.byAccount, removeByEmail: turnOff.byEmail };
+  };
   return {
     signupMode: mode,
     /** The console page that redeems a one-time sign-in link, on this deployment's PUBLIC_URL. */
@@ -51,9 +63,11 @@ export function buildConsoleAccounts(core: Core) {
     issueSignInLink: makeIssueSignInLink({ store, crypto, clock }),
     issueSignInLinkByEmail: makeIssueSignInLinkByEmail({ store, crypto, clock }),
     countAccounts: (role?: 'operator' | 'member') => store.countAccounts(role),
-    signIn: makeConsoleSignIn({ store, hasher, crypto, clock, rateLimiter }),
+    signIn: makeConsoleSignIn({ store, hasher, crypto, clock, rateLimiter, checkTotp }),
     signUp: makeConsoleSignUp({ store, hasher, crypto, clock, uow: db, rateLimiter, mode }),
-    redeemSignInLink: makeRedeemSignInLink({ store, crypto, clock, uow: db }),
+    redeemSignInLink: makeRedeemSignInLink({ store, checkTotp, crypto, clock, uow: db }),
+    /** The account's authenticator app: start, confirm (the Account page), turn off with a code, or remove by email (the CLI). */
+    totp: consoleTotp(),
     authenticate: makeAuthenticateConsoleSession({ store, crypto, clock }),
     signOut: makeConsoleSignOut({ store, clock }),
     setPassword: makeSetConsolePassword({ store, hasher, clock }),
@@ -70,7 +84,7 @@ export function buildConsoleAccounts(core: Core) {
       actor: consoleActor,
       invitationUrl: (token) => consoleInvitationUrl(core.config.publicUrl, token),
     }),
-    acceptInvitation: makeAcceptConsoleInvitation({ store, crypto, clock, uow: db, audit, actor: consoleActor }),
+    acceptInvitation: makeAcceptConsoleInvitation({ store, checkTotp, crypto, clock, uow: db, audit, actor: consoleActor }),
     listMembers: makeListConsoleMembers({ store }),
     removeMember: makeRemoveConsoleMember({ store, clock, uow: db, audit, actor: consoleActor }),
     revokeInvitation: makeRevokeConsoleInvitation({ store, clock }),

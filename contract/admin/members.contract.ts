@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { c, consoleHeaders, meta, SuccessSchema } from '../common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../errors';
-import { ConsoleSessionSchema } from './schemas';
+import { ConsoleSessionSchema, TotpCodeSchema } from './schemas';
 
 const projectParams = z.object({ projectId: z.string().max(100).describe('The project id') });
 
@@ -24,7 +24,10 @@ export const InviteMemberBodySchema = z.object({
   email: z.string().trim().min(1, 'Enter an email address').max(320, 'An email address has at most 320 characters'),
 });
 
-export const AcceptInvitationBodySchema = z.object({ token: z.string().min(1).max(200) });
+export const AcceptInvitationBodySchema = z.object({
+  token: z.string().min(1).max(200),
+  code: TotpCodeSchema.optional().describe('The authenticator app code, when the invited address already has an account with one'),
+});
 
 export const ConsoleAccountListItemSchema = z.object({
   id: z.string(),
@@ -90,7 +93,7 @@ export const adminMembersContract = c.router({
     method: 'POST',
     path: '/api/admin/invitations/accept',
     body: AcceptInvitationBodySchema,
-    responses: { 200: ConsoleSessionSchema, ...errors(...BODY_ROUTE_ERRORS, 'console_invitation_invalid') },
+    responses: { 200: ConsoleSessionSchema, ...errors(...BODY_ROUTE_ERRORS, 'console_invitation_invalid', 'console_totp_required', 'console_totp_invalid', 'rate_limited') },
     metadata: meta({ auth: 'none' }),
     summary: 'Accept an invitation with its one-time token: creates the member account (or adds the membership) and signs in',
   },

@@ -17,6 +17,7 @@ export const ConsoleAccountSchema = z.object({
   id: z.string(),
   email: z.string(),
   role: z.enum(['operator', 'member']),
+  totp_enabled: z.boolean().describe('Whether signing in also takes a code from an authenticator app'),
 });
 
 export const ConsoleSessionSchema = z.object({
@@ -26,9 +27,13 @@ export const ConsoleSessionSchema = z.object({
   expires_at: z.string().describe('Absolute expiry (ISO 8601); the session also ends after 12 hours without a request'),
 });
 
+/** A code of an authenticator app (6 digits; spaces are ignored). */
+export const TotpCodeSchema = z.string().trim().min(1, 'Enter the 6-digit code from your authenticator app').max(20, 'A code has 6 digits');
+
 export const SignInBodySchema = z.object({
   email: z.string().min(1, 'Enter your email address').max(320),
   password: z.string().min(1, 'Enter your password').max(1024),
+  code: TotpCodeSchema.optional().describe('The authenticator app code, for an account that has one (answered 401 console_totp_required without it)'),
 });
 
 export const SignUpBodySchema = z.object({
@@ -36,7 +41,16 @@ export const SignUpBodySchema = z.object({
   password: z.string().min(8, 'Password must be at least 8 characters long').max(128, 'Password must be at most 128 characters long'),
 });
 
-export const RedeemLinkBodySchema = z.object({ token: z.string().min(1).max(200) });
+export const RedeemLinkBodySchema = z.object({
+  token: z.string().min(1).max(200),
+  code: TotpCodeSchema.optional().describe('The authenticator app code, for an account that has one (the link is not used up without it)'),
+});
+export const TotpCodeBodySchema = z.object({ code: TotpCodeSchema });
+export const TotpSetupSchema = z.object({
+  secret: z.string().describe('Base32 secret, for typing into an app that cannot scan'),
+  uri: z.string().describe('otpauth://totp/... URI'),
+  qr_code: z.string().describe('data:image/png;base64 QR code of the URI'),
+});
 export const SetPasswordBodySchema = z.object({
   password: z.string().min(8, 'Password must be at least 8 characters long').max(128, 'Password must be at most 128 characters long'),
 });

@@ -1,7 +1,8 @@
 import { c, consoleHeaders, meta, SuccessSchema } from '../common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../errors';
-import { ConsoleSessionSchema, RedeemLinkBodySchema, SetPasswordBodySchema, SignInBodySchema, SignUpBodySchema } from './schemas';
+import { ConsoleSessionSchema, RedeemLinkBodySchema, SetPasswordBodySchema, SignInBodySchema, SignUpBodySchema, TotpCodeBodySchema, TotpSetupSchema } from './schemas';
 
+const SECOND_STEP = ['console_totp_required', 'console_totp_invalid', 'rate_limited'] as const;
 const PASSWORD_ERRORS = ['password_too_short', 'password_too_long', 'password_missing_letter', 'password_missing_number'] as const;
 
 /**
@@ -22,7 +23,7 @@ export const adminSessionContract = c.router({
     method: 'POST',
     path: '/api/admin/session',
     body: SignInBodySchema,
-    responses: { 200: ConsoleSessionSchema, ...errors(...BODY_ROUTE_ERRORS, 'invalid_console_credentials', 'rate_limited') },
+    responses: { 200: ConsoleSessionSchema, ...errors(...BODY_ROUTE_ERRORS, 'invalid_console_credentials', ...SECOND_STEP) },
     metadata: meta({ auth: 'none' }),
     summary: 'Sign in to the console with email and password (sets the session cookie)',
   },
@@ -30,7 +31,7 @@ export const adminSessionContract = c.router({
     method: 'POST',
     path: '/api/admin/session/link',
     body: RedeemLinkBodySchema,
-    responses: { 200: ConsoleSessionSchema, ...errors(...BODY_ROUTE_ERRORS, 'sign_in_link_invalid') },
+    responses: { 200: ConsoleSessionSchema, ...errors(...BODY_ROUTE_ERRORS, 'sign_in_link_invalid', ...SECOND_STEP) },
     metadata: meta({ auth: 'none' }),
     summary: 'Sign in with a one-time sign-in link (single use, one hour)',
   },
@@ -61,6 +62,36 @@ export const adminSessionContract = c.router({
     responses: { 200: SuccessSchema, ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.console, ...PASSWORD_ERRORS) },
     metadata: meta({ auth: 'console' }),
     summary: "Set or change the signed-in account's password",
+  },
+  startTotp: {
+    method: 'POST',
+    path: '/api/admin/account/totp',
+    headers: consoleHeaders,
+    body: c.noBody(),
+    responses: { 200: TotpSetupSchema, ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'console_totp_already_enabled') },
+    metadata: meta({ auth: 'console' }),
+    summary: 'Start setting up an authenticator app: a new secret and its QR code (pending until confirmed; starting again replaces it)',
+  },
+  confirmTotp: {
+    method: 'POST',
+    path: '/api/admin/account/totp/confirm',
+    headers: consoleHeaders,
+    body: TotpCodeBodySchema,
+    responses: {
+      200: SuccessSchema,
+      ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'console_totp_not_started', 'console_totp_already_enabled', 'console_totp_invalid', 'rate_limited'),
+    },
+    metadata: meta({ auth: 'console' }),
+    summary: "Confirm the authenticator app with its first code: from now on every sign-in asks for a code",
+  },
+  disableTotp: {
+    method: 'POST',
+    path: '/api/admin/account/totp/disable',
+    headers: consoleHeaders,
+    body: TotpCodeBodySchema,
+    responses: { 200: SuccessSchema, ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'console_totp_not_enabled', ...SECOND_STEP) },
+    metadata: meta({ auth: 'console' }),
+    summary: 'Turn the authenticator app off, with a current code of it',
   },
 });
 

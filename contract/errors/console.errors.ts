@@ -15,5 +15,10 @@ export const consoleErrors = {
   console_already_member: { status: 409, message: 'This person already sees this project in the console' },
   console_member_not_found: { status: 404, message: 'No member of this project with this account id' },
   console_invitation_not_found: { status: 404, message: 'No pending invitation of this project with this id' },
+  console_totp_required: { status: 401, message: 'Enter the 6-digit code from your authenticator app' },
+  console_totp_invalid: { status: 401, message: 'Wrong code, or a code already used: enter the current code from your authenticator app' },
+  console_totp_already_enabled: { status: 409, message: 'An authenticator app is already on for this account: turn it off first' },
+  console_totp_not_started: { status: 409, message: 'No authenticator app is being set up: start again' },
+  console_totp_not_enabled: { status: 409, message: 'This account has no authenticator app' },
   console_last_member: { status: 409, message: "You are this project's last member: invite someone else before you leave it" },
 } as const satisfies Record<string, ErrorEntry>;

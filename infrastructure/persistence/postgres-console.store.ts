@@ -1,5 +1,5 @@
 import type { ConsoleStore } from '../../application/console/console.store';
-import type { ConsoleAccount, ConsoleInvitation, ConsoleProjectMember, ConsoleRole, ConsoleSession } from '../../domain/console';
+import type { ConsoleAccount, ConsoleInvitation, ConsoleProjectMember, ConsoleRole, ConsoleSession, ConsoleTotp } from '../../domain/console';
 import type { Database } from './database';
 import { isUuid, read, rowMapper } from './rows';
 
@@ -8,6 +8,13 @@ const toAccount = rowMapper<ConsoleAccount>({
   email: read.text,
   role: read.as<ConsoleRole>(),
   createdAt: read.date,
+  totpEnabled: read.bool,
+});
+
+const toTotp = rowMapper<ConsoleTotp>({
+  secretEncrypted: ['totp_secret_encrypted', read.text],
+  confirmedAt: ['totp_confirmed_at', read.dateOrNull],
+  lastStep: ['totp_last_step', read.numberOrNull],
 });
 
 const toSession = rowMapper<ConsoleSession>({
@@ -62,6 +69,49 @@ export class PostgresConsoleStore implements ConsoleStore {
     return Number(rows[0]?.n ?? 0);
   }
 
+  async findTotp(accountId: string): Promise<ConsoleTotp | null> {
+    if (!isUuid(accountId)) return null;
+    return toTotp.first(
+      await this.db.query(`select ${toTotp.columns} from console_accounts where id = ? and totp_secret_encrypted is not null`, [accountId]),
+    );
+  }
+
+  async savePendingTotp(accountId: string, secretEncrypted: string, at: Date): Promise<boolean> {
+    const rows = await this.db.query(
+      `update console_accounts set totp_secret_encrypted = ?, totp_confirmed_at = null, totp_last_step = null, updated_at = ?
+        where id = ? and totp_confirmed_at is null returning id`,
+      [secretEncrypted, at, accountId],
+    );
+    return rows.length > 0;
+  }
+
+  async confirmTotp(accountId: string, step: number, at: Date): Promise<boolean> {
+    const rows = await this.db.query(
+      `update console_accounts set totp_confirmed_at = ?, totp_last_step = ?, updated_at = ?
+        where id = ? and totp_secret_encrypted is not null and totp_confirmed_at is null returning id`,
+      [at, step, at, accountId],
+    );
+    return rows.length > 0;
+  }
+
+  async useTotpStep(accountId: string, step: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `update console_accounts set totp_last_step = ?
+        where id = ? and totp_confirmed_at is not null and (totp_last_step is null or totp_last_step < ?) returning id`,
+      [step, accountId, step],
+    );
+    return rows.length > 0;
+  }
+
+  async clearTotp(accountId: string, at: Date): Promise<boolean> {
+    const rows = await this.db.query(
+      `update console_accounts set totp_secret_encrypted = null, totp_confirmed_at = null, totp_last_step = null, updated_at = ?
+        where id = ? and totp_secret_encrypted is not null returning id`,
+      [at, accountId],
+    );
+    return rows.length > 0;
+  }
+
   async insertSession(s: ConsoleSession, tokenHash: string): Promise<void> {
     await this.db.query(
       `insert into console_sessions (id, account_id, token_hash, created_at, last_seen_at, expires_at) values (?, ?, ?, ?, ?, ?)`,
@@ -83,6 +133,10 @@ export class PostgresConsoleStore implements ConsoleStore {
     await this.db.query('update console_sessions set revoked_at = ? where id = ? and revoked_at is null', [at, sessionId]);
   }
 
+  async revokeAccountSessions(accountId: string, at: Date): Promise<void> {
+    await this.db.query('update console_sessions set revoked_at = ? where account_id = ? and revoked_at is null', [at, accountId]);
+  }
+
   async insertSignInLink(link: { id: string; accountId: string; expiresAt: Date; createdAt: Date }, tokenHash: string): Promise<void> {
     await this.db.query(
       'insert into console_sign_in_links (id, account_id, token_hash, created_at, expires_at) values (?, ?, ?, ?, ?)',
@@ -94,6 +148,14 @@ export class PostgresConsoleStore implements ConsoleStore {
     const rows = await this.db.query<{ account_id: string }>(
       'update console_sign_in_links set used_at = ? where token_hash = ? and used_at is null and expires_at > ? returning account_id',
       [now, tokenHash, now],
+    );
+    return rows[0]?.account_id ?? null;
+  }
+
+  async findSignInLink(tokenHash: string, now: Date): Promise<string | null> {
+    const rows = await this.db.query<{ account_id: string }>(
+      'select account_id from console_sign_in_links where token_hash = ? and used_at is null and expires_at > ?',
+      [tokenHash, now],
     );
     return rows[0]?.account_id ?? null;
   }
@@ -182,6 +244,14 @@ export class PostgresConsoleStore implements ConsoleStore {
       [projectId],
     );
     return rows.map((r) => ({ ...toInvitation(r), invitedByEmail: read.textOrNull(r.invited_by_email) }));
+  }
+
+  async findPendingInvitationEmailKey(tokenHash: string, now: Date): Promise<string | null> {
+    const rows = await this.db.query<{ email_key: string }>(
+      'select email_key from console_invitations where token_hash = ? and accepted_at is null and revoked_at is null and expires_at > ?',
+      [tokenHash, now],
+    );
+    return rows[0]?.email_key ?? null;
   }
 
   async consumeInvitation(tokenHash: string, now: Date): Promise<(ConsoleInvitation & { emailKey: string }) | null> {

@@ -78,7 +78,7 @@ export function App() {
   else if (project && project[2] === 'webhooks') page = <WebhooksPage projectId={project[1]!} />;
   else if (project && project[2] === 'members') page = <MembersPage projectId={project[1]!} me={me} />;
   else if (project) page = <AuthSettingsPage projectId={project[1]!} />;
-  else if (path === '/account') page = <AccountPage me={me} />;
+  else if (path === '/account') page = <AccountPage me={me} onChanged={load} />;
   else if (path === '/accounts' && me.role === 'operator') page = <AccountsPage />;
   else page = <ProjectsPage me={me} />;
 

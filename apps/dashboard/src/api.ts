@@ -32,3 +32,9 @@ export function errorMessage(body: unknown): string {
   if (body && typeof body === 'object' && 'error' in body && typeof (body as { error: unknown }).error === 'string') return (body as { error: string }).error;
   return 'Something went wrong; try again.';
 }
+
+/** The stable code of an error answer ({error, code}), or null. */
+export function errorCode(body: unknown): string | null {
+  if (body && typeof body === 'object' && 'code' in body && typeof (body as { code: unknown }).code === 'string') return (body as { code: string }).code;
+  return null;
+}

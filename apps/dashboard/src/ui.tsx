@@ -4,6 +4,7 @@ export interface Me {
   id: string;
   email: string;
   role: 'operator' | 'member';
+  totp_enabled: boolean;
 }
 
 export const BASE = '/dashboard';

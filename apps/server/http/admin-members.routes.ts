@@ -77,8 +77,8 @@ export function makeAdminMemberRoutes(deps: AdminMemberRouteDeps) {
       return r.ok ? { status: 200, body: { success: true as const } } : errorResponse(r.error);
     },
     acceptInvitation: async ({ req, res, body }) => {
-      const r = await accounts.acceptInvitation(body.token, originOf(req, res));
-      if (!r.ok) return errorResponse(r.error);
+      const r = await accounts.acceptInvitation(body.token, originOf(req, res), body.code);
+      if (!r.ok) return failureResponse(res, r);
       return deps.started(res, r.value);
     },
     listAccounts: async ({ res }) => {

@@ -87,7 +87,7 @@ export function makeAdminRoutes(deps: AdminRouteDeps) {
   };
 
   const sessionBody = (account: ConsoleAccount, csrfToken: string, expiresAt: Date) => ({
-    account: { id: account.id, email: account.email, role: account.role },
+    account: { id: account.id, email: account.email, role: account.role, totp_enabled: account.totpEnabled },
     csrf_token: csrfToken,
     signup_mode: accounts.signupMode,
     expires_at: expiresAt.toISOString(),
@@ -118,12 +118,12 @@ export function makeAdminRoutes(deps: AdminRouteDeps) {
       return { status: 200, body: sessionBody(actor.account, actor.csrfToken, actor.session.expiresAt) };
     },
     signIn: async ({ req, res, body }) => {
-      const r = await accounts.signIn({ email: body.email, password: body.password, origin: originOf(req, res) });
+      const r = await accounts.signIn({ email: body.email, password: body.password, code: body.code, origin: originOf(req, res) });
       return r.ok ? started(res, r.value) : failureResponse(res, r);
     },
     redeemLink: async ({ res, body }) => {
-      const r = await accounts.redeemSignInLink(body.token);
-      return r.ok ? started(res, r.value) : errorResponse(r.error);
+      const r = await accounts.redeemSignInLink(body.token, body.code);
+      return r.ok ? started(res, r.value) : failureResponse(res, r);
     },
     signUp: async ({ req, res, body }) => {
       const r = await accounts.signUp({ email: body.email, password: body.password, origin: originOf(req, res) });
@@ -137,6 +137,18 @@ export function makeAdminRoutes(deps: AdminRouteDeps) {
     setPassword: async ({ res, body }) => {
       const r = await accounts.setPassword(actorOf(res).account.id, body.password);
       return r.ok ? { status: 200, body: { success: true as const } } : errorResponse(r.error);
+    },
+    startTotp: async ({ res }) => {
+      const r = await accounts.totp.start(actorOf(res).account);
+      return r.ok ? { status: 200, body: { secret: r.value.secret, uri: r.value.uri, qr_code: r.value.qrCode } } : errorResponse(r.error);
+    },
+    confirmTotp: async ({ res, body }) => {
+      const r = await accounts.totp.confirm(actorOf(res).account, body.code);
+      return r.ok ? { status: 200, body: { success: true as const } } : failureResponse(res, r);
+    },
+    disableTotp: async ({ res, body }) => {
+      const r = await accounts.totp.turnOff(actorOf(res).account, body.code);
+      return r.ok ? { status: 200, body: { success: true as const } } : failureResponse(res, r);
     },
   });
 

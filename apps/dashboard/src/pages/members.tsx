@@ -257,7 +257,7 @@ export function InvitationPage(props: { onSignedIn: (account: Me, csrf: string) 
       title="Accepting the invitation"
       what="your invitation"
       noToken="This invitation link has no token."
-      redeem={(token) => api.members.acceptInvitation({ body: { token } })}
+      redeem={(token, code) => api.members.acceptInvitation({ body: { token, code } })}
       onSignedIn={props.onSignedIn}
     />
   );

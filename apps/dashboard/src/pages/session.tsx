@@ -1,13 +1,82 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { SetPasswordBodySchema, SignInBodySchema } from '../../../../contract/admin';
-import { api, errorMessage } from '../api';
+import { SetPasswordBodySchema, SignInBodySchema, TotpCodeBodySchema } from '../../../../contract/admin';
+import { api, errorCode, errorMessage } from '../api';
 import { ErrorNote, Loading, PageTitle, type Me } from '../ui';
 
 type OnSignedIn = (account: Me, csrf: string) => void;
+type Answer = { status: number; body: unknown };
+
+/**
+ * The second step of a sign-in: a code from the account's authenticator app. `send` signs in with
+ * it (the first step's credentials again); a wrong code keeps the form, with the API's words.
+ */
+function TotpStep(props: { send: (code: string) => Promise<Answer>; onSignedIn: OnSignedIn; onCancel?: () => void }) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const field = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    field.current?.focus();
+  }, []);
+  const submit = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const parsed = TotpCodeBodySchema.safeParse({ code: String(new FormData(e.currentTarget).get('code') ?? '') });
+    if (!parsed.success) return setError(parsed.error.issues[0]!.message);
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await props.send(parsed.data.code);
+      if (r.status === 200) {
+        const body = r.body as { account: Me; csrf_token: string };
+        return props.onSignedIn(body.account, body.csrf_token);
+      }
+      setError(errorMessage(r.body));
+      if (field.current) {
+        field.current.value = '';
+        field.current.focus();
+      }
+    } catch {
+      setError('The server cannot be reached.');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} noValidate aria-label="Authenticator code">
+      <label htmlFor="totp-code">Code from your authenticator app</label>
+      <input
+        id="totp-code"
+        name="code"
+        ref={field}
+        inputMode="numeric"
+        autoComplete="one-time-code"
+        pattern="[0-9 ]*"
+        maxLength={20}
+        aria-describedby="totp-help"
+        required
+      />
+      <p id="totp-help" className="muted">
+        This account signs in in two steps: open your authenticator app and enter the 6-digit code it shows for Tollgate console.
+      </p>
+      <ErrorNote message={error} />
+      <div className="actions">
+        <button type="submit" disabled={busy}>
+          {busy ? 'Checking…' : 'Verify'}
+        </button>
+        {props.onCancel ? (
+          <button type="button" className="secondary" onClick={props.onCancel}>
+            Use another account
+          </button>
+        ) : null}
+      </div>
+    </form>
+  );
+}
 
 export function SignInPage(props: { onSignedIn: OnSignedIn }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Email and password, kept while the second step asks for the code (they are sent again with it).
+  const [credentials, setCredentials] = useState<{ email: string; password: string } | null>(null);
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
@@ -18,6 +87,7 @@ export function SignInPage(props: { onSignedIn: OnSignedIn }) {
     try {
       const r = await api.session.signIn({ body: parsed.data });
       if (r.status === 200) props.onSignedIn(r.body.account, r.body.csrf_token);
+      else if (errorCode(r.body) === 'console_totp_required') setCredentials({ email: parsed.data.email, password: parsed.data.password });
       else setError(errorMessage(r.body));
     } catch {
       setError('The server cannot be reached.');
@@ -25,6 +95,19 @@ export function SignInPage(props: { onSignedIn: OnSignedIn }) {
       setBusy(false);
     }
   };
+  if (credentials) {
+    return (
+      <section className="narrow">
+        <PageTitle>Two-step sign-in</PageTitle>
+        <p>{credentials.email}</p>
+        <TotpStep
+          send={(code) => api.session.signIn({ body: { ...credentials, code } })}
+          onSignedIn={props.onSignedIn}
+          onCancel={() => setCredentials(null)}
+        />
+      </section>
+    );
+  }
   return (
     <section className="narrow">
       <PageTitle>Sign in</PageTitle>
@@ -46,12 +129,11 @@ export function SignInPage(props: { onSignedIn: OnSignedIn }) {
   );
 }
 
-type Redeemed = { status: number; body: unknown };
-
 /**
  * A one-time link's landing page (sign-in link, invitation): the token is in the fragment
  * (#token=...), never sent in a URL; it is taken out of the address bar, redeemed once, and the
- * answer signs the account in or is shown as the API worded it.
+ * answer signs the account in or is shown as the API worded it. An account with an authenticator
+ * app is asked for a code first (the link is not used up until the code is right).
  */
 export function TokenLinkPage(props: {
   title: string;
@@ -59,23 +141,29 @@ export function TokenLinkPage(props: {
   what: string;
   /** The message when the link carries no token. */
   noToken: string;
-  redeem: (token: string) => Promise<Redeemed>;
+  redeem: (token: string, code?: string) => Promise<Answer>;
   onSignedIn: OnSignedIn;
 }) {
   const [error, setError] = useState<string | null>(null);
+  const [token, setToken] = useState<string | null>(null);
+  const [needsCode, setNeedsCode] = useState(false);
   const started = useRef(false);
   useEffect(() => {
     if (started.current) return;
     started.current = true;
-    const token = new URLSearchParams(window.location.hash.slice(1)).get('token');
+    const found = new URLSearchParams(window.location.hash.slice(1)).get('token');
     window.history.replaceState(null, '', window.location.pathname);
-    if (!token) return setError(props.noToken);
+    if (!found) return setError(props.noToken);
+    setToken(found);
     void props
-      .redeem(token)
+      .redeem(found)
       .then((r) => {
-        if (r.status !== 200) return setError(errorMessage(r.body));
-        const body = r.body as { account: Me; csrf_token: string };
-        props.onSignedIn(body.account, body.csrf_token);
+        if (r.status === 200) {
+          const body = r.body as { account: Me; csrf_token: string };
+          return props.onSignedIn(body.account, body.csrf_token);
+        }
+        if (errorCode(r.body) === 'console_totp_required') return setNeedsCode(true);
+        setError(errorMessage(r.body));
       })
       .catch(() => setError('The server cannot be reached.'));
   }, [props]);
@@ -87,6 +175,8 @@ export function TokenLinkPage(props: {
           <ErrorNote message={error} />
           <a href="/dashboard/">Go to the sign-in page</a>
         </>
+      ) : needsCode && token ? (
+        <TotpStep send={(code) => props.redeem(token, code)} onSignedIn={props.onSignedIn} />
       ) : (
         <Loading what={props.what} />
       )}
@@ -100,13 +190,13 @@ export function LinkPage(props: { onSignedIn: OnSignedIn }) {
       title="Signing in"
       what="your session"
       noToken="This sign-in link has no token."
-      redeem={(token) => api.session.redeemLink({ body: { token } })}
+      redeem={(token, code) => api.session.redeemLink({ body: { token, code } })}
       onSignedIn={props.onSignedIn}
     />
   );
 }
 
-export function AccountPage(props: { me: Me }) {
+export function AccountPage(props: { me: Me; onChanged: () => void }) {
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
   const submit = async (e: FormEvent<HTMLFormElement>) => {
@@ -128,6 +218,7 @@ export function AccountPage(props: { me: Me }) {
       <p>
         {props.me.email} · <span className="badge">{props.me.role}</span>
       </p>
+      <h2>Password</h2>
       <form onSubmit={submit} noValidate>
         <label htmlFor="new-password">New password</label>
         <input id="new-password" name="password" type="password" autoComplete="new-password" aria-describedby="password-rules" />
@@ -138,6 +229,126 @@ export function AccountPage(props: { me: Me }) {
         {saved ? <p role="status">Password saved.</p> : null}
         <button type="submit">Set password</button>
       </form>
+      <AuthenticatorApp me={props.me} onChanged={props.onChanged} />
+    </section>
+  );
+}
+
+/** Two-step sign-in: set up an authenticator app (scan, confirm with a first code), or turn it off with a code. */
+function AuthenticatorApp(props: { me: Me; onChanged: () => void }) {
+  const [setup, setSetup] = useState<{ secret: string; qr_code: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState<string | null>(null);
+
+  const call = async (run: () => Promise<Answer>, after: (r: Answer) => void, form?: HTMLFormElement) => {
+    setBusy(true);
+    setError(null);
+    setDone(null);
+    try {
+      const r = await run();
+      if (r.status === 200) after(r);
+      else {
+        setError(errorMessage(r.body));
+        form?.reset();
+      }
+    } catch {
+      setError('The server cannot be reached.');
+    } finally {
+      setBusy(false);
+    }
+  };
+  const codeOf = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const parsed = TotpCodeBodySchema.safeParse({ code: String(new FormData(e.currentTarget).get('code') ?? '') });
+    if (!parsed.success) {
+      setError(parsed.error.issues[0]!.message);
+      return null;
+    }
+    return parsed.data.code;
+  };
+
+  const start = () =>
+    call(
+      () => api.session.startTotp(),
+      (r) => setSetup(r.body as { secret: string; qr_code: string }),
+    );
+  const confirm = (e: FormEvent<HTMLFormElement>) => {
+    const form = e.currentTarget;
+    const code = codeOf(e);
+    if (code === null) return;
+    void call(
+      () => api.session.confirmTotp({ body: { code } }),
+      () => {
+        setSetup(null);
+        setDone('Two-step sign-in is on: every sign-in now asks for a code from your app.');
+        props.onChanged();
+      },
+      form,
+    );
+  };
+  const turnOff = (e: FormEvent<HTMLFormElement>) => {
+    const form = e.currentTarget;
+    const code = codeOf(e);
+    if (code === null) return;
+    void call(
+      () => api.session.disableTotp({ body: { code } }),
+      () => {
+        setDone('Two-step sign-in is off: your password alone signs you in.');
+        props.onChanged();
+      },
+      form,
+    );
+  };
+
+  return (
+    <section aria-labelledby="totp-title">
+      <h2 id="totp-title">Two-step sign-in</h2>
+      {done ? <p role="status">{done}</p> : null}
+      {props.me.totp_enabled ? (
+        <>
+          <p>
+            <span className="badge">On</span> Signing in asks for a code from your authenticator app.
+          </p>
+          <form onSubmit={turnOff} noValidate>
+            <label htmlFor="totp-off-code">Current code, to turn it off</label>
+            <input id="totp-off-code" name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={20} />
+            <ErrorNote message={error} />
+            <button type="submit" className="secondary" disabled={busy}>
+              Turn off
+            </button>
+          </form>
+        </>
+      ) : setup ? (
+        <>
+          <p>Scan this code with an authenticator app (1Password, Google Authenticator, Authy…), then enter the code it shows.</p>
+          <img src={setup.qr_code} alt="QR code of the authenticator app secret" width={200} height={200} />
+          <p>
+            Cannot scan? Enter this key: <code data-testid="totp-secret">{setup.secret}</code>
+          </p>
+          <form onSubmit={confirm} noValidate>
+            <label htmlFor="totp-setup-code">Code from the app</label>
+            <input id="totp-setup-code" name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={20} />
+            <ErrorNote message={error} />
+            <div className="actions">
+              <button type="submit" disabled={busy}>
+                Turn on
+              </button>
+              <button type="button" className="secondary" onClick={() => setSetup(null)}>
+                Cancel
+              </button>
+            </div>
+          </form>
+        </>
+      ) : (
+        <>
+          <p className="muted">Off: your password alone signs you in. With an authenticator app, a stolen password is not enough.</p>
+          <ErrorNote message={error} />
+          <button type="button" onClick={() => void start()} disabled={busy}>
+            Set up an authenticator app
+          </button>
+        </>
+      )}
     </section>
   );
 }
