@@ -34,6 +34,7 @@ export const ConsoleAccountListItemSchema = z.object({
   email: z.string(),
   role: z.enum(['operator', 'member']),
   projects: z.array(z.object({ id: z.string(), name: z.string() })).describe('Its memberships (an operator sees every project besides)'),
+  totp_enabled: z.boolean().describe('Whether it signs in with a code from an authenticator app too'),
   created_at: z.string(),
 });
 

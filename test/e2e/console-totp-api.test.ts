@@ -176,10 +176,14 @@ describe('signing in with an authenticator app', () => {
 describe('turning it off', () => {
   it('the account turns it off with a current code; then the password alone signs in', async () => {
     const { secret, session } = await withApp('off@example.com');
+    // Operators see who has an app in the accounts list.
+    const listed = async () => (await json(await call('/api/admin/accounts', { session }), 200)).accounts.find((a: { email: string }) => a.email === 'off@example.com');
+    expect(await listed()).toMatchObject({ role: 'operator', totp_enabled: true });
     expect(await json(await call('/api/admin/account/totp/disable', { method: 'POST', body: { code: '222222' }, session }), 401)).toMatchObject({ code: 'console_totp_invalid' });
     expect((await json(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(true);
     await json(await call('/api/admin/account/totp/disable', { method: 'POST', body: { code: codeAt(secret) }, session }), 200);
     expect((await json(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(false);
+    expect(await listed()).toMatchObject({ totp_enabled: false });
     expect(await json(await call('/api/admin/account/totp/disable', { method: 'POST', body: { code: codeAt(secret) }, session }), 409)).toMatchObject({
       code: 'console_totp_not_enabled',
     });

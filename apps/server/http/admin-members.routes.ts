@@ -86,7 +86,9 @@ export function makeAdminMemberRoutes(deps: AdminMemberRouteDeps) {
       if (!r.ok) return errorResponse(r.error);
       return {
         status: 200,
-        body: { accounts: r.value.map((a) => ({ id: a.id, email: a.email, role: a.role, projects: a.projects, created_at: a.createdAt.toISOString() })) },
+        body: {
+          accounts: r.value.map((a) => ({ id: a.id, email: a.email, role: a.role, projects: a.projects, totp_enabled: a.totpEnabled, created_at: a.createdAt.toISOString() })),
+        },
       };
     },
     accountSignInLink: async ({ res, params }) => {

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { InviteMemberBodySchema } from '../../../../contract/admin';
+import type { z } from 'zod';
+import { InviteMemberBodySchema, type ConsoleAccountListItemSchema } from '../../../../contract/admin';
 import { api, errorMessage } from '../api';
 import { ErrorNote, Loading, PageTitle, ProjectNav, ShownOnce, when, type Me } from '../ui';
 import { TokenLinkPage } from './session';
@@ -179,13 +180,7 @@ export function MembersPage(props: { projectId: string; me: Me }) {
   );
 }
 
-interface AccountRow {
-  id: string;
-  email: string;
-  role: 'operator' | 'member';
-  projects: Array<{ id: string; name: string }>;
-  created_at: string;
-}
+type AccountRow = z.infer<typeof ConsoleAccountListItemSchema>;
 
 /** Every console account of the deployment (operators only), and a one-time sign-in link for one, shown once. */
 export function AccountsPage() {
@@ -222,6 +217,7 @@ export function AccountsPage() {
                 <th scope="col">Email</th>
                 <th scope="col">Role</th>
                 <th scope="col">Projects</th>
+                <th scope="col">Two-step sign-in</th>
                 <th scope="col">Created</th>
                 <th scope="col">Action</th>
               </tr>
@@ -234,6 +230,7 @@ export function AccountsPage() {
                     <span className="badge">{a.role}</span>
                   </td>
                   <td>{a.role === 'operator' ? <span className="muted">every project</span> : a.projects.map((p) => p.name).join(', ') || <span className="muted">none</span>}</td>
+                  <td>{a.totp_enabled ? <span className="badge">authenticator app</span> : <span className="muted">off</span>}</td>
                   <td>{when(a.created_at)}</td>
                   <td>
                     <button type="button" className="secondary small" aria-label={`Make a sign-in link for ${a.email}`} onClick={() => void makeLink(a)}>
