@@ -135,6 +135,8 @@ export interface InvoiceStore {
   save(invoice: BillingInvoice): Promise<void>;
   /** Newest first; invoices of the same second in the order they were recorded (a renewal, then its plan change's proration). */
   listForUser(projectId: string, userId: string, limit: number): Promise<BillingInvoice[]>;
+  /** The project's invoices in the same order as `listForUser`, optionally only one user's and only of one status. */
+  list(projectId: string, filter: { userId?: string; status?: InvoiceStatus; limit: number }): Promise<BillingInvoice[]>;
 }
 
 /** A project event as recorded (delivery to project endpoints reads these). */

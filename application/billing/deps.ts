@@ -25,7 +25,7 @@ import type {
 import { type BillingOutcome, refuse } from './errors';
 import type { PaymentProcessor, ProcessorInvoiceLine } from './payment-processor';
 import type { InboundWebhooks, ProcessorDirectory, SandboxControl } from './processors';
-import type { InvoiceLineView, InvoiceView, OperatorPlanView, PlanView, PriceView, SubscriptionView } from './views';
+import type { InvoiceLineView, InvoiceView, OperatorInvoiceView, OperatorPlanView, PlanView, PriceView, SubscriptionView } from './views';
 
 /** Everything billing's use cases may ask for; each use case takes the part it needs (`Pick`). */
 export interface BillingDeps {
@@ -198,6 +198,13 @@ export const invoiceView = (invoice: BillingInvoice): InvoiceView => ({
   hostedUrl: invoice.hostedUrl,
   createdAt: invoice.createdAt,
   paidAt: invoice.paidAt,
+});
+
+export const operatorInvoiceView = (invoice: BillingInvoice): OperatorInvoiceView => ({
+  ...invoiceView(invoice),
+  userId: invoice.userId,
+  processor: invoice.processor,
+  processorInvoiceId: invoice.processorInvoiceId,
 });
 
 /** A view as it is stored in an event payload: plain JSON, dates as ISO strings. */

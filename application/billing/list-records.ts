@@ -1,8 +1,9 @@
 import type { BillingEventType } from '../../domain/billing/events';
+import type { InvoiceStatus } from '../../domain/billing/invoice';
 import type { BillingEvent } from './billing.store';
-import { type BillingDeps, catalogNames, subscriptionView } from './deps';
+import { type BillingDeps, catalogNames, operatorInvoiceView, subscriptionView } from './deps';
 import { type BillingOutcome, refuse } from './errors';
-import type { SubscriptionView } from './views';
+import type { OperatorInvoiceView, SubscriptionView } from './views';
 
 const MAX_LIMIT = 500;
 const limitOf = (limit: number | undefined, fallback: number) =>
@@ -18,6 +19,21 @@ export function makeListSubscriptions(deps: Pick<BillingDeps, 'subscriptions' | 
     const rows = await deps.subscriptions.list(projectId, { userId: filter.userId, status: filter.status, limit: limitOf(filter.limit, 50) });
     const names = await catalogNames(deps.catalog, projectId);
     return { ok: true, value: rows.map((s) => subscriptionView(s, names)) };
+  };
+}
+
+/**
+ * `tollgate invoice list` and the console's Invoices: a project's invoices, newest first, by user
+ * and status (50 by default, at most 500), each with the user it bills.
+ */
+export function makeListProjectInvoices(deps: Pick<BillingDeps, 'invoices' | 'projects'>) {
+  return async function listProjectInvoices(
+    projectId: string,
+    filter: { userId?: string; status?: InvoiceStatus; limit?: number },
+  ): Promise<BillingOutcome<OperatorInvoiceView[]>> {
+    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+    const rows = await deps.invoices.list(projectId, { userId: filter.userId, status: filter.status, limit: limitOf(filter.limit, 50) });
+    return { ok: true, value: rows.map(operatorInvoiceView) };
   };
 }
 

@@ -1,5 +1,6 @@
 import type { PlanInput, PriceInput } from '../../domain/billing/catalog';
 import type { BillingEventType } from '../../domain/billing/events';
+import type { InvoiceStatus } from '../../domain/billing/invoice';
 import type { Project } from '../../domain/project';
 import type { EndUser } from '../../domain/user';
 import type { RequestOrigin } from '../ports/request-origin';
@@ -10,6 +11,7 @@ import type {
   ConnectionView,
   Entitlements,
   InvoiceView,
+  OperatorInvoiceView,
   OperatorPlanView,
   PlanView,
   SubscriptionView,
@@ -60,6 +62,11 @@ export interface OperatorUseCases {
     projectId: string,
     filter: { userId?: string; status?: string; limit?: number },
   ): Promise<BillingOutcome<SubscriptionView[]>>;
+  /** Every user's invoices of the project, newest first (50 by default, at most 500). */
+  listProjectInvoices(
+    projectId: string,
+    filter: { userId?: string; status?: InvoiceStatus; limit?: number },
+  ): Promise<BillingOutcome<OperatorInvoiceView[]>>;
   listEvents(projectId: string, filter: { type?: BillingEventType; limit?: number }): Promise<BillingOutcome<BillingEvent[]>>;
   /** Moves the project's sandbox clock and applies what falls due (renewals, trial ends, ...). */
   advanceSandbox(projectId: string, days: number): Promise<BillingOutcome<{ now: Date; changed: number }>>;

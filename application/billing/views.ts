@@ -97,6 +97,13 @@ export interface InvoiceView {
   paidAt: Date | null;
 }
 
+/** An invoice as the operator sees it (CLI, console): whose it is and the processor's id for it. */
+export interface OperatorInvoiceView extends InvoiceView {
+  userId: string;
+  processor: ProcessorKind;
+  processorInvoiceId: string;
+}
+
 export interface ChangePreviewView {
   /** Charged now if the change is confirmed; 0 for a downgrade (credited to the next invoices) or a trial. */
   amountDue: number;

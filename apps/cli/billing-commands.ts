@@ -1,9 +1,10 @@
 import type { BillingEvent } from '../../application/billing/billing.store';
 import type { BillingOutcome } from '../../application/billing/errors';
 import type { ConnectInput } from '../../application/billing/use-cases';
-import type { ConnectionView, OperatorPlanView, SubscriptionView } from '../../application/billing/views';
+import type { ConnectionView, OperatorInvoiceView, OperatorPlanView, SubscriptionView } from '../../application/billing/views';
 import type { PlanInput } from '../../domain/billing/catalog';
 import { BILLING_EVENT_TYPES, isBillingEventType } from '../../domain/billing/events';
+import { INVOICE_STATUSES, type InvoiceStatus } from '../../domain/billing/invoice';
 import { DEFAULT_CURRENCY, currencyExponent, formatMoney, isCurrency, parseCurrency, HUNDREDS_ONLY_CURRENCIES } from '../../domain/billing/money';
 import { BILLING_INTERVALS } from '../../domain/billing/periods';
 import { SUBSCRIPTION_STATUSES } from '../../domain/billing/subscription';
@@ -14,7 +15,7 @@ import { fields, table } from './render';
 
 /**
  * The billing commands: the project's connection to a payment processor, its catalog (plans and
- * prices), its subscriptions and events, and the sandbox's clock and promotion codes. Each calls
+ * prices), its subscriptions, invoices and events, and the sandbox's clock and promotion codes. Each calls
  * one of billing's operator use cases (application/billing/use-cases.ts `OperatorUseCases`), the
  * same the console calls.
  */
@@ -25,6 +26,7 @@ export const BILLING_GROUPS: Record<string, string> = {
   plan: 'plans (products) of a project and their order, the plan hierarchy',
   price: 'prices of a plan',
   subscription: "end users' subscriptions",
+  invoice: "end users' invoices",
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -132,6 +134,18 @@ function subscriptionRows(subscriptions: readonly SubscriptionView[]): string[][
   ]);
 }
 
+function invoiceRows(invoices: readonly OperatorInvoiceView[]): string[][] {
+  return invoices.map((i) => [
+    iso(i.createdAt) ?? '',
+    i.userId,
+    i.status,
+    i.reason,
+    money(i.amountDue, i.currency),
+    `${iso(i.periodStart) ?? ''} – ${iso(i.periodEnd) ?? ''}`,
+    i.id,
+  ]);
+}
+
 /** An event as the CLI shows it: its columns, and the payload as delivered to project endpoints. */
 function eventJson(event: BillingEvent) {
   const payload = event.payload ?? {};
@@ -211,6 +225,8 @@ function unwrap<T>(outcome: BillingOutcome<T>, ctx: BillingErrorContext): T {
   if (!outcome.ok) throw billingError(outcome, ctx);
   return outcome.value;
 }
+
+const isInvoiceStatus = (s: string): s is InvoiceStatus => (INVOICE_STATUSES as readonly string[]).includes(s);
 
 /** The use cases list at most 500 records. */
 const listLimit = (options: Options) => options.int('limit', 1, 500);
@@ -555,6 +571,33 @@ export const BILLING_COMMANDS: Command[] = [
           ? table(['ID', 'USER', 'STATUS', 'PLAN', 'PRICE', 'PERIOD END', 'PROCESSOR'], subscriptionRows(subscriptions))
           : `No subscriptions${status ? ` with status ${status}` : ''}${userId ? ` for user ${userId}` : ''} in project ${projectId}.`;
         return { json: { projectId, subscriptions }, text };
+      };
+    },
+  },
+  {
+    path: ['invoice', 'list'],
+    args: [],
+    summary: "List a project's invoices of every user, newest first",
+    options: {
+      project: { arity: 1, required: true, placeholder: '<projectId>', description: 'the project, required' },
+      user: { arity: 1, placeholder: '<userId>', description: "only this end user's invoices" },
+      status: { arity: 1, placeholder: '<status>', description: `only this status: ${INVOICE_STATUSES.join(', ')}` },
+      limit: { arity: 1, placeholder: '<n>', description: 'at most n invoices (1 to 500, default 50)' },
+    },
+    plan({ options }) {
+      const projectId = options.string('project');
+      if (projectId === undefined) return options.fail('Missing --project <projectId>.');
+      const userId = options.string('user');
+      const status = options.string('status');
+      if (status !== undefined && !isInvoiceStatus(status)) options.fail(`--status must be one of ${INVOICE_STATUSES.join(', ')}, got "${status}".`);
+      const limit = listLimit(options) ?? 50;
+      return async (_admin, billing) => {
+        const filter = { ...(userId !== undefined ? { userId } : {}), ...(status !== undefined && isInvoiceStatus(status) ? { status } : {}), limit };
+        const invoices = unwrap(await billing.listProjectInvoices(projectId, filter), { projectId, userId });
+        const text = invoices.length
+          ? table(['CREATED', 'USER', 'STATUS', 'REASON', 'TOTAL', 'PERIOD', 'ID'], invoiceRows(invoices))
+          : `No invoices${status ? ` with status ${status}` : ''}${userId ? ` for user ${userId}` : ''} in project ${projectId}.`;
+        return { json: { projectId, invoices }, text };
       };
     },
   },

@@ -6,11 +6,12 @@ import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../e
  * A project's billing as the console shows it: the connection (sandbox or Stripe), the catalog
  * (plans in hierarchy order with their prices), subscriptions, billing events and the sandbox's
  * clock. The same use cases as `tollgate billing ...`, `tollgate plan ...`, `tollgate price ...`
- * and `tollgate subscription list`. Money is an integer amount of minor units (cents for usd).
+ * `tollgate subscription list` and `tollgate invoice list`. Money is an integer amount of minor units (cents for usd).
  */
 
 export const BILLING_INTERVAL_NAMES = ['month', 'year'] as const;
 export const BILLING_EVENT_NAMES = ['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed'] as const;
+export const INVOICE_STATUS_NAMES = ['open', 'paid', 'void', 'uncollectible'] as const;
 
 const GET = [...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'project_not_found'] as const;
 const WRITE = [...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'project_not_found'] as const;
@@ -75,6 +76,22 @@ export const AdminSubscriptionSchema = z.object({
   current_period_end: z.string(),
   cancel_at_period_end: z.boolean(),
   created_at: z.string(),
+});
+
+export const AdminInvoiceSchema = z.object({
+  id: z.string(),
+  user_id: z.string(),
+  subscription_id: z.string().nullable(),
+  status: z.enum(INVOICE_STATUS_NAMES),
+  reason: z.string().describe('subscription_create, subscription_cycle, subscription_update or manual'),
+  currency: z.string().describe('Lower-case ISO 4217 code'),
+  subtotal: z.number().int().describe('Sum of the lines, in integer minor units; negative when a downgrade credits more than it charges'),
+  amount_due: z.number().int().describe('What the invoice charges (after discounts and credit), in integer minor units'),
+  amount_paid: z.number().int().describe('What was paid, in integer minor units'),
+  period_start: z.string(),
+  period_end: z.string(),
+  created_at: z.string(),
+  paid_at: z.string().nullable(),
 });
 
 export const AdminBillingEventSchema = z.object({
@@ -247,6 +264,20 @@ export const adminBillingContract = c.router({
     responses: { 200: z.object({ subscriptions: z.array(AdminSubscriptionSchema) }), ...errors(...GET) },
     metadata: meta({ auth: 'console' }),
     summary: "The project's subscriptions, newest first (50 by default)",
+  },
+  listInvoices: {
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/billing/invoices',
+    pathParams: projectParams,
+    headers: consoleHeaders,
+    query: z.object({
+      user: z.string().max(100).optional().describe("Only this end user's invoices (a user id)"),
+      status: z.enum(INVOICE_STATUS_NAMES).optional(),
+      limit: z.coerce.number().int().min(1).max(500).optional(),
+    }),
+    responses: { 200: z.object({ invoices: z.array(AdminInvoiceSchema) }), ...errors(...GET) },
+    metadata: meta({ auth: 'console' }),
+    summary: "The project's invoices of every user, newest first (50 by default)",
   },
   listEvents: {
     method: 'GET',

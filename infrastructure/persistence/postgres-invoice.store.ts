@@ -113,4 +113,26 @@ export class PostgresInvoiceStore implements InvoiceStore {
     );
     return rows.map(toInvoice);
   }
+
+  /** Newest first, as `listForUser`; read in order from billing_invoices_project_idx (or the user index with a user). */
+  async list(projectId: string, filter: { userId?: string; status?: InvoiceStatus; limit: number }): Promise<BillingInvoice[]> {
+    if (!isUuid(projectId)) return [];
+    const where = ['project_id = ?'];
+    const params: unknown[] = [projectId];
+    if (filter.userId !== undefined) {
+      if (!isUuid(filter.userId)) return [];
+      where.push('user_id = ?');
+      params.push(filter.userId);
+    }
+    if (filter.status !== undefined) {
+      where.push('status = ?');
+      params.push(filter.status);
+    }
+    params.push(Math.max(0, Math.floor(filter.limit)));
+    const rows = await this.db.query(
+      `select ${toInvoice.columns} from billing_invoices where ${where.join(' and ')} order by created_at desc, seq desc limit ?`,
+      params,
+    );
+    return rows.map(toInvoice);
+  }
 }

@@ -436,6 +436,50 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     expect(parseJson(refused[0]!).error).toMatch(/^Invalid promotion code "NOT A CODE": 1 to 50 letters/);
   });
 
+  it('invoice list shows every user’s invoices newest first; filters by user and status; limits; refuses bad arguments', async () => {
+    // Ada subscribed (first charge) and renewed when the sandbox clock moved; Bob's card was declined.
+    const [all, limited, adas, bobs, open, text, none] = await batch([
+      ['invoice', 'list', '--project', shop.id, '--json'],
+      ['invoice', 'list', '--project', shop.id, '--limit', '1', '--json'],
+      ['invoice', 'list', '--project', shop.id, '--user', ada.id, '--status', 'paid', '--json'],
+      ['invoice', 'list', '--project', shop.id, '--user', bob.id, '--json'],
+      ['invoice', 'list', '--project', shop.id, '--status', 'open', '--json'],
+      ['invoice', 'list', '--project', shop.id],
+      ['invoice', 'list', '--project', shop.id, '--user', bob.id],
+    ]);
+    expect(all!.code).toBe(0);
+    const subscriptions = await inContext(() => billing.listSubscriptions(shop.id, { userId: ada.id }));
+    if (!subscriptions.ok) throw new Error(subscriptions.error);
+    const [subscription] = subscriptions.value;
+    const invoice = (reason: string) => ({
+      id: expect.any(String), userId: ada.id, subscriptionId: subscription!.id, status: 'paid', reason, currency: 'usd',
+      subtotal: 1000, amountDue: 1000, amountPaid: 1000,
+      lines: [expect.objectContaining({ amount: 1000, proration: false })],
+      periodStart: expect.any(String), periodEnd: expect.any(String), hostedUrl: null, createdAt: expect.any(String), paidAt: expect.any(String),
+      processor: 'sandbox', processorInvoiceId: expect.stringMatching(/^in_/),
+    });
+    const listed = parseJson(all!);
+    expect(listed).toEqual({ projectId: shop.id, invoices: [invoice('subscription_cycle'), invoice('subscription_create')] });
+    expect(Date.parse(listed.invoices[0].createdAt)).toBeGreaterThan(Date.parse(listed.invoices[1].createdAt));
+    expect(parseJson(limited!).invoices).toEqual([listed.invoices[0]]);
+    expect(parseJson(adas!).invoices).toEqual(listed.invoices);
+    expect([parseJson(bobs!).invoices, parseJson(open!).invoices]).toEqual([[], []]);
+    expect(text!.stdout).toMatch(/CREATED\s+USER\s+STATUS\s+REASON\s+TOTAL\s+PERIOD\s+ID/);
+    expect(text!.stdout).toMatch(new RegExp(`${ada.id}\\s+paid\\s+subscription_cycle\\s+\\$10\\.00\\s+\\S+ – \\S+\\s+${listed.invoices[0].id}`));
+    expect(none!.stdout.trim()).toBe(`No invoices for user ${bob.id} in project ${shop.id}.`);
+
+    const bad = await batch([
+      ['invoice', 'list', '--project', shop.id, '--status', 'refunded', '--json'],
+      ['invoice', 'list', '--project', shop.id, '--limit', '501', '--json'],
+      ['invoice', 'list', '--json'],
+      ['invoice', 'list', '--project', MISSING, '--json'],
+    ]);
+    expect(bad.map((r) => [r.code, parseJson(r).code])).toEqual([[2, 'usage'], [2, 'usage'], [2, 'usage'], [1, 'project_not_found']]);
+    expect(parseJson(bad[0]!).error).toBe('--status must be one of open, paid, void, uncollectible, got "refunded".');
+    expect(parseJson(bad[2]!).error).toBe('Missing --project <projectId>.');
+    expect(parseJson(bad[3]!).error).toContain(MISSING);
+  });
+
   it('billing disconnect keeps the catalog; a second disconnect says there was nothing', async () => {
     const [done, storePlans] = await Promise.all([json(['billing', 'disconnect', store.id]), json(['plan', 'list', store.id])]);
     expect([done.code, done.json]).toEqual([0, { projectId: store.id, disconnected: true }]);
@@ -464,7 +508,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     expect(help.code).toBe(0);
     for (const c of [
       'billing connect <projectId>', 'billing status', 'billing disconnect', 'billing events', 'billing sandbox advance', 'billing sandbox promo <projectId> <code>',
-      'plan create', 'plan update <projectId> <plan>', 'plan list', 'plan reorder <projectId> <plan>...', 'price create <projectId> <plan>', 'price archive', 'subscription list',
+      'plan create', 'plan update <projectId> <plan>', 'plan list', 'plan reorder <projectId> <plan>...', 'price create <projectId> <plan>', 'price archive', 'subscription list', 'invoice list',
     ]) {
       expect(help.stdout).toContain(c);
     }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../contract';
 import { startTestApp, type TestApp } from '../support/app';
 import { consoleApi, type ConsoleSession } from '../support/console-api';
 import { startFakeStripe, type FakeStripe } from '../support/stripe/server';
@@ -111,6 +112,76 @@ describe('billing', () => {
     expect((await json(await call(`/api/admin/projects/${projectId}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 0 } }), 400)).code).toBe('invalid_request');
   });
 
+  it('invoices: every user’s, newest first, in integer minor units; filtered by user and status; limited; bad filters are 400s', async () => {
+    const shop = (await t.createProject({ name: 'Invoiced' })).id;
+    const base = `/api/admin/projects/${shop}`;
+    const invoicesOf = async (query = '') => (await json(await call(`${base}/billing/invoices${query}`, { session: op }), 200)).invoices;
+    await json(await call(`${base}/billing`, { method: 'PUT', session: op, body: { processor: 'sandbox' } }), 200);
+    expect(await invoicesOf()).toEqual([]);
+    const plan = (await json(await call(`${base}/plans`, { method: 'POST', session: op, body: { name: 'Team' } }), 201)).plan;
+    const price = (await json(await call(`${base}/plans/${plan.id}/prices`, { method: 'POST', session: op, body: { name: 'Monthly', amount: 1250, interval: 'month' } }), 201)).price;
+
+    // Two end users subscribe through the billing API with the sandbox's test card.
+    const subscribe = async (email: string) => {
+      const user = await t.seedUser(shop, { email });
+      const session = await t.issueSession(shop, user);
+      const created = await createClient({ baseUrl: t.baseUrl, accessToken: session.token }).billing.subscribe({ body: { priceId: price.id, paymentMethodId: 'pm_card_visa' } });
+      expect(created.status).toBe(201);
+      return { userId: user.id, subscriptionId: (created.body as { id: string }).id };
+    };
+    const ada = await subscribe('ada@example.com');
+    const bob = await subscribe('bob@example.com');
+    // A month later on the sandbox clock both subscriptions renew: two more invoices.
+    expect((await json(await call(`${base}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 32 } }), 200)).changed).toBe(2);
+
+    const all = await invoicesOf();
+    expect(all).toHaveLength(4);
+    expect(all.map((i: { user_id: string; reason: string }) => i.reason)).toEqual(['subscription_cycle', 'subscription_cycle', 'subscription_create', 'subscription_create']);
+    const created = all.map((i: { created_at: string }) => Date.parse(i.created_at));
+    expect(created).toEqual([...created].sort((a, b) => b - a));
+    const first = all.find((i: { user_id: string; reason: string }) => i.user_id === ada.userId && i.reason === 'subscription_create');
+    expect(first).toEqual({
+      id: expect.any(String),
+      user_id: ada.userId,
+      subscription_id: ada.subscriptionId,
+      status: 'paid',
+      reason: 'subscription_create',
+      currency: 'usd',
+      subtotal: 1250,
+      amount_due: 1250,
+      amount_paid: 1250,
+      period_start: expect.any(String),
+      period_end: expect.any(String),
+      created_at: expect.any(String),
+      paid_at: expect.any(String),
+    });
+    expect(Date.parse(first.period_end) - Date.parse(first.period_start)).toBeGreaterThan(27 * 86_400_000);
+
+    const bobs = await invoicesOf(`?user=${bob.userId}`);
+    expect(bobs.map((i: { user_id: string; subscription_id: string }) => [i.user_id, i.subscription_id])).toEqual([
+      [bob.userId, bob.subscriptionId],
+      [bob.userId, bob.subscriptionId],
+    ]);
+    expect(await invoicesOf(`?user=${bob.userId}&status=open`)).toEqual([]);
+    expect(await invoicesOf(`?status=paid&limit=500`)).toEqual(all);
+    // Paging by limit, as the other lists: the newest n.
+    expect(await invoicesOf('?limit=1')).toEqual(all.slice(0, 1));
+    expect(await invoicesOf(`?user=${ada.userId}&limit=1`)).toEqual([all.find((i: { user_id: string }) => i.user_id === ada.userId)]);
+    // A user id of nobody, or not an id at all, has no invoices; an invoice of this project never shows in another.
+    expect(await invoicesOf('?user=00000000-0000-4000-8000-000000000000')).toEqual([]);
+    expect(await invoicesOf('?user=not-a-user')).toEqual([]);
+    expect((await json(await call(`/api/admin/projects/${projectId}/billing/invoices?user=${ada.userId}`, { session: op }), 200)).invoices).toEqual([]);
+
+    for (const query of ['?limit=0', '?limit=501', '?limit=ten', '?status=refunded', `?user=${'x'.repeat(101)}`]) {
+      const bad = await json(await call(`${base}/billing/invoices${query}`, { session: op }), 400);
+      expect(bad, query).toEqual({ error: expect.stringMatching(/^Invalid query field (limit|status|user): /), code: 'invalid_request' });
+    }
+    expect((await json(await call(`${base}/billing/invoices?status=refunded`, { session: op }), 400)).error).toContain("Expected 'open' | 'paid' | 'void' | 'uncollectible'");
+    const missing = await json(await call('/api/admin/projects/00000000-0000-4000-8000-000000000000/billing/invoices', { session: op }), 404);
+    expect(missing).toEqual({ error: expect.any(String), code: 'project_not_found' });
+    expect((await json(await call('/api/admin/projects/not-a-project/billing/invoices', { session: op }), 404)).code).toBe('project_not_found');
+  });
+
   it('every billing route: 401 without a session, 403 without CSRF, 404 to a member of another project', async () => {
     const p = `/api/admin/projects/${projectId}`;
     const id = '00000000-0000-4000-8000-000000000000';
@@ -126,6 +197,7 @@ describe('billing', () => {
         ['POST', `${p}/plans/${id}/prices`, { name: 'M', amount: 1, interval: 'month' }],
         ['POST', `${p}/prices/${id}/archive`, undefined],
         ['GET', `${p}/subscriptions`, undefined],
+        ['GET', `${p}/billing/invoices`, undefined],
         ['GET', `${p}/billing/events`, undefined],
         ['POST', `${p}/billing/sandbox/advance`, { days: 1 }],
       ],

@@ -57,7 +57,7 @@ const open = async (to: string, heading: string) => {
   await see(page.getByRole('heading', { name: heading, exact: true })).toBeVisible();
 };
 
-it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; plans are created and reordered; a price is added in the currency', async (ctx) => {
+it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; plans are created and reordered; a price is added in the currency; a subscription’s invoice is listed', async (ctx) => {
   if (!browser) return ctx.skip();
   await open(`/projects/${projectId}/billing`, 'Billing');
   await see(page.getByText('No plans yet')).toBeVisible();
@@ -106,12 +106,32 @@ it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; pl
   await page.getByRole('button', { name: 'Advance time' }).click();
   await see(page.getByRole('status').first()).toContainText('Sandbox clock now');
   await see(page.getByText('No subscriptions yet.')).toBeVisible();
-  await page.screenshot({ path: path.join(SHOTS, 'billing.png'), fullPage: true });
+  await see(page.getByText('No invoices yet.')).toBeVisible();
 
   const plans = await t.inContext(() => t.tollgate.billing.listPlans(projectId));
   if (!plans.ok) throw new Error(plans.error);
   expect(plans.value.map((p) => [p.name, p.position, p.features])).toEqual([['Starter', 0, ['export']], ['Pro', 1, ['sso', 'audit-log']]]);
   expect(plans.value[1]!.prices.map((p) => [p.amount, p.currency, p.interval])).toEqual([[1250, 'usd', 'month']]);
+
+  // An end user subscribes to Pro with the sandbox's test card: the subscription and its first invoice show.
+  const user = await t.seedUser(projectId, { email: 'payer@example.com' });
+  const subscribed = await t.inContext(async () => {
+    const project = await t.tollgate.admin.getProject(projectId);
+    if (!project) throw new Error('no project');
+    return t.tollgate.billing.subscribe({ project, user }, { priceId: plans.value[1]!.prices[0]!.id, paymentMethodId: 'pm_card_visa', requestKey: 'console-walk' });
+  });
+  if (!subscribed.ok) throw new Error(subscribed.error);
+  await page.reload();
+  const invoices = page.getByRole('table', { name: 'Invoices' });
+  await see(invoices.locator('tbody tr')).toHaveCount(1);
+  const row = invoices.locator('tbody tr').first();
+  await see(row.getByRole('cell').nth(1)).toHaveText(user.id);
+  await see(row.getByRole('cell').nth(2)).toHaveText('paid');
+  await see(row.getByRole('cell').nth(3)).toHaveText('New subscription');
+  await see(row.getByRole('cell').nth(4)).toHaveText('$12.50');
+  await see(row.getByRole('cell').nth(5)).toContainText(' – ');
+  await see(page.getByRole('table', { name: 'Subscriptions' })).toContainText('$12.50 / month');
+  await page.screenshot({ path: path.join(SHOTS, 'billing.png'), fullPage: true });
   expect(cspErrors).toEqual([]);
 });
 

@@ -599,6 +599,37 @@ describe('invoice store', () => {
       expect(found.map((i) => i.id).sort()).toEqual([old.id, newest.id].sort());
     });
   });
+
+  it('lists a project’s invoices of every user in the same order, by user and status, up to the limit; never another project’s', async () => {
+    const shop = await insertProject('Invoice list');
+    const [ada, bob] = [await insertUser(shop), await insertUser(shop)];
+    const of = (userId: string, overrides: Partial<BillingInvoice>) => invoice(userId, { projectId: shop, ...overrides });
+    const adaFirst = of(ada, { createdAt: T0, status: 'paid' });
+    const bobFirst = of(bob, { createdAt: at(100), status: 'paid' });
+    const adaSame = of(ada, { createdAt: at(100), status: 'open' });
+    const bobNewest = of(bob, { createdAt: at(200), status: 'void' });
+    await inContext(() =>
+      db.transaction(async () => {
+        // bobFirst is recorded before adaSame in the same second: adaSame is the newer.
+        for (const i of [bobNewest, adaFirst, bobFirst, adaSame]) await s.invoices.save(i);
+        await s.invoices.save(invoice(await insertUser(otherProject), { projectId: otherProject, createdAt: at(300) }));
+      }),
+    );
+    await inContext(async () => {
+      const ids = async (filter: { userId?: string; status?: BillingInvoice['status']; limit?: number }) =>
+        (await s.invoices.list(shop, { limit: 10, ...filter })).map((i) => i.id);
+      expect(await ids({})).toEqual([bobNewest.id, adaSame.id, bobFirst.id, adaFirst.id]);
+      expect(await s.invoices.list(shop, { limit: 2 })).toEqual([bobNewest, adaSame]);
+      expect(await ids({ userId: ada })).toEqual([adaSame.id, adaFirst.id]);
+      expect(await ids({ status: 'paid' })).toEqual([bobFirst.id, adaFirst.id]);
+      expect(await ids({ userId: bob, status: 'paid' })).toEqual([bobFirst.id]);
+      expect(await ids({ userId: bob, status: 'uncollectible' })).toEqual([]);
+      expect(await ids({ userId: 'not-a-uuid' })).toEqual([]);
+      expect(await s.invoices.list('not-a-uuid', { limit: 10 })).toEqual([]);
+      expect(await ids({ limit: 0 })).toEqual([]);
+      expect(await s.invoices.list(otherProject, { userId: ada, limit: 10 })).toEqual([]);
+    });
+  });
 });
 
 describe('billing events', () => {

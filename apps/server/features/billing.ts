@@ -2,7 +2,7 @@ import type { BillingDeps } from '../../../application/billing/deps';
 import { makeChangeSubscription, makePreviewChange } from '../../../application/billing/change-subscription';
 import { makeCreateSetupIntent } from '../../../application/billing/create-setup-intent';
 import { makeListProducts, makeListVisiblePlans } from '../../../application/billing/list-catalog';
-import { makeListEvents, makeListSubscriptions } from '../../../application/billing/list-records';
+import { makeListEvents, makeListProjectInvoices, makeListSubscriptions } from '../../../application/billing/list-records';
 import { makeArchivePrice, makeCreatePrice } from '../../../application/billing/manage-prices';
 import { makeCreatePlan, makeListPlans, makeReorderPlans, makeUpdatePlan } from '../../../application/billing/manage-plans';
 import { makeBillingStatus, makeConnectBilling, makeDisconnectBilling } from '../../../application/billing/manage-connection';
@@ -89,6 +89,7 @@ export function wireBilling({ core, config }: { core: Core; config: CoreConfig }
     createPrice: makeCreatePrice(deps),
     archivePrice: makeArchivePrice(deps),
     listSubscriptions: makeListSubscriptions(deps),
+    listProjectInvoices: makeListProjectInvoices(deps),
     listEvents: makeListEvents(deps),
     advanceSandbox: sandbox.advanceSandbox,
     createSandboxPromotionCode: sandbox.createSandboxPromotionCode,

@@ -4,7 +4,7 @@ import { ADMIN_BILLING_REFUSALS, adminBillingContract } from '../../../contract/
 import type { BillingEvent } from '../../../application/billing/billing.store';
 import type { BillingErrorCode, BillingRefusal } from '../../../application/billing/errors';
 import type { OperatorUseCases } from '../../../application/billing/use-cases';
-import type { ConnectionView, OperatorPlanView, SubscriptionView } from '../../../application/billing/views';
+import type { ConnectionView, OperatorInvoiceView, OperatorPlanView, SubscriptionView } from '../../../application/billing/views';
 import { DEFAULT_CURRENCY } from '../../../domain/billing/money';
 import type { ConsoleAccounts } from '../console';
 import { errorResponse, type ErrorResponse } from './errors';
@@ -14,7 +14,7 @@ const s = initServer();
 
 export interface AdminBillingRouteDeps {
   accounts: Pick<ConsoleAccounts, 'projectAccess'>;
-  /** The operator's billing use cases: the ones `tollgate billing|plan|price|subscription` calls. */
+  /** The operator's billing use cases: the ones `tollgate billing|plan|price|subscription|invoice` calls. */
   billing: OperatorUseCases;
 }
 
@@ -62,6 +62,22 @@ const subscriptionView = (v: SubscriptionView) => ({
   current_period_end: v.currentPeriodEnd.toISOString(),
   cancel_at_period_end: v.cancelAtPeriodEnd,
   created_at: v.createdAt.toISOString(),
+});
+
+const invoiceView = (v: OperatorInvoiceView) => ({
+  id: v.id,
+  user_id: v.userId,
+  subscription_id: v.subscriptionId,
+  status: v.status,
+  reason: v.reason,
+  currency: v.currency,
+  subtotal: v.subtotal,
+  amount_due: v.amountDue,
+  amount_paid: v.amountPaid,
+  period_start: v.periodStart.toISOString(),
+  period_end: v.periodEnd.toISOString(),
+  created_at: v.createdAt.toISOString(),
+  paid_at: v.paidAt ? v.paidAt.toISOString() : null,
 });
 
 const eventView = (e: BillingEvent) => ({
@@ -191,6 +207,13 @@ export function makeAdminBillingRoutes(deps: AdminBillingRouteDeps) {
       const r = await billing.listSubscriptions(p.id, { status: query.status, limit: query.limit });
       if (!r.ok) return notFound(r);
       return { status: 200, body: { subscriptions: r.value.map(subscriptionView) } };
+    },
+    listInvoices: async ({ res, params, query }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await billing.listProjectInvoices(p.id, { userId: query.user, status: query.status, limit: query.limit });
+      if (!r.ok) return notFound(r);
+      return { status: 200, body: { invoices: r.value.map(invoiceView) } };
     },
     listEvents: async ({ res, params, query }) => {
       const p = await access(res, params.projectId);

@@ -13,6 +13,7 @@ import { Migration20261129000000Console } from './Migration20261129000000Console
 import { Migration20261130000000ConsoleInvitations } from './Migration20261130000000ConsoleInvitations';
 import { Migration20261201000000UserSearch } from './Migration20261201000000UserSearch';
 import { Migration20261203000000ConsoleTotp } from './Migration20261203000000ConsoleTotp';
+import { Migration20261204000000InvoiceListing } from './Migration20261204000000InvoiceListing';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261130000000ConsoleInvitations', class: Migration20261130000000ConsoleInvitations },
   { name: 'Migration20261201000000UserSearch', class: Migration20261201000000UserSearch },
   { name: 'Migration20261203000000ConsoleTotp', class: Migration20261203000000ConsoleTotp },
+  { name: 'Migration20261204000000InvoiceListing', class: Migration20261204000000InvoiceListing },
 ];

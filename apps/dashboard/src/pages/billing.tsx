@@ -16,9 +16,22 @@ type Connection = NonNullable<Ok<ReturnType<typeof api.billing.get>>['connection
 type Plan = Ok<ReturnType<typeof api.billing.listPlans>>['plans'][number];
 type Subscription = Ok<ReturnType<typeof api.billing.listSubscriptions>>['subscriptions'][number];
 type BillingEvent = Ok<ReturnType<typeof api.billing.listEvents>>['events'][number];
+type Invoice = Ok<ReturnType<typeof api.billing.listInvoices>>['invoices'][number];
 
 /** An amount in minor units, written in its currency with Intl.NumberFormat. */
 export const money = (amount: number, currency: string) => (isCurrency(currency) ? formatMoney({ amount, currency }, navigator.language || 'en-US') : `${amount} ${currency}`);
+
+/** A date without its time (an invoice's period bounds). */
+const day = (iso: string) => new Date(iso).toLocaleDateString();
+
+/** What an invoice was for, in words (the processor's billing reason otherwise). */
+const INVOICE_REASONS: Record<string, string> = {
+  subscription_create: 'New subscription',
+  subscription_cycle: 'Renewal',
+  subscription_update: 'Plan change',
+  manual: 'Manual',
+};
+const invoiceReason = (reason: string) => INVOICE_REASONS[reason] ?? reason;
 
 const firstIssue = (r: { success: false; error: { issues: Array<{ message: string }> } }) => r.error.issues[0]!.message;
 
@@ -448,17 +461,26 @@ function Prices(props: { projectId: string; plan: Plan; currency: string; reload
 function Records(props: { projectId: string }) {
   const [subs, setSubs] = useState<Subscription[] | null>(null);
   const [events, setEvents] = useState<BillingEvent[] | null>(null);
+  const [invoices, setInvoices] = useState<Invoice[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [invoiceError, setInvoiceError] = useState<string | null>(null);
+  const loadInvoices = useCallback(async () => {
+    setInvoiceError(null);
+    const i = await api.billing.listInvoices({ params: { projectId: props.projectId }, query: {} }).catch(() => null);
+    if (i?.status === 200) setInvoices(i.body.invoices);
+    else setInvoiceError(i ? errorMessage(i.body) : 'The server cannot be reached.');
+  }, [props.projectId]);
   const load = useCallback(async () => {
     setError(null);
     const [s, e] = await Promise.all([
       api.billing.listSubscriptions({ params: { projectId: props.projectId }, query: {} }).catch(() => null),
       api.billing.listEvents({ params: { projectId: props.projectId }, query: {} }).catch(() => null),
+      loadInvoices(),
     ]);
     if (s?.status === 200) setSubs(s.body.subscriptions);
     else setError(s ? errorMessage(s.body) : 'The server cannot be reached.');
     if (e?.status === 200) setEvents(e.body.events);
-  }, [props.projectId]);
+  }, [props.projectId, loadInvoices]);
   useEffect(() => {
     void load();
   }, [load]);
@@ -493,6 +515,43 @@ function Records(props: { projectId: string }) {
                   </td>
                   <td>{s.status}{s.cancel_at_period_end ? ' (cancels at period end)' : ''}</td>
                   <td>{when(s.current_period_end)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <h2>Invoices</h2>
+      <ErrorNote message={invoiceError} onRetry={loadInvoices} />
+      {invoices === null && !invoiceError ? <Loading what="invoices" /> : null}
+      {invoices && invoices.length === 0 ? <p className="muted">No invoices yet.</p> : null}
+      {invoices && invoices.length > 0 ? (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Invoices</caption>
+            <thead>
+              <tr>
+                <th scope="col">Date</th>
+                <th scope="col">User</th>
+                <th scope="col">Status</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Total</th>
+                <th scope="col">Period</th>
+              </tr>
+            </thead>
+            <tbody>
+              {invoices.map((i) => (
+                <tr key={i.id}>
+                  <td>{when(i.created_at)}</td>
+                  <td>
+                    <code>{i.user_id}</code>
+                  </td>
+                  <td>{i.status}</td>
+                  <td>{invoiceReason(i.reason)}</td>
+                  <td>{money(i.amount_due, i.currency)}</td>
+                  <td>
+                    {day(i.period_start)} – {day(i.period_end)}
+                  </td>
                 </tr>
               ))}
             </tbody>
