@@ -576,17 +576,15 @@ export const BILLING_COMMANDS: Command[] = [
   },
   {
     path: ['invoice', 'list'],
-    args: [],
+    args: ['projectId'],
     summary: "List a project's invoices of every user, newest first",
     options: {
-      project: { arity: 1, required: true, placeholder: '<projectId>', description: 'the project, required' },
       user: { arity: 1, placeholder: '<userId>', description: "only this end user's invoices" },
       status: { arity: 1, placeholder: '<status>', description: `only this status: ${INVOICE_STATUSES.join(', ')}` },
       limit: { arity: 1, placeholder: '<n>', description: 'at most n invoices (1 to 500, default 50)' },
     },
-    plan({ options }) {
-      const projectId = options.string('project');
-      if (projectId === undefined) return options.fail('Missing --project <projectId>.');
+    plan({ args, options }) {
+      const projectId = args.projectId!;
       const userId = options.string('user');
       const status = options.string('status');
       if (status !== undefined && !isInvoiceStatus(status)) options.fail(`--status must be one of ${INVOICE_STATUSES.join(', ')}, got "${status}".`);

@@ -439,13 +439,13 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
   it('invoice list shows every user’s invoices newest first; filters by user and status; limits; refuses bad arguments', async () => {
     // Ada subscribed (first charge) and renewed when the sandbox clock moved; Bob's card was declined.
     const [all, limited, adas, bobs, open, text, none] = await batch([
-      ['invoice', 'list', '--project', shop.id, '--json'],
-      ['invoice', 'list', '--project', shop.id, '--limit', '1', '--json'],
-      ['invoice', 'list', '--project', shop.id, '--user', ada.id, '--status', 'paid', '--json'],
-      ['invoice', 'list', '--project', shop.id, '--user', bob.id, '--json'],
-      ['invoice', 'list', '--project', shop.id, '--status', 'open', '--json'],
-      ['invoice', 'list', '--project', shop.id],
-      ['invoice', 'list', '--project', shop.id, '--user', bob.id],
+      ['invoice', 'list', shop.id, '--json'],
+      ['invoice', 'list', shop.id, '--limit', '1', '--json'],
+      ['invoice', 'list', shop.id, '--user', ada.id, '--status', 'paid', '--json'],
+      ['invoice', 'list', shop.id, '--user', bob.id, '--json'],
+      ['invoice', 'list', shop.id, '--status', 'open', '--json'],
+      ['invoice', 'list', shop.id],
+      ['invoice', 'list', shop.id, '--user', bob.id],
     ]);
     expect(all!.code).toBe(0);
     const subscriptions = await inContext(() => billing.listSubscriptions(shop.id, { userId: ada.id }));
@@ -469,14 +469,14 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     expect(none!.stdout.trim()).toBe(`No invoices for user ${bob.id} in project ${shop.id}.`);
 
     const bad = await batch([
-      ['invoice', 'list', '--project', shop.id, '--status', 'refunded', '--json'],
-      ['invoice', 'list', '--project', shop.id, '--limit', '501', '--json'],
+      ['invoice', 'list', shop.id, '--status', 'refunded', '--json'],
+      ['invoice', 'list', shop.id, '--limit', '501', '--json'],
       ['invoice', 'list', '--json'],
-      ['invoice', 'list', '--project', MISSING, '--json'],
+      ['invoice', 'list', MISSING, '--json'],
     ]);
     expect(bad.map((r) => [r.code, parseJson(r).code])).toEqual([[2, 'usage'], [2, 'usage'], [2, 'usage'], [1, 'project_not_found']]);
     expect(parseJson(bad[0]!).error).toBe('--status must be one of open, paid, void, uncollectible, got "refunded".');
-    expect(parseJson(bad[2]!).error).toBe('Missing --project <projectId>.');
+    expect(parseJson(bad[2]!).error).toBe('Missing <projectId>.');
     expect(parseJson(bad[3]!).error).toContain(MISSING);
   });
 
