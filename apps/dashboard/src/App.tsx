@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import { api, errorMessage, setCsrfToken } from './api';
+import { api, errorMessage, setCsrfToken, UNREACHABLE } from './api';
 import { AccountPage, LinkPage, SignInPage } from './pages/session';
 import { ProjectsPage } from './pages/projects';
 import { AuthSettingsPage } from './pages/auth-settings';
@@ -32,7 +32,7 @@ export function App() {
       } else if (r.status === 401) setMe(null);
       else setFault(errorMessage(r.body));
     } catch {
-      if (asked === generation.current) setFault('The server cannot be reached.');
+      if (asked === generation.current) setFault(UNREACHABLE);
     }
   }, []);
   useEffect(() => {

@@ -27,6 +27,9 @@ export const api = initClient(adminContract, {
   },
 });
 
+/** What a page says when a call gets no answer at all. */
+export const UNREACHABLE = 'The server cannot be reached.';
+
 /** The API's own message of an error answer ({error, code}), or a generic one. */
 export function errorMessage(body: unknown): string {
   if (body && typeof body === 'object' && 'error' in body && typeof (body as { error: unknown }).error === 'string') return (body as { error: string }).error;

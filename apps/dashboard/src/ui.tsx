@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type DependencyList, type ReactNode } from 'react';
+import { errorMessage, UNREACHABLE } from './api';
 
 export interface Me {
   id: string;
@@ -148,3 +149,26 @@ export function ProjectNav(props: { projectId: string; current: 'auth' | 'api-ke
 
 /** A date and time as the reader's locale writes it; `never` for none. */
 export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
+
+type Answer = { status: number; body: unknown };
+type OkBody<R> = R extends { status: 200; body: infer B } ? B : never;
+
+/**
+ * What a page shows, loaded with the typed client when it opens and on `reload`: `data` (null until
+ * the first answer) picked from a 200 answer, or `error`, the API's own message (or that the server
+ * cannot be reached). Pages set `error` from their actions too.
+ */
+export function useLoad<R extends Answer, T>(request: () => Promise<R>, pick: (body: OkBody<R>) => T, deps: DependencyList) {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const reload = useCallback(async () => {
+    setError(null);
+    const r = await request().catch(() => null);
+    if (r?.status === 200) setData(pick(r.body as OkBody<R>));
+    else setError(r ? errorMessage(r.body) : UNREACHABLE);
+  }, deps);
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+  return { data, setData, error, setError, reload };
+}

@@ -1,7 +1,7 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { CreateApiKeyBodySchema } from '../../../../contract/admin';
 import { api, errorMessage } from '../api';
-import { ErrorNote, Loading, PageTitle, ProjectNav, ShownOnce } from '../ui';
+import { ErrorNote, Loading, PageTitle, ProjectNav, ShownOnce, useLoad } from '../ui';
 
 interface Key {
   id: string;
@@ -15,21 +15,15 @@ interface Key {
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
 
 export function ApiKeysPage(props: { projectId: string }) {
-  const [keys, setKeys] = useState<Key[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
   const [created, setCreated] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<Key | null>(null);
 
-  const load = useCallback(async () => {
-    setError(null);
-    const r = await api.projects.listApiKeys({ params: { projectId: props.projectId } }).catch(() => null);
-    if (r?.status === 200) setKeys(r.body.api_keys);
-    else setError(r ? errorMessage(r.body) : 'The server cannot be reached.');
-  }, [props.projectId]);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const { data: keys, error, setError, reload: load } = useLoad(
+    () => api.projects.listApiKeys({ params: { projectId: props.projectId } }),
+    (body) => body.api_keys,
+    [props.projectId],
+  );
 
   const create = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { ListAuditQuerySchema } from '../../../../contract/admin';
-import { api, errorMessage } from '../api';
+import { api, errorMessage, UNREACHABLE } from '../api';
 import { ErrorNote, Loading, PageTitle, ProjectNav, when, type Me } from '../ui';
 
 type Entry = Extract<Awaited<ReturnType<typeof api.audit.list>>, { status: 200 }>['body']['entries'][number];
@@ -25,7 +25,7 @@ export function AuditPage(props: { projectId: string; me: Me }) {
       setBusy(true);
       const r = await api.audit.list({ params: { projectId: props.projectId }, query: parsed.data }).catch(() => null);
       setBusy(false);
-      if (r?.status !== 200) return setError(r ? errorMessage(r.body) : 'The server cannot be reached.');
+      if (r?.status !== 200) return setError(r ? errorMessage(r.body) : UNREACHABLE);
       setEntries((before) => (after && before ? [...before, ...r.body.entries] : r.body.entries));
       setCursor(r.body.next_cursor);
     },

@@ -1,8 +1,8 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { CallbackUrlSchema, CONSOLE_LOCALES, MFA_METHOD_NAMES, MFA_POLICY_NAMES, SECURITY_NOTICE_NAMES, UpdateProjectBodySchema } from '../../../../contract/admin';
 import { mfaPolicyChangeEffect } from '../../../../domain/console';
 import { api, errorMessage } from '../api';
-import { CopyButton, ErrorNote, Loading, PageTitle, ProjectNav } from '../ui';
+import { CopyButton, ErrorNote, Loading, PageTitle, ProjectNav, useLoad } from '../ui';
 
 type Detail = Extract<Awaited<ReturnType<typeof api.projects.get>>, { status: 200 }>['body']['project'];
 type Update = Parameters<typeof api.projects.update>[0]['body'];
@@ -17,19 +17,13 @@ const CREDENTIAL_FIELDS: Record<string, Array<[string, string]>> = {
 const NAMES: Record<string, string> = { email: 'Email and password', 'magic-link': 'Magic link', google: 'Google', github: 'GitHub', discord: 'Discord', azure: 'Microsoft Entra', apple: 'Apple' };
 
 export function AuthSettingsPage(props: { projectId: string }) {
-  const [project, setProject] = useState<Detail | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
-  const load = useCallback(async () => {
-    setError(null);
-    const r = await api.projects.get({ params: { projectId: props.projectId } }).catch(() => null);
-    if (r?.status === 200) setProject(r.body.project);
-    else setError(r ? errorMessage(r.body) : 'The server cannot be reached.');
-  }, [props.projectId]);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const { data: project, setData: setProject, error, reload: load } = useLoad(
+    () => api.projects.get({ params: { projectId: props.projectId } }),
+    (body) => body.project,
+    [props.projectId],
+  );
 
   /** Validates with the API's schema, saves, and answers the API's message on failure (null on success). */
   const save = async (body: Update, done: string): Promise<string | null> => {

@@ -8,7 +8,7 @@ import {
   UpdatePlanBodySchema,
 } from '../../../../contract/admin';
 import { formatMoney, isCurrency, parseMajorAmount } from '../../../../domain/billing/money';
-import { api, errorMessage } from '../api';
+import { api, errorMessage, UNREACHABLE } from '../api';
 import { ErrorNote, Loading, PageTitle, ProjectNav, when } from '../ui';
 
 type Ok<T> = Extract<Awaited<T>, { status: 200; body: unknown }>['body'];
@@ -51,7 +51,7 @@ export function BillingPage(props: { projectId: string }) {
       setConnection(c.body.connection);
       setPlans(p.body.plans);
     } catch {
-      setError('The server cannot be reached.');
+      setError(UNREACHABLE);
     }
   }, [projectId]);
   useEffect(() => {
@@ -99,7 +99,7 @@ function ConnectionPanel(props: { projectId: string; connection: Connection | nu
     setBusy(true);
     const r = await api.billing.connect({ params: { projectId: props.projectId }, body: parsed.data }).catch(() => null);
     setBusy(false);
-    if (!r) return setFormError('The server cannot be reached.');
+    if (!r) return setFormError(UNREACHABLE);
     if (r.status !== 200) return setFormError(errorMessage(r.body));
     props.onChange(r.body.connection, r.body.connection.processor === 'stripe' ? 'Connected to Stripe.' : 'Connected to the sandbox.');
   };
@@ -468,7 +468,7 @@ function Records(props: { projectId: string }) {
     setInvoiceError(null);
     const i = await api.billing.listInvoices({ params: { projectId: props.projectId }, query: {} }).catch(() => null);
     if (i?.status === 200) setInvoices(i.body.invoices);
-    else setInvoiceError(i ? errorMessage(i.body) : 'The server cannot be reached.');
+    else setInvoiceError(i ? errorMessage(i.body) : UNREACHABLE);
   }, [props.projectId]);
   const load = useCallback(async () => {
     setError(null);
@@ -478,7 +478,7 @@ function Records(props: { projectId: string }) {
       loadInvoices(),
     ]);
     if (s?.status === 200) setSubs(s.body.subscriptions);
-    else setError(s ? errorMessage(s.body) : 'The server cannot be reached.');
+    else setError(s ? errorMessage(s.body) : UNREACHABLE);
     if (e?.status === 200) setEvents(e.body.events);
   }, [props.projectId, loadInvoices]);
   useEffect(() => {

@@ -1,8 +1,8 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { z } from 'zod';
 import { InviteMemberBodySchema, type ConsoleAccountListItemSchema } from '../../../../contract/admin';
-import { api, errorMessage } from '../api';
-import { ErrorNote, Loading, PageTitle, ProjectNav, ShownOnce, when, type Me } from '../ui';
+import { api, errorMessage, UNREACHABLE } from '../api';
+import { ErrorNote, Loading, PageTitle, ProjectNav, ShownOnce, when, type Me, useLoad } from '../ui';
 import { TokenLinkPage } from './session';
 
 interface Member {
@@ -43,20 +43,14 @@ function Confirm(props: { label: string; question: string; yes: string; onYes: (
 
 /** A project's members (and the operators, who see every project), its pending invitations, and the invite form. */
 export function MembersPage(props: { projectId: string; me: Me }) {
-  const [data, setData] = useState<{ members: Member[]; invitations: Invitation[] } | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
   const [sent, setSent] = useState<string | null>(null);
 
-  const load = useCallback(async () => {
-    setError(null);
-    const r = await api.members.list({ params: { projectId: props.projectId } }).catch(() => null);
-    if (r?.status === 200) setData(r.body);
-    else setError(r ? errorMessage(r.body) : 'The server cannot be reached.');
-  }, [props.projectId]);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const { data, error, setError, reload: load } = useLoad(
+    () => api.members.list({ params: { projectId: props.projectId } }),
+    (body) => body,
+    [props.projectId],
+  );
 
   const invite = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -66,7 +60,7 @@ export function MembersPage(props: { projectId: string; me: Me }) {
     if (!parsed.success) return setFormError(parsed.error.issues[0]!.message);
     setFormError(null);
     const r = await api.members.invite({ params: { projectId: props.projectId }, body: parsed.data }).catch(() => null);
-    if (r?.status !== 201) return setFormError(r ? errorMessage(r.body) : 'The server cannot be reached.');
+    if (r?.status !== 201) return setFormError(r ? errorMessage(r.body) : UNREACHABLE);
     form.reset();
     setSent(`Invitation sent to ${r.body.invitation.email}. The link works once, for 7 days.`);
     void load();
@@ -74,13 +68,13 @@ export function MembersPage(props: { projectId: string; me: Me }) {
 
   const remove = async (m: Member) => {
     const r = await api.members.remove({ params: { projectId: props.projectId, accountId: m.account_id } }).catch(() => null);
-    if (r?.status !== 200) return setError(r ? errorMessage(r.body) : 'The server cannot be reached.');
+    if (r?.status !== 200) return setError(r ? errorMessage(r.body) : UNREACHABLE);
     if (m.account_id === props.me.id) window.location.assign('/dashboard/');
     else void load();
   };
   const revoke = async (i: Invitation) => {
     const r = await api.members.revokeInvitation({ params: { projectId: props.projectId, invitationId: i.id } }).catch(() => null);
-    if (r?.status !== 200) setError(r ? errorMessage(r.body) : 'The server cannot be reached.');
+    if (r?.status !== 200) setError(r ? errorMessage(r.body) : UNREACHABLE);
     void load();
   };
 
@@ -184,22 +178,16 @@ type AccountRow = z.infer<typeof ConsoleAccountListItemSchema>;
 
 /** Every console account of the deployment (operators only), and a one-time sign-in link for one, shown once. */
 export function AccountsPage() {
-  const [accounts, setAccounts] = useState<AccountRow[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [link, setLink] = useState<{ email: string; url: string } | null>(null);
-  const load = useCallback(async () => {
-    setError(null);
-    const r = await api.members.listAccounts().catch(() => null);
-    if (r?.status === 200) setAccounts(r.body.accounts);
-    else setError(r ? errorMessage(r.body) : 'The server cannot be reached.');
-  }, []);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const { data: accounts, error, setError, reload: load } = useLoad(
+    () => api.members.listAccounts(),
+    (body) => body.accounts,
+    [],
+  );
   const makeLink = async (a: AccountRow) => {
     const r = await api.members.accountSignInLink({ params: { accountId: a.id } }).catch(() => null);
     if (r?.status === 201) setLink({ email: a.email, url: r.body.url });
-    else setError(r ? errorMessage(r.body) : 'The server cannot be reached.');
+    else setError(r ? errorMessage(r.body) : UNREACHABLE);
   };
   return (
     <section>

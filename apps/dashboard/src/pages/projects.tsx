@@ -1,7 +1,7 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { CreateProjectBodySchema } from '../../../../contract/admin';
 import { api, errorMessage } from '../api';
-import { ErrorNote, Link, Loading, PageTitle, ShownOnce, type Me } from '../ui';
+import { ErrorNote, Link, Loading, PageTitle, ShownOnce, type Me, useLoad } from '../ui';
 
 interface ProjectRow {
   id: string;
@@ -11,20 +11,14 @@ interface ProjectRow {
 }
 
 export function ProjectsPage(props: { me: Me }) {
-  const [projects, setProjects] = useState<ProjectRow[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
 
-  const load = useCallback(async () => {
-    setError(null);
-    const r = await api.projects.list().catch(() => null);
-    if (r?.status === 200) setProjects(r.body.projects);
-    else setError(r ? errorMessage(r.body) : 'The server cannot be reached.');
-  }, []);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const { data: projects, error, setError, reload: load } = useLoad(
+    () => api.projects.list(),
+    (body) => body.projects,
+    [],
+  );
 
   const create = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();

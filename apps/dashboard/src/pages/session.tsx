@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { SetPasswordBodySchema, SignInBodySchema, TotpCodeBodySchema } from '../../../../contract/admin';
-import { api, errorCode, errorMessage } from '../api';
+import { api, errorCode, errorMessage, UNREACHABLE } from '../api';
 import { ErrorNote, Loading, PageTitle, type Me } from '../ui';
 
 type OnSignedIn = (account: Me, csrf: string) => void;
@@ -35,7 +35,7 @@ function TotpStep(props: { send: (code: string) => Promise<Answer>; onSignedIn: 
         field.current.focus();
       }
     } catch {
-      setError('The server cannot be reached.');
+      setError(UNREACHABLE);
     } finally {
       setBusy(false);
     }
@@ -90,7 +90,7 @@ export function SignInPage(props: { onSignedIn: OnSignedIn }) {
       else if (errorCode(r.body) === 'console_totp_required') setCredentials({ email: parsed.data.email, password: parsed.data.password });
       else setError(errorMessage(r.body));
     } catch {
-      setError('The server cannot be reached.');
+      setError(UNREACHABLE);
     } finally {
       setBusy(false);
     }
@@ -165,7 +165,7 @@ export function TokenLinkPage(props: {
         if (errorCode(r.body) === 'console_totp_required') return setNeedsCode(true);
         setError(errorMessage(r.body));
       })
-      .catch(() => setError('The server cannot be reached.'));
+      .catch(() => setError(UNREACHABLE));
   }, [props]);
   return (
     <section className="narrow">
@@ -253,7 +253,7 @@ function AuthenticatorApp(props: { me: Me; onChanged: () => void }) {
         form?.reset();
       }
     } catch {
-      setError('The server cannot be reached.');
+      setError(UNREACHABLE);
     } finally {
       setBusy(false);
     }

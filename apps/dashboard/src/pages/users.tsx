@@ -1,10 +1,9 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { ListUsersQuerySchema } from '../../../../contract/admin';
-import { api, errorMessage } from '../api';
-import { ErrorNote, Link, Loading, PageTitle, ProjectNav, when } from '../ui';
+import { api, errorMessage, UNREACHABLE } from '../api';
+import { ErrorNote, Link, Loading, PageTitle, ProjectNav, when, useLoad } from '../ui';
 
 type UserRow = Extract<Awaited<ReturnType<typeof api.users.list>>, { status: 200 }>['body']['users'][number];
-type Detail = Extract<Awaited<ReturnType<typeof api.users.get>>, { status: 200 }>['body'];
 
 const FACTOR_NAMES: Record<string, string> = { totp: 'Authenticator app (TOTP)', sms: 'SMS', backup_codes: 'Backup codes' };
 
@@ -25,7 +24,7 @@ export function UsersPage(props: { projectId: string }) {
       setBusy(true);
       const r = await api.users.list({ params: { projectId: props.projectId }, query: parsed.data }).catch(() => null);
       setBusy(false);
-      if (r?.status !== 200) return setError(r ? errorMessage(r.body) : 'The server cannot be reached.');
+      if (r?.status !== 200) return setError(r ? errorMessage(r.body) : UNREACHABLE);
       setUsers((before) => (after && before ? [...before, ...r.body.users] : r.body.users));
       setCursor(r.body.next_cursor);
     },
@@ -96,27 +95,21 @@ export function UsersPage(props: { projectId: string }) {
 
 /** One user: identities, MFA factors, sessions, subscription; disable or enable, sign out everywhere, end a session, remove a factor. */
 export function UserPage(props: { projectId: string; userId: string }) {
-  const [detail, setDetail] = useState<Detail | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const params = { projectId: props.projectId, userId: props.userId };
 
-  const load = useCallback(async () => {
-    setError(null);
-    const r = await api.users.get({ params: { projectId: props.projectId, userId: props.userId } }).catch(() => null);
-    if (r?.status === 200) setDetail(r.body);
-    else setError(r ? errorMessage(r.body) : 'The server cannot be reached.');
-  }, [props.projectId, props.userId]);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const { data: detail, error, setError, reload: load } = useLoad(
+    () => api.users.get({ params: { projectId: props.projectId, userId: props.userId } }),
+    (body) => body,
+    [props.projectId, props.userId],
+  );
 
   /** Runs an action; says what it did, or the API's message. */
   const act = async (run: () => Promise<{ status: number; body: unknown }>, done: (body: any) => string) => {
     setConfirming(null);
     const r = await run().catch(() => null);
-    if (!r || r.status !== 200) return setError(r ? errorMessage(r.body) : 'The server cannot be reached.');
+    if (!r || r.status !== 200) return setError(r ? errorMessage(r.body) : UNREACHABLE);
     setError(null);
     setNotice(done(r.body));
     await load();

@@ -1,7 +1,7 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useState, type FormEvent } from 'react';
 import { BILLING_EVENT_NAMES, CreateWebhookBodySchema } from '../../../../contract/admin';
-import { api, errorMessage } from '../api';
-import { ErrorNote, Loading, PageTitle, ProjectNav, ShownOnce, when } from '../ui';
+import { api, errorMessage, UNREACHABLE } from '../api';
+import { ErrorNote, Loading, PageTitle, ProjectNav, ShownOnce, when, useLoad } from '../ui';
 
 type Ok<T> = Extract<Awaited<T>, { status: 200; body: unknown }>['body'];
 type Endpoint = Ok<ReturnType<typeof api.webhooks.list>>['endpoints'][number];
@@ -17,20 +17,14 @@ export function testOutcome(r: TestAnswer): string {
 
 export function WebhooksPage(props: { projectId: string }) {
   const projectId = props.projectId;
-  const [endpoints, setEndpoints] = useState<Endpoint[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ title: string; value: string } | null>(null);
 
-  const load = useCallback(async () => {
-    setError(null);
-    const r = await api.webhooks.list({ params: { projectId } }).catch(() => null);
-    if (r?.status === 200) setEndpoints(r.body.endpoints);
-    else setError(r ? errorMessage(r.body) : 'The server cannot be reached.');
-  }, [projectId]);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const { data: endpoints, error, reload: load } = useLoad(
+    () => api.webhooks.list({ params: { projectId } }),
+    (body) => body.endpoints,
+    [projectId],
+  );
 
   const create = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -99,7 +93,7 @@ function EndpointCard(props: { projectId: string; endpoint: Endpoint; reload: ()
   const loadLog = useCallback(async () => {
     const r = await api.webhooks.deliveries({ params, query: {} }).catch(() => null);
     if (r?.status === 200) setLog(r.body.deliveries);
-    else setError(r ? errorMessage(r.body) : 'The server cannot be reached.');
+    else setError(r ? errorMessage(r.body) : UNREACHABLE);
   }, [ep.id]);
 
   const test = async () => {
@@ -107,7 +101,7 @@ function EndpointCard(props: { projectId: string; endpoint: Endpoint; reload: ()
     setOutcome(null);
     const r = await api.webhooks.test({ params }).catch(() => null);
     setBusy(false);
-    if (!r) return setError('The server cannot be reached.');
+    if (!r) return setError(UNREACHABLE);
     if (r.status !== 200) return setError(errorMessage(r.body));
     setError(null);
     setOutcome(testOutcome(r.body));
