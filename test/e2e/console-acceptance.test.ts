@@ -8,7 +8,7 @@ import { ensureDashboardBuilt } from '../../apps/dashboard/build';
 import { freePort } from '../../infrastructure/persistence/embedded-postgres';
 import { see } from '../support/browser';
 import { ROOT } from '../support/cli';
-import { launchConsoleBrowser } from '../support/console-browser';
+import { consolePage, launchConsoleBrowser } from '../support/console-browser';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -76,7 +76,8 @@ it('fresh start: the printed link opens the console on the Demo project; Google 
   expect(link).toMatch(new RegExp(`^${baseUrl}/dashboard/link#token=tgl_`));
   expect(output).toMatch(/API key\s*:\s*tg_/);
 
-  const page: Page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  const cspErrors: string[] = [];
+  const page: Page = await consolePage(browser, cspErrors);
   await page.goto(link);
   await see(page.getByRole('heading', { name: 'Projects' }), 60_000).toBeVisible();
   await page.getByRole('link', { name: 'Demo' }).click();
@@ -124,5 +125,6 @@ it('fresh start: the printed link opens the console on the Demo project; Google 
   await page.screenshot({ path: path.join(SHOTS, 'acceptance-webhooks.png'), fullPage: true });
   // The receiver got one request, signed with the secret the page showed.
   expect(receiver.at('/demo').map((r) => r.validFor)).toEqual([[secret]]);
+  expect(cspErrors).toEqual([]);
   await page.close();
 });

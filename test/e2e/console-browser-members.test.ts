@@ -6,7 +6,7 @@ import { ensureDashboardBuilt } from '../../apps/dashboard/build';
 import { startTestApp, type TestApp } from '../support/app';
 import { see } from '../support/browser';
 import { ROOT } from '../support/cli';
-import { launchConsoleBrowser } from '../support/console-browser';
+import { consolePage, launchConsoleBrowser } from '../support/console-browser';
 import { linkOf, startTestSmtp, type TestSmtp } from '../support/smtp';
 
 /**
@@ -27,10 +27,7 @@ beforeAll(async () => {
   smtp = await startTestSmtp();
   t = await startTestApp({ env: { SMTP_URL: smtp.url } });
   if (browser) {
-    page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
-    });
+    page = await consolePage(browser, cspErrors);
   }
   mkdirSync(SHOTS, { recursive: true });
 }, 120_000);

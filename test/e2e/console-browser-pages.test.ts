@@ -6,7 +6,7 @@ import { ensureDashboardBuilt } from '../../apps/dashboard/build';
 import { startTestApp, type TestApp } from '../support/app';
 import { see } from '../support/browser';
 import { ROOT } from '../support/cli';
-import { launchConsoleBrowser } from '../support/console-browser';
+import { consolePage, launchConsoleBrowser } from '../support/console-browser';
 import { startFakeStripe, type FakeStripe } from '../support/stripe/server';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -28,10 +28,7 @@ beforeAll(async () => {
   [browser, stripe] = await Promise.all([launchConsoleBrowser(), startFakeStripe(), receiver.start()]);
   t = await startTestApp({ runWorker: false, env: { STRIPE_API_URL: stripe.url, STRIPE_MAX_NETWORK_RETRIES: '0' } });
   if (browser) {
-    page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
-    });
+    page = await consolePage(browser, cspErrors);
   }
   projectId = (await t.createProject({ name: 'Shop' })).id;
   mkdirSync(SHOTS, { recursive: true });

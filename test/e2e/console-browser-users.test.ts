@@ -7,7 +7,7 @@ import type { EndUser } from '../../domain/user';
 import { startTestApp, type TestApp } from '../support/app';
 import { see } from '../support/browser';
 import { ROOT } from '../support/cli';
-import { launchConsoleBrowser } from '../support/console-browser';
+import { consolePage, launchConsoleBrowser } from '../support/console-browser';
 
 /**
  * The Users and Audit log pages in a real browser against the real server (one server, one
@@ -27,10 +27,7 @@ beforeAll(async () => {
   browser = await launchConsoleBrowser();
   t = await startTestApp({ runWorker: false });
   if (browser) {
-    page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
-    });
+    page = await consolePage(browser, cspErrors);
   }
   mkdirSync(SHOTS, { recursive: true });
 }, 120_000);

@@ -6,7 +6,7 @@ import { ensureDashboardBuilt } from '../../apps/dashboard/build';
 import { startTestApp, type TestApp } from '../support/app';
 import { see } from '../support/browser';
 import { ROOT } from '../support/cli';
-import { launchConsoleBrowser } from '../support/console-browser';
+import { consolePage, launchConsoleBrowser } from '../support/console-browser';
 
 const SHOTS = path.join(ROOT, 'test-results/console');
 let t: TestApp;
@@ -19,10 +19,7 @@ beforeAll(async () => {
   browser = await launchConsoleBrowser();
   t = await startTestApp({ runWorker: false });
   if (browser) {
-    page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
-    });
+    page = await consolePage(browser, cspErrors);
   }
   mkdirSync(SHOTS, { recursive: true });
 }, 120_000);
