@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { c, consoleHeaders, meta, SuccessSchema } from '../common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../errors';
 import { ConsoleSessionSchema, RedeemLinkBodySchema, SetPasswordBodySchema, SignInBodySchema, SignUpBodySchema, TotpCodeBodySchema, TotpSetupSchema } from './schemas';
@@ -34,6 +35,13 @@ export const adminSessionContract = c.router({
     responses: { 200: ConsoleSessionSchema, ...errors(...BODY_ROUTE_ERRORS, 'sign_in_link_invalid', ...SECOND_STEP) },
     metadata: meta({ auth: 'none' }),
     summary: 'Sign in with a one-time sign-in link (single use, one hour)',
+  },
+  signupMode: {
+    method: 'GET',
+    path: '/api/admin/signup',
+    responses: { 200: z.object({ signup_mode: z.enum(['invite', 'open']) }), ...errors(...QUERY_ROUTE_ERRORS) },
+    metadata: meta({ auth: 'none' }),
+    summary: 'Whether anyone may sign up on this deployment (open) or only those invited (invite); asked before signing in',
   },
   signUp: {
     method: 'POST',

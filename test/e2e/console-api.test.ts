@@ -136,6 +136,7 @@ describe('console sessions', () => {
   });
 
   it('sign-up is refused in invite mode', async () => {
+    expect(await (await api('/api/admin/signup')).json()).toEqual({ signup_mode: 'invite' });
     const r = await api('/api/admin/signup', { method: 'POST', body: { email: 'new@example.com', password: 'new pass 12' } });
     expect(r.status).toBe(403);
     expect(await r.json()).toMatchObject({ code: 'console_signup_closed' });

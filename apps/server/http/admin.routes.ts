@@ -125,6 +125,7 @@ export function makeAdminRoutes(deps: AdminRouteDeps) {
       const r = await accounts.redeemSignInLink(body.token, body.code);
       return r.ok ? started(res, r.value) : failureResponse(res, r);
     },
+    signupMode: async () => ({ status: 200, body: { signup_mode: accounts.signupMode } }),
     signUp: async ({ req, res, body }) => {
       const r = await accounts.signUp({ email: body.email, password: body.password, origin: originOf(req, res) });
       return r.ok ? started(res, r.value) : failureResponse(res, r);

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { SetPasswordBodySchema, SignInBodySchema, TotpCodeBodySchema } from '../../../../contract/admin';
+import { SetPasswordBodySchema, SignInBodySchema, SignUpBodySchema, TotpCodeBodySchema } from '../../../../contract/admin';
 import { api, errorCode, errorMessage, UNREACHABLE } from '../api';
 import { ErrorNote, Loading, PageTitle, type Me } from '../ui';
 
@@ -77,6 +77,15 @@ export function SignInPage(props: { onSignedIn: OnSignedIn }) {
   const [busy, setBusy] = useState(false);
   // Email and password, kept while the second step asks for the code (they are sent again with it).
   const [credentials, setCredentials] = useState<{ email: string; password: string } | null>(null);
+  // Whether anyone may sign up here (TOLLGATE_CONSOLE_SIGNUP=open), and whether the sign-up form is shown.
+  const [signupOpen, setSignupOpen] = useState(false);
+  const [signingUp, setSigningUp] = useState(false);
+  useEffect(() => {
+    void api.session
+      .signupMode()
+      .then((r) => setSignupOpen(r.status === 200 && r.body.signup_mode === 'open'))
+      .catch(() => undefined);
+  }, []);
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
@@ -108,6 +117,7 @@ export function SignInPage(props: { onSignedIn: OnSignedIn }) {
       </section>
     );
   }
+  if (signingUp) return <SignUpForm onSignedIn={props.onSignedIn} onCancel={() => setSigningUp(false)} />;
   return (
     <section className="narrow">
       <PageTitle>Sign in</PageTitle>
@@ -121,10 +131,66 @@ export function SignInPage(props: { onSignedIn: OnSignedIn }) {
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
-      <p className="muted">
-        No password yet? An operator gets a one-time sign-in link from <code>tollgate admin create --email you@example.com</code> (or{' '}
-        <code>tollgate admin link</code>).
-      </p>
+      {signupOpen ? (
+        <p>
+          New here?{' '}
+          <button type="button" className="link" onClick={() => setSigningUp(true)}>
+            Create an account
+          </button>
+        </p>
+      ) : (
+        <p className="muted">
+          No password yet? An operator gets a one-time sign-in link from <code>tollgate admin create --email you@example.com</code> (or{' '}
+          <code>tollgate admin link</code>).
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** Sign-up, where this deployment lets anyone in (TOLLGATE_CONSOLE_SIGNUP=open): a member account that creates its own projects. */
+function SignUpForm(props: { onSignedIn: OnSignedIn; onCancel: () => void }) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    const parsed = SignUpBodySchema.safeParse({ email: String(form.get('email') ?? ''), password: String(form.get('password') ?? '') });
+    if (!parsed.success) return setError(parsed.error.issues[0]!.message);
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await api.session.signUp({ body: parsed.data });
+      if (r.status === 200) props.onSignedIn(r.body.account, r.body.csrf_token);
+      else setError(errorMessage(r.body));
+    } catch {
+      setError(UNREACHABLE);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section className="narrow">
+      <PageTitle>Create an account</PageTitle>
+      <form onSubmit={submit} noValidate>
+        <label htmlFor="signup-email">Email</label>
+        <input id="signup-email" name="email" type="email" autoComplete="username" required />
+        <label htmlFor="signup-password">Password</label>
+        <input id="signup-password" name="password" type="password" autoComplete="new-password" aria-describedby="signup-rules" required />
+        <p id="signup-rules" className="muted">
+          8 to 128 characters, with at least one letter and one number.
+        </p>
+        <ErrorNote message={error} />
+        <div className="actions">
+          <button type="submit" disabled={busy}>
+            {busy ? 'Creating…' : 'Create account'}
+          </button>
+          <button type="button" className="secondary" onClick={props.onCancel}>
+            I have an account
+          </button>
+        </div>
+      </form>
+      <p className="muted">Your account sees the projects you create, and those you are invited to.</p>
     </section>
   );
 }

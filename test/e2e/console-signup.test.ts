@@ -1,0 +1,88 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDashboardBuilt } from '../../apps/dashboard/build';
+import { startTestApp, type TestApp } from '../support/app';
+import { see } from '../support/browser';
+import { ROOT } from '../support/cli';
+import { consoleApi } from '../support/console-api';
+import { consolePage, launchConsoleBrowser } from '../support/console-browser';
+
+/**
+ * A hosted deployment (TOLLGATE_CONSOLE_SIGNUP=open): anyone signs up for a member account, over
+ * the API and through the sign-in page's "Create an account", and creates projects of their own,
+ * which nobody else's member account sees.
+ */
+const SHOTS = path.join(ROOT, 'test-results/console');
+let t: TestApp;
+let browser: Browser | null;
+let page: Page;
+const cspErrors: string[] = [];
+const { call, sessionFrom } = consoleApi(() => t);
+
+beforeAll(async () => {
+  await ensureDashboardBuilt();
+  browser = await launchConsoleBrowser();
+  t = await startTestApp({ runWorker: false, env: { TOLLGATE_CONSOLE_SIGNUP: 'open' } });
+  if (browser) page = await consolePage(browser, cspErrors);
+  mkdirSync(SHOTS, { recursive: true });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+const json = async <T = any>(res: Response, status: number): Promise<T> => {
+  const body = await res.json();
+  expect(res.status, JSON.stringify(body)).toBe(status);
+  return body as T;
+};
+const signUp = (email: string, password: string) => call('/api/admin/signup', { method: 'POST', body: { email, password } });
+
+describe('open sign-up, over the API', () => {
+  it('the mode is public; a sign-up makes a member account and signs it in; a taken address or a weak password is refused', async () => {
+    expect(await json(await call('/api/admin/signup'), 200)).toEqual({ signup_mode: 'open' });
+
+    expect(await json(await signUp('not an email', 'good pass 1'), 400)).toMatchObject({ code: 'invalid_email' });
+    expect(await json(await signUp('weak@example.com', 'abcdefghij'), 400)).toMatchObject({ code: 'password_missing_number' });
+    const created = await signUp('Founder@Example.com', 'good pass 1');
+    const session = await sessionFrom(created.clone());
+    expect((await created.json()).account).toMatchObject({ email: 'Founder@example.com', role: 'member', totp_enabled: false });
+    expect(await json(await signUp('founder@example.com', 'other pass 2'), 409)).toMatchObject({ code: 'console_email_taken' });
+    // The password it chose signs it in again.
+    await sessionFrom(await call('/api/admin/session', { method: 'POST', body: { email: 'founder@example.com', password: 'good pass 1' } }));
+
+    // It creates a project of its own (the API key shown once) and sees only its projects.
+    const made = await json(await call('/api/admin/projects', { method: 'POST', body: { name: 'Founder app' }, session }), 201);
+    expect(made.api_key).toMatch(/^tg_/);
+    const other = await sessionFrom(await signUp('other@example.com', 'other pass 2'));
+    expect((await json(await call('/api/admin/projects', { session: other }), 200)).projects).toEqual([]);
+    expect(await json(await call(`/api/admin/projects/${made.project.id}`, { session: other }), 404)).toMatchObject({ code: 'project_not_found' });
+    expect((await json(await call('/api/admin/projects', { session }), 200)).projects.map((p: { name: string }) => p.name)).toEqual(['Founder app']);
+  });
+});
+
+it('in the browser: "Create an account" on the sign-in page, the password rules from the API’s schema, then a first project', async (ctx) => {
+  if (!browser) return ctx.skip();
+  await page.goto(`${t.baseUrl}/dashboard/`);
+  await see(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  await page.getByRole('button', { name: 'Create an account' }).click();
+  await see(page.getByRole('heading', { name: 'Create an account' })).toBeVisible();
+  await page.getByLabel('Email').fill('newcomer@example.com');
+  await page.getByLabel('Password').fill('short');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await see(page.getByRole('alert')).toContainText('Password must be at least 8 characters long');
+  await page.getByLabel('Password').fill('newcomer pass 1');
+  await page.screenshot({ path: path.join(SHOTS, 'sign-up.png'), fullPage: true });
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await see(page.getByRole('heading', { name: 'Projects' })).toBeVisible();
+  await see(page.getByText('newcomer@example.com')).toBeVisible();
+
+  await page.getByLabel('Name').fill('Newcomer app');
+  await page.getByRole('button', { name: 'Create project' }).click();
+  await see(page.getByTestId('secret')).toContainText('tg_');
+  await page.getByRole('button', { name: 'I have kept it' }).click();
+  await see(page.getByRole('link', { name: 'Newcomer app' })).toBeVisible();
+  expect(cspErrors).toEqual([]);
+});
