@@ -72,7 +72,8 @@ afterAll(async () => {
 
 it('fresh start: the printed link opens the console on the Demo project; Google credentials, a plan with prices and a tested webhook endpoint, all in the browser', async (ctx) => {
   if (!browser) return ctx.skip();
-  const link = (await printed(/Web console \(one-time sign-in link[^\n]*\n\s*(http\S+)/))[1]!;
+  // The link's whole line (up to its newline): the output arrives in chunks that can end inside it.
+  const link = (await printed(/Web console \(one-time sign-in link[^\n]*\n\s*(http\S+)\n/))[1]!;
   expect(link).toMatch(new RegExp(`^${baseUrl}/dashboard/link#token=tgl_`));
   expect(output).toMatch(/API key\s*:\s*tg_/);
 

@@ -82,14 +82,14 @@ it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; pl
   await see(tiers).toHaveCount(2);
   await see(tiers.nth(0)).toContainText('Pro');
   // Keyboard: Starter moves up to the lowest tier.
-  await page.getByRole('button', { name: 'Move Starter up (lower tier)' }).focus();
+  await page.getByRole('button', { name: 'Move up Starter (to a lower tier)' }).focus();
   await page.keyboard.press('Enter');
   await see(page.getByRole('status').first()).toContainText('Starter moved to tier 1 of 2.');
   await see(tiers.nth(0)).toContainText('Starter');
   // Drag and drop: Pro dragged onto Starter takes the lowest tier, then back with the button.
   await tiers.nth(1).dragTo(tiers.nth(0));
   await see(tiers.nth(0)).toContainText('Pro');
-  await page.getByRole('button', { name: 'Move Pro down (higher tier)' }).click();
+  await page.getByRole('button', { name: 'Move down Pro (to a higher tier)' }).click();
   await see(tiers.nth(0)).toContainText('Starter');
 
   const pro = page.getByRole('form', { name: 'New price of Pro' });

@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../apps/dashboard/build';
 import { startTestApp, type TestApp } from '../support/app';
+import { accessibilityViolations } from '../support/axe';
 import { see } from '../support/browser';
 import { ROOT } from '../support/cli';
 import { consoleApi, type ConsoleSession } from '../support/console-api';
@@ -180,6 +181,7 @@ async function fitsPhone(p: Page, heading: string, shot: string, navigation: { c
     await see(tabs).toHaveCount(8);
     for (const tab of await tabs.all()) await reachable(tab);
   }
+  expect(await accessibilityViolations(p), 'WCAG 2.1 A/AA failures (axe-core)').toEqual([]);
   await p.evaluate(() => window.scrollTo(0, 0));
   await p.screenshot({ path: path.join(SHOTS, `phone-${shot}.png`), fullPage: true });
 }

@@ -147,6 +147,21 @@ export function ProjectNav(props: { projectId: string; current: 'auth' | 'api-ke
   );
 }
 
+/**
+ * A table that scrolls sideways inside its own box on a narrow screen. The box takes the keyboard
+ * focus (the arrow keys scroll it) and is named, like the table, by the caption screen readers read.
+ */
+export function TableBox(props: { caption: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap" tabIndex={0} role="region" aria-label={props.caption}>
+      <table>
+        <caption className="visually-hidden">{props.caption}</caption>
+        {props.children}
+      </table>
+    </div>
+  );
+}
+
 /** A date and time as the reader's locale writes it; `never` for none. */
 export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
 

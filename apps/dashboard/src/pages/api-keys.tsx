@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { CreateApiKeyBodySchema } from '../../../../contract/admin';
 import { api, errorMessage } from '../api';
-import { ErrorNote, Loading, PageTitle, ProjectNav, ShownOnce, useLoad } from '../ui';
+import { ErrorNote, Loading, PageTitle, ProjectNav, ShownOnce, useLoad, TableBox } from '../ui';
 
 interface Key {
   id: string;
@@ -55,51 +55,48 @@ export function ApiKeysPage(props: { projectId: string }) {
       {keys === null && !error ? <Loading what="API keys" /> : null}
       {keys && keys.length === 0 ? <p className="muted">This project has no API keys.</p> : null}
       {keys && keys.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Prefix</th>
-                <th scope="col">Label</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.id}>
-                  <td>
-                    <code>{k.prefix}…</code>
-                  </td>
-                  <td>{k.label ?? ''}</td>
-                  <td>{when(k.created_at)}</td>
-                  <td>{when(k.last_used_at)}</td>
-                  <td>
-                    {k.revoked_at ? (
-                      <span className="badge off">revoked</span>
-                    ) : confirming?.id === k.id ? (
-                      <span role="group" aria-label={`Revoke ${k.prefix}…?`}>
-                        Requests with it will answer 401.{' '}
-                        <button type="button" className="danger small" onClick={() => revoke(k)}>
-                          Yes, revoke
-                        </button>{' '}
-                        <button type="button" className="secondary small" onClick={() => setConfirming(null)}>
-                          Cancel
-                        </button>
-                      </span>
-                    ) : (
-                      <button type="button" className="secondary small" aria-label={`Revoke ${k.prefix}…`} onClick={() => setConfirming(k)}>
-                        Revoke
+        <TableBox caption="API keys">
+          <thead>
+            <tr>
+              <th scope="col">Prefix</th>
+              <th scope="col">Label</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr key={k.id}>
+                <td>
+                  <code>{k.prefix}…</code>
+                </td>
+                <td>{k.label ?? ''}</td>
+                <td>{when(k.created_at)}</td>
+                <td>{when(k.last_used_at)}</td>
+                <td>
+                  {k.revoked_at ? (
+                    <span className="badge off">revoked</span>
+                  ) : confirming?.id === k.id ? (
+                    <span role="group" aria-label={`Revoke ${k.prefix}…?`}>
+                      Requests with it will answer 401.{' '}
+                      <button type="button" className="danger small" onClick={() => revoke(k)}>
+                        Yes, revoke
+                      </button>{' '}
+                      <button type="button" className="secondary small" onClick={() => setConfirming(null)}>
+                        Cancel
                       </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                    </span>
+                  ) : (
+                    <button type="button" className="secondary small" aria-label={`Revoke ${k.prefix}…`} onClick={() => setConfirming(k)}>
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </TableBox>
       ) : null}
       <form onSubmit={create} noValidate className="panel" aria-labelledby="new-key">
         <h2 id="new-key">New API key</h2>

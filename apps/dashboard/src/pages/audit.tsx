@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { ListAuditQuerySchema } from '../../../../contract/admin';
 import { api, errorMessage, UNREACHABLE } from '../api';
-import { ErrorNote, Loading, PageTitle, ProjectNav, when, type Me } from '../ui';
+import { ErrorNote, Loading, PageTitle, ProjectNav, when, type Me, TableBox } from '../ui';
 
 type Entry = Extract<Awaited<ReturnType<typeof api.audit.list>>, { status: 200 }>['body']['entries'][number];
 type Filter = { user?: string; action?: string; outcome?: 'success' | 'failure'; since?: string; until?: string };
@@ -87,41 +87,38 @@ export function AuditPage(props: { projectId: string; me: Me }) {
       {entries === null && !error ? <Loading what="the audit log" /> : null}
       {entries && entries.length === 0 ? <p className="muted">No entry matches.</p> : null}
       {entries && entries.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Audit entries, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Action</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Target</th>
-                <th scope="col">IP</th>
-                <th scope="col">Details</th>
+        <TableBox caption="Audit entries, newest first">
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Action</th>
+              <th scope="col">Outcome</th>
+              <th scope="col">Actor</th>
+              <th scope="col">Target</th>
+              <th scope="col">IP</th>
+              <th scope="col">Details</th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((e) => (
+              <tr key={e.id}>
+                <td>{when(e.at)}</td>
+                <td>
+                  <code>{e.action}</code>
+                </td>
+                <td>{e.outcome === 'failure' ? <span className="badge off">failure{e.reason ? ` (${e.reason})` : ''}</span> : 'success'}</td>
+                <td>{who(e.actor)}</td>
+                <td>{e.target ? `${e.target.kind} ${e.target.id}` : '—'}</td>
+                <td>{e.ip ?? '—'}</td>
+                <td>
+                  {Object.entries(e.details)
+                    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
+                    .join('; ')}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr key={e.id}>
-                  <td>{when(e.at)}</td>
-                  <td>
-                    <code>{e.action}</code>
-                  </td>
-                  <td>{e.outcome === 'failure' ? <span className="badge off">failure{e.reason ? ` (${e.reason})` : ''}</span> : 'success'}</td>
-                  <td>{who(e.actor)}</td>
-                  <td>{e.target ? `${e.target.kind} ${e.target.id}` : '—'}</td>
-                  <td>{e.ip ?? '—'}</td>
-                  <td>
-                    {Object.entries(e.details)
-                      .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
-                      .join('; ')}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </TableBox>
       ) : null}
       {cursor ? (
         <button type="button" className="secondary" disabled={busy} onClick={() => load(filter, cursor)}>

@@ -9,7 +9,7 @@ import {
 } from '../../../../contract/admin';
 import { formatMoney, isCurrency, parseMajorAmount } from '../../../../domain/billing/money';
 import { api, errorMessage, UNREACHABLE } from '../api';
-import { ErrorNote, Loading, PageTitle, ProjectNav, when } from '../ui';
+import { ErrorNote, Loading, PageTitle, ProjectNav, when, TableBox } from '../ui';
 
 type Ok<T> = Extract<Awaited<T>, { status: 200; body: unknown }>['body'];
 type Connection = NonNullable<Ok<ReturnType<typeof api.billing.get>>['connection']>;
@@ -278,10 +278,10 @@ function PlansEditor(props: { projectId: string; plans: Plan[]; currency: string
                 {plan.trials_enabled ? <span className="badge">trials{plan.default_trial_days ? `: ${plan.default_trial_days} days` : ''}</span> : null}
               </h3>
               <span className="actions">
-                <button type="button" className="secondary small" disabled={i === 0} aria-label={`Move ${plan.name} up (lower tier)`} onClick={() => move(i, -1)}>
+                <button type="button" className="secondary small" disabled={i === 0} aria-label={`Move up ${plan.name} (to a lower tier)`} onClick={() => move(i, -1)}>
                   Move up
                 </button>
-                <button type="button" className="secondary small" disabled={i === plans.length - 1} aria-label={`Move ${plan.name} down (higher tier)`} onClick={() => move(i, 1)}>
+                <button type="button" className="secondary small" disabled={i === plans.length - 1} aria-label={`Move down ${plan.name} (to a higher tier)`} onClick={() => move(i, 1)}>
                   Move down
                 </button>
               </span>
@@ -368,7 +368,7 @@ function PlanEdit(props: { projectId: string; plan: Plan; reload: () => Promise<
   if (!open) {
     return (
       <p>
-        <button type="button" className="secondary small" aria-label={`Edit ${props.plan.name}`} onClick={() => setOpen(true)}>
+        <button type="button" className="secondary small" aria-label={`Edit plan ${props.plan.name}`} onClick={() => setOpen(true)}>
           Edit plan
         </button>
       </p>
@@ -491,100 +491,91 @@ function Records(props: { projectId: string }) {
       {subs === null && !error ? <Loading what="subscriptions" /> : null}
       {subs && subs.length === 0 ? <p className="muted">No subscriptions yet.</p> : null}
       {subs && subs.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Subscriptions</caption>
-            <thead>
-              <tr>
-                <th scope="col">User</th>
-                <th scope="col">Plan</th>
-                <th scope="col">Price</th>
-                <th scope="col">Status</th>
-                <th scope="col">Period ends</th>
+        <TableBox caption="Subscriptions">
+          <thead>
+            <tr>
+              <th scope="col">User</th>
+              <th scope="col">Plan</th>
+              <th scope="col">Price</th>
+              <th scope="col">Status</th>
+              <th scope="col">Period ends</th>
+            </tr>
+          </thead>
+          <tbody>
+            {subs.map((s) => (
+              <tr key={s.id}>
+                <td>
+                  <code>{s.user_id}</code>
+                </td>
+                <td>{s.plan.name}</td>
+                <td>
+                  {money(s.price.amount, s.price.currency)} / {s.price.interval}
+                </td>
+                <td>{s.status}{s.cancel_at_period_end ? ' (cancels at period end)' : ''}</td>
+                <td>{when(s.current_period_end)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {subs.map((s) => (
-                <tr key={s.id}>
-                  <td>
-                    <code>{s.user_id}</code>
-                  </td>
-                  <td>{s.plan.name}</td>
-                  <td>
-                    {money(s.price.amount, s.price.currency)} / {s.price.interval}
-                  </td>
-                  <td>{s.status}{s.cancel_at_period_end ? ' (cancels at period end)' : ''}</td>
-                  <td>{when(s.current_period_end)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </TableBox>
       ) : null}
       <h2>Invoices</h2>
       <ErrorNote message={invoiceError} onRetry={loadInvoices} />
       {invoices === null && !invoiceError ? <Loading what="invoices" /> : null}
       {invoices && invoices.length === 0 ? <p className="muted">No invoices yet.</p> : null}
       {invoices && invoices.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Invoices</caption>
-            <thead>
-              <tr>
-                <th scope="col">Date</th>
-                <th scope="col">User</th>
-                <th scope="col">Status</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Total</th>
-                <th scope="col">Period</th>
+        <TableBox caption="Invoices">
+          <thead>
+            <tr>
+              <th scope="col">Date</th>
+              <th scope="col">User</th>
+              <th scope="col">Status</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Total</th>
+              <th scope="col">Period</th>
+            </tr>
+          </thead>
+          <tbody>
+            {invoices.map((i) => (
+              <tr key={i.id}>
+                <td>{when(i.created_at)}</td>
+                <td>
+                  <code>{i.user_id}</code>
+                </td>
+                <td>{i.status}</td>
+                <td>{invoiceReason(i.reason)}</td>
+                <td>{money(i.amount_due, i.currency)}</td>
+                <td>
+                  {day(i.period_start)} – {day(i.period_end)}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {invoices.map((i) => (
-                <tr key={i.id}>
-                  <td>{when(i.created_at)}</td>
-                  <td>
-                    <code>{i.user_id}</code>
-                  </td>
-                  <td>{i.status}</td>
-                  <td>{invoiceReason(i.reason)}</td>
-                  <td>{money(i.amount_due, i.currency)}</td>
-                  <td>
-                    {day(i.period_start)} – {day(i.period_end)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </TableBox>
       ) : null}
       <h2>Billing events</h2>
       {events === null && !error ? <Loading what="billing events" /> : null}
       {events && events.length === 0 ? <p className="muted">No billing events yet.</p> : null}
       {events && events.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Billing events</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Event</th>
-                <th scope="col">Subscription</th>
-                <th scope="col">Amount</th>
+        <TableBox caption="Billing events">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Event</th>
+              <th scope="col">Subscription</th>
+              <th scope="col">Amount</th>
+            </tr>
+          </thead>
+          <tbody>
+            {events.map((e) => (
+              <tr key={e.id}>
+                <td>{when(e.created_at)}</td>
+                <td>{e.type}</td>
+                <td>{e.subscription_id ? <code>{e.subscription_id}</code> : '—'}</td>
+                <td>{e.amount !== null && e.currency ? money(e.amount, e.currency) : '—'}</td>
               </tr>
-            </thead>
-            <tbody>
-              {events.map((e) => (
-                <tr key={e.id}>
-                  <td>{when(e.created_at)}</td>
-                  <td>{e.type}</td>
-                  <td>{e.subscription_id ? <code>{e.subscription_id}</code> : '—'}</td>
-                  <td>{e.amount !== null && e.currency ? money(e.amount, e.currency) : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </TableBox>
       ) : null}
     </>
   );

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { z } from 'zod';
 import { InviteMemberBodySchema, type ConsoleAccountListItemSchema } from '../../../../contract/admin';
 import { api, errorMessage, UNREACHABLE } from '../api';
-import { ErrorNote, Loading, PageTitle, ProjectNav, ShownOnce, when, type Me, useLoad } from '../ui';
+import { ErrorNote, Loading, PageTitle, ProjectNav, ShownOnce, when, type Me, useLoad, TableBox } from '../ui';
 import { TokenLinkPage } from './session';
 
 interface Member {
@@ -90,74 +90,68 @@ export function MembersPage(props: { projectId: string; me: Me }) {
         <>
           <h2>Who sees this project</h2>
           {members.length === 0 ? <p className="muted">No members yet: only operators see this project.</p> : null}
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Members</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Since</th>
-                  <th scope="col">Action</th>
+          <TableBox caption="Members">
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Since</th>
+                <th scope="col">Action</th>
+              </tr>
+            </thead>
+            <tbody>
+              {[...members, ...operators].map((m) => (
+                <tr key={m.account_id}>
+                  <td>
+                    {m.email}
+                    {m.account_id === props.me.id ? <span className="muted"> (you)</span> : null}
+                  </td>
+                  <td>
+                    <span className="badge">{m.role}</span>
+                  </td>
+                  <td>{when(m.since)}</td>
+                  <td>
+                    {m.role === 'member' ? (
+                      <Confirm
+                        label={m.account_id === props.me.id ? 'Leave this project' : `Remove ${m.email}`}
+                        question={m.account_id === props.me.id ? 'You will no longer see this project.' : 'They will no longer see this project.'}
+                        yes={m.account_id === props.me.id ? 'Yes, leave' : 'Yes, remove'}
+                        onYes={() => void remove(m)}
+                      />
+                    ) : (
+                      <span className="muted">sees every project</span>
+                    )}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {[...members, ...operators].map((m) => (
-                  <tr key={m.account_id}>
-                    <td>
-                      {m.email}
-                      {m.account_id === props.me.id ? <span className="muted"> (you)</span> : null}
-                    </td>
-                    <td>
-                      <span className="badge">{m.role}</span>
-                    </td>
-                    <td>{when(m.since)}</td>
-                    <td>
-                      {m.role === 'member' ? (
-                        <Confirm
-                          label={m.account_id === props.me.id ? 'Leave this project' : `Remove ${m.email}`}
-                          question={m.account_id === props.me.id ? 'You will no longer see this project.' : 'They will no longer see this project.'}
-                          yes={m.account_id === props.me.id ? 'Yes, leave' : 'Yes, remove'}
-                          onYes={() => void remove(m)}
-                        />
-                      ) : (
-                        <span className="muted">sees every project</span>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </TableBox>
           <h2>Pending invitations</h2>
           {data.invitations.length === 0 ? (
             <p className="muted">No pending invitations.</p>
           ) : (
-            <div className="table-wrap">
-              <table>
-                <caption className="visually-hidden">Pending invitations</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Email</th>
-                    <th scope="col">Invited by</th>
-                    <th scope="col">Expires</th>
-                    <th scope="col">Action</th>
+            <TableBox caption="Pending invitations">
+              <thead>
+                <tr>
+                  <th scope="col">Email</th>
+                  <th scope="col">Invited by</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Action</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.invitations.map((i) => (
+                  <tr key={i.id}>
+                    <td>{i.email}</td>
+                    <td>{i.invited_by ?? <span className="muted">a removed account</span>}</td>
+                    <td>{new Date(i.expires_at).getTime() <= Date.now() ? <span className="badge off">expired</span> : when(i.expires_at)}</td>
+                    <td>
+                      <Confirm label={`Revoke the invitation of ${i.email}`} question="Its link will stop working." yes="Yes, revoke" onYes={() => void revoke(i)} />
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {data.invitations.map((i) => (
-                    <tr key={i.id}>
-                      <td>{i.email}</td>
-                      <td>{i.invited_by ?? <span className="muted">a removed account</span>}</td>
-                      <td>{new Date(i.expires_at).getTime() <= Date.now() ? <span className="badge off">expired</span> : when(i.expires_at)}</td>
-                      <td>
-                        <Confirm label={`Revoke the invitation of ${i.email}`} question="Its link will stop working." yes="Yes, revoke" onYes={() => void revoke(i)} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                ))}
+              </tbody>
+            </TableBox>
           )}
         </>
       ) : null}
@@ -197,39 +191,36 @@ export function AccountsPage() {
       <ErrorNote message={error} onRetry={load} />
       {accounts === null && !error ? <Loading what="accounts" /> : null}
       {accounts ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Console accounts</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Projects</th>
-                <th scope="col">Two-step sign-in</th>
-                <th scope="col">Created</th>
-                <th scope="col">Action</th>
+        <TableBox caption="Console accounts">
+          <thead>
+            <tr>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              <th scope="col">Projects</th>
+              <th scope="col">Two-step sign-in</th>
+              <th scope="col">Created</th>
+              <th scope="col">Action</th>
+            </tr>
+          </thead>
+          <tbody>
+            {accounts.map((a) => (
+              <tr key={a.id}>
+                <td>{a.email}</td>
+                <td>
+                  <span className="badge">{a.role}</span>
+                </td>
+                <td>{a.role === 'operator' ? <span className="muted">every project</span> : a.projects.map((p) => p.name).join(', ') || <span className="muted">none</span>}</td>
+                <td>{a.totp_enabled ? <span className="badge">authenticator app</span> : <span className="muted">off</span>}</td>
+                <td>{when(a.created_at)}</td>
+                <td>
+                  <button type="button" className="secondary small" aria-label={`Make a sign-in link for ${a.email}`} onClick={() => void makeLink(a)}>
+                    Sign-in link
+                  </button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {accounts.map((a) => (
-                <tr key={a.id}>
-                  <td>{a.email}</td>
-                  <td>
-                    <span className="badge">{a.role}</span>
-                  </td>
-                  <td>{a.role === 'operator' ? <span className="muted">every project</span> : a.projects.map((p) => p.name).join(', ') || <span className="muted">none</span>}</td>
-                  <td>{a.totp_enabled ? <span className="badge">authenticator app</span> : <span className="muted">off</span>}</td>
-                  <td>{when(a.created_at)}</td>
-                  <td>
-                    <button type="button" className="secondary small" aria-label={`Make a sign-in link for ${a.email}`} onClick={() => void makeLink(a)}>
-                      Sign-in link
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </TableBox>
       ) : null}
     </section>
   );

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { ListUsersQuerySchema } from '../../../../contract/admin';
 import { api, errorMessage, UNREACHABLE } from '../api';
-import { ErrorNote, Link, Loading, PageTitle, ProjectNav, when, useLoad } from '../ui';
+import { ErrorNote, Link, Loading, PageTitle, ProjectNav, when, useLoad, TableBox } from '../ui';
 
 type UserRow = Extract<Awaited<ReturnType<typeof api.users.list>>, { status: 200 }>['body']['users'][number];
 
@@ -54,35 +54,32 @@ export function UsersPage(props: { projectId: string }) {
       {users === null && !error ? <Loading what="users" /> : null}
       {users && users.length === 0 ? <p className="muted">{search ? `No user's email contains “${search}”.` : 'This project has no users yet.'}</p> : null}
       {users && users.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Users, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Name</th>
-                <th scope="col">Provider</th>
-                <th scope="col">Verified</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
+        <TableBox caption="Users, newest first">
+          <thead>
+            <tr>
+              <th scope="col">Email</th>
+              <th scope="col">Name</th>
+              <th scope="col">Provider</th>
+              <th scope="col">Verified</th>
+              <th scope="col">Status</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((u) => (
+              <tr key={u.id}>
+                <td>
+                  <Link to={`/projects/${props.projectId}/users/${u.id}`}>{u.email ?? '(no email)'}</Link>
+                </td>
+                <td>{u.name ?? ''}</td>
+                <td>{u.provider}</td>
+                <td>{u.email_verified ? 'yes' : 'no'}</td>
+                <td>{u.disabled ? <span className="badge off">disabled</span> : <span className="badge on">active</span>}</td>
+                <td>{when(u.created_at)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {users.map((u) => (
-                <tr key={u.id}>
-                  <td>
-                    <Link to={`/projects/${props.projectId}/users/${u.id}`}>{u.email ?? '(no email)'}</Link>
-                  </td>
-                  <td>{u.name ?? ''}</td>
-                  <td>{u.provider}</td>
-                  <td>{u.email_verified ? 'yes' : 'no'}</td>
-                  <td>{u.disabled ? <span className="badge off">disabled</span> : <span className="badge on">active</span>}</td>
-                  <td>{when(u.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </TableBox>
       ) : null}
       {cursor ? (
         <button type="button" className="secondary" disabled={busy} onClick={() => load(search, cursor)}>
@@ -204,96 +201,90 @@ export function UserPage(props: { projectId: string; userId: string }) {
       <h2>MFA factors</h2>
       {detail.mfa_factors.length === 0 ? <p className="muted">No MFA factor enrolled.</p> : null}
       {detail.mfa_factors.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">MFA factors</caption>
-            <thead>
-              <tr>
-                <th scope="col">Factor</th>
-                <th scope="col">Set up</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {detail.mfa_factors.map((f) => (
-                <tr key={f.kind}>
-                  <td>
-                    {FACTOR_NAMES[f.kind]}
-                    {f.remaining !== null ? ` (${f.remaining} unused)` : ''}
-                  </td>
-                  <td>{when(f.created_at)}</td>
-                  <td>
-                    {confirming === `factor:${f.kind}` ? (
-                      <span role="group" aria-label={`Remove ${FACTOR_NAMES[f.kind]}?`}>
-                        {f.kind === 'backup_codes'
-                          ? 'Their unused backup codes stop working'
-                          : 'They can no longer use it to sign in (and their backup codes stop working if no other factor remains)'}
-                        ; unless the project's MFA policy is off, every session of the user ends. They are told by email when that notification is on.{' '}
-                        <button
-                          type="button"
-                          className="danger small"
-                          onClick={() =>
-                            act(() => api.users.removeMfaFactor({ params: { ...params, factor: f.kind } }), (b) => `${FACTOR_NAMES[f.kind]} removed.${ended(b.sessions_ended)}`)
-                          }
-                        >
-                          Yes, remove
-                        </button>{' '}
-                        <button type="button" className="secondary small" onClick={() => setConfirming(null)}>
-                          Cancel
-                        </button>
-                      </span>
-                    ) : (
-                      <button type="button" className="secondary small" aria-label={`Remove ${FACTOR_NAMES[f.kind]}`} onClick={() => setConfirming(`factor:${f.kind}`)}>
-                        Remove
+        <TableBox caption="MFA factors">
+          <thead>
+            <tr>
+              <th scope="col">Factor</th>
+              <th scope="col">Set up</th>
+              <th scope="col">Action</th>
+            </tr>
+          </thead>
+          <tbody>
+            {detail.mfa_factors.map((f) => (
+              <tr key={f.kind}>
+                <td>
+                  {FACTOR_NAMES[f.kind]}
+                  {f.remaining !== null ? ` (${f.remaining} unused)` : ''}
+                </td>
+                <td>{when(f.created_at)}</td>
+                <td>
+                  {confirming === `factor:${f.kind}` ? (
+                    <span role="group" aria-label={`Remove ${FACTOR_NAMES[f.kind]}?`}>
+                      {f.kind === 'backup_codes'
+                        ? 'Their unused backup codes stop working'
+                        : 'They can no longer use it to sign in (and their backup codes stop working if no other factor remains)'}
+                      ; unless the project's MFA policy is off, every session of the user ends. They are told by email when that notification is on.{' '}
+                      <button
+                        type="button"
+                        className="danger small"
+                        onClick={() =>
+                          act(() => api.users.removeMfaFactor({ params: { ...params, factor: f.kind } }), (b) => `${FACTOR_NAMES[f.kind]} removed.${ended(b.sessions_ended)}`)
+                        }
+                      >
+                        Yes, remove
+                      </button>{' '}
+                      <button type="button" className="secondary small" onClick={() => setConfirming(null)}>
+                        Cancel
                       </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                    </span>
+                  ) : (
+                    <button type="button" className="secondary small" aria-label={`Remove ${FACTOR_NAMES[f.kind]}`} onClick={() => setConfirming(`factor:${f.kind}`)}>
+                      Remove
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </TableBox>
       ) : null}
 
       <h2>Sessions</h2>
       {detail.sessions.length === 0 ? <p className="muted">No live session.</p> : null}
       {detail.sessions.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Live sessions, most recently used first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">Last used</th>
-                <th scope="col">IP</th>
-                <th scope="col">User agent</th>
-                <th scope="col">Provider</th>
-                <th scope="col">Action</th>
+        <TableBox caption="Live sessions, most recently used first">
+          <thead>
+            <tr>
+              <th scope="col">Started</th>
+              <th scope="col">Last used</th>
+              <th scope="col">IP</th>
+              <th scope="col">User agent</th>
+              <th scope="col">Provider</th>
+              <th scope="col">Action</th>
+            </tr>
+          </thead>
+          <tbody>
+            {detail.sessions.map((s) => (
+              <tr key={s.id}>
+                <td>{when(s.created_at)}</td>
+                <td>{when(s.last_used_at)}</td>
+                <td>{s.ip ?? 'unknown'}</td>
+                <td>{s.user_agent ?? 'unknown'}</td>
+                <td>{s.provider}</td>
+                <td>
+                  <button
+                    type="button"
+                    className="secondary small"
+                    aria-label={`End the session started ${when(s.created_at)}`}
+                    onClick={() => act(() => api.users.endSession({ params: { ...params, sessionId: s.id } }), () => 'Session ended.')}
+                  >
+                    End
+                  </button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {detail.sessions.map((s) => (
-                <tr key={s.id}>
-                  <td>{when(s.created_at)}</td>
-                  <td>{when(s.last_used_at)}</td>
-                  <td>{s.ip ?? 'unknown'}</td>
-                  <td>{s.user_agent ?? 'unknown'}</td>
-                  <td>{s.provider}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="secondary small"
-                      aria-label={`End the session started ${when(s.created_at)}`}
-                      onClick={() => act(() => api.users.endSession({ params: { ...params, sessionId: s.id } }), () => 'Session ended.')}
-                    >
-                      End
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </TableBox>
       ) : null}
 
       <h2>Subscription</h2>
