@@ -48,7 +48,7 @@ describe('open sign-up, over the API', () => {
     expect(await json(await signUp('weak@example.com', 'abcdefghij'), 400)).toMatchObject({ code: 'password_missing_number' });
     const created = await signUp('Founder@Example.com', 'good pass 1');
     const session = await sessionFrom(created.clone());
-    expect((await created.json()).account).toMatchObject({ email: 'Founder@example.com', role: 'member', totp_enabled: false });
+    expect(((await created.json()) as { account: unknown }).account).toMatchObject({ email: 'Founder@example.com', role: 'member', totp_enabled: false });
     expect(await json(await signUp('founder@example.com', 'other pass 2'), 409)).toMatchObject({ code: 'console_email_taken' });
     // The password it chose signs it in again.
     await sessionFrom(await call('/api/admin/session', { method: 'POST', body: { email: 'founder@example.com', password: 'good pass 1' } }));
