@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect } from 'vitest';
+import { CLI_BUNDLE } from './cli-bundle';
 
 /** Running the admin CLI as a real child process, as an operator does. */
 
@@ -25,7 +26,8 @@ export function killCliProcessesAfterEach(): void {
 }
 
 /**
- * Runs `tollgate <args>` (apps/cli/main.ts through tsx, or `bin/tollgate.mjs` with `bin`) with the
+ * Runs `tollgate <args>` (apps/cli/main.ts as the run's global setup bundled it, or the
+ * `bin/tollgate.mjs` launcher, which runs it through tsx, with `bin`) with the
  * test's environment: `env` is applied over process.env after removing `unset`, and a value of
  * undefined removes that variable. No wall-clock kill: on a loaded machine a command may take long,
  * which is no failure; one still running when its test ends is killed after it.
@@ -40,7 +42,7 @@ export function runCli(
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
-  const entry = options.bin ? [path.join(ROOT, 'bin/tollgate.mjs')] : ['--import', 'tsx', path.join(ROOT, 'apps/cli/main.ts')];
+  const entry = options.bin ? [path.join(ROOT, 'bin/tollgate.mjs')] : [CLI_BUNDLE];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...entry, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../../infrastructure/persistence/embedded-postgres';
 import { ensureDashboardBuilt } from '../../apps/dashboard/build';
+import { buildCliBundle } from './cli-bundle';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,6 +21,8 @@ export default async function setup(project: TestProject) {
   // The console's browser tests and every `npm start` a test runs serve apps/dashboard/dist: build
   // it once here, before test files start side by side, when it is missing or stale.
   await ensureDashboardBuilt();
+  // The CLI the tests run (test/support/cli.ts), bundled once for the whole run.
+  await buildCliBundle();
   if (process.env.TEST_DATABASE_URL) {
     project.provide('adminDatabaseUrl', process.env.TEST_DATABASE_URL);
     return;
