@@ -8,7 +8,7 @@ import { ensureDashboardBuilt } from '../../apps/dashboard/build';
 import { freePort } from '../../infrastructure/persistence/embedded-postgres';
 import { see } from '../support/browser';
 import { ROOT } from '../support/cli';
-import { consolePage, launchConsoleBrowser } from '../support/console-browser';
+import { consolePage, launchConsoleBrowser, SHOTS } from '../support/console-browser';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -19,7 +19,6 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * configured; a plan with two prices is made; a webhook endpoint is added and its Test reaches a
  * local receiver.
  */
-const SHOTS = path.join(ROOT, 'test-results/console');
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-acceptance-'));
 chmodSync(dataDir, 0o755);
 const receiver = new WebhookReceiver(() => Date.now());

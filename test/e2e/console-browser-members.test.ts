@@ -1,12 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureDashboardBuilt } from '../../apps/dashboard/build';
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { see } from '../support/browser';
-import { ROOT } from '../support/cli';
-import { consolePage, launchConsoleBrowser } from '../support/console-browser';
+import { openConsoleWalk, SHOTS, type ConsoleWalk } from '../support/console-browser';
 import { linkOf, startTestSmtp, type TestSmtp } from '../support/smtp';
 
 /**
@@ -14,26 +11,16 @@ import { linkOf, startTestSmtp, type TestSmtp } from '../support/smtp';
  * browser, the in-process SMTP server): an operator invites a member to one project; the member
  * opens the link from the mail, sees only that project, and sets a password.
  */
-const SHOTS = path.join(ROOT, 'test-results/console');
-let t: TestApp;
 let smtp: TestSmtp;
-let browser: Browser | null;
-let page: Page;
-const cspErrors: string[] = [];
+let walk: ConsoleWalk;
+let t: TestApp, browser: Browser | null, page: Page, cspErrors: string[];
 
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  browser = await launchConsoleBrowser();
   smtp = await startTestSmtp();
-  t = await startTestApp({ env: { SMTP_URL: smtp.url } });
-  if (browser) {
-    page = await consolePage(browser, cspErrors);
-  }
-  mkdirSync(SHOTS, { recursive: true });
+  ({ t, browser, page, cspErrors } = walk = await openConsoleWalk({ env: { SMTP_URL: smtp.url } }));
 }, 120_000);
 afterAll(async () => {
-  await browser?.close();
-  await t?.close();
+  await walk?.close();
   await smtp?.close();
 });
 

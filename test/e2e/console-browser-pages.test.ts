@@ -1,12 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureDashboardBuilt } from '../../apps/dashboard/build';
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { see } from '../support/browser';
-import { ROOT } from '../support/cli';
-import { consolePage, launchConsoleBrowser } from '../support/console-browser';
+import { openConsoleWalk, SHOTS, type ConsoleWalk } from '../support/console-browser';
 import { startFakeStripe, type FakeStripe } from '../support/stripe/server';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -14,28 +11,19 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * The console's billing, webhook and member pages through the real UI against the real server
  * (one server, one browser, the Stripe-shaped test server), with a screenshot of each page.
  */
-const SHOTS = path.join(ROOT, 'test-results/console');
-let t: TestApp;
 let stripe: FakeStripe;
 const receiver = new WebhookReceiver(() => Date.now());
-let browser: Browser | null;
-let page: Page;
+let walk: ConsoleWalk;
+let t: TestApp, browser: Browser | null, page: Page, cspErrors: string[];
 let projectId: string;
-const cspErrors: string[] = [];
 
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  [browser, stripe] = await Promise.all([launchConsoleBrowser(), startFakeStripe(), receiver.start()]);
-  t = await startTestApp({ runWorker: false, env: { STRIPE_API_URL: stripe.url, STRIPE_MAX_NETWORK_RETRIES: '0' } });
-  if (browser) {
-    page = await consolePage(browser, cspErrors);
-  }
+  [stripe] = await Promise.all([startFakeStripe(), receiver.start()]);
+  ({ t, browser, page, cspErrors } = walk = await openConsoleWalk({ runWorker: false, env: { STRIPE_API_URL: stripe.url, STRIPE_MAX_NETWORK_RETRIES: '0' } }));
   projectId = (await t.createProject({ name: 'Shop' })).id;
-  mkdirSync(SHOTS, { recursive: true });
 }, 120_000);
 afterAll(async () => {
-  await browser?.close();
-  await t?.close();
+  await walk?.close();
   await stripe?.close();
   await receiver.stop();
 });

@@ -6,9 +6,8 @@ import { ensureDashboardBuilt } from '../../apps/dashboard/build';
 import { startTestApp, type TestApp } from '../support/app';
 import { accessibilityViolations } from '../support/axe';
 import { see } from '../support/browser';
-import { ROOT } from '../support/cli';
 import { consoleApi, type ConsoleSession } from '../support/console-api';
-import { launchConsoleBrowser } from '../support/console-browser';
+import { launchConsoleBrowser, SHOTS } from '../support/console-browser';
 
 /**
  * The console at phone width (390 x 844, a common phone in portrait): every page, with a project
@@ -17,7 +16,6 @@ import { launchConsoleBrowser } from '../support/console-browser';
  * stay on screen and clickable, and nothing in the page is wider than the screen (a wide table
  * scrolls inside its own box). A full-page screenshot of each is written beside the others.
  */
-const SHOTS = path.join(ROOT, 'test-results/console');
 
 // What the functions run in the page use of the browser's globals (the tests compile without the DOM library).
 interface Box { left: number; right: number; top: number; bottom: number; width: number; height: number }

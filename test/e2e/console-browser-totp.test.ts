@@ -1,12 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureDashboardBuilt } from '../../apps/dashboard/build';
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { see } from '../support/browser';
-import { ROOT } from '../support/cli';
-import { consolePage, launchConsoleBrowser } from '../support/console-browser';
+import { openConsoleWalk, SHOTS, type ConsoleWalk } from '../support/console-browser';
 import { authenticatorApp } from './mfa-helpers';
 
 /**
@@ -14,25 +11,13 @@ import { authenticatorApp } from './mfa-helpers';
  * authenticator app on the Account page (scanning is replaced by the key the page shows), signs
  * out, signs in with email, password and a code (a wrong code first), and turns the app off.
  */
-const SHOTS = path.join(ROOT, 'test-results/console');
-let t: TestApp;
-let browser: Browser | null;
-let page: Page;
-const cspErrors: string[] = [];
+let walk: ConsoleWalk;
+let t: TestApp, browser: Browser | null, page: Page, cspErrors: string[];
 
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  browser = await launchConsoleBrowser();
-  t = await startTestApp({ runWorker: false });
-  if (browser) {
-    page = await consolePage(browser, cspErrors);
-  }
-  mkdirSync(SHOTS, { recursive: true });
+  ({ t, browser, page, cspErrors } = walk = await openConsoleWalk());
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => walk?.close());
 
 const codeNow = (secret: string) => authenticatorApp(secret).generate({ timestamp: t.clock.now().getTime() });
 

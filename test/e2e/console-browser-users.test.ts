@@ -1,13 +1,10 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureDashboardBuilt } from '../../apps/dashboard/build';
 import type { EndUser } from '../../domain/user';
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { see } from '../support/browser';
-import { ROOT } from '../support/cli';
-import { consolePage, launchConsoleBrowser } from '../support/console-browser';
+import { openConsoleWalk, SHOTS, type ConsoleWalk } from '../support/console-browser';
 
 /**
  * The Users and Audit log pages in a real browser against the real server (one server, one
@@ -16,25 +13,13 @@ import { consolePage, launchConsoleBrowser } from '../support/console-browser';
  * log shows those actions with the operator's console account as actor. The new-device
  * notification is switched on from the Authentication page.
  */
-const SHOTS = path.join(ROOT, 'test-results/console');
-let t: TestApp;
-let browser: Browser | null;
-let page: Page;
-const cspErrors: string[] = [];
+let walk: ConsoleWalk;
+let t: TestApp, browser: Browser | null, page: Page, cspErrors: string[];
 
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  browser = await launchConsoleBrowser();
-  t = await startTestApp({ runWorker: false });
-  if (browser) {
-    page = await consolePage(browser, cspErrors);
-  }
-  mkdirSync(SHOTS, { recursive: true });
+  ({ t, browser, page, cspErrors } = walk = await openConsoleWalk());
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => walk?.close());
 
 /** A confirmed TOTP factor (its seed is opaque here: the page never shows one). */
 async function enrollTotp(projectId: string, user: EndUser) {

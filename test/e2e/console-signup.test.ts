@@ -1,37 +1,24 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDashboardBuilt } from '../../apps/dashboard/build';
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { see } from '../support/browser';
-import { ROOT } from '../support/cli';
 import { consoleApi } from '../support/console-api';
-import { consolePage, launchConsoleBrowser } from '../support/console-browser';
+import { openConsoleWalk, SHOTS, type ConsoleWalk } from '../support/console-browser';
 
 /**
  * A hosted deployment (TOLLGATE_CONSOLE_SIGNUP=open): anyone signs up for a member account, over
  * the API and through the sign-in page's "Create an account", and creates projects of their own,
  * which nobody else's member account sees.
  */
-const SHOTS = path.join(ROOT, 'test-results/console');
-let t: TestApp;
-let browser: Browser | null;
-let page: Page;
-const cspErrors: string[] = [];
-const { call, sessionFrom } = consoleApi(() => t);
+let walk: ConsoleWalk;
+let t: TestApp, browser: Browser | null, page: Page, cspErrors: string[];
 
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  browser = await launchConsoleBrowser();
-  t = await startTestApp({ runWorker: false, env: { TOLLGATE_CONSOLE_SIGNUP: 'open' } });
-  if (browser) page = await consolePage(browser, cspErrors);
-  mkdirSync(SHOTS, { recursive: true });
+  ({ t, browser, page, cspErrors } = walk = await openConsoleWalk({ runWorker: false, env: { TOLLGATE_CONSOLE_SIGNUP: 'open' } }));
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => walk?.close());
+const { call, sessionFrom } = consoleApi(() => t);
 
 const json = async <T = any>(res: Response, status: number): Promise<T> => {
   const body = await res.json();
