@@ -258,7 +258,7 @@ export const billingContract = c.router(
       description:
         'Attaches the payment method to the user, makes it the default for renewals, creates the subscription and charges the first invoice (or starts the trial the plan offers by default): 201 with the subscription, `active` or `trialing`; event subscription.created (and invoice.paid). ' +
         'A declined card answers 402 `card_declined` with the reason, records payment.failed and leaves no live subscription. Stripe test payment methods work the same on the sandbox: pm_card_visa succeeds, pm_card_chargeDeclined is declined, pm_card_chargeCustomerFail attaches but every charge fails. ' +
-        'One live subscription per user: a second answers 409 `subscription_exists` (or `subscription_busy` while another request for the user is running).' +
+        'One live subscription per user: a second answers 409 `subscription_exists` (a request that arrives while another one for the user runs waits for it, up to 5 s; then 409 `subscription_busy`).' +
         IDEMPOTENCY_DOC,
       headers: idempotentUserHeaders,
       body: z.object({

@@ -107,6 +107,8 @@ export interface SubscriptionStore {
   /** The user's live subscription (trialing, active, past_due, paused), if any. */
   findLive(projectId: string, userId: string): Promise<BillingSubscription | null>;
   findById(projectId: string, id: string): Promise<BillingSubscription | null>;
+  /** The record of a processor's subscription, without locking it. */
+  findByProcessorId(processor: ProcessorKind, processorSubscriptionId: string): Promise<BillingSubscription | null>;
   /** The record, locked for update until the transaction ends. */
   findByProcessorIdForUpdate(processor: ProcessorKind, processorSubscriptionId: string): Promise<BillingSubscription | null>;
   /**

@@ -87,10 +87,42 @@ export async function connectedProcessor(
   return { ok: true, value: { connection, processor: deps.processors.forConnection(connection) } };
 }
 
+/** How long a request waits for the user's lease held by another one before it gives up. */
+export const LOCK_WAIT_MS = 5_000;
+const LOCK_POLL_MS = 25;
+
 /**
- * Runs `work` holding the user's billing lease: concurrent changes to one user's subscription (20
- * parallel subscribes) get `subscription_busy` instead of a second charge. The lease expires on its
- * own if this process dies.
+ * Runs `work` holding the user's billing lease, or answers null when another holder kept it for
+ * {@link LOCK_WAIT_MS}. Every path that changes or records a user's subscription takes it: the
+ * user's own actions, and the re-reading of the processor's state that a webhook or a sandbox
+ * renewal causes. So a state read from the processor is recorded before anyone changes it again,
+ * and a webhook's re-read never writes back a state older than one already recorded. The lease
+ * expires on its own if this process dies.
+ */
+export async function underUserLock<T>(
+  deps: Pick<BillingDeps, 'locks' | 'crypto' | 'clock'>,
+  projectId: string,
+  userId: string,
+  work: () => Promise<T>,
+): Promise<{ value: T } | null> {
+  const holder = deps.crypto.uuid();
+  const giveUpAt = Date.now() + LOCK_WAIT_MS;
+  while (!(await deps.locks.acquire(projectId, userId, holder, LOCK_TTL_SECONDS, deps.clock.now()))) {
+    if (Date.now() >= giveUpAt) return null;
+    await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS + Math.floor(Math.random() * LOCK_POLL_MS)));
+  }
+  try {
+    return { value: await work() };
+  } finally {
+    await deps.locks.release(projectId, userId, holder);
+  }
+}
+
+/**
+ * A user action on billing under the user's lease (see {@link underUserLock}): concurrent changes
+ * to one user's subscription (20 parallel subscribes) run one after the other, so the later ones
+ * see the first one's subscription instead of making a second charge; `subscription_busy` when the
+ * lease stayed taken.
  */
 export async function withUserLock<T>(
   deps: Pick<BillingDeps, 'locks' | 'crypto' | 'clock'>,
@@ -98,13 +130,8 @@ export async function withUserLock<T>(
   userId: string,
   work: () => Promise<BillingOutcome<T>>,
 ): Promise<BillingOutcome<T>> {
-  const holder = deps.crypto.uuid();
-  if (!(await deps.locks.acquire(projectId, userId, holder, LOCK_TTL_SECONDS, deps.clock.now()))) return refuse('subscription_busy');
-  try {
-    return await work();
-  } finally {
-    await deps.locks.release(projectId, userId, holder);
-  }
+  const done = await underUserLock(deps, projectId, userId, work);
+  return done === null ? refuse('subscription_busy') : done.value;
 }
 
 export const priceView = (price: StoredPrice): PriceView => ({

@@ -139,7 +139,7 @@ async function freshId(deps: Pick<RecordSnapshotDeps, 'subscriptions' | 'crypto'
   return taken === null || taken.processorSubscriptionId === processorSubscriptionId ? chosen : deps.crypto.uuid();
 }
 
-async function ownerOf(
+export async function ownerOf(
   deps: Pick<RecordSnapshotDeps, 'customers'>,
   projectId: string,
   processor: ProcessorKind,

@@ -88,9 +88,17 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
     return rows.length > 0 ? toBillingSubscription(rows[0]!) : null;
   }
 
-  async findByProcessorIdForUpdate(processor: ProcessorKind, processorSubscriptionId: string): Promise<BillingSubscription | null> {
+  findByProcessorId(processor: ProcessorKind, processorSubscriptionId: string): Promise<BillingSubscription | null> {
+    return this.byProcessorId(processor, processorSubscriptionId, '');
+  }
+
+  findByProcessorIdForUpdate(processor: ProcessorKind, processorSubscriptionId: string): Promise<BillingSubscription | null> {
+    return this.byProcessorId(processor, processorSubscriptionId, ' for update');
+  }
+
+  private async byProcessorId(processor: ProcessorKind, processorSubscriptionId: string, lock: '' | ' for update'): Promise<BillingSubscription | null> {
     const rows = await this.db.query(
-      `select ${columns} from billing_subscriptions where processor = ? and processor_subscription_id = ? for update`,
+      `select ${columns} from billing_subscriptions where processor = ? and processor_subscription_id = ?${lock}`,
       [processor, processorSubscriptionId],
     );
     return rows.length > 0 ? toBillingSubscription(rows[0]!) : null;

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BillingEvent } from '../../application/billing/billing.store';
 import type { BillingUseCases } from '../../application/billing/use-cases';
 import type { Project } from '../../domain/project';
@@ -853,6 +853,31 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(retried).toMatchObject({ ok: true, status: 200 });
       expect(ok(await run(() => billing.currentSubscription(p.actor(user))))?.status).toBe('active');
       expect(await typesOf(p.project, user.id)).toEqual(['subscription.created', 'invoice.paid']);
+    });
+
+    it('never writes back an older state: a webhook whose re-read races the next change is recorded before it', async () => {
+      const p = await stripeProject();
+      const user = await app.seedUser(p.project.id);
+      ok(await subscribe(p, user, p.basic.priceId));
+      await fake.webhooks.settled();
+      fake.webhooks.pause();
+      ok(await run(() => billing.pauseSubscription(p.actor(user), { requestKey: key() })));
+      expect(fake.webhooks.held().map((e) => e.type)).toContain('customer.subscription.updated');
+
+      // The pause's webhook re-reads the subscription from Stripe (paused), and that answer comes
+      // back late; meanwhile the user resumes.
+      fake.delayNext({ method: 'GET', path: /^\/v1\/subscriptions\/sub_/, ms: 1_000 });
+      const reads = () => fake.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/subscriptions/sub_')).length;
+      const readsBefore = reads();
+      const delivering = fake.webhooks.release();
+      await vi.waitFor(() => expect(reads()).toBeGreaterThan(readsBefore), { timeout: 5_000, interval: 10 });
+      ok(await run(() => billing.resumeSubscription(p.actor(user), { requestKey: key() })));
+      await delivering;
+      fake.webhooks.resume();
+      await fake.webhooks.settled();
+
+      expect(ok(await run(() => billing.currentSubscription(p.actor(user))))?.status).toBe('active');
+      expect(await typesOf(p.project, user.id)).toEqual(['subscription.created', 'invoice.paid', 'subscription.updated', 'subscription.updated']);
     });
 
     it('refuses a bad signature, a stale timestamp and an unknown project', async () => {

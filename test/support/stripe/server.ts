@@ -94,6 +94,18 @@ export interface InjectedFailure {
   shouldRetry?: boolean;
 }
 
+/**
+ * A request answered late: its answer is computed when it arrives (the state then), and sent
+ * `ms` later, like a response slowed in transit. For races between a read and later writes.
+ */
+export interface InjectedDelay {
+  method?: string;
+  path?: string | RegExp;
+  ms: number;
+  /** How many matching requests are slowed (default 1). */
+  count?: number;
+}
+
 export interface FakeStripe {
   /** Base URL, e.g. http://127.0.0.1:54321 */
   readonly url: string;
@@ -128,6 +140,8 @@ export interface FakeStripe {
   updateCard(account: string, paymentMethodId: string, card: { exp_month?: number; exp_year?: number; last4?: string }): void;
   /** The next matching requests fail like a Stripe outage. */
   failNext(failure?: InjectedFailure): void;
+  /** Answer the next matching request(s) late, with the state of when they arrived. */
+  delayNext(delay: InjectedDelay): void;
   readonly webhooks: {
     /** Every delivery attempt, in order. */
     readonly attempts: DeliveryAttempt[];
@@ -220,6 +234,9 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
   const requests: RecordedRequest[] = [];
   const unexpected: UnexpectedRequest[] = [];
   const failures: InjectedFailure[] = [];
+  const delays: InjectedDelay[] = [];
+  const matches = (f: { method?: string; path?: string | RegExp }, method: string, pathname: string) =>
+    (!f.method || f.method === method) && (!f.path || (typeof f.path === 'string' ? f.path === pathname : f.path.test(pathname)));
   const dispatcher = new WebhookDispatcher(() => accountsById, {
     timeoutMs: options.webhookTimeoutMs ?? 5000,
     retryDelaysMs: options.webhookRetryDelaysMs ?? [],
@@ -322,7 +339,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
       }
       const pathParams: Record<string, string> = {};
       route.names.forEach((n, i) => (pathParams[n] = decodeURIComponent(match![i + 1]!)));
-      const failure = failures.find((f) => (!f.method || f.method === method) && (!f.path || (typeof f.path === 'string' ? f.path === url.pathname : f.path.test(url.pathname))));
+      const failure = failures.find((f) => matches(f, method, url.pathname));
       if (failure) {
         failure.count = (failure.count ?? 1) - 1;
         if (failure.count <= 0) failures.splice(failures.indexOf(failure), 1);
@@ -387,6 +404,12 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
       }
       if (idemKey) acct.idempotency.set(idemKey, { method, path: url.pathname, params: canonical, status, body, requestId, createdAt: acct.now });
       record.status = status;
+      const delay = delays.find((d) => matches(d, method, url.pathname));
+      if (delay) {
+        delay.count = (delay.count ?? 1) - 1;
+        if (delay.count <= 0) delays.splice(delays.indexOf(delay), 1);
+        await new Promise((resolve) => setTimeout(resolve, delay.ms));
+      }
       send(res, status, body, headers);
     } catch (e) {
       if (e instanceof StripeApiError) return respondError(e);
@@ -551,6 +574,9 @@ ${session.cancel_url ? `<form method="post" action="/checkout/${esc(session.id)}
     },
     failNext(failure = {}) {
       failures.push({ count: 1, ...failure });
+    },
+    delayNext(delay) {
+      delays.push({ count: 1, ...delay });
     },
     webhooks: {
       attempts: dispatcher.attempts,
