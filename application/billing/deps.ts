@@ -4,6 +4,7 @@ import type { TokenCrypto } from '../ports/crypto';
 import type { Logger } from '../ports/logger';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { ProjectStore } from '../projects/project.store';
+import type { UserDirectory } from '../users/user-directory';
 import type { UserStore } from '../users/user.store';
 import type {
   BillingConnection,
@@ -45,6 +46,8 @@ export interface BillingDeps {
   sandbox: SandboxControl | null;
   projects: Pick<ProjectStore, 'findById'>;
   users: Pick<UserStore, 'findById'>;
+  /** The operator's lists name each row's user by email. */
+  directory: Pick<UserDirectory, 'emails'>;
   uow: UnitOfWork;
   clock: Clock;
   crypto: Pick<TokenCrypto, 'uuid' | 'hash'>;
@@ -227,9 +230,10 @@ export const invoiceView = (invoice: BillingInvoice): InvoiceView => ({
   paidAt: invoice.paidAt,
 });
 
-export const operatorInvoiceView = (invoice: BillingInvoice): OperatorInvoiceView => ({
+export const operatorInvoiceView = (invoice: BillingInvoice, userEmail: string | null): OperatorInvoiceView => ({
   ...invoiceView(invoice),
   userId: invoice.userId,
+  userEmail,
   processor: invoice.processor,
   processorInvoiceId: invoice.processorInvoiceId,
 });

@@ -14,6 +14,7 @@ import type {
   OperatorInvoiceView,
   OperatorPlanView,
   PlanView,
+  OperatorSubscriptionView,
   SubscriptionView,
 } from './views';
 
@@ -61,7 +62,7 @@ export interface OperatorUseCases {
   listSubscriptions(
     projectId: string,
     filter: { userId?: string; status?: string; limit?: number },
-  ): Promise<BillingOutcome<SubscriptionView[]>>;
+  ): Promise<BillingOutcome<OperatorSubscriptionView[]>>;
   /** Every user's invoices of the project, newest first (50 by default, at most 500). */
   listProjectInvoices(
     projectId: string,

@@ -98,8 +98,15 @@ export interface InvoiceView {
 }
 
 /** An invoice as the operator sees it (CLI, console): whose it is and the processor's id for it. */
+/** A subscription as the operator lists it: with its user's email (null when the user has none, or was deleted). */
+export interface OperatorSubscriptionView extends SubscriptionView {
+  userEmail: string | null;
+}
+
 export interface OperatorInvoiceView extends InvoiceView {
   userId: string;
+  /** The user's email, or null when the user has none (or was deleted). */
+  userEmail: string | null;
   processor: ProcessorKind;
   processorInvoiceId: string;
 }

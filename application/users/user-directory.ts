@@ -34,4 +34,6 @@ export interface UserDirectory {
   identities(projectId: string, userId: string): Promise<LinkedIdentity[]>;
   /** The user's enrolled factors: confirmed TOTP, SMS on a verified phone, unused backup codes. */
   mfaFactors(projectId: string, userId: string): Promise<MfaFactorSummary[]>;
+  /** The emails of these users of the project, by user id (a user without an email, or deleted, is absent). */
+  emails(projectId: string, userIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
 }

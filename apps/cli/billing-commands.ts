@@ -1,7 +1,7 @@
 import type { BillingEvent } from '../../application/billing/billing.store';
 import type { BillingOutcome } from '../../application/billing/errors';
 import type { ConnectInput } from '../../application/billing/use-cases';
-import type { ConnectionView, OperatorInvoiceView, OperatorPlanView, SubscriptionView } from '../../application/billing/views';
+import type { ConnectionView, OperatorInvoiceView, OperatorPlanView, OperatorSubscriptionView, SubscriptionView } from '../../application/billing/views';
 import type { PlanInput } from '../../domain/billing/catalog';
 import { BILLING_EVENT_TYPES, isBillingEventType } from '../../domain/billing/events';
 import { INVOICE_STATUSES, type InvoiceStatus } from '../../domain/billing/invoice';
@@ -122,10 +122,11 @@ function planListText(projectId: string, plans: readonly OperatorPlanView[]): st
   return [`Plans of project ${projectId}, lowest tier first:`, '', blocks.join('\n\n')].join('\n');
 }
 
-function subscriptionRows(subscriptions: readonly SubscriptionView[]): string[][] {
+function subscriptionRows(subscriptions: readonly OperatorSubscriptionView[]): string[][] {
   return subscriptions.map((s) => [
     s.id,
     s.userId,
+    s.userEmail ?? '-',
     s.status,
     s.plan.name,
     `${s.price.name} ${money(s.price.amount, s.price.currency)}/${s.price.interval}`,
@@ -138,6 +139,7 @@ function invoiceRows(invoices: readonly OperatorInvoiceView[]): string[][] {
   return invoices.map((i) => [
     iso(i.createdAt) ?? '',
     i.userId,
+    i.userEmail ?? '-',
     i.status,
     i.reason,
     money(i.amountDue, i.currency),
@@ -568,7 +570,7 @@ export const BILLING_COMMANDS: Command[] = [
         const filter = { ...(userId !== undefined ? { userId } : {}), ...(status !== undefined ? { status } : {}), limit };
         const subscriptions = unwrap(await billing.listSubscriptions(projectId, filter), { projectId, userId });
         const text = subscriptions.length
-          ? table(['ID', 'USER', 'STATUS', 'PLAN', 'PRICE', 'PERIOD END', 'PROCESSOR'], subscriptionRows(subscriptions))
+          ? table(['ID', 'USER', 'EMAIL', 'STATUS', 'PLAN', 'PRICE', 'PERIOD END', 'PROCESSOR'], subscriptionRows(subscriptions))
           : `No subscriptions${status ? ` with status ${status}` : ''}${userId ? ` for user ${userId}` : ''} in project ${projectId}.`;
         return { json: { projectId, subscriptions }, text };
       };
@@ -593,7 +595,7 @@ export const BILLING_COMMANDS: Command[] = [
         const filter = { ...(userId !== undefined ? { userId } : {}), ...(status !== undefined && isInvoiceStatus(status) ? { status } : {}), limit };
         const invoices = unwrap(await billing.listProjectInvoices(projectId, filter), { projectId, userId });
         const text = invoices.length
-          ? table(['CREATED', 'USER', 'STATUS', 'REASON', 'TOTAL', 'PERIOD', 'ID'], invoiceRows(invoices))
+          ? table(['CREATED', 'USER', 'EMAIL', 'STATUS', 'REASON', 'TOTAL', 'PERIOD', 'ID'], invoiceRows(invoices))
           : `No invoices${status ? ` with status ${status}` : ''}${userId ? ` for user ${userId}` : ''} in project ${projectId}.`;
         return { json: { projectId, invoices }, text };
       };

@@ -78,9 +78,15 @@ export const AdminSubscriptionSchema = z.object({
   created_at: z.string(),
 });
 
+const UserEmail = z.string().nullable().describe("The user's email; null when the user has none (or was deleted)");
+
+/** A row of the project's subscriptions: the subscription and its user's email. */
+export const AdminSubscriptionRowSchema = AdminSubscriptionSchema.extend({ user_email: UserEmail });
+
 export const AdminInvoiceSchema = z.object({
   id: z.string(),
   user_id: z.string(),
+  user_email: UserEmail,
   subscription_id: z.string().nullable(),
   status: z.enum(INVOICE_STATUS_NAMES),
   reason: z.string().describe('subscription_create, subscription_cycle, subscription_update or manual'),
@@ -261,7 +267,7 @@ export const adminBillingContract = c.router({
       status: z.string().max(40).optional(),
       limit: z.coerce.number().int().min(1).max(500).optional(),
     }),
-    responses: { 200: z.object({ subscriptions: z.array(AdminSubscriptionSchema) }), ...errors(...GET) },
+    responses: { 200: z.object({ subscriptions: z.array(AdminSubscriptionRowSchema) }), ...errors(...GET) },
     metadata: meta({ auth: 'console' }),
     summary: "The project's subscriptions, newest first (50 by default)",
   },

@@ -37,6 +37,14 @@ export class PostgresUserDirectory implements UserDirectory {
     return rows.map((row) => toEndUser(row));
   }
 
+  async emails(projectId: string, userIds: readonly string[]): Promise<ReadonlyMap<string, string>> {
+    const ids = [...new Set(userIds.filter(isUuid))];
+    if (!isUuid(projectId) || ids.length === 0) return new Map();
+    const list = ids.map(() => '?').join(', ');
+    const rows = await this.db.query(`select id, email from users where project_id = ? and id in (${list}) and email is not null`, [projectId, ...ids]);
+    return new Map(rows.map((row) => [String(row.id), String(row.email)]));
+  }
+
   async identities(projectId: string, userId: string): Promise<LinkedIdentity[]> {
     if (!isUuid(projectId) || !isUuid(userId)) return [];
     const rows = await this.db.query(

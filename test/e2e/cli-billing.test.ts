@@ -352,7 +352,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
       projectId: shop.id,
       subscriptions: [
         {
-          id: subscribed.value.id, userId: ada.id, status: 'active',
+          id: subscribed.value.id, userId: ada.id, userEmail: ada.email, status: 'active',
           plan: { id: basicMonthly.planId, name: 'Basic' },
           price: { id: basicMonthly.id, name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month' },
           currentPeriodStart: expect.any(String), currentPeriodEnd: expect.any(String),
@@ -452,7 +452,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     if (!subscriptions.ok) throw new Error(subscriptions.error);
     const [subscription] = subscriptions.value;
     const invoice = (reason: string) => ({
-      id: expect.any(String), userId: ada.id, subscriptionId: subscription!.id, status: 'paid', reason, currency: 'usd',
+      id: expect.any(String), userId: ada.id, userEmail: ada.email, subscriptionId: subscription!.id, status: 'paid', reason, currency: 'usd',
       subtotal: 1000, amountDue: 1000, amountPaid: 1000,
       lines: [expect.objectContaining({ amount: 1000, proration: false })],
       periodStart: expect.any(String), periodEnd: expect.any(String), hostedUrl: null, createdAt: expect.any(String), paidAt: expect.any(String),
@@ -464,8 +464,8 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     expect(parseJson(limited!).invoices).toEqual([listed.invoices[0]]);
     expect(parseJson(adas!).invoices).toEqual(listed.invoices);
     expect([parseJson(bobs!).invoices, parseJson(open!).invoices]).toEqual([[], []]);
-    expect(text!.stdout).toMatch(/CREATED\s+USER\s+STATUS\s+REASON\s+TOTAL\s+PERIOD\s+ID/);
-    expect(text!.stdout).toMatch(new RegExp(`${ada.id}\\s+paid\\s+subscription_cycle\\s+\\$10\\.00\\s+\\S+ – \\S+\\s+${listed.invoices[0].id}`));
+    expect(text!.stdout).toMatch(/CREATED\s+USER\s+EMAIL\s+STATUS\s+REASON\s+TOTAL\s+PERIOD\s+ID/);
+    expect(text!.stdout).toMatch(new RegExp(`${ada.id}\\s+${ada.email!.replace(/[.+]/g, '\\$&')}\\s+paid\\s+subscription_cycle\\s+\\$10\\.00\\s+\\S+ – \\S+\\s+${listed.invoices[0].id}`));
     expect(none!.stdout.trim()).toBe(`No invoices for user ${bob.id} in project ${shop.id}.`);
 
     const bad = await batch([

@@ -143,6 +143,7 @@ describe('billing', () => {
     expect(first).toEqual({
       id: expect.any(String),
       user_id: ada.userId,
+      user_email: 'ada@example.com',
       subscription_id: ada.subscriptionId,
       status: 'paid',
       reason: 'subscription_create',
@@ -156,6 +157,12 @@ describe('billing', () => {
       paid_at: expect.any(String),
     });
     expect(Date.parse(first.period_end) - Date.parse(first.period_start)).toBeGreaterThan(27 * 86_400_000);
+
+    // The subscriptions list names each user by email too.
+    const subscriptions = (await json(await call(`${base}/subscriptions`, { session: op }), 200)).subscriptions;
+    expect(subscriptions.map((s: { user_id: string; user_email: string | null }) => [s.user_id, s.user_email]).sort()).toEqual(
+      [[ada.userId, 'ada@example.com'], [bob.userId, 'bob@example.com']].sort(),
+    );
 
     const bobs = await invoicesOf(`?user=${bob.userId}`);
     expect(bobs.map((i: { user_id: string; subscription_id: string }) => [i.user_id, i.subscription_id])).toEqual([
@@ -180,6 +187,14 @@ describe('billing', () => {
     const missing = await json(await call('/api/admin/projects/00000000-0000-4000-8000-000000000000/billing/invoices', { session: op }), 404);
     expect(missing).toEqual({ error: expect.any(String), code: 'project_not_found' });
     expect((await json(await call('/api/admin/projects/not-a-project/billing/invoices', { session: op }), 404)).code).toBe('project_not_found');
+
+    // A user without an email (an OAuth account that gave none) shows null.
+    const noEmail = await t.seedUser(shop, { email: null, provider: 'github', emailVerified: false });
+    const token = (await t.issueSession(shop, noEmail)).token;
+    expect((await createClient({ baseUrl: t.baseUrl, accessToken: token }).billing.subscribe({ body: { priceId: price.id, paymentMethodId: 'pm_card_visa' } })).status).toBe(201);
+    const [newest] = (await json(await call(`${base}/subscriptions?limit=1`, { session: op }), 200)).subscriptions;
+    expect([newest.user_id, newest.user_email]).toEqual([noEmail.id, null]);
+    expect((await invoicesOf(`?user=${noEmail.id}`)).map((i: { user_email: string | null }) => i.user_email)).toEqual([null]);
   });
 
   it('every billing route: 401 without a session, 403 without CSRF, 404 to a member of another project', async () => {

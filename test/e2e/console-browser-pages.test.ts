@@ -110,13 +110,17 @@ it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; pl
   const invoices = page.getByRole('table', { name: 'Invoices' });
   await see(invoices.locator('tbody tr')).toHaveCount(1);
   const row = invoices.locator('tbody tr').first();
-  await see(row.getByRole('cell').nth(1)).toHaveText(user.id);
+  await see(row.getByRole('cell').nth(1)).toHaveText('payer@example.com');
   await see(row.getByRole('cell').nth(2)).toHaveText('paid');
   await see(row.getByRole('cell').nth(3)).toHaveText('New subscription');
   await see(row.getByRole('cell').nth(4)).toHaveText('$12.50');
   await see(row.getByRole('cell').nth(5)).toContainText(' – ');
   await see(page.getByRole('table', { name: 'Subscriptions' })).toContainText('$12.50 / month');
   await page.screenshot({ path: path.join(SHOTS, 'billing.png'), fullPage: true });
+  // Each row names its user by email, linking to the user's page.
+  await page.getByRole('table', { name: 'Subscriptions' }).getByRole('link', { name: 'payer@example.com' }).click();
+  await see(page.getByRole('heading', { name: 'payer@example.com' })).toBeVisible();
+  expect(new URL(page.url()).pathname).toBe(`/dashboard/projects/${projectId}/users/${user.id}`);
   expect(cspErrors).toEqual([]);
 });
 

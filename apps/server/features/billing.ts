@@ -20,6 +20,7 @@ import { StripeWebhooks } from '../../../infrastructure/billing/stripe/stripe-we
 import { PostgresBillingConnectionStore } from '../../../infrastructure/persistence/postgres-billing-connection.store';
 import { PostgresCustomerStore } from '../../../infrastructure/persistence/postgres-billing-customer.store';
 import { PostgresBillingEventLog, PostgresEventPublisher } from '../../../infrastructure/persistence/postgres-billing-event.store';
+import { PostgresUserDirectory } from '../../../infrastructure/persistence/postgres-user-directory';
 import { PostgresSubscriptionLocks } from '../../../infrastructure/persistence/postgres-billing-lock.store';
 import { PostgresCatalogStore } from '../../../infrastructure/persistence/postgres-catalog.store';
 import { PostgresEntitlementsReader } from '../../../infrastructure/persistence/postgres-entitlements.reader';
@@ -70,6 +71,7 @@ export function wireBilling({ core, config }: { core: Core; config: CoreConfig }
     sandbox: allowed ? new SandboxControlService(sandboxDeps) : null,
     projects: core.stores.projects,
     users: core.stores.users,
+    directory: new PostgresUserDirectory(db),
     uow: db,
     clock,
     crypto,

@@ -4,7 +4,7 @@ import { ADMIN_BILLING_REFUSALS, adminBillingContract } from '../../../contract/
 import type { BillingEvent } from '../../../application/billing/billing.store';
 import type { BillingErrorCode, BillingRefusal } from '../../../application/billing/errors';
 import type { OperatorUseCases } from '../../../application/billing/use-cases';
-import type { ConnectionView, OperatorInvoiceView, OperatorPlanView, SubscriptionView } from '../../../application/billing/views';
+import type { ConnectionView, OperatorInvoiceView, OperatorPlanView, OperatorSubscriptionView, SubscriptionView } from '../../../application/billing/views';
 import { DEFAULT_CURRENCY } from '../../../domain/billing/money';
 import type { ConsoleAccounts } from '../console';
 import { errorResponse, type ErrorResponse } from './errors';
@@ -53,7 +53,8 @@ const planView = (p: OperatorPlanView) => ({
   prices: p.prices.map(priceView),
 });
 
-const subscriptionView = (v: SubscriptionView) => ({
+/** A subscription as the admin API shows it (the Billing page's rows, a user's detail). */
+export const adminSubscriptionView = (v: SubscriptionView) => ({
   id: v.id,
   user_id: v.userId,
   status: v.status,
@@ -64,9 +65,12 @@ const subscriptionView = (v: SubscriptionView) => ({
   created_at: v.createdAt.toISOString(),
 });
 
+const subscriptionRowView = (v: OperatorSubscriptionView) => ({ ...adminSubscriptionView(v), user_email: v.userEmail });
+
 const invoiceView = (v: OperatorInvoiceView) => ({
   id: v.id,
   user_id: v.userId,
+  user_email: v.userEmail,
   subscription_id: v.subscriptionId,
   status: v.status,
   reason: v.reason,
@@ -206,7 +210,7 @@ export function makeAdminBillingRoutes(deps: AdminBillingRouteDeps) {
       if (!p.ok) return p.response;
       const r = await billing.listSubscriptions(p.id, { status: query.status, limit: query.limit });
       if (!r.ok) return notFound(r);
-      return { status: 200, body: { subscriptions: r.value.map(subscriptionView) } };
+      return { status: 200, body: { subscriptions: r.value.map(subscriptionRowView) } };
     },
     listInvoices: async ({ res, params, query }) => {
       const p = await access(res, params.projectId);

@@ -1,7 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import { adminAuditContract, adminUsersContract } from '../../../contract/admin';
-import type { SubscriptionView } from '../../../application/billing/views';
+import { adminSubscriptionView } from './admin-billing.routes';
 import type { StoredAuditEntry } from '../../../domain/audit';
 import type { ConsoleAccount } from '../../../domain/console';
 import type { EndUser } from '../../../domain/user';
@@ -29,17 +29,6 @@ const userView = (u: EndUser) => ({
   email_verified: u.emailVerified,
   disabled: u.disabled,
   created_at: u.createdAt.toISOString(),
-});
-
-const subscriptionView = (v: SubscriptionView) => ({
-  id: v.id,
-  user_id: v.userId,
-  status: v.status,
-  plan: { id: v.plan.id, name: v.plan.name },
-  price: { id: v.price.id, name: v.price.name, amount: v.price.amount, currency: v.price.currency, interval: v.price.interval },
-  current_period_end: v.currentPeriodEnd.toISOString(),
-  cancel_at_period_end: v.cancelAtPeriodEnd,
-  created_at: v.createdAt.toISOString(),
 });
 
 const auditView = (e: StoredAuditEntry) => ({
@@ -101,7 +90,7 @@ export function makeAdminUserRoutes(deps: AdminUserRouteDeps) {
             ip: x.ip,
             user_agent: x.userAgent,
           })),
-          subscription: d.subscription ? subscriptionView(d.subscription) : null,
+          subscription: d.subscription ? adminSubscriptionView(d.subscription) : null,
         },
       };
     },

@@ -9,7 +9,7 @@ import {
 } from '../../../../contract/admin';
 import { formatMoney, isCurrency, parseMajorAmount } from '../../../../domain/billing/money';
 import { api, errorMessage, UNREACHABLE } from '../api';
-import { ErrorNote, Loading, PageTitle, ProjectNav, when, TableBox } from '../ui';
+import { ErrorNote, Link, Loading, PageTitle, ProjectNav, when, TableBox } from '../ui';
 
 type Ok<T> = Extract<Awaited<T>, { status: 200; body: unknown }>['body'];
 type Connection = NonNullable<Ok<ReturnType<typeof api.billing.get>>['connection']>;
@@ -505,7 +505,7 @@ function Records(props: { projectId: string }) {
             {subs.map((s) => (
               <tr key={s.id}>
                 <td>
-                  <code>{s.user_id}</code>
+                  <UserLink projectId={props.projectId} id={s.user_id} email={s.user_email} />
                 </td>
                 <td>{s.plan.name}</td>
                 <td>
@@ -539,7 +539,7 @@ function Records(props: { projectId: string }) {
               <tr key={i.id}>
                 <td>{when(i.created_at)}</td>
                 <td>
-                  <code>{i.user_id}</code>
+                  <UserLink projectId={props.projectId} id={i.user_id} email={i.user_email} />
                 </td>
                 <td>{i.status}</td>
                 <td>{invoiceReason(i.reason)}</td>
@@ -578,5 +578,14 @@ function Records(props: { projectId: string }) {
         </TableBox>
       ) : null}
     </>
+  );
+}
+
+/** A row's user: the email (the id when the user has none), linking to the user's page. */
+function UserLink(props: { projectId: string; id: string; email: string | null }) {
+  return (
+    <Link to={`/projects/${props.projectId}/users/${props.id}`}>
+      {props.email ?? <code>{props.id}</code>}
+    </Link>
   );
 }
