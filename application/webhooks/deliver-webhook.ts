@@ -7,7 +7,7 @@ import type { FinishedAttempt, OpenedAttempt } from './webhook.store';
 /** A failed attempt: thrown so that the job layer schedules the next one on the webhook schedule. */
 export class DeliveryAttemptFailed extends Error {}
 
-type DeliverDeps = Pick<WebhookDeps, 'endpoints' | 'deliveries' | 'signer' | 'transport' | 'clock' | 'logger' | 'settings'>;
+type DeliverDeps = Pick<WebhookDeps, 'endpoints' | 'deliveries' | 'signer' | 'transport' | 'clock' | 'logger' | 'settings' | 'notifyDisabled'>;
 
 /** How one attempt ended, before it is recorded. */
 interface Ended {
@@ -33,7 +33,7 @@ interface Ended {
  *   ends. 410: the endpoint is disabled and the delivery fails for good. Anything else (another
  *   status, a timeout, a reset, a refused address) fails the attempt, and the outbox retries on
  *   the schedule; after the last attempt the delivery is failed. An endpoint failing for 5 days
- *   without a success is disabled.
+ *   without a success is disabled. Whoever disables an endpoint mails the project's owners.
  *
  * Two statements for the whole batch: one records the start of every attempt and reads the
  * deliveries, their endpoints and secrets; the requests go out side by side; one records every end
@@ -61,6 +61,7 @@ export function makeDeliverWebhooks(deps: DeliverDeps) {
         disabled.add(endpoint.id);
         if (await deps.endpoints.disable(endpoint.id, DISABLED_GONE, now)) {
           deps.logger.warn({ projectId: endpoint.projectId, endpointId: endpoint.id, url: endpoint.url }, 'webhook endpoint disabled: it answered 410 Gone');
+          await deps.notifyDisabled?.(endpoint, DISABLED_GONE, now);
         }
         continue;
       }
@@ -72,6 +73,7 @@ export function makeDeliverWebhooks(deps: DeliverDeps) {
             { projectId: endpoint.projectId, endpointId: endpoint.id, url: endpoint.url, failingSince: since },
             'webhook endpoint disabled: failing for 5 days without a successful delivery',
           );
+          await deps.notifyDisabled?.(endpoint, DISABLED_FAILING, now);
         }
       }
     }

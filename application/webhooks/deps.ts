@@ -5,6 +5,7 @@ import type { Logger } from '../ports/logger';
 import type { Outbox } from '../ports/outbox';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { ProjectStore } from '../projects/project.store';
+import type { NotifyEndpointDisabled } from './endpoint-disabled-mail';
 import type { SigningSecrets, WebhookAttempt, WebhookDelivery, WebhookDeliveryStore, WebhookEndpoint, WebhookEndpointStore } from './webhook.store';
 import type { WebhookResponse, WebhookSettings, WebhookSigner, WebhookTransport } from './ports';
 
@@ -21,6 +22,8 @@ export interface WebhookDeps {
   crypto: Pick<TokenCrypto, 'uuid' | 'randomToken'>;
   logger: Logger;
   settings: WebhookSettings;
+  /** Mails the project's owners when an endpoint is disabled; null where no mail can be sent. */
+  notifyDisabled: NotifyEndpointDisabled | null;
 }
 
 /** An endpoint as operators see it (never its secret). */

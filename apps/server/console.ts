@@ -16,14 +16,17 @@ import { makeCreateProject } from '../../application/projects/create-project';
 import { makeAcceptConsoleInvitation } from '../../application/console/accept-console-invitation';
 import { makeInviteConsoleMember } from '../../application/console/invite-console-member';
 import { CONSOLE_INVITATION_TOPIC, makeDeliverConsoleInvitation } from '../../application/console/invitation-mail';
+import { ENDPOINT_DISABLED_TOPIC, makeDeliverEndpointDisabledMail } from '../../application/webhooks/endpoint-disabled-mail';
 import { makeIssueAccountSignInLink } from '../../application/console/issue-account-sign-in-link';
 import { makeListConsoleAccounts } from '../../application/console/list-console-accounts';
 import { makeListConsoleMembers } from '../../application/console/list-console-members';
 import { makeRemoveConsoleMember } from '../../application/console/remove-console-member';
 import { makeRevokeConsoleInvitation } from '../../application/console/revoke-console-invitation';
 import type { MailTransport } from '../../application/email/email-message';
+import type { Logger } from '../../application/ports/logger';
 import { handleTopic } from '../../application/ports/outbox';
 import { ConsoleInvitationMailRenderer } from '../../infrastructure/mail/console-invitation-renderer';
+import { EndpointDisabledMailRenderer } from '../../infrastructure/mail/endpoint-disabled-renderer';
 import type { JobsFeature } from './features/types';
 import { PostgresConsoleStore } from '../../infrastructure/persistence/postgres-console.store';
 import type { Core } from './core';
@@ -104,14 +107,26 @@ export function buildConsoleAccounts(core: Core) {
 
 export type ConsoleAccounts = ReturnType<typeof buildConsoleAccounts>;
 
-/** Sends the console's invitation mail the outbox holds, through the deployment's mail transport. */
-export function consoleJobs(transport: MailTransport | null): JobsFeature {
+/**
+ * Sends the mail to console accounts the outbox holds, through the deployment's mail transport:
+ * invitations, and the notice that a project's webhook endpoint was disabled (dropped with a
+ * warning where no mail can be sent: nobody could receive it, and a retry would not change that).
+ */
+export function consoleJobs(transport: MailTransport | null, logger: Logger): JobsFeature {
   const deliver = transport ? makeDeliverConsoleInvitation({ renderer: new ConsoleInvitationMailRenderer(), transport }) : null;
+  const deliverNotice = transport ? makeDeliverEndpointDisabledMail({ renderer: new EndpointDisabledMailRenderer(), transport }) : null;
   return {
     handlers: [
       handleTopic(CONSOLE_INVITATION_TOPIC, async (mail, { messageId }) => {
         if (!deliver) throw new Error('Email delivery is not configured');
         await deliver(mail, messageId);
+      }),
+      handleTopic(ENDPOINT_DISABLED_TOPIC, async (mail, { messageId }) => {
+        if (!deliverNotice) {
+          logger.warn({ endpointUrl: mail.endpointUrl }, 'webhook endpoint disabled: no notice sent, email delivery is not configured');
+          return;
+        }
+        await deliverNotice(mail, messageId);
       }),
     ],
   };

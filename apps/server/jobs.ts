@@ -33,7 +33,7 @@ export function buildJobs(
   const mailTransport = buildMailTransport(config, core.logger);
   const features: JobsFeature[] = [
     emailJobs(core, mailTransport),
-    consoleJobs(mailTransport),
+    consoleJobs(mailTransport, core.logger),
     wireAudit({ core, config }).jobs,
     mfaJobs(adapters.smsSender !== undefined ? adapters.smsSender : buildSmsSender(config, core.logger, core.clock)),
     oauthJobs(core),

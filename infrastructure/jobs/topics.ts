@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CONSOLE_INVITATION_TOPIC, type ConsoleInvitationMail } from '../../application/console/invitation-mail';
+import { ENDPOINT_DISABLED_TOPIC, type EndpointDisabledMail } from '../../application/webhooks/endpoint-disabled-mail';
 import { EMAIL_KINDS, EMAIL_OUTBOX_TOPIC, type EmailMessage } from '../../application/email/email-message';
 import { PASSWORD_RESET_REQUEST_TOPIC, type PasswordResetRequest } from '../../application/email/request-password-reset';
 import { SMS_OUTBOX_TOPIC, type SmsMessage } from '../../application/mfa/ports';
@@ -73,6 +74,15 @@ export const consoleInvitationMailSchema = z.object({
   expiresInDays: z.number().positive(),
 }) satisfies z.ZodType<ConsoleInvitationMail, z.ZodTypeDef, unknown>;
 
+export const endpointDisabledMailSchema = z.object({
+  to: z.string().min(3),
+  projectName: z.string(),
+  endpointUrl: z.string().min(1),
+  reason: z.string(),
+  disabledAt: z.string().datetime(),
+  consoleUrl: z.string().min(1),
+}) satisfies z.ZodType<EndpointDisabledMail, z.ZodTypeDef, unknown>;
+
 /** Every topic Tollgate's features enqueue. */
 export const TOLLGATE_TOPICS: readonly AnyTopicDefinition[] = [
   topicSchema(EMAIL_OUTBOX_TOPIC, emailMessageSchema),
@@ -80,4 +90,5 @@ export const TOLLGATE_TOPICS: readonly AnyTopicDefinition[] = [
   topicSchema(SMS_OUTBOX_TOPIC, smsMessageSchema),
   topicSchema(WEBHOOK_DELIVERY_TOPIC, webhookDeliverySchema),
   topicSchema(CONSOLE_INVITATION_TOPIC, consoleInvitationMailSchema),
+  topicSchema(ENDPOINT_DISABLED_TOPIC, endpointDisabledMailSchema),
 ];

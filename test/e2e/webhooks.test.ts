@@ -7,6 +7,7 @@ import type { EndUser } from '../../domain/user';
 import { DEMO_CALLBACK_URL } from '../../apps/server/demo-project';
 import { startTestApp, type TestApp } from '../support/app';
 import { TestClock } from '../support/clock';
+import { startTestSmtp, type TestSmtp } from '../support/smtp';
 import { WebhookReceiver, signedBy } from '../support/webhook-receiver';
 
 /**
@@ -108,10 +109,29 @@ describe('project webhooks', { timeout: 120_000 }, () => {
   const clock = new TestClock(Date.UTC(2026, 2, 2, 9));
   let app: TestApp;
   let receiver: WebhookReceiver;
+  let smtp: TestSmtp;
   let ctx: Awaited<ReturnType<typeof setUp>>;
+  /** A console account of the deployment (an operator), or a member of the shop's project. */
+  const consoleAccount = async (email: string, role: 'operator' | 'member') => {
+    const created = await app.inContext(() => app.tollgate.admin.console.createAccount({ email, role, password: 'owner pass 1' }));
+    if (!created.ok) throw new Error(created.error);
+    if (role === 'member') {
+      await app.inContext(() =>
+        app.tollgate.core.db.query('insert into console_memberships (account_id, project_id, created_at) values (?, ?, now())', [created.value.account.id, ctx.project.id]),
+      );
+    }
+  };
+  /** The notice mailed about an endpoint Tollgate disabled. */
+  const expectNotice = (mail: { subject: string; text: string }, url: string, reason: string) => {
+    expect(mail.subject).toBe(`A webhook endpoint of ${ctx.project.name} was disabled`);
+    expect(mail.text).toContain(url);
+    expect(mail.text).toContain(`Why: ${reason}.`);
+    expect(mail.text).toContain(`/dashboard/projects/${ctx.project.id}/webhooks`);
+  };
 
   beforeAll(async () => {
-    app = await startTestApp({ clock, env: { WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) } });
+    smtp = await startTestSmtp();
+    app = await startTestApp({ clock, env: { WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), SMTP_URL: smtp.url } });
     receiver = new WebhookReceiver(() => clock.now().getTime());
     await receiver.start();
     ctx = await setUp(app);
@@ -120,6 +140,7 @@ describe('project webhooks', { timeout: 120_000 }, () => {
   afterAll(async () => {
     await app?.close();
     await receiver?.stop();
+    await smtp?.close();
   });
 
   it('delivers each event type to the endpoints that selected it only, signed by the recipe, with the documented headers', async () => {
@@ -224,7 +245,9 @@ describe('project webhooks', { timeout: 120_000 }, () => {
     ok(await ctx.run(() => ctx.webhooks.deleteEndpoint(ctx.project.id, flaky.endpoint.id)));
   });
 
-  it('gives a delivery up after the tenth attempt, and disables an endpoint failing for 5 days without a success', async () => {
+  it('gives a delivery up after the tenth attempt, and disables an endpoint failing for 5 days without a success; the operators are mailed', async () => {
+    // The project has no console member: the deployment's operators hear of it.
+    await consoleAccount('ops@example.com', 'operator');
     const down = await ctx.endpoint(receiver.url('/down'), ['subscription.created']);
     receiver.route('/down', down.secret, 503);
     const start = clock.now().getTime();
@@ -259,6 +282,7 @@ describe('project webhooks', { timeout: 120_000 }, () => {
     }, 'the endpoint to be disabled');
     endpoint = ok(await ctx.run(() => ctx.webhooks.listEndpoints(ctx.project.id))).find((e) => e.id === down.endpoint.id)!;
     expect(endpoint).toMatchObject({ enabled: false, disabledReason: 'failing for 5 days without a successful delivery' });
+    expectNotice(await smtp.waitFor('ops@example.com'), receiver.url('/down'), 'failing for 5 days without a successful delivery');
     // Its pending delivery is not sent again: its next attempt finds the endpoint disabled.
     const [latest] = await ctx.deliveries(down.endpoint.id);
     await runNextAttempt(app, latest!.id, 1);
@@ -270,13 +294,19 @@ describe('project webhooks', { timeout: 120_000 }, () => {
     ok(await ctx.run(() => ctx.webhooks.deleteEndpoint(ctx.project.id, down.endpoint.id)));
   });
 
-  it('disables an endpoint that answers 410 Gone, and fails its delivery for good', async () => {
+  it('disables an endpoint that answers 410 Gone, and fails its delivery for good; the project\'s members are mailed', async () => {
+    // Now the project has a member: the member is told, the operators are not.
+    await consoleAccount('owner@example.com', 'member');
     const gone = await ctx.endpoint(receiver.url('/gone'), ['subscription.created']);
     receiver.route('/gone', gone.secret, 410);
     ok(await ctx.subscribe(await app.seedUser(ctx.project.id)));
     await waitFor(async () => (await ctx.deliveries(gone.endpoint.id))[0]?.status === 'failed', 'the delivery to fail');
     const endpoint = ok(await ctx.run(() => ctx.webhooks.listEndpoints(ctx.project.id))).find((e) => e.id === gone.endpoint.id)!;
     expect(endpoint).toMatchObject({ enabled: false, disabledReason: 'the endpoint answered 410 Gone' });
+    const notice = await smtp.waitFor('owner@example.com');
+    expectNotice(notice, receiver.url('/gone'), 'the endpoint answered 410 Gone');
+    expect(notice.html).toContain(`<a href="${app.config.publicUrl}/dashboard/projects/${ctx.project.id}/webhooks">`);
+    expect(await smtp.settle('ops@example.com', 300)).toHaveLength(1);
     const [delivery] = await ctx.deliveries(gone.endpoint.id);
     expect(delivery).toMatchObject({ attemptCount: 1, lastStatusCode: 410, nextAttemptAt: null });
     // No retry: the outbox message was settled, nothing is queued.

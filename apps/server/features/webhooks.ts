@@ -10,14 +10,18 @@ import {
   makeRollSecret,
   makeUpdateEndpoint,
 } from '../../../application/webhooks/manage-endpoints';
+import { makeNotifyEndpointDisabled } from '../../../application/webhooks/endpoint-disabled-mail';
 import { WEBHOOK_DELIVERY_TOPIC } from '../../../application/webhooks/ports';
 import { WebhookFanOut } from '../../../application/webhooks/publish-event';
 import { makeSendTest } from '../../../application/webhooks/send-test';
 import type { WebhookUseCases } from '../../../application/webhooks/use-cases';
+import { makeProjectOwners } from '../../../application/console/project-owners';
+import { PostgresConsoleStore } from '../../../infrastructure/persistence/postgres-console.store';
 import { PostgresWebhookDeliveryStore, PostgresWebhookEndpointStore } from '../../../infrastructure/persistence/postgres-webhook.store';
 import { HmacWebhookSigner } from '../../../infrastructure/webhooks/hmac-webhook-signer';
 import { HttpWebhookTransport } from '../../../infrastructure/webhooks/http-webhook-transport';
 import { webhookSettings, type CoreConfig } from '../config';
+import { CONSOLE_PATH } from '../console';
 import type { Core } from '../core';
 import type { JobsFeature } from './types';
 
@@ -44,6 +48,13 @@ function webhookDeps({ core, config }: { core: Core; config: CoreConfig }, trans
     crypto,
     logger,
     settings: webhookSettings(config),
+    notifyDisabled: makeNotifyEndpointDisabled({
+      owners: makeProjectOwners(new PostgresConsoleStore(db)),
+      projects: stores.projects,
+      outbox,
+      logger,
+      consoleUrl: (projectId) => `${config.publicUrl}${CONSOLE_PATH}/projects/${projectId}/webhooks`,
+    }),
   };
 }
 
