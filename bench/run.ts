@@ -732,7 +732,11 @@ class BenchWebhookReceiver {
         round.onFirst = hook;
       },
       done: async (timeoutMs: number) => {
-        await Promise.race([finished, sleep(timeoutMs)]);
+        // The time limit's timer is cleared once the round finishes: a pending one kept the
+        // process alive for up to two minutes after the results were written.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([finished, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+        clearTimeout(timer);
         this.current = null;
         return round;
       },
