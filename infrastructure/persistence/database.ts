@@ -1,9 +1,7 @@
-import { RequestContext } from '@mikro-orm/core';
-import { Migrator } from '@mikro-orm/migrations';
+import { RequestContext, type IMigrator } from '@mikro-orm/core';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { UnitOfWork } from '../../application/ports/unit-of-work';
-import { MIGRATIONS } from './migrations';
 
 export interface DatabaseOptions {
   url: string;
@@ -49,9 +47,9 @@ export class Database implements UnitOfWork {
       },
       clientUrl: options.url,
       entities: [],
-      extensions: [Migrator],
+      // The Migrator and the migrations are loaded by migrator() when first needed: a CLI command
+      // that only reads starts without them (about 0.15 s of module loading).
       migrations: {
-        migrationsList: MIGRATIONS,
         tableName: 'tollgate_migrations',
         transactional: true,
         allOrNothing: true,
@@ -76,8 +74,21 @@ export class Database implements UnitOfWork {
   }
 
   async migrate(): Promise<string[]> {
-    const done = await this.orm.getMigrator().up();
+    const done = await (await this.migrator()).up();
     return done.map((m) => m.name);
+  }
+
+  private migratorLoaded: Promise<IMigrator> | undefined;
+
+  /** MikroORM's Migrator over the committed migrations (infrastructure/persistence/migrations), loaded on first use. */
+  migrator(): Promise<IMigrator> {
+    this.migratorLoaded ??= (async () => {
+      const [{ Migrator }, { MIGRATIONS }] = await Promise.all([import('@mikro-orm/migrations'), import('./migrations')]);
+      this.orm.config.set('migrations', { ...this.orm.config.get('migrations'), migrationsList: MIGRATIONS });
+      Migrator.register(this.orm);
+      return this.orm.getMigrator();
+    })();
+    return this.migratorLoaded;
   }
 
   /** Runs `fn` with its own EntityManager fork (one per request and per job). */

@@ -66,7 +66,7 @@ afterAll(async () => {
 
 describe('the Sessions migration', () => {
   it('makes a session of every refresh-token family issued before it: revoked when its tokens are, last used at its latest refresh', async () => {
-    await db.orm.getMigrator().up({ to: 'Migration20261125000000Webhooks' });
+    await (await db.migrator()).up({ to: 'Migration20261125000000Webhooks' });
     projectId = randomUUID();
     const t0 = new Date('2029-12-01T00:00:00Z');
     await run(() =>
@@ -113,8 +113,8 @@ describe('the Sessions migration', () => {
     const other = await createTestDatabase();
     const released = await Database.open({ url: other.url });
     try {
-      await released.orm.getMigrator().up({ to: 'Migration20261125000000Webhooks' });
-      await released.orm.getMigrator().up({ migrations: ['Migration20261127000000Audit', 'Migration20261129000000Console'] });
+      await (await released.migrator()).up({ to: 'Migration20261125000000Webhooks' });
+      await (await released.migrator()).up({ migrations: ['Migration20261127000000Audit', 'Migration20261129000000Console'] });
       const applied = await released.migrate();
       expect(applied[0]).toBe('Migration20261126000000Sessions');
       expect(applied).not.toContain('Migration20261127000000Audit');

@@ -1,4 +1,4 @@
-import { readFileSync, renameSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,17 +12,22 @@ export const CLI_BUNDLE = path.join(ROOT, 'test-results/cli/tollgate.mjs');
  * dependencies left to node_modules. Each `tollgate` run of the tests then starts in about half the
  * time of `node --import tsx apps/cli/main.ts`, whose loader hooks answer for every module loaded.
  * otplib goes into the bundle: its `otplib/core` import only resolves through tsx's resolver.
- * Built into a file of its own and renamed over the last one, so a test never runs half of one.
+ * Code is split at dynamic imports (the migrations), so what a command does not use is not loaded
+ * (an ES module bundle hoists every external import of the code it inlines to its top).
+ * Built into a folder of its own that then replaces the last one.
  */
 export async function buildCliBundle(): Promise<void> {
   const { build } = await import('esbuild');
   const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
   const packages = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name !== 'otplib');
-  const out = `${CLI_BUNDLE}.${process.pid}.tmp.mjs`;
+  const dir = path.dirname(CLI_BUNDLE);
+  const out = `${dir}.${process.pid}.tmp`;
   await build({
-    entryPoints: [path.join(ROOT, 'apps/cli/main.ts')],
-    outfile: out,
+    entryPoints: { [path.basename(CLI_BUNDLE, '.mjs')]: path.join(ROOT, 'apps/cli/main.ts') },
+    outdir: out,
+    outExtension: { '.js': '.mjs' },
     bundle: true,
+    splitting: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
@@ -31,5 +36,6 @@ export async function buildCliBundle(): Promise<void> {
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     logLevel: 'error',
   });
-  renameSync(out, CLI_BUNDLE);
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(out, dir);
 }
