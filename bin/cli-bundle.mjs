@@ -1,0 +1,90 @@
+// The `tollgate` CLI as one ES module bundle: apps/cli/main.ts and the TypeScript it imports,
+// bundled by esbuild (the transpiler tsx uses too), its npm dependencies left in node_modules.
+// bin/tollgate.mjs runs a fresh bundle instead of loading every module through tsx's loader hooks:
+// a command starts in about half the time. The test run builds one the same way.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** What the CLI is built from: these folders' files, and these files. */
+const SOURCE_DIRS = ['apps/cli', 'apps/server', 'application', 'domain', 'infrastructure', 'contract'];
+const SOURCE_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'bin/cli-bundle.mjs'];
+const STAMP = '.source-stamp';
+export const ENTRY = 'tollgate.mjs';
+
+/**
+ * A SHA-256 over the path, size and modification time of every source file: a change to any of
+ * them (an edit, a checkout, an upgrade) makes the bundle stale. Reading only the file metadata of
+ * a few hundred files costs a few milliseconds.
+ */
+export function sourceStamp(root) {
+  const hash = createHash('sha256');
+  const add = (full) => {
+    const s = statSync(full);
+    hash.update(`${path.relative(root, full)}\0${s.size}\0${s.mtimeMs}\0`);
+  };
+  const visit = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules' && entry.name !== 'dist') visit(full);
+      } else add(full);
+    }
+  };
+  for (const dir of SOURCE_DIRS) visit(path.join(root, dir));
+  for (const file of SOURCE_FILES) if (existsSync(path.join(root, file))) add(path.join(root, file));
+  return hash.digest('hex');
+}
+
+/**
+ * Builds the bundle into `dir` (`dir/tollgate.mjs` and its chunks): built into a folder of its own,
+ * then swapped in. Code is split at dynamic imports (the migrations), so what a command does not use
+ * is not loaded: an ES module bundle hoists every external import of the code it inlines to its top.
+ * otplib goes into the bundle: its `otplib/core` import only resolves through tsx's resolver.
+ */
+export async function buildCliBundle(root, dir, stamp = sourceStamp(root)) {
+  const { build } = await import('esbuild');
+  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const packages = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name !== 'otplib');
+  const out = `${dir}.${process.pid}.tmp`;
+  const old = `${dir}.${process.pid}.old`;
+  try {
+    await build({
+      entryPoints: { [path.basename(ENTRY, '.mjs')]: path.join(root, 'apps/cli/main.ts') },
+      outdir: out,
+      outExtension: { '.js': '.mjs' },
+      bundle: true,
+      splitting: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      external: packages.flatMap((name) => [name, `${name}/*`]),
+      // CommonJS code inside the bundle (otplib) calls require() for Node's own modules.
+      banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+      logLevel: 'error',
+    });
+    writeFileSync(path.join(out, STAMP), stamp);
+    if (existsSync(dir)) renameSync(dir, old);
+    renameSync(out, dir);
+  } catch (e) {
+    // Another process swapped its build in at the same moment: the same sources, so the same bundle.
+    if (!existsSync(path.join(dir, ENTRY))) throw e;
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+    rmSync(old, { recursive: true, force: true });
+  }
+}
+
+/** The bundle's entry in `dir`, built first when it is missing or older than the sources. */
+export async function freshCliBundle(root, dir) {
+  const stamp = sourceStamp(root);
+  const entry = path.join(dir, ENTRY);
+  let built = null;
+  try {
+    built = readFileSync(path.join(dir, STAMP), 'utf8');
+  } catch {
+    // not built yet
+  }
+  if (built !== stamp || !existsSync(entry)) await buildCliBundle(root, dir, stamp);
+  return entry;
+}
