@@ -116,7 +116,8 @@ export interface SubscriptionStore {
    * live subscription (the partial unique index).
    */
   save(subscription: BillingSubscription): Promise<'saved' | 'live_conflict'>;
-  list(projectId: string, filter: { userId?: string; status?: string; limit: number }): Promise<BillingSubscription[]>;
+  /** Newest first; `after`: only those listed after the subscription with this id (the previous page's last). */
+  list(projectId: string, filter: { userId?: string; status?: string; limit: number; after?: string }): Promise<BillingSubscription[]>;
 }
 
 /** Tollgate's record of an invoice: the processor's invoice, owned by a project's user and subscription. */
@@ -138,7 +139,8 @@ export interface InvoiceStore {
   /** Newest first; invoices of the same second in the order they were recorded (a renewal, then its plan change's proration). */
   listForUser(projectId: string, userId: string, limit: number): Promise<BillingInvoice[]>;
   /** The project's invoices in the same order as `listForUser`, optionally only one user's and only of one status. */
-  list(projectId: string, filter: { userId?: string; status?: InvoiceStatus; limit: number }): Promise<BillingInvoice[]>;
+  /** Newest first; `after`: only those listed after the invoice with this id (the previous page's last). */
+  list(projectId: string, filter: { userId?: string; status?: InvoiceStatus; limit: number; after?: string }): Promise<BillingInvoice[]>;
 }
 
 /** A project event as recorded (delivery to project endpoints reads these). */

@@ -39,7 +39,8 @@ export type BillingErrorCode =
   | 'checkout_not_open'
   | 'invalid_sandbox_days'
   | 'invalid_promotion_code'
-  | 'invalid_percent_off';
+  | 'invalid_percent_off'
+  | 'invalid_cursor';
 
 /** The refusal for a processor failure (a decline, a refusal, an outage). */
 export function processorError(

@@ -1,5 +1,6 @@
 import type { BillingEventType } from '../../domain/billing/events';
 import type { InvoiceStatus } from '../../domain/billing/invoice';
+import { isUuid } from '../../domain/ids';
 import type { BillingEvent } from './billing.store';
 import { type BillingDeps, catalogNames, operatorInvoiceView, subscriptionView } from './deps';
 import { type BillingOutcome, refuse } from './errors';
@@ -9,32 +10,76 @@ const MAX_LIMIT = 500;
 const limitOf = (limit: number | undefined, fallback: number) =>
   limit === undefined || !Number.isInteger(limit) || limit < 1 ? fallback : Math.min(limit, MAX_LIMIT);
 
-/** `tollgate subscription list`: a project's subscriptions, newest first, by user and state, each with the user's email. */
+/** Which rows of a list: one user's, `limit` of them (50 by default, at most 500), after the previous page's `cursor`. */
+export interface ListFilter {
+  userId?: string;
+  limit?: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+/** A page of a list, newest first, and the cursor of the next (older) page: null on the last one. */
+export interface RecordPage<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/**
+ * One page of rows read with `read(limit + 1, after)`: the extra row only says whether a next page
+ * exists. The cursor is the id of the page's last row (the store finds its place in the order); a
+ * cursor that is not an id is `invalid_cursor`.
+ */
+async function page<R extends { id: string }, T>(
+  filter: ListFilter,
+  read: (limit: number, after: string | undefined) => Promise<R[]>,
+  view: (rows: R[]) => Promise<T[]>,
+): Promise<BillingOutcome<RecordPage<T>>> {
+  if (filter.cursor !== undefined && !isUuid(filter.cursor)) return refuse('invalid_cursor');
+  const limit = limitOf(filter.limit, 50);
+  const rows = await read(limit + 1, filter.cursor);
+  const shown = rows.slice(0, limit);
+  return { ok: true, value: { items: await view(shown), nextCursor: rows.length > limit ? shown[shown.length - 1]!.id : null } };
+}
+
+/**
+ * `tollgate subscription list` and the console's Subscriptions: a project's subscriptions, newest
+ * first, by user and state, a page at a time, each with the user's email.
+ */
 export function makeListSubscriptions(deps: Pick<BillingDeps, 'subscriptions' | 'catalog' | 'projects' | 'directory'>) {
   return async function listSubscriptions(
     projectId: string,
-    filter: { userId?: string; status?: string; limit?: number },
-  ): Promise<BillingOutcome<OperatorSubscriptionView[]>> {
+    filter: ListFilter & { status?: string },
+  ): Promise<BillingOutcome<RecordPage<OperatorSubscriptionView>>> {
     if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
-    const rows = await deps.subscriptions.list(projectId, { userId: filter.userId, status: filter.status, limit: limitOf(filter.limit, 50) });
-    const [names, emails] = await Promise.all([catalogNames(deps.catalog, projectId), deps.directory.emails(projectId, rows.map((s) => s.userId))]);
-    return { ok: true, value: rows.map((s) => ({ ...subscriptionView(s, names), userEmail: emails.get(s.userId) ?? null })) };
+    return page(
+      filter,
+      (limit, after) => deps.subscriptions.list(projectId, { userId: filter.userId, status: filter.status, limit, ...(after ? { after } : {}) }),
+      async (rows) => {
+        const [names, emails] = await Promise.all([catalogNames(deps.catalog, projectId), deps.directory.emails(projectId, rows.map((s) => s.userId))]);
+        return rows.map((s) => ({ ...subscriptionView(s, names), userEmail: emails.get(s.userId) ?? null }));
+      },
+    );
   };
 }
 
 /**
  * `tollgate invoice list` and the console's Invoices: a project's invoices, newest first, by user
- * and status (50 by default, at most 500), each with the user it bills and the user's email.
+ * and status, a page at a time, each with the user it bills and the user's email.
  */
 export function makeListProjectInvoices(deps: Pick<BillingDeps, 'invoices' | 'projects' | 'directory'>) {
   return async function listProjectInvoices(
     projectId: string,
-    filter: { userId?: string; status?: InvoiceStatus; limit?: number },
-  ): Promise<BillingOutcome<OperatorInvoiceView[]>> {
+    filter: ListFilter & { status?: InvoiceStatus },
+  ): Promise<BillingOutcome<RecordPage<OperatorInvoiceView>>> {
     if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
-    const rows = await deps.invoices.list(projectId, { userId: filter.userId, status: filter.status, limit: limitOf(filter.limit, 50) });
-    const emails = await deps.directory.emails(projectId, rows.map((i) => i.userId));
-    return { ok: true, value: rows.map((i) => operatorInvoiceView(i, emails.get(i.userId) ?? null)) };
+    return page(
+      filter,
+      (limit, after) => deps.invoices.list(projectId, { userId: filter.userId, status: filter.status, limit, ...(after ? { after } : {}) }),
+      async (rows) => {
+        const emails = await deps.directory.emails(projectId, rows.map((i) => i.userId));
+        return rows.map((i) => operatorInvoiceView(i, emails.get(i.userId) ?? null));
+      },
+    );
   };
 }
 

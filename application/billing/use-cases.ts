@@ -5,6 +5,7 @@ import type { Project } from '../../domain/project';
 import type { EndUser } from '../../domain/user';
 import type { RequestOrigin } from '../ports/request-origin';
 import type { BillingEvent } from './billing.store';
+import type { ListFilter, RecordPage } from './list-records';
 import type { BillingErrorCode, BillingOutcome } from './errors';
 import type {
   ChangePreviewView,
@@ -59,15 +60,10 @@ export interface OperatorUseCases {
   reorderPlans(projectId: string, plans: readonly string[]): Promise<BillingOutcome<OperatorPlanView[]>>;
   createPrice(projectId: string, plan: string, input: PriceInput): Promise<BillingOutcome<OperatorPlanView['prices'][number]>>;
   archivePrice(projectId: string, priceId: string): Promise<BillingOutcome<OperatorPlanView['prices'][number]>>;
-  listSubscriptions(
-    projectId: string,
-    filter: { userId?: string; status?: string; limit?: number },
-  ): Promise<BillingOutcome<OperatorSubscriptionView[]>>;
-  /** Every user's invoices of the project, newest first (50 by default, at most 500). */
-  listProjectInvoices(
-    projectId: string,
-    filter: { userId?: string; status?: InvoiceStatus; limit?: number },
-  ): Promise<BillingOutcome<OperatorInvoiceView[]>>;
+  /** The project's subscriptions, newest first, a page at a time (50 by default, at most 500). */
+  listSubscriptions(projectId: string, filter: ListFilter & { status?: string }): Promise<BillingOutcome<RecordPage<OperatorSubscriptionView>>>;
+  /** Every user's invoices of the project, newest first, a page at a time (50 by default, at most 500). */
+  listProjectInvoices(projectId: string, filter: ListFilter & { status?: InvoiceStatus }): Promise<BillingOutcome<RecordPage<OperatorInvoiceView>>>;
   listEvents(projectId: string, filter: { type?: BillingEventType; limit?: number }): Promise<BillingOutcome<BillingEvent[]>>;
   /** Moves the project's sandbox clock and applies what falls due (renewals, trial ends, ...). */
   advanceSandbox(projectId: string, days: number): Promise<BillingOutcome<{ now: Date; changed: number }>>;

@@ -233,6 +233,10 @@ const isInvoiceStatus = (s: string): s is InvoiceStatus => (INVOICE_STATUSES as 
 /** The use cases list at most 500 records. */
 const listLimit = (options: Options) => options.int('limit', 1, 500);
 
+/** The next page of a list, as `user list` and `audit list` page. */
+const CURSOR_OPTION = { arity: 1, placeholder: '<cursor>', description: 'the next page: the cursor the previous page printed' } as const;
+const more = (what: string, nextCursor: string | null) => (nextCursor ? `\n\nMore ${what}: add --cursor ${nextCursor}` : '');
+
 // ---------------------------------------------------------------------------------------------
 // Commands
 
@@ -558,6 +562,7 @@ export const BILLING_COMMANDS: Command[] = [
         description: `only this status: ${[...SUBSCRIPTION_STATUSES, 'pending_cancellation'].join(', ')}`,
       },
       limit: { arity: 1, placeholder: '<n>', description: 'at most n subscriptions (1 to 500, default 50)' },
+      cursor: CURSOR_OPTION,
     },
     plan({ args, options }) {
       const userId = options.string('user');
@@ -565,14 +570,16 @@ export const BILLING_COMMANDS: Command[] = [
       const statuses: readonly string[] = [...SUBSCRIPTION_STATUSES, 'pending_cancellation'];
       if (status !== undefined && !statuses.includes(status)) options.fail(`--status must be one of ${statuses.join(', ')}, got "${status}".`);
       const limit = listLimit(options) ?? 50;
+      const cursor = options.string('cursor');
       const projectId = args.projectId!;
       return async (_admin, billing) => {
-        const filter = { ...(userId !== undefined ? { userId } : {}), ...(status !== undefined ? { status } : {}), limit };
-        const subscriptions = unwrap(await billing.listSubscriptions(projectId, filter), { projectId, userId });
+        const filter = { ...(userId !== undefined ? { userId } : {}), ...(status !== undefined ? { status } : {}), limit, ...(cursor !== undefined ? { cursor } : {}) };
+        const page = unwrap(await billing.listSubscriptions(projectId, filter), { projectId, userId });
+        const subscriptions = page.items;
         const text = subscriptions.length
-          ? table(['ID', 'USER', 'EMAIL', 'STATUS', 'PLAN', 'PRICE', 'PERIOD END', 'PROCESSOR'], subscriptionRows(subscriptions))
-          : `No subscriptions${status ? ` with status ${status}` : ''}${userId ? ` for user ${userId}` : ''} in project ${projectId}.`;
-        return { json: { projectId, subscriptions }, text };
+          ? table(['ID', 'USER', 'EMAIL', 'STATUS', 'PLAN', 'PRICE', 'PERIOD END', 'PROCESSOR'], subscriptionRows(subscriptions)) + more('subscriptions', page.nextCursor)
+          : `No subscriptions${status ? ` with status ${status}` : ''}${userId ? ` for user ${userId}` : ''} in project ${projectId}${cursor ? ' after this cursor' : ''}.`;
+        return { json: { projectId, subscriptions, nextCursor: page.nextCursor }, text };
       };
     },
   },
@@ -584,6 +591,7 @@ export const BILLING_COMMANDS: Command[] = [
       user: { arity: 1, placeholder: '<userId>', description: "only this end user's invoices" },
       status: { arity: 1, placeholder: '<status>', description: `only this status: ${INVOICE_STATUSES.join(', ')}` },
       limit: { arity: 1, placeholder: '<n>', description: 'at most n invoices (1 to 500, default 50)' },
+      cursor: CURSOR_OPTION,
     },
     plan({ args, options }) {
       const projectId = args.projectId!;
@@ -591,13 +599,20 @@ export const BILLING_COMMANDS: Command[] = [
       const status = options.string('status');
       if (status !== undefined && !isInvoiceStatus(status)) options.fail(`--status must be one of ${INVOICE_STATUSES.join(', ')}, got "${status}".`);
       const limit = listLimit(options) ?? 50;
+      const cursor = options.string('cursor');
       return async (_admin, billing) => {
-        const filter = { ...(userId !== undefined ? { userId } : {}), ...(status !== undefined && isInvoiceStatus(status) ? { status } : {}), limit };
-        const invoices = unwrap(await billing.listProjectInvoices(projectId, filter), { projectId, userId });
+        const filter = {
+          ...(userId !== undefined ? { userId } : {}),
+          ...(status !== undefined && isInvoiceStatus(status) ? { status } : {}),
+          limit,
+          ...(cursor !== undefined ? { cursor } : {}),
+        };
+        const page = unwrap(await billing.listProjectInvoices(projectId, filter), { projectId, userId });
+        const invoices = page.items;
         const text = invoices.length
-          ? table(['CREATED', 'USER', 'EMAIL', 'STATUS', 'REASON', 'TOTAL', 'PERIOD', 'ID'], invoiceRows(invoices))
-          : `No invoices${status ? ` with status ${status}` : ''}${userId ? ` for user ${userId}` : ''} in project ${projectId}.`;
-        return { json: { projectId, invoices }, text };
+          ? table(['CREATED', 'USER', 'EMAIL', 'STATUS', 'REASON', 'TOTAL', 'PERIOD', 'ID'], invoiceRows(invoices)) + more('invoices', page.nextCursor)
+          : `No invoices${status ? ` with status ${status}` : ''}${userId ? ` for user ${userId}` : ''} in project ${projectId}${cursor ? ' after this cursor' : ''}.`;
+        return { json: { projectId, invoices, nextCursor: page.nextCursor }, text };
       };
     },
   },

@@ -28,7 +28,15 @@ export const ADMIN_BILLING_REFUSALS = {
   createPrice: ['plan_not_found', 'invalid_price_name', 'invalid_amount', 'invalid_currency', 'invalid_interval', ...PUSH],
   archivePrice: ['price_not_found', ...PUSH],
   advanceSandbox: ['billing_not_connected', 'sandbox_unavailable', 'invalid_sandbox_days'],
+  list: ['invalid_cursor'],
 } as const;
+
+/** `limit` and `cursor` of a paged list: the page after the previous one's `next_cursor`. */
+const pageQuery = {
+  limit: z.coerce.number().int().min(1).max(500).optional().describe('Rows per page (50 by default)'),
+  cursor: z.string().max(100).optional().describe('next_cursor of the previous page'),
+};
+const NextCursor = z.string().nullable().describe('Pass as cursor for the next (older) page; null on the last page');
 
 const projectParams = z.object({ projectId: z.string().max(100).describe('The project id') });
 const planParams = projectParams.extend({ planId: z.string().min(1).max(100).describe('The plan id') });
@@ -265,11 +273,11 @@ export const adminBillingContract = c.router({
     headers: consoleHeaders,
     query: z.object({
       status: z.string().max(40).optional(),
-      limit: z.coerce.number().int().min(1).max(500).optional(),
+      ...pageQuery,
     }),
-    responses: { 200: z.object({ subscriptions: z.array(AdminSubscriptionRowSchema) }), ...errors(...GET) },
+    responses: { 200: z.object({ subscriptions: z.array(AdminSubscriptionRowSchema), next_cursor: NextCursor }), ...errors(...GET, ...ADMIN_BILLING_REFUSALS.list) },
     metadata: meta({ auth: 'console' }),
-    summary: "The project's subscriptions, newest first (50 by default)",
+    summary: "The project's subscriptions, newest first, a page at a time (50 by default)",
   },
   listInvoices: {
     method: 'GET',
@@ -279,11 +287,11 @@ export const adminBillingContract = c.router({
     query: z.object({
       user: z.string().max(100).optional().describe("Only this end user's invoices (a user id)"),
       status: z.enum(INVOICE_STATUS_NAMES).optional(),
-      limit: z.coerce.number().int().min(1).max(500).optional(),
+      ...pageQuery,
     }),
-    responses: { 200: z.object({ invoices: z.array(AdminInvoiceSchema) }), ...errors(...GET) },
+    responses: { 200: z.object({ invoices: z.array(AdminInvoiceSchema), next_cursor: NextCursor }), ...errors(...GET, ...ADMIN_BILLING_REFUSALS.list) },
     metadata: meta({ auth: 'console' }),
-    summary: "The project's invoices of every user, newest first (50 by default)",
+    summary: "The project's invoices of every user, newest first, a page at a time (50 by default)",
   },
   listEvents: {
     method: 'GET',

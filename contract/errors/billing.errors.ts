@@ -53,6 +53,7 @@ export const billingErrors = {
   checkout_not_found: { status: 404, message: 'Checkout not found' },
   checkout_not_open: { status: 409, message: 'This checkout is already completed or expired' },
   // Sandbox controls
+  invalid_cursor: { status: 400, message: 'Invalid cursor: pass the next_cursor of the previous page' },
   invalid_sandbox_days: { status: 400, message: 'Invalid days: a number of days above 0 and at most 3660 (fractions allowed: 0.5 is 12 hours)' },
   invalid_promotion_code: { status: 400, message: 'Invalid promotion code: 1 to 50 letters, digits, - or _' },
   invalid_percent_off: { status: 400, message: 'Invalid percent off: a whole number from 1 to 100' },

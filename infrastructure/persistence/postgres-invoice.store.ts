@@ -114,8 +114,12 @@ export class PostgresInvoiceStore implements InvoiceStore {
     return rows.map(toInvoice);
   }
 
-  /** Newest first, as `listForUser`; read in order from billing_invoices_project_idx (or the user index with a user). */
-  async list(projectId: string, filter: { userId?: string; status?: InvoiceStatus; limit: number }): Promise<BillingInvoice[]> {
+  /**
+   * Newest first, as `listForUser`; read in order from billing_invoices_project_idx (or the user
+   * index with a user). `after` (an invoice id): the page after that invoice, by its place in this
+   * order; an id of no invoice of the project gives an empty page.
+   */
+  async list(projectId: string, filter: { userId?: string; status?: InvoiceStatus; limit: number; after?: string }): Promise<BillingInvoice[]> {
     if (!isUuid(projectId)) return [];
     const where = ['project_id = ?'];
     const params: unknown[] = [projectId];
@@ -127,6 +131,11 @@ export class PostgresInvoiceStore implements InvoiceStore {
     if (filter.status !== undefined) {
       where.push('status = ?');
       params.push(filter.status);
+    }
+    if (filter.after !== undefined) {
+      if (!isUuid(filter.after)) return [];
+      where.push('(created_at, seq) < (select created_at, seq from billing_invoices where id = ? and project_id = ?)');
+      params.push(filter.after, projectId);
     }
     params.push(Math.max(0, Math.floor(filter.limit)));
     const rows = await this.db.query(

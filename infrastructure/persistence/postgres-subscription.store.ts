@@ -165,7 +165,8 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
    * end on an active, trialing or past-due subscription (the state `subscriptionState` shows). Any
    * other status filters by the stored status as is.
    */
-  async list(projectId: string, filter: { userId?: string; status?: string; limit: number }): Promise<BillingSubscription[]> {
+  /** Newest first; `after` (a subscription id): the page after it, by its place in this order (an unknown id: an empty page). */
+  async list(projectId: string, filter: { userId?: string; status?: string; limit: number; after?: string }): Promise<BillingSubscription[]> {
     if (!isUuid(projectId)) return [];
     const where = ['project_id = ?'];
     const params: unknown[] = [projectId];
@@ -179,6 +180,11 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
     } else if (filter.status !== undefined) {
       where.push('status = ?');
       params.push(filter.status);
+    }
+    if (filter.after !== undefined) {
+      if (!isUuid(filter.after)) return [];
+      where.push('(created_at, id) < (select created_at, id from billing_subscriptions where id = ? and project_id = ?)');
+      params.push(filter.after, projectId);
     }
     params.push(Math.max(0, Math.floor(filter.limit)));
     const rows = await this.db.query(

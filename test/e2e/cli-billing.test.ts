@@ -350,6 +350,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     expect(all.code).toBe(0);
     expect(all.json).toEqual({
       projectId: shop.id,
+      nextCursor: null,
       subscriptions: [
         {
           id: subscribed.value.id, userId: ada.id, userEmail: ada.email, status: 'active',
@@ -450,7 +451,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     expect(all!.code).toBe(0);
     const subscriptions = await inContext(() => billing.listSubscriptions(shop.id, { userId: ada.id }));
     if (!subscriptions.ok) throw new Error(subscriptions.error);
-    const [subscription] = subscriptions.value;
+    const [subscription] = subscriptions.value.items;
     const invoice = (reason: string) => ({
       id: expect.any(String), userId: ada.id, userEmail: ada.email, subscriptionId: subscription!.id, status: 'paid', reason, currency: 'usd',
       subtotal: 1000, amountDue: 1000, amountPaid: 1000,
@@ -459,14 +460,25 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
       processor: 'sandbox', processorInvoiceId: expect.stringMatching(/^in_/),
     });
     const listed = parseJson(all!);
-    expect(listed).toEqual({ projectId: shop.id, invoices: [invoice('subscription_cycle'), invoice('subscription_create')] });
+    expect(listed).toEqual({ projectId: shop.id, invoices: [invoice('subscription_cycle'), invoice('subscription_create')], nextCursor: null });
     expect(Date.parse(listed.invoices[0].createdAt)).toBeGreaterThan(Date.parse(listed.invoices[1].createdAt));
-    expect(parseJson(limited!).invoices).toEqual([listed.invoices[0]]);
+    expect(parseJson(limited!)).toMatchObject({ invoices: [listed.invoices[0]], nextCursor: listed.invoices[0].id });
     expect(parseJson(adas!).invoices).toEqual(listed.invoices);
     expect([parseJson(bobs!).invoices, parseJson(open!).invoices]).toEqual([[], []]);
     expect(text!.stdout).toMatch(/CREATED\s+USER\s+EMAIL\s+STATUS\s+REASON\s+TOTAL\s+PERIOD\s+ID/);
     expect(text!.stdout).toMatch(new RegExp(`${ada.id}\\s+${ada.email!.replace(/[.+]/g, '\\$&')}\\s+paid\\s+subscription_cycle\\s+\\$10\\.00\\s+\\S+ – \\S+\\s+${listed.invoices[0].id}`));
     expect(none!.stdout.trim()).toBe(`No invoices for user ${bob.id} in project ${shop.id}.`);
+
+    // The next page, from the cursor the first page printed.
+    const [second, secondText, badCursor] = await batch([
+      ['invoice', 'list', shop.id, '--limit', '1', '--cursor', listed.invoices[0].id, '--json'],
+      ['invoice', 'list', shop.id, '--limit', '1'],
+      ['invoice', 'list', shop.id, '--cursor', 'page-2', '--json'],
+    ]);
+    expect(parseJson(second!)).toMatchObject({ invoices: [listed.invoices[1]], nextCursor: null });
+    expect(secondText!.stdout.trim().split('\n').at(-1)).toBe(`More invoices: add --cursor ${listed.invoices[0].id}`);
+    expect(badCursor!.code).toBe(1);
+    expect(parseJson(badCursor!)).toMatchObject({ error: 'Invalid cursor: pass the next_cursor of the previous page.', code: 'invalid_cursor' });
 
     const bad = await batch([
       ['invoice', 'list', shop.id, '--status', 'refunded', '--json'],

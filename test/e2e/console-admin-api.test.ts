@@ -105,7 +105,7 @@ describe('billing', () => {
     const listed = await json(await call(plans, { session: op }), 200);
     expect(listed.plans[0].prices).toEqual([expect.objectContaining({ id: price.id, active: false })]);
 
-    expect(await json(await call(`/api/admin/projects/${projectId}/subscriptions`, { session: op }), 200)).toEqual({ subscriptions: [] });
+    expect(await json(await call(`/api/admin/projects/${projectId}/subscriptions`, { session: op }), 200)).toEqual({ subscriptions: [], next_cursor: null });
     expect(await json(await call(`/api/admin/projects/${projectId}/billing/events?type=invoice.paid`, { session: op }), 200)).toEqual({ events: [] });
     const advanced = await json(await call(`/api/admin/projects/${projectId}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 31 } }), 200);
     expect(advanced.changed).toBe(0);
@@ -173,6 +173,21 @@ describe('billing', () => {
     expect(await invoicesOf(`?status=paid&limit=500`)).toEqual(all);
     // Paging by limit, as the other lists: the newest n.
     expect(await invoicesOf('?limit=1')).toEqual(all.slice(0, 1));
+    // Page by page: each page's next_cursor leads to the next; the last page's is null.
+    const pageOf = async (path: string) => json(await call(`${base}${path}`, { session: op }), 200);
+    const first3 = await pageOf('/billing/invoices?limit=3');
+    expect(first3).toEqual({ invoices: all.slice(0, 3), next_cursor: all[2].id });
+    expect(await pageOf(`/billing/invoices?limit=3&cursor=${first3.next_cursor}`)).toEqual({ invoices: all.slice(3), next_cursor: null });
+    expect(await pageOf(`/billing/invoices?limit=4`)).toMatchObject({ next_cursor: null });
+    const subsPage = await pageOf('/subscriptions?limit=1');
+    expect(subsPage.subscriptions).toHaveLength(1);
+    const subsNext = await pageOf(`/subscriptions?limit=1&cursor=${subsPage.next_cursor}`);
+    expect(subsNext.subscriptions.map((x: { id: string }) => x.id)).not.toContain(subsPage.subscriptions[0].id);
+    expect([...subsPage.subscriptions, ...subsNext.subscriptions].map((x: { user_id: string }) => x.user_id).sort()).toEqual([ada.userId, bob.userId].sort());
+    expect(subsNext.next_cursor).toBeNull();
+    for (const path of ['/billing/invoices?cursor=page-2', '/subscriptions?cursor=page-2']) {
+      expect(await json(await call(`${base}${path}`, { session: op }), 400)).toEqual({ error: 'Invalid cursor: pass the next_cursor of the previous page', code: 'invalid_cursor' });
+    }
     expect(await invoicesOf(`?user=${ada.userId}&limit=1`)).toEqual([all.find((i: { user_id: string }) => i.user_id === ada.userId)]);
     // A user id of nobody, or not an id at all, has no invoices; an invoice of this project never shows in another.
     expect(await invoicesOf('?user=00000000-0000-4000-8000-000000000000')).toEqual([]);

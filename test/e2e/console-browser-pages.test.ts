@@ -121,6 +121,27 @@ it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; pl
   await page.getByRole('table', { name: 'Subscriptions' }).getByRole('link', { name: 'payer@example.com' }).click();
   await see(page.getByRole('heading', { name: 'payer@example.com' })).toBeVisible();
   expect(new URL(page.url()).pathname).toBe(`/dashboard/projects/${projectId}/users/${user.id}`);
+
+  // Fifty more subscribers: the lists show 50, and "Load more" the rest (here the test clock gives
+  // them all one time, so which 50 come first is the tie-break's: every user shows once in all).
+  await t.inContext(async () => {
+    const project = (await t.tollgate.admin.getProject(projectId))!;
+    for (let i = 0; i < 50; i++) {
+      const payer = await t.seedUser(projectId, { email: `payer-${i}@example.com` });
+      const done = await t.tollgate.billing.subscribe({ project, user: payer }, { priceId: plans.value[1]!.prices[0]!.id, paymentMethodId: 'pm_card_visa', requestKey: `page-${i}` });
+      if (!done.ok) throw new Error(done.error);
+    }
+  });
+  await open(`/projects/${projectId}/billing`, 'Billing');
+  for (const what of ['Subscriptions', 'Invoices'] as const) {
+    const rows = page.getByRole('table', { name: what }).locator('tbody tr');
+    await see(rows).toHaveCount(50);
+    await page.getByRole('button', { name: `Load more ${what.toLowerCase()}` }).click();
+    await see(rows).toHaveCount(51);
+    const users = await rows.getByRole('link').allTextContents();
+    expect(new Set(users)).toEqual(new Set(['payer@example.com', ...Array.from({ length: 50 }, (_, i) => `payer-${i}@example.com`)]));
+    await see(page.getByRole('button', { name: `Load more ${what.toLowerCase()}` })).toHaveCount(0);
+  }
   expect(cspErrors).toEqual([]);
 });
 

@@ -337,7 +337,7 @@ describe('billing use cases against the Stripe-shaped server', () => {
       await fake.webhooks.settled();
       expect(stripeSubscriptions(p.keys)).toEqual([]);
       expect(ok(await run(() => billing.currentSubscription(p.actor(user))))).toBeNull();
-      expect(ok(await run(() => billing.listSubscriptions(p.project.id, { userId: user.id })))).toEqual([]);
+      expect(ok(await run(() => billing.listSubscriptions(p.project.id, { userId: user.id })))).toEqual({ items: [], nextCursor: null });
       expect(ok(await run(() => billing.listInvoices(p.actor(user), 10)))).toEqual([]);
       expect(await eventsOf(p.project, user.id)).toEqual([]);
 
@@ -472,7 +472,7 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(fake.get<Stripe.Subscription>(p.keys.id, stripeId)!.status).toBe('canceled');
       expect(ok(await run(() => billing.currentSubscription(p.actor(user))))).toBeNull();
       expect(await run(() => billing.entitlements(p.actor(user)))).toBeNull();
-      const [record] = ok(await run(() => billing.listSubscriptions(p.project.id, { userId: user.id })));
+      const [record] = ok(await run(() => billing.listSubscriptions(p.project.id, { userId: user.id }))).items;
       expect(record).toMatchObject({ id: sub.id, status: 'canceled', cancelAtPeriodEnd: false });
       expect(record!.endedAt?.getTime()).toBe(fake.get<Stripe.Subscription>(p.keys.id, stripeId)!.ended_at! * 1000);
       // No renewal was charged.

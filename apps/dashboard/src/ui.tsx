@@ -187,3 +187,40 @@ export function useLoad<R extends Answer, T>(request: () => Promise<R>, pick: (b
   }, [reload]);
   return { data, setData, error, setError, reload };
 }
+
+/**
+ * A list read a page at a time with the API's cursor (as `useLoad` reads one answer): `rows` so
+ * far (null until the first page), `next` (the next page's cursor, null on the last), `more` to
+ * append the next page, `reload` to start again from the newest.
+ */
+export function usePages<R extends Answer, T>(request: (cursor: string | null) => Promise<R>, pick: (body: OkBody<R>) => { rows: T[]; next: string | null }, deps: DependencyList) {
+  const [rows, setRows] = useState<T[] | null>(null);
+  const [next, setNext] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const load = useCallback(async (cursor: string | null) => {
+    setError(null);
+    setBusy(true);
+    const r = await request(cursor).catch(() => null);
+    setBusy(false);
+    if (r?.status !== 200) return setError(r ? errorMessage(r.body) : UNREACHABLE);
+    const page = pick(r.body as OkBody<R>);
+    setRows((before) => (cursor && before ? [...before, ...page.rows] : page.rows));
+    setNext(page.next);
+  }, deps);
+  const reload = useCallback(() => load(null), [load]);
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+  return { rows, next, error, busy, reload, more: () => load(next) };
+}
+
+/** "Load more" under a paged list, while it has a next page. */
+export function LoadMore(props: { pages: { next: string | null; busy: boolean; more: () => Promise<unknown> }; what: string }) {
+  if (!props.pages.next) return null;
+  return (
+    <button type="button" className="secondary" disabled={props.pages.busy} onClick={() => void props.pages.more()} aria-label={`Load more ${props.what}`}>
+      {props.pages.busy ? 'Loading…' : 'Load more'}
+    </button>
+  );
+}

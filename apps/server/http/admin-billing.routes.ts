@@ -208,16 +208,16 @@ export function makeAdminBillingRoutes(deps: AdminBillingRouteDeps) {
     listSubscriptions: async ({ res, params, query }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
-      const r = await billing.listSubscriptions(p.id, { status: query.status, limit: query.limit });
-      if (!r.ok) return notFound(r);
-      return { status: 200, body: { subscriptions: r.value.map(subscriptionRowView) } };
+      const r = await billing.listSubscriptions(p.id, { status: query.status, limit: query.limit, cursor: query.cursor });
+      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.list]);
+      return { status: 200, body: { subscriptions: r.value.items.map(subscriptionRowView), next_cursor: r.value.nextCursor } };
     },
     listInvoices: async ({ res, params, query }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
-      const r = await billing.listProjectInvoices(p.id, { userId: query.user, status: query.status, limit: query.limit });
-      if (!r.ok) return notFound(r);
-      return { status: 200, body: { invoices: r.value.map(invoiceView) } };
+      const r = await billing.listProjectInvoices(p.id, { userId: query.user, status: query.status, limit: query.limit, cursor: query.cursor });
+      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.list]);
+      return { status: 200, body: { invoices: r.value.items.map(invoiceView), next_cursor: r.value.nextCursor } };
     },
     listEvents: async ({ res, params, query }) => {
       const p = await access(res, params.projectId);

@@ -9,14 +9,11 @@ import {
 } from '../../../../contract/admin';
 import { formatMoney, isCurrency, parseMajorAmount } from '../../../../domain/billing/money';
 import { api, errorMessage, UNREACHABLE } from '../api';
-import { ErrorNote, Link, Loading, PageTitle, ProjectNav, when, TableBox } from '../ui';
+import { ErrorNote, Link, LoadMore, Loading, PageTitle, ProjectNav, when, TableBox, useLoad, usePages } from '../ui';
 
 type Ok<T> = Extract<Awaited<T>, { status: 200; body: unknown }>['body'];
 type Connection = NonNullable<Ok<ReturnType<typeof api.billing.get>>['connection']>;
 type Plan = Ok<ReturnType<typeof api.billing.listPlans>>['plans'][number];
-type Subscription = Ok<ReturnType<typeof api.billing.listSubscriptions>>['subscriptions'][number];
-type BillingEvent = Ok<ReturnType<typeof api.billing.listEvents>>['events'][number];
-type Invoice = Ok<ReturnType<typeof api.billing.listInvoices>>['invoices'][number];
 
 /** An amount in minor units, written in its currency with Intl.NumberFormat. */
 export const money = (amount: number, currency: string) => (isCurrency(currency) ? formatMoney({ amount, currency }, navigator.language || 'en-US') : `${amount} ${currency}`);
@@ -459,38 +456,25 @@ function Prices(props: { projectId: string; plan: Plan; currency: string; reload
 }
 
 function Records(props: { projectId: string }) {
-  const [subs, setSubs] = useState<Subscription[] | null>(null);
-  const [events, setEvents] = useState<BillingEvent[] | null>(null);
-  const [invoices, setInvoices] = useState<Invoice[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [invoiceError, setInvoiceError] = useState<string | null>(null);
-  const loadInvoices = useCallback(async () => {
-    setInvoiceError(null);
-    const i = await api.billing.listInvoices({ params: { projectId: props.projectId }, query: {} }).catch(() => null);
-    if (i?.status === 200) setInvoices(i.body.invoices);
-    else setInvoiceError(i ? errorMessage(i.body) : UNREACHABLE);
-  }, [props.projectId]);
-  const load = useCallback(async () => {
-    setError(null);
-    const [s, e] = await Promise.all([
-      api.billing.listSubscriptions({ params: { projectId: props.projectId }, query: {} }).catch(() => null),
-      api.billing.listEvents({ params: { projectId: props.projectId }, query: {} }).catch(() => null),
-      loadInvoices(),
-    ]);
-    if (s?.status === 200) setSubs(s.body.subscriptions);
-    else setError(s ? errorMessage(s.body) : UNREACHABLE);
-    if (e?.status === 200) setEvents(e.body.events);
-  }, [props.projectId, loadInvoices]);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const params = { projectId: props.projectId };
+  const subs = usePages(
+    (cursor) => api.billing.listSubscriptions({ params, query: cursor ? { cursor } : {} }),
+    (b) => ({ rows: b.subscriptions, next: b.next_cursor }),
+    [props.projectId],
+  );
+  const invoicePages = usePages(
+    (cursor) => api.billing.listInvoices({ params, query: cursor ? { cursor } : {} }),
+    (b) => ({ rows: b.invoices, next: b.next_cursor }),
+    [props.projectId],
+  );
+  const events = useLoad(() => api.billing.listEvents({ params, query: {} }), (b) => b.events, [props.projectId]);
   return (
     <>
       <h2>Subscriptions</h2>
-      <ErrorNote message={error} onRetry={load} />
-      {subs === null && !error ? <Loading what="subscriptions" /> : null}
-      {subs && subs.length === 0 ? <p className="muted">No subscriptions yet.</p> : null}
-      {subs && subs.length > 0 ? (
+      <ErrorNote message={subs.error} onRetry={subs.reload} />
+      {subs.rows === null && !subs.error ? <Loading what="subscriptions" /> : null}
+      {subs.rows && subs.rows.length === 0 ? <p className="muted">No subscriptions yet.</p> : null}
+      {subs.rows && subs.rows.length > 0 ? (
         <TableBox caption="Subscriptions">
           <thead>
             <tr>
@@ -502,7 +486,7 @@ function Records(props: { projectId: string }) {
             </tr>
           </thead>
           <tbody>
-            {subs.map((s) => (
+            {subs.rows.map((s) => (
               <tr key={s.id}>
                 <td>
                   <UserLink projectId={props.projectId} id={s.user_id} email={s.user_email} />
@@ -518,11 +502,12 @@ function Records(props: { projectId: string }) {
           </tbody>
         </TableBox>
       ) : null}
+      <LoadMore pages={subs} what="subscriptions" />
       <h2>Invoices</h2>
-      <ErrorNote message={invoiceError} onRetry={loadInvoices} />
-      {invoices === null && !invoiceError ? <Loading what="invoices" /> : null}
-      {invoices && invoices.length === 0 ? <p className="muted">No invoices yet.</p> : null}
-      {invoices && invoices.length > 0 ? (
+      <ErrorNote message={invoicePages.error} onRetry={invoicePages.reload} />
+      {invoicePages.rows === null && !invoicePages.error ? <Loading what="invoices" /> : null}
+      {invoicePages.rows && invoicePages.rows.length === 0 ? <p className="muted">No invoices yet.</p> : null}
+      {invoicePages.rows && invoicePages.rows.length > 0 ? (
         <TableBox caption="Invoices">
           <thead>
             <tr>
@@ -535,7 +520,7 @@ function Records(props: { projectId: string }) {
             </tr>
           </thead>
           <tbody>
-            {invoices.map((i) => (
+            {invoicePages.rows.map((i) => (
               <tr key={i.id}>
                 <td>{when(i.created_at)}</td>
                 <td>
@@ -552,10 +537,12 @@ function Records(props: { projectId: string }) {
           </tbody>
         </TableBox>
       ) : null}
+      <LoadMore pages={invoicePages} what="invoices" />
       <h2>Billing events</h2>
-      {events === null && !error ? <Loading what="billing events" /> : null}
-      {events && events.length === 0 ? <p className="muted">No billing events yet.</p> : null}
-      {events && events.length > 0 ? (
+      <ErrorNote message={events.error} onRetry={events.reload} />
+      {events.data === null && !events.error ? <Loading what="billing events" /> : null}
+      {events.data && events.data.length === 0 ? <p className="muted">No billing events yet.</p> : null}
+      {events.data && events.data.length > 0 ? (
         <TableBox caption="Billing events">
           <thead>
             <tr>
@@ -566,7 +553,7 @@ function Records(props: { projectId: string }) {
             </tr>
           </thead>
           <tbody>
-            {events.map((e) => (
+            {events.data.map((e) => (
               <tr key={e.id}>
                 <td>{when(e.created_at)}</td>
                 <td>{e.type}</td>
