@@ -6,6 +6,7 @@ import type { Clock } from '../ports/clock';
 import type { SecretBox } from '../ports/crypto';
 import { consumeLimits, type RateLimited, type RateLimiter } from '../ports/rate-limiter';
 import { normalizeTotpCode } from './check-console-totp';
+import type { NotifyConsoleAccount } from './account-notice';
 import type { ConsoleStore } from './console.store';
 
 /** The name authenticator apps show beside the account's email. */
@@ -26,13 +27,14 @@ export interface SetUpConsoleTotpDeps {
   box: SecretBox;
   clock: Clock;
   rateLimiter: Pick<RateLimiter, 'consume'>;
+  notify: NotifyConsoleAccount;
 }
 
 /**
  * Turning on an authenticator app for a console account, in two steps, as for end users: `start`
  * makes a new secret (stored encrypted, pending: sign-in does not ask for it yet; starting again
  * replaces a pending one), `confirm` takes a first code from the app and from then on every
- * sign-in asks for a code.
+ * sign-in asks for a code. The account is told by email once it is on.
  */
 export function makeSetUpConsoleTotp(deps: SetUpConsoleTotpDeps) {
   const start = async (account: Pick<ConsoleAccount, 'id' | 'email'>): Promise<Result<ConsoleTotpSetup, 'console_totp_already_enabled'>> => {
@@ -43,7 +45,7 @@ export function makeSetUpConsoleTotp(deps: SetUpConsoleTotpDeps) {
   };
 
   const confirm = async (
-    account: Pick<ConsoleAccount, 'id'>,
+    account: Pick<ConsoleAccount, 'id' | 'email'>,
     code: string,
   ): Promise<Result<void, 'console_totp_not_started' | 'console_totp_already_enabled' | 'console_totp_invalid'> | RateLimited> => {
     const totp = await deps.store.findTotp(account.id);
@@ -55,7 +57,9 @@ export function makeSetUpConsoleTotp(deps: SetUpConsoleTotpDeps) {
     const now = deps.clock.now();
     const step = new RegExp(`^\\d{${TOTP_DIGITS}}$`).test(digits) ? deps.authenticator.matchStep(deps.box.decrypt(totp.secretEncrypted), digits, now) : null;
     if (step === null) return err('console_totp_invalid');
-    return (await deps.store.confirmTotp(account.id, step, now)) ? ok(undefined) : err('console_totp_already_enabled');
+    if (!(await deps.store.confirmTotp(account.id, step, now))) return err('console_totp_already_enabled');
+    await deps.notify(account, 'totp_enabled', now);
+    return ok(undefined);
   };
 
   return { start, confirm };

@@ -5,6 +5,7 @@ import type { Clock } from '../ports/clock';
 import type { RateLimited } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { CheckConsoleTotp, ConsoleTotpError } from './check-console-totp';
+import type { NotifyConsoleAccount } from './account-notice';
 import type { ConsoleStore } from './console.store';
 
 export interface TurnOffConsoleTotpDeps {
@@ -12,23 +13,27 @@ export interface TurnOffConsoleTotpDeps {
   checkTotp: CheckConsoleTotp;
   clock: Clock;
   uow: UnitOfWork;
+  notify: NotifyConsoleAccount;
 }
 
 /**
  * Turning an account's authenticator app off. The account itself must send a current code (a
  * session left open on someone's desk cannot remove the second step). Someone with shell access
  * to the deployment removes it for an account that lost its app (`tollgate admin totp-remove`),
- * which also ends the account's sessions.
+ * which also ends the account's sessions. Either way the account is told by email.
  */
 export function makeTurnOffConsoleTotp(deps: TurnOffConsoleTotpDeps) {
   const byAccount = async (
-    account: Pick<ConsoleAccount, 'id' | 'totpEnabled'>,
+    account: Pick<ConsoleAccount, 'id' | 'email' | 'totpEnabled'>,
     code: string,
   ): Promise<Result<void, ConsoleTotpError | 'console_totp_not_enabled'> | RateLimited> => {
     if (!account.totpEnabled) return err('console_totp_not_enabled');
     const checked = await deps.checkTotp(account, code);
     if (!checked.ok) return checked;
-    await deps.store.clearTotp(account.id, deps.clock.now());
+    const now = deps.clock.now();
+    await deps.uow.transaction(async () => {
+      if (await deps.store.clearTotp(account.id, now)) await deps.notify(account, 'totp_disabled', now);
+    });
     return ok(undefined);
   };
 
@@ -40,6 +45,7 @@ export function makeTurnOffConsoleTotp(deps: TurnOffConsoleTotpDeps) {
     return deps.uow.transaction(async () => {
       if (!(await deps.store.clearTotp(found.account.id, now))) return err('console_totp_not_enabled');
       await deps.store.revokeAccountSessions(found.account.id, now);
+      await deps.notify(found.account, 'totp_removed', now);
       return ok({ account: { ...found.account, totpEnabled: false } });
     });
   };

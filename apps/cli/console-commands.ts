@@ -4,8 +4,8 @@ import { useCaseError } from './messages';
 /**
  * Console accounts: `admin create` makes an operator (who sees every project in the web console)
  * and prints a one-time sign-in link; `admin link` prints a new link for an existing account;
- * `admin totp-remove` removes an account's authenticator app. The console's routes call the same
- * use cases.
+ * `admin totp-remove` removes an account's authenticator app (and mails the account). The
+ * console's routes call the same use cases.
  */
 export const CONSOLE_COMMANDS: Command[] = [
   {
@@ -55,6 +55,8 @@ export const CONSOLE_COMMANDS: Command[] = [
     path: ['admin', 'totp-remove'],
     args: [],
     summary: "Remove a console account's authenticator app (it lost its phone) and end its sessions",
+    // The account is told by email, through the job queue.
+    enqueues: true,
     options: { email: { arity: 1, required: true, placeholder: '<email>', description: "the account's email address, required" } },
     plan({ options }) {
       const email = options.string('email');

@@ -15,6 +15,7 @@ import { makeConsoleSignUp } from '../../application/console/sign-up';
 import { makeCreateProject } from '../../application/projects/create-project';
 import { makeAcceptConsoleInvitation } from '../../application/console/accept-console-invitation';
 import { makeInviteConsoleMember } from '../../application/console/invite-console-member';
+import { CONSOLE_ACCOUNT_NOTICE_TOPIC, makeDeliverConsoleAccountNotice, makeNotifyConsoleAccount } from '../../application/console/account-notice';
 import { CONSOLE_INVITATION_TOPIC, makeDeliverConsoleInvitation } from '../../application/console/invitation-mail';
 import { ENDPOINT_DISABLED_TOPIC, makeDeliverEndpointDisabledMail } from '../../application/webhooks/endpoint-disabled-mail';
 import { makeIssueAccountSignInLink } from '../../application/console/issue-account-sign-in-link';
@@ -25,6 +26,7 @@ import { makeRevokeConsoleInvitation } from '../../application/console/revoke-co
 import type { MailTransport } from '../../application/email/email-message';
 import type { Logger } from '../../application/ports/logger';
 import { handleTopic } from '../../application/ports/outbox';
+import { ConsoleAccountNoticeMailRenderer } from '../../infrastructure/mail/console-account-notice-renderer';
 import { ConsoleInvitationMailRenderer } from '../../infrastructure/mail/console-invitation-renderer';
 import { EndpointDisabledMailRenderer } from '../../infrastructure/mail/endpoint-disabled-renderer';
 import type { JobsFeature } from './features/types';
@@ -54,8 +56,9 @@ export function buildConsoleAccounts(core: Core) {
   const authenticator = new OtplibTotpAuthenticator(clock);
   const checkTotp = makeCheckConsoleTotp({ store, authenticator, box, clock, rateLimiter });
   const consoleTotp = () => {
-    const setUp = makeSetUpConsoleTotp({ store, authenticator, qr: new PngQrCodeRenderer(), box, clock, rateLimiter });
-    const turnOff = makeTurnOffConsoleTotp({ store, checkTotp, clock, uow: db });
+    const notify = makeNotifyConsoleAccount({ outbox, accountUrl: `${core.config.publicUrl}${CONSOLE_PATH}/account` });
+    const setUp = makeSetUpConsoleTotp({ store, authenticator, qr: new PngQrCodeRenderer(), box, clock, rateLimiter, notify });
+    const turnOff = makeTurnOffConsoleTotp({ store, checkTotp, clock, uow: db, notify });
     return { start: setUp.start, confirm: setUp.confirm, turnOff: turnOff.byAccount, removeByEmail: turnOff.byEmail };
   };
   return {
@@ -109,12 +112,14 @@ export type ConsoleAccounts = ReturnType<typeof buildConsoleAccounts>;
 
 /**
  * Sends the mail to console accounts the outbox holds, through the deployment's mail transport:
- * invitations, and the notice that a project's webhook endpoint was disabled (dropped with a
- * warning where no mail can be sent: nobody could receive it, and a retry would not change that).
+ * invitations; the notices of a change to an account's authenticator app; and the notice that a
+ * project's webhook endpoint was disabled. Notices are dropped with a warning where no mail can be
+ * sent (nobody could receive them, and a retry would not change that).
  */
 export function consoleJobs(transport: MailTransport | null, logger: Logger): JobsFeature {
   const deliver = transport ? makeDeliverConsoleInvitation({ renderer: new ConsoleInvitationMailRenderer(), transport }) : null;
   const deliverNotice = transport ? makeDeliverEndpointDisabledMail({ renderer: new EndpointDisabledMailRenderer(), transport }) : null;
+  const deliverAccountNotice = transport ? makeDeliverConsoleAccountNotice({ renderer: new ConsoleAccountNoticeMailRenderer(), transport }) : null;
   return {
     handlers: [
       handleTopic(CONSOLE_INVITATION_TOPIC, async (mail, { messageId }) => {
@@ -127,6 +132,13 @@ export function consoleJobs(transport: MailTransport | null, logger: Logger): Jo
           return;
         }
         await deliverNotice(mail, messageId);
+      }),
+      handleTopic(CONSOLE_ACCOUNT_NOTICE_TOPIC, async (notice, { messageId }) => {
+        if (!deliverAccountNotice) {
+          logger.warn({ kind: notice.kind }, 'console account notice not sent: email delivery is not configured');
+          return;
+        }
+        await deliverAccountNotice(notice, messageId);
       }),
     ],
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CONSOLE_ACCOUNT_NOTICE_TOPIC, type ConsoleAccountNotice } from '../../application/console/account-notice';
 import { CONSOLE_INVITATION_TOPIC, type ConsoleInvitationMail } from '../../application/console/invitation-mail';
 import { ENDPOINT_DISABLED_TOPIC, type EndpointDisabledMail } from '../../application/webhooks/endpoint-disabled-mail';
 import { EMAIL_KINDS, EMAIL_OUTBOX_TOPIC, type EmailMessage } from '../../application/email/email-message';
@@ -83,6 +84,13 @@ export const endpointDisabledMailSchema = z.object({
   consoleUrl: z.string().min(1),
 }) satisfies z.ZodType<EndpointDisabledMail, z.ZodTypeDef, unknown>;
 
+export const consoleAccountNoticeSchema = z.object({
+  to: z.string().min(3),
+  kind: z.enum(['totp_enabled', 'totp_disabled', 'totp_removed']),
+  at: z.string().datetime(),
+  accountUrl: z.string().min(1),
+}) satisfies z.ZodType<ConsoleAccountNotice, z.ZodTypeDef, unknown>;
+
 /** Every topic Tollgate's features enqueue. */
 export const TOLLGATE_TOPICS: readonly AnyTopicDefinition[] = [
   topicSchema(EMAIL_OUTBOX_TOPIC, emailMessageSchema),
@@ -91,4 +99,5 @@ export const TOLLGATE_TOPICS: readonly AnyTopicDefinition[] = [
   topicSchema(WEBHOOK_DELIVERY_TOPIC, webhookDeliverySchema),
   topicSchema(CONSOLE_INVITATION_TOPIC, consoleInvitationMailSchema),
   topicSchema(ENDPOINT_DISABLED_TOPIC, endpointDisabledMailSchema),
+  topicSchema(CONSOLE_ACCOUNT_NOTICE_TOPIC, consoleAccountNoticeSchema),
 ];

@@ -73,6 +73,10 @@ describe('setting up an authenticator app', () => {
     expect((await call('/api/admin/account/totp/confirm', { method: 'POST', body: { code: 'abcdef' }, session })).status).toBe(401);
     await json(await call('/api/admin/account/totp/confirm', { method: 'POST', body: { code: codeAt(setup.secret).replace(/^(\d{3})/, '$1 ') }, session }), 200);
     expect((await json(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(true);
+    // The account is told by email.
+    const notice = await smtp.waitFor('setup@example.com');
+    expect(notice.subject).toBe('Two-step sign-in is on for your Tollgate console account');
+    expect(notice.text).toContain(`${t.config.publicUrl}/dashboard/account`);
 
     expect(await json(await call('/api/admin/account/totp', { method: 'POST', session }), 409)).toMatchObject({ code: 'console_totp_already_enabled' });
     expect(await json(await call('/api/admin/account/totp/confirm', { method: 'POST', body: { code: codeAt(setup.secret) }, session }), 409)).toMatchObject({
@@ -147,7 +151,8 @@ describe('signing in with an authenticator app', () => {
     nextStep();
 
     await json(await call(`/api/admin/projects/${projectId}/invitations`, { method: 'POST', body: { email: 'guest@example.com' }, session: op }), 201);
-    const token = decodeURIComponent(new URL(linkOf(await smtp.waitFor('guest@example.com'))).hash.replace(/^#token=/, ''));
+    const invitation = await smtp.waitFor('guest@example.com', 1, 10_000, (m) => m.subject.startsWith('You are invited'));
+    const token = decodeURIComponent(new URL(linkOf(invitation)).hash.replace(/^#token=/, ''));
     const accept = (code?: string) => call('/api/admin/invitations/accept', { method: 'POST', body: code === undefined ? { token } : { token, code } });
 
     expect(await json(await accept(), 401)).toMatchObject({ code: 'console_totp_required' });
@@ -183,6 +188,12 @@ describe('turning it off', () => {
     expect((await json(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(true);
     await json(await call('/api/admin/account/totp/disable', { method: 'POST', body: { code: codeAt(secret) }, session }), 200);
     expect((await json(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(false);
+    // Told by email: when it was turned on, and now that it is off (a wrong code told nothing).
+    expect((await smtp.waitFor('off@example.com', 2)).subject).toBe('Two-step sign-in is off for your Tollgate console account');
+    expect((await smtp.settle('off@example.com', 300)).map((m) => m.subject)).toEqual([
+      'Two-step sign-in is on for your Tollgate console account',
+      'Two-step sign-in is off for your Tollgate console account',
+    ]);
     expect(await listed()).toMatchObject({ totp_enabled: false });
     expect(await json(await call('/api/admin/account/totp/disable', { method: 'POST', body: { code: codeAt(secret) }, session }), 409)).toMatchObject({
       code: 'console_totp_not_enabled',
@@ -200,6 +211,10 @@ describe('turning it off', () => {
     expect((await call('/api/admin/session', { session })).status).toBe(401);
     const fresh = await sessionFrom(await signIn('lost@example.com', 'console pass 1'));
     expect((await json(await call('/api/admin/session', { session: fresh }), 200)).account.totp_enabled).toBe(false);
+    // The account learns that someone removed its app from the shell.
+    const removedNotice = await smtp.waitFor('lost@example.com', 2);
+    expect(removedNotice.subject).toBe('The authenticator app of your Tollgate console account was removed');
+    expect(removedNotice.text).toContain('tollgate admin totp-remove');
 
     const again = await runCli(['admin', 'totp-remove', '--email', 'lost@example.com'], { env });
     expect(again.code).not.toBe(0);

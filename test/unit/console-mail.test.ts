@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeProjectOwners } from '../../application/console/project-owners';
 import type { ConsoleProjectMember } from '../../domain/console';
+import { ConsoleAccountNoticeMailRenderer } from '../../infrastructure/mail/console-account-notice-renderer';
 import { EndpointDisabledMailRenderer } from '../../infrastructure/mail/endpoint-disabled-renderer';
 
 describe('the notice that a webhook endpoint was disabled', () => {
@@ -37,5 +38,22 @@ describe('who hears about a project', () => {
     ]);
     expect(await owners([account('op1@example.com', 'operator'), account('op2@example.com', 'operator')])).toEqual(['op1@example.com', 'op2@example.com']);
     expect(await owners([])).toEqual([]);
+  });
+});
+
+describe('the notice of a change to a console account\'s authenticator app', () => {
+  it('says what changed, when, and what to do, for each change; values escaped in the HTML', () => {
+    const renderer = new ConsoleAccountNoticeMailRenderer();
+    const base = { to: 'ada@example.com', at: '2026-03-02T09:00:00.000Z', accountUrl: 'https://auth.example.com/dashboard/account?a=1&b=2' };
+    const subjects = (['totp_enabled', 'totp_disabled', 'totp_removed'] as const).map((kind) => renderer.render({ ...base, kind }).subject);
+    expect(subjects).toEqual([
+      'Two-step sign-in is on for your Tollgate console account',
+      'Two-step sign-in is off for your Tollgate console account',
+      'The authenticator app of your Tollgate console account was removed',
+    ]);
+    const removed = renderer.render({ ...base, kind: 'totp_removed' });
+    expect(removed.text).toContain('When: 2026-03-02T09:00:00.000Z.');
+    expect(removed.text).toContain(base.accountUrl);
+    expect(removed.html).toContain('<a href="https://auth.example.com/dashboard/account?a=1&amp;b=2">Open your Account page</a>');
   });
 });
