@@ -45,7 +45,9 @@ const toAddresses = (m: ParsedMail): string[] => {
  * It can be stopped and restarted on the same port to simulate an outage.
  */
 export async function startTestSmtp(): Promise<TestSmtp> {
-  const port = await freePort();
+  // Chosen free, then listened on: another process can take it in between (a client socket's
+  // ephemeral port), so the first listen tries another free port. Restarts keep the port.
+  let port = 0;
   const messages: ReceivedMail[] = [];
   const waiters = new Set<() => void>();
   let server: SMTPServer | null = null;
@@ -98,7 +100,15 @@ export async function startTestSmtp(): Promise<TestSmtp> {
       s.close(() => resolve());
     });
 
-  await listen();
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      await listen();
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) throw e;
+    }
+  }
   const forAddress = (address: string) => messages.filter((m) => m.to.includes(address.toLowerCase()));
 
   return {
