@@ -1,4 +1,4 @@
-import type { MailTransport, RenderedEmail } from '../email/email-message';
+import type { RenderedEmail } from '../email/email-message';
 import { defineTopic, type Outbox } from '../ports/outbox';
 
 /** What changed on a console account's sign-in, as its owner is told. */
@@ -34,13 +34,5 @@ export type NotifyConsoleAccount = (account: { email: string }, kind: ConsoleAcc
 export function makeNotifyConsoleAccount(deps: { outbox: Outbox; accountUrl: string }): NotifyConsoleAccount {
   return async (account, kind, at) => {
     await deps.outbox.enqueue(CONSOLE_ACCOUNT_NOTICE_TOPIC, { to: account.email, kind, at: at.toISOString(), accountUrl: deps.accountUrl });
-  };
-}
-
-/** The outbox handler of the notices: writes the mail and hands it to the transport (which throws to retry). */
-export function makeDeliverConsoleAccountNotice(deps: { renderer: ConsoleAccountNoticeRenderer; transport: MailTransport }) {
-  return async (notice: ConsoleAccountNotice, messageId: string): Promise<void> => {
-    const rendered = deps.renderer.render(notice);
-    await deps.transport.send({ ...rendered, messageId, to: notice.to, secretPreview: notice.accountUrl });
   };
 }

@@ -1,5 +1,5 @@
 import { defineTopic } from '../ports/outbox';
-import type { MailTransport, RenderedEmail } from '../email/email-message';
+import type { RenderedEmail } from '../email/email-message';
 
 /** What the outbox records for an invitation to a project's console: enough to write and send it later. */
 export interface ConsoleInvitationMail {
@@ -18,12 +18,4 @@ export const CONSOLE_INVITATION_TOPIC = defineTopic<ConsoleInvitationMail>({ nam
 /** Writes a console invitation as HTML and plain text (English, every value escaped). */
 export interface ConsoleInvitationRenderer {
   render(mail: ConsoleInvitationMail): RenderedEmail;
-}
-
-/** The outbox handler of console invitations: writes the mail and hands it to the transport (which throws to retry). */
-export function makeDeliverConsoleInvitation(deps: { renderer: ConsoleInvitationRenderer; transport: MailTransport }) {
-  return async (mail: ConsoleInvitationMail, messageId: string): Promise<void> => {
-    const rendered = deps.renderer.render(mail);
-    await deps.transport.send({ ...rendered, messageId, to: mail.to, secretPreview: mail.url });
-  };
 }

@@ -1,4 +1,4 @@
-import type { MailTransport, RenderedEmail } from '../email/email-message';
+import type { RenderedEmail } from '../email/email-message';
 import type { Logger } from '../ports/logger';
 import { defineTopic, type Outbox } from '../ports/outbox';
 import type { ProjectStore } from '../projects/project.store';
@@ -62,13 +62,5 @@ export function makeNotifyEndpointDisabled(deps: {
     } catch (e) {
       deps.logger.error({ projectId: endpoint.projectId, endpointId: endpoint.id, err: e }, 'webhook endpoint disabled: the notice could not be queued');
     }
-  };
-}
-
-/** The outbox handler of the notices: writes the mail and hands it to the transport (which throws to retry). */
-export function makeDeliverEndpointDisabledMail(deps: { renderer: EndpointDisabledRenderer; transport: MailTransport }) {
-  return async (mail: EndpointDisabledMail, messageId: string): Promise<void> => {
-    const rendered = deps.renderer.render(mail);
-    await deps.transport.send({ ...rendered, messageId, to: mail.to, secretPreview: mail.consoleUrl });
   };
 }

@@ -15,15 +15,15 @@ import { makeConsoleSignUp } from '../../application/console/sign-up';
 import { makeCreateProject } from '../../application/projects/create-project';
 import { makeAcceptConsoleInvitation } from '../../application/console/accept-console-invitation';
 import { makeInviteConsoleMember } from '../../application/console/invite-console-member';
-import { CONSOLE_ACCOUNT_NOTICE_TOPIC, makeDeliverConsoleAccountNotice, makeNotifyConsoleAccount } from '../../application/console/account-notice';
-import { CONSOLE_INVITATION_TOPIC, makeDeliverConsoleInvitation } from '../../application/console/invitation-mail';
-import { ENDPOINT_DISABLED_TOPIC, makeDeliverEndpointDisabledMail } from '../../application/webhooks/endpoint-disabled-mail';
+import { CONSOLE_ACCOUNT_NOTICE_TOPIC, makeNotifyConsoleAccount } from '../../application/console/account-notice';
+import { CONSOLE_INVITATION_TOPIC } from '../../application/console/invitation-mail';
+import { ENDPOINT_DISABLED_TOPIC } from '../../application/webhooks/endpoint-disabled-mail';
 import { makeIssueAccountSignInLink } from '../../application/console/issue-account-sign-in-link';
 import { makeListConsoleAccounts } from '../../application/console/list-console-accounts';
 import { makeListConsoleMembers } from '../../application/console/list-console-members';
 import { makeRemoveConsoleMember } from '../../application/console/remove-console-member';
 import { makeRevokeConsoleInvitation } from '../../application/console/revoke-console-invitation';
-import type { MailTransport } from '../../application/email/email-message';
+import { makeDeliverMail, type MailTransport, type RenderedEmail } from '../../application/email/email-message';
 import type { Logger } from '../../application/ports/logger';
 import { handleTopic } from '../../application/ports/outbox';
 import { ConsoleAccountNoticeMailRenderer } from '../../infrastructure/mail/console-account-notice-renderer';
@@ -117,29 +117,23 @@ export type ConsoleAccounts = ReturnType<typeof buildConsoleAccounts>;
  * sent (nobody could receive them, and a retry would not change that).
  */
 export function consoleJobs(transport: MailTransport | null, logger: Logger): JobsFeature {
-  const deliver = transport ? makeDeliverConsoleInvitation({ renderer: new ConsoleInvitationMailRenderer(), transport }) : null;
-  const deliverNotice = transport ? makeDeliverEndpointDisabledMail({ renderer: new EndpointDisabledMailRenderer(), transport }) : null;
-  const deliverAccountNotice = transport ? makeDeliverConsoleAccountNotice({ renderer: new ConsoleAccountNoticeMailRenderer(), transport }) : null;
+  const deliver = transport ? makeDeliverMail({ renderer: new ConsoleInvitationMailRenderer(), transport }, (m) => m.url) : null;
+  /** A notice's handler: sent through the transport, or dropped with a warning without one. */
+  const notice = <M extends { to: string }>(renderer: { render(mail: M): RenderedEmail }, preview: (mail: M) => string, what: string) => {
+    const send = transport ? makeDeliverMail({ renderer, transport }, preview) : null;
+    return async (mail: M, { messageId }: { messageId: string }) => {
+      if (send) return send(mail, messageId);
+      logger.warn({ notice: what }, 'notice not sent: email delivery is not configured');
+    };
+  };
   return {
     handlers: [
       handleTopic(CONSOLE_INVITATION_TOPIC, async (mail, { messageId }) => {
         if (!deliver) throw new Error('Email delivery is not configured');
         await deliver(mail, messageId);
       }),
-      handleTopic(ENDPOINT_DISABLED_TOPIC, async (mail, { messageId }) => {
-        if (!deliverNotice) {
-          logger.warn({ endpointUrl: mail.endpointUrl }, 'webhook endpoint disabled: no notice sent, email delivery is not configured');
-          return;
-        }
-        await deliverNotice(mail, messageId);
-      }),
-      handleTopic(CONSOLE_ACCOUNT_NOTICE_TOPIC, async (notice, { messageId }) => {
-        if (!deliverAccountNotice) {
-          logger.warn({ kind: notice.kind }, 'console account notice not sent: email delivery is not configured');
-          return;
-        }
-        await deliverAccountNotice(notice, messageId);
-      }),
+      handleTopic(ENDPOINT_DISABLED_TOPIC, notice(new EndpointDisabledMailRenderer(), (m) => m.consoleUrl, 'webhook endpoint disabled')),
+      handleTopic(CONSOLE_ACCOUNT_NOTICE_TOPIC, notice(new ConsoleAccountNoticeMailRenderer(), (m) => m.accountUrl, 'console account')),
     ],
   };
 }

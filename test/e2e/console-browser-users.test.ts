@@ -118,3 +118,25 @@ it('finds a user, removes their MFA factor, signs them out everywhere, disables 
   expect(saved?.settings.securityNotifications.new_device).toBe(true);
   expect(cspErrors).toEqual([]);
 });
+
+it('pages a search over more than a page: 25 users, then "Load more" the rest; searching again starts over', async (ctx) => {
+  if (!browser) return ctx.skip();
+  const project = await t.createProject({ name: 'Crowd' });
+  for (let i = 0; i < 30; i++) await t.seedUser(project.id, { email: `member-${i}@crowd.example` });
+  await t.seedUser(project.id, { email: 'other@elsewhere.example' });
+  await page.goto(`${t.baseUrl}/dashboard/projects/${project.id}/users`);
+  await see(page.getByRole('heading', { name: 'Users' })).toBeVisible();
+  await page.getByLabel('Search by email').fill('@crowd.');
+  await page.getByRole('button', { name: 'Search' }).click();
+  const rows = page.getByRole('table', { name: 'Users, newest first' }).locator('tbody tr');
+  await see(rows).toHaveCount(25);
+  await page.getByRole('button', { name: 'Load more users' }).click();
+  await see(rows).toHaveCount(30);
+  await see(page.getByRole('button', { name: 'Load more users' })).toHaveCount(0);
+  const emails = await rows.getByRole('link').allTextContents();
+  expect(new Set(emails)).toEqual(new Set(Array.from({ length: 30 }, (_, i) => `member-${i}@crowd.example`)));
+  // The same search again starts from the newest page.
+  await page.getByRole('button', { name: 'Search' }).click();
+  await see(rows).toHaveCount(25);
+  expect(cspErrors).toEqual([]);
+});

@@ -1,44 +1,30 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { ListUsersQuerySchema } from '../../../../contract/admin';
 import { api, errorMessage, UNREACHABLE } from '../api';
-import { ErrorNote, Link, Loading, PageTitle, ProjectNav, when, useLoad, TableBox } from '../ui';
-
-type UserRow = Extract<Awaited<ReturnType<typeof api.users.list>>, { status: 200 }>['body']['users'][number];
+import { ErrorNote, Link, LoadMore, Loading, PageTitle, ProjectNav, when, useLoad, usePages, TableBox } from '../ui';
 
 const FACTOR_NAMES: Record<string, string> = { totp: 'Authenticator app (TOTP)', sms: 'SMS', backup_codes: 'Backup codes' };
 
 /** The Users page: search by email, newest first, "Load more" with the API's cursor. */
 export function UsersPage(props: { projectId: string }) {
   const [search, setSearch] = useState('');
-  const [users, setUsers] = useState<UserRow[] | null>(null);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const load = useCallback(
-    async (text: string, after: string | null) => {
-      const query = { ...(text ? { search: text } : {}), ...(after ? { cursor: after } : {}) };
-      const parsed = ListUsersQuerySchema.safeParse(query);
-      if (!parsed.success) return setError(parsed.error.issues[0]!.message);
-      setError(null);
-      setBusy(true);
-      const r = await api.users.list({ params: { projectId: props.projectId }, query: parsed.data }).catch(() => null);
-      setBusy(false);
-      if (r?.status !== 200) return setError(r ? errorMessage(r.body) : UNREACHABLE);
-      setUsers((before) => (after && before ? [...before, ...r.body.users] : r.body.users));
-      setCursor(r.body.next_cursor);
+  // The query is checked with the API's own schema before it is sent; its message is the page's error.
+  const users = usePages(
+    (cursor): Promise<Awaited<ReturnType<typeof api.users.list>> | { status: 400; body: { error: string } }> => {
+      const parsed = ListUsersQuerySchema.safeParse({ ...(search ? { search } : {}), ...(cursor ? { cursor } : {}) });
+      return parsed.success
+        ? api.users.list({ params: { projectId: props.projectId }, query: parsed.data })
+        : Promise.resolve({ status: 400 as const, body: { error: parsed.error.issues[0]!.message } });
     },
-    [props.projectId],
+    (b) => ({ rows: b.users, next: b.next_cursor }),
+    [props.projectId, search],
   );
-  useEffect(() => {
-    void load('', null);
-  }, [load]);
 
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const text = String(new FormData(e.currentTarget).get('search') ?? '').trim();
-    setSearch(text);
-    void load(text, null);
+    if (text === search) void users.reload();
+    else setSearch(text);
   };
 
   return (
@@ -50,10 +36,10 @@ export function UsersPage(props: { projectId: string }) {
         <input id="user-search" name="search" type="search" maxLength={320} placeholder="part of an address, e.g. @example.com" />
         <button type="submit">Search</button>
       </form>
-      <ErrorNote message={error} onRetry={() => load(search, null)} />
-      {users === null && !error ? <Loading what="users" /> : null}
-      {users && users.length === 0 ? <p className="muted">{search ? `No user's email contains “${search}”.` : 'This project has no users yet.'}</p> : null}
-      {users && users.length > 0 ? (
+      <ErrorNote message={users.error} onRetry={users.reload} />
+      {users.rows === null && !users.error ? <Loading what="users" /> : null}
+      {users.rows && users.rows.length === 0 ? <p className="muted">{search ? `No user's email contains “${search}”.` : 'This project has no users yet.'}</p> : null}
+      {users.rows && users.rows.length > 0 ? (
         <TableBox caption="Users, newest first">
           <thead>
             <tr>
@@ -66,7 +52,7 @@ export function UsersPage(props: { projectId: string }) {
             </tr>
           </thead>
           <tbody>
-            {users.map((u) => (
+            {users.rows.map((u) => (
               <tr key={u.id}>
                 <td>
                   <Link to={`/projects/${props.projectId}/users/${u.id}`}>{u.email ?? '(no email)'}</Link>
@@ -81,11 +67,7 @@ export function UsersPage(props: { projectId: string }) {
           </tbody>
         </TableBox>
       ) : null}
-      {cursor ? (
-        <button type="button" className="secondary" disabled={busy} onClick={() => load(search, cursor)}>
-          {busy ? 'Loading…' : 'Load more'}
-        </button>
-      ) : null}
+      <LoadMore pages={users} what="users" />
     </section>
   );
 }
