@@ -151,6 +151,7 @@ export const InvoiceSchema = z.object({
   subtotal: Amount,
   amountDue: Amount,
   amountPaid: Amount,
+  amountRefunded: Amount.describe('What Tollgate refunded of the payment (a duplicate subscription\'s charge); 0 when none'),
   lines: z.array(InvoiceLineSchema),
   periodStart: DateTime,
   periodEnd: DateTime,

@@ -37,7 +37,7 @@ export class WebhookVerificationError extends Error {
 /** An event as Tollgate sends it (the spec's fields at the top level). */
 export interface WebhookEvent {
   id: string;
-  type: 'subscription.created' | 'subscription.updated' | 'subscription.canceled' | 'invoice.paid' | 'payment.failed' | 'test';
+  type: 'subscription.created' | 'subscription.updated' | 'subscription.canceled' | 'invoice.paid' | 'payment.failed' | 'invoice.refunded' | 'test';
   created: string;
   projectId: string;
   userId?: string | null;

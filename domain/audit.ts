@@ -61,6 +61,7 @@ export const AUDIT_ACTIONS = [
   'billing.pause.failed',
   'billing.resume',
   'billing.resume.failed',
+  'billing.refund',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -129,6 +129,10 @@ export interface BillingInvoice extends Omit<ProcessorInvoice, 'id' | 'subscript
   subscriptionId: string | null;
   processor: ProcessorKind;
   processorInvoiceId: string;
+  /** Refunded of `amountPaid` by Tollgate (a duplicate subscription's charge); 0 when none. */
+  amountRefunded: number;
+  /** When Tollgate last refunded it; null when never. */
+  refundedAt: Date | null;
   updatedAt: Date;
 }
 

@@ -1,4 +1,5 @@
 import { subscriptionState, upcomingInvoice } from '../../domain/billing/subscription';
+import type { AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
 import type { Logger } from '../ports/logger';
@@ -52,6 +53,8 @@ export interface BillingDeps {
   clock: Clock;
   crypto: Pick<TokenCrypto, 'uuid' | 'hash'>;
   logger: Logger;
+  /** What Tollgate does on its own (a duplicate's refund) is audited here; user actions are audited where they are wired. */
+  audit: AuditLog;
   settings: BillingSettings;
 }
 
@@ -222,6 +225,7 @@ export const invoiceView = (invoice: BillingInvoice): InvoiceView => ({
   subtotal: invoice.subtotal,
   amountDue: invoice.amountDue,
   amountPaid: invoice.amountPaid,
+  amountRefunded: invoice.amountRefunded,
   lines: invoice.lines.map(invoiceLineView),
   periodStart: invoice.periodStart,
   periodEnd: invoice.periodEnd,

@@ -1,7 +1,7 @@
 import type { EndUser } from '../../domain/user';
 import type { BillingConnection, BillingCustomer } from './billing.store';
 import type { BillingDeps } from './deps';
-import type { PaymentProcessor, ProcessorResult } from './payment-processor';
+import type { PaymentProcessor, ProcessorKind, ProcessorResult } from './payment-processor';
 
 /** Enough of a user's subscriptions to find an earlier trial. */
 const TRIAL_HISTORY_LIMIT = 500;
@@ -28,14 +28,32 @@ export async function ensureCustomer(
     idempotencyKey: `tollgate-customer-${connection.projectId}-${user.id}`,
   });
   if (!created.ok) return created;
-  const history = await deps.subscriptions.list(connection.projectId, { userId: user.id, limit: TRIAL_HISTORY_LIMIT });
   const customer = await deps.customers.insert({
     projectId: connection.projectId,
     userId: user.id,
     processor: processor.kind,
     customerId: created.value,
-    trialUsed: history.some((s) => s.trialStart !== null),
+    trialUsed: await hadTrial(deps, connection.projectId, user.id),
     createdAt: deps.clock.now(),
   });
   return { ok: true, value: customer };
+}
+
+/** Whether one of the user's recorded subscriptions of the project (on any processor) had a trial. */
+export async function hadTrial(deps: Pick<BillingDeps, 'subscriptions'>, projectId: string, userId: string): Promise<boolean> {
+  const history = await deps.subscriptions.list(projectId, { userId, limit: TRIAL_HISTORY_LIMIT });
+  return history.some((s) => s.trialStart !== null);
+}
+
+/**
+ * Whether the user already had their one trial of the project: the customer's mark at this
+ * processor, or a recorded subscription with a trial on any processor.
+ */
+export async function trialUsed(
+  deps: Pick<BillingDeps, 'customers' | 'subscriptions'>,
+  projectId: string,
+  userId: string,
+  processor: ProcessorKind,
+): Promise<boolean> {
+  return (await deps.customers.find(projectId, userId, processor))?.trialUsed === true || (await hadTrial(deps, projectId, userId));
 }

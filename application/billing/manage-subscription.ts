@@ -58,8 +58,13 @@ export function makePauseSubscription(deps: BillingDeps) {
   return (actor: BillingActor, input: { requestKey: string }) => action(actor, input.requestKey);
 }
 
-/** POST billing/subscription/resume: paused -> active, or pending cancellation -> renewing again. subscription.updated. */
+/**
+ * POST billing/subscription/resume: paused -> active, or pending cancellation -> renewing again.
+ * subscription.updated. A resume once a period began while paused starts a new period and charges
+ * it (invoice.paid); a declined charge answers 402 and leaves it paused. (The rule is asked as if
+ * paid: only the processor's charge can decline.)
+ */
 export function makeResumeSubscription(deps: BillingDeps) {
-  const action = subscriptionAction(deps, 'resume', resume, (p, s, key) => p.resumeSubscription(s.processorSubscriptionId, key));
+  const action = subscriptionAction(deps, 'resume', (s, at) => resume(s, at, 'paid'), (p, s, key) => p.resumeSubscription(s.processorSubscriptionId, key));
   return (actor: BillingActor, input: { requestKey: string }) => action(actor, input.requestKey);
 }

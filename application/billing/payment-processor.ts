@@ -168,6 +168,20 @@ export interface ProcessorEvent {
   subject: ProcessorEventSubject;
 }
 
+/** Why Tollgate refunds: a charge the user must not pay (Stripe's refund reasons). */
+export type RefundReason = 'duplicate' | 'requested_by_customer';
+
+export interface ProcessorRefund {
+  /** The processor's refund id (`re_...`). */
+  id: string;
+  /** The processor's invoice id. */
+  invoiceId: string;
+  /** Minor units refunded by this refund. */
+  amount: number;
+  currency: Currency;
+  createdAt: Date;
+}
+
 export interface ProcessorAccount {
   /** Processor account id, when it has one (`acct_...`). */
   accountId: string | null;
@@ -216,8 +230,24 @@ export interface PaymentProcessor {
   cancelSubscription(subscriptionId: string, options: { atPeriodEnd: boolean; idempotencyKey: string }): Promise<ProcessorResult<ProcessorSnapshot>>;
   /** Stops service and renewals (Stripe: pause_collection void + Tollgate's paused mark). */
   pauseSubscription(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>>;
-  /** From paused (same billing cycle) or from a pending cancellation (the end is dropped). */
+  /**
+   * From paused or from a pending cancellation (the end is dropped). Resumed within the period it
+   * was paused in, the billing cycle continues; once a period began while paused, a new period
+   * starts now and is charged at once (Stripe: `billing_cycle_anchor=now`), and a declined charge
+   * answers `card_declined` and leaves it paused.
+   */
   resumeSubscription(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>>;
+  /**
+   * Ends a trial now (Stripe: `trial_end=now`): the cycle restarts now and the first period is
+   * invoiced and charged at once; a declined charge leaves it past due, as a trial ending does.
+   */
+  endTrial(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>>;
+  /**
+   * Refunds a paid invoice's payment, in full or `amount` of it (Stripe: `POST /v1/refunds` with the
+   * invoice's payment intent). The same key answers the same refund; an invoice with nothing left
+   * to refund answers `invalid_request`.
+   */
+  refundInvoice(invoiceId: string, input: { amount: number; reason: RefundReason; idempotencyKey: string }): Promise<ProcessorResult<ProcessorRefund>>;
   /** The subscription as the processor has it now, or null when it does not know it. */
   getSubscription(subscriptionId: string): Promise<ProcessorResult<ProcessorSnapshot | null>>;
   /** The customer's subscriptions' ids, newest first. */

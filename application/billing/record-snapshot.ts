@@ -18,6 +18,11 @@ export interface RecordInput {
   userId?: string;
   /** Tollgate's id for a subscription it is creating (also in the processor's metadata). */
   subscriptionId?: string;
+  /**
+   * A duplicate Tollgate canceled (duplicate-subscription.ts): recorded with its invoice events
+   * only, since it was never the user's subscription.
+   */
+  duplicate?: boolean;
 }
 
 export type RecordOutcome =
@@ -93,7 +98,7 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
       );
       const recorded = new Map<string, BillingInvoice>();
       for (const pi of snapshot.invoices) {
-        const invoice = toInvoice(pi, knownById.get(pi.id)?.id ?? deps.crypto.uuid(), after, byProcessorId, now);
+        const invoice = toInvoice(pi, knownById.get(pi.id) ?? null, deps.crypto.uuid(), after, byProcessorId, now);
         await deps.invoices.save(invoice);
         recorded.set(pi.id, invoice);
       }
@@ -103,7 +108,7 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
         after,
         invoicesBefore,
         invoicesAfter: snapshot.invoices.map((i) => ({ id: i.id, status: i.status, subtotal: i.subtotal, attemptCount: i.attemptCount })),
-      });
+      }).filter((d) => !input.duplicate || d.invoiceId !== null);
       const names = derived.length > 0 ? await catalogNames(deps.catalog, projectId) : null;
       const events: BillingEvent[] = [];
       for (const d of derived) {
@@ -153,7 +158,8 @@ export async function ownerOf(
 
 function toInvoice(
   pi: ProcessorInvoice,
-  id: string,
+  known: BillingInvoice | null,
+  freshId: string,
   subscription: BillingSubscription,
   prices: ReadonlyMap<string, { id: string }>,
   now: Date,
@@ -161,7 +167,10 @@ function toInvoice(
   const { id: processorInvoiceId, subscriptionId: _processorSubscription, customerId: _customer, ...invoice } = pi;
   return {
     ...invoice,
-    id,
+    id: known?.id ?? freshId,
+    // Refunds are Tollgate's own record (it made them): the processor's copy does not carry them.
+    amountRefunded: known?.amountRefunded ?? 0,
+    refundedAt: known?.refundedAt ?? null,
     projectId: subscription.projectId,
     userId: subscription.userId,
     subscriptionId: subscription.id,

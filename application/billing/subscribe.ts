@@ -1,6 +1,7 @@
 import { resolveTrialDays } from '../../domain/billing/catalog';
 import { buildEvent, makeRecordSnapshot } from './record-snapshot';
 import { type BillingDeps, catalogNames, connectedProcessor, requestScopedId, subscriptionView, withUserLock } from './deps';
+import { makeSettleDuplicate } from './duplicate-subscription';
 import { ensureCustomer } from './ensure-customer';
 import { type BillingOutcome, refuse, refuseFailure } from './errors';
 import { processorPriceId, sellablePrice } from './price-lookup';
@@ -17,6 +18,7 @@ import type { SubscriptionView } from './views';
  */
 export function makeSubscribe(deps: BillingDeps) {
   const recordSnapshot = makeRecordSnapshot(deps);
+  const settleDuplicate = makeSettleDuplicate(deps);
   return async function subscribe(
     actor: BillingActor,
     input: { priceId: string; paymentMethodId: string; requestKey: string },
@@ -73,7 +75,12 @@ export function makeSubscribe(deps: BillingDeps) {
       });
       if (!recorded.ok) {
         deps.logger.error({ projectId: project.id, reason: recorded.reason }, 'billing: a new subscription could not be recorded');
-        return refuse(recorded.reason === 'live_conflict' ? 'subscription_exists' : 'processor_rejected');
+        if (recorded.reason !== 'live_conflict') return refuse('processor_rejected');
+        // Another subscription was recorded meanwhile (its webhook, while this request ran without
+        // the key of the first): this one is a duplicate, refunded and canceled now.
+        const settled = await settleDuplicate(project.id, processor, created.value, user.id);
+        if (!settled.ok) deps.logger.error({ projectId: project.id, failure: settled.failure.kind }, 'billing: a duplicate subscription could not be settled yet');
+        return refuse('subscription_exists');
       }
       if (recorded.subscription.trialStart !== null) await deps.customers.markTrialUsed(project.id, user.id, processor.kind);
       return { ok: true, value: subscriptionView(recorded.subscription, await catalogNames(deps.catalog, project.id)) };

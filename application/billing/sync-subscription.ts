@@ -1,4 +1,6 @@
 import { type BillingDeps, underUserLock } from './deps';
+import { makeSettleDuplicate } from './duplicate-subscription';
+import { trialUsed } from './ensure-customer';
 import type { PaymentProcessor, ProcessorResult, ProcessorSnapshot } from './payment-processor';
 import { type RecordOutcome, makeRecordSnapshot, ownerOf } from './record-snapshot';
 
@@ -16,11 +18,26 @@ import { type RecordOutcome, makeRecordSnapshot, ownerOf } from './record-snapsh
  * under the lease. A lease held elsewhere for longer than the wait answers `unavailable`, so
  * Stripe delivers the webhook again.
  *
- * One live subscription per user holds at the processor too: a subscription that would be the
- * user's second live one (two checkouts both completed) is canceled there at once.
+ * Two rules hold here, at the moment a subscription is first recorded, whatever created it (a
+ * checkout opened long before, Stripe's dashboard):
+ * - one trial per user and project: a new subscription in a trial the user was no longer eligible
+ *   for (two checkouts with a trial opened up front, the first one used) has its trial ended at
+ *   once at the processor, so it starts active and its first period is charged now;
+ * - one live subscription per user: a subscription that would be the user's second live one (two
+ *   checkouts both completed) is refunded and canceled at once (duplicate-subscription.ts).
  */
 export function makeSyncSubscription(deps: BillingDeps) {
   const recordSnapshot = makeRecordSnapshot(deps);
+  const settleDuplicate = makeSettleDuplicate(deps);
+
+  /** A subscription not yet recorded, trialing, of a user with no live one who already had their trial. */
+  async function isRepeatTrial(projectId: string, processor: PaymentProcessor, userId: string, snapshot: ProcessorSnapshot): Promise<boolean> {
+    if (snapshot.subscription.status !== 'trialing') return false;
+    if ((await deps.subscriptions.findByProcessorId(processor.kind, snapshot.subscription.id)) !== null) return false;
+    if ((await deps.subscriptions.findLive(projectId, userId)) !== null) return false;
+    return trialUsed(deps, projectId, userId, processor.kind);
+  }
+
   return async function syncSubscription(
     projectId: string,
     processor: PaymentProcessor,
@@ -36,10 +53,20 @@ export function makeSyncSubscription(deps: BillingDeps) {
       // No owner to lock for: recording refuses it (unknown_owner) and nothing is written.
       if (userId === null) return { ok: true, value: await recordRead(first.value) };
     }
-    const locked = await underUserLock(deps, projectId, userId, async (): Promise<ProcessorResult<RecordOutcome | null>> => {
-      const snapshot = await processor.getSubscription(processorSubscriptionId);
-      if (!snapshot.ok || snapshot.value === null) return snapshot.ok ? { ok: true, value: null } : snapshot;
-      return { ok: true, value: await recordRead(snapshot.value) };
+    const owner = userId;
+    const locked = await underUserLock(deps, projectId, owner, async (): Promise<ProcessorResult<RecordOutcome | null>> => {
+      const read = await processor.getSubscription(processorSubscriptionId);
+      if (!read.ok || read.value === null) return read.ok ? { ok: true, value: null } : read;
+      let snapshot = read.value;
+      if (await isRepeatTrial(projectId, processor, owner, snapshot)) {
+        const ended = await processor.endTrial(processorSubscriptionId, `tollgate-trial-used-${processorSubscriptionId}`);
+        if (!ended.ok) return ended;
+        deps.logger.info({ projectId, subscription: processorSubscriptionId }, 'billing: a second trial was ended at once; the first period is charged');
+        snapshot = ended.value;
+      }
+      const recorded = await recordRead(snapshot);
+      if (!recorded.ok && recorded.reason === 'live_conflict') return settleDuplicate(projectId, processor, snapshot, owner);
+      return { ok: true, value: recorded };
     });
     if (locked === null) {
       return { ok: false, failure: { kind: 'unavailable', message: 'Another change to this subscription is in progress: retry in a moment' } };
@@ -48,18 +75,6 @@ export function makeSyncSubscription(deps: BillingDeps) {
     const recorded = locked.value.value;
     if (!recorded.ok) {
       deps.logger.warn({ projectId, subscription: processorSubscriptionId, reason: recorded.reason }, 'billing: processor subscription not recorded');
-      if (recorded.reason === 'live_conflict') {
-        // A second live subscription for a user who already has one (two checkouts both paid):
-        // it is canceled at once so it never renews; its first charge stays for the operator to refund.
-        const canceled = await processor.cancelSubscription(processorSubscriptionId, {
-          atPeriodEnd: false,
-          idempotencyKey: `tollgate-duplicate-${processorSubscriptionId}`,
-        });
-        deps.logger.warn(
-          { projectId, subscription: processorSubscriptionId, canceled: canceled.ok },
-          'billing: a second live subscription of one user was canceled at the processor; refund its first invoice if it was charged',
-        );
-      }
     }
     return { ok: true, value: recorded };
   };

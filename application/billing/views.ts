@@ -89,6 +89,8 @@ export interface InvoiceView {
   subtotal: number;
   amountDue: number;
   amountPaid: number;
+  /** Refunded of the payment by Tollgate (a duplicate subscription's charge); 0 when none. */
+  amountRefunded: number;
   lines: InvoiceLineView[];
   periodStart: Date;
   periodEnd: Date;

@@ -10,7 +10,7 @@ import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../e
  */
 
 export const BILLING_INTERVAL_NAMES = ['month', 'year'] as const;
-export const BILLING_EVENT_NAMES = ['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed'] as const;
+export const BILLING_EVENT_NAMES = ['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed', 'invoice.refunded'] as const;
 export const INVOICE_STATUS_NAMES = ['open', 'paid', 'void', 'uncollectible'] as const;
 
 const GET = [...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'project_not_found'] as const;
@@ -102,6 +102,7 @@ export const AdminInvoiceSchema = z.object({
   subtotal: z.number().int().describe('Sum of the lines, in integer minor units; negative when a downgrade credits more than it charges'),
   amount_due: z.number().int().describe('What the invoice charges (after discounts and credit), in integer minor units'),
   amount_paid: z.number().int().describe('What was paid, in integer minor units'),
+  amount_refunded: z.number().int().describe('What Tollgate refunded of it (a duplicate subscription\'s charge), in integer minor units; 0 when none'),
   period_start: z.string(),
   period_end: z.string(),
   created_at: z.string(),

@@ -25,7 +25,7 @@ export const webhooksErrors = {
   invalid_webhook_events: {
     status: 400,
     message:
-      'Invalid webhook events: a comma-separated list of subscription.created, subscription.updated, subscription.canceled, invoice.paid, payment.failed (none for all)',
+      'Invalid webhook events: a comma-separated list of subscription.created, subscription.updated, subscription.canceled, invoice.paid, payment.failed, invoice.refunded (none for all)',
   },
   invalid_webhook_description: { status: 400, message: 'Invalid description: at most 500 characters, no control characters' },
   webhook_endpoint_disabled: { status: 409, message: 'The webhook endpoint is disabled: enable it first' },

@@ -9,6 +9,7 @@ export const BILLING_EVENT_TYPES = [
   'subscription.canceled',
   'invoice.paid',
   'payment.failed',
+  'invoice.refunded',
 ] as const;
 
 export type BillingEventType = (typeof BILLING_EVENT_TYPES)[number];

@@ -1,7 +1,7 @@
 import { type Result, err, ok } from '../result';
 import { type Plan, type Price, type PriceSnapshot, resolveTrialDays, snapshotOf } from './catalog';
 import { type BillingEventType } from './events';
-import { type InvoiceDraft, type InvoiceLine, draftInvoice } from './invoice';
+import { type InvoiceDraft, type InvoiceLine, type InvoiceReason, draftInvoice } from './invoice';
 import { type Period, addDays, addSeconds, cycleBoundary, nextCycleBoundary, periodContaining, toWholeSeconds } from './periods';
 import { type PriceChangePreview, previewPriceChange } from './proration';
 
@@ -25,8 +25,10 @@ import { type PriceChangePreview, previewPriceChange } from './proration';
  * to people and returned as the entitlements `status`: `pending_cancellation`.
  *
  * Pause: Tollgate's `paused` is a service pause. Access stops at once and no renewal is charged while
- * paused; billing dates keep running (periods that end while paused are skipped, not charged), so
- * resuming continues the same cycle and the next charge is at the current period's end. With Stripe
+ * paused; billing dates keep running (periods that end while paused are skipped, not charged).
+ * Resuming within the period that was paid continues the same cycle (the next charge at its end);
+ * resuming once a period began while paused starts a new period at once and charges it, as Paddle
+ * and Chargebee do on resume, so a pause across a renewal never gives the next period free. With Stripe
  * this is `pause_collection[behavior]=void` ("invoices are created and immediately voided"; the
  * Stripe subscription's own status stays `active`, https://docs.stripe.com/billing/subscriptions/pause-payment)
  * plus Tollgate's own `paused` status.
@@ -181,7 +183,7 @@ const paidEvents = (invoice: InvoiceDraft | null): BillingEventType[] =>
 
 /** The invoice for one full period of the subscription's price. */
 function periodInvoice(
-  reason: 'subscription_create' | 'subscription_cycle',
+  reason: InvoiceReason,
   price: PriceSnapshot,
   period: Period,
   creditBalance: number,
@@ -434,23 +436,43 @@ export function pause<S extends Subscription>(subscription: S, at: Date): Outcom
 }
 
 /**
+ * Whether a paused subscription, resumed at `at`, is in a period that began while it was paused (a
+ * renewal passed, skipped and not charged, or is due now): the paid period is over.
+ */
+export function pausedAcrossRenewal(subscription: Pick<Subscription, 'status' | 'pausedAt' | 'currentPeriodStart' | 'currentPeriodEnd'>, at: Date): boolean {
+  if (subscription.status !== 'paused') return false;
+  const now = toWholeSeconds(at).getTime();
+  if (subscription.currentPeriodEnd.getTime() <= now) return true;
+  return subscription.pausedAt !== null && subscription.currentPeriodStart.getTime() > subscription.pausedAt.getTime();
+}
+
+/**
  * Resume (spec: "paused or pending cancellation -> resumed", subscription.updated):
- * - `paused` -> `active` on the same billing cycle; periods that ended while paused are skipped
- *   without charge, so the next charge is at the end of the period containing `at`;
+ * - `paused`, within the period it was paused in (already paid) -> `active` on the same billing
+ *   cycle, nothing charged;
+ * - `paused`, once a period began while paused ({@link pausedAcrossRenewal}) -> a new period
+ *   [now, now + interval) starts, anchored now, and its invoice is charged at once (reason
+ *   `subscription_update`, as Stripe's `billing_cycle_anchor=now`): paid -> `active`,
+ *   [subscription.updated, invoice.paid]; failed -> unchanged (still paused), [payment.failed];
  * - pending cancellation -> the scheduled end is dropped; the status stays (active, trialing or
  *   past_due).
  */
-export function resume<S extends Subscription>(subscription: S, at: Date): Outcome<S> {
+export function resume<S extends Subscription>(subscription: S, at: Date, payment?: PaymentOutcome, creditBalance = 0): Outcome<S> {
   const ended = endedError(subscription);
   if (ended) return err(ended);
   if (subscription.status === 'paused') {
     const now = toWholeSeconds(at);
     const resumed: S = { ...subscription, status: 'active', pausedAt: null };
-    if (subscription.currentPeriodEnd.getTime() > now.getTime()) return ok(transition(resumed, ['subscription.updated']));
-    const period = periodContaining(subscription.billingCycleAnchor, subscription.price.interval, now);
-    return ok(
-      transition({ ...resumed, currentPeriodStart: period.start, currentPeriodEnd: period.end }, ['subscription.updated']),
-    );
+    if (!pausedAcrossRenewal(subscription, now)) return ok(transition(resumed, ['subscription.updated']));
+    const period: Period = { start: now, end: cycleBoundary(now, subscription.price.interval, 1) };
+    const invoice = periodInvoice('subscription_update', subscription.price, period, creditBalance);
+    if (invoice.amountDue > 0) {
+      if (payment === undefined) return err('payment_required');
+      if (payment === 'failed') return ok(transition(subscription, ['payment.failed'], invoice));
+    }
+    const billed = invoiceOrNull(invoice);
+    const restarted: S = { ...resumed, currentPeriodStart: period.start, currentPeriodEnd: period.end, billingCycleAnchor: now };
+    return ok(transition(restarted, ['subscription.updated', ...paidEvents(billed)], billed));
   }
   if (subscription.cancelAtPeriodEnd) {
     return ok(transition({ ...subscription, cancelAtPeriodEnd: false, canceledAt: null }, ['subscription.updated']));
@@ -540,6 +562,21 @@ export function endTrial<S extends Subscription>(
   }
   const billed = invoiceOrNull(invoice);
   return ok(transition({ ...advanced, status: 'active' }, [...paidEvents(billed), 'subscription.updated'], billed));
+}
+
+/**
+ * A trial ended now rather than at its end (Stripe's `trial_end=now`): the cycle restarts now, the
+ * first full period [now, now + interval) is invoiced (reason `subscription_update`) and charged,
+ * as {@link endTrial} at its end. Tollgate does this to a trial the user was not eligible for (a
+ * second trial taken through a checkout opened before the first one was used).
+ */
+export function endTrialNow<S extends Subscription>(subscription: S, at: Date, payment: PaymentOutcome | undefined, creditBalance = 0): Outcome<S> {
+  if (subscription.status !== 'trialing') return err('subscription_not_trialing');
+  const now = toWholeSeconds(at);
+  const cut: S = { ...subscription, currentPeriodEnd: now, trialEnd: now, billingCycleAnchor: now };
+  const ended = endTrial(cut, now, payment, creditBalance);
+  if (!ended.ok || ended.value.invoice === null) return ended;
+  return ok(transition(ended.value.subscription, [...ended.value.events], { ...ended.value.invoice, reason: 'subscription_update' }));
 }
 
 /**

@@ -44,6 +44,8 @@ const toInvoice = rowMapper<BillingInvoice>({
   hostedUrl: read.textOrNull,
   createdAt: read.date,
   paidAt: read.dateOrNull,
+  amountRefunded: read.number,
+  refundedAt: read.dateOrNull,
   updatedAt: read.date,
 });
 
@@ -63,19 +65,23 @@ export class PostgresInvoiceStore implements InvoiceStore {
   /**
    * Insert, or update the invoice the processor knows by this id. The existing row keeps its id,
    * project, user and creation time, and its link to a subscription unless a new one is given; the
-   * rest follows the processor. An invoice of another project is never touched (that is a bug: it throws).
+   * rest follows the processor, except the refunds Tollgate recorded, which only grow. An invoice of
+   * another project is never touched (that is a bug: it throws).
    */
   async save(i: BillingInvoice): Promise<void> {
     const rows = await this.db.query(
       `insert into billing_invoices (id, project_id, user_id, subscription_id, processor, processor_invoice_id, status, reason, currency,
-         subtotal, amount_due, amount_paid, attempt_count, lines, period_start, period_end, hosted_url, created_at, paid_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?)
+         subtotal, amount_due, amount_paid, attempt_count, lines, period_start, period_end, hosted_url, created_at, paid_at,
+         amount_refunded, refunded_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?)
        on conflict (processor, processor_invoice_id) do update set
          subscription_id = coalesce(excluded.subscription_id, billing_invoices.subscription_id), status = excluded.status,
          reason = excluded.reason, currency = excluded.currency,
          subtotal = excluded.subtotal, amount_due = excluded.amount_due, amount_paid = excluded.amount_paid,
          attempt_count = excluded.attempt_count, lines = excluded.lines, period_start = excluded.period_start,
-         period_end = excluded.period_end, hosted_url = excluded.hosted_url, paid_at = excluded.paid_at, updated_at = excluded.updated_at
+         period_end = excluded.period_end, hosted_url = excluded.hosted_url, paid_at = excluded.paid_at,
+         amount_refunded = greatest(billing_invoices.amount_refunded, excluded.amount_refunded),
+         refunded_at = coalesce(billing_invoices.refunded_at, excluded.refunded_at), updated_at = excluded.updated_at
        where billing_invoices.project_id = excluded.project_id
        returning id`,
       [
@@ -98,6 +104,8 @@ export class PostgresInvoiceStore implements InvoiceStore {
         i.hostedUrl,
         i.createdAt,
         i.paidAt,
+        i.amountRefunded,
+        i.refundedAt,
         i.updatedAt,
       ],
     );

@@ -167,6 +167,8 @@ function invoice(userId: string, overrides: Partial<BillingInvoice> = {}): Billi
     hostedUrl: null,
     createdAt: T0,
     paidAt: null,
+    amountRefunded: 0,
+    refundedAt: null,
     updatedAt: T0,
     ...overrides,
   };

@@ -377,6 +377,73 @@ export function describePaymentProcessorContract(name: string, setup: () => Prom
       expect(resumed.currentPeriodEnd.getTime()).toBe(s.currentPeriodEnd.getTime());
     });
 
+    it('resumes after a renewal passed while paused: a new period starts at the resume and is charged', async () => {
+      const [price] = await catalog('Pause across', [1000]);
+      const customerId = await customer();
+      const s = must(await subscribe(customerId, price!.id, 'pm_card_visa')).subscription;
+
+      // Paused a day before the period ends, resumed after the renewal (Stripe voids its invoice).
+      await harness.advance(s.currentPeriodEnd.getTime() / 1000 - s.currentPeriodStart.getTime() / 1000 - DAY);
+      must(await processor.pauseSubscription(s.id, key('pause')));
+      await harness.advance(DAY + 2 * HOUR);
+      expect(paid((await current(s.id)).invoices)).toHaveLength(1);
+
+      const resumed = must(await processor.resumeSubscription(s.id, key('resume')));
+      expect(resumed.subscription.status).toBe('active');
+      expect(resumed.subscription.pausedAt).toBeNull();
+      // A whole new period from the resume, anchored there: no free period.
+      expect(resumed.subscription.currentPeriodStart.getTime()).toBeGreaterThan(s.currentPeriodEnd.getTime());
+      expect(resumed.subscription.currentPeriodEnd.getTime()).toBe(cycleBoundary(resumed.subscription.currentPeriodStart, 'month', 1).getTime());
+      const charges = paid(resumed.invoices);
+      expect(charges.map((i) => i.amountPaid)).toEqual([1000, 1000]);
+      const line = charges[1]!.lines.find((l) => l.kind === 'subscription')!;
+      expect(line.periodStart.getTime()).toBe(resumed.subscription.currentPeriodStart.getTime());
+
+      // Paused and resumed within the new (paid) period: the same cycle, nothing charged.
+      must(await processor.pauseSubscription(s.id, key('pause')));
+      const again = must(await processor.resumeSubscription(s.id, key('resume'))).subscription;
+      expect(again.currentPeriodEnd.getTime()).toBe(resumed.subscription.currentPeriodEnd.getTime());
+      expect(paid((await current(s.id)).invoices)).toHaveLength(2);
+    });
+
+    it('ends a trial now: active, a new period from now, charged at once', async () => {
+      const [price] = await catalog('Trial cut', [1000]);
+      const customerId = await customer();
+      const s = must(await subscribe(customerId, price!.id, 'pm_card_visa', 14)).subscription;
+      expect(s.status).toBe('trialing');
+      await harness.advance(2 * DAY);
+
+      const ended = must(await processor.endTrial(s.id, key('end-trial')));
+      expect(ended.subscription.status).toBe('active');
+      expect(ended.subscription.trialEnd!.getTime()).toBeLessThan(s.trialEnd!.getTime());
+      expect(ended.subscription.currentPeriodStart.getTime()).toBe(ended.subscription.trialEnd!.getTime());
+      expect(ended.subscription.currentPeriodEnd.getTime()).toBe(cycleBoundary(ended.subscription.currentPeriodStart, 'month', 1).getTime());
+      expect(paid(ended.invoices).map((i) => i.amountPaid)).toEqual([1000]);
+      // Asked again: nothing more happens.
+      const again = must(await processor.endTrial(s.id, key('end-trial')));
+      expect(paid(again.invoices)).toHaveLength(1);
+    });
+
+    it('refunds a paid invoice once: the same key answers the same refund, another finds nothing left', async () => {
+      const [price] = await catalog('Refund', [1000]);
+      const customerId = await customer();
+      const snapshot = must(await subscribe(customerId, price!.id, 'pm_card_visa'));
+      const invoice = paid(snapshot.invoices)[0]!;
+      const refundKey = key('refund');
+
+      const refund = must(await processor.refundInvoice(invoice.id, { amount: 1000, reason: 'duplicate', idempotencyKey: refundKey }));
+      expect(refund).toMatchObject({ invoiceId: invoice.id, amount: 1000, currency: 'usd' });
+      expect(refund.id).toEqual(expect.any(String));
+      const replayed = must(await processor.refundInvoice(invoice.id, { amount: 1000, reason: 'duplicate', idempotencyKey: refundKey }));
+      expect(replayed.id).toBe(refund.id);
+      expect(failureOf(await processor.refundInvoice(invoice.id, { amount: 1, reason: 'duplicate', idempotencyKey: key('refund') })).kind).toBe('invalid_request');
+
+      // An invoice with nothing paid (a trial's) has nothing to refund.
+      const trial = must(await subscribe(await customer(), price!.id, 'pm_card_visa', 7));
+      const free = trial.invoices[0];
+      if (free) expect(failureOf(await processor.refundInvoice(free.id, { amount: 1, reason: 'duplicate', idempotencyKey: key('refund') })).kind).toBe('invalid_request');
+    });
+
     it('resumes a pending cancellation', async () => {
       const [price] = await catalog('Undo cancel', [1000]);
       const customerId = await customer();

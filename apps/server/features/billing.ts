@@ -76,6 +76,7 @@ export function wireBilling({ core, config }: { core: Core; config: CoreConfig }
     clock,
     crypto,
     logger,
+    audit: core.audit,
     settings: { sandboxAllowed: allowed, publicUrl: config.publicUrl },
   };
   const sandbox = makeSandboxOperations(deps);

@@ -78,6 +78,7 @@ const invoiceView = (v: OperatorInvoiceView) => ({
   subtotal: v.subtotal,
   amount_due: v.amountDue,
   amount_paid: v.amountPaid,
+  amount_refunded: v.amountRefunded,
   period_start: v.periodStart.toISOString(),
   period_end: v.periodEnd.toISOString(),
   created_at: v.createdAt.toISOString(),

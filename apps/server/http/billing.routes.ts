@@ -99,6 +99,7 @@ export const renderInvoice = (v: InvoiceView) => ({
   subtotal: v.subtotal,
   amountDue: v.amountDue,
   amountPaid: v.amountPaid,
+  amountRefunded: v.amountRefunded,
   lines: v.lines.map(renderLine),
   periodStart: iso(v.periodStart),
   periodEnd: iso(v.periodEnd),

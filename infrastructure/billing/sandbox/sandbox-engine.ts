@@ -31,6 +31,7 @@ import {
   endAfterGracePeriod,
   endAtPeriodEnd,
   endTrial,
+  endTrialNow,
   expireIncomplete,
   nextActionAt,
   pause,
@@ -54,6 +55,7 @@ import {
   type PriceData,
   type ProductData,
   type PromotionCodeData,
+  type RefundData,
   type SandboxKind,
   type SandboxObject,
   SandboxObjects,
@@ -808,12 +810,70 @@ export class SandboxEngine {
     });
   }
 
+  /**
+   * Resumes a paused subscription (a new period charged at once when one began while paused; a
+   * decline leaves it paused) or drops a pending cancellation.
+   */
   resumeSubscription(projectId: string, subscriptionId: string, key: string): Promise<ProcessorResult<ProcessorSnapshot>> {
-    return this.operate(projectId, subscriptionId, key, 'subscriptions.resume', {}, async (subscription, { now }) => {
-      const outcome = resume(subscription, now);
-      if (!outcome.ok) return outcome.error === 'subscription_not_resumable' ? processorOk('unchanged') : refused(outcome.error);
-      return processorOk({ subscription: outcome.value.subscription, settled: null });
+    return this.operate(projectId, subscriptionId, key, 'subscriptions.resume', {}, async (subscription, { row, now, customer }) => {
+      const billed = await this.settleOnCard(projectId, row, customer, (payment, creditBalance) => resume(subscription, now, payment, creditBalance));
+      if (!billed.ok) return billed.error === 'subscription_not_resumable' ? processorOk('unchanged') : refused(billed.error);
+      if (billed.value.settled.payment === 'failed') return declined(billed.value.card.decline ?? GENERIC_DECLINE);
+      return processorOk({ subscription: billed.value.settled.transition.subscription, settled: billed.value.settled });
     });
+  }
+
+  /** Ends a trial now (Stripe's `trial_end=now`): a new period starts and is charged; a decline makes it past due. A subscription out of its trial is answered as it is. */
+  endTrial(projectId: string, subscriptionId: string, key: string): Promise<ProcessorResult<ProcessorSnapshot>> {
+    return this.operate(projectId, subscriptionId, key, 'subscriptions.end_trial', {}, async (subscription, { row, now, customer }) => {
+      // Already out of its trial (ended here before, or by time): nothing to do, as Tollgate's Stripe adapter answers.
+      if (subscription.status !== 'trialing') return processorOk('unchanged');
+      const billed = await this.settleOnCard(projectId, row, customer, (payment, creditBalance) => endTrialNow(subscription, now, payment, creditBalance));
+      if (!billed.ok) return refused(billed.error);
+      return processorOk({ subscription: billed.value.settled.transition.subscription, settled: billed.value.settled });
+    });
+  }
+
+  /**
+   * Refunds `amount` of a paid invoice's payment, as Stripe's `POST /v1/refunds`: at most what is
+   * left unrefunded; the invoice keeps its status and records the amount refunded.
+   */
+  refundInvoice(
+    projectId: string,
+    invoiceId: string,
+    input: { amount: number; reason: string; idempotencyKey: string },
+  ): Promise<ProcessorResult<{ id: string; invoiceId: string; amount: number; currency: string; createdAt: Date }>> {
+    const params = { invoiceId, amount: input.amount, reason: input.reason };
+    return this.idempotent(projectId, input.idempotencyKey, 'refunds.create', params, async (now) => {
+      const invoice = await this.objects.get<InvoiceData>(projectId, 'invoice', invoiceId, { lock: true });
+      if (!invoice) return noSuch('invoice', invoiceId);
+      const refunded = invoice.data.amountRefunded ?? 0;
+      const left = invoice.data.status === 'paid' ? invoice.data.amountPaid - refunded : 0;
+      if (left <= 0) {
+        return processorFailed(invalidRequest(refunded > 0 ? `Invoice ${invoiceId} has already been refunded.` : `Invoice ${invoiceId} has no payment to refund.`));
+      }
+      if (!Number.isSafeInteger(input.amount) || input.amount <= 0 || input.amount > left) {
+        return processorFailed(invalidRequest(`Refund amount (${input.amount}) is greater than unrefunded amount on charge (${left}).`));
+      }
+      await this.objects.update({ ...invoice, data: { ...invoice.data, amountRefunded: refunded + input.amount }, updatedAt: now });
+      const id = this.newId('refund');
+      const data: RefundData = { invoiceId, amount: input.amount, currency: invoice.data.currency, reason: input.reason, status: 'succeeded' };
+      await this.objects.insert({ id, projectId, kind: 'refund', parentId: invoiceId, data, dueAt: null, createdAt: now, updatedAt: now });
+      return processorOk({ id, invoiceId, amount: input.amount, currency: invoice.data.currency, createdAt: toWholeSeconds(now) });
+    });
+  }
+
+  /** A transition that may bill, settled on the subscription's card and the customer's credit. */
+  private async settleOnCard(
+    projectId: string,
+    row: SandboxObject<SubscriptionData>,
+    customer: SandboxObject<CustomerData> | null,
+    run: (payment: PaymentOutcome, creditBalance: number) => Outcome,
+  ): Promise<Result<{ settled: Settled; card: CardCharge }, SubscriptionError>> {
+    const card = this.charge((await this.cardOf(projectId, row.data.paymentMethodId))?.data ?? null);
+    const creditBalance = customer?.data.creditBalance ?? 0;
+    const settled = this.settle((payment) => run(payment, creditBalance), card, row.data.pendingPercentOff, creditBalance);
+    return settled.ok ? { ok: true, value: { settled: settled.value, card } } : settled;
   }
 
   /** The subscription with its latest invoices (oldest first) and its card, or null. */

@@ -23,6 +23,7 @@ export type SandboxKind =
   | 'promotion_code'
   | 'product'
   | 'price'
+  | 'refund'
   | 'idempotency';
 
 export const ID_PREFIX = {
@@ -35,6 +36,7 @@ export const ID_PREFIX = {
   promotion_code: 'promo_sbx_',
   product: 'prod_sbx_',
   price: 'price_sbx_',
+  refund: 're_sbx_',
   idempotency: 'idem_sbx_',
 } as const satisfies Record<SandboxKind, string>;
 
@@ -144,6 +146,17 @@ export interface InvoiceData {
   periodEnd: Iso;
   createdAt: Iso;
   paidAt: Iso | null;
+  /** Refunded of `amountPaid` so far (absent on invoices stored before refunds existed: 0). */
+  amountRefunded?: number;
+}
+
+/** A refund of (part of) a paid invoice's payment; its parent is the invoice. */
+export interface RefundData {
+  invoiceId: string;
+  amount: number;
+  currency: string;
+  reason: string;
+  status: 'succeeded';
 }
 
 export interface CheckoutData {

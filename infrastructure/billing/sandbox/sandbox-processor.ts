@@ -5,8 +5,10 @@ import type {
   PaymentProcessor,
   ProcessorAccount,
   ProcessorMetadata,
+  ProcessorRefund,
   ProcessorResult,
   ProcessorSnapshot,
+  RefundReason,
 } from '../../../application/billing/payment-processor';
 import { processorOk } from '../../../application/billing/payment-processor';
 import type { Plan, Price } from '../../../domain/billing/catalog';
@@ -103,6 +105,14 @@ export class SandboxProcessor implements PaymentProcessor {
 
   resumeSubscription(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>> {
     return this.engine.resumeSubscription(this.projectId, subscriptionId, idempotencyKey);
+  }
+
+  endTrial(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>> {
+    return this.engine.endTrial(this.projectId, subscriptionId, idempotencyKey);
+  }
+
+  refundInvoice(invoiceId: string, input: { amount: number; reason: RefundReason; idempotencyKey: string }): Promise<ProcessorResult<ProcessorRefund>> {
+    return this.engine.refundInvoice(this.projectId, invoiceId, input);
   }
 
   async getSubscription(subscriptionId: string): Promise<ProcessorResult<ProcessorSnapshot | null>> {

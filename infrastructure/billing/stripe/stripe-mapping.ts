@@ -24,6 +24,8 @@ export const METADATA_KEYS = {
 
 /** Tollgate's pause mark on a Stripe subscription: when it was paused (unix seconds). */
 export const PAUSED_AT_KEY = 'tollgate_paused_at';
+/** The end (unix seconds) of the period Tollgate's pause began in: a resume after it charges a new period. */
+export const PAUSED_PERIOD_END_KEY = 'tollgate_paused_period_end';
 
 export function stripeMetadata(metadata: ProcessorMetadata): Record<string, string> {
   const out: Record<string, string> = {};

@@ -10,14 +10,17 @@ import {
   type ProcessorAccount,
   type ProcessorInvoice,
   type ProcessorMetadata,
+  type ProcessorRefund,
   type ProcessorResult,
   type ProcessorSnapshot,
+  type RefundReason,
 } from '../../../application/billing/payment-processor';
 import type { Plan, Price } from '../../../domain/billing/catalog';
 import { STRIPE_API_URL_DEFAULT, stripeHostOptions } from './api-url';
 import { attachFailure, failureOf, isResourceMissing, RefusedBeforeStripe, StripeShapeError } from './stripe-errors';
 import {
   PAUSED_AT_KEY,
+  PAUSED_PERIOD_END_KEY,
   idOf,
   invoiceLineOf,
   invoiceOf,
@@ -323,12 +326,13 @@ export class StripeProcessor implements PaymentProcessor {
     return this.attempt(async () => {
       const subscription = await this.retrieve(subscriptionId);
       if (hasEnded(subscription) || isTollgatePaused(subscription)) return this.snapshotOf(subscription);
-      // Renewal invoices are voided while paused; Tollgate's mark makes it a service pause.
+      // Renewal invoices are voided while paused; Tollgate's mark makes it a service pause, and the
+      // paid period's end (Stripe's time) tells a resume whether a renewal passed while paused.
       const updated = await this.stripe.subscriptions.update(
         subscription.id,
         {
           pause_collection: { behavior: 'void' },
-          metadata: { [PAUSED_AT_KEY]: String(toUnix(this.now())) },
+          metadata: { [PAUSED_AT_KEY]: String(toUnix(this.now())), [PAUSED_PERIOD_END_KEY]: String(firstItem(subscription).current_period_end) },
           expand: SUBSCRIPTION_EXPAND,
         },
         { idempotencyKey: stepKey(idempotencyKey, 'pause') },
@@ -353,7 +357,15 @@ export class StripeProcessor implements PaymentProcessor {
       const params: Stripe.SubscriptionUpdateParams = {};
       if (subscription.pause_collection || subscription.metadata?.[PAUSED_AT_KEY]) {
         params.pause_collection = '';
-        params.metadata = { [PAUSED_AT_KEY]: '' };
+        params.metadata = { [PAUSED_AT_KEY]: '', [PAUSED_PERIOD_END_KEY]: '' };
+        if (isTollgatePaused(subscription) && renewedWhilePaused(subscription)) {
+          // A period began while paused (its invoice was voided): a new period starts now and is
+          // charged at once, whole (no credit for the paused days); a declined charge answers 402
+          // and changes nothing, so the subscription stays paused.
+          params.billing_cycle_anchor = 'now';
+          params.proration_behavior = 'none';
+          params.payment_behavior = 'error_if_incomplete';
+        }
       }
       // A pending cancellation is dropped (a cancel_at set by other means too).
       if (subscription.cancel_at_period_end) params.cancel_at_period_end = false;
@@ -365,6 +377,35 @@ export class StripeProcessor implements PaymentProcessor {
         { idempotencyKey: stepKey(idempotencyKey, 'resume') },
       );
       return this.snapshotAfterWrite(updated);
+    });
+  }
+
+  endTrial(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>> {
+    return this.attempt(async () => {
+      const subscription = await this.retrieve(subscriptionId);
+      if (subscription.status !== 'trialing') return this.snapshotOf(subscription);
+      // trial_end=now restarts the cycle and invoices the first period at once; a declined charge
+      // makes it past_due, as a trial reaching its end does.
+      const updated = await this.stripe.subscriptions.update(
+        subscription.id,
+        { trial_end: 'now', expand: SUBSCRIPTION_EXPAND },
+        { idempotencyKey: stepKey(idempotencyKey, 'end-trial') },
+      );
+      return this.snapshotAfterWrite(updated);
+    });
+  }
+
+  refundInvoice(invoiceId: string, input: { amount: number; reason: RefundReason; idempotencyKey: string }): Promise<ProcessorResult<ProcessorRefund>> {
+    return this.attempt(async () => {
+      // basil: an invoice's payments are InvoicePayments; the paid one names its PaymentIntent.
+      const payments = await this.stripe.invoicePayments.list({ invoice: requireId(invoiceId, 'invoice'), status: 'paid', limit: 10 });
+      const paymentIntent = payments.data.map((p) => idOf(p.payment.payment_intent as string | { id: string } | undefined)).find((id) => id !== null);
+      if (!paymentIntent) throw new RefusedBeforeStripe({ kind: 'invalid_request', message: `Invoice ${invoiceId} has no payment to refund` });
+      const refund = await this.stripe.refunds.create(
+        { payment_intent: paymentIntent, amount: input.amount, reason: input.reason, metadata: { tollgate_invoice_id: invoiceId } },
+        { idempotencyKey: stepKey(input.idempotencyKey, 'refund') },
+      );
+      return { id: refund.id, invoiceId, amount: refund.amount, currency: refund.currency, createdAt: toDate(refund.created) };
     });
   }
 
@@ -455,6 +496,23 @@ function firstItem(subscription: Stripe.Subscription): Stripe.SubscriptionItem {
   const item = subscription.items?.data?.[0];
   if (!item) throw new StripeShapeError(`subscription ${subscription.id} has no items`);
   return item;
+}
+
+/**
+ * Whether the period Tollgate's pause stopped in is over: the item's period started at or after
+ * the end recorded at pause time (or, for a pause marked before that end was recorded, after the
+ * pause itself).
+ */
+function renewedWhilePaused(subscription: Stripe.Subscription): boolean {
+  const start = firstItem(subscription).current_period_start;
+  const mark = (key: string): number | null => {
+    const value = subscription.metadata?.[key];
+    return typeof value === 'string' && /^\d{1,12}$/.test(value) ? Number(value) : null;
+  };
+  const pausedPeriodEnd = mark(PAUSED_PERIOD_END_KEY);
+  if (pausedPeriodEnd !== null) return start >= pausedPeriodEnd;
+  const pausedAt = mark(PAUSED_AT_KEY);
+  return pausedAt !== null && start > pausedAt;
 }
 
 const hasEnded = (subscription: Stripe.Subscription): boolean =>

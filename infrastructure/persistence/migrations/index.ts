@@ -14,6 +14,7 @@ import { Migration20261130000000ConsoleInvitations } from './Migration2026113000
 import { Migration20261201000000UserSearch } from './Migration20261201000000UserSearch';
 import { Migration20261203000000ConsoleTotp } from './Migration20261203000000ConsoleTotp';
 import { Migration20261204000000InvoiceListing } from './Migration20261204000000InvoiceListing';
+import { Migration20261205000000BillingRefunds } from './Migration20261205000000BillingRefunds';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261201000000UserSearch', class: Migration20261201000000UserSearch },
   { name: 'Migration20261203000000ConsoleTotp', class: Migration20261203000000ConsoleTotp },
   { name: 'Migration20261204000000InvoiceListing', class: Migration20261204000000InvoiceListing },
+  { name: 'Migration20261205000000BillingRefunds', class: Migration20261205000000BillingRefunds },
 ];

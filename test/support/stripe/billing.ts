@@ -5,6 +5,7 @@ import type { Ctx, Route, Settings } from './context';
 import { attachPaymentMethod, chargeOutcome, requireAttached, resolvePaymentMethod } from './customers';
 import { cardError, invalidRequest, missingParameter, resourceMissing, type Decline } from './errors';
 import { createdFilter, listFields, s, type Fields } from './params';
+import { refundableOf } from './refunds';
 import { planFromPrice } from './render';
 import { addInterval, DAY, formatDate, newId, nextBoundary, paginate, previousAttributes, randomString, type Interval } from './util';
 
@@ -1677,7 +1678,7 @@ export const billingRoutes: Route[] = [
     fields: {},
     handler: (ctx) => {
       const totals = new Map<string, number>();
-      for (const pi of ctx.acct.all<Stripe.PaymentIntent>('payment_intent', (x) => x.status === 'succeeded')) totals.set(pi.currency, (totals.get(pi.currency) ?? 0) + pi.amount_received);
+      for (const pi of ctx.acct.all<Stripe.PaymentIntent>('payment_intent', (x) => x.status === 'succeeded')) totals.set(pi.currency, (totals.get(pi.currency) ?? 0) + refundableOf(ctx.acct, pi));
       if (!totals.size) totals.set(ctx.acct.defaultCurrency, 0);
       const available = [...totals].map(([currency, amount]) => ({ amount, currency, source_types: { card: amount } }));
       const balance: Stripe.Balance = { object: 'balance', available, livemode: false, pending: available.map((a) => ({ amount: 0, currency: a.currency, source_types: { card: 0 } })) };

@@ -9,6 +9,7 @@ import { catalogRoutes } from './catalog';
 import { checkoutRoutes, completeSession, type CompleteCheckoutOptions } from './checkout';
 import type { Ctx, Route, Settings } from './context';
 import { customerRoutes } from './customers';
+import { refundRoutes } from './refunds';
 import {
   authenticationError,
   idempotencyError,
@@ -225,7 +226,7 @@ function stripeDeclares(paramsType: string | undefined, name: string): boolean {
 
 /** Every endpoint the server answers (without a dispatcher: for the conformance test). */
 export function routeTable(dispatcher = new WebhookDispatcher(() => new Map(), { timeoutMs: 0, retryDelaysMs: [], paused: true })): Route[] {
-  return [...catalogRoutes, ...customerRoutes, ...billingRoutes, ...checkoutRoutes, ...webhookRoutes(dispatcher)];
+  return [...catalogRoutes, ...customerRoutes, ...billingRoutes, ...refundRoutes, ...checkoutRoutes, ...webhookRoutes(dispatcher)];
 }
 
 export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<FakeStripe> {
