@@ -1,7 +1,14 @@
-import { IDEMPOTENCY_TTL_SECONDS, isIdempotencyKey, requestFingerprint, type JsonValue } from '../../domain/billing/idempotency';
+import {
+  IDEMPOTENCY_HEARTBEAT_SECONDS,
+  IDEMPOTENCY_LEASE_SECONDS,
+  IDEMPOTENCY_TTL_SECONDS,
+  isIdempotencyKey,
+  requestFingerprint,
+  type JsonValue,
+} from '../../domain/billing/idempotency';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
-import type { IdempotentRequestStore } from './idempotent-request.store';
+import type { IdempotencyLease, IdempotentRequestStore } from './idempotent-request.store';
 
 /** An answer of a request: its status and its JSON body. */
 export interface IdempotentAnswer {
@@ -30,6 +37,8 @@ export interface RunIdempotentDeps {
   store: IdempotentRequestStore;
   crypto: Pick<TokenCrypto, 'hash' | 'uuid'>;
   clock: Clock;
+  /** How often a running request renews its lease (default IDEMPOTENCY_HEARTBEAT_SECONDS). */
+  heartbeatMs?: number;
 }
 
 /**
@@ -39,6 +48,13 @@ export interface RunIdempotentDeps {
  * is still running. An answer `keep` declines (a fault, a 5xx, a conflict with a concurrent request)
  * is not kept, and the key is released: a retry runs again. Without a key the request just runs,
  * under a fresh key (`work` receives it, so writes at the processor are idempotent too).
+ *
+ * A running request holds its key under a lease (IDEMPOTENCY_LEASE_SECONDS) that it renews every
+ * few seconds while `work` runs. If its process dies, nothing renews it: a retry of the same request
+ * takes the key over once the lease has run out and runs again, which is safe because `work`'s
+ * writes at the processor carry keys derived from this key (the processor answers what it did the
+ * first time). A run that lost its key that way (it stalled past its lease) neither stores its
+ * answer nor releases the key: the run that took it over does.
  */
 export function makeRunIdempotent(deps: RunIdempotentDeps) {
   return async function runIdempotent<A extends IdempotentAnswer>(
@@ -53,7 +69,12 @@ export function makeRunIdempotent(deps: RunIdempotentDeps) {
     const key = request.key;
     if (!isIdempotencyKey(key)) return { kind: 'refused', error: 'invalid_idempotency_key' };
     const fingerprint = deps.crypto.hash(requestFingerprint({ method: request.method, path: request.path, body: request.body }));
-    const begun = await deps.store.begin(request.scope, key, fingerprint, deps.clock.now());
+    const holder = deps.crypto.uuid();
+    const lease = (): IdempotencyLease => {
+      const now = deps.clock.now();
+      return { holder, now, expiresAt: new Date(now.getTime() + IDEMPOTENCY_LEASE_SECONDS * 1000) };
+    };
+    const begun = await deps.store.begin(request.scope, key, fingerprint, lease());
     switch (begun.decision) {
       case 'replay':
         return { kind: 'replayed', answer: { status: begun.status, body: begun.body } };
@@ -64,21 +85,55 @@ export function makeRunIdempotent(deps: RunIdempotentDeps) {
       case 'new':
         break;
     }
+    const heartbeat = keepRenewing(() => deps.store.renew(request.scope, key, lease()), deps.heartbeatMs ?? IDEMPOTENCY_HEARTBEAT_SECONDS * 1000);
     let answer: A;
     try {
       answer = await work(key);
     } catch (e) {
+      await heartbeat.stop();
       // The fault is what the caller needs to see, not a second one from releasing the key.
-      await deps.store.abandon(request.scope, key).catch(() => undefined);
+      await deps.store.abandon(request.scope, key, holder).catch(() => undefined);
       throw e;
     }
-    if (keep(answer)) await deps.store.complete(request.scope, key, answer.status, answer.body, deps.clock.now());
-    else await deps.store.abandon(request.scope, key);
+    await heartbeat.stop();
+    if (keep(answer)) await deps.store.complete(request.scope, key, holder, answer.status, answer.body, deps.clock.now());
+    else await deps.store.abandon(request.scope, key, holder);
     return { kind: 'ran', answer, key };
   };
 }
 
 export type RunIdempotent = ReturnType<typeof makeRunIdempotent>;
+
+/**
+ * Calls `renew` every `everyMs` until stopped, one call at a time (a slow renewal delays the next
+ * rather than piling up). A failed renewal (the database away for a moment) is tried again at the
+ * next beat: the lease lasts several beats. `stop` waits for a renewal in flight, so nothing renews
+ * after the answer is stored.
+ */
+function keepRenewing(renew: () => Promise<unknown>, everyMs: number): { stop(): Promise<void> } {
+  let stopped = false;
+  let inFlight: Promise<unknown> = Promise.resolve();
+  let timer: ReturnType<typeof setTimeout>;
+  const beat = () => {
+    timer = setTimeout(() => {
+      if (stopped) return;
+      inFlight = renew()
+        .catch(() => undefined)
+        .finally(() => {
+          if (!stopped) beat();
+        });
+    }, everyMs);
+    timer.unref?.();
+  };
+  beat();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await inFlight;
+    },
+  };
+}
 
 /** Records older than this are expired: they neither replay nor refuse, and the purge drops them. */
 export const idempotencyExpiry = (now: Date): Date => new Date(now.getTime() - IDEMPOTENCY_TTL_SECONDS * 1000);

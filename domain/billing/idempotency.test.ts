@@ -76,6 +76,17 @@ describe('idempotencyDecision', () => {
     expect(idempotencyDecision({ ...stored, completedAt: null }, 'fp2', new Date('2025-04-01T00:00:00.5Z'))).toBe('mismatch');
   });
 
+  it('a running request whose lease ran out (its holder died) runs again; another request is still refused', () => {
+    const running = { ...stored, completedAt: null, leaseExpiresAt: new Date('2025-04-01T00:00:10Z') };
+    expect(idempotencyDecision(running, 'fp1', new Date('2025-04-01T00:00:09.999Z'))).toBe('in_progress');
+    expect(idempotencyDecision(running, 'fp1', new Date('2025-04-01T00:00:10Z'))).toBe('new');
+    expect(idempotencyDecision(running, 'fp2', new Date('2025-04-01T00:00:10Z'))).toBe('mismatch');
+    // No holder known (a record from before leases): taken over at once.
+    expect(idempotencyDecision({ ...running, leaseExpiresAt: null }, 'fp1', new Date('2025-04-01T00:00:00.5Z'))).toBe('new');
+    // A completed request replays whatever its lease said.
+    expect(idempotencyDecision({ ...stored, leaseExpiresAt: null }, 'fp1', new Date('2025-04-01T00:00:10Z'))).toBe('replay');
+  });
+
   it('after 24 hours the key is free again, whatever the body', () => {
     expect(idempotencyDecision(stored, 'fp1', new Date('2025-04-02T00:00:00Z'))).toBe('new');
     expect(idempotencyDecision(stored, 'fp2', new Date('2025-04-02T00:00:00Z'))).toBe('new');

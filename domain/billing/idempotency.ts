@@ -17,6 +17,14 @@
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue | undefined };
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+/**
+ * A running request holds its key under a lease this long, renewed every
+ * {@link IDEMPOTENCY_HEARTBEAT_SECONDS} while it runs. A holder that died (a crash, a kill -9)
+ * renews nothing: its key can be taken over by a retry of the same request once the lease has run
+ * out, seconds later rather than when the record expires.
+ */
+export const IDEMPOTENCY_LEASE_SECONDS = 10;
+export const IDEMPOTENCY_HEARTBEAT_SECONDS = 3;
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /** 1 to 255 printable ASCII characters, no spaces (a UUID fits; so does Stripe's own key format). */
@@ -52,14 +60,21 @@ export interface StoredIdempotentRequest {
   createdAt: Date;
   /** Null while the first request is still running. */
   completedAt: Date | null;
+  /**
+   * Until when the running request's holder holds the key (renewed while it runs); null when no
+   * holder is known to be alive. Left out where a record is only written once complete.
+   */
+  leaseExpiresAt?: Date | null;
 }
 
 export type IdempotencyDecision = 'new' | 'replay' | 'mismatch' | 'in_progress';
 
 /**
  * What to do with a request carrying a key: `new` (nothing stored, or stored 24 hours ago or more:
- * run it), `replay` (same request, answered within 24 hours: return the stored answer), `mismatch`
- * (same key, another request: 422), or `in_progress` (same request still running: 409, retry later).
+ * run it; or the same request, unanswered, whose holder's lease ran out: its holder died, run it
+ * again), `replay` (same request, answered within 24 hours: return the stored answer), `mismatch`
+ * (same key, another request: 422), or `in_progress` (same request still running under a live
+ * lease: 409, retry later).
  */
 export function idempotencyDecision(
   stored: StoredIdempotentRequest | null,
@@ -68,5 +83,7 @@ export function idempotencyDecision(
 ): IdempotencyDecision {
   if (stored === null || now.getTime() - stored.createdAt.getTime() >= IDEMPOTENCY_TTL_SECONDS * 1000) return 'new';
   if (stored.fingerprint !== fingerprint) return 'mismatch';
-  return stored.completedAt === null ? 'in_progress' : 'replay';
+  if (stored.completedAt !== null) return 'replay';
+  const lease = stored.leaseExpiresAt;
+  return lease === undefined || (lease !== null && lease.getTime() > now.getTime()) ? 'in_progress' : 'new';
 }

@@ -198,12 +198,13 @@ describe('Idempotency-Key on the billing POSTs of an end user', () => {
     const store = new PostgresIdempotentRequestStore(t.tollgate.core.db);
     const fingerprint = t.tollgate.core.crypto.hash(requestFingerprint({ method: 'POST', path: '/api/proxy/billing/subscription/pause', body: {} }));
     // A request with this key has begun (in another process, say) and not answered yet.
-    await t.inContext(() => store.begin(`${project.id}:${userId}`, key, fingerprint, t.clock.now()));
+    const lease = { holder: crypto.randomUUID(), now: t.clock.now(), expiresAt: new Date(t.clock.now().getTime() + 10_000) };
+    await t.inContext(() => store.begin(`${project.id}:${userId}`, key, fingerprint, lease));
     const res = await post('/api/proxy/billing/subscription/pause', { token, key });
     expect(res.status).toBe(409);
     expect(await res.json()).toEqual({ error: 'A request with this Idempotency-Key is still in progress', code: 'idempotency_key_in_progress' });
     // Once it is answered, the answer is replayed.
-    await t.inContext(() => store.complete(`${project.id}:${userId}`, key, 200, { stored: true }, t.clock.now()));
+    await t.inContext(() => store.complete(`${project.id}:${userId}`, key, lease.holder, 200, { stored: true }, t.clock.now()));
     const replay = await post('/api/proxy/billing/subscription/pause', { token, key });
     expect([replay.status, await replay.json(), replay.headers.get('idempotent-replayed')]).toEqual([200, { stored: true }, 'true']);
   });

@@ -15,6 +15,7 @@ import { Migration20261201000000UserSearch } from './Migration20261201000000User
 import { Migration20261203000000ConsoleTotp } from './Migration20261203000000ConsoleTotp';
 import { Migration20261204000000InvoiceListing } from './Migration20261204000000InvoiceListing';
 import { Migration20261205000000BillingRefunds } from './Migration20261205000000BillingRefunds';
+import { Migration20261206000000IdempotencyLease } from './Migration20261206000000IdempotencyLease';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261203000000ConsoleTotp', class: Migration20261203000000ConsoleTotp },
   { name: 'Migration20261204000000InvoiceListing', class: Migration20261204000000InvoiceListing },
   { name: 'Migration20261205000000BillingRefunds', class: Migration20261205000000BillingRefunds },
+  { name: 'Migration20261206000000IdempotencyLease', class: Migration20261206000000IdempotencyLease },
 ];
