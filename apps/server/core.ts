@@ -21,6 +21,7 @@ import { Argon2PasswordHasher } from '../../infrastructure/crypto/argon2-passwor
 import { HmacAccessTokenCodec } from '../../infrastructure/crypto/hmac-access-token-codec';
 import { NodeTokenCrypto } from '../../infrastructure/crypto/node-token-crypto';
 import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
+import { safeErrorText } from '../../infrastructure/jobs/error-text';
 import { PgBossOutbox } from '../../infrastructure/jobs/outbox';
 import { tollgateQueues } from '../../infrastructure/jobs/queues';
 import { PgBossScheduler } from '../../infrastructure/jobs/scheduler';
@@ -126,7 +127,11 @@ export interface Core {
 export async function buildCore(options: CoreOptions): Promise<Core> {
   const { config, logger } = options;
   const clock = options.clock ?? new SystemClock();
-  const db = await Database.open({ url: options.databaseUrl, poolMax: config.DATABASE_POOL_MAX });
+  const db = await Database.open({
+    url: options.databaseUrl,
+    poolMax: config.DATABASE_POOL_MAX,
+    onWarning: (message) => logger.warn({ error: message }, 'database connection'),
+  });
   const crypto = new NodeTokenCrypto();
   const box = new AesGcmSecretBox(options.secretKey);
   const passwordHasher: PasswordHasher = options.overrides?.passwordHasher ?? new Argon2PasswordHasher();
@@ -144,7 +149,14 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     cronMonitorIntervalSeconds: 10,
   });
   // Connections dropped while shutting down are expected, not faults.
-  boss.on('error', (e: unknown) => (closing ? logger.debug({ err: e }, 'job queue error while closing') : logger.error({ err: e }, 'job queue error')));
+  // pg-boss's own errors (its maintenance, its schedules) carry the database client that failed:
+  // the log says what failed, not the client's state. Connections lost while the database restarts
+  // are retried by pg-boss; dropped while shutting down, they are expected.
+  boss.on('error', (e: unknown) => {
+    const error = safeErrorText(e instanceof Error ? e : new Error(String((e as { message?: unknown } | null)?.message ?? e)));
+    if (closing) logger.debug({ error }, 'job queue error while closing');
+    else logger.error({ error }, 'job queue error');
+  });
   const outbox = new PgBossOutbox({
     db,
     boss,
@@ -252,6 +264,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       revokedSessions.stop();
       await invalidation.stop();
       await outbox.stopWorkers();
+      await scheduler.stop();
       if (bossStarted) await boss.stop({ graceful: true, wait: true, timeout: 5000 }).catch(() => undefined);
       await db.close();
     },

@@ -4,6 +4,7 @@ import type { Logger } from '../../application/ports/logger';
 import type { ScheduledJob } from '../../application/ports/scheduled-job';
 import type { Database } from '../persistence/database';
 import { safeErrorText } from './error-text';
+import { JobLoop } from './job-loop';
 import { ensurePgBossQueue } from './pg-boss-queue';
 import { withTimeout } from './timeout';
 
@@ -34,6 +35,7 @@ export interface PgBossSchedulerDeps {
  */
 export class PgBossScheduler {
   private readonly jobs = new Map<string, ScheduledJob>();
+  private readonly loops: JobLoop<unknown>[] = [];
 
   constructor(private readonly deps: PgBossSchedulerDeps) {}
 
@@ -51,8 +53,23 @@ export class PgBossScheduler {
       const timeoutSeconds = job.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
       await ensurePgBossQueue(boss, queue, { policy: 'short' });
       await boss.schedule(queue, job.cron, {}, { tz: 'UTC', retryLimit: 0, expireInSeconds: timeoutSeconds + 2 });
-      await boss.work(queue, { batchSize: 1, pollingIntervalSeconds: this.deps.pollingIntervalSeconds ?? 5 }, () => this.run(job, timeoutSeconds));
+      const loop = new JobLoop({
+        boss,
+        queue,
+        batchSize: 1,
+        pollingIntervalMs: (this.deps.pollingIntervalSeconds ?? 5) * 1000,
+        logger: this.deps.logger,
+        handle: () => this.run(job, timeoutSeconds),
+      });
+      loop.start();
+      this.loops.push(loop);
     }
+  }
+
+  /** Stops the workers, waiting for the runs in progress. */
+  async stop(): Promise<void> {
+    const loops = this.loops.splice(0);
+    await Promise.all(loops.map((l) => l.stop()));
   }
 
   private async run(job: ScheduledJob, timeoutSeconds: number): Promise<void> {

@@ -1,12 +1,15 @@
 import { RequestContext, type IMigrator } from '@mikro-orm/core';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
 import type { UnitOfWork } from '../../application/ports/unit-of-work';
 
 export interface DatabaseOptions {
   url: string;
   poolMax?: number;
   debug?: boolean;
+  /** Where the driver's warnings go (a connection lost, a pool error); the console otherwise. */
+  onWarning?: (message: string) => void;
 }
 
 /**
@@ -26,6 +29,9 @@ export class Database implements UnitOfWork {
   ) {}
 
   static async open(options: DatabaseOptions): Promise<Database> {
+    // The database is created here when it does not exist yet, before MikroORM connects: its
+    // Migrator would otherwise create it and reconnect, ending the pool this class reads from.
+    await ensureDatabaseExists(options.url);
     // Each request or job runs in a scope whose EntityManager fork is made on first use: the hot
     // paths that are served from caches never pay for a fork.
     const scope = new AsyncLocalStorage<{ em?: EntityManager; forking?: boolean }>();
@@ -62,7 +68,10 @@ export class Database implements UnitOfWork {
       discovery: { warnWhenNoEntities: false },
       debug: options.debug ?? false,
       ensureDatabase: false,
-      driverOptions: { connection: { application_name: 'tollgate' } },
+      driverOptions: {
+        connection: { application_name: 'tollgate' },
+        ...(options.onWarning ? { log: { warn: options.onWarning, error: options.onWarning, deprecate: () => undefined, debug: () => undefined } } : {}),
+      },
     });
     root = orm.em;
     return new Database(orm, scope, options.debug ? null : directSql(orm));
@@ -138,9 +147,11 @@ export class Database implements UnitOfWork {
     return (await this.orm.em.execute(sql, params as never[])) as T[];
   }
 
+  /** Whether a statement reaches PostgreSQL now, on the path the stores' statements take. */
   async ping(): Promise<boolean> {
     try {
-      await this.orm.em.fork().execute('select 1');
+      if (this.direct) await this.direct('select 1', []);
+      else await this.orm.em.fork().execute('select 1');
       return true;
     } catch {
       return false;
@@ -168,9 +179,13 @@ interface KnexClient {
  * `?` turned into `$n` by the driver's own rule, values sent as bound parameters.
  */
 function directSql(orm: MikroORM): DirectSql {
-  const client = orm.em.getConnection().getKnex().client as unknown as KnexClient;
+  // The driver's connection outlives a reconnect (which replaces its Knex instance and pool), so
+  // the pool is looked up on every statement rather than kept.
+  const connectionOf = orm.em.getConnection();
+  const knexClient = () => connectionOf.getKnex().client as unknown as KnexClient;
   const positional = new Map<string, string>();
   return async <T>(sql: string, params: unknown[], name?: string) => {
+    const client = knexClient();
     let text = positional.get(sql);
     if (text === undefined) {
       text = client.positionBindings(sql);
@@ -184,4 +199,34 @@ function directSql(orm: MikroORM): DirectSql {
       client.releaseConnection(connection);
     }
   };
+}
+
+/**
+ * Creates the database named by `url` when PostgreSQL says it does not exist (3D000), connecting
+ * to the server's `postgres` database to do it. Another process creating it at the same moment
+ * (42P04) is as good.
+ */
+async function ensureDatabaseExists(url: string): Promise<void> {
+  const probe = new pg.Client({ connectionString: url, application_name: 'tollgate' });
+  try {
+    await probe.connect();
+    return;
+  } catch (e) {
+    if ((e as { code?: string }).code !== '3D000') return; // anything else surfaces when MikroORM connects
+  } finally {
+    await probe.end().catch(() => undefined);
+  }
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: maintenance.toString(), application_name: 'tollgate' });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${pg.escapeIdentifier(name)}`);
+  } catch (e) {
+    if ((e as { code?: string }).code !== '42P04') throw e;
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
 }

@@ -49,6 +49,8 @@ export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
   /** Runs as each request is recorded, before it is answered (the sender still waits for the answer). */
   onRequest: ((request: ReceivedWebhook) => void) | undefined;
+  /** How long every answer waits after its request is recorded (0: at once). */
+  answerDelayMs = 0;
   private readonly routes = new Map<string, Route>();
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
@@ -144,6 +146,7 @@ export class WebhookReceiver {
     };
     this.received.push(request);
     this.onRequest?.(request);
+    if (this.answerDelayMs > 0) await new Promise((r) => setTimeout(r, this.answerDelayMs));
     if (answered === 'hang') return; // never answers: the sender's timeout ends it
     if (answered === 'reset') {
       res.socket?.resetAndDestroy();

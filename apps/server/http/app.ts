@@ -12,6 +12,7 @@ import { bodyKindOf, makeBodyReader } from './body';
 import { mountDocs } from './docs';
 import { withIdempotency } from './idempotency';
 import type { RunIdempotent } from '../../../application/idempotency/run-idempotent';
+import { isDatabaseUnavailable } from '../../../infrastructure/persistence/connection-errors';
 
 export interface HttpAppOptions {
   contract: AppRouter;
@@ -170,6 +171,13 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
     if (e.type === 'request.aborted') return;
     // Express refuses a path whose parameters are not valid percent-encoding.
     if (error instanceof URIError && e.status === 400) return send(res, 'invalid_request', { hint: 'The path is not valid percent-encoding' });
+    if (isDatabaseUnavailable(error)) {
+      // A restart or failover: the client may try again in a moment, as /readyz tells balancers.
+      options.logger.warn({ error: (error as Error).message, requestId: res.locals.requestId, method: req.method, path: req.path }, 'database unavailable');
+      if (res.headersSent) return;
+      res.setHeader('Retry-After', '1');
+      return send(res, 'database_unreachable');
+    }
     options.logger.error({ err: error, requestId: res.locals.requestId, method: req.method, path: req.path }, 'unhandled error');
     if (res.headersSent) return;
     send(res, 'internal_error');

@@ -1,0 +1,116 @@
+import type PgBoss from 'pg-boss';
+import type { Logger } from '../../application/ports/logger';
+import { safeErrorText } from './error-text';
+
+export interface JobLoopOptions<T> {
+  boss: Pick<PgBoss, 'fetch' | 'complete' | 'fail'>;
+  queue: string;
+  batchSize: number;
+  /** How long an idle loop waits between fetches, unless `notify` wakes it. */
+  pollingIntervalMs: number;
+  /**
+   * Runs a fetched batch. It may settle its jobs itself (`complete`, `fail`); whatever it leaves
+   * active is completed when it resolves and failed when it throws.
+   */
+  handle(jobs: PgBoss.Job<T>[]): Promise<{ settled: boolean } | void>;
+  logger: Logger;
+}
+
+/** The wait after a fetch or a settle failed: the database is likely away. */
+const ERROR_BACKOFF_MS = 1_000;
+
+/**
+ * One worker of a pg-boss queue: fetch a batch, run it, settle it, again. It replaces pg-boss's own
+ * `work()`, whose loop settles each batch without awaiting it (an error there, such as the database
+ * going away during a restart, is an unhandled rejection that ends the process). Here every call to
+ * the database is awaited and caught: a failed fetch waits a second and tries again, and a job that
+ * could not be settled stays active until pg-boss expires it and runs it again (the outbox's
+ * handlers are idempotent). A full batch is followed by another fetch at once.
+ */
+export class JobLoop<T> {
+  private stopping = false;
+  private wakeUp: (() => void) | null = null;
+  private notified = false;
+  private running: Promise<void> | null = null;
+  /** A batch is being run. */
+  busy = false;
+
+  constructor(private readonly options: JobLoopOptions<T>) {}
+
+  start(): void {
+    this.stopping = false;
+    this.running ??= this.loop().finally(() => (this.running = null));
+  }
+
+  /** Fetches at once (or as soon as the running batch is done). */
+  notify(): void {
+    this.notified = true;
+    this.wakeUp?.();
+  }
+
+  /** Stops fetching and waits for the running batch to be settled. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wakeUp?.();
+    await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    const { boss, queue, batchSize, logger } = this.options;
+    while (!this.stopping) {
+      this.notified = false;
+      let wait = this.options.pollingIntervalMs;
+      try {
+        const jobs = await boss.fetch<T>(queue, { batchSize, priority: false });
+        if (jobs && jobs.length > 0) {
+          if (jobs.length >= batchSize) wait = 0;
+          if (!(await this.run(jobs))) wait = ERROR_BACKOFF_MS;
+        }
+      } catch (e) {
+        logger.warn({ queue, error: safeErrorText(e) }, 'job queue: fetching failed; trying again in 1 s');
+        wait = ERROR_BACKOFF_MS;
+      }
+      if (wait > 0 && !this.notified && !this.stopping) await this.sleep(wait);
+    }
+  }
+
+  /** Runs a batch and settles what the handler left; false when the settling failed. */
+  private async run(jobs: PgBoss.Job<T>[]): Promise<boolean> {
+    const { boss, queue, logger } = this.options;
+    const ids = jobs.map((j) => j.id);
+    this.busy = true;
+    try {
+      let settled = false;
+      let error: unknown = null;
+      try {
+        settled = (await this.options.handle(jobs))?.settled ?? false;
+      } catch (e) {
+        error = e;
+      }
+      if (settled) return true;
+      try {
+        if (error === null) await boss.complete(queue, ids);
+        else for (const id of ids) await boss.fail(queue, id, { message: safeErrorText(error) });
+        return true;
+      } catch (e) {
+        // The jobs stay active; pg-boss expires them and they run again.
+        logger.warn({ queue, jobs: ids.length, error: safeErrorText(e) }, 'job queue: a batch could not be settled; it runs again once it expires');
+        return false;
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeUp = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakeUp = done;
+    });
+  }
+}

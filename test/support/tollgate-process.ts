@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export async function waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, timeoutMs: number, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/**
+ * A Tollgate process as a process manager runs it: node with tsx on one of the entry points
+ * (`apps/server/main.ts` for `npm start`, `apps/server/worker.ts` for `npm run worker`), with the
+ * given environment, its output kept for assertions and failure messages.
+ */
+export class TollgateProcess {
+  private child: ChildProcess | null = null;
+  /** Everything it printed since it was last started (the last 4 MB). */
+  output = '';
+  starts = 0;
+  exitCode: number | null = null;
+  exitSignal: NodeJS.Signals | null = null;
+
+  constructor(
+    private readonly entry: 'apps/server/main.ts' | 'apps/server/worker.ts',
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly options: { detached?: boolean } = {},
+  ) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Starts it and waits until its output matches `ready` (the process must not exit before). */
+  async start(ready: RegExp | string, timeoutMs = 60_000): Promise<void> {
+    const child = spawn(process.execPath, ['--import', 'tsx', this.entry], {
+      cwd: ROOT,
+      env: this.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: this.options.detached ?? false,
+    });
+    this.child = child;
+    this.starts++;
+    this.output = '';
+    this.exitCode = null;
+    this.exitSignal = null;
+    const keep = (d: Buffer) => {
+      this.output = (this.output + d.toString()).slice(-4_194_304);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    child.on('exit', (code, signal) => {
+      this.exitCode = code;
+      this.exitSignal = signal;
+    });
+    await this.waitForOutput(ready, timeoutMs);
+  }
+
+  async waitForOutput(pattern: RegExp | string, timeoutMs: number): Promise<string> {
+    return waitFor(
+      () => {
+        const match = typeof pattern === 'string' ? (this.output.includes(pattern) ? pattern : null) : (this.output.match(pattern)?.[0] ?? null);
+        if (match) return match;
+        if (!this.running) throw new Error(`${this.entry} exited (${this.exitCode ?? this.exitSignal}) before printing ${pattern}:\n${this.output.slice(-4000)}`);
+        return null;
+      },
+      `${this.entry} to print ${pattern}`,
+      timeoutMs,
+      20,
+    );
+  }
+
+  /** The port a server process logged it listens on. */
+  port(): number {
+    const m = this.output.match(/"port":(\d+)/);
+    if (!m) throw new Error(`no port in the output:\n${this.output.slice(-2000)}`);
+    return Number(m[1]);
+  }
+
+  /** Sends `signal` (to its whole process group with `group`, as a terminal's Ctrl-C does) and waits for the exit. */
+  async signal(signal: NodeJS.Signals, options: { group?: boolean; timeoutMs?: number } = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    const child = this.child;
+    if (!child || !this.running) return { code: this.exitCode, signal: this.exitSignal };
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    if (options.group) process.kill(-child.pid!, signal);
+    else child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
+    await exited;
+    clearTimeout(timer);
+    return { code: this.exitCode, signal: this.exitSignal };
+  }
+
+  /** The end of a test: SIGTERM, or SIGKILL if it hangs. */
+  async stop(): Promise<void> {
+    await this.signal('SIGTERM', { timeoutMs: 10_000 });
+  }
+}
