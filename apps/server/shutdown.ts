@@ -15,12 +15,16 @@ export const DRAIN_LIMIT_MS = 10_000;
 /** How long each later step (job workers and pool, embedded PostgreSQL) may take. */
 export const CLOSE_LIMIT_MS = 10_000;
 
+/** The same signal again within this time is the same request to stop (see `onStopSignal`). */
+const REPEAT_WINDOW_MS = 1_000;
+
 /** Runs one step with a time limit, logging it; a failure is logged and counted, not thrown. */
 export type ShutdownStep = (what: string, limitMs: number, run: () => Promise<unknown>) => Promise<void>;
 
 /**
  * SIGTERM and SIGINT stop the process the same way: `shutdown` runs once, then the process exits
- * 0, or 1 when a step failed. A second signal exits at once with status 1, after `onForce` (which
+ * 0, or 1 when a step failed. A second signal (not the first one again within a second: npm
+ * forwards the terminal's Ctrl-C to a process that got it already) exits at once with status 1, after `onForce` (which
  * must not wait: e.g. tell the embedded PostgreSQL to shut down on its own).
  * Returns the trigger, for other reasons to stop (a cluster worker's disconnect).
  */
@@ -40,14 +44,21 @@ export function onStopSignal(logger: Log, shutdown: (step: ShutdownStep) => Prom
       clearTimeout(timer);
     }
   };
+  let firstAt = 0;
+  let firstReason = '';
   const stop = (reason: string) => {
     if (stopping) {
       if (reason === 'disconnect') return;
+      // A terminal's Ctrl-C reaches the process twice: from the terminal (the whole foreground
+      // process group) and forwarded by npm. That is one request to stop, not two.
+      if (reason === firstReason && Date.now() - firstAt < REPEAT_WINDOW_MS) return;
       logger.warn({ signal: reason }, 'second signal: exiting now');
       onForce();
       process.exit(1);
     }
     stopping = true;
+    firstReason = reason;
+    firstAt = Date.now();
     logger.info({ signal: reason }, 'shutting down');
     shutdown(step)
       .catch((e: unknown) => {

@@ -1,4 +1,6 @@
+import childProcess, { type SpawnOptions } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,7 +54,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
   };
   fallbacks.add(fallback);
   for (const signal of STOP_SIGNALS) process.on(signal, fallback);
-  await pg.start();
+  await inOwnProcessGroup(() => pg.start());
   const client = pg.getPgClient('postgres', '127.0.0.1');
   await client.connect();
   const exists = await client.query("select 1 from pg_database where datname = 'tollgate'");
@@ -69,6 +71,25 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
 }
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/**
+ * Runs `start` with every process it spawns put in a process group of its own. A terminal's Ctrl-C
+ * signals the whole foreground group (npm, node and whatever they spawned): the embedded
+ * PostgreSQL must not get it, or it shuts down at once while the server still drains requests and
+ * writes its buffered audit entries. The server stops it itself, last. The package spawns through
+ * the builtin's named export, which `syncBuiltinESMExports` points at the wrapper for the call.
+ */
+async function inOwnProcessGroup<T>(start: () => Promise<T>): Promise<T> {
+  const original = childProcess.spawn;
+  childProcess.spawn = ((command: string, args: readonly string[], options: SpawnOptions = {}) => original(command, args, { ...options, detached: true })) as typeof childProcess.spawn;
+  syncBuiltinESMExports();
+  try {
+    return await start();
+  } finally {
+    childProcess.spawn = original;
+    syncBuiltinESMExports();
+  }
+}
 const fallbacks = new Set<(signal: NodeJS.Signals) => void>();
 
 /**

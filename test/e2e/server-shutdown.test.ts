@@ -114,4 +114,40 @@ describe('npm start and signals', () => {
     // PostgreSQL removes its pid file when it has shut down cleanly.
     expect(existsSync(postmasterPid)).toBe(false);
   }, 120_000);
+
+  it('Ctrl-C in a terminal (SIGINT to the whole process group: npm, node, PostgreSQL): the same clean stop, exit 0', async () => {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', TOLLGATE_DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'info', NODE_ENV: 'development' };
+    delete env.DATABASE_URL;
+    // A process group of its own, as a terminal's foreground job has.
+    npm = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    npm.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    npm.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const exit = new Promise<number | null>((resolve) => npm!.once('exit', (code) => resolve(code)));
+    await lineMatching(npm, () => out, /Tollgate listening/);
+    const postmasterPid = path.join(dir, 'data', 'pgdata', 'postmaster.pid');
+    expect(existsSync(postmasterPid)).toBe(true);
+
+    const healthy = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(healthy.status).toBe(200);
+
+    process.kill(-npm.pid!, 'SIGINT');
+    expect(await exit, out).toBe(0);
+    const lines = out.split('\n');
+    const logged = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; level: number });
+    const steps = logged.map((l) => l.msg).filter((m) => !/embedded PostgreSQL \(data|listening|Created the|web console/i.test(m));
+    expect(steps, out).toEqual([
+      'shutting down',
+      'closing the HTTP server: no new connections, waiting for the requests in flight',
+      'writing the buffered audit log entries',
+      'stopping the job workers and closing the database pool',
+      'stopping the embedded PostgreSQL',
+      'stopped',
+    ]);
+    // Nothing went wrong on the way: no warning or error logged, no stack trace printed.
+    expect(logged.filter((l) => l.level >= 40), out).toEqual([]);
+    expect(out).not.toMatch(/^\s+at /m);
+    expect(existsSync(postmasterPid)).toBe(false);
+  }, 120_000);
 });
