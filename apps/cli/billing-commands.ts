@@ -5,7 +5,7 @@ import type { ConnectionView, OperatorInvoiceView, OperatorPlanView, OperatorSub
 import type { PlanInput } from '../../domain/billing/catalog';
 import { BILLING_EVENT_TYPES, isBillingEventType } from '../../domain/billing/events';
 import { INVOICE_STATUSES, type InvoiceStatus } from '../../domain/billing/invoice';
-import { DEFAULT_CURRENCY, currencyExponent, formatMoney, isCurrency, parseCurrency, HUNDREDS_ONLY_CURRENCIES } from '../../domain/billing/money';
+import { DEFAULT_CURRENCY, currencyExponent, echoAmount, formatMoney, isCurrency, parseAmountInput, parseCurrency, HUNDREDS_ONLY_CURRENCIES } from '../../domain/billing/money';
 import { BILLING_INTERVALS } from '../../domain/billing/periods';
 import { SUBSCRIPTION_STATUSES } from '../../domain/billing/subscription';
 import type { Options } from './args';
@@ -167,22 +167,6 @@ function eventJson(event: BillingEvent) {
 
 // ---------------------------------------------------------------------------------------------
 // Argument checks the use cases cannot make (shapes of CLI values)
-
-/**
- * `--amount`: an integer is minor units, exactly what is stored and sent to the processor (`1000`
- * is $10.00 in usd, ¥1,000 in jpy). A decimal is accepted only where it cannot be misread: for a
- * currency with minor units (not a zero-decimal one, nor ISK or UGX), written with exactly that
- * currency's number of decimals (`10.00` or `9.99` in usd, `1.250` in kwd). Converted with integer
- * arithmetic, never through a float. Answers null when the decimal form does not fit the currency.
- */
-export function amountInMinorUnits(text: string, currency: string): number | null {
-  if (/^\d{1,15}$/.test(text)) return Number(text);
-  const match = /^(\d{1,15})\.(\d{1,6})$/.exec(text);
-  if (!match || !isCurrency(currency) || HUNDREDS_ONLY_CURRENCIES.includes(currency)) return null;
-  const decimals = currencyExponent(currency);
-  if (decimals === 0 || match[2]!.length !== decimals) return null;
-  return Number(`${match[1]}${match[2]}`);
-}
 
 /** Why a decimal amount was refused, said for the currency. */
 function amountHint(currency: string): string {
@@ -494,7 +478,7 @@ export const BILLING_COMMANDS: Command[] = [
       currency: { arity: 1, placeholder: '<code>', description: "ISO currency code (default: the billing connection's currency, else usd)" },
       interval: { arity: 1, required: true, placeholder: `<${BILLING_INTERVALS.join('|')}>`, description: 'billing interval, required' },
     },
-    plan({ args, options }) {
+    plan({ args, options, progress }) {
       const name = options.string('name');
       const amountText = options.string('amount');
       const interval = options.string('interval');
@@ -514,8 +498,10 @@ export const BILLING_COMMANDS: Command[] = [
           currency = connection.ok && connection.value ? connection.value.currency : DEFAULT_CURRENCY;
         }
         const ctx: BillingErrorContext = { projectId, plan: ref, currency, interval, amount: amountText, priceName: name };
-        const amount = amountInMinorUnits(amountText, parseCurrency(currency) ?? currency);
-        if (amount === null) throw billingError({ ok: false, error: parseCurrency(currency) ? 'invalid_amount' : 'invalid_currency' }, { ...ctx, amountHint: amountHint(parseCurrency(currency) ?? currency) });
+        const code = parseCurrency(currency);
+        const amount = parseAmountInput(amountText, code ?? currency);
+        if (amount === null) throw billingError({ ok: false, error: code ? 'invalid_amount' : 'invalid_currency' }, { ...ctx, amountHint: amountHint(code ?? currency) });
+        if (code) progress(`Creating price "${name}" on plan ${ref}: ${echoAmount({ amount, currency: code })} / ${interval} (${code} minor units).`);
         const price = priceJson(unwrap(await billing.createPrice(projectId, ref, { name, amount, currency, interval }), ctx));
         return {
           json: { projectId, price },
@@ -525,7 +511,7 @@ export const BILLING_COMMANDS: Command[] = [
               [
                 ['id', price.id],
                 ['plan', price.planId],
-                ['amount', `${price.amount} (${price.currency} minor units)`],
+                ['amount', `${isCurrency(price.currency) ? echoAmount(price) : price.amount} (${price.currency} minor units)`],
                 ['processor', price.processorPriceId ?? '(not pushed to a processor)'],
               ],
               12,

@@ -21,6 +21,8 @@ export interface CommandContext {
   options: Options;
   /** The CLI's environment (secrets that should stay out of shell history, e.g. STRIPE_SECRET_KEY). */
   env: NodeJS.ProcessEnv;
+  /** Says what the command is about to do, before it does it (stderr; silent with --json). */
+  progress(line: string): void;
 }
 
 /**

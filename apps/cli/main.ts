@@ -166,7 +166,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       await write(io, json, helpOutput(commandHelp(command), command.path));
       return 0;
     }
-    const execute = command.plan({ args: parsed.args, rest: parsed.rest, options: new Options(parsed, command), env: io.env });
+    const progress = (line: string) => {
+      if (!json) io.stderr(line);
+    };
+    const execute = command.plan({ args: parsed.args, rest: parsed.rest, options: new Options(parsed, command), env: io.env, progress });
 
     let config;
     try {

@@ -169,7 +169,7 @@ export const ReorderPlansBodySchema = z.object({
 export const CreatePriceBodySchema = z
   .object({
     name: z.string().trim().min(1, 'Enter a name (1 to 100 characters)').max(100, 'A name has at most 100 characters'),
-    amount: z.number({ invalid_type_error: 'Enter an amount' }).int('Enter an amount with at most the currency’s decimals').min(0, 'An amount is 0 or more'),
+    amount: z.number({ invalid_type_error: 'Enter an amount' }).int('Enter an amount in integer minor units').min(0, 'An amount is 0 or more').describe('Integer minor units of the currency: 1000 is $10.00 in usd, ¥1,000 in jpy'),
     currency: z.string().min(3).max(3).optional().describe("Default: the connection's currency, else usd"),
     interval: z.enum(BILLING_INTERVAL_NAMES, { errorMap: () => ({ message: 'Choose month or year' }) }),
   })

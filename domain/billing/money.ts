@@ -130,17 +130,23 @@ export function formatMoney(money: Money, locale = 'en-US'): string {
 }
 
 /**
- * An amount typed by a person in major units of the currency (`12.50` usd, `1000` jpy, `5` isk)
- * into minor units (`1250`, `1000`, `500`), with integer arithmetic: at most the currency's shown
- * decimals, digits only. Null when the text is not such an amount.
+ * An amount typed by a person (the console's Amount field, the CLI's `--amount`), one rule for both:
+ * a whole number is minor units, exactly what is stored and sent to the processor (`1000` is $10.00
+ * in usd, ¥1,000 in jpy). A decimal is accepted only where it cannot be misread: for a currency with
+ * minor units (not a zero-decimal one, nor ISK or UGX), written with exactly that currency's number
+ * of decimals (`10.00` or `9.99` in usd, `1.250` in kwd). Integer arithmetic, never a float. Null
+ * when the text is not such an amount.
  */
-export function parseMajorAmount(text: string, currency: Currency): number | null {
-  const match = /^(\d{1,12})(?:[.,](\d+))?$/.exec(text.trim());
-  if (!match) return null;
-  const shown = displayExponent(currency);
-  const fraction = match[2] ?? '';
-  if (fraction.length > shown) return null;
-  const exponent = currencyExponent(currency);
-  const minor = Number(`${match[1]}${fraction.padEnd(exponent, '0')}`);
+export function parseAmountInput(text: string, currency: Currency): number | null {
+  const trimmed = text.trim();
+  if (/^\d{1,15}$/.test(trimmed)) return Number(trimmed);
+  const match = /^(\d{1,15})\.(\d{1,6})$/.exec(trimmed);
+  if (!match || !isCurrency(currency) || HUNDREDS_ONLY_CURRENCIES.includes(currency)) return null;
+  const decimals = currencyExponent(currency);
+  if (decimals === 0 || match[2]!.length !== decimals) return null;
+  const minor = Number(`${match[1]}${match[2]}`);
   return Number.isSafeInteger(minor) ? minor : null;
 }
+
+/** An amount in minor units shown back with its formatted value before it is used: `490 = $4.90`. */
+export const echoAmount = (money: Money, locale = 'en-US'): string => `${money.amount} = ${formatMoney(money, locale)}`;

@@ -260,7 +260,15 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     expect(jpy.json.price).toMatchObject({ amount: 3000, currency: 'jpy' });
     const text = await cli(['price', 'create', shop.id, 'Pro', '--name', 'Monthly EUR', '--amount', '18.00', '--currency', 'eur', '--interval', 'month']);
     expect(text.stdout).toMatch(/Created price "Monthly EUR" \(€18\.00 \/ month\)/);
-    expect(text.stdout).toMatch(/amount\s*: 1800 \(eur minor units\)/);
+    expect(text.stdout).toMatch(/amount\s*: 1800 = €18\.00 \(eur minor units\)/);
+    // The price is shown back, formatted in its currency, before it is created: a whole number is
+    // minor units (490 is $4.90, as in the console), said first on stderr; a refusal comes after it.
+    const small = await cli(['price', 'create', shop.id, 'Pro', '--name', 'Small', '--amount', '490', '--interval', 'month']);
+    expect(small.stderr).toContain('Creating price "Small" on plan Pro: 490 = $4.90 / month (usd minor units).');
+    expect(small.stdout).toMatch(/Created price "Small" \(\$4\.90 \/ month\)/);
+    const refused = await cli(['price', 'create', shop.id, 'Gold', '--name', 'Small', '--amount', '490', '--interval', 'month']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^Creating price "Small" on plan Gold: 490 = \$4\.90 \/ month \(usd minor units\)\.\nError: Plan not found: "Gold"/m);
 
     const archived = await json(['price', 'archive', shop.id, proYearly.json.price.id]);
     expect(archived.code).toBe(0);
@@ -271,7 +279,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     const list = await json(['plan', 'list', shop.id]);
     const pro = list.json.plans.find((p: { name: string }) => p.name === 'Pro');
     expect(pro.prices.map((p: { name: string; amount: number; active: boolean }) => [p.name, p.amount, p.active]).sort()).toEqual(
-      [['Monthly', 2000, true], ['Monthly EUR', 1800, true], ['Monthly JPY', 3000, true], ['Yearly', 20000, false]].sort(),
+      [['Monthly', 2000, true], ['Monthly EUR', 1800, true], ['Monthly JPY', 3000, true], ['Small', 490, true], ['Yearly', 20000, false]].sort(),
     );
     const listText = await cli(['plan', 'list', shop.id]);
     expect(listText.stdout).toMatch(/Yearly\s+\$200\.00 \/ year\s+archived/);

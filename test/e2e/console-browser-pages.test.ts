@@ -42,7 +42,7 @@ const open = async (to: string, heading: string) => {
   await see(page.getByRole('heading', { name: heading, exact: true })).toBeVisible();
 };
 
-it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; plans are created and reordered; a price is added in the currency; a subscription’s invoice is listed', async (ctx) => {
+it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; plans are created and reordered; a price is typed in minor units and shown back before it is created; a subscription’s invoice is listed', async (ctx) => {
   if (!browser) return ctx.skip();
   await open(`/projects/${projectId}/billing`, 'Billing');
   await see(page.getByText('No plans yet')).toBeVisible();
@@ -80,13 +80,28 @@ it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; pl
   await page.getByRole('button', { name: 'Move down Pro (to a higher tier)' }).click();
   await see(tiers.nth(0)).toContainText('Starter');
 
+  // The amount is typed in minor units, as the CLI's --amount and the API take it (one rule), and
+  // shown back formatted, live under the field and in a confirmation, before the price is created.
   const pro = page.getByRole('form', { name: 'New price of Pro' });
+  const amount = pro.getByLabel('Amount (USD minor units)');
   await pro.getByLabel('Price name').fill('Monthly');
-  await pro.getByLabel('Amount (USD)').fill('12.345');
+  await amount.fill('12.345');
+  await see(pro.getByTestId('amount-echo')).toHaveText('Not an amount in USD minor units (1000 = $10.00)');
   await pro.getByRole('button', { name: 'Add price' }).click();
-  await see(page.getByRole('alert')).toContainText('Enter an amount in USD');
-  await pro.getByLabel('Amount (USD)').fill('12.50');
+  await see(page.getByRole('alert')).toContainText('Enter the amount in USD minor units, e.g. 1000 = $10.00');
+  await amount.fill('490');
+  await see(pro.getByTestId('amount-echo')).toHaveText('490 = $4.90 / month');
+  await pro.getByLabel('Interval').selectOption('year');
+  await see(pro.getByTestId('amount-echo')).toHaveText('490 = $4.90 / year');
   await pro.getByRole('button', { name: 'Add price' }).click();
+  const confirm = page.getByRole('group', { name: 'Create Monthly at 490 = $4.90 / year?' });
+  await see(confirm).toBeVisible();
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await see(confirm).toHaveCount(0);
+  await pro.getByLabel('Interval').selectOption('month');
+  await amount.fill('1250');
+  await pro.getByRole('button', { name: 'Add price' }).click();
+  await page.getByRole('group', { name: 'Create Monthly at 1250 = $12.50 / month?' }).getByRole('button', { name: 'Yes, create' }).click();
   await see(page.getByRole('list', { name: 'Prices of Pro' })).toContainText('$12.50 / month');
   await page.getByRole('button', { name: 'Advance time' }).click();
   await see(page.getByRole('status').first()).toContainText('Sandbox clock now');
@@ -143,7 +158,7 @@ it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; pl
     await see(page.getByRole('button', { name: `Load more ${what.toLowerCase()}` })).toHaveCount(0);
   }
   expect(cspErrors).toEqual([]);
-});
+}, 120_000);
 
 it('webhooks: an endpoint is created with its secret shown once, and its Test says how the receiver answered, both ways', async (ctx) => {
   if (!browser) return ctx.skip();

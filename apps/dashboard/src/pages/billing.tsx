@@ -7,7 +7,7 @@ import {
   CreatePriceBodySchema,
   UpdatePlanBodySchema,
 } from '../../../../contract/admin';
-import { formatMoney, isCurrency, parseMajorAmount } from '../../../../domain/billing/money';
+import { echoAmount, formatMoney, isCurrency, parseAmountInput } from '../../../../domain/billing/money';
 import { api, errorMessage, UNREACHABLE } from '../api';
 import { ErrorNote, Link, LoadMore, Loading, PageTitle, ProjectNav, when, TableBox, useLoad, usePages } from '../ui';
 
@@ -15,8 +15,9 @@ type Ok<T> = Extract<Awaited<T>, { status: 200; body: unknown }>['body'];
 type Connection = NonNullable<Ok<ReturnType<typeof api.billing.get>>['connection']>;
 type Plan = Ok<ReturnType<typeof api.billing.listPlans>>['plans'][number];
 
+const locale = () => navigator.language || 'en-US';
 /** An amount in minor units, written in its currency with Intl.NumberFormat. */
-export const money = (amount: number, currency: string) => (isCurrency(currency) ? formatMoney({ amount, currency }, navigator.language || 'en-US') : `${amount} ${currency}`);
+export const money = (amount: number, currency: string) => (isCurrency(currency) ? formatMoney({ amount, currency }, locale()) : `${amount} ${currency}`);
 
 /** A date without its time (an invoice's period bounds). */
 const day = (iso: string) => new Date(iso).toLocaleDateString();
@@ -385,22 +386,37 @@ function PlanEdit(props: { projectId: string; plan: Plan; reload: () => Promise<
   );
 }
 
+type PriceDraft = { name: string; amount: number; currency: string; interval: (typeof BILLING_INTERVAL_NAMES)[number] };
+
+/** A price as it will be created, shown back before it is: `490 = $4.90 / month`. */
+const echoPrice = (p: { amount: number; currency: string; interval: string }) => `${echoAmount({ amount: p.amount, currency: p.currency }, locale())} / ${p.interval}`;
+
 function Prices(props: { projectId: string; plan: Plan; currency: string; reload: () => Promise<void>; setNotice: (n: string) => void }) {
   const [formError, setFormError] = useState<string | null>(null);
+  const [amountText, setAmountText] = useState('');
+  const [interval, setPriceInterval] = useState<string>('month');
+  const [pending, setPending] = useState<PriceDraft | null>(null);
   const { plan, currency } = props;
-  const add = async (e: FormEvent<HTMLFormElement>) => {
+  const prefix = `price-${plan.id}`;
+  // One rule with the CLI's --amount: a whole number is minor units; a decimal needs the currency's exact decimals.
+  const amount = isCurrency(currency) ? parseAmountInput(amountText, currency) : null;
+  const example = isCurrency(currency) ? echoAmount({ amount: 1000, currency }, locale()) : '1000';
+  const review = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
-    const form = e.currentTarget;
-    const data = new FormData(form);
-    const amountText = String(data.get('amount') ?? '').trim();
-    const amount = isCurrency(currency) ? parseMajorAmount(amountText, currency) : null;
-    if (amount === null) return setFormError(`Enter an amount in ${currency.toUpperCase()}, e.g. ${money(1250, currency)} as 12.50`);
-    const parsed = CreatePriceBodySchema.safeParse({ name: String(data.get('name') ?? ''), amount, currency, interval: String(data.get('interval') ?? '') });
+    const data = new FormData(e.currentTarget);
+    if (amount === null) return setFormError(`Enter the amount in ${currency.toUpperCase()} minor units, e.g. ${example}`);
+    const parsed = CreatePriceBodySchema.safeParse({ name: String(data.get('name') ?? ''), amount, currency, interval });
     if (!parsed.success) return setFormError(firstIssue(parsed));
-    const r = await api.billing.createPrice({ params: { projectId: props.projectId, planId: plan.id }, body: parsed.data });
+    setFormError(null);
+    setPending({ ...parsed.data, currency: parsed.data.currency ?? currency });
+  };
+  const create = async (draft: PriceDraft, form: HTMLFormElement | null) => {
+    setPending(null);
+    const r = await api.billing.createPrice({ params: { projectId: props.projectId, planId: plan.id }, body: draft });
     if (r.status !== 201) return setFormError(errorMessage(r.body));
     setFormError(null);
-    form.reset();
+    form?.reset();
+    setAmountText('');
     props.setNotice(`Price ${money(r.body.price.amount, r.body.price.currency)} / ${r.body.price.interval} added to ${plan.name}.`);
     await props.reload();
   };
@@ -411,7 +427,6 @@ function Prices(props: { projectId: string; plan: Plan; currency: string; reload
     props.setNotice('Price archived.');
     await props.reload();
   };
-  const prefix = `price-${plan.id}`;
   return (
     <div>
       {plan.prices.length === 0 ? <p className="small muted">No prices yet.</p> : null}
@@ -427,18 +442,40 @@ function Prices(props: { projectId: string; plan: Plan; currency: string; reload
           </li>
         ))}
       </ul>
-      <form onSubmit={add} noValidate className="grid" aria-label={`New price of ${plan.name}`}>
+      <form id={`${prefix}-form`} onSubmit={review} noValidate className="grid" aria-label={`New price of ${plan.name}`}>
         <div>
           <label htmlFor={`${prefix}-name`}>Price name</label>
           <input id={`${prefix}-name`} name="name" maxLength={100} placeholder="Monthly" />
         </div>
         <div>
-          <label htmlFor={`${prefix}-amount`}>Amount ({currency.toUpperCase()})</label>
-          <input id={`${prefix}-amount`} name="amount" inputMode="decimal" placeholder="12.50" />
+          <label htmlFor={`${prefix}-amount`}>Amount ({currency.toUpperCase()} minor units)</label>
+          <input
+            id={`${prefix}-amount`}
+            name="amount"
+            inputMode="numeric"
+            placeholder="1000"
+            aria-describedby={`${prefix}-echo`}
+            value={amountText}
+            onChange={(e) => {
+              setAmountText(e.target.value);
+              setPending(null);
+            }}
+          />
+          <p id={`${prefix}-echo`} className="small muted" data-testid="amount-echo" aria-live="polite">
+            {amountText.trim() === '' ? `Minor units: ${example}` : amount === null ? `Not an amount in ${currency.toUpperCase()} minor units (${example})` : echoPrice({ amount, currency, interval })}
+          </p>
         </div>
         <div>
           <label htmlFor={`${prefix}-interval`}>Interval</label>
-          <select id={`${prefix}-interval`} name="interval" defaultValue="month">
+          <select
+            id={`${prefix}-interval`}
+            name="interval"
+            value={interval}
+            onChange={(e) => {
+              setPriceInterval(e.target.value);
+              setPending(null);
+            }}
+          >
             {BILLING_INTERVAL_NAMES.map((i) => (
               <option key={i} value={i}>
                 {i === 'month' ? 'Monthly' : 'Yearly'}
@@ -450,6 +487,17 @@ function Prices(props: { projectId: string; plan: Plan; currency: string; reload
           <button type="submit">Add price</button>
         </div>
       </form>
+      {pending ? (
+        <p role="group" aria-label={`Create ${pending.name} at ${echoPrice(pending)}?`} className="confirm">
+          Create <strong>{pending.name}</strong> on {plan.name} at <strong>{echoPrice(pending)}</strong>?{' '}
+          <button type="button" onClick={() => void create(pending, document.getElementById(`${prefix}-form`) as HTMLFormElement | null)}>
+            Yes, create
+          </button>{' '}
+          <button type="button" className="secondary" onClick={() => setPending(null)}>
+            Cancel
+          </button>
+        </p>
+      ) : null}
       <ErrorNote message={formError} />
     </div>
   );
