@@ -67,8 +67,8 @@ describe('payment method summary', () => {
 });
 
 describe('billing event types', () => {
-  it('are the five the spec names', () => {
-    expect([...BILLING_EVENT_TYPES]).toEqual(['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed']);
+  it('are the five the spec names, and invoice.refunded (a duplicate subscription refunded)', () => {
+    expect([...BILLING_EVENT_TYPES]).toEqual(['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed', 'invoice.refunded']);
     expect(isBillingEventType('invoice.paid')).toBe(true);
     expect(isBillingEventType('customer.subscription.updated')).toBe(false);
   });

@@ -20,6 +20,8 @@ import {
   previewChange,
   renew,
   resume,
+  pausedAcrossRenewal,
+  endTrialNow,
   retryPayment,
   skipPausedPeriod,
   startSubscription,
@@ -381,15 +383,44 @@ describe('pause and resume', () => {
     expect(t.invoice).toBeNull();
   });
 
-  it('resume after periods ended while paused: the current period of the same cycle, nothing charged', () => {
-    const t = value(resume(paused(), d('2025-06-15T00:00:00Z')));
+  it('resume once a period began while paused: a new period from now, anchored now, its invoice charged', () => {
+    // Paused Apr 10; the May 1 renewal was skipped while paused.
+    const skipped = value(skipPausedPeriod(paused(), d('2025-05-01T00:00:00Z'))).subscription;
+    expect(resume(skipped, d('2025-05-02T00:00:00Z'))).toEqual({ ok: false, error: 'payment_required' });
+    const t = value(resume(skipped, d('2025-05-02T00:00:00Z'), 'paid'));
     expect(t.subscription).toMatchObject({
       status: 'active',
-      currentPeriodStart: d('2025-06-01T00:00:00Z'),
-      currentPeriodEnd: d('2025-07-01T00:00:00Z'),
-      billingCycleAnchor: d('2025-04-01T00:00:00Z'),
+      pausedAt: null,
+      currentPeriodStart: d('2025-05-02T00:00:00Z'),
+      currentPeriodEnd: d('2025-06-02T00:00:00Z'),
+      billingCycleAnchor: d('2025-05-02T00:00:00Z'),
     });
-    expect(t.invoice).toBeNull();
+    expect(t.events).toEqual(['subscription.updated', 'invoice.paid']);
+    expect(t.invoice).toMatchObject({ reason: 'subscription_update', amountDue: 1000 });
+    expect(pausedAcrossRenewal(skipped, d('2025-05-02T00:00:00Z'))).toBe(true);
+    // A period end passed but not yet skipped counts too; credit pays first.
+    expect(value(resume(paused(), d('2025-06-15T00:00:00Z'), 'paid', 300)).invoice).toMatchObject({ amountDue: 700 });
+  });
+
+  it('resume whose charge is declined: still paused, payment.failed', () => {
+    const skipped = value(skipPausedPeriod(paused(), d('2025-05-01T00:00:00Z'))).subscription;
+    const t = value(resume(skipped, d('2025-05-02T00:00:00Z'), 'failed'));
+    expect(t.subscription).toEqual(skipped);
+    expect(t.events).toEqual(['payment.failed']);
+  });
+
+  it('ends a trial now: active, a new period and anchor from now, charged (subscription_update)', () => {
+    const t = value(endTrialNow(trialingOnApril1(), d('2025-04-03T00:00:00Z'), 'paid'));
+    expect(t.subscription).toMatchObject({
+      status: 'active',
+      trialEnd: d('2025-04-03T00:00:00Z'),
+      currentPeriodStart: d('2025-04-03T00:00:00Z'),
+      currentPeriodEnd: d('2025-05-03T00:00:00Z'),
+      billingCycleAnchor: d('2025-04-03T00:00:00Z'),
+    });
+    expect(t.events).toEqual(['invoice.paid', 'subscription.updated']);
+    expect(t.invoice).toMatchObject({ reason: 'subscription_update', amountDue: 2000 });
+    expect(endTrialNow(activeOnApril1(), d('2025-04-03T00:00:00Z'), 'paid')).toEqual({ ok: false, error: 'subscription_not_trialing' });
   });
 
   it('resume a pending cancellation: the flag is dropped, the status stays', () => {

@@ -292,7 +292,7 @@ describe('clock and due work', () => {
     expect(due[0]!.due_at).toBeNull();
   });
 
-  it('skips periods that end while paused and charges nothing for them', async () => {
+  it('skips periods that end while paused and charges nothing for them; the resume starts a new charged period', async () => {
     const { prices } = await product('Paused', [1000]);
     const s = must(await subscribe(await customer(), prices[0]!, 'pm_card_visa')).subscription;
     must(await processor.pauseSubscription(s.id, key('pause')));
@@ -301,9 +301,12 @@ describe('clock and due work', () => {
     expect(paused.subscription.status).toBe('paused');
     expect(paused.invoices).toHaveLength(1);
     expect(paused.subscription.currentPeriodStart.toISOString()).toBe('2024-03-31T12:00:00.000Z');
-    const resumed = must(await processor.resumeSubscription(s.id, key('resume'))).subscription;
-    expect(resumed.status).toBe('active');
-    expect(resumed.currentPeriodEnd.toISOString()).toBe('2024-04-30T12:00:00.000Z');
+    const resumed = must(await processor.resumeSubscription(s.id, key('resume')));
+    expect(resumed.subscription.status).toBe('active');
+    // Resumed on Apr 10 (70 days after Jan 31): a month from then, charged now.
+    expect(resumed.subscription.currentPeriodStart.toISOString()).toBe('2024-04-10T12:00:00.000Z');
+    expect(resumed.subscription.currentPeriodEnd.toISOString()).toBe('2024-05-10T12:00:00.000Z');
+    expect(resumed.invoices.map((i) => [i.reason, i.amountPaid])).toEqual([['subscription_create', 1000], ['subscription_update', 1000]]);
   });
 
   it('applies what fell due before a change that arrives before runDue', async () => {
