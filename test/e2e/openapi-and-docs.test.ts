@@ -2,9 +2,11 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { chromium, type Browser } from 'playwright-core';
 import { contract, ERRORS } from '../../contract';
 import type { RouteMetadata } from '../../contract/common';
 import { startTestApp, type TestApp } from '../support/app';
+import { findChromium, reportSkippedBrowserTests } from '../support/chromium';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -67,7 +69,7 @@ describe('GET /docs', () => {
     expect(html).toContain('data-url="/api/openapi.json"');
     // Nothing on the page talks to Scalar's hosted services: no AI agent, no developer toolbar.
     const configuration = JSON.parse(/data-configuration='([^']+)'/.exec(html)?.[1] ?? '{}');
-    expect(configuration).toMatchObject({ agent: { disabled: true }, showDeveloperTools: 'never' });
+    expect(configuration).toMatchObject({ agent: { disabled: true }, showDeveloperTools: 'never', withDefaultFonts: false });
     const scripts = [...html.matchAll(/src="([^"]+)"/g)].map((m) => m[1]!);
     expect(scripts.length).toBeGreaterThan(0);
     for (const src of scripts) expect(src.startsWith('/')).toBe(true);
@@ -78,5 +80,41 @@ describe('GET /docs', () => {
     expect(bundle.headers.get('cache-control')).toBe('public, max-age=86400');
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+  });
+});
+
+const CHROMIUM = findChromium();
+if (!CHROMIUM) reportSkippedBrowserTests('/docs in Chromium');
+
+describe.skipIf(!CHROMIUM)('/docs in Chromium', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
+  });
+  afterAll(() => browser?.close());
+
+  it('asks nothing of any other host (fonts included), and shows error codes as code with their underscores', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const own = new URL(t.baseUrl).host;
+    const outside: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (/^(https?|wss?):$/.test(url.protocol) && url.host !== own) outside.push(request.url());
+    });
+    await page.goto(`${t.baseUrl}/docs#tag/token/POST/api/v1/token/verify`, { waitUntil: 'networkidle' });
+    // The operation's error answers: each code in a code element, spelled as the API answers it.
+    const code = page.locator('code', { hasText: /^invalid_request$/ }).first();
+    await expect.poll(() => code.isVisible(), { timeout: 15_000 }).toBe(true);
+    const text = await page.locator('body').innerText();
+    expect(text).toContain('invalid_request');
+    expect(text).not.toMatch(/\binvalid request\b/);
+    // The API client of the page sends to this server, not through Scalar's proxy.
+    await page.getByRole('button', { name: /Test Request/ }).first().click();
+    const sent = page.waitForResponse((response) => response.url() === `${t.baseUrl}/api/v1/token/verify`);
+    await page.getByRole('button', { name: /^Send\b/ }).first().click();
+    expect((await sent).status()).toBe(401);
+    await page.waitForLoadState('networkidle');
+    expect(outside).toEqual([]);
+    await page.close();
   });
 });

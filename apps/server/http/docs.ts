@@ -6,9 +6,11 @@ const require = createRequire(import.meta.url);
 
 /**
  * Scalar's options: a self-hosted reference without its hosted extras (the AI agent, which would
- * send the document to Scalar's service, and the developer toolbar with its deploy links).
+ * send the document to Scalar's service, and the developer toolbar with its deploy links), and
+ * without its default fonts, which load from fonts.scalar.com: the page uses the system's fonts
+ * and asks nothing of any host but this one.
  */
-const CONFIGURATION = { agent: { disabled: true }, showDeveloperTools: 'never', hideClientButton: false };
+const CONFIGURATION = { agent: { disabled: true }, showDeveloperTools: 'never', hideClientButton: false, withDefaultFonts: false };
 
 const PAGE = `<!doctype html>
 <html lang="en">

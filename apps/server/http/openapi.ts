@@ -13,9 +13,29 @@ const SECURITY: { readonly [K in RouteAuth]: Array<Record<string, string[]>> } =
   none: [],
 };
 
+type ErrorSchema = { description?: string; properties?: { code?: { enum?: unknown } } };
+type Operation = { responses?: Record<string, { description?: string; content?: { 'application/json'?: { schema?: ErrorSchema } } }> };
+
+/**
+ * An error answer's description names its codes as code (`invalid_request`), as the rest of the
+ * document does: read as Markdown, a bare code is prose, and its underscores are emphasis markers.
+ */
+function codeFormatErrorDescriptions(paths: Record<string, Record<string, Operation>>): void {
+  for (const operation of Object.values(paths).flatMap((methods) => Object.values(methods))) {
+    for (const [status, response] of Object.entries(operation.responses ?? {})) {
+      const schema = response.content?.['application/json']?.schema;
+      const codes = schema?.properties?.code?.enum;
+      if (Number(status) < 400 || !schema || !Array.isArray(codes)) continue;
+      const description = `Error: ${codes.map((code) => `\`${String(code)}\``).join(', ')}`;
+      response.description = description;
+      schema.description = description;
+    }
+  }
+}
+
 /** The OpenAPI 3 document, generated from the contract. */
 export function buildOpenApiDocument(publicUrl: string) {
-  return generateOpenApi(
+  const document = generateOpenApi(
     contract,
     {
       info: {
@@ -48,4 +68,6 @@ export function buildOpenApiDocument(publicUrl: string) {
       },
     },
   );
+  codeFormatErrorDescriptions(document.paths as Record<string, Record<string, Operation>>);
+  return document;
 }
