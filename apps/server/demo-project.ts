@@ -6,7 +6,7 @@ export const DEMO_CALLBACK_URL = 'http://localhost:3000/callback';
 export async function ensureDemoProject(tollgate: Tollgate, print: (line: string) => void): Promise<void> {
   const { db, stores } = tollgate.core;
   await db.withContext(async () => {
-    if ((await stores.projects.count()) > 0) return;
+    if ((await stores.projects.count()) > 0) return printReturningConsoleLink(tollgate, print);
     const created = await tollgate.admin.createProject({ name: 'Demo', callbackUrls: [DEMO_CALLBACK_URL] });
     if (!created.ok) throw new Error(`could not create the demo project: ${created.error}`);
     const { project, apiKey } = created.value;
@@ -38,5 +38,23 @@ async function printConsoleLink(tollgate: Tollgate, print: (line: string) => voi
   print('  Web console (one-time sign-in link for an operator, valid for one hour):');
   print(`    ${accounts.signInLinkUrl(created.value.link.token)}`);
   print(`    later: npm run tollgate -- admin link --email ${DEV_OPERATOR_EMAIL}`);
+  print('');
+}
+
+/**
+ * A later start in development: a new one-time sign-in link for the development operator (the
+ * first start made it), or, where it is gone, the command that makes one for another account.
+ */
+async function printReturningConsoleLink(tollgate: Tollgate, print: (line: string) => void): Promise<void> {
+  const accounts = tollgate.admin.console;
+  const link = await accounts.issueSignInLinkByEmail(DEV_OPERATOR_EMAIL);
+  print('');
+  if (link.ok) {
+    print(`  Web console (one-time sign-in link for ${DEV_OPERATOR_EMAIL}, valid for one hour):`);
+    print(`    ${accounts.signInLinkUrl(link.value.token)}`);
+  } else {
+    print(`  Web console: ${tollgate.core.config.publicUrl}/dashboard`);
+  }
+  print('    another link: npm run tollgate -- admin link --email <console account email>');
   print('');
 }

@@ -76,7 +76,7 @@ describe('a first start on a database that does not exist yet', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('creates and migrates the database, creates the demo project and serves it', { timeout: 120_000 }, async () => {
+  it('creates and migrates the database, creates the demo project and serves it; the second start prints a console link', { timeout: 120_000 }, async () => {
     const url = new URL(adminUrl());
     url.pathname = `/${name}`;
     assertTestDatabase(url.toString());
@@ -105,6 +105,13 @@ describe('a first start on a database that does not exist yet', () => {
     expect(verify.status, await verify.clone().text()).toBe(200);
     expect(await verify.json()).toMatchObject({ valid: false });
     expect(server.output).not.toContain('internal_error');
+    expect(await server.signal('SIGTERM')).toEqual({ code: 0, signal: null });
+
+    // The second start: no new project, and a way into the console (a new one-time link).
+    await server.start('Tollgate listening');
+    expect(server.output).not.toContain('Created the "Demo" project');
+    expect(server.output).toMatch(/one-time sign-in link for operator@localhost\.test[^\n]*\n\s+http:\/\/\S+\/dashboard\/link#token=tgl_/);
+    expect(server.output).toContain('npm run tollgate -- admin link --email');
     expect(await server.signal('SIGTERM')).toEqual({ code: 0, signal: null });
   });
 });

@@ -186,7 +186,7 @@ export function AccountsPage() {
   return (
     <section>
       <PageTitle>Accounts</PageTitle>
-      <p className="muted">Every console account of this deployment. A sign-in link works once, within an hour (as <code>tollgate admin link</code> makes).</p>
+      <p className="muted">Every console account of this deployment. A sign-in link works once, within an hour (as <code>npm run tollgate -- admin link --email …</code> makes in the Tollgate folder).</p>
       {link ? <ShownOnce title={`Sign-in link for ${link.email}`} value={link.url} onDone={() => setLink(null)} /> : null}
       <ErrorNote message={error} onRetry={load} />
       {accounts === null && !error ? <Loading what="accounts" /> : null}

@@ -140,8 +140,8 @@ export function SignInPage(props: { onSignedIn: OnSignedIn }) {
         </p>
       ) : (
         <p className="muted">
-          No password yet? An operator gets a one-time sign-in link from <code>tollgate admin create --email you@example.com</code> (or{' '}
-          <code>tollgate admin link</code>).
+          No password yet? An operator gets a one-time sign-in link from <code>npm run tollgate -- admin create --email you@example.com</code> in the
+          Tollgate folder (or <code>npm run tollgate -- admin link --email you@example.com</code> for an account that exists).
         </p>
       )}
     </section>
