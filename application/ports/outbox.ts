@@ -78,6 +78,11 @@ export interface DeliveryContext {
   attempt: number;
   /** Aborted when the attempt's timeout passes. */
   signal: AbortSignal;
+  /**
+   * A batch handler calls this once this item's own work is over, before the rest of its batch:
+   * the job layer then stops counting it as in flight (its subject's limit of slow attempts).
+   */
+  ended?: () => void;
 }
 
 /** One message of a batch, with its delivery's context. */

@@ -104,6 +104,8 @@ async function attempt(deps: DeliverDeps, item: BatchItem<WebhookDeliveryMessage
 
   const eventId = delivery.eventId ?? String(delivery.payload.id ?? delivery.id);
   const response = await sendSigned(deps, { url: endpoint.url, eventId, payload: delivery.payload, secrets, signal: item.context.signal });
+  // This endpoint's attempt is over, whatever the rest of the batch still waits for.
+  item.context.ended?.();
   const record = attemptRecord(response);
   const now = deps.clock.now();
   const outcome = response.kind === 'answered' ? answerOutcome(response.status) : 'failed';

@@ -23,6 +23,7 @@ import { safeErrorText } from './error-text';
 import { ensurePgBossQueue } from './pg-boss-queue';
 import type { QueueSettings } from './queues';
 import { assertRetryPolicy, retryDelaySeconds } from './retry-policy';
+import { SubjectLoad } from './subject-load';
 import { withTimeout } from './timeout';
 import type { AnyTopicDefinition } from './topics';
 import { OUTBOX_WAKE_CHANNEL, OutboxWakeups } from './wakeups';
@@ -50,6 +51,10 @@ const ABANDONED = 'abandoned: the worker stopped or stalled during the attempt';
  * of at its next maintenance (every 2 minutes).
  */
 const EXPIRY_CHECK_MS = 2_000;
+/** A batch still running this long gets a spare worker loop beside its own (a queue with `maxWorkerLoops`). */
+const SPARE_AFTER_MS = 250;
+/** A spare worker loop idle this long stops. */
+const SPARE_IDLE_MS = 3_000;
 
 /** The sweep as a scheduled job: every minute, once across all worker processes. */
 export const OUTBOX_SWEEP_JOB_NAME = 'outbox.sweep';
@@ -80,6 +85,10 @@ export interface PgBossOutboxDeps {
 interface WorkerLoop {
   id: string;
   busy: boolean;
+  /** Started beside loops held by slow batches; stops once idle. */
+  spare: boolean;
+  /** When its last batch ended (or it started). */
+  idleSince: number;
 }
 
 /** An attempt whose handler succeeded, to be settled with the rest of its batch. */
@@ -97,6 +106,8 @@ interface Runnable {
   handler: TopicHandler;
   timeoutSeconds: number;
   settle: { row: MessageRow; policy: RetryPolicy; reviveAfterSeconds: number | undefined };
+  /** Its work is over (its subject's count of attempts in flight), before the rest of its batch. */
+  ended?: () => void;
 }
 
 /** What opening a job's attempt found: the message, and the attempt started or the ones closed as abandoned. */
@@ -117,6 +128,7 @@ interface JobData {
 interface MessageRow {
   id: string;
   topic: string;
+  subject: string | null;
   payload_enc: string | null;
   status: MessageStatus;
   attempts: number;
@@ -169,6 +181,9 @@ export class PgBossOutbox implements Outbox, OutboxLog {
   private readonly queueReady = new Map<string, Promise<string>>();
   /** This process's worker loops, by queue name. */
   private readonly loops = new Map<string, WorkerLoop[]>();
+  /** Attempts in flight in this process by subject, for the queues with a subject isolation. */
+  private readonly subjectLoads = new Map<string, SubjectLoad>();
+  private spareTimer: NodeJS.Timeout | undefined;
   private nextLoop = 0;
   private wakeups: OutboxWakeups | null = null;
   private expiryTimer: NodeJS.Timeout | undefined;
@@ -183,7 +198,11 @@ export class PgBossOutbox implements Outbox, OutboxLog {
       if (!Number.isInteger(queue.batchSize) || queue.batchSize < 1 || !Number.isInteger(queue.concurrency) || queue.concurrency < 1) {
         throw new Error(`queue ${queue.name}: batchSize and concurrency must be positive integers`);
       }
+      if (queue.maxWorkerLoops !== undefined && (!Number.isInteger(queue.maxWorkerLoops) || queue.maxWorkerLoops < queue.concurrency)) {
+        throw new Error(`queue ${queue.name}: maxWorkerLoops must be an integer of at least concurrency`);
+      }
       this.queues.set(queue.name, queue);
+      if (queue.subjectIsolation) this.subjectLoads.set(queue.name, new SubjectLoad(queue.subjectIsolation));
     }
     for (const definition of deps.topics) {
       const { name, queue, retry } = definition.topic;
@@ -259,30 +278,12 @@ export class PgBossOutbox implements Outbox, OutboxLog {
     for (const name of names) {
       const queue = this.queues.get(name)!;
       const pgQueue = await this.ensureQueue(name);
-      const loops: WorkerLoop[] = [];
-      this.loops.set(name, loops);
-      for (let i = 0; i < queue.concurrency; i++) {
-        const loop: WorkerLoop = { id: '', busy: false };
-        loop.id = await this.deps.boss.work<JobData>(
-          pgQueue,
-          // Oldest first, ignoring job priorities (the outbox sets none): ordering by them made each
-          // fetch sort the whole backlog by three keys (about 4 ms per fetch behind 2,500 jobs).
-          { batchSize: queue.batchSize, pollingIntervalSeconds: queue.pollingIntervalSeconds ?? 0.5, priority: false },
-          async (jobs) => {
-            loop.busy = true;
-            try {
-              await this.runBatch(queue, pgQueue, jobs);
-            } finally {
-              loop.busy = false;
-            }
-            // A full batch: more jobs are likely waiting. pg-boss would wait out the rest of its
-            // polling interval (at least 0.5 s) before the next fetch, capping a loop at batchSize
-            // jobs per interval; fetch again at once instead.
-            if (jobs.length >= queue.batchSize) this.deps.boss.notifyWorker(loop.id);
-          },
-        );
-        loops.push(loop);
-      }
+      this.loops.set(name, []);
+      for (let i = 0; i < queue.concurrency; i++) await this.startLoop(queue, pgQueue, false);
+    }
+    if ([...names].some((name) => (this.queues.get(name)!.maxWorkerLoops ?? 0) > this.queues.get(name)!.concurrency)) {
+      this.spareTimer = setInterval(() => this.retireIdleSpares(), SPARE_IDLE_MS / 3);
+      this.spareTimer.unref();
     }
     if (names.size > 0 && this.deps.wakeUrl) {
       this.wakeups = new OutboxWakeups(this.deps.wakeUrl, this.deps.logger, (queue) => this.wake(queue));
@@ -304,6 +305,8 @@ export class PgBossOutbox implements Outbox, OutboxLog {
     this.working = false;
     clearInterval(this.expiryTimer);
     this.expiryTimer = undefined;
+    clearInterval(this.spareTimer);
+    this.spareTimer = undefined;
     await this.expiryCheck;
     await this.wakeups?.stop();
     this.wakeups = null;
@@ -316,8 +319,84 @@ export class PgBossOutbox implements Outbox, OutboxLog {
   private wake(queue: string): void {
     const loops = this.loops.get(queue);
     if (!loops?.length) return;
-    const loop = loops.find((l) => !l.busy) ?? loops[this.nextLoop++ % loops.length]!;
-    this.deps.boss.notifyWorker(loop.id);
+    const idle = loops.find((l) => !l.busy);
+    if (!idle && this.addSpare(queue)) return;
+    this.deps.boss.notifyWorker((idle ?? loops[this.nextLoop++ % loops.length]!).id);
+  }
+
+  /**
+   * One worker loop of `queue`: it fetches up to a batch, runs it, and fetches again. Each batch
+   * still running after SPARE_AFTER_MS, with no other loop idle, gets a spare loop beside it (up to
+   * the queue's `maxWorkerLoops`), so that a batch held by a receiver that never answers holds back
+   * only its own jobs.
+   */
+  private async startLoop(queue: QueueSettings, pgQueue: string, spare: boolean): Promise<void> {
+    const loops = this.loops.get(queue.name)!;
+    const loop: WorkerLoop = { id: '', busy: false, spare, idleSince: Date.now() };
+    // Counted at once, so that a second spare is not started while this one starts.
+    loops.push(loop);
+    try {
+      loop.id = await this.deps.boss.work<JobData>(
+        pgQueue,
+        // Oldest first, ignoring job priorities (the outbox sets none): ordering by them made each
+        // fetch sort the whole backlog by three keys (about 4 ms per fetch behind 2,500 jobs).
+        { batchSize: queue.batchSize, pollingIntervalSeconds: queue.pollingIntervalSeconds ?? 0.5, priority: false },
+        async (jobs) => {
+          loop.busy = true;
+          const held = (queue.maxWorkerLoops ?? 0) > queue.concurrency ? setTimeout(() => this.addSpare(queue.name), SPARE_AFTER_MS) : undefined;
+          try {
+            await this.runBatch(queue, pgQueue, jobs);
+          } finally {
+            clearTimeout(held);
+            loop.busy = false;
+            loop.idleSince = Date.now();
+          }
+          // A spare whose batch is done stops when another loop is idle to take the next jobs.
+          if (loop.spare && loops.some((l) => l !== loop && !l.busy)) {
+            this.retireLoop(queue.name, loop);
+            return;
+          }
+          // A full batch: more jobs are likely waiting. pg-boss would wait out the rest of its
+          // polling interval (at least 0.5 s) before the next fetch, capping a loop at batchSize
+          // jobs per interval; fetch again at once instead.
+          if (jobs.length >= queue.batchSize) this.deps.boss.notifyWorker(loop.id);
+        },
+      );
+    } catch (e) {
+      loops.splice(loops.indexOf(loop), 1);
+      throw e;
+    }
+  }
+
+  /**
+   * Starts a spare worker loop of `queue` when every loop is running a batch and the queue allows
+   * more loops; it fetches at once. Answers whether one was started.
+   */
+  private addSpare(queueName: string): boolean {
+    const queue = this.queues.get(queueName)!;
+    const loops = this.loops.get(queueName);
+    if (!this.working || !loops || loops.some((l) => !l.busy) || loops.length >= (queue.maxWorkerLoops ?? queue.concurrency)) return false;
+    void this.startLoop(queue, pgBossQueueName(queueName), true).catch((e: unknown) =>
+      this.deps.logger.warn({ err: e, queue: queueName }, 'outbox: a spare worker loop could not start'),
+    );
+    return true;
+  }
+
+  /** Stops a spare worker loop (after its current batch, if any). */
+  private retireLoop(queueName: string, loop: WorkerLoop): void {
+    const loops = this.loops.get(queueName)!;
+    const at = loops.indexOf(loop);
+    if (at < 0 || !loop.id) return;
+    loops.splice(at, 1);
+    this.deps.boss.offWork({ id: loop.id }).catch((e: unknown) => this.deps.logger.warn({ err: e, queue: queueName }, 'outbox: a spare worker loop did not stop'));
+  }
+
+  /** Stops the spare worker loops idle for SPARE_IDLE_MS (an idle spare's polls find nothing: its callback never runs). */
+  private retireIdleSpares(): void {
+    const before = Date.now() - SPARE_IDLE_MS;
+    for (const [name, loops] of this.loops) {
+      for (const loop of loops.filter((l) => l.spare && !l.busy && l.idleSince < before)) this.retireLoop(name, loop);
+    }
   }
 
   /** Wakes this process's workers of `queue` when no listener will (the notification wakes them otherwise). */
@@ -630,8 +709,15 @@ export class PgBossOutbox implements Outbox, OutboxLog {
    * records every success; a failure is recorded on its own. Each job still succeeds or fails on
    * its own: only a failure to record one fails its job, which pg-boss then runs again.
    */
-  private async runBatch(queue: QueueSettings, pgQueue: string, jobs: PgBoss.Job<JobData>[]): Promise<void> {
+  private async runBatch(queue: QueueSettings, pgQueue: string, fetched: PgBoss.Job<JobData>[]): Promise<void> {
     const { db, boss, logger } = this.deps;
+    const load = this.subjectLoads.get(queue.name);
+    const deferred = load ? await this.deferSaturated(load, fetched) : new Set<string>();
+    const jobs = deferred.size ? fetched.filter((job) => !deferred.has(job.id)) : fetched;
+    if (jobs.length === 0) {
+      await boss.complete(pgQueue, [...deferred]);
+      return;
+    }
     let opened: Map<string, Opened>;
     try {
       opened = await db.withContext(() => this.openAttempts(jobs.map((job) => job.data)));
@@ -653,13 +739,21 @@ export class PgBossOutbox implements Outbox, OutboxLog {
       const job = jobs[i]!;
       if (result.status === 'rejected') bookkeepingFailed(job, result.reason);
       else if (result.value === null) outcomes.set(job.id, 'done');
-      else runs.push({ ...result.value, jobId: job.id });
+      else {
+        const run = { ...result.value, jobId: job.id };
+        if (load && run.row.subject !== null) {
+          load.start(job.id, run.row.subject, run.timeoutSeconds, Date.now());
+          run.ended = () => load.end(job.id, Date.now());
+        }
+        runs.push(run);
+      }
     }
     const byTopic = new Map<string, Array<Runnable & { jobId: string }>>();
     for (const run of runs) byTopic.set(run.row.topic, [...(byTopic.get(run.row.topic) ?? []), run]);
     await Promise.all(
       [...byTopic.values()].map(async (group) => {
         const results = await this.run(group);
+        for (const run of group) run.ended?.();
         await Promise.all(
           group.map(async (run, i) => {
             const result = results[i]!;
@@ -677,7 +771,7 @@ export class PgBossOutbox implements Outbox, OutboxLog {
         );
       }),
     );
-    const done: string[] = [];
+    const done: string[] = [...deferred];
     const failed: string[] = [];
     const succeeded: Array<Succeeded & { jobId: string }> = [];
     for (const job of jobs) {
@@ -700,6 +794,43 @@ export class PgBossOutbox implements Outbox, OutboxLog {
   }
 
   /**
+   * Hands back to the queue the jobs of subjects saturated in this process (they hold the most slow
+   * attempts the queue's isolation allows): each message's next job is scheduled for when the
+   * subject's first slow attempt times out (and up to a second later, so that they do not all come
+   * back at once), with no attempt recorded or counted. Answers the job ids handed back, to be
+   * completed. Nothing is asked of the database while no subject is saturated; should the statement
+   * fail, the jobs run as usual.
+   */
+  private async deferSaturated(load: SubjectLoad, jobs: PgBoss.Job<JobData>[]): Promise<Set<string>> {
+    const saturated = load.saturated(Date.now());
+    if (saturated.size === 0) return new Set();
+    const now = this.deps.clock.now().getTime();
+    const subjects = [...saturated].map(([subject, freeAt]) => ({ subject, due: new Date(now + Math.max(freeAt - Date.now(), 1_000) + Math.random() * 1_000).toISOString() }));
+    try {
+      const moved = await this.deps.db.withContext(() =>
+        this.deps.db.query<Due & { job_generation: number }>(
+          `with job as (
+             select * from jsonb_to_recordset(?::jsonb) as j(id uuid, generation integer)
+           ), s as (
+             select * from jsonb_to_recordset(?::jsonb) as s(subject text, due timestamptz)
+           )
+           update outbox_messages m set generation = m.generation + 1, next_attempt_at = s.due, dispatched_at = null
+             from job, s
+            where m.id = job.id and m.generation = job.generation and m.status = 'pending' and m.subject = s.subject
+            returning m.id, m.topic, m.generation, m.next_attempt_at, job.generation as job_generation`,
+          [JSON.stringify(jobs.map((j) => ({ id: j.data.id, generation: j.data.generation }))), JSON.stringify(subjects)],
+        ),
+      );
+      const handedBack = new Set(moved.map((m) => openedKey(m.id, m.job_generation)));
+      for (const next of moved) await this.dispatch(next);
+      return new Set(jobs.filter((j) => handedBack.has(openedKey(j.data.id, j.data.generation))).map((j) => j.id));
+    } catch (e) {
+      this.deps.logger.warn({ err: e }, 'outbox: jobs of a saturated subject could not be handed back; they run now');
+      return new Set();
+    }
+  }
+
+  /**
    * Opens the attempt of each job, in one statement: for each message still pending at the job's
    * generation, either the attempts its previous run left running are closed as abandoned (their
    * worker died or was stopped before settling them), or a new attempt is recorded as running.
@@ -711,7 +842,7 @@ export class PgBossOutbox implements Outbox, OutboxLog {
       `with job as (
          select * from jsonb_to_recordset(?::jsonb) as j(id uuid, generation integer)
        ), m as (
-         select m.id, m.topic, m.payload_enc, m.status, m.attempts, m.generation, m.retry_policy, m.next_attempt_at, m.dispatched_at,
+         select m.id, m.topic, m.subject, m.payload_enc, m.status, m.attempts, m.generation, m.retry_policy, m.next_attempt_at, m.dispatched_at,
                 job.generation as job_generation, m.status = 'pending' and m.generation = job.generation as current
            from outbox_messages m join job on job.id = m.id
        ), abandoned as (
@@ -725,7 +856,7 @@ export class PgBossOutbox implements Outbox, OutboxLog {
           where m.current and not exists (select 1 from outbox_attempts r where r.message_id = m.id and r.status = 'running')
          returning message_id, attempt
        )
-       select m.id, m.topic, m.payload_enc, m.status, m.attempts, m.generation, m.retry_policy, m.next_attempt_at, m.dispatched_at, m.job_generation,
+       select m.id, m.topic, m.subject, m.payload_enc, m.status, m.attempts, m.generation, m.retry_policy, m.next_attempt_at, m.dispatched_at, m.job_generation,
               case when m.current then (select count(*) from abandoned where abandoned.message_id = m.id) else 0 end as abandoned,
               case when m.current then s.attempt end as started
          from m left join started s on s.message_id = m.id`,
@@ -813,7 +944,7 @@ export class PgBossOutbox implements Outbox, OutboxLog {
       logger.warn({ outboxId: run.row.id, topic: run.row.topic, attempt: run.attempt, error }, 'outbox delivery attempt failed');
       return { ok: false as const, error };
     };
-    const context = (run: Runnable, signal: AbortSignal): DeliveryContext => ({ messageId: run.row.id, attempt: run.attempt, signal });
+    const context = (run: Runnable, signal: AbortSignal): DeliveryContext => ({ messageId: run.row.id, attempt: run.attempt, signal, ...(run.ended ? { ended: run.ended } : {}) });
     const { handleBatch } = runs[0]!.handler;
     if (handleBatch) {
       const timeoutSeconds = Math.max(...runs.map((r) => r.timeoutSeconds));

@@ -1,5 +1,6 @@
 import { exponentialRetry, type RetryPolicy } from '../../application/ports/outbox';
 import { WEBHOOK_DELIVERY_TOPIC, WEBHOOKS_QUEUE } from '../../application/webhooks/ports';
+import type { SubjectIsolation } from './subject-load';
 
 /**
  * A queue: one pg-boss queue with its own workers, so its topics never wait behind another
@@ -16,6 +17,15 @@ export interface QueueSettings {
   readonly batchSize: number;
   /** Worker loops in each worker process: at most batchSize x concurrency deliveries at once. */
   readonly concurrency: number;
+  /**
+   * How many worker loops a process may run while some are held by slow batches (default:
+   * `concurrency`). A loop whose batch still runs after a quarter second, with no other loop idle,
+   * gets a spare beside it, so that jobs due meanwhile never wait for a slow batch; a spare stops
+   * once it is idle again.
+   */
+  readonly maxWorkerLoops?: number;
+  /** Per-subject limits of slow attempts in one process (none: no limit). */
+  readonly subjectIsolation?: SubjectIsolation;
   /** How often an idle worker loop polls (0.5 s at least). */
   readonly pollingIntervalSeconds?: number;
   /**
@@ -45,9 +55,19 @@ export interface MessageDeliverySettings {
 export const webhookJobTimeoutSeconds = (timeoutMs: number): number => Math.ceil(timeoutMs / 1000) + 5;
 
 /**
+ * Isolation of webhook endpoints in each worker process: a batch held by an endpoint that is slow
+ * to answer (or never answers) gets a spare worker loop, up to 100 loops (1,000 attempts in
+ * flight), and an endpoint may hold at most 10 attempts that have run for more than a second; its
+ * next ones wait in the queue, not counted as attempts, until one of those times out.
+ */
+export const WEBHOOK_MAX_WORKER_LOOPS = 100;
+export const WEBHOOK_ENDPOINT_ISOLATION: SubjectIsolation = { slowAfterMs: 1_000, maxSlowAttempts: 10 };
+
+/**
  * The queues of Tollgate's own topics: mail (and password-reset requests), SMS, and project
  * webhooks, each on its own. Webhooks follow their topic's schedule (about three days), are never
- * revived (a person resends them), and take many attempts at once: a slow endpoint holds one slot.
+ * revived (a person resends them), and take many attempts at once: a slow endpoint holds neither
+ * the other endpoints' deliveries (spare worker loops) nor more than its share (the endpoint limit).
  */
 export function tollgateQueues(settings: MessageDeliverySettings): QueueSettings[] {
   const common = {
@@ -67,6 +87,8 @@ export function tollgateQueues(settings: MessageDeliverySettings): QueueSettings
       timeoutSeconds: webhookJobTimeoutSeconds(settings.webhookTimeoutMs ?? 10_000),
       batchSize: 10,
       concurrency: 4,
+      maxWorkerLoops: WEBHOOK_MAX_WORKER_LOOPS,
+      subjectIsolation: WEBHOOK_ENDPOINT_ISOLATION,
       pollingIntervalSeconds: 0.5,
     },
   ];
