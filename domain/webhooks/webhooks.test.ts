@@ -116,10 +116,11 @@ describe('endpoint URL rules', () => {
 });
 
 describe('event selection', () => {
-  it('is a subset of the five billing types in documented order; empty or all five is every type', () => {
+  it('is a subset of the six billing types in documented order; empty or all six is every type', () => {
     expect(parseEventSelection(['invoice.paid', 'subscription.created', 'invoice.paid'])).toEqual(['subscription.created', 'invoice.paid']);
     expect(parseEventSelection([])).toEqual([]);
-    expect(parseEventSelection(['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed'])).toEqual([]);
+    expect(parseEventSelection(['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed', 'invoice.refunded'])).toEqual([]);
+    expect(parseEventSelection(['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed'])).toHaveLength(5);
     expect(parseEventSelection(['invoice.created'])).toBeNull();
     expect(selects([], 'payment.failed')).toBe(true);
     expect(selects(['invoice.paid'], 'payment.failed')).toBe(false);

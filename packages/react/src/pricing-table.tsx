@@ -192,7 +192,8 @@ export function PricingTable(props: PricingTableProps) {
                   <span className="tg-pricing__per">{price.interval === 'year' ? t.perYear : t.perMonth}</span>
                 </p>
               )}
-              {plan.trialsEnabled && <p className="tg-pricing__trial">{trialDays ? format(t.trialDays, { days: trialDays }) : t.trialAvailable}</p>}
+              {/* Only a trial the button gives: its checkout asks for props.trialDays, else the plan's default; without either there is none. */}
+              {plan.trialsEnabled && trialDays ? <p className="tg-pricing__trial">{format(t.trialDays, { days: trialDays })}</p> : null}
               {plan.features.length > 0 && (
                 <ul className="tg-pricing__features">
                   {plan.features.map((f) => (
