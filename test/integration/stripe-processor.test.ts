@@ -576,7 +576,7 @@ describe('cancel, pause and resume', () => {
     expect(ended.invoices).toHaveLength(1);
   });
 
-  it('pauses (collection voided + Tollgate’s mark), skips the renewal while paused, and resumes in the same cycle', async () => {
+  it('pauses (collection voided + Tollgate’s mark), skips the renewal while paused, and the resume starts a new period and charges it', async () => {
     const s = await setup();
     const { subscription } = unwrap(await subscribe(s));
     fake.advance(s.keys.id, 2 * DAY);
@@ -585,7 +585,7 @@ describe('cancel, pause and resume', () => {
     expect(fake.get<Stripe.Subscription>(s.keys.id, subscription.id)).toMatchObject({
       status: 'active',
       pause_collection: { behavior: 'void', resumes_at: null },
-      metadata: { tollgate_paused_at: String(START + 2 * DAY), tollgate_project_id: PROJECT },
+      metadata: { tollgate_paused_at: String(START + 2 * DAY), tollgate_paused_period_end: String(FEB_28), tollgate_project_id: PROJECT },
     });
     fake.advance(s.keys.id, DAY);
     expect(unwrap(await s.processor.pauseSubscription(subscription.id, 'pause:2')).subscription.pausedAt).toEqual(at(START + 2 * DAY));
@@ -598,11 +598,18 @@ describe('cancel, pause and resume', () => {
       ['subscription_cycle', 'void', 0],
     ]);
 
+    // The renewal passed while paused: billing_cycle_anchor=now, a whole period charged, no proration.
     const resumed = unwrap(await s.processor.resumeSubscription(subscription.id, 'resume:1'));
-    expect(resumed.subscription).toMatchObject({ status: 'active', pausedAt: null, currentPeriodStart: at(FEB_28) });
+    expect(resumed.subscription).toMatchObject({ status: 'active', pausedAt: null, currentPeriodStart: at(FEB_28 + 2 * HOUR), billingCycleAnchor: at(FEB_28 + 2 * HOUR) });
+    expect(resumed.invoices.map((i) => [i.reason, i.status, i.amountPaid])).toEqual([
+      ['subscription_create', 'paid', 1000],
+      ['subscription_cycle', 'void', 0],
+      ['subscription_update', 'paid', 1000],
+    ]);
     const stored = fake.get<Stripe.Subscription>(s.keys.id, subscription.id)!;
     expect(stored.pause_collection).toBeNull();
     expect(stored.metadata).not.toHaveProperty('tollgate_paused_at');
+    expect(stored.metadata).not.toHaveProperty('tollgate_paused_period_end');
     // Nothing to resume: no write.
     const writes = fake.requests.length;
     unwrap(await s.processor.resumeSubscription(subscription.id, 'resume:2'));
