@@ -26,6 +26,7 @@ import { assertRetryPolicy, retryDelaySeconds } from './retry-policy';
 import { SubjectLoad } from './subject-load';
 import { withTimeout } from './timeout';
 import type { AnyTopicDefinition } from './topics';
+import { JobLoop } from './job-loop';
 import { OUTBOX_WAKE_CHANNEL, OutboxWakeups } from './wakeups';
 
 /** The pg-boss queue of a queue named by topics. */
@@ -51,6 +52,8 @@ const ABANDONED = 'abandoned: the worker stopped or stalled during the attempt';
  * of at its next maintenance (every 2 minutes).
  */
 const EXPIRY_CHECK_MS = 2_000;
+/** How long stopping waits for the batches the worker loops are running. */
+const STOP_WAIT_MS = 5_000;
 /** A batch still running this long gets a spare worker loop beside its own (a queue with `maxWorkerLoops`). */
 const SPARE_AFTER_MS = 250;
 /** A spare worker loop idle this long stops. */
@@ -81,10 +84,9 @@ export interface PgBossOutboxDeps {
   wakeUrl?: string;
 }
 
-/** One worker loop of a queue in this process: pg-boss's worker id, and whether it is running a batch. */
+/** One worker loop of a queue in this process. */
 interface WorkerLoop {
-  id: string;
-  busy: boolean;
+  jobs: JobLoop<JobData>;
   /** Started beside loops held by slow batches; stops once idle. */
   spare: boolean;
   /** When its last batch ended (or it started). */
@@ -279,7 +281,7 @@ export class PgBossOutbox implements Outbox, OutboxLog {
       const queue = this.queues.get(name)!;
       const pgQueue = await this.ensureQueue(name);
       this.loops.set(name, []);
-      for (let i = 0; i < queue.concurrency; i++) await this.startLoop(queue, pgQueue, false);
+      for (let i = 0; i < queue.concurrency; i++) this.startLoop(queue, pgQueue, false);
     }
     if ([...names].some((name) => (this.queues.get(name)!.maxWorkerLoops ?? 0) > this.queues.get(name)!.concurrency)) {
       this.spareTimer = setInterval(() => this.retireIdleSpares(), SPARE_IDLE_MS / 3);
@@ -300,13 +302,22 @@ export class PgBossOutbox implements Outbox, OutboxLog {
     }
   }
 
-  /** Stops the wake-up listener and the abandoned-attempt check (before the job queue stops). */
+  /**
+   * Stops the worker loops (waiting up to 5 s for the batches they are running: a batch still
+   * running then is settled by expiry and runs again), the wake-up listener and the
+   * abandoned-attempt check (before the job queue stops).
+   */
   async stopWorkers(): Promise<void> {
     this.working = false;
     clearInterval(this.expiryTimer);
     this.expiryTimer = undefined;
     clearInterval(this.spareTimer);
     this.spareTimer = undefined;
+    const loops = [...this.loops.values()].flat();
+    this.loops.clear();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(loops.map((l) => l.jobs.stop())), new Promise((r) => (timer = setTimeout(r, STOP_WAIT_MS)))]);
+    clearTimeout(timer);
     await this.expiryCheck;
     await this.wakeups?.stop();
     this.wakeups = null;
@@ -319,9 +330,9 @@ export class PgBossOutbox implements Outbox, OutboxLog {
   private wake(queue: string): void {
     const loops = this.loops.get(queue);
     if (!loops?.length) return;
-    const idle = loops.find((l) => !l.busy);
+    const idle = loops.find((l) => !l.jobs.busy);
     if (!idle && this.addSpare(queue)) return;
-    this.deps.boss.notifyWorker((idle ?? loops[this.nextLoop++ % loops.length]!).id);
+    (idle ?? loops[this.nextLoop++ % loops.length]!).jobs.notify();
   }
 
   /**
@@ -330,42 +341,37 @@ export class PgBossOutbox implements Outbox, OutboxLog {
    * the queue's `maxWorkerLoops`), so that a batch held by a receiver that never answers holds back
    * only its own jobs.
    */
-  private async startLoop(queue: QueueSettings, pgQueue: string, spare: boolean): Promise<void> {
+  private startLoop(queue: QueueSettings, pgQueue: string, spare: boolean): void {
     const loops = this.loops.get(queue.name)!;
-    const loop: WorkerLoop = { id: '', busy: false, spare, idleSince: Date.now() };
-    // Counted at once, so that a second spare is not started while this one starts.
-    loops.push(loop);
-    try {
-      loop.id = await this.deps.boss.work<JobData>(
-        pgQueue,
-        // Oldest first, ignoring job priorities (the outbox sets none): ordering by them made each
-        // fetch sort the whole backlog by three keys (about 4 ms per fetch behind 2,500 jobs).
-        { batchSize: queue.batchSize, pollingIntervalSeconds: queue.pollingIntervalSeconds ?? 0.5, priority: false },
-        async (jobs) => {
-          loop.busy = true;
-          const held = (queue.maxWorkerLoops ?? 0) > queue.concurrency ? setTimeout(() => this.addSpare(queue.name), SPARE_AFTER_MS) : undefined;
+    const spares = (queue.maxWorkerLoops ?? 0) > queue.concurrency;
+    const loop: WorkerLoop = {
+      spare,
+      idleSince: Date.now(),
+      // Oldest first, ignoring job priorities (the outbox sets none): ordering by them made each
+      // fetch sort the whole backlog by three keys (about 4 ms per fetch behind 2,500 jobs). A
+      // full batch is followed by another fetch at once: more jobs are likely waiting.
+      jobs: new JobLoop<JobData>({
+        boss: this.deps.boss,
+        queue: pgQueue,
+        batchSize: queue.batchSize,
+        pollingIntervalMs: (queue.pollingIntervalSeconds ?? 0.5) * 1000,
+        logger: this.deps.logger,
+        handle: async (jobs) => {
+          const held = spares ? setTimeout(() => this.addSpare(queue.name), SPARE_AFTER_MS) : undefined;
           try {
             await this.runBatch(queue, pgQueue, jobs);
           } finally {
             clearTimeout(held);
-            loop.busy = false;
             loop.idleSince = Date.now();
           }
           // A spare whose batch is done stops when another loop is idle to take the next jobs.
-          if (loop.spare && loops.some((l) => l !== loop && !l.busy)) {
-            this.retireLoop(queue.name, loop);
-            return;
-          }
-          // A full batch: more jobs are likely waiting. pg-boss would wait out the rest of its
-          // polling interval (at least 0.5 s) before the next fetch, capping a loop at batchSize
-          // jobs per interval; fetch again at once instead.
-          if (jobs.length >= queue.batchSize) this.deps.boss.notifyWorker(loop.id);
+          if (loop.spare && loops.some((l) => l !== loop && !l.jobs.busy)) this.retireLoop(queue.name, loop);
+          return { settled: true };
         },
-      );
-    } catch (e) {
-      loops.splice(loops.indexOf(loop), 1);
-      throw e;
-    }
+      }),
+    };
+    loops.push(loop);
+    loop.jobs.start();
   }
 
   /**
@@ -375,10 +381,8 @@ export class PgBossOutbox implements Outbox, OutboxLog {
   private addSpare(queueName: string): boolean {
     const queue = this.queues.get(queueName)!;
     const loops = this.loops.get(queueName);
-    if (!this.working || !loops || loops.some((l) => !l.busy) || loops.length >= (queue.maxWorkerLoops ?? queue.concurrency)) return false;
-    void this.startLoop(queue, pgBossQueueName(queueName), true).catch((e: unknown) =>
-      this.deps.logger.warn({ err: e, queue: queueName }, 'outbox: a spare worker loop could not start'),
-    );
+    if (!this.working || !loops || loops.some((l) => !l.jobs.busy) || loops.length >= (queue.maxWorkerLoops ?? queue.concurrency)) return false;
+    this.startLoop(queue, pgBossQueueName(queueName), true);
     return true;
   }
 
@@ -386,16 +390,16 @@ export class PgBossOutbox implements Outbox, OutboxLog {
   private retireLoop(queueName: string, loop: WorkerLoop): void {
     const loops = this.loops.get(queueName)!;
     const at = loops.indexOf(loop);
-    if (at < 0 || !loop.id) return;
+    if (at < 0) return;
     loops.splice(at, 1);
-    this.deps.boss.offWork({ id: loop.id }).catch((e: unknown) => this.deps.logger.warn({ err: e, queue: queueName }, 'outbox: a spare worker loop did not stop'));
+    void loop.jobs.stop();
   }
 
   /** Stops the spare worker loops idle for SPARE_IDLE_MS (an idle spare's polls find nothing: its callback never runs). */
   private retireIdleSpares(): void {
     const before = Date.now() - SPARE_IDLE_MS;
     for (const [name, loops] of this.loops) {
-      for (const loop of loops.filter((l) => l.spare && !l.busy && l.idleSince < before)) this.retireLoop(name, loop);
+      for (const loop of loops.filter((l) => l.spare && !l.jobs.busy && l.idleSince < before)) this.retireLoop(name, loop);
     }
   }
 
@@ -543,21 +547,43 @@ export class PgBossOutbox implements Outbox, OutboxLog {
         [now],
       );
       let started = 0;
-      for (const message of waiting) {
-        const definition = this.topics.get(message.topic);
-        if (!definition) continue;
-        const moved = await db.query(
-          `with moved as (
-             update ${schema}.job set start_after = now()
-              where name = ? and id = ? and state = 'created' and start_after > now() returning id
-           )
-           select id, pg_notify(?, ?) from moved`,
-          [pgBossQueueName(definition.topic.queue), jobIdFor(message.id, message.generation), OUTBOX_WAKE_CHANNEL, definition.topic.queue],
-        );
-        if (moved.length) this.wakeHere(definition.topic.queue);
-        started += moved.length;
-      }
+      for (const message of waiting) if (await this.startJobNow(message, schema)) started++;
       return started;
+    });
+  }
+
+  /** Moves the job of a message's attempt, not yet started, to start now, and wakes the workers. */
+  private async startJobNow(message: { id: string; topic: string; generation: number }, schema: string): Promise<boolean> {
+    const definition = this.topics.get(message.topic);
+    if (!definition) return false;
+    const moved = await this.deps.db.query(
+      `with moved as (
+         update ${schema}.job set start_after = now()
+          where name = ? and id = ? and state = 'created' and start_after > now() returning id
+       )
+       select id, pg_notify(?, ?) from moved`,
+      [pgBossQueueName(definition.topic.queue), jobIdFor(message.id, message.generation), OUTBOX_WAKE_CHANNEL, definition.topic.queue],
+    );
+    if (moved.length) this.wakeHere(definition.topic.queue);
+    return moved.length > 0;
+  }
+
+  async runNow(topic: Topic<unknown>, dedupeKey: string): Promise<Date | null> {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    return db.withContext(async () => {
+      const [message] = await db.query<Due & { was_due: Date | string; dispatched: boolean }>(
+        `update outbox_messages m set next_attempt_at = ?
+           from (select id, next_attempt_at as was_due from outbox_messages
+                  where topic = ? and dedupe_key = ? and status = 'pending' and next_attempt_at > ? for update) w
+          where m.id = w.id
+          returning m.id, m.topic, m.generation, m.next_attempt_at, w.was_due, m.dispatched_at is not null as dispatched`,
+        [now, topic.name, dedupeKey, now],
+      );
+      if (!message) return null;
+      // Its job waits for the old time (or its hand-off was lost: hand it over now).
+      if (!message.dispatched || !(await this.startJobNow(message, this.deps.bossSchema ?? 'pgboss'))) await this.dispatch(message);
+      return toDate(message.was_due);
     });
   }
 
@@ -710,12 +736,12 @@ export class PgBossOutbox implements Outbox, OutboxLog {
    * its own: only a failure to record one fails its job, which pg-boss then runs again.
    */
   private async runBatch(queue: QueueSettings, pgQueue: string, fetched: PgBoss.Job<JobData>[]): Promise<void> {
-    const { db, boss, logger } = this.deps;
+    const { db, logger } = this.deps;
     const load = this.subjectLoads.get(queue.name);
     const deferred = load ? await this.deferSaturated(load, fetched) : new Set<string>();
     const jobs = deferred.size ? fetched.filter((job) => !deferred.has(job.id)) : fetched;
     if (jobs.length === 0) {
-      await boss.complete(pgQueue, [...deferred]);
+      await this.settleJobs(pgQueue, { failed: [], done: [...deferred] }, '');
       return;
     }
     let opened: Map<string, Opened>;
@@ -723,7 +749,7 @@ export class PgBossOutbox implements Outbox, OutboxLog {
       opened = await db.withContext(() => this.openAttempts(jobs.map((job) => job.data)));
     } catch (e) {
       logger.error({ err: e, queue: queue.name }, 'outbox delivery bookkeeping failed');
-      for (const job of jobs) await boss.fail(pgQueue, job.id, { message: safeErrorText(e) });
+      await this.settleJobs(pgQueue, { failed: jobs.map((job) => job.id), done: [...deferred] }, safeErrorText(e));
       return;
     }
     // What each job's run came to: nothing left to record, a success to record with the batch, or
@@ -789,8 +815,21 @@ export class PgBossOutbox implements Outbox, OutboxLog {
         failed.push(...succeeded.map((s) => s.jobId));
       }
     }
-    for (const id of failed) await boss.fail(pgQueue, id, { message: 'the outbox could not record the attempt' });
-    if (done.length) await boss.complete(pgQueue, done);
+    await this.settleJobs(pgQueue, { failed, done }, 'the outbox could not record the attempt');
+  }
+
+  /**
+   * Tells pg-boss how a batch's jobs ended. When it cannot be told (the database is away), the jobs
+   * stay active until they expire and run again; a run of a message already settled does nothing.
+   */
+  private async settleJobs(pgQueue: string, jobs: { failed: string[]; done: string[] }, failure: string): Promise<void> {
+    const { boss, logger } = this.deps;
+    try {
+      for (const id of jobs.failed) await boss.fail(pgQueue, id, { message: failure });
+      if (jobs.done.length) await boss.complete(pgQueue, jobs.done);
+    } catch (e) {
+      logger.warn({ queue: pgQueue, jobs: jobs.failed.length + jobs.done.length, error: safeErrorText(e) }, 'outbox: jobs could not be settled; they run again once they expire');
+    }
   }
 
   /**
