@@ -109,9 +109,9 @@ describe('a first start on a database that does not exist yet', () => {
 
     // The second start: no new project, and a way into the console (a new one-time link).
     await server.start('Tollgate listening');
-    expect(server.output).not.toContain('Created the "Demo" project');
-    expect(server.output).toMatch(/one-time sign-in link for operator@localhost\.test[^\n]*\n\s+http:\/\/\S+\/dashboard\/link#token=tgl_/);
-    expect(server.output).toContain('npm run tollgate -- admin link --email');
+    expect(server.current).not.toContain('Created the "Demo" project');
+    expect(server.current).toMatch(/one-time sign-in link for operator@localhost\.test[^\n]*\n\s+http:\/\/\S+\/dashboard\/link#token=tgl_/);
+    expect(server.current).toContain('npm run tollgate -- admin link --email');
     expect(await server.signal('SIGTERM')).toEqual({ code: 0, signal: null });
   });
 });

@@ -8,9 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../infrastructure/persistence/embedded-postgres';
 
 /**
- * `npm start` the way a process manager runs it: one pid (npm's), signalled directly, not as a
- * process group. The signal must reach the server, which drains, closes and stops the embedded
- * PostgreSQL before npm exits 0.
+ * `npm start` stopped the way a process manager stops it (one pid, npm's, signalled directly) and
+ * the way a terminal's Ctrl-C does (SIGINT to the whole process group). The signal must reach the
+ * server, which drains, closes and stops the embedded PostgreSQL before npm exits 0.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-shutdown-'));
@@ -20,7 +20,7 @@ let npm: ChildProcess | undefined;
 
 afterAll(() => {
   // Only if the test failed half-way: nothing it started may outlive it (npm runs in a process
-  // group of its own for this reason alone; the test signals npm's pid only).
+  // group of its own).
   if (npm?.pid) {
     try {
       process.kill(-npm.pid, 'SIGKILL');
@@ -50,23 +50,34 @@ function lineMatching(child: ChildProcess, output: () => string, pattern: RegExp
   });
 }
 
+/**
+ * `npm start` on the embedded default, in a process group of its own (a terminal's foreground job
+ * has one; for a process manager it only lets the clean-up reach everything it started), until it
+ * says it listens. `out()` is everything it printed so far.
+ */
+async function startNpm() {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', TOLLGATE_DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'info', NODE_ENV: 'development' };
+  delete env.DATABASE_URL;
+  const child = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  npm = child;
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await lineMatching(child, () => out, /Tollgate listening/);
+  const postmasterPid = path.join(dir, 'data', 'pgdata', 'postmaster.pid');
+  expect(existsSync(postmasterPid)).toBe(true);
+  return { child, port, exit, postmasterPid, out: () => out };
+}
+
 describe('npm start and signals', () => {
   it('SIGTERM to the npm process: the request in flight is answered, then every step logs and npm exits 0', async () => {
-    const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', TOLLGATE_DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'info', NODE_ENV: 'development' };
-    delete env.DATABASE_URL;
-    npm = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let out = '';
-    npm.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-    npm.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
-    const exit = new Promise<number | null>((resolve) => npm!.once('exit', (code) => resolve(code)));
-    await lineMatching(npm, () => out, /Tollgate listening/);
-    const postmasterPid = path.join(dir, 'data', 'pgdata', 'postmaster.pid');
-    expect(existsSync(postmasterPid)).toBe(true);
+    const { child, port, exit, postmasterPid, out: output } = await startNpm();
 
     // The Demo project's key, printed on the first start: a valid key, so that the request is
     // authenticated and then waits for its body (a bad key would be refused before the body).
-    const apiKey = /API key\s*:\s*(tg_\S+)/.exec(out)?.[1];
+    const apiKey = /API key\s*:\s*(tg_\S+)/.exec(output())?.[1];
     expect(apiKey).toBeDefined();
     // A request in flight: headers sent (with Expect: 100-continue, so the server says when it has
     // them), body not yet, so the server is waiting for it when the signal comes.
@@ -86,8 +97,8 @@ describe('npm start and signals', () => {
     );
     await headersReceived;
 
-    process.kill(npm.pid!, 'SIGTERM');
-    await lineMatching(npm, () => out, /closing the HTTP server/);
+    process.kill(child.pid!, 'SIGTERM');
+    await lineMatching(child, output, /closing the HTTP server/);
     expect(answer).toBe('HTTP/1.1 100 Continue\r\n\r\n'); // still waiting for its body
     // Written without a half-close: a client that shuts its side first gives up on the answer.
     socket.write(body);
@@ -97,7 +108,7 @@ describe('npm start and signals', () => {
     expect(final).toContain('{"valid":false,"user":null,"expiresAt":null}');
 
     expect(await exit).toBe(0);
-    const steps = out
+    const steps = output()
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as { msg: string; signal?: string })
@@ -116,28 +127,17 @@ describe('npm start and signals', () => {
   }, 120_000);
 
   it('Ctrl-C in a terminal (SIGINT to the whole process group: npm, node, PostgreSQL): the same clean stop, exit 0', async () => {
-    const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', TOLLGATE_DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'info', NODE_ENV: 'development' };
-    delete env.DATABASE_URL;
-    // A process group of its own, as a terminal's foreground job has.
-    npm = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let out = '';
-    npm.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-    npm.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
-    const exit = new Promise<number | null>((resolve) => npm!.once('exit', (code) => resolve(code)));
-    await lineMatching(npm, () => out, /Tollgate listening/);
-    const postmasterPid = path.join(dir, 'data', 'pgdata', 'postmaster.pid');
-    expect(existsSync(postmasterPid)).toBe(true);
+    const { child, port, exit, postmasterPid, out: output } = await startNpm();
 
     const healthy = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(healthy.status).toBe(200);
 
-    process.kill(-npm.pid!, 'SIGINT');
-    expect(await exit, out).toBe(0);
-    const lines = out.split('\n');
+    process.kill(-child.pid!, 'SIGINT');
+    expect(await exit, output()).toBe(0);
+    const lines = output().split('\n');
     const logged = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; level: number });
     const steps = logged.map((l) => l.msg).filter((m) => !/embedded PostgreSQL \(data|listening|Created the|web console/i.test(m));
-    expect(steps, out).toEqual([
+    expect(steps, output()).toEqual([
       'shutting down',
       'closing the HTTP server: no new connections, waiting for the requests in flight',
       'writing the buffered audit log entries',
@@ -146,8 +146,8 @@ describe('npm start and signals', () => {
       'stopped',
     ]);
     // Nothing went wrong on the way: no warning or error logged, no stack trace printed.
-    expect(logged.filter((l) => l.level >= 40), out).toEqual([]);
-    expect(out).not.toMatch(/^\s+at /m);
+    expect(logged.filter((l) => l.level >= 40), output()).toEqual([]);
+    expect(output()).not.toMatch(/^\s+at /m);
     expect(existsSync(postmasterPid)).toBe(false);
   }, 120_000);
 });

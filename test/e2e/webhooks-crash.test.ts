@@ -1,7 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BillingUseCases } from '../../application/billing/use-cases';
 import type { Project } from '../../domain/project';
@@ -10,6 +7,7 @@ import { loadConfig } from '../../apps/server/config';
 import { createLogger } from '../../apps/server/http/logger';
 import { createTollgate, type Tollgate } from '../../apps/server/tollgate';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { TollgateProcess, waitFor } from '../support/tollgate-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -35,7 +33,6 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * kill, so none is.
  */
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const EVENTS = 1_000;
 const SUBSCRIPTIONS = EVENTS / 2;
 const KILLS = 5;
@@ -57,72 +54,10 @@ const ok = <T>(outcome: Outcome<T>): T => {
   return outcome.value;
 };
 
-async function waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, timeoutMs: number, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
-/** `npm run worker` as a process manager runs it: node with tsx, on the deployment's database and key. */
-class WorkerProcess {
-  private child: ChildProcess | null = null;
-  /** The last 64 KB of its output, for the failure message. */
-  output = '';
-  starts = 0;
-
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
-
-  async start(): Promise<void> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/worker.ts'], { cwd: ROOT, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
-    this.starts++;
-    let mine = '';
-    const keep = (d: Buffer) => {
-      mine += d.toString();
-      this.output = (this.output + d.toString()).slice(-65_536);
-    };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
-    await waitFor(
-      () => {
-        if (child.exitCode !== null) throw new Error(`the worker exited with ${child.exitCode}:\n${this.output}`);
-        return mine.includes('Tollgate worker started');
-      },
-      'the worker to start',
-      30_000,
-      20,
-    );
-  }
-
-  /** SIGKILL: no shutdown step runs, its jobs stay active and its attempts open. */
-  async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  }
-
-  /** The end of the test: a clean stop (SIGTERM), or SIGKILL if it hangs. */
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  }
-}
-
 describe('webhook delivery with the worker killed', () => {
   let database: TestDatabase | undefined;
   let tollgate: Tollgate | undefined;
-  let worker: WorkerProcess | undefined;
+  let worker: TollgateProcess | undefined;
   const receiver = new WebhookReceiver(() => Date.now());
 
   afterAll(async () => {
@@ -181,7 +116,7 @@ describe('webhook delivery with the worker killed', () => {
       return list;
     });
 
-    worker = new WorkerProcess({
+    worker = new TollgateProcess('apps/server/worker.ts', {
       ...process.env,
       ...env,
       LOG_LEVEL: 'info',
@@ -189,7 +124,8 @@ describe('webhook delivery with the worker killed', () => {
       TOLLGATE_SECRET_KEY: secretKey.toString('base64'),
     });
     const w = worker;
-    await w.start();
+    const startWorker = () => w.start('Tollgate worker started', 30_000);
+    await startWorker();
     const deliveringFrom = Date.now();
 
     // Record the events, a few subscriptions at a time, while the worker delivers.
@@ -230,7 +166,7 @@ describe('webhook delivery with the worker killed', () => {
     receiver.onRequest = (request) => {
       if (seen.has(request.event.id)) return;
       seen.add(request.event.id);
-      if (armed && armed.killed === null && seen.size >= armed.at) armed.killed = w.kill();
+      if (armed && armed.killed === null && seen.size >= armed.at) armed.killed = w.signal('SIGKILL').then(() => undefined);
     };
     for (let k = 1; k <= KILLS; k++) {
       const kill: { at: number; killed: Promise<void> | null } = { at: k * KILL_EVERY, killed: null };
@@ -240,7 +176,7 @@ describe('webhook delivery with the worker killed', () => {
       await kill.killed;
       kills.push({ at: Date.now(), received: receiver.received.length, recorded: recordedEvents(), heldJobs: await heldSince(workerSince) });
       workerSince = await dbNow();
-      await w.start();
+      await startWorker();
     }
     receiver.onRequest = undefined;
     await recording;

@@ -21,8 +21,10 @@ export async function waitFor<T>(check: () => Promise<T | undefined | null | fal
  */
 export class TollgateProcess {
   private child: ChildProcess | null = null;
-  /** Everything it printed since it was last started (the last 4 MB). */
+  /** Everything it printed, over all its starts (the last 4 MB). */
   output = '';
+  /** Where the current start's output begins in `output`. */
+  private mark = 0;
   starts = 0;
   exitCode: number | null = null;
   exitSignal: NodeJS.Signals | null = null;
@@ -51,11 +53,14 @@ export class TollgateProcess {
     });
     this.child = child;
     this.starts++;
-    this.output = '';
+    this.mark = this.output.length;
     this.exitCode = null;
     this.exitSignal = null;
     const keep = (d: Buffer) => {
-      this.output = (this.output + d.toString()).slice(-4_194_304);
+      const next = this.output + d.toString();
+      const cut = Math.max(0, next.length - 4_194_304);
+      this.output = next.slice(cut);
+      this.mark = Math.max(0, this.mark - cut);
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
@@ -66,10 +71,17 @@ export class TollgateProcess {
     await this.waitForOutput(ready, timeoutMs);
   }
 
+  /** What the current start printed. */
+  get current(): string {
+    return this.output.slice(this.mark);
+  }
+
+  /** Waits until the current start's output matches `pattern`. */
   async waitForOutput(pattern: RegExp | string, timeoutMs: number): Promise<string> {
     return waitFor(
       () => {
-        const match = typeof pattern === 'string' ? (this.output.includes(pattern) ? pattern : null) : (this.output.match(pattern)?.[0] ?? null);
+        const out = this.current;
+        const match = typeof pattern === 'string' ? (out.includes(pattern) ? pattern : null) : (out.match(pattern)?.[0] ?? null);
         if (match) return match;
         if (!this.running) throw new Error(`${this.entry} exited (${this.exitCode ?? this.exitSignal}) before printing ${pattern}:\n${this.output.slice(-4000)}`);
         return null;
@@ -80,9 +92,9 @@ export class TollgateProcess {
     );
   }
 
-  /** The port a server process logged it listens on. */
+  /** The port a server process logged it listens on (this start). */
   port(): number {
-    const m = this.output.match(/"port":(\d+)/);
+    const m = this.current.match(/"port":(\d+)/);
     if (!m) throw new Error(`no port in the output:\n${this.output.slice(-2000)}`);
     return Number(m[1]);
   }
