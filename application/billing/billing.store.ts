@@ -180,6 +180,8 @@ export interface BillingEventLog {
 export interface SubscriptionLocks {
   /** True when acquired (free, or the previous lease expired). */
   acquire(projectId: string, userId: string, holder: string, ttlSeconds: number, now: Date): Promise<boolean>;
+  /** Extends `holder`'s lease to `now` + `ttlSeconds`; false when it no longer holds it. */
+  renew(projectId: string, userId: string, holder: string, ttlSeconds: number, now: Date): Promise<boolean>;
   release(projectId: string, userId: string, holder: string): Promise<void>;
 }
 

@@ -28,6 +28,7 @@ import { type BillingOutcome, refuse } from './errors';
 import type { PaymentProcessor, ProcessorInvoiceLine } from './payment-processor';
 import type { InboundWebhooks, ProcessorDirectory, SandboxControl } from './processors';
 import type { InvoiceLineView, InvoiceView, OperatorInvoiceView, OperatorPlanView, PlanView, PriceView, SubscriptionView } from './views';
+import { keepRenewing } from '../keep-renewing';
 
 /** Everything billing's use cases may ask for; each use case takes the part it needs (`Pick`). */
 export interface BillingDeps {
@@ -80,7 +81,9 @@ export function requestScopedId(deps: Pick<BillingDeps, 'crypto'>, kind: string,
 }
 
 /** How long a subscription change may hold the user's lease before another request may take it. */
-export const LOCK_TTL_SECONDS = 60;
+/** The user's billing lease lasts this long unless renewed, every LOCK_HEARTBEAT_MS while its work runs. */
+export const LOCK_TTL_SECONDS = 10;
+const LOCK_HEARTBEAT_MS = 3_000;
 
 /** The project's connection and its processor, or the refusal when billing cannot run. */
 export async function connectedProcessor(
@@ -102,8 +105,9 @@ const LOCK_POLL_MS = 25;
  * {@link LOCK_WAIT_MS}. Every path that changes or records a user's subscription takes it: the
  * user's own actions, and the re-reading of the processor's state that a webhook or a sandbox
  * renewal causes. So a state read from the processor is recorded before anyone changes it again,
- * and a webhook's re-read never writes back a state older than one already recorded. The lease
- * expires on its own if this process dies.
+ * and a webhook's re-read never writes back a state older than one already recorded. The lease is
+ * renewed while `work` runs and expires on its own within LOCK_TTL_SECONDS if this process dies
+ * (a retry after a crash waits seconds, not a minute).
  */
 export async function underUserLock<T>(
   deps: Pick<BillingDeps, 'locks' | 'crypto' | 'clock'>,
@@ -117,9 +121,11 @@ export async function underUserLock<T>(
     if (Date.now() >= giveUpAt) return null;
     await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS + Math.floor(Math.random() * LOCK_POLL_MS)));
   }
+  const heartbeat = keepRenewing(() => deps.locks.renew(projectId, userId, holder, LOCK_TTL_SECONDS, deps.clock.now()), LOCK_HEARTBEAT_MS);
   try {
     return { value: await work() };
   } finally {
+    await heartbeat.stop();
     await deps.locks.release(projectId, userId, holder);
   }
 }

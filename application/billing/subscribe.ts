@@ -30,17 +30,28 @@ export function makeSubscribe(deps: BillingDeps) {
     const connected = await connectedProcessor(deps, project.id);
     if (!connected.ok) return connected;
     const { connection, processor } = connected.value;
-    if ((await deps.subscriptions.findLive(project.id, user.id)) !== null) return refuse('subscription_exists');
+    const subscriptionId = requestScopedId(deps, 'subscribe', project.id, user.id, input.requestKey);
+    // A live subscription refuses a subscribe, unless it is this request's own: a retry with the
+    // Idempotency-Key of a run that died after the processor made it (recorded since from the
+    // processor's webhook) answers it, as that run would have.
+    const live = async (): Promise<BillingOutcome<SubscriptionView> | null> => {
+      const found = await deps.subscriptions.findLive(project.id, user.id);
+      if (found === null) return null;
+      if (found.id !== subscriptionId) return refuse('subscription_exists');
+      return { ok: true, value: subscriptionView(found, await catalogNames(deps.catalog, project.id)) };
+    };
+    const before = await live();
+    if (before !== null) return before;
 
     return withUserLock(deps, project.id, user.id, async () => {
-      if ((await deps.subscriptions.findLive(project.id, user.id)) !== null) return refuse('subscription_exists');
+      const found = await live();
+      if (found !== null) return found;
       const customer = await ensureCustomer(deps, connection, processor, user);
       if (!customer.ok) return refuseFailure(customer.failure);
       const trial = resolveTrialDays(plan, null);
       const trialDays = trial.ok && !customer.value.trialUsed ? trial.value : null;
       const priceAtProcessor = await processorPriceId(deps, processor, plan, price);
       if (!priceAtProcessor.ok) return priceAtProcessor;
-      const subscriptionId = requestScopedId(deps, 'subscribe', project.id, user.id, input.requestKey);
       const created = await processor.createSubscription({
         customerId: customer.value.customerId,
         priceId: priceAtProcessor.value,

@@ -6,6 +6,7 @@ import {
   requestFingerprint,
   type JsonValue,
 } from '../../domain/billing/idempotency';
+import { keepRenewing } from '../keep-renewing';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
 import type { IdempotencyLease, IdempotentRequestStore } from './idempotent-request.store';
@@ -103,37 +104,6 @@ export function makeRunIdempotent(deps: RunIdempotentDeps) {
 }
 
 export type RunIdempotent = ReturnType<typeof makeRunIdempotent>;
-
-/**
- * Calls `renew` every `everyMs` until stopped, one call at a time (a slow renewal delays the next
- * rather than piling up). A failed renewal (the database away for a moment) is tried again at the
- * next beat: the lease lasts several beats. `stop` waits for a renewal in flight, so nothing renews
- * after the answer is stored.
- */
-function keepRenewing(renew: () => Promise<unknown>, everyMs: number): { stop(): Promise<void> } {
-  let stopped = false;
-  let inFlight: Promise<unknown> = Promise.resolve();
-  let timer: ReturnType<typeof setTimeout>;
-  const beat = () => {
-    timer = setTimeout(() => {
-      if (stopped) return;
-      inFlight = renew()
-        .catch(() => undefined)
-        .finally(() => {
-          if (!stopped) beat();
-        });
-    }, everyMs);
-    timer.unref?.();
-  };
-  beat();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await inFlight;
-    },
-  };
-}
 
 /** Records older than this are expired: they neither replay nor refuse, and the purge drops them. */
 export const idempotencyExpiry = (now: Date): Date => new Date(now.getTime() - IDEMPOTENCY_TTL_SECONDS * 1000);

@@ -23,6 +23,15 @@ export class PostgresSubscriptionLocks implements SubscriptionLocks {
     return rows.length > 0;
   }
 
+  async renew(projectId: string, userId: string, holder: string, ttlSeconds: number, now: Date): Promise<boolean> {
+    if (!isUuid(projectId) || !isUuid(userId) || !isUuid(holder)) return false;
+    const rows = await this.db.query(
+      'update billing_locks set expires_at = ? where project_id = ? and user_id = ? and holder = ? returning holder',
+      [new Date(now.getTime() + ttlSeconds * 1000), projectId, userId, holder],
+    );
+    return rows.length > 0;
+  }
+
   /** Releases the lease only if `holder` still holds it (an expired lease may have passed to another). */
   async release(projectId: string, userId: string, holder: string): Promise<void> {
     if (!isUuid(projectId) || !isUuid(userId) || !isUuid(holder)) return;
