@@ -2,9 +2,10 @@ import type { AuditActor } from '../../domain/audit';
 import { isSupportedLocale } from '../../domain/locale';
 import { isMfaMethod, MFA_POLICIES, type MfaMethod, type MfaPolicy } from '../../domain/mfa';
 import { sortProviders, validateCallbackUrl, type Project, type ProviderCredentials } from '../../domain/project';
+import { checkProviderCredentials } from '../../domain/oauth/providers';
 import { isOAuthProvider, isProvider, type OAuthProvider, type Provider } from '../../domain/providers';
 import { defaultSecurityNoticeSettings, isSecurityNoticeKind } from '../../domain/security-notice';
-import { err, ok, type Result } from '../../domain/result';
+import { err, ok, type Err, type Ok } from '../../domain/result';
 import { auditEntry, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
 import type { SecretBox } from '../ports/crypto';
@@ -37,7 +38,11 @@ export type UpdateProjectError =
   | 'invalid_mfa_policy'
   | 'invalid_mfa_method'
   | 'unsupported_locale'
-  | 'unknown_notification_kind';
+  | 'unknown_notification_kind'
+  | 'invalid_provider_credentials';
+
+/** A refusal; `detail` names the value at fault where the code alone cannot (which credential field, and why). */
+export type UpdateProjectRefusal = Err<UpdateProjectError> & { readonly detail?: string };
 
 export interface UpdateProjectDeps {
   projects: Pick<ProjectStore, 'findById' | 'update' | 'setProviderCredentialsEncrypted'>;
@@ -51,7 +56,7 @@ export interface UpdateProjectDeps {
 
 /** Applies a set of settings changes atomically; every value is validated before anything is written. */
 export function makeUpdateProject(deps: UpdateProjectDeps) {
-  return async (projectId: string, changes: ProjectChanges): Promise<Result<Project, UpdateProjectError>> => {
+  return async (projectId: string, changes: ProjectChanges): Promise<Ok<Project> | UpdateProjectRefusal> => {
     const project = await deps.projects.findById(projectId);
     if (!project) return err('project_not_found');
     const s = { ...project.settings };
@@ -95,6 +100,11 @@ export function makeUpdateProject(deps: UpdateProjectDeps) {
     }
     const creds = changes.providerCredentials ?? [];
     if (!creds.every((c) => isOAuthProvider(c.provider))) return err('unknown_provider');
+    // Incomplete or malformed credentials are refused now, naming the field, not at the next sign-in.
+    for (const c of creds) {
+      const problem = c.credentials && checkProviderCredentials(c.provider as OAuthProvider, c.credentials);
+      if (problem) return { ...err('invalid_provider_credentials'), detail: `for ${c.provider}: ${problem.explanation}` };
+    }
 
     project.settings = s;
     project.updatedAt = deps.clock.now();

@@ -12,6 +12,7 @@ import type { Options } from './args';
 import type { Command } from './command';
 import { billingError, type BillingErrorContext } from './messages';
 import { fields, table } from './render';
+import { readSecret, SECRET_SOURCES } from './secrets';
 
 /**
  * The billing commands: the project's connection to a payment processor, its catalog (plans and
@@ -264,14 +265,23 @@ export const BILLING_COMMANDS: Command[] = [
       processor: { arity: 1, required: true, placeholder: '<stripe|sandbox>', description: 'payment processor, required' },
       'secret-key': {
         arity: 1,
-        placeholder: '<sk_...>',
-        description: 'Stripe secret or restricted key (sk_test_, sk_live_, rk_...); default: $STRIPE_SECRET_KEY',
+        placeholder: '<@file|@-|env:NAME>',
+        description: `Stripe secret or restricted key (sk_test_, sk_live_, rk_...), read from ${SECRET_SOURCES}; default: $STRIPE_SECRET_KEY`,
       },
       'publishable-key': { arity: 1, placeholder: '<pk_...>', description: 'Stripe publishable key, same mode as the secret key' },
-      'webhook-secret': { arity: 1, placeholder: '<whsec_...>', description: 'signing secret of the Stripe webhook endpoint; default: $STRIPE_WEBHOOK_SECRET' },
+      'webhook-secret': {
+        arity: 1,
+        placeholder: '<@file|@-|env:NAME>',
+        description: `signing secret of the Stripe webhook endpoint, read from ${SECRET_SOURCES}; default: $STRIPE_WEBHOOK_SECRET`,
+      },
       currency: { arity: 1, placeholder: '<code>', description: 'default currency of the project’s prices (default usd)' },
     },
-    plan({ args, options, env }) {
+    plan(ctx) {
+      const { args, options, env } = ctx;
+      const secret = (flag: string) => {
+        const given = options.string(flag);
+        return given === undefined ? undefined : readSecret(ctx, `--${flag}`, given);
+      };
       const processor = options.string('processor');
       const currency = options.string('currency');
       let input: ConnectInput;
@@ -281,9 +291,9 @@ export const BILLING_COMMANDS: Command[] = [
         }
         input = { processor: 'sandbox', ...(currency !== undefined ? { currency } : {}) };
       } else if (processor === 'stripe') {
-        const secretKey = options.string('secret-key') ?? (env.STRIPE_SECRET_KEY?.trim() || undefined);
+        const secretKey = secret('secret-key') ?? (env.STRIPE_SECRET_KEY?.trim() || undefined);
         const publishableKey = options.string('publishable-key');
-        const webhookSecret = options.string('webhook-secret') ?? (env.STRIPE_WEBHOOK_SECRET?.trim() || undefined);
+        const webhookSecret = secret('webhook-secret') ?? (env.STRIPE_WEBHOOK_SECRET?.trim() || undefined);
         if (secretKey === undefined) return options.fail('Missing the Stripe secret key: --secret-key <sk_...>, or STRIPE_SECRET_KEY in the environment.');
         if (publishableKey === undefined) return options.fail('Missing --publishable-key <pk_...>.');
         if (webhookSecret === undefined) {

@@ -23,6 +23,8 @@ export interface CommandContext {
   env: NodeJS.ProcessEnv;
   /** Says what the command is about to do, before it does it (stderr; silent with --json). */
   progress(line: string): void;
+  /** A warning about how the command was called (stderr, with --json too). */
+  warn(line: string): void;
 }
 
 /**

@@ -1,23 +1,22 @@
-import { readFileSync } from 'node:fs';
 import type { ApiKeyRecord } from '../../application/api-keys/api-key.store';
 import type { ProjectChanges } from '../../application/projects/update-project';
 import { MFA_METHODS, MFA_POLICIES } from '../../domain/mfa';
 import type { Project, ProviderCredentials } from '../../domain/project';
+import { CREDENTIAL_FIELDS } from '../../domain/oauth/providers';
 import { OAUTH_PROVIDERS, PROVIDERS } from '../../domain/providers';
 import { defaultSecurityNoticeSettings, SECURITY_NOTICE_KINDS } from '../../domain/security-notice';
 import type { Options } from './args';
 import { AUDIT_COMMANDS, AUDIT_GROUPS } from './audit-commands';
 import { BILLING_COMMANDS, BILLING_GROUPS } from './billing-commands';
-import type { Command } from './command';
+import type { Command, CommandContext } from './command';
 import { WEBHOOK_COMMANDS, WEBHOOK_GROUPS } from './webhook-commands';
 import { CONSOLE_COMMANDS, CONSOLE_GROUPS } from './console-commands';
 import { USER_COMMANDS } from './user-commands';
 import { useCaseError } from './messages';
 import { fields, table } from './render';
+import { isSecretSource, readSecret, SECRET_SOURCES, warnInlineSecret } from './secrets';
 
 export type { Command, CommandContext, CommandOutput, Execute } from './command';
-
-const CREDENTIAL_FIELDS = ['clientId', 'clientSecret', 'tenant', 'teamId', 'keyId', 'privateKey'] as const;
 
 // ---------------------------------------------------------------------------------------------
 // Rendering
@@ -81,22 +80,15 @@ function apiKeyView(key: ApiKeyRecord) {
 // ---------------------------------------------------------------------------------------------
 // Argument checks the use cases cannot make (shapes of CLI values)
 
-/**
- * `<json>`, or `@<file>` / `@-` to read it from a file or stdin: secrets given inline stay in shell
- * history and the process list, and Apple's private key spans several lines.
- */
-function readCredentialsArgument(options: Options, provider: string, raw: string): string {
-  if (!raw.startsWith('@')) return raw;
-  const file = raw.slice(1);
-  try {
-    return readFileSync(file === '-' ? 0 : file, 'utf8');
-  } catch (e) {
-    return options.fail(`--provider-credentials ${provider}: cannot read ${file === '-' ? 'stdin' : `"${file}"`} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).`);
-  }
-}
+type ArgsContext = Pick<CommandContext, 'options' | 'env' | 'warn'>;
 
-function parseCredentials(options: Options, provider: string, given: string): ProviderCredentials | null {
-  const raw = readCredentialsArgument(options, provider, given);
+/**
+ * `<json>`, or where to read it (`@<file>`, `@-` for stdin, `env:<NAME>`): secrets given inline
+ * stay in shell history, the process list and npm's echo, and Apple's private key spans lines.
+ */
+function parseCredentials(ctx: ArgsContext, provider: string, given: string): ProviderCredentials | null {
+  const options: Options = ctx.options;
+  const raw = readSecret(ctx, `--provider-credentials ${provider}`, given, false);
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -118,10 +110,12 @@ function parseCredentials(options: Options, provider: string, given: string): Pr
   if (Object.keys(credentials).length === 0) {
     options.fail(`--provider-credentials ${provider}: give at least one field (${CREDENTIAL_FIELDS.join(', ')}), or null to remove them.`);
   }
+  if (!isSecretSource(given) && (credentials.clientSecret || credentials.privateKey)) warnInlineSecret(ctx, `--provider-credentials ${provider}`);
   return credentials;
 }
 
-function projectChanges(options: Options): ProjectChanges {
+function projectChanges(ctx: ArgsContext): ProjectChanges {
+  const options: Options = ctx.options;
   const changes: ProjectChanges = {};
   const name = options.string('name');
   if (name !== undefined) changes.name = name;
@@ -151,7 +145,7 @@ function projectChanges(options: Options): ProjectChanges {
   }
   const credentials = options.pairs('provider-credentials');
   if (credentials.length) {
-    changes.providerCredentials = credentials.map(([provider, raw]) => ({ provider, credentials: parseCredentials(options, provider, raw) }));
+    changes.providerCredentials = credentials.map(([provider, raw]) => ({ provider, credentials: parseCredentials(ctx, provider, raw) }));
   }
   if (Object.keys(changes).length === 0) options.fail('Nothing to update: give at least one option.');
   return changes;
@@ -239,8 +233,8 @@ export const COMMANDS: Command[] = [
       'provider-credentials': {
         arity: 2,
         repeatable: true,
-        placeholder: '<provider> <json|@file|null>',
-        description: `set an OAuth provider's client credentials (${OAUTH_PROVIDERS.join(', ')}): JSON, @file or @- (stdin) to read it, null removes them`,
+        placeholder: '<provider> <@file|@-|env:NAME|json|null>',
+        description: `set an OAuth provider's client credentials (${OAUTH_PROVIDERS.join(', ')}): read from ${SECRET_SOURCES} (never inline: shell history and npm's echo keep it), or null to remove them`,
       },
       notify: {
         arity: 2,
@@ -251,11 +245,12 @@ export const COMMANDS: Command[] = [
       active: { arity: 1, placeholder: '<on|off>', description: 'activate or deactivate the project' },
       name: { arity: 1, placeholder: '<name>', description: 'rename the project' },
     },
-    plan({ args, options }) {
-      const changes = projectChanges(options);
+    plan(ctx) {
+      const { args } = ctx;
+      const changes = projectChanges(ctx);
       return async (c) => {
         const updated = await c.updateProject(args.id!, changes);
-        if (!updated.ok) throw useCaseError(updated.error, { projectId: args.id, changes });
+        if (!updated.ok) throw useCaseError(updated.error, { projectId: args.id, changes, detail: updated.detail });
         const view = projectView(updated.value, await c.listConfiguredCredentials(updated.value.id));
         return { json: { project: view }, text: `Updated project ${view.id}.\n${projectText(view)}` };
       };

@@ -169,7 +169,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const progress = (line: string) => {
       if (!json) io.stderr(line);
     };
-    const execute = command.plan({ args: parsed.args, rest: parsed.rest, options: new Options(parsed, command), env: io.env, progress });
+    const warn = (line: string) => io.stderr(`Warning: ${line}`);
+    const execute = command.plan({ args: parsed.args, rest: parsed.rest, options: new Options(parsed, command), env: io.env, progress, warn });
 
     let config;
     try {

@@ -29,6 +29,8 @@ export interface ErrorContext {
   userId?: string;
   callbackUrls?: string[];
   changes?: ProjectChanges;
+  /** The use case's own words for the value at fault (which credential field, and why). */
+  detail?: string;
 }
 
 /** The value at fault, found in what the caller asked for: put into the message, then `tail` appended. */
@@ -76,7 +78,7 @@ const OFFENDING: { readonly [C in ErrorCode]?: (ctx: ErrorContext) => Offending 
 
 /** Turns an error code returned by a use case into its message from the error table, naming the offending value. */
 export function useCaseError(code: ErrorCode, ctx: ErrorContext = {}): CommandError {
-  const { detail, tail } = OFFENDING[code]?.(ctx) ?? {};
+  const { detail, tail } = ctx.detail !== undefined ? { detail: ctx.detail, tail: '' } : (OFFENDING[code]?.(ctx) ?? {});
   return new CommandError(code, `${messageWith(code, detail, tail)}.`);
 }
 

@@ -70,6 +70,7 @@ export const adminProjectsContract = c.router({
         'invalid_mfa_method',
         'unsupported_locale',
         'unknown_notification_kind',
+        'invalid_provider_credentials',
       ),
     },
     metadata: meta({ auth: 'console' }),

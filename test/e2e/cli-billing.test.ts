@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { type CliRun, killCliProcessesAfterEach, parseCliJson, runCli } from '../support/cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BillingUseCases } from '../../application/billing/use-cases';
@@ -166,7 +169,18 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     expect(text.stdout).toContain(`${PUBLIC_URL}/api/webhooks/stripe/${store.id}`);
     expect(text.stdout).toMatch(/mode\s*: test/);
     expect(status.stdout).toMatch(/processor\s*: stripe/);
-    for (const out of [connected, text, status]) {
+    // ...with a warning naming the option, never the key; from env:NAME or @file, silently.
+    expect(text.stderr).toMatch(/^Warning: --secret-key was given on the command line, .*give @file, @- \(stdin\) or env:NAME instead\.$/m);
+    expect(text.stderr).toMatch(/^Warning: --webhook-secret was given on the command line/m);
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'tollgate-whsec-')), 'whsec');
+    writeFileSync(file, `${account.webhookSecret}\n`, { mode: 0o600 });
+    const sourced = await cli(
+      ['billing', 'connect', store.id, '--processor', 'stripe', '--secret-key', 'env:SHOP_STRIPE_KEY', '--publishable-key', account.publishableKey, '--webhook-secret', `@${file}`],
+      { SHOP_STRIPE_KEY: account.secretKey },
+    );
+    expect([sourced.code, sourced.stderr]).toEqual([0, expect.not.stringContaining('Warning')]);
+    expect(sourced.stdout).toContain(`…${account.secretKey.slice(-4)}`);
+    for (const out of [connected, text, status, sourced]) {
       for (const secret of secrets) {
         expect(out.stdout).not.toContain(secret);
         expect(out.stderr).not.toContain(secret);

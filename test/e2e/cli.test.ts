@@ -23,8 +23,8 @@ const SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
 type Run = CliRun;
 killCliProcessesAfterEach();
 
-function runIn(databaseUrl: string, args: string[], opts: { bin?: boolean; cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  return runCli(args, { bin: opts.bin, cwd: opts.cwd, env: { ...opts.env, DATABASE_URL: databaseUrl, TOLLGATE_SECRET_KEY: SECRET_KEY, NODE_ENV: 'test' } });
+function runIn(databaseUrl: string, args: string[], opts: { bin?: boolean; cwd?: string; env?: Record<string, string>; input?: string } = {}): Promise<Run> {
+  return runCli(args, { bin: opts.bin, cwd: opts.cwd, input: opts.input, env: { ...opts.env, DATABASE_URL: databaseUrl, TOLLGATE_SECRET_KEY: SECRET_KEY, NODE_ENV: 'test' } });
 }
 
 const parseJson = parseCliJson;
@@ -419,20 +419,68 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
     expect(audit).toEqual([expect.objectContaining({ actor: { kind: 'admin', id: 'cli' }, userId: adaId })]);
   });
 
-  it('--provider-credentials reads the JSON from @file, so secrets stay out of shell history; an unreadable file is a usage error', async () => {
+  it('--provider-credentials reads the JSON from @file, @- (stdin) or env:NAME, never echoing it; inline secrets warn; unreadable sources are usage errors', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-cli-'));
     const file = path.join(dir, 'apple.json');
-    const credentials = { clientId: 'com.acme.web', teamId: 'TEAM123456', keyId: 'KEY1234567', privateKey: 'not-a-real-key\nMIGTAgEAMBMG\nline-three\n' };
+    const privateKey = '-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMGbyapplekeybody\nline-three\n-----END PRIVATE KEY-----\n';
+    const credentials = { clientId: 'com.acme.web', teamId: 'TEAM123456', keyId: 'KEY1234567', privateKey };
     writeFileSync(file, JSON.stringify(credentials, null, 2));
     const updated = await cliJson('project', 'update', acme.id, '--provider-credentials', 'apple', `@${file}`);
     expect(updated.code).toBe(0);
     expect(updated.json.project.providerCredentialsConfigured).toContain('apple');
-    expect(updated.stdout).not.toContain('MIGTAgEAMBMG');
+    expect(updated.stdout + updated.stderr).not.toContain('MIGTAgEAMBMG');
     expect(await inContext(() => tollgate.core.secrets.providerCredentials(acme.id, 'apple'))).toEqual(credentials);
 
-    const missing = await cliJson('project', 'update', acme.id, '--provider-credentials', 'apple', `@${path.join(dir, 'nope.json')}`);
-    expect(missing.code).toBe(2);
-    expect(missing.json).toEqual({ error: expect.stringMatching(/--provider-credentials apple: cannot read ".*nope\.json" \(ENOENT\)/), code: 'usage' });
+    const github = { clientId: 'gh-client', clientSecret: 'gh-secret-from-stdin' };
+    const piped = await runIn(db.url, ['project', 'update', acme.id, '--provider-credentials', 'github', '@-', '--json'], { input: JSON.stringify(github) });
+    expect(piped.code).toBe(0);
+    expect(piped.stdout + piped.stderr).not.toContain('gh-secret-from-stdin');
+    expect(await inContext(() => tollgate.core.secrets.providerCredentials(acme.id, 'github'))).toEqual(github);
+
+    const discord = { clientId: 'dc-client', clientSecret: 'dc-secret-from-env' };
+    const fromEnv = await runIn(db.url, ['project', 'update', acme.id, '--provider-credentials', 'discord', 'env:DISCORD_OAUTH'], { env: { DISCORD_OAUTH: JSON.stringify(discord) } });
+    expect(fromEnv.code).toBe(0);
+    expect(fromEnv.stdout + fromEnv.stderr).not.toContain('dc-secret-from-env');
+    expect(fromEnv.stderr).not.toContain('Warning');
+    expect(await inContext(() => tollgate.core.secrets.providerCredentials(acme.id, 'discord'))).toEqual(discord);
+
+    // Inline still works, with a warning that names the option and never the secret.
+    const inline = await cli('project', 'update', acme.id, '--provider-credentials', 'discord', JSON.stringify({ clientId: 'dc', clientSecret: 'dc-inline-secret' }));
+    expect(inline.code).toBe(0);
+    expect(inline.stderr).toMatch(/^Warning: --provider-credentials discord was given on the command line, .* give @file, @- \(stdin\) or env:NAME instead\.$/m);
+    expect(inline.stdout + inline.stderr).not.toContain('dc-inline-secret');
+
+    const [missing, unset, empty] = await Promise.all([
+      cliJson('project', 'update', acme.id, '--provider-credentials', 'apple', `@${path.join(dir, 'nope.json')}`),
+      cliJson('project', 'update', acme.id, '--provider-credentials', 'github', 'env:TOLLGATE_NO_SUCH_VARIABLE'),
+      runIn(db.url, ['project', 'update', acme.id, '--provider-credentials', 'github', '@-', '--json'], { input: '' }),
+    ]);
+    expect([missing.code, missing.json]).toEqual([2, { error: expect.stringMatching(/--provider-credentials apple: cannot read ".*nope\.json" \(ENOENT\)/), code: 'usage' }]);
+    expect([unset.code, unset.json]).toEqual([2, { error: '--provider-credentials github: the environment variable TOLLGATE_NO_SUCH_VARIABLE is not set.', code: 'usage' }]);
+    expect([empty.code, parseJson(empty)]).toEqual([2, { error: '--provider-credentials github: stdin is empty.', code: 'usage' }]);
+  });
+
+  it('incomplete or malformed provider credentials are refused when set, naming the field; nothing is stored', async () => {
+    const p = await inContext(() => tollgate.admin.createProject({ name: 'Creds' }));
+    if (!p.ok) throw new Error(p.error);
+    const id = p.value.project.id;
+    const cases: Array<[string, object, RegExp]> = [
+      ['github', { clientId: 'x' }, /^Invalid OAuth provider credentials for github: clientSecret is missing \(github needs clientId, clientSecret\)\.$/],
+      ['azure', { clientId: 'x', clientSecret: 'y', tenant: 'bad tenant!' }, /^Invalid OAuth provider credentials for azure: tenant is malformed: expected a tenant id, a domain/],
+      ['apple', { clientId: 'com.acme.web', teamId: 'TEAM123456', keyId: 'KEY1234567' }, /for apple: privateKey is missing \(apple needs clientId, teamId, keyId, privateKey\)/],
+      ['apple', { clientId: 'com.acme.web', teamId: 'TEAM123456', keyId: 'KEY1234567', privateKey: 'not-a-pem' }, /for apple: privateKey is malformed: expected the PEM of the \.p8 file/],
+      ['google', { clientId: 'x', clientSecret: ' ' }, /for google: clientSecret is missing/],
+      ['github', { clientId: 'x', clientSecret: 'y', tenant: 'common' }, /for github: tenant is not used by github \(it takes clientId, clientSecret\)/],
+    ];
+    const results = await batch(cases.map(([provider, c]) => ['project', 'update', id, '--enable', provider, '--provider-credentials', provider, JSON.stringify(c), '--json']));
+    cases.forEach(([provider, , message], i) => {
+      const r = results[i]!;
+      expect({ provider, exit: r.code, body: parseJson(r) }).toEqual({ provider, exit: 1, body: { error: expect.stringMatching(message), code: 'invalid_provider_credentials' } });
+      expect(r.stderr).toMatch(message.source.startsWith('^') ? new RegExp(`^Error: ${message.source.slice(1)}`, 'm') : message);
+    });
+    const after = await inContext(async () => ({ project: await tollgate.admin.getProject(id), configured: await tollgate.admin.listConfiguredCredentials(id) }));
+    expect(after.configured).toEqual([]);
+    expect(after.project?.settings.enabledProviders).toEqual(p.value.project.settings.enabledProviders);
   });
 
   it('--help lists every command and every update option', async () => {

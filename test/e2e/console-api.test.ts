@@ -184,6 +184,23 @@ describe('projects, settings and API keys', () => {
     expect(JSON.stringify(updated)).not.toContain('secret');
     const invalid = await api(`/api/admin/projects/${project.id}`, { method: 'PATCH', session: s, body: { add_callback_urls: ['ftp://x'] } });
     expect(invalid.status).toBe(400);
+    // Incomplete or malformed credentials are refused when set, naming the field; nothing is stored.
+    const refusals: Array<[string, Record<string, string>, string]> = [
+      ['github', { clientId: 'x' }, 'Invalid OAuth provider credentials for github: clientSecret is missing (github needs clientId, clientSecret)'],
+      ['azure', { clientId: 'x', clientSecret: 'azure-secret-value', tenant: 'bad tenant!' }, 'Invalid OAuth provider credentials for azure: tenant is malformed'],
+      ['apple', { clientId: 'com.example.web', teamId: 'T', keyId: 'K', privateKey: 'not-a-key-value' }, 'Invalid OAuth provider credentials for apple: privateKey is malformed'],
+      ['google', { clientId: 'x', clientSecret: 'google-secret-value', teamId: 'T' }, 'Invalid OAuth provider credentials for google: teamId is not used by google'],
+    ];
+    for (const [provider, credentials, message] of refusals) {
+      const refused = await api(`/api/admin/projects/${project.id}`, { method: 'PATCH', session: s, body: { enable: [provider], provider_credentials: [{ provider, credentials }] } });
+      const body = (await refused.json()) as { error: string; code: string };
+      expect({ provider, status: refused.status, code: body.code }).toEqual({ provider, status: 400, code: 'invalid_provider_credentials' });
+      expect(body.error.startsWith(message)).toBe(true);
+      expect(body.error).not.toContain(credentials.clientSecret ?? credentials.privateKey ?? '\u0000');
+    }
+    const unchanged = ((await (await api(`/api/admin/projects/${project.id}`, { session: s })).json()) as { project: any }).project;
+    expect(unchanged.providers.filter((p: any) => p.credentials_configured).map((p: any) => p.provider)).toEqual(['google']);
+    expect(unchanged.settings.enabled_providers).toEqual(['email', 'google']);
 
     const key = await api(`/api/admin/projects/${project.id}/api-keys`, { method: 'POST', session: s, body: { label: 'ci' } });
     expect(key.status).toBe(201);

@@ -31,7 +31,11 @@ it('an operator signs in with a one-time link, creates a project, configures it,
   const google = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Google' }) });
   await google.getByRole('switch').click();
   await see(page.getByRole('status').first()).toContainText('Google enabled.');
+  // Incomplete credentials are refused at once, the console showing which field is missing.
   await google.getByLabel('Client ID').fill('google-client');
+  await google.getByRole('button', { name: 'Save Google credentials' }).click();
+  await see(google.getByRole('alert')).toContainText('Invalid OAuth provider credentials for google: clientSecret is missing');
+  await see(google).toContainText('No credentials yet.');
   await google.getByLabel('Client secret').fill('google-secret');
   await google.getByRole('button', { name: 'Save Google credentials' }).click();
   await see(google).toContainText('Credentials are set');

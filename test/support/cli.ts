@@ -34,7 +34,7 @@ export function killCliProcessesAfterEach(): void {
  */
 export function runCli(
   args: string[],
-  options: { env: Record<string, string | undefined>; unset?: readonly string[]; bin?: boolean; cwd?: string },
+  options: { env: Record<string, string | undefined>; unset?: readonly string[]; bin?: boolean; cwd?: string; /** Written to the command's stdin (none otherwise). */ input?: string },
 ): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['LOG_LEVEL', ...(options.unset ?? [])]) delete env[name];
@@ -44,11 +44,12 @@ export function runCli(
   }
   const entry = options.bin ? [path.join(ROOT, 'bin/tollgate.mjs')] : [CLI_BUNDLE];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...entry, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...entry, ...args], { cwd: options.cwd ?? ROOT, env, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (options.input !== undefined) child.stdin!.end(options.input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     running.add(child);
     child.on('error', reject);
     child.on('close', (code) => {

@@ -18,6 +18,7 @@ import { makeAdminMemberRoutes } from './admin-members.routes';
 import { makeAdminUserRoutes } from './admin-users.routes';
 import { makeAdminWebhookRoutes } from './admin-webhooks.routes';
 import { CONSOLE_COOKIE } from './auth';
+import { messageWith } from '../../../contract/errors';
 import { errorResponse } from './errors';
 import { failureResponse } from './rate-limit';
 import { authOf, originOf } from './request-context';
@@ -186,7 +187,7 @@ export function makeAdminRoutes(deps: AdminRouteDeps) {
         securityNotifications: body.security_notifications,
       };
       const r = await deps.adminFor(actorOf(res).account).updateProject(found.value.id, changes);
-      if (!r.ok) return errorResponse(r.error);
+      if (!r.ok) return errorResponse(r.error, r.detail && messageWith(r.error, r.detail));
       return { status: 200, body: { project: await detail(r.value) } };
     },
     listApiKeys: async ({ res, params }) => {
