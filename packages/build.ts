@@ -5,6 +5,9 @@
  *   per entry; zod and @ts-rest/core stay imports (peer dependencies).
  * - @tollgate/react: dist/index.js, dist/index.d.ts and dist/styles.css; react and
  *   @tollgate/sdk/browser stay imports (peer dependencies).
+ * - Both also in CommonJS, for `require` (a project made by `npm init -y`, Node before 20.19):
+ *   dist/*.cjs beside each entry, typed by dist/*.d.cts (the same declarations), chosen by the
+ *   `require` condition of the package's exports.
  * - `--pack`: each package's tarball (`npm pack`) in dist/packages/, under a name without the
  *   version (tollgate-sdk.tgz, tollgate-react.tgz) so that examples can depend on the file.
  *
@@ -13,7 +16,7 @@
  * @tollgate/sdk/browser's, so that a client made by one is the type the other takes).
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -69,25 +72,29 @@ async function declarations(source: string, output: string, external: string[]):
 export async function buildPackages(options: { pack?: boolean } = {}): Promise<void> {
   for (const dir of [SDK, REACT]) rmSync(path.join(dir, 'dist'), { recursive: true, force: true });
 
-  const common = { bundle: true, format: 'esm', target: 'es2022', logLevel: 'warning', legalComments: 'none' } as const;
+  const common = { bundle: true, target: 'es2022', logLevel: 'warning', legalComments: 'none' } as const;
+  const sdk = {
+    ...common,
+    entryPoints: { index: path.join(SDK, 'src/index.ts'), browser: path.join(SDK, 'src/browser/index.ts') },
+    outdir: path.join(SDK, 'dist'),
+    platform: 'neutral',
+    external: SDK_EXTERNAL,
+  } as const;
+  const react = {
+    ...common,
+    entryPoints: { index: path.join(REACT, 'src/index.ts') },
+    outdir: path.join(REACT, 'dist'),
+    platform: 'browser',
+    jsx: 'automatic',
+    external: REACT_EXTERNAL,
+  } as const;
+  // ES modules (the server and browser entries share a chunk), and CommonJS (one file per entry).
+  const commonjs = { format: 'cjs', outExtension: { '.js': '.cjs' } } as const;
   await Promise.all([
-    build({
-      ...common,
-      entryPoints: { index: path.join(SDK, 'src/index.ts'), browser: path.join(SDK, 'src/browser/index.ts') },
-      outdir: path.join(SDK, 'dist'),
-      platform: 'neutral',
-      splitting: true,
-      chunkNames: 'shared-[hash]',
-      external: SDK_EXTERNAL,
-    }),
-    build({
-      ...common,
-      entryPoints: { index: path.join(REACT, 'src/index.ts') },
-      outdir: path.join(REACT, 'dist'),
-      platform: 'browser',
-      jsx: 'automatic',
-      external: REACT_EXTERNAL,
-    }),
+    build({ ...sdk, format: 'esm', splitting: true, chunkNames: 'shared-[hash]' }),
+    build({ ...sdk, ...commonjs }),
+    build({ ...react, format: 'esm' }),
+    build({ ...react, ...commonjs }),
   ]);
   copyFileSync(path.join(REACT, 'src/styles.css'), path.join(REACT, 'dist/styles.css'));
 
@@ -95,6 +102,11 @@ export async function buildPackages(options: { pack?: boolean } = {}): Promise<v
   await declarations(path.join(SDK, 'src/index.ts'), path.join(SDK, 'dist/index.d.ts'), SDK_EXTERNAL);
   await declarations(path.join(SDK, 'src/browser/index.ts'), path.join(SDK, 'dist/browser.d.ts'), SDK_EXTERNAL);
   await declarations(path.join(REACT, 'src/index.ts'), path.join(REACT, 'dist/index.d.ts'), [...SDK_EXTERNAL, ...REACT_EXTERNAL]);
+  // The CommonJS entries' types: the same declarations, as .d.cts beside each .cjs.
+  for (const file of [path.join(SDK, 'dist/index.d.ts'), path.join(SDK, 'dist/browser.d.ts'), path.join(REACT, 'dist/index.d.ts')]) {
+    if (!existsSync(file.replace(/\.d\.ts$/, '.cjs'))) throw new Error(`no CommonJS entry beside ${file}`);
+    copyFileSync(file, file.replace(/\.d\.ts$/, '.d.cts'));
+  }
 
   if (options.pack) {
     mkdirSync(TARBALLS_DIR, { recursive: true });

@@ -107,11 +107,46 @@ const browser = createBrowserClient();
 void browser.changePlan(42);
 `;
 
+/** docs/sdk.md's Express example, line for line: it must compile under strict with Express's own types. */
+const DOCS_EXPRESS_LINE = (() => {
+  const line = readFileSync(path.join(ROOT, 'docs/sdk.md'), 'utf8').split('\n').find((l) => l.startsWith("app.get('/api/me', tollgate.requireUser()"));
+  if (!line) throw new Error("docs/sdk.md has no app.get('/api/me', tollgate.requireUser(), ...) line");
+  return line;
+})();
+
+/** A strict Express server on the SDK, as docs/sdk.md shows it; `req.user` and `req.tollgate` are typed, not any. */
+const EXPRESS_SERVER = `import express from 'express';
+import { createTollgate } from '@tollgate/sdk';
+
+const tollgate = createTollgate({ baseUrl: 'http://localhost:4000', apiKey: process.env.TOLLGATE_API_KEY! });
+const app = express();
+${DOCS_EXPRESS_LINE}
+app.get('/api/whoami', tollgate.requireUser(), (req, res) => {
+  const email: string | null = req.user!.email;
+  const token: string = req.tollgate!.token;
+  res.json({ email, token });
+});
+// @ts-expect-error: the user has no such field (req.user is Tollgate's user, not any)
+app.get('/api/nope', tollgate.requireUser(), (req, res) => res.json(req.user!.nope));
+`;
+
+/** A CommonJS project's server (\`npm init -y\`): require, not import. */
+const COMMONJS_SERVER = `const { createTollgate, isTollgateError } = require('@tollgate/sdk');
+
+const tollgate = createTollgate({ baseUrl: process.env.TOLLGATE_URL, apiKey: process.env.TOLLGATE_API_KEY });
+tollgate.verifyToken(process.argv[2]).then(
+  (user) => console.log(JSON.stringify({ email: user && user.email, file: require.resolve('@tollgate/sdk'), errors: typeof isTollgateError })),
+  (error) => { console.error(error); process.exit(1); },
+);
+`;
+
 const CHROMIUM = findChromium();
 if (!CHROMIUM) reportSkippedBrowserTests('test/e2e/sdk-packages.test.ts: the example app walk');
 
 let work: string;
 let app: string;
+/** The `npm init -y` project: CommonJS, Express 5's types. */
+let commonjs: string;
 let t: TestApp;
 let project: Project;
 let apiKey: string;
@@ -140,12 +175,27 @@ beforeAll(async () => {
   mkdirSync(path.join(app, 'acceptance'));
   writeFileSync(path.join(app, 'acceptance/server.ts'), ACCEPTANCE_SERVER);
   writeFileSync(path.join(app, 'acceptance/wrong.ts'), WRONG_USAGE);
+  writeFileSync(path.join(app, 'acceptance/express.ts'), EXPRESS_SERVER);
   const strictNode = { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], skipLibCheck: false };
   writeFileSync(path.join(app, 'acceptance/tsconfig.json'), JSON.stringify({ compilerOptions: { ...strictNode, outDir: 'out' }, include: ['server.ts'] }));
+  writeFileSync(path.join(app, 'acceptance/tsconfig.express.json'), JSON.stringify({ compilerOptions: { ...strictNode, noEmit: true }, include: ['express.ts'] }));
   writeFileSync(path.join(app, 'acceptance/tsconfig.wrong.json'), JSON.stringify({ compilerOptions: { ...strictNode, noEmit: true, lib: ['ES2023', 'DOM'] }, include: ['wrong.ts'] }));
   await timed('npm install (tarballs + registry, prefer-offline)', () =>
     run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, env: cleanEnv(), maxBuffer: 16 * 1024 * 1024 }),
   );
+  // A second project as `npm init -y` makes it (CommonJS), with Express 5's types from the registry.
+  commonjs = path.join(work, 'commonjs');
+  mkdirSync(commonjs);
+  await timed('npm init -y and install in a CommonJS project (Express 5 types)', async () => {
+    await run('npm', ['init', '-y'], { cwd: commonjs, env: cleanEnv() });
+    const peers = JSON.parse(readFileSync(path.join(ROOT, 'packages/sdk/package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
+    const packages = [TARBALLS.sdk, ...Object.entries(peers.peerDependencies).map(([name, range]) => `${name}@${range}`), '@types/express@5', '@types/node@20'];
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...packages], { cwd: commonjs, env: cleanEnv(), maxBuffer: 16 * 1024 * 1024 });
+  });
+  writeFileSync(path.join(commonjs, 'server.js'), COMMONJS_SERVER);
+  writeFileSync(path.join(commonjs, 'express.ts'), EXPRESS_SERVER);
+  const commonjsTs = { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', esModuleInterop: true, types: ['node'], noEmit: true };
+  writeFileSync(path.join(commonjs, 'tsconfig.json'), JSON.stringify({ compilerOptions: commonjsTs, include: ['express.ts'] }));
 
   // A live Tollgate on a fresh database, its project on the sandbox with three plans.
   t = await timed('start Tollgate', () => startTestApp({ env: { TOLLGATE_DATA_DIR: path.join(work, 'tollgate-data') } }));
@@ -198,10 +248,10 @@ describe('the packed SDK installed in a fresh project', () => {
     const allowed: Record<string, string[]> = { sdk: ['zod', '@ts-rest/core'], react: ['react', 'react/jsx-runtime', '@tollgate/sdk/browser'] };
     for (const name of ['sdk', 'react']) {
       const dist = path.join(app, 'node_modules/@tollgate', name, 'dist');
-      for (const file of readdirSync(dist).filter((f) => /\.(js|d\.ts)$/.test(f))) {
+      for (const file of readdirSync(dist).filter((f) => /\.(c?js|d\.c?ts)$/.test(f))) {
         // The code, less its comments (whose examples show imports).
         const code = readFileSync(path.join(dist, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-        const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
+        const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
         for (const specifier of specifiers) {
           // The server entry and the browser entry share one chunk of the same folder.
           const ok = allowed[name]!.includes(specifier) || (file.endsWith('.js') && /^\.\/shared-[\w-]+\.js$/.test(specifier));
@@ -272,6 +322,35 @@ describe('the packed SDK installed in a fresh project', () => {
       expect(forged.status).toBe(401);
     });
   }, 60_000);
+
+  it('is required by a CommonJS project (npm init -y) without require(esm), and runs against a live Tollgate', async () => {
+    const user = await t.seedUser(project.id);
+    const { token } = await t.issueSession(project.id, user);
+    // Node 20 before 20.19 cannot require an ES module: the package must answer require with CommonJS.
+    const flags = process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module') ? ['--no-experimental-require-module'] : [];
+    const { stdout } = await run(process.execPath, [...flags, 'server.js', token], { cwd: commonjs, env: cleanEnv({ TOLLGATE_URL: t.baseUrl, TOLLGATE_API_KEY: apiKey }) });
+    const out = JSON.parse(stdout) as { email: string; file: string; errors: string };
+    expect(out).toMatchObject({ email: user.email, errors: 'function' });
+    expect(out.file).toMatch(/\.cjs$/);
+  }, 60_000);
+
+  it("type-checks docs/sdk.md's Express example under strict with Express 4's types (ESM) and Express 5's (CommonJS)", async () => {
+    const tsc = path.join(app, 'node_modules/.bin/tsc');
+    const express5 = JSON.parse(readFileSync(path.join(commonjs, 'node_modules/@types/express/package.json'), 'utf8')) as { version: string };
+    expect(express5.version).toMatch(/^5\./);
+    const express4 = JSON.parse(readFileSync(path.join(app, 'node_modules/@types/express/package.json'), 'utf8')) as { version: string };
+    expect(express4.version).toMatch(/^4\./);
+    const check = (cwd: string, project: string, what: string) =>
+      run(tsc, ['-p', project], { cwd, env: cleanEnv() }).then(
+        () => '',
+        (e: { stdout: string }) => `${what}:\n${e.stdout}`,
+      );
+    const failures = await Promise.all([
+      check(app, 'acceptance/tsconfig.express.json', "ES module project, Express 4's types"),
+      check(commonjs, '.', "CommonJS project, Express 5's types"),
+    ]);
+    expect(failures.filter(Boolean).join('\n')).toBe('');
+  }, 240_000);
 });
 
 describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {

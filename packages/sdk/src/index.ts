@@ -55,6 +55,22 @@ export interface Authenticated {
 /** A request after `requireUser()`: `req.user` and `req.tollgate`. */
 export type AuthenticatedRequest<R extends NodeRequestLike = NodeRequestLike> = R & { user: TollgateUser; tollgate: Authenticated };
 
+/**
+ * Express's Request (4 and 5, through its global `Express` namespace) with what `requireUser()`
+ * sets: `req.user` is Tollgate's user and `req.tollgate` the token it came with. Both are optional
+ * (a handler's type cannot say which middleware ran before it): after `requireUser()`, `req.user!`.
+ * `user` is declared as passport declares it (`Express.User`), so that both can be installed.
+ */
+declare global {
+  namespace Express {
+    interface User extends TollgateUser {}
+    interface Request {
+      user?: User | undefined;
+      tollgate?: Authenticated | undefined;
+    }
+  }
+}
+
 /** Why a request was refused: what `check` answers instead of a user. */
 export interface Refusal {
   status: 401 | 403;
