@@ -28,6 +28,7 @@ import { PostgresEventPublisher } from '../infrastructure/persistence/postgres-b
 import { createTollgate } from '../apps/server/tollgate';
 import { freePort, startEmbeddedPostgres } from '../infrastructure/persistence/embedded-postgres';
 import { browse, OidcPeer } from '../test/support/oidc-provider';
+import { userSearchWorkload } from './user-search';
 
 const smoke = process.argv.includes('--smoke');
 /** `--only=1,4,1b`: run just these workloads (for profiling one path); the default runs them all. */
@@ -679,6 +680,9 @@ async function main() {
     );
     rows.push({ workload: '1b. token/verify (2 processes)', baseline: 'bare Express 4 endpoint (1 process)', goal: 'report', ...r });
   }
+
+  // 10. The user search by part of an email at 1,000,000 users (bench/user-search.ts).
+  if (wanted('10')) rows.push(await userSearchWorkload(databaseUrl, log, smoke));
 
   await stopChild(tollgate);
   await stopChild(base);

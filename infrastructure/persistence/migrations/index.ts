@@ -16,6 +16,7 @@ import { Migration20261203000000ConsoleTotp } from './Migration20261203000000Con
 import { Migration20261204000000InvoiceListing } from './Migration20261204000000InvoiceListing';
 import { Migration20261205000000BillingRefunds } from './Migration20261205000000BillingRefunds';
 import { Migration20261206000000IdempotencyLease } from './Migration20261206000000IdempotencyLease';
+import { Migration20261207000000UserSearchTrigram } from './Migration20261207000000UserSearchTrigram';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261204000000InvoiceListing', class: Migration20261204000000InvoiceListing },
   { name: 'Migration20261205000000BillingRefunds', class: Migration20261205000000BillingRefunds },
   { name: 'Migration20261206000000IdempotencyLease', class: Migration20261206000000IdempotencyLease },
+  { name: 'Migration20261207000000UserSearchTrigram', class: Migration20261207000000UserSearchTrigram },
 ];
