@@ -91,7 +91,7 @@ function planText(plan: OperatorPlanView): string {
     [
       ['id', plan.id],
       ['name', plan.name],
-      ['position', `${plan.position} (0 is the lowest tier)`],
+      ['tier', `${plan.position + 1} (tier 1 is the lowest; "position": ${plan.position} in --json)`],
       ['description', plan.description || '(none)'],
       ['features', plan.features.join(', ') || '(none)'],
       ['flags', planFlags(plan)],
@@ -111,7 +111,7 @@ function planText(plan: OperatorPlanView): string {
 function planListText(projectId: string, plans: readonly OperatorPlanView[]): string {
   if (plans.length === 0) return `Project ${projectId} has no plans yet. Create one with: tollgate plan create ${projectId} --name <name>`;
   const blocks = plans.map((plan) => {
-    const title = `${plan.position}  ${plan.name}  (${plan.id}; product ${plan.processorProductId ?? '-'})`;
+    const title = `Tier ${plan.position + 1}  ${plan.name}  (${plan.id}; product ${plan.processorProductId ?? '-'})`;
     const lines = [`  ${planFlags(plan)}`, `  features: ${plan.features.join(', ') || '(none)'}`];
     const prices = plan.prices.length
       ? table(['PRICE', 'AMOUNT', 'STATUS', 'ID', 'PROCESSOR ID'], priceRows(plan.prices))

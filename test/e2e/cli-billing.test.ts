@@ -249,7 +249,8 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
 
     const [list, text] = await Promise.all([json(['plan', 'list', shop.id]), cli(['plan', 'list', shop.id])]);
     expect(list.json).toEqual(back.json);
-    expect(text.stdout).toMatch(/lowest tier first[\s\S]*0 {2}Basic[\s\S]*1 {2}Pro/);
+    // One name and numbering with the console: tier 1 is the lowest (the API's position 0).
+    expect(text.stdout).toMatch(/lowest tier first[\s\S]*^Tier 1 {2}Basic[\s\S]*^Tier 2 {2}Pro/m);
     expect(text.stdout).toMatch(/recommended, trials/);
   });
 

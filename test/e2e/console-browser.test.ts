@@ -15,6 +15,10 @@ afterAll(() => walk?.close());
 
 it('an operator signs in with a one-time link, creates a project, configures it, manages API keys and signs out', async (ctx) => {
   if (!browser) return ctx.skip();
+  const notFound: string[] = [];
+  page.on('response', (r) => {
+    if (r.status() === 404) notFound.push(r.url());
+  });
   const created = await t.inContext(() => t.tollgate.admin.console.createAccount({ email: 'walk@example.com', role: 'operator' }));
   if (!created.ok) throw new Error(created.error);
   await page.goto(t.tollgate.admin.console.signInLinkUrl(created.value.link!.token));
@@ -60,10 +64,14 @@ it('an operator signs in with a one-time link, creates a project, configures it,
   await page.getByRole('button', { name: 'Create API key' }).click();
   await see(page.getByTestId('secret')).toContainText('tg_');
   await page.getByRole('button', { name: 'I have kept it' }).click();
+  // Status says active or revoked; the Revoke button has its own column.
   const row = page.getByRole('row').filter({ hasText: 'browser' });
+  const statusColumn = (await page.getByRole('table', { name: 'API keys' }).getByRole('columnheader').allTextContents()).indexOf('Status');
+  await see(row.getByRole('cell').nth(statusColumn)).toHaveText('active');
   await row.getByRole('button', { name: /^Revoke/ }).click();
   await row.getByRole('button', { name: 'Yes, revoke' }).click();
-  await see(row).toContainText('revoked');
+  await see(row.getByRole('cell').nth(statusColumn)).toContainText('revoked');
+  await see(row.getByRole('button')).toHaveCount(0);
   await page.screenshot({ path: path.join(SHOTS, 'api-keys.png'), fullPage: true });
 
   // CSRF: a state-changing call from the page without the header is refused.
@@ -76,6 +84,9 @@ it('an operator signs in with a one-time link, creates a project, configures it,
   await see(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
   await page.screenshot({ path: path.join(SHOTS, 'sign-in.png'), fullPage: true });
   expect(cspErrors).toEqual([]);
+  // The console has its own icon: no page asked the server for a favicon it does not have.
+  expect(await page.locator('link[rel="icon"]').count()).toBe(1);
+  expect(notFound.filter((u) => /favicon/.test(u))).toEqual([]);
   const project = (await t.inContext(() => t.tollgate.admin.listProjects())).find((p) => p.name === 'Browser app')!;
   expect(project.settings).toMatchObject({ enabledProviders: ['email', 'google'], mfaPolicy: 'required', callbackUrls: ['https://browser.example/cb'] });
 });

@@ -63,6 +63,9 @@ export function ApiKeysPage(props: { projectId: string }) {
               <th scope="col">Created</th>
               <th scope="col">Last used</th>
               <th scope="col">Status</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -74,10 +77,9 @@ export function ApiKeysPage(props: { projectId: string }) {
                 <td>{k.label ?? ''}</td>
                 <td>{when(k.created_at)}</td>
                 <td>{when(k.last_used_at)}</td>
+                <td>{k.revoked_at ? <span className="badge off">revoked {when(k.revoked_at)}</span> : <span className="badge">active</span>}</td>
                 <td>
-                  {k.revoked_at ? (
-                    <span className="badge off">revoked</span>
-                  ) : confirming?.id === k.id ? (
+                  {k.revoked_at ? null : confirming?.id === k.id ? (
                     <span role="group" aria-label={`Revoke ${k.prefix}…?`}>
                       Requests with it will answer 401.{' '}
                       <button type="button" className="danger small" onClick={() => revoke(k)}>
