@@ -70,6 +70,16 @@ export interface Outbox {
   enqueue<P>(topic: Topic<P>, payload: NoInfer<P>, options?: EnqueueOptions): Promise<string>;
 }
 
+/** Moves a message's retry forward (the webhooks' "retry now"). */
+export interface OutboxRetryNow {
+  /**
+   * Runs now the next attempt of the pending message of `topic` with `dedupeKey` that waits for a
+   * retry (its previous attempt failed, the next one is due later). Answers when that attempt was
+   * due, or null when no such message waits (none pending, or its attempt is due or running).
+   */
+  runNow(topic: Topic<unknown>, dedupeKey: string): Promise<Date | null>;
+}
+
 /** What a handler knows about the delivery it runs. */
 export interface DeliveryContext {
   /** Stable across retries: the idempotency key (e.g. an email's Message-ID). */

@@ -42,17 +42,46 @@ async function reopen(deps: ResendDeps, delivery: WebhookDelivery): Promise<bool
   });
 }
 
+/** A delivery of an event (not a test) to an enabled endpoint of the project, for a resend or a retry. */
+async function sendableDelivery(deps: Pick<WebhookDeps, 'endpoints' | 'deliveries' | 'projects'>, projectId: string, deliveryId: string): Promise<WebhookOutcome<WebhookDelivery>> {
+  const project = isUuid(projectId) ? await deps.projects.findById(projectId) : null;
+  if (project === null) return refuse('project_not_found');
+  const delivery = isUuid(deliveryId) ? await deps.deliveries.get(projectId, deliveryId) : null;
+  if (delivery === null || delivery.eventType === TEST_EVENT_TYPE) return refuse('webhook_delivery_not_found');
+  const endpoint = await deps.endpoints.get(projectId, delivery.endpointId);
+  if (endpoint === null) return refuse('webhook_delivery_not_found');
+  if (!endpoint.enabled) return refuse('webhook_endpoint_disabled');
+  return { ok: true, value: delivery };
+}
+
 export function makeResendDelivery(deps: ResendDeps) {
   return async (projectId: string, deliveryId: string): Promise<WebhookOutcome<ResendResult>> => {
-    const project = isUuid(projectId) ? await deps.projects.findById(projectId) : null;
-    if (project === null) return refuse('project_not_found');
-    const delivery = isUuid(deliveryId) ? await deps.deliveries.get(projectId, deliveryId) : null;
-    if (delivery === null || delivery.eventType === TEST_EVENT_TYPE) return refuse('webhook_delivery_not_found');
-    const endpoint = await deps.endpoints.get(projectId, delivery.endpointId);
-    if (endpoint === null) return refuse('webhook_delivery_not_found');
-    if (!endpoint.enabled) return refuse('webhook_endpoint_disabled');
-    const queued = await reopen(deps, delivery);
+    const found = await sendableDelivery(deps, projectId, deliveryId);
+    if (!found.ok) return found;
+    const queued = await reopen(deps, found.value);
     return { ok: true, value: { deliveryId, queued } };
+  };
+}
+
+export interface RetryNowResult {
+  deliveryId: string;
+  /** When its next attempt was due before this. */
+  wasDueAt: Date;
+}
+
+/**
+ * "Retry now": a delivery waiting for its next attempt (the last one failed) gets that attempt
+ * now instead of at its time on the schedule; the schedule goes on from there. Refused for a
+ * delivery that is not waiting (being sent, succeeded or failed: resend that one instead).
+ */
+export function makeRetryDeliveryNow(deps: Pick<WebhookDeps, 'endpoints' | 'deliveries' | 'projects' | 'outbox'>) {
+  return async (projectId: string, deliveryId: string): Promise<WebhookOutcome<RetryNowResult>> => {
+    const found = await sendableDelivery(deps, projectId, deliveryId);
+    if (!found.ok) return found;
+    if (found.value.status !== 'pending') return refuse('webhook_delivery_not_waiting');
+    const wasDueAt = await deps.outbox.runNow(WEBHOOK_DELIVERY_TOPIC, deliveryId);
+    if (wasDueAt === null) return refuse('webhook_delivery_not_waiting');
+    return { ok: true, value: { deliveryId, wasDueAt } };
   };
 }
 

@@ -1,8 +1,9 @@
+import { TEST_EVENT_TYPE } from '../../domain/webhooks/endpoint';
 import { deliveryHeaders, eventBody, signatureValue, signedContent } from '../../domain/webhooks/signature';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
 import type { Logger } from '../ports/logger';
-import type { Outbox } from '../ports/outbox';
+import type { Outbox, OutboxRetryNow } from '../ports/outbox';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { ProjectStore } from '../projects/project.store';
 import type { NotifyEndpointDisabled } from './endpoint-disabled-mail';
@@ -13,7 +14,7 @@ import type { WebhookResponse, WebhookSettings, WebhookSigner, WebhookTransport 
 export interface WebhookDeps {
   endpoints: WebhookEndpointStore;
   deliveries: WebhookDeliveryStore;
-  outbox: Outbox;
+  outbox: Outbox & OutboxRetryNow;
   transport: WebhookTransport;
   signer: WebhookSigner;
   projects: Pick<ProjectStore, 'findById'>;
@@ -76,7 +77,8 @@ export interface DeliveryView {
 export const deliveryView = (d: WebhookDelivery & { attempts: WebhookAttempt[] }): DeliveryView => ({
   id: d.id,
   endpointId: d.endpointId,
-  eventId: d.eventId,
+  // A test delivery has no billing event; its payload carries the id it was sent with (the Test action reports it).
+  eventId: d.eventId ?? (d.eventType === TEST_EVENT_TYPE && typeof d.payload.id === 'string' ? d.payload.id : null),
   eventType: d.eventType,
   status: d.status,
   attemptCount: d.attemptCount,

@@ -9,6 +9,7 @@ export type WebhookErrorCode =
   | 'invalid_webhook_events'
   | 'invalid_webhook_description'
   | 'webhook_endpoint_disabled'
+  | 'webhook_delivery_not_waiting'
   | 'invalid_replay_since';
 
 export interface WebhookRefusal<E extends WebhookErrorCode = WebhookErrorCode> {

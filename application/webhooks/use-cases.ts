@@ -1,7 +1,7 @@
 import type { DeliveryView, EndpointView } from './deps';
 import type { WebhookOutcome } from './errors';
 import type { EndpointChanges, EndpointInput } from './manage-endpoints';
-import type { ResendResult } from './deliveries';
+import type { ResendResult, RetryNowResult } from './deliveries';
 import type { TestResult } from './send-test';
 
 /**
@@ -20,5 +20,7 @@ export interface WebhookUseCases {
   sendTest(projectId: string, endpointId: string): Promise<WebhookOutcome<TestResult>>;
   listDeliveries(projectId: string, endpointId: string, filter?: { limit?: number }): Promise<WebhookOutcome<DeliveryView[]>>;
   resendDelivery(projectId: string, deliveryId: string): Promise<WebhookOutcome<ResendResult>>;
+  /** Runs now the next attempt of a delivery waiting for a retry. */
+  retryDeliveryNow(projectId: string, deliveryId: string): Promise<WebhookOutcome<RetryNowResult>>;
   replayFailed(projectId: string, endpointId: string, since: Date): Promise<WebhookOutcome<{ resent: number; deliveryIds: string[] }>>;
 }

@@ -8,7 +8,7 @@ import { fields, table } from './render';
 
 /**
  * The webhook commands: a project's endpoints (create, list, update, delete, roll-secret), the Test
- * action, the delivery log, resend and replay. Each calls one of the webhook use cases
+ * action, the delivery log, resend, retry now and replay. Each calls one of the webhook use cases
  * (application/webhooks/use-cases.ts), the same the console will call. Secrets are printed only by
  * create and roll-secret.
  */
@@ -297,6 +297,22 @@ export const WEBHOOK_COMMANDS: Command[] = [
         text: result.queued
           ? `Delivery ${deliveryId} is queued to be sent again now.`
           : `Delivery ${deliveryId} is still being retried: its next attempt stands for the resend.`,
+      };
+    },
+  },
+  {
+    path: ['webhook', 'retry-now'],
+    args: ['projectId', 'deliveryId'],
+    summary: 'Run now the next attempt of a delivery waiting for a retry (the schedule goes on from there)',
+    options: {},
+    enqueues: true,
+    plan: ({ args }) => async (_admin, _billing, webhooks) => {
+      const projectId = args.projectId!;
+      const deliveryId = args.deliveryId!;
+      const result = unwrap(await webhooks.retryDeliveryNow(projectId, deliveryId), { projectId, deliveryId });
+      return {
+        json: { projectId, deliveryId, wasDueAt: result.wasDueAt.toISOString() },
+        text: `Delivery ${deliveryId}: its next attempt runs now (it was due at ${result.wasDueAt.toISOString()}).`,
       };
     },
   },

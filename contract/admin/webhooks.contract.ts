@@ -17,6 +17,7 @@ export const ADMIN_WEBHOOK_REFUSALS = {
   update: [...URL_RULES, 'invalid_webhook_events', 'invalid_webhook_description', 'webhook_endpoint_not_found'],
   endpoint: ['webhook_endpoint_not_found'],
   resend: ['webhook_delivery_not_found', 'webhook_endpoint_disabled'],
+  retryNow: ['webhook_delivery_not_found', 'webhook_endpoint_disabled', 'webhook_delivery_not_waiting'],
 } as const;
 
 const projectParams = z.object({ projectId: z.string().max(100).describe('The project id') });
@@ -159,5 +160,18 @@ export const adminWebhooksContract = c.router({
     responses: { 200: z.object({ delivery_id: z.string(), queued: z.boolean() }), ...errors(...WRITE, ...ADMIN_WEBHOOK_REFUSALS.resend) },
     metadata: meta({ auth: 'console' }),
     summary: 'Send a delivery again (same event id and payload)',
+  },
+  retryNow: {
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/webhook-deliveries/:deliveryId/retry-now',
+    pathParams: projectParams.extend({ deliveryId: z.string().min(1).max(100) }),
+    headers: consoleHeaders,
+    body: c.noBody(),
+    responses: {
+      200: z.object({ delivery_id: z.string(), was_due_at: z.string().describe('When its next attempt was due before') }),
+      ...errors(...WRITE, ...ADMIN_WEBHOOK_REFUSALS.retryNow),
+    },
+    metadata: meta({ auth: 'console' }),
+    summary: 'Run now the next attempt of a delivery waiting for a retry',
   },
 });

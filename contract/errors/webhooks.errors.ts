@@ -29,5 +29,9 @@ export const webhooksErrors = {
   },
   invalid_webhook_description: { status: 400, message: 'Invalid description: at most 500 characters, no control characters' },
   webhook_endpoint_disabled: { status: 409, message: 'The webhook endpoint is disabled: enable it first' },
+  webhook_delivery_not_waiting: {
+    status: 409,
+    message: 'The delivery is not waiting for a retry: it is being sent now, or it succeeded or failed (resend it instead)',
+  },
   invalid_replay_since: { status: 400, message: 'Invalid time to replay from: an ISO 8601 time, not in the future' },
 } as const satisfies Record<string, ErrorEntry>;

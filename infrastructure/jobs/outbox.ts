@@ -13,6 +13,7 @@ import type {
   Outbox,
   OutboxLog,
   OutboxMessageSummary,
+  OutboxRetryNow,
   RetryPolicy,
   Topic,
   TopicHandler,
@@ -176,7 +177,7 @@ class PermanentFailure extends Error {}
  * Delivery is at least once (a worker that stalls past the timeout may finish after another
  * attempt started), so handlers are idempotent, keyed by the message id.
  */
-export class PgBossOutbox implements Outbox, OutboxLog {
+export class PgBossOutbox implements Outbox, OutboxRetryNow, OutboxLog {
   private readonly topics = new Map<string, AnyTopicDefinition>();
   private readonly queues = new Map<string, QueueSettings>();
   private readonly handlers = new Map<string, TopicHandler>();
@@ -834,9 +835,9 @@ export class PgBossOutbox implements Outbox, OutboxLog {
 
   /**
    * Hands back to the queue the jobs of subjects saturated in this process (they hold the most slow
-   * attempts the queue's isolation allows): each message's next job is scheduled for when the
-   * subject's first slow attempt times out (and up to a second later, so that they do not all come
-   * back at once), with no attempt recorded or counted. Answers the job ids handed back, to be
+   * attempts the queue's isolation allows): each message's next job is scheduled after the wait
+   * the subject's load says (and up to a second later, so that they do not all come back at
+   * once), with no attempt recorded or counted. Answers the job ids handed back, to be
    * completed. Nothing is asked of the database while no subject is saturated; should the statement
    * fail, the jobs run as usual.
    */
@@ -844,7 +845,7 @@ export class PgBossOutbox implements Outbox, OutboxLog {
     const saturated = load.saturated(Date.now());
     if (saturated.size === 0) return new Set();
     const now = this.deps.clock.now().getTime();
-    const subjects = [...saturated].map(([subject, freeAt]) => ({ subject, due: new Date(now + Math.max(freeAt - Date.now(), 1_000) + Math.random() * 1_000).toISOString() }));
+    const subjects = [...saturated].map(([subject, waitMs]) => ({ subject, due: new Date(now + waitMs + Math.random() * 1_000).toISOString() }));
     try {
       const moved = await this.deps.db.withContext(() =>
         this.deps.db.query<Due & { job_generation: number }>(

@@ -3,7 +3,9 @@
  * no subject may hold more than `maxSlowAttempts` attempts that have run longer than `slowAfterMs`,
  * and a subject that had such an attempt in the last minute (a slow one) no more than that many
  * attempts at all. A subject at its limit is saturated: its attempts fetched next are handed back
- * to the queue, to run when one of its slow attempts times out, without counting as attempts.
+ * to the queue, without counting as attempts, to be tried again after as long as its oldest
+ * attempt has been running (at least a second), or when that attempt times out if sooner: a
+ * subject that is merely slow gets its turn again soon, one that never answers less and less often.
  */
 export interface SubjectIsolation {
   /** An attempt still running this long after it started is slow. */
@@ -14,6 +16,9 @@ export interface SubjectIsolation {
 
 /** How long a subject whose attempt ran slowly counts every attempt it has in flight toward its limit. */
 const SLOW_MEMORY_MS = 60_000;
+
+/** The shortest wait of a saturated subject's next attempts. */
+const MIN_WAIT_MS = 1_000;
 
 interface Running {
   subject: string;
@@ -44,21 +49,24 @@ export class SubjectLoad {
   }
 
   /**
-   * The saturated subjects, each with when its first slow attempt ends by its timeout (when the
-   * subject may take an attempt again). Empty (and no work) while nothing runs slowly.
+   * The saturated subjects, each with how long (ms) its next attempts wait before they are tried
+   * again. Empty (and no work) while nothing runs slowly.
    */
   saturated(now: number): Map<string, number> {
     for (const [subject, until] of this.slowUntil) if (until <= now) this.slowUntil.delete(subject);
-    const slow = new Map<string, { count: number; freeAt: number }>();
+    const slow = new Map<string, { count: number; freeAt: number; since: number }>();
     for (const r of this.running.values()) {
       if (now - r.startedAt < this.isolation.slowAfterMs && !this.slowUntil.has(r.subject)) continue;
-      const s = slow.get(r.subject) ?? { count: 0, freeAt: Infinity };
+      const s = slow.get(r.subject) ?? { count: 0, freeAt: Infinity, since: now };
       s.count++;
       s.freeAt = Math.min(s.freeAt, r.endsBy);
+      s.since = Math.min(s.since, r.startedAt);
       slow.set(r.subject, s);
     }
     const saturated = new Map<string, number>();
-    for (const [subject, s] of slow) if (s.count >= this.isolation.maxSlowAttempts) saturated.set(subject, s.freeAt);
+    for (const [subject, s] of slow) {
+      if (s.count >= this.isolation.maxSlowAttempts) saturated.set(subject, Math.max(MIN_WAIT_MS, Math.min(s.freeAt - now, now - s.since)));
+    }
     return saturated;
   }
 }

@@ -1,6 +1,9 @@
 import { type CliRun, killCliProcessesAfterEach, parseCliJson, runCli } from '../support/cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildEvent } from '../../application/billing/record-snapshot';
 import { WEBHOOK_DELIVERY_TOPIC } from '../../application/webhooks/ports';
+import { webhookEventPublisher } from '../../apps/server/features/webhooks';
+import { PostgresEventPublisher } from '../../infrastructure/persistence/postgres-billing-event.store';
 import type { Project } from '../../domain/project';
 import { startTestApp, type TestApp } from '../support/app';
 import { TestClock } from '../support/clock';
@@ -56,6 +59,14 @@ const ok = <T>(o: Outcome<T>): T => {
 /** The endpoint's deliveries as the use case answers them, read in this process (waiting is cheaper than a CLI run per look). */
 async function deliveriesNow(endpointId: string) {
   return ok(await app.inContext(() => app.tollgate.webhooks.listDeliveries(shop.id, endpointId, { limit: 20 }))).filter((d) => d.eventType !== 'test');
+}
+
+/** Records one event of the project as billing records it (the webhook fan-out in its transaction); answers its id. */
+async function recordEvent(type: 'invoice.paid'): Promise<string> {
+  const { core } = app.tollgate;
+  const event = buildEvent(core, { projectId: shop.id, type, userId: core.crypto.uuid(), subscriptionId: core.crypto.uuid(), dedupeKey: null, amount: 1000, currency: 'usd', data: {} });
+  await app.inContext(() => webhookEventPublisher({ core, config: app.config }, new PostgresEventPublisher(core.db)).publish(event));
+  return event.id;
 }
 
 async function subscribeSomeone(): Promise<void> {
@@ -209,6 +220,33 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
     await waitFor(() => receiver.at('/hooks').length === count + 2, 'the replay');
     const again = await cli(['webhook', 'replay', shop.id, endpointId, '--since', since]);
     expect(again.stdout).toMatch(/^No failed deliveries of endpoint/);
+  });
+
+  it('webhook retry-now runs at once the next attempt of a delivery waiting for a retry; one not waiting is refused; a test delivery shows its event id', async () => {
+    // The first attempt and its retry 5 s later both answer 503: the next is due in 5 minutes.
+    receiver.script('/hooks', 503, 503);
+    const eventId = await recordEvent('invoice.paid');
+    const waiting = await waitFor(
+      async () => (await deliveriesNow(endpointId)).find((d) => d.eventId === eventId && d.attempts.length === 2 && d.attempts[1]!.durationMs !== null && d.status === 'pending'),
+      'two failed attempts of the delivery',
+      20_000,
+    );
+    expect(waiting.nextAttemptAt!.getTime() - clock.now().getTime()).toBeGreaterThan(4 * 60_000);
+    const retried = await json(['webhook', 'retry-now', shop.id, waiting.id]);
+    expect(retried.code).toBe(0);
+    expect(retried.json).toEqual({ projectId: shop.id, deliveryId: waiting.id, wasDueAt: waiting.nextAttemptAt!.toISOString() });
+    const done = await waitFor(async () => (await deliveriesNow(endpointId)).find((d) => d.id === waiting.id && d.status === 'succeeded'), 'the third attempt, now', 10_000);
+    expect(done.attempts.map((a) => a.statusCode)).toEqual([503, 503, 200]);
+    expect(receiver.at('/hooks').filter((r) => r.event.id === eventId).map((r) => r.answered)).toEqual([503, 503, 200]);
+    const text = await cli(['webhook', 'retry-now', shop.id, waiting.id]);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toMatch(/^Error: The delivery is not waiting for a retry: it is being sent now, or it succeeded or failed \(resend it instead\)/m);
+
+    // The Test action's event id is the test delivery's in the log.
+    const tested = await json(['webhook', 'test', shop.id, endpointId]);
+    const log = (await json(['webhook', 'deliveries', shop.id, endpointId])).json.deliveries as Array<{ id: string; eventType: string; eventId: string | null }>;
+    expect(log.find((d) => d.id === tested.json.deliveryId)).toMatchObject({ eventType: 'test', eventId: tested.json.eventId });
+    expect(receiver.at('/hooks').at(-1)!.headers['webhook-id']).toBe(tested.json.eventId);
   });
 
   it('webhook update and roll-secret; delete removes the endpoint', async () => {

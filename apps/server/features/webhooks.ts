@@ -2,7 +2,7 @@ import type { EventPublisher } from '../../../application/billing/billing.store'
 import { handleTopicInBatches } from '../../../application/ports/outbox';
 import type { WebhookDeps } from '../../../application/webhooks/deps';
 import { makeDeliverWebhooks } from '../../../application/webhooks/deliver-webhook';
-import { makeListDeliveries, makeReplayFailed, makeResendDelivery } from '../../../application/webhooks/deliveries';
+import { makeListDeliveries, makeReplayFailed, makeResendDelivery, makeRetryDeliveryNow } from '../../../application/webhooks/deliveries';
 import {
   makeCreateEndpoint,
   makeDeleteEndpoint,
@@ -84,6 +84,7 @@ export function wireWebhooks(input: { core: Core; config: CoreConfig }): Webhook
     sendTest: makeSendTest(deps),
     listDeliveries: makeListDeliveries(deps),
     resendDelivery: makeResendDelivery(deps),
+    retryDeliveryNow: makeRetryDeliveryNow(deps),
     replayFailed: makeReplayFailed(deps),
   };
   const jobs: JobsFeature = {

@@ -134,5 +134,12 @@ export function makeAdminWebhookRoutes(deps: AdminWebhookRouteDeps) {
       if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_WEBHOOK_REFUSALS.resend]);
       return { status: 200, body: { delivery_id: r.value.deliveryId, queued: r.value.queued } };
     },
+    retryNow: async ({ res, params }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await webhooks.retryDeliveryNow(p.id, params.deliveryId);
+      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_WEBHOOK_REFUSALS.retryNow]);
+      return { status: 200, body: { delivery_id: r.value.deliveryId, was_due_at: r.value.wasDueAt.toISOString() } };
+    },
   });
 }

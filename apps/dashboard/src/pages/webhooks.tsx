@@ -83,7 +83,8 @@ export function WebhooksPage(props: { projectId: string }) {
 function EndpointCard(props: { projectId: string; endpoint: Endpoint; reload: () => Promise<void>; showSecret: (s: string) => void }) {
   const ep = props.endpoint;
   const params = { projectId: props.projectId, endpointId: ep.id };
-  const [outcome, setOutcome] = useState<string | null>(null);
+  /** What the last action came to; a failed Test is shown as a failure, not in the success colour. */
+  const [outcome, setOutcome] = useState<{ text: string; failed: boolean } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
@@ -104,7 +105,7 @@ function EndpointCard(props: { projectId: string; endpoint: Endpoint; reload: ()
     if (!r) return setError(UNREACHABLE);
     if (r.status !== 200) return setError(errorMessage(r.body));
     setError(null);
-    setOutcome(testOutcome(r.body));
+    setOutcome({ text: testOutcome(r.body), failed: !r.body.ok });
     if (showLog) void loadLog();
   };
   const toggle = async () => {
@@ -128,8 +129,18 @@ function EndpointCard(props: { projectId: string; endpoint: Endpoint; reload: ()
   const resend = async (d: Delivery) => {
     const r = await api.webhooks.resend({ params: { projectId: props.projectId, deliveryId: d.id } });
     if (r.status !== 200) return setError(errorMessage(r.body));
-    setOutcome(r.body.queued ? 'Delivery queued again.' : 'The delivery is still being retried.');
+    setOutcome({ text: r.body.queued ? 'Delivery queued again.' : 'The delivery is still being retried.', failed: false });
     void loadLog();
+  };
+  const retryNow = async (d: Delivery) => {
+    const r = await api.webhooks.retryNow({ params: { projectId: props.projectId, deliveryId: d.id } }).catch(() => null);
+    if (!r) return setError(UNREACHABLE);
+    if (r.status !== 200) return setError(errorMessage(r.body));
+    setError(null);
+    setOutcome({ text: `Retrying now (the next attempt was due ${when(r.body.was_due_at)}).`, failed: false });
+    void loadLog();
+    // The attempt takes a moment: the log shows how it went.
+    setTimeout(() => void loadLog(), 1_000);
   };
 
   return (
@@ -151,9 +162,14 @@ function EndpointCard(props: { projectId: string; endpoint: Endpoint; reload: ()
         {ep.description ? `${ep.description} · ` : ''}Events: {ep.event_types.length ? ep.event_types.join(', ') : 'all'} · secret <code>{ep.secret_prefix}…</code>
         {ep.disabled_reason ? ` · ${ep.disabled_reason}` : ''}
       </p>
-      <p role="status" className="notice" data-testid="test-outcome">
-        {outcome ?? ''}
-      </p>
+      {/* The live region is always there (so that its news is read out) but takes no room while empty. */}
+      <div role="status">
+        {outcome ? (
+          <p className={outcome.failed ? 'error' : 'notice'} data-testid="test-outcome">
+            {outcome.text}
+          </p>
+        ) : null}
+      </div>
       <ErrorNote message={error} />
       <span className="actions">
         <button
@@ -186,12 +202,12 @@ function EndpointCard(props: { projectId: string; endpoint: Endpoint; reload: ()
           </button>
         )}
       </span>
-      {showLog ? <DeliveryLog deliveries={log} resend={resend} /> : null}
+      {showLog ? <DeliveryLog deliveries={log} resend={resend} retryNow={retryNow} /> : null}
     </li>
   );
 }
 
-function DeliveryLog(props: { deliveries: Delivery[] | null; resend: (d: Delivery) => void }) {
+function DeliveryLog(props: { deliveries: Delivery[] | null; resend: (d: Delivery) => void; retryNow: (d: Delivery) => void }) {
   if (props.deliveries === null) return <Loading what="deliveries" />;
   if (props.deliveries.length === 0) return <p className="muted">No deliveries yet.</p>;
   return (
@@ -201,8 +217,13 @@ function DeliveryLog(props: { deliveries: Delivery[] | null; resend: (d: Deliver
           <div className="row">
             <span>
               <strong>{d.event_type}</strong> · {d.status} · {when(d.created_at)}
+              {d.status === 'pending' && d.next_attempt_at ? ` · next attempt ${when(d.next_attempt_at)}` : ''}
             </span>
-            {d.event_type !== 'test' ? (
+            {d.event_type !== 'test' && d.status === 'pending' && d.next_attempt_at ? (
+              <button type="button" className="secondary small" onClick={() => props.retryNow(d)}>
+                Retry now
+              </button>
+            ) : d.event_type !== 'test' ? (
               <button type="button" className="secondary small" onClick={() => props.resend(d)}>
                 Resend
               </button>

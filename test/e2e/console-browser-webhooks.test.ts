@@ -1,0 +1,85 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildEvent } from '../../application/billing/record-snapshot';
+import { webhookEventPublisher } from '../../apps/server/features/webhooks';
+import { PostgresEventPublisher } from '../../infrastructure/persistence/postgres-billing-event.store';
+import type { TestApp } from '../support/app';
+import { see } from '../support/browser';
+import { openConsoleWalk, type ConsoleWalk } from '../support/console-browser';
+import { waitFor } from '../support/tollgate-process';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * The console's Webhooks page in Chromium against the real server, its job worker delivering to a
+ * receiver on 127.0.0.1: an endpoint card takes no room for a status it does not have, a failed
+ * Test is shown as a failure (the danger colour, not the success one), and "Retry now" runs at
+ * once the next attempt of a delivery waiting for a retry.
+ */
+const receiver = new WebhookReceiver(() => Date.now());
+let walk: ConsoleWalk;
+let t: TestApp, browser: Browser | null, page: Page, cspErrors: string[];
+
+beforeAll(async () => {
+  await receiver.start();
+  ({ t, browser, page, cspErrors } = walk = await openConsoleWalk({ runWorker: true }));
+}, 120_000);
+afterAll(async () => {
+  await walk?.close();
+  await receiver.stop();
+});
+
+it('a card has no blank status band; a failed Test is shown as a failure; Retry now sends a waiting delivery at once', async (ctx) => {
+  if (!browser) return ctx.skip();
+  const { core } = t.tollgate;
+  const projectId = (await t.createProject({ name: 'Hooks' })).id;
+  const url = receiver.url('/console-hooks');
+  const created = await t.inContext(() => t.tollgate.webhooks.createEndpoint(projectId, { url }));
+  if (!created.ok) throw new Error(created.error);
+  receiver.route('/console-hooks', created.value.secret, 503);
+
+  const account = await t.inContext(() => t.tollgate.admin.console.createAccount({ email: 'hooks@example.com', role: 'operator' }));
+  if (!account.ok) throw new Error(account.error);
+  await page.goto(t.tollgate.admin.console.signInLinkUrl(account.value.link!.token));
+  await see(page.getByRole('heading', { name: 'Projects' })).toBeVisible();
+  await page.goto(`${t.baseUrl}/dashboard/projects/${projectId}/webhooks`);
+  const card = page.getByRole('listitem', { name: url });
+  await see(card).toBeVisible();
+
+  // Nothing to say yet: the live region is there and takes no room.
+  expect((await card.getByRole('status').boundingBox())?.height).toBe(0);
+
+  // A Test the receiver refuses is a failure, in the danger colour of errors.
+  await card.getByRole('button', { name: `Test ${url}` }).click();
+  const outcome = card.getByTestId('test-outcome');
+  await see(outcome).toContainText('failed: answered 503 in ');
+  // Computed in the page (the test's TypeScript has no DOM types): the outcome's colour, and the theme's --danger.
+  const colourOf = (l: typeof outcome) => l.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
+  const danger = await page.evaluate<string>(
+    `(() => { const p = document.createElement('span'); p.style.color = 'var(--danger)'; document.body.append(p); const c = getComputedStyle(p).color; p.remove(); return c; })()`,
+  );
+  const shown = await colourOf(outcome);
+  expect(shown).toBe(danger);
+  receiver.answerWith('/console-hooks', 200);
+  await card.getByRole('button', { name: `Test ${url}` }).click();
+  await see(outcome).toContainText('answered 200 in ');
+  expect(await colourOf(outcome)).not.toBe(shown);
+
+  // An event whose first attempt and its retry 5 s later are refused waits 5 minutes for the next.
+  receiver.script('/console-hooks', 503, 503);
+  const event = buildEvent(core, { projectId, type: 'invoice.paid', userId: core.crypto.uuid(), subscriptionId: core.crypto.uuid(), dedupeKey: null, amount: 1000, currency: 'usd', data: {} });
+  await t.inContext(() => webhookEventPublisher({ core, config: t.config }, new PostgresEventPublisher(core.db)).publish(event));
+  const attemptsOf = () => receiver.at('/console-hooks').filter((r) => r.event.id === event.id);
+  await waitFor(() => attemptsOf().length === 2, 'two refused attempts', 20_000);
+  await card.getByRole('button', { name: 'Delivery log' }).click();
+  const log = card.getByRole('list', { name: 'Delivery log' });
+  const waiting = log.locator(':scope > li', { hasText: 'invoice.paid' });
+  await see(waiting).toContainText('pending');
+  await see(waiting).toContainText('next attempt');
+  await waiting.getByRole('button', { name: 'Retry now' }).click();
+  await see(outcome).toContainText('Retrying now (the next attempt was due ');
+  await waitFor(() => attemptsOf().length === 3, 'the retry, now', 10_000);
+  expect(attemptsOf().map((r) => r.answered)).toEqual([503, 503, 200]);
+  await see(waiting).toContainText('succeeded');
+  await see(waiting.getByRole('button', { name: 'Resend' })).toBeVisible();
+  expect(cspErrors).toEqual([]);
+}, 120_000);
