@@ -6,6 +6,7 @@ import type { SubscriptionView } from '../billing/views';
 import type { ProjectStore } from '../projects/project.store';
 import { aProject, aUser, CallLog, fakeAuditLog, FixedClock, strictFake, TEST_ORIGIN } from '../testing/fakes';
 import { auditEntry, type AuditLogStore, type AuditQuery } from './audit-log';
+import { actorRef, nameKey, targetRef, type AuditNameDirectory, type AuditNameRef } from './audit-names';
 import { makeListAuditEntries } from './list-audit-entries';
 import { AUDIT_PRUNE_BATCH, makePruneAuditLog } from './prune-audit-log';
 
@@ -55,11 +56,16 @@ describe('list the audit log', () => {
     reason: null,
     details: {},
   });
-  function setup(rows: StoredAuditEntry[], project = aProject({ id: PROJECT })) {
+  function setup(rows: StoredAuditEntry[], project = aProject({ id: PROJECT }), known: Record<string, string> = {}) {
     const log = new CallLog();
     const list = makeListAuditEntries({
       projects: strictFake<Pick<ProjectStore, 'findById'>>('projects', { findById: async () => project }, log),
       audit: strictFake<Pick<AuditLogStore, 'list'>>('audit', { list: async (q: AuditQuery) => rows.slice(0, q.limit) }, log),
+      names: strictFake<AuditNameDirectory>(
+        'names',
+        { names: async (_p: string, refs: readonly AuditNameRef[]) => new Map(refs.flatMap((r) => (known[nameKey(r)] ? [[nameKey(r), known[nameKey(r)]!] as const] : []))) },
+        log,
+      ),
     });
     return { list, log };
   }
@@ -83,6 +89,35 @@ describe('list the audit log', () => {
     const next = await list({ projectId: PROJECT, cursor: page.value.nextCursor! });
     expect(log.of('audit.list')[1]!.args[0]).toMatchObject({ after: { at: new Date('2030-01-02T00:00:00.000Z'), id: '8' }, limit: 51 });
     expect(next.ok && next.value.nextCursor).toBeNull();
+  });
+
+  it('names the actors and targets of a page with one read, each record once; the CLI, Tollgate and sessions have no name', async () => {
+    const ACCOUNT = '6f0c1d2e-0000-4000-8000-0000000000c1';
+    const KEY = '6f0c1d2e-0000-4000-8000-0000000000d1';
+    const rows: StoredAuditEntry[] = [
+      { ...entry('4', '2030-01-04T00:00:00.000Z'), actor: { kind: 'admin', id: ACCOUNT }, target: { kind: 'user', id: USER } },
+      { ...entry('3', '2030-01-03T00:00:00.000Z'), actor: { kind: 'admin', id: `api_key:${KEY}` }, target: { kind: 'session', id: 's1' } },
+      { ...entry('2', '2030-01-02T00:00:00.000Z'), actor: { kind: 'admin', id: 'cli' }, target: { kind: 'project', id: PROJECT } },
+      { ...entry('1', '2030-01-01T00:00:00.000Z'), actor: { kind: 'system', id: null }, target: null },
+    ];
+    const known = { [`user:${USER}`]: 'ada@example.com', [`console_account:${ACCOUNT}`]: 'op@example.com', [`api_key:${KEY}`]: 'server (tg_abc…)', [`project:${PROJECT}`]: 'Shop' };
+    const { list, log } = setup(rows, aProject({ id: PROJECT }), known);
+    const page = await list({ projectId: PROJECT });
+    if (!page.ok) throw new Error(page.error);
+    expect(page.value.entries.map((e) => [e.actorName, e.targetName])).toEqual([
+      ['op@example.com', 'ada@example.com'],
+      ['server (tg_abc…)', null],
+      [null, 'Shop'],
+      [null, null],
+    ]);
+    expect(log.of('names.names')).toHaveLength(1);
+    expect(log.of('names.names')[0]!.args[1]).toEqual([
+      { kind: 'console_account', id: ACCOUNT },
+      { kind: 'user', id: USER },
+      { kind: 'api_key', id: KEY },
+      { kind: 'project', id: PROJECT },
+    ]);
+    expect([actorRef({ kind: 'user', id: null }), targetRef({ kind: 'email', id: 'a@b.c' })]).toEqual([null, null]);
   });
 });
 

@@ -4,6 +4,7 @@ import { isUuid } from '../../domain/ids';
 import { err, ok, type Result } from '../../domain/result';
 import type { ProjectStore } from '../projects/project.store';
 import type { AuditLogStore } from './audit-log';
+import { nameEntries, type AuditNameDirectory, type NamedAuditEntry } from './audit-names';
 
 export const AUDIT_PAGE_DEFAULT = 50;
 export const AUDIT_PAGE_MAX = 1000;
@@ -21,7 +22,8 @@ export interface ListAuditEntriesInput {
 }
 
 export interface AuditPage {
-  entries: StoredAuditEntry[];
+  /** Each with the names of its actor and target (an email, the project's name, an API key's label). */
+  entries: NamedAuditEntry[];
   /** Pass as `cursor` for the next (older) page; null on the last page. */
   nextCursor: string | null;
 }
@@ -33,6 +35,8 @@ export type ListAuditEntriesError =
 export interface ListAuditEntriesDeps {
   projects: Pick<ProjectStore, 'findById'>;
   audit: Pick<AuditLogStore, 'list'>;
+  /** Names the page's actors and targets, in one read per page. */
+  names: AuditNameDirectory;
 }
 
 const encodeCursor = (e: StoredAuditEntry): string => base64UrlEncode(new TextEncoder().encode(`${e.at.toISOString()}|${e.id}`));
@@ -50,8 +54,8 @@ function decodeCursor(cursor: string): { at: Date; id: string } | null {
 /**
  * The audit log of one project, newest first, filtered by user, action (a dotted name or prefix),
  * outcome and time range (`since` inclusive, `until` exclusive), a page at a time: `limit` entries
- * (50 by default, at most 1000) and a cursor to the next page. What the CLI's `audit list` and the
- * console show.
+ * (50 by default, at most 1000) and a cursor to the next page, each entry's actor and target named
+ * for the reader (one more read per page). What the CLI's `audit list` and the console show.
  */
 export function makeListAuditEntries(deps: ListAuditEntriesDeps) {
   return async (input: ListAuditEntriesInput): Promise<Result<AuditPage, ListAuditEntriesError>> => {
@@ -77,6 +81,6 @@ export function makeListAuditEntries(deps: ListAuditEntriesDeps) {
       limit: limit + 1,
     });
     const entries = rows.slice(0, limit);
-    return ok({ entries, nextCursor: rows.length > limit ? encodeCursor(entries[entries.length - 1]!) : null });
+    return ok({ entries: await nameEntries(deps.names, project.id, entries), nextCursor: rows.length > limit ? encodeCursor(entries[entries.length - 1]!) : null });
   };
 }

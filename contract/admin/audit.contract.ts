@@ -18,6 +18,16 @@ export const AdminAuditEntrySchema = z.object({
   user_agent: z.string().nullable(),
   request_id: z.string().nullable(),
   details: z.record(z.string(), z.unknown()),
+  actor_name: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("The actor as the console names it: an end user's or console account's email, an API key's label and prefix; null when it has none (the CLI, Tollgate itself, a deleted record)"),
+  target_name: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("The target as the console names it: an end user's or console account's email, the project's name, an API key's label and prefix, an invitation's address; null otherwise"),
 });
 
 export const ListAuditQuerySchema = z.object({

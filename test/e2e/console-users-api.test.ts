@@ -196,6 +196,33 @@ describe('audit log', () => {
   });
 });
 
+describe('audit log names', () => {
+  it('names actors and targets beside their ids: users and console accounts by email, the project by name, an API key by label and prefix; null for what has no name', async () => {
+    const ended = await project.client.sessions.endAllForUser({ params: { userId: bob.id } });
+    expect(ended.status).toBe(200);
+    await t.tollgate.core.audit.flush();
+    const all = (await json(await call(`${base()}/audit?limit=1000`, { session: op }), 200)).entries as Array<Record<string, any>>;
+    const byAction = (action: string) => all.filter((e) => e.action === action);
+
+    // The console's actions on carol: the raw ids stay, the names come beside them.
+    for (const e of all.filter((x) => x.action.startsWith('user.') && x.actor.id === opId)) {
+      expect(e).toMatchObject({ actor: { kind: 'admin', id: opId }, actor_name: 'operator@example.com', target: { kind: 'user', id: carol.id }, target_name: 'carol@example.com' });
+    }
+    // The project server, named by its API key's label and prefix, signed bob out everywhere.
+    const keyPrefix = project.apiKey.slice(0, 10);
+    expect(byAction('user.sign_out_everywhere').find((e) => e.actor.id.startsWith('api_key:'))).toMatchObject({
+      actor_name: `default (${keyPrefix}…)`,
+      target: { kind: 'user', id: bob.id },
+      target_name: 'Bob@Example.org',
+    });
+    // Created by an operator who did not say who they are (no name): the project by its name, its key by label and prefix.
+    expect(byAction('project.created')).toEqual([expect.objectContaining({ actor: { kind: 'admin', id: null }, actor_name: null, target: { kind: 'project', id: project.id }, target_name: 'Users' })]);
+    expect(byAction('api_key.created')).toEqual([expect.objectContaining({ actor_name: null, target_name: `default (${keyPrefix}…)` })]);
+    // A session has no name of its own.
+    expect(byAction('session.revoked')[0]).toMatchObject({ actor_name: 'operator@example.com', target: { kind: 'session' }, target_name: null });
+  });
+});
+
 describe('authorization', () => {
   it('every users and audit route answers 401 without a session, 404 to a member of another project, 403 without or with a wrong CSRF token', async () => {
     const u = `${base()}/users/${bob.id}`;

@@ -1,5 +1,6 @@
 import { makeListAuditEntries } from '../../../application/audit/list-audit-entries';
 import { makePruneAuditLog } from '../../../application/audit/prune-audit-log';
+import { PostgresAuditNames } from '../../../infrastructure/persistence/postgres-audit-names';
 import type { CoreConfig } from '../config';
 import type { Core } from '../core';
 import type { JobsFeature } from './types';
@@ -18,7 +19,7 @@ export function wireAudit({ core, config }: { core: Core; config: Pick<CoreConfi
   const pruneAuditLog = makePruneAuditLog({ audit: core.audit, clock: core.clock, retentionDays: config.AUDIT_RETENTION_DAYS });
   return {
     useCases: {
-      listAuditEntries: makeListAuditEntries({ projects: core.stores.projects, audit: core.audit }),
+      listAuditEntries: makeListAuditEntries({ projects: core.stores.projects, audit: core.audit, names: new PostgresAuditNames(core.db) }),
       pruneAuditLog,
     },
     jobs: {

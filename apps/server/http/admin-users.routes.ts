@@ -2,7 +2,7 @@ import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import { adminAuditContract, adminUsersContract } from '../../../contract/admin';
 import { adminSubscriptionView } from './admin-billing.routes';
-import type { StoredAuditEntry } from '../../../domain/audit';
+import type { NamedAuditEntry } from '../../../application/audit/audit-names';
 import type { ConsoleAccount } from '../../../domain/console';
 import type { EndUser } from '../../../domain/user';
 import type { Admin } from '../admin';
@@ -31,7 +31,7 @@ const userView = (u: EndUser) => ({
   created_at: u.createdAt.toISOString(),
 });
 
-const auditView = (e: StoredAuditEntry) => ({
+const auditView = (e: NamedAuditEntry) => ({
   id: e.id,
   at: e.at.toISOString(),
   action: e.action,
@@ -44,6 +44,8 @@ const auditView = (e: StoredAuditEntry) => ({
   user_agent: e.userAgent,
   request_id: e.requestId,
   details: { ...e.details } as Record<string, unknown>,
+  actor_name: e.actorName,
+  target_name: e.targetName,
 });
 
 /**

@@ -9,6 +9,73 @@ type Filter = { user?: string; action?: string; outcome?: 'success' | 'failure';
 /** A datetime-local value (the reader's time) as ISO 8601, or undefined. */
 const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
 
+/** A record's id shortened for a cell (a uuid to its first 8 characters); the whole id is in the title. */
+const shortId = (id: string) => (/^[0-9a-f]{8}-[0-9a-f-]{27}$/i.test(id) ? `${id.slice(0, 8)}…` : id);
+
+/** What each kind of target is called before its name or short id (an end user or a console account with an email is named by it alone). */
+const KIND_WORDS: Record<string, string> = {
+  user: 'user',
+  console_account: 'console account',
+  api_key: 'API key',
+  project: 'project',
+  session: 'session',
+  subscription: 'subscription',
+  email: 'email',
+  console_invitation: 'invitation of',
+};
+
+/** A name (or a short id) with the raw id on hover. */
+function Named(props: { text: string; id: string | null }) {
+  return props.id ? <span title={props.id}>{props.text}</span> : <span>{props.text}</span>;
+}
+
+/** Who acted: an end user or a console account by email, an API key by its label and prefix, the CLI, or Tollgate itself. */
+function Actor(props: { entry: Entry; me: Me }) {
+  const { actor, actor_name: name } = props.entry;
+  if (actor.kind === 'system') return <>Tollgate</>;
+  if (actor.kind === 'admin' && actor.id === 'cli') return <>CLI</>;
+  if (actor.id === null) return <>{actor.kind === 'admin' ? 'an operator' : 'unknown user'}</>;
+  const apiKey = actor.id.startsWith('api_key:') ? actor.id.slice('api_key:'.length) : null;
+  if (apiKey !== null) return <Named id={actor.id} text={`API key ${name ?? shortId(apiKey)}`} />;
+  if (actor.kind === 'admin') return <Named id={actor.id} text={`${name ?? (actor.id === props.me.id ? props.me.email : shortId(actor.id))} (console)`} />;
+  return <Named id={actor.id} text={name ?? `user ${shortId(actor.id)}`} />;
+}
+
+/** What the action was done to, named as the actor is. */
+function Target(props: { entry: Entry }) {
+  const { target, target_name: name } = props.entry;
+  if (!target) return <>—</>;
+  if (name && (target.kind === 'user' || target.kind === 'console_account')) return <Named id={target.id} text={name} />;
+  return <Named id={target.id} text={`${KIND_WORDS[target.kind] ?? target.kind} ${name ?? shortId(target.id)}`} />;
+}
+
+/** The details as `name: value` pairs; a long list is cut to a few lines, the whole of it on hover. */
+function Details(props: { details: Entry['details'] }) {
+  const text = Object.entries(props.details)
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
+    .join('; ');
+  return text ? (
+    <span className="clamp" title={text}>
+      {text}
+    </span>
+  ) : (
+    <>—</>
+  );
+}
+
+/** A dotted action that may wrap at its dots (billing.subscription.|created), never inside a word. */
+const Action = (props: { name: string }) => (
+  <code>
+    {props.name.split('.').map((part, i) => (
+      <span key={i}>
+        {i > 0 ? '.' : ''}
+        {i > 0 ? <wbr /> : null}
+        {part}
+      </span>
+    ))}
+  </code>
+);
+
 /** The Audit log page: filters (user, action prefix, outcome, time range), newest first, "Load more". */
 export function AuditPage(props: { projectId: string; me: Me }) {
   const [filter, setFilter] = useState<Filter>({});
@@ -46,12 +113,6 @@ export function AuditPage(props: { projectId: string; me: Me }) {
     void load(f, null);
   };
 
-  const who = (a: Entry['actor']) => {
-    if (a.kind === 'admin' && a.id === props.me.id) return `${props.me.email} (console)`;
-    if (a.kind === 'admin') return a.id === 'cli' ? 'CLI' : `admin ${a.id ?? ''}`.trim();
-    return a.id ? `${a.kind} ${a.id}` : a.kind;
-  };
-
   return (
     <section>
       <ProjectNav projectId={props.projectId} current="audit" />
@@ -87,38 +148,51 @@ export function AuditPage(props: { projectId: string; me: Me }) {
       {entries === null && !error ? <Loading what="the audit log" /> : null}
       {entries && entries.length === 0 ? <p className="muted">No entry matches.</p> : null}
       {entries && entries.length > 0 ? (
-        <TableBox caption="Audit entries, newest first">
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Action</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Actor</th>
-              <th scope="col">Target</th>
-              <th scope="col">IP</th>
-              <th scope="col">Details</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map((e) => (
-              <tr key={e.id}>
-                <td>{when(e.at)}</td>
-                <td>
-                  <code>{e.action}</code>
-                </td>
-                <td>{e.outcome === 'failure' ? <span className="badge off">failure{e.reason ? ` (${e.reason})` : ''}</span> : 'success'}</td>
-                <td>{who(e.actor)}</td>
-                <td>{e.target ? `${e.target.kind} ${e.target.id}` : '—'}</td>
-                <td>{e.ip ?? '—'}</td>
-                <td>
-                  {Object.entries(e.details)
-                    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
-                    .join('; ')}
-                </td>
+        <div className="audit-log">
+          <TableBox caption="Audit entries, newest first">
+            <colgroup>
+              <col className="at" />
+              <col className="action" />
+              <col className="outcome" />
+              <col className="party" />
+              <col className="party" />
+              <col className="ip" />
+              <col className="details" />
+            </colgroup>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Action</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Actor</th>
+                <th scope="col">Target</th>
+                <th scope="col">IP</th>
+                <th scope="col">Details</th>
               </tr>
-            ))}
-          </tbody>
-        </TableBox>
+            </thead>
+            <tbody>
+              {entries.map((e) => (
+                <tr key={e.id}>
+                  <td>{when(e.at)}</td>
+                  <td>
+                    <Action name={e.action} />
+                  </td>
+                  <td>{e.outcome === 'failure' ? <span className="badge off">failure{e.reason ? ` (${e.reason})` : ''}</span> : 'success'}</td>
+                  <td>
+                    <Actor entry={e} me={props.me} />
+                  </td>
+                  <td>
+                    <Target entry={e} />
+                  </td>
+                  <td>{e.ip ?? '—'}</td>
+                  <td>
+                    <Details details={e.details} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </TableBox>
+        </div>
       ) : null}
       {cursor ? (
         <button type="button" className="secondary" disabled={busy} onClick={() => load(filter, cursor)}>
