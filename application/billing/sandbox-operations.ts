@@ -4,6 +4,15 @@ import type { PaymentProcessor } from './payment-processor';
 import type { SandboxCheckoutView } from './processors';
 import { makeSyncSubscription } from './sync-subscription';
 
+/** The sandbox's clock as the operator reads it. */
+export interface SandboxClockView {
+  /** The project's sandbox time: real time plus the offset the clock was moved by. */
+  now: Date;
+  realNow: Date;
+  /** How far the sandbox is ahead of real time, in seconds (0 until it is moved). */
+  aheadSeconds: number;
+}
+
 /**
  * The sandbox processor's work that Tollgate drives: its scheduled renewals, its clock (moved by
  * the operator, like Stripe test clocks) and its checkout page. Whatever the sandbox changes is
@@ -52,6 +61,18 @@ export function makeSandboxOperations(deps: BillingDeps) {
       const now = await deps.sandbox.advanceClock(projectId, Math.round(days * 86_400));
       const changed = await recordChanged(await deps.sandbox.runDue(projectId));
       return { ok: true, value: { now, changed } };
+    },
+
+    /**
+     * The project's sandbox time, the real time it was read at and how far ahead the sandbox is, in
+     * whole seconds (`tollgate billing sandbox time`, the console's Sandbox clock card).
+     */
+    async sandboxClock(projectId: string): Promise<BillingOutcome<SandboxClockView>> {
+      if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+      if (deps.sandbox === null) return refuse('sandbox_unavailable');
+      const realNow = deps.clock.now();
+      const now = await deps.sandbox.now(projectId);
+      return { ok: true, value: { now, realNow, aheadSeconds: Math.round((now.getTime() - realNow.getTime()) / 1000) } };
     },
 
     async createSandboxPromotionCode(projectId: string, code: string, percentOff: number): Promise<BillingOutcome<{ code: string; percentOff: number }>> {

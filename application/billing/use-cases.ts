@@ -7,6 +7,7 @@ import type { RequestOrigin } from '../ports/request-origin';
 import type { BillingEvent } from './billing.store';
 import type { ListFilter, RecordPage } from './list-records';
 import type { BillingErrorCode, BillingOutcome } from './errors';
+import type { SandboxClockView } from './sandbox-operations';
 import type {
   ChangePreviewView,
   ConnectionView,
@@ -67,6 +68,8 @@ export interface OperatorUseCases {
   listEvents(projectId: string, filter: { type?: BillingEventType; limit?: number }): Promise<BillingOutcome<BillingEvent[]>>;
   /** Moves the project's sandbox clock and applies what falls due (renewals, trial ends, ...). */
   advanceSandbox(projectId: string, days: number): Promise<BillingOutcome<{ now: Date; changed: number }>>;
+  /** The project's sandbox time and how far ahead of real time it is. */
+  sandboxClock(projectId: string): Promise<BillingOutcome<SandboxClockView>>;
   createSandboxPromotionCode(projectId: string, code: string, percentOff: number): Promise<BillingOutcome<{ code: string; percentOff: number }>>;
 }
 

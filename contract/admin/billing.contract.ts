@@ -28,6 +28,7 @@ export const ADMIN_BILLING_REFUSALS = {
   createPrice: ['plan_not_found', 'invalid_price_name', 'invalid_amount', 'invalid_currency', 'invalid_interval', ...PUSH],
   archivePrice: ['price_not_found', ...PUSH],
   advanceSandbox: ['billing_not_connected', 'sandbox_unavailable', 'invalid_sandbox_days'],
+  sandboxClock: ['sandbox_unavailable'],
   list: ['invalid_cursor'],
 } as const;
 
@@ -306,6 +307,22 @@ export const adminBillingContract = c.router({
     responses: { 200: z.object({ events: z.array(AdminBillingEventSchema) }), ...errors(...GET) },
     metadata: meta({ auth: 'console' }),
     summary: "The project's billing events, newest first (50 by default)",
+  },
+  sandboxClock: {
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/billing/sandbox/clock',
+    pathParams: projectParams,
+    headers: consoleHeaders,
+    responses: {
+      200: z.object({
+        now: z.string().describe("The project's sandbox time: the time its invoices, renewals and trial ends are dated by"),
+        real_now: z.string().describe('The real time it was read at'),
+        ahead_seconds: z.number().int().describe('How far the sandbox is ahead of real time, in seconds (0 until its clock is moved)'),
+      }),
+      ...errors(...GET, ...ADMIN_BILLING_REFUSALS.sandboxClock),
+    },
+    metadata: meta({ auth: 'console' }),
+    summary: "The sandbox's clock: its time, and how far ahead of real time it is",
   },
   advanceSandbox: {
     method: 'POST',

@@ -107,8 +107,15 @@ describe('billing', () => {
 
     expect(await json(await call(`/api/admin/projects/${projectId}/subscriptions`, { session: op }), 200)).toEqual({ subscriptions: [], next_cursor: null });
     expect(await json(await call(`/api/admin/projects/${projectId}/billing/events?type=invoice.paid`, { session: op }), 200)).toEqual({ events: [] });
+    const clock = `/api/admin/projects/${projectId}/billing/sandbox/clock`;
+    const before = await json(await call(clock, { session: op }), 200);
+    expect(before).toEqual({ now: t.clock.now().toISOString(), real_now: t.clock.now().toISOString(), ahead_seconds: 0 });
     const advanced = await json(await call(`/api/admin/projects/${projectId}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 31 } }), 200);
     expect(advanced.changed).toBe(0);
+    // The sandbox's time is read back 31 days ahead of real time, which has not moved.
+    const after = await json(await call(clock, { session: op }), 200);
+    expect(after).toEqual({ now: advanced.now, real_now: before.real_now, ahead_seconds: 31 * 86_400 });
+    expect(Date.parse(after.now) - Date.parse(before.now)).toBe(31 * 86_400_000);
     expect((await json(await call(`/api/admin/projects/${projectId}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 0 } }), 400)).code).toBe('invalid_request');
   });
 
@@ -151,6 +158,7 @@ describe('billing', () => {
       subtotal: 1250,
       amount_due: 1250,
       amount_paid: 1250,
+      amount_refunded: 0,
       period_start: expect.any(String),
       period_end: expect.any(String),
       created_at: expect.any(String),
@@ -229,6 +237,7 @@ describe('billing', () => {
         ['GET', `${p}/subscriptions`, undefined],
         ['GET', `${p}/billing/invoices`, undefined],
         ['GET', `${p}/billing/events`, undefined],
+        ['GET', `${p}/billing/sandbox/clock`, undefined],
         ['POST', `${p}/billing/sandbox/advance`, { days: 1 }],
       ],
       outsider,

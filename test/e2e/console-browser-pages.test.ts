@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TestApp } from '../support/app';
 import { see } from '../support/browser';
-import { openConsoleWalk, SHOTS, type ConsoleWalk } from '../support/console-browser';
+import { consoleOpener, openConsoleWalk, SHOTS, type ConsoleWalk } from '../support/console-browser';
 import { startFakeStripe, type FakeStripe } from '../support/stripe/server';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -28,19 +28,8 @@ afterAll(async () => {
   await receiver.stop();
 });
 
-let signedIn = false;
 /** Opens a console page as the operator (signed in with a one-time link the first time). */
-const open = async (to: string, heading: string) => {
-  if (!signedIn) {
-    const created = await t.inContext(() => t.tollgate.admin.console.createAccount({ email: 'pages@example.com', role: 'operator' }));
-    if (!created.ok) throw new Error(created.error);
-    await page.goto(t.tollgate.admin.console.signInLinkUrl(created.value.link!.token));
-    await see(page.getByRole('heading', { name: 'Projects' })).toBeVisible();
-    signedIn = true;
-  }
-  await page.goto(`${t.baseUrl}/dashboard${to}`);
-  await see(page.getByRole('heading', { name: heading, exact: true })).toBeVisible();
-};
+const open = consoleOpener(() => walk, 'pages@example.com');
 
 it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; plans are created and reordered; a price is typed in minor units and shown back before it is created; a subscription’s invoice is listed', async (ctx) => {
   if (!browser) return ctx.skip();

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ensureDashboardBuilt } from '../../apps/dashboard/build';
 import { startTestApp, type TestApp } from './app';
+import { see } from './browser';
 import { findChromium, reportSkippedBrowserTests } from './chromium';
 import { ROOT } from './cli';
 
@@ -57,5 +58,25 @@ export async function openConsoleWalk(app: Parameters<typeof startTestApp>[0] = 
       await browser?.close();
       await t.close();
     },
+  };
+}
+
+/**
+ * Opens console pages as an operator `email` (signed in with a one-time link the first time):
+ * `open('/projects/<id>/billing', 'Billing')` goes there and waits for the page's heading.
+ */
+export function consoleOpener(walk: () => ConsoleWalk, email: string) {
+  let signedIn = false;
+  return async (to: string, heading: string) => {
+    const { t, page } = walk();
+    if (!signedIn) {
+      const created = await t.inContext(() => t.tollgate.admin.console.createAccount({ email, role: 'operator' }));
+      if (!created.ok) throw new Error(created.error);
+      await page.goto(t.tollgate.admin.console.signInLinkUrl(created.value.link!.token));
+      await see(page.getByRole('heading', { name: 'Projects' })).toBeVisible();
+      signedIn = true;
+    }
+    await page.goto(`${t.baseUrl}/dashboard${to}`);
+    await see(page.getByRole('heading', { name: heading, exact: true })).toBeVisible();
   };
 }

@@ -95,6 +95,7 @@ export function wireBilling({ core, config }: { core: Core; config: CoreConfig }
     listProjectInvoices: makeListProjectInvoices(deps),
     listEvents: makeListEvents(deps),
     advanceSandbox: sandbox.advanceSandbox,
+    sandboxClock: sandbox.sandboxClock,
     createSandboxPromotionCode: sandbox.createSandboxPromotionCode,
     listVisiblePlans: makeListVisiblePlans(deps),
     listProducts: makeListProducts(deps),

@@ -227,6 +227,13 @@ export function makeAdminBillingRoutes(deps: AdminBillingRouteDeps) {
       if (!r.ok) return notFound(r);
       return { status: 200, body: { events: r.value.map(eventView) } };
     },
+    sandboxClock: async ({ res, params }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await billing.sandboxClock(p.id);
+      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.sandboxClock]);
+      return { status: 200, body: { now: r.value.now.toISOString(), real_now: r.value.realNow.toISOString(), ahead_seconds: r.value.aheadSeconds } };
+    },
     advanceSandbox: async ({ res, params, body }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
