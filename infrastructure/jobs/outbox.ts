@@ -358,7 +358,14 @@ export class PgBossOutbox implements Outbox, OutboxRetryNow, OutboxLog {
         pollingIntervalMs: (queue.pollingIntervalSeconds ?? 0.5) * 1000,
         logger: this.deps.logger,
         handle: async (jobs) => {
-          const held = spares ? setTimeout(() => this.addSpare(queue.name), SPARE_AFTER_MS) : undefined;
+          // A spare only for a batch held by its attempts (a receiver still to answer), not by a
+          // busy machine or database: more loops would not drain a healthy backlog any faster.
+          const load = this.subjectLoads.get(queue.name);
+          const held = spares
+            ? setTimeout(() => {
+                if (!load || load.anyRunning(jobs.map((j) => j.id))) this.addSpare(queue.name);
+              }, SPARE_AFTER_MS)
+            : undefined;
           try {
             await this.runBatch(queue, pgQueue, jobs);
           } finally {

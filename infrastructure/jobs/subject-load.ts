@@ -40,6 +40,11 @@ export class SubjectLoad {
     this.running.set(key, { subject, startedAt: now, endsBy: now + timeoutSeconds * 1000 });
   }
 
+  /** Whether any of these attempts (by key) is still running. */
+  anyRunning(keys: readonly string[]): boolean {
+    return keys.some((key) => this.running.has(key));
+  }
+
   /** The attempt ended (idempotent). */
   end(key: string, now: number): void {
     const run = this.running.get(key);
