@@ -19,8 +19,9 @@ export interface QueueSettings {
   readonly concurrency: number;
   /**
    * How many worker loops a process may run while some are held by slow batches (default:
-   * `concurrency`). A loop whose batch still runs after a quarter second, with no other loop idle,
-   * gets a spare beside it, so that jobs due meanwhile never wait for a slow batch; a spare stops
+   * `concurrency`). A loop whose batch still has an attempt running after a quarter second (a
+   * queue with `subjectIsolation`: an attempt its handler has not reported ended), with no other
+   * loop idle, gets a spare beside it, so that jobs due meanwhile never wait for a slow batch; a spare stops
    * once it is idle again.
    */
   readonly maxWorkerLoops?: number;
