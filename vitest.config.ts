@@ -1,8 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
+// The integration and e2e projects need a PostgreSQL server, the built console and the bundled
+// CLI: their global setup provides them (once for both, test/support/global-setup.ts). The unit
+// project has none: `npm run test:unit` builds nothing and needs no database.
+const needsServices = { globalSetup: ['./test/support/global-setup.ts'] };
+
 export default defineConfig({
   test: {
-    globalSetup: ['./test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // Test files wait mostly on PostgreSQL, child processes and sockets, not on the CPU: three at
@@ -16,11 +20,11 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'integration', include: ['test/integration/**/*.test.ts'] },
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...needsServices },
       },
       {
         extends: true,
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] },
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...needsServices },
       },
     ],
   },
