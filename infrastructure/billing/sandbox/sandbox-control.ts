@@ -17,21 +17,21 @@ export class SandboxControlService implements SandboxControl {
   }
 
   now(projectId: string): Promise<Date> {
-    return this.engine.now(projectId);
+    return this.engine.context.now(projectId);
   }
 
   /** Moves the clock only; the caller runs `runDue` to apply what fell due. */
   advanceClock(projectId: string, seconds: number): Promise<Date> {
     if (!isUuid(projectId)) throw new RangeError(`Not a project id: ${projectId}`);
-    return this.engine.advanceClock(projectId, seconds);
+    return this.engine.clock.advanceClock(projectId, seconds);
   }
 
   runDue(projectId?: string): Promise<Array<{ projectId: string; subscriptionId: string }>> {
-    return this.engine.runDue(projectId);
+    return this.engine.clock.runDue(projectId);
   }
 
   getCheckout(checkoutId: string): Promise<SandboxCheckoutView | null> {
-    return this.engine.getCheckout(checkoutId);
+    return this.engine.checkout.getCheckout(checkoutId);
   }
 
   /** `card`: a test payment method (`pm_card_visa`) or a test card number (4242 4242 4242 4242). */
@@ -43,10 +43,10 @@ export class SandboxControlService implements SandboxControl {
     if (paymentMethodId === null) {
       return Promise.resolve(processorFailed({ kind: 'invalid_payment_method', message: 'Your card number is incorrect.' }));
     }
-    return this.engine.completeCheckout(checkoutId, paymentMethodId);
+    return this.engine.checkout.completeCheckout(checkoutId, paymentMethodId);
   }
 
   createPromotionCode(projectId: string, code: string, percentOff: number): Promise<void> {
-    return this.engine.createPromotionCode(projectId, code, percentOff);
+    return this.engine.promotionCodes.createPromotionCode(projectId, code, percentOff);
   }
 }

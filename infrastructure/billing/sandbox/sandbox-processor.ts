@@ -41,31 +41,31 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   upsertProduct(plan: Plan, productId: string | null, metadata: ProcessorMetadata): Promise<ProcessorResult<string>> {
-    return this.engine.upsertProduct(this.projectId, plan, productId, metadata);
+    return this.engine.catalog.upsertProduct(this.projectId, plan, productId, metadata);
   }
 
   createPrice(price: Price, productId: string, metadata: ProcessorMetadata): Promise<ProcessorResult<string>> {
-    return this.engine.createPrice(this.projectId, price, productId, metadata);
+    return this.engine.catalog.createPrice(this.projectId, price, productId, metadata);
   }
 
   archivePrice(priceId: string): Promise<ProcessorResult<void>> {
-    return this.engine.archivePrice(this.projectId, priceId);
+    return this.engine.catalog.archivePrice(this.projectId, priceId);
   }
 
   createCustomer(input: { email: string | null; name: string | null; metadata: ProcessorMetadata; idempotencyKey: string }): Promise<ProcessorResult<string>> {
-    return this.engine.createCustomer(this.projectId, input);
+    return this.engine.customers.createCustomer(this.projectId, input);
   }
 
   createSetupIntent(customerId: string, idempotencyKey: string): Promise<ProcessorResult<{ id: string; clientSecret: string }>> {
-    return this.engine.createSetupIntent(this.projectId, customerId, idempotencyKey);
+    return this.engine.customers.createSetupIntent(this.projectId, customerId, idempotencyKey);
   }
 
   findPromotionCode(code: string): Promise<ProcessorResult<string | null>> {
-    return this.engine.findPromotionCode(this.projectId, code);
+    return this.engine.promotionCodes.findPromotionCode(this.projectId, code);
   }
 
   createCheckout(input: CheckoutInput): Promise<ProcessorResult<{ id: string; url: string }>> {
-    return this.engine.createCheckout(this.projectId, input);
+    return this.engine.checkout.createCheckout(this.projectId, input);
   }
 
   createSubscription(input: CreateSubscriptionInput): Promise<ProcessorResult<ProcessorSnapshot>> {
@@ -76,54 +76,54 @@ export class SandboxProcessor implements PaymentProcessor {
       trialDays: input.trialDays,
       metadata: { ...input.metadata },
     };
-    return this.engine.idempotent(this.projectId, input.idempotencyKey, 'subscriptions.create', params, async (now) => {
-      const created = await this.engine.subscribe(
+    return this.engine.context.idempotent(this.projectId, input.idempotencyKey, 'subscriptions.create', params, async (now) => {
+      const created = await this.engine.subscriptions.subscribe(
         this.projectId,
         { ...params, percentOff: null, checkoutId: null, keepCardOnDecline: true },
         now,
       );
       if (!created.ok) return created;
-      return processorOk((await this.engine.snapshot(this.projectId, created.value))!);
+      return processorOk((await this.engine.subscriptions.snapshot(this.projectId, created.value))!);
     });
   }
 
   previewChange(subscriptionId: string, priceId: string): Promise<ProcessorResult<ChangePreview>> {
-    return this.engine.previewChange(this.projectId, subscriptionId, priceId);
+    return this.engine.subscriptionChanges.previewChange(this.projectId, subscriptionId, priceId);
   }
 
   changeSubscription(subscriptionId: string, priceId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>> {
-    return this.engine.changeSubscription(this.projectId, subscriptionId, priceId, idempotencyKey);
+    return this.engine.subscriptionChanges.changeSubscription(this.projectId, subscriptionId, priceId, idempotencyKey);
   }
 
   cancelSubscription(subscriptionId: string, options: { atPeriodEnd: boolean; idempotencyKey: string }): Promise<ProcessorResult<ProcessorSnapshot>> {
-    return this.engine.cancelSubscription(this.projectId, subscriptionId, options.atPeriodEnd, options.idempotencyKey);
+    return this.engine.subscriptionChanges.cancelSubscription(this.projectId, subscriptionId, options.atPeriodEnd, options.idempotencyKey);
   }
 
   pauseSubscription(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>> {
-    return this.engine.pauseSubscription(this.projectId, subscriptionId, idempotencyKey);
+    return this.engine.subscriptionChanges.pauseSubscription(this.projectId, subscriptionId, idempotencyKey);
   }
 
   resumeSubscription(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>> {
-    return this.engine.resumeSubscription(this.projectId, subscriptionId, idempotencyKey);
+    return this.engine.subscriptionChanges.resumeSubscription(this.projectId, subscriptionId, idempotencyKey);
   }
 
   endTrial(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>> {
-    return this.engine.endTrial(this.projectId, subscriptionId, idempotencyKey);
+    return this.engine.subscriptionChanges.endTrial(this.projectId, subscriptionId, idempotencyKey);
   }
 
   refundInvoice(invoiceId: string, input: { amount: number; reason: RefundReason; idempotencyKey: string }): Promise<ProcessorResult<ProcessorRefund>> {
-    return this.engine.refundInvoice(this.projectId, invoiceId, input);
+    return this.engine.refunds.refundInvoice(this.projectId, invoiceId, input);
   }
 
   async getSubscription(subscriptionId: string): Promise<ProcessorResult<ProcessorSnapshot | null>> {
-    return processorOk(await this.engine.snapshot(this.projectId, subscriptionId));
+    return processorOk(await this.engine.subscriptions.snapshot(this.projectId, subscriptionId));
   }
 
   listSubscriptionIds(customerId: string): Promise<ProcessorResult<string[]>> {
-    return this.engine.listSubscriptionIds(this.projectId, customerId);
+    return this.engine.subscriptions.listSubscriptionIds(this.projectId, customerId);
   }
 
   checkoutSubscriptionId(checkoutId: string): Promise<ProcessorResult<string | null>> {
-    return this.engine.checkoutSubscriptionId(this.projectId, checkoutId);
+    return this.engine.checkout.checkoutSubscriptionId(this.projectId, checkoutId);
   }
 }

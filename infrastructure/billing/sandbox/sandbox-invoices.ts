@@ -1,0 +1,196 @@
+import type { ProcessorInvoice, ProcessorInvoiceLine } from '../../../application/billing/payment-processor';
+import { type InvoiceDraft, type InvoiceLine, type InvoiceReason, draftInvoice } from '../../../domain/billing/invoice';
+import { formatMoney } from '../../../domain/billing/money';
+import { prorate } from '../../../domain/billing/proration';
+import type { PaymentOutcome, SubscriptionError, Transition } from '../../../domain/billing/subscription';
+import type { Result } from '../../../domain/result';
+import { type SandboxContext, iso } from './sandbox-context';
+import type { InvoiceData, InvoiceLineJson, PriceData, ProductData, SandboxObject } from './sandbox-objects';
+import type { CardCharge } from './sandbox-payment-methods';
+
+export type Outcome = Result<Transition, SubscriptionError>;
+
+/** An invoice as the sandbox bills it: the domain's draft, less a promotion code's discount. */
+export interface BilledInvoice {
+  reason: InvoiceReason;
+  currency: string;
+  lines: readonly InvoiceLine[];
+  subtotal: number;
+  discount: number;
+  creditApplied: number;
+  amountDue: number;
+  creditBalanceAfter: number;
+}
+
+export interface Settled {
+  transition: Transition;
+  invoice: BilledInvoice | null;
+  /** 'failed' only when an amount was due and the card was declined. */
+  payment: PaymentOutcome;
+  /** The pending promotion code was used by this invoice. */
+  discountUsed: boolean;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** Stripe's date in line descriptions: `15 Jan 2025`. */
+const shortDate = (d: Date) => `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+
+/**
+ * Runs a domain transition that may bill: first as if paid, to learn its invoice; the pending
+ * promotion code (if this invoice has a subscription line) comes off that invoice; if an amount
+ * is still due and the card fails, the transition again with the failed payment.
+ */
+export function settle(
+  run: (payment: PaymentOutcome) => Outcome,
+  card: CardCharge,
+  percentOff: number | null,
+  creditBalance: number,
+): Result<Settled, SubscriptionError> {
+  const probe = run('paid');
+  if (!probe.ok) return probe;
+  const draft = probe.value.invoice;
+  if (draft === null) return { ok: true, value: { transition: probe.value, invoice: null, payment: 'paid', discountUsed: false } };
+  const discountable = percentOff !== null && draft.lines.some((l) => l.kind === 'subscription' && l.amount > 0);
+  const invoice = discountable ? discounted(draft, percentOff, creditBalance) : { ...draft, discount: 0 };
+  if (invoice.amountDue > 0 && card.payment === 'failed') {
+    const failed = run('failed');
+    if (!failed.ok) return failed;
+    return { ok: true, value: { transition: failed.value, invoice, payment: 'failed', discountUsed: discountable } };
+  }
+  return { ok: true, value: { transition: probe.value, invoice, payment: 'paid', discountUsed: discountable } };
+}
+
+/** Invoices of subscriptions, with Stripe's line descriptions. */
+export class SandboxInvoices {
+  constructor(private readonly ctx: SandboxContext) {}
+
+  /** Stores an invoice of a subscription, paid or left open after a failed attempt. */
+  async recordInvoice(
+    projectId: string,
+    subscriptionId: string,
+    customerId: string,
+    invoice: BilledInvoice,
+    payment: PaymentOutcome,
+    at: Date,
+  ): Promise<void> {
+    const number = (await this.ctx.objects.countChildren(projectId, 'invoice', subscriptionId)) + 1;
+    const lines = await this.describeLines(projectId, invoice.lines);
+    const starts = invoice.lines.map((l) => l.period.start.getTime());
+    const ends = invoice.lines.map((l) => l.period.end.getTime());
+    const charged = invoice.amountDue > 0;
+    const paid = !charged || payment === 'paid';
+    const data: InvoiceData = {
+      number,
+      subscriptionId,
+      customerId,
+      status: paid ? 'paid' : 'open',
+      reason: invoice.reason,
+      currency: invoice.currency,
+      subtotal: invoice.subtotal,
+      discount: invoice.discount,
+      creditApplied: invoice.creditApplied,
+      amountDue: invoice.amountDue,
+      amountPaid: paid ? invoice.amountDue : 0,
+      attemptCount: charged ? 1 : 0,
+      lines,
+      periodStart: iso(new Date(starts.length > 0 ? Math.min(...starts) : at.getTime())),
+      periodEnd: iso(new Date(ends.length > 0 ? Math.max(...ends) : at.getTime())),
+      createdAt: iso(at),
+      paidAt: paid ? iso(at) : null,
+    };
+    await this.ctx.objects.insert({ id: this.ctx.newId('invoice'), projectId, kind: 'invoice', parentId: subscriptionId, data, dueAt: null, createdAt: at, updatedAt: at });
+  }
+
+  /** Lines with Stripe's descriptions: "1 × Pro (at $10.00 / month)", "Unused time on Pro after 15 Jan 2025". */
+  async describeLines(projectId: string, lines: readonly InvoiceLine[]): Promise<InvoiceLineJson[]> {
+    const names = new Map<string, string>();
+    const nameOf = async (priceId: string): Promise<string> => {
+      const known = names.get(priceId);
+      if (known !== undefined) return known;
+      const price = await this.ctx.objects.get<PriceData>(projectId, 'price', priceId);
+      const product = price ? await this.ctx.objects.get<ProductData>(projectId, 'product', price.data.productId) : null;
+      const name = product?.data.name ?? price?.data.name ?? priceId;
+      names.set(priceId, name);
+      return name;
+    };
+    const out: InvoiceLineJson[] = [];
+    for (const line of lines) {
+      const name = await nameOf(line.priceId);
+      let description: string;
+      if (line.kind === 'subscription') {
+        const price = await this.ctx.objects.get<PriceData>(projectId, 'price', line.priceId);
+        const each = price ? `${formatMoney({ amount: price.data.amount, currency: price.data.currency })} / ${price.data.interval}` : null;
+        description = each ? `1 × ${name} (at ${each})` : `1 × ${name}`;
+      } else {
+        description = `${line.kind === 'unused_time' ? 'Unused' : 'Remaining'} time on ${name} after ${shortDate(line.period.start)}`;
+      }
+      out.push({
+        kind: line.kind,
+        description,
+        priceId: line.priceId,
+        amount: line.amount,
+        periodStart: iso(line.period.start),
+        periodEnd: iso(line.period.end),
+      });
+    }
+    return out;
+  }
+}
+
+/**
+ * The draft with `percentOff` taken off its subscription lines (each rounded on its own, as
+ * proration lines are), then the customer's credit applied by the domain's rule. The lines and
+ * subtotal stay as billed; the discount is reported beside them, as Stripe's `discount_amounts`.
+ */
+function discounted(draft: InvoiceDraft, percentOff: number, creditBalance: number): BilledInvoice {
+  const basisPoints = Math.round(percentOff * 100);
+  let discount = 0;
+  const net = draft.lines.map((line) => {
+    if (line.kind !== 'subscription' || line.amount <= 0) return line;
+    const off = prorate(line.amount, basisPoints, 10_000);
+    discount += off;
+    return { ...line, amount: line.amount - off };
+  });
+  const after = draftInvoice(draft.reason, draft.currency, net, creditBalance);
+  return {
+    reason: draft.reason,
+    currency: draft.currency,
+    lines: draft.lines,
+    subtotal: draft.subtotal,
+    discount,
+    creditApplied: after.creditApplied,
+    amountDue: after.amountDue,
+    creditBalanceAfter: after.creditBalanceAfter,
+  };
+}
+
+export const lineOf = (l: InvoiceLineJson): ProcessorInvoiceLine => ({
+  kind: l.kind,
+  description: l.description,
+  priceId: l.priceId,
+  amount: l.amount,
+  periodStart: new Date(l.periodStart),
+  periodEnd: new Date(l.periodEnd),
+});
+
+export function invoiceOf(row: SandboxObject<InvoiceData>): ProcessorInvoice {
+  const d = row.data;
+  return {
+    id: row.id,
+    subscriptionId: d.subscriptionId,
+    customerId: d.customerId,
+    status: d.status,
+    reason: d.reason,
+    currency: d.currency,
+    subtotal: d.subtotal,
+    amountDue: d.amountDue,
+    amountPaid: d.amountPaid,
+    attemptCount: d.attemptCount,
+    lines: d.lines.map(lineOf),
+    periodStart: new Date(d.periodStart),
+    periodEnd: new Date(d.periodEnd),
+    hostedUrl: null,
+    createdAt: new Date(d.createdAt),
+    paidAt: d.paidAt === null ? null : new Date(d.paidAt),
+  };
+}
