@@ -1,5 +1,5 @@
-import pg from 'pg';
 import type { Logger } from '../../application/ports/logger';
+import { PgListener } from '../persistence/pg-listener';
 
 /** What changed: a project, an API key, a user (any column), or a session that ended (`session:<id>`). */
 export type InvalidationKind = 'project' | 'api_key' | 'user' | 'session';
@@ -11,17 +11,32 @@ export type InvalidationKind = 'project' | 'api_key' | 'user' | 'session';
  * a missed notification can never leave a stale entry behind.
  */
 export class InvalidationBus {
-  private client: pg.Client | null = null;
+  private readonly listener: PgListener;
   private readonly listeners = new Map<InvalidationKind, Array<(id: string) => void>>();
   private readonly resetListeners: Array<() => void> = [];
-  private stopped = false;
-  private retry: NodeJS.Timeout | undefined;
   healthy = false;
 
-  constructor(
-    private readonly url: string,
-    private readonly logger: Logger,
-  ) {}
+  constructor(url: string, logger: Logger) {
+    this.listener = new PgListener({
+      url,
+      channels: ['tollgate_cache'],
+      applicationName: 'tollgate-cache',
+      logger,
+      onNotification: (_channel, payload) => this.dispatch(payload),
+      onUp: () => {
+        this.reset();
+        this.healthy = true;
+      },
+      onDown: () => {
+        this.healthy = false;
+        this.reset();
+      },
+      messages: {
+        lost: 'cache invalidation connection lost',
+        cannotConnect: 'cache invalidation listener could not connect; caching is off until it does',
+      },
+    });
+  }
 
   on(kind: InvalidationKind, listener: (id: string) => void): void {
     const list = this.listeners.get(kind) ?? [];
@@ -34,46 +49,7 @@ export class InvalidationBus {
   }
 
   async start(): Promise<void> {
-    this.stopped = false;
-    await this.connect();
-  }
-
-  private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: 'tollgate-cache' });
-    client.on('notification', (msg) => this.dispatch(msg.payload ?? ''));
-    client.on('error', (e) => {
-      this.logger.warn({ err: e }, 'cache invalidation connection lost');
-      this.down(client);
-    });
-    client.on('end', () => this.down(client));
-    try {
-      await client.connect();
-      await client.query('listen tollgate_cache');
-      this.client = client;
-      this.reset();
-      this.healthy = true;
-    } catch (e) {
-      this.logger.warn({ err: e }, 'cache invalidation listener could not connect; caching is off until it does');
-      await client.end().catch(() => undefined);
-      this.scheduleReconnect();
-    }
-  }
-
-  private down(client: pg.Client): void {
-    if (this.client !== client) return;
-    this.client = null;
-    this.healthy = false;
-    this.reset();
-    this.scheduleReconnect();
-  }
-
-  private scheduleReconnect(): void {
-    if (this.stopped || this.retry) return;
-    this.retry = setTimeout(() => {
-      this.retry = undefined;
-      void this.connect();
-    }, 1000);
-    this.retry.unref();
+    await this.listener.start();
   }
 
   private reset(): void {
@@ -88,23 +64,17 @@ export class InvalidationBus {
   }
 
   /**
-   * Resolves once every notification committed before the call has been dispatched here: a
-   * round trip on the listening connection, which PostgreSQL answers only after delivering the
-   * notifications pending for it. Changes made by this process are then visible to its own
-   * caches at once (read-your-writes); other processes see them within the notification delay.
+   * Resolves once every notification committed before the call has been dispatched here (see
+   * PgListener.sync). Changes made by this process are then visible to its own caches at once
+   * (read-your-writes); other processes see them within the notification delay. Nothing is
+   * cached while the listener is down, so it then resolves at once.
    */
   async sync(): Promise<void> {
-    const client = this.client;
-    if (!client) return; // nothing is cached while the listener is down
-    await client.query('select 1').catch(() => undefined);
+    await this.listener.sync();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.retry) clearTimeout(this.retry);
-    const client = this.client;
-    this.client = null;
     this.healthy = false;
-    await client?.end().catch(() => undefined);
+    await this.listener.stop();
   }
 }
