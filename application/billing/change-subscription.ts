@@ -1,12 +1,14 @@
 import { previewChange as domainPreviewChange } from '../../domain/billing/subscription';
 import type { SubscriptionError } from '../../domain/billing/subscription';
 import type { BillingSubscription } from './billing.store';
-import { type BillingDeps, catalogNames, connectedProcessor, invoiceLineView, subscriptionView, withUserLock } from './deps';
+import type { BillingDeps } from './deps';
+import { connectedProcessor } from './connected-processor';
+import { withUserLock } from './billing-lease';
 import { type BillingErrorCode, type BillingOutcome, refuse, refuseFailure } from './errors';
 import { processorPriceId, sellablePrice } from './price-lookup';
 import { buildEvent, makeRecordSnapshot } from './record-snapshot';
 import type { BillingActor } from './use-cases';
-import type { ChangePreviewView, SubscriptionView } from './views';
+import { catalogNames, type ChangePreviewView, invoiceLineView, subscriptionView, type SubscriptionView } from './views';
 
 /** The refusals the domain's subscription rules give for the actions users can take. */
 export function subscriptionRefusal(error: SubscriptionError): BillingErrorCode {

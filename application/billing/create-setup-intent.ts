@@ -1,4 +1,5 @@
-import { type BillingDeps, connectedProcessor } from './deps';
+import type { BillingDeps } from './deps';
+import { connectedProcessor } from './connected-processor';
 import { ensureCustomer } from './ensure-customer';
 import { type BillingOutcome, refuseFailure } from './errors';
 import type { BillingActor } from './use-cases';

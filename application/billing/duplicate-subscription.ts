@@ -2,7 +2,8 @@ import { type AuditEntry, SYSTEM_ACTOR } from '../../domain/audit';
 import { type AuditLog, auditEntry } from '../audit/audit-log';
 import { SYSTEM_ORIGIN } from '../ports/request-origin';
 import type { BillingInvoice } from './billing.store';
-import { type BillingDeps, invoiceView, toJson } from './deps';
+import type { BillingDeps } from './deps';
+import { invoiceView, toJson } from './views';
 import type { PaymentProcessor, ProcessorRefund, ProcessorResult, ProcessorSnapshot } from './payment-processor';
 import { type RecordOutcome, buildEvent, makeRecordSnapshot } from './record-snapshot';
 

@@ -1,8 +1,8 @@
 import { pricesOfPlan, sortPlans, visiblePlans } from '../../domain/billing/catalog';
 import type { Project } from '../../domain/project';
 import type { StoredPrice } from './billing.store';
-import { type BillingDeps, planView } from './deps';
-import type { PlanView } from './views';
+import type { BillingDeps } from './deps';
+import { planView, type PlanView } from './views';
 
 /** GET billing/plans: the visible plans in hierarchy order (lowest tier first), with their active prices. */
 export function makeListVisiblePlans(deps: Pick<BillingDeps, 'catalog'>) {

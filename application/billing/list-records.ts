@@ -2,9 +2,9 @@ import type { BillingEventType } from '../../domain/billing/events';
 import type { InvoiceStatus } from '../../domain/billing/invoice';
 import { isUuid } from '../../domain/ids';
 import type { BillingEvent } from './billing.store';
-import { type BillingDeps, catalogNames, operatorInvoiceView, subscriptionView } from './deps';
+import type { BillingDeps } from './deps';
 import { type BillingOutcome, refuse } from './errors';
-import type { OperatorInvoiceView, OperatorSubscriptionView } from './views';
+import { catalogNames, operatorInvoiceView, type OperatorInvoiceView, type OperatorSubscriptionView, subscriptionView } from './views';
 
 const MAX_LIMIT = 500;
 const limitOf = (limit: number | undefined, fallback: number) =>

@@ -1,9 +1,9 @@
 import { type PlanInput, applyPlanUpdate, findPlan, isPlanNameTaken, nextPlanPosition, reorderPlans, sortPlans, validatePlanInput } from '../../domain/billing/catalog';
 import type { StoredPlan } from './billing.store';
 import { catalogProcessor, pushPlan } from './catalog-sync';
-import { type BillingDeps, operatorPlanView } from './deps';
+import type { BillingDeps } from './deps';
 import { type BillingOutcome, refuse, refuseFailure } from './errors';
-import type { OperatorPlanView } from './views';
+import { operatorPlanView, type OperatorPlanView } from './views';
 
 export type ManagePlansDeps = Pick<BillingDeps, 'catalog' | 'connections' | 'processors' | 'projects' | 'clock' | 'crypto' | 'settings'>;
 

@@ -1,10 +1,9 @@
 import { type PriceInput, findPlan, validatePriceInput } from '../../domain/billing/catalog';
 import type { StoredPrice } from './billing.store';
 import { catalogProcessor, pushPlan, pushPrice } from './catalog-sync';
-import { priceView } from './deps';
 import { type BillingOutcome, refuse, refuseFailure } from './errors';
 import type { ManagePlansDeps } from './manage-plans';
-import type { OperatorPlanView } from './views';
+import { type OperatorPlanView, priceView } from './views';
 
 type OperatorPrice = OperatorPlanView['prices'][number];
 

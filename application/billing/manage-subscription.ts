@@ -1,12 +1,14 @@
 import { cancelAtPeriodEnd, cancelNow, pause, resume } from '../../domain/billing/subscription';
 import type { BillingSubscription } from './billing.store';
 import { subscriptionRefusal } from './change-subscription';
-import { type BillingDeps, catalogNames, connectedProcessor, subscriptionView, withUserLock } from './deps';
+import type { BillingDeps } from './deps';
+import { connectedProcessor } from './connected-processor';
+import { withUserLock } from './billing-lease';
 import { type BillingOutcome, refuse, refuseFailure } from './errors';
 import type { PaymentProcessor, ProcessorResult, ProcessorSnapshot } from './payment-processor';
 import { makeRecordSnapshot } from './record-snapshot';
 import type { BillingActor } from './use-cases';
-import type { SubscriptionView } from './views';
+import { catalogNames, subscriptionView, type SubscriptionView } from './views';
 
 type Rule = (subscription: BillingSubscription, at: Date) => { ok: boolean; error?: Parameters<typeof subscriptionRefusal>[0] };
 type Call = (processor: PaymentProcessor, subscription: BillingSubscription, key: string) => Promise<ProcessorResult<ProcessorSnapshot>>;

@@ -1,9 +1,9 @@
 import { entitlementsOf } from '../../domain/billing/entitlements';
 import { INVOICE_LIST_DEFAULT_LIMIT, invoiceListLimit } from '../../domain/billing/invoice';
-import { type BillingDeps, catalogNames, invoiceView, subscriptionView } from './deps';
+import type { BillingDeps } from './deps';
 import type { BillingOutcome } from './errors';
 import type { BillingActor } from './use-cases';
-import type { Entitlements, InvoiceView, SubscriptionView } from './views';
+import { catalogNames, type Entitlements, invoiceView, type InvoiceView, subscriptionView, type SubscriptionView } from './views';
 
 /** GET billing/subscription: the user's live subscription (trialing, active, past due, paused), or null. */
 export function makeCurrentSubscription(deps: Pick<BillingDeps, 'subscriptions' | 'catalog'>) {

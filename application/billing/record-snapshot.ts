@@ -2,7 +2,8 @@ import { snapshotOf } from '../../domain/billing/catalog';
 import { type InvoiceState, billingEventsOf } from '../../domain/billing/sync';
 import { isUuid } from '../../domain/ids';
 import type { BillingEvent, BillingInvoice, BillingSubscription } from './billing.store';
-import { type BillingDeps, catalogNames, invoiceView, subscriptionView, toJson } from './deps';
+import type { BillingDeps } from './deps';
+import { catalogNames, invoiceView, subscriptionView, toJson } from './views';
 import type { ProcessorInvoice, ProcessorKind, ProcessorSnapshot } from './payment-processor';
 
 export type RecordSnapshotDeps = Pick<

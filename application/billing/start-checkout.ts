@@ -1,6 +1,8 @@
 import { resolveTrialDays } from '../../domain/billing/catalog';
 import { checkRedirectUrl } from '../../domain/billing/redirect';
-import { type BillingDeps, connectedProcessor, requestScopedId } from './deps';
+import type { BillingDeps } from './deps';
+import { connectedProcessor } from './connected-processor';
+import { requestScopedId } from './request-scoped-id';
 import { ensureCustomer } from './ensure-customer';
 import { type BillingOutcome, refuse, refuseFailure } from './errors';
 import { processorPriceId, sellablePrice } from './price-lookup';

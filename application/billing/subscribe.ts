@@ -1,12 +1,15 @@
 import { resolveTrialDays } from '../../domain/billing/catalog';
 import { buildEvent, makeRecordSnapshot } from './record-snapshot';
-import { type BillingDeps, catalogNames, connectedProcessor, requestScopedId, subscriptionView, withUserLock } from './deps';
+import type { BillingDeps } from './deps';
+import { connectedProcessor } from './connected-processor';
+import { requestScopedId } from './request-scoped-id';
+import { withUserLock } from './billing-lease';
 import { makeSettleDuplicate } from './duplicate-subscription';
 import { ensureCustomer } from './ensure-customer';
 import { type BillingOutcome, refuse, refuseFailure } from './errors';
 import { processorPriceId, sellablePrice } from './price-lookup';
 import type { BillingActor } from './use-cases';
-import type { SubscriptionView } from './views';
+import { catalogNames, subscriptionView, type SubscriptionView } from './views';
 
 /**
  * POST billing/subscribe (spec: none -> active; "card charged; subscription returned; event

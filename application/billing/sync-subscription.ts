@@ -1,4 +1,5 @@
-import { type BillingDeps, underUserLock } from './deps';
+import type { BillingDeps } from './deps';
+import { underUserLock } from './billing-lease';
 import { makeSettleDuplicate } from './duplicate-subscription';
 import { trialUsed } from './ensure-customer';
 import type { PaymentProcessor, ProcessorResult, ProcessorSnapshot } from './payment-processor';

@@ -1,14 +1,15 @@
 import type { Entitlements } from '../../domain/billing/entitlements';
 import type { BillingInterval } from '../../domain/billing/periods';
-import type { SubscriptionState } from '../../domain/billing/subscription';
-
+import { type SubscriptionState, subscriptionState, upcomingInvoice } from '../../domain/billing/subscription';
+import type { BillingInvoice, BillingSubscription, CatalogStore, StoredPlan, StoredPrice } from './billing.store';
 import type { BillingErrorCode } from './errors';
-import type { ProcessorKind } from './payment-processor';
+import type { ProcessorInvoiceLine, ProcessorKind } from './payment-processor';
 
 /**
  * What billing use cases answer: plain records in Tollgate's terms (camelCase, integer minor units,
  * dates), rendered by the HTTP layer and the CLI. Processor ids appear only where an operator needs
- * them (the connection, the catalog as the CLI lists it).
+ * them (the connection, the catalog as the CLI lists it). Each view's mapper from the stored record
+ * follows the views.
  */
 
 export interface PriceView {
@@ -99,12 +100,12 @@ export interface InvoiceView {
   paidAt: Date | null;
 }
 
-/** An invoice as the operator sees it (CLI, console): whose it is and the processor's id for it. */
 /** A subscription as the operator lists it: with its user's email (null when the user has none, or was deleted). */
 export interface OperatorSubscriptionView extends SubscriptionView {
   userEmail: string | null;
 }
 
+/** An invoice as the operator sees it (CLI, console): whose it is and the processor's id for it. */
 export interface OperatorInvoiceView extends InvoiceView {
   userId: string;
   /** The user's email, or null when the user has none (or was deleted). */
@@ -139,3 +140,109 @@ export interface ConnectionView {
 
 export type { Entitlements };
 
+// ---- mappers: a stored record as its view -----------------------------------------------------------
+
+export const priceView = (price: StoredPrice): PriceView => ({
+  id: price.id,
+  planId: price.planId,
+  name: price.name,
+  amount: price.amount,
+  currency: price.currency,
+  interval: price.interval,
+  active: price.active,
+});
+
+export const planView = (plan: StoredPlan, prices: readonly StoredPrice[]): PlanView => ({
+  id: plan.id,
+  name: plan.name,
+  description: plan.description,
+  features: [...plan.features],
+  hidden: plan.hidden,
+  recommended: plan.recommended,
+  trialsEnabled: plan.trialsEnabled,
+  defaultTrialDays: plan.defaultTrialDays,
+  position: plan.position,
+  prices: prices.map(priceView),
+});
+
+export const operatorPlanView = (plan: StoredPlan, prices: readonly StoredPrice[]): OperatorPlanView => ({
+  ...planView(plan, []),
+  processorProductId: plan.processorProductId,
+  prices: prices.map((p) => ({ ...priceView(p), processorPriceId: p.processorPriceId })),
+});
+
+/** Names of the plan and price a subscription is on, for its view. */
+export interface CatalogNames {
+  planName(planId: string): string;
+  priceName(priceId: string): string;
+}
+
+export async function catalogNames(catalog: CatalogStore, projectId: string): Promise<CatalogNames> {
+  const [plans, prices] = await Promise.all([catalog.listPlans(projectId), catalog.listPrices(projectId)]);
+  const planNames = new Map(plans.map((p) => [p.id, p.name]));
+  const priceNames = new Map(prices.map((p) => [p.id, p.name]));
+  return { planName: (id) => planNames.get(id) ?? '', priceName: (id) => priceNames.get(id) ?? '' };
+}
+
+export function subscriptionView(s: BillingSubscription, names: CatalogNames): SubscriptionView {
+  const next = upcomingInvoice(s);
+  return {
+    id: s.id,
+    userId: s.userId,
+    status: subscriptionState(s),
+    plan: { id: s.price.planId, name: names.planName(s.price.planId) },
+    price: { id: s.price.id, name: names.priceName(s.price.id), amount: s.price.amount, currency: s.price.currency, interval: s.price.interval },
+    currentPeriodStart: s.currentPeriodStart,
+    currentPeriodEnd: s.currentPeriodEnd,
+    cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    canceledAt: s.canceledAt,
+    endedAt: s.endedAt,
+    trialStart: s.trialStart,
+    trialEnd: s.trialEnd,
+    pausedAt: s.pausedAt,
+    nextInvoice: next,
+    paymentMethod: s.paymentMethod
+      ? { brand: s.paymentMethod.brand, last4: s.paymentMethod.last4, expMonth: s.paymentMethod.expMonth, expYear: s.paymentMethod.expYear }
+      : null,
+    processor: s.processor,
+    createdAt: s.createdAt,
+  };
+}
+
+export const invoiceLineView = (line: ProcessorInvoiceLine): InvoiceLineView => ({
+  description: line.description,
+  amount: line.amount,
+  proration: line.kind !== 'subscription',
+  priceId: line.priceId,
+  periodStart: line.periodStart,
+  periodEnd: line.periodEnd,
+});
+
+export const invoiceView = (invoice: BillingInvoice): InvoiceView => ({
+  id: invoice.id,
+  subscriptionId: invoice.subscriptionId,
+  status: invoice.status,
+  reason: invoice.reason,
+  currency: invoice.currency,
+  subtotal: invoice.subtotal,
+  amountDue: invoice.amountDue,
+  amountPaid: invoice.amountPaid,
+  amountRefunded: invoice.amountRefunded,
+  lines: invoice.lines.map(invoiceLineView),
+  periodStart: invoice.periodStart,
+  periodEnd: invoice.periodEnd,
+  hostedUrl: invoice.hostedUrl,
+  createdAt: invoice.createdAt,
+  paidAt: invoice.paidAt,
+});
+
+export const operatorInvoiceView = (invoice: BillingInvoice, userEmail: string | null): OperatorInvoiceView => ({
+  ...invoiceView(invoice),
+  userId: invoice.userId,
+  userEmail,
+  processor: invoice.processor,
+  processorInvoiceId: invoice.processorInvoiceId,
+});
+
+/** A view as it is stored in an event payload: plain JSON, dates as ISO strings. */
+export const toJson = (value: unknown): Record<string, unknown> => JSON.parse(JSON.stringify(value)) as Record<string, unknown>;

@@ -1,6 +1,7 @@
 import { answerOutcome, DISABLED_FAILING, DISABLED_GONE, failingTooLong, nextAttemptDelaySeconds } from '../../domain/webhooks/delivery';
 import type { BatchItem, BatchOutcome } from '../ports/outbox';
-import { attemptRecord, sendSigned, type WebhookDeps } from './deps';
+import type { WebhookDeps } from './deps';
+import { attemptRecord, sendSigned } from './sign-delivery';
 import type { WebhookDeliveryMessage } from './ports';
 import type { FinishedAttempt, OpenedAttempt } from './webhook.store';
 

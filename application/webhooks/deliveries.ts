@@ -1,6 +1,7 @@
 import { isUuid } from '../../domain/ids';
 import { TEST_EVENT_TYPE } from '../../domain/webhooks/endpoint';
-import { deliveryView, type DeliveryView, type WebhookDeps } from './deps';
+import type { WebhookDeps } from './deps';
+import { deliveryView, type DeliveryView } from './views';
 import { refuse, type WebhookOutcome } from './errors';
 import { findEndpoint } from './manage-endpoints';
 import { WEBHOOK_DELIVERY_TOPIC } from './ports';

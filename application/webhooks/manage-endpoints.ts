@@ -1,7 +1,9 @@
 import { parseDescription, parseEventSelection, parseWebhookUrl, type WebhookEventType } from '../../domain/webhooks/endpoint';
 import { secretDisplayPrefix } from '../../domain/webhooks/signature';
 import { isUuid } from '../../domain/ids';
-import { endpointView, newSecret, PREVIOUS_SECRET_TTL_MS, type EndpointView, type WebhookDeps } from './deps';
+import type { WebhookDeps } from './deps';
+import { newSecret, PREVIOUS_SECRET_TTL_MS } from './sign-delivery';
+import { endpointView, type EndpointView } from './views';
 import { refuse, type WebhookOutcome, type WebhookRefusal } from './errors';
 import type { WebhookEndpoint } from './webhook.store';
 

@@ -1,5 +1,6 @@
 import { TEST_EVENT_TYPE } from '../../domain/webhooks/endpoint';
-import { attemptRecord, sendSigned, type WebhookDeps } from './deps';
+import type { WebhookDeps } from './deps';
+import { attemptRecord, sendSigned } from './sign-delivery';
 import { refuse, type WebhookOutcome } from './errors';
 import { findEndpoint } from './manage-endpoints';
 

@@ -1,4 +1,4 @@
-import type { DeliveryView, EndpointView } from './deps';
+import type { DeliveryView, EndpointView } from './views';
 import type { WebhookOutcome } from './errors';
 import type { EndpointChanges, EndpointInput } from './manage-endpoints';
 import type { ResendResult, RetryNowResult } from './deliveries';

@@ -1,4 +1,4 @@
-import type { DeliveryView, EndpointView } from '../../application/webhooks/deps';
+import type { DeliveryView, EndpointView } from '../../application/webhooks/views';
 import type { WebhookOutcome } from '../../application/webhooks/errors';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/endpoint';
 import type { Options } from './args';

@@ -1,7 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import { ADMIN_WEBHOOK_REFUSALS, adminWebhooksContract, BILLING_EVENT_NAMES } from '../../../contract/admin';
-import type { DeliveryView, EndpointView } from '../../../application/webhooks/deps';
+import type { DeliveryView, EndpointView } from '../../../application/webhooks/views';
 import type { WebhookErrorCode, WebhookRefusal } from '../../../application/webhooks/errors';
 import type { WebhookUseCases } from '../../../application/webhooks/use-cases';
 import type { ConsoleAccounts } from '../console';
