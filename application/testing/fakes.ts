@@ -22,6 +22,10 @@ import type { EnqueueOptions, Outbox, Topic } from '../ports/outbox';
 import type { RateLimitDecision, RateLimiter, RateLimitRule } from '../ports/rate-limiter';
 import type { RequestOrigin } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
+import type { ConsoleAccount } from '../../domain/console';
+import type { BillingSubscription, StoredPlan, StoredPrice, SubscriptionLocks } from '../billing/billing.store';
+import type { WebhookSigner } from '../webhooks/ports';
+import type { WebhookDelivery, WebhookEndpoint } from '../webhooks/webhook.store';
 
 export interface LoggedCall {
   /** `fake.method`, e.g. `accounts.findByLoginEmail`. */
@@ -284,6 +288,158 @@ export function aUser(overrides: Partial<EndUser> = {}): EndUser {
     emailVerified: true,
     locale: null,
     disabled: false,
+    createdAt: new Date('2029-01-01T00:00:00.000Z'),
+    updatedAt: new Date('2029-01-01T00:00:00.000Z'),
+    ...overrides,
+  };
+}
+
+/**
+ * Billing leases in memory on the given clock (the PostgreSQL adapter's rules): `acquire` takes a
+ * free or expired lease, `renew` extends only the holder's own, `release` frees only the holder's
+ * own. `hold` makes another holder keep a user's lease until a time.
+ */
+export function fakeSubscriptionLocks(
+  log: CallLog,
+  clock: Clock,
+): SubscriptionLocks & { hold(projectId: string, userId: string, holder: string, until: Date): void; holderOf(projectId: string, userId: string): string | null } {
+  const leases = new Map<string, { holder: string; until: number }>();
+  const key = (projectId: string, userId: string) => `${projectId}/${userId}`;
+  const live = (projectId: string, userId: string) => {
+    const lease = leases.get(key(projectId, userId));
+    return lease && lease.until > clock.now().getTime() ? lease : null;
+  };
+  return {
+    async acquire(projectId, userId, holder, ttlSeconds, now) {
+      log.record('locks.acquire', [projectId, userId, holder, ttlSeconds]);
+      if (live(projectId, userId)) return false;
+      leases.set(key(projectId, userId), { holder, until: now.getTime() + ttlSeconds * 1000 });
+      return true;
+    },
+    async renew(projectId, userId, holder, ttlSeconds, now) {
+      log.record('locks.renew', [projectId, userId, holder, ttlSeconds]);
+      const lease = live(projectId, userId);
+      if (lease?.holder !== holder) return false;
+      lease.until = now.getTime() + ttlSeconds * 1000;
+      return true;
+    },
+    async release(projectId, userId, holder) {
+      log.record('locks.release', [projectId, userId, holder]);
+      if (leases.get(key(projectId, userId))?.holder === holder) leases.delete(key(projectId, userId));
+    },
+    hold(projectId, userId, holder, until) {
+      leases.set(key(projectId, userId), { holder, until: until.getTime() });
+    },
+    holderOf: (projectId, userId) => live(projectId, userId)?.holder ?? null,
+  };
+}
+
+/** Webhook signatures as `hmac(<secret>)`, so a test reads which secrets signed an attempt. */
+export function fakeSigner(log?: CallLog): WebhookSigner {
+  return strictFake<WebhookSigner>('signer', { hmacHex: (secret: string) => `hmac(${secret})` }, log);
+}
+
+export function aWebhookEndpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
+  return {
+    id: 'endpoint-1',
+    projectId: 'project-1',
+    url: 'https://hooks.example.com/tollgate',
+    eventTypes: [],
+    description: '',
+    enabled: true,
+    disabledReason: null,
+    secretPrefix: 'whsec_AbCd',
+    failingSince: null,
+    lastSuccessAt: null,
+    createdAt: new Date('2029-01-01T00:00:00.000Z'),
+    updatedAt: new Date('2029-01-01T00:00:00.000Z'),
+    ...overrides,
+  };
+}
+
+export function aWebhookDelivery(overrides: Partial<WebhookDelivery> = {}): WebhookDelivery {
+  return {
+    id: 'delivery-1',
+    projectId: 'project-1',
+    endpointId: 'endpoint-1',
+    eventId: 'event-1',
+    eventType: 'invoice.paid',
+    payload: { id: 'event-1', type: 'invoice.paid' },
+    status: 'pending',
+    attemptCount: 0,
+    lastStatusCode: null,
+    createdAt: new Date('2029-01-01T00:00:00.000Z'),
+    completedAt: null,
+    nextAttemptAt: null,
+    ...overrides,
+  };
+}
+
+export function aConsoleAccount(overrides: Partial<ConsoleAccount> = {}): ConsoleAccount {
+  return { id: 'account-1', email: 'grace@example.com', role: 'member', createdAt: new Date('2029-01-01T00:00:00.000Z'), totpEnabled: false, ...overrides };
+}
+
+/** An active monthly subscription of 10 USD (price-1 of plan-1) for May 2030, at the sandbox. */
+export function aBillingSubscription(overrides: Partial<BillingSubscription> = {}): BillingSubscription {
+  return {
+    id: 'subscription-1',
+    projectId: 'project-1',
+    userId: 'user-1',
+    processor: 'sandbox',
+    processorSubscriptionId: 'sub_1',
+    customerId: 'cus_1',
+    status: 'active',
+    price: { id: '00000000-0000-4000-8000-000000000001', planId: 'plan-1', amount: 1000, currency: 'usd', interval: 'month' },
+    currentPeriodStart: new Date('2030-05-01T00:00:00.000Z'),
+    currentPeriodEnd: new Date('2030-06-01T00:00:00.000Z'),
+    billingCycleAnchor: new Date('2030-05-01T00:00:00.000Z'),
+    cancelAtPeriodEnd: false,
+    canceledAt: null,
+    endedAt: null,
+    trialStart: null,
+    trialEnd: null,
+    pausedAt: null,
+    pastDueAt: null,
+    paymentMethod: null,
+    createdAt: new Date('2030-05-01T00:00:00.000Z'),
+    updatedAt: new Date('2030-05-01T00:00:00.000Z'),
+    ...overrides,
+  };
+}
+
+/** An active monthly price of `plan-1`, not yet at any processor. */
+export function aStoredPrice(overrides: Partial<StoredPrice> = {}): StoredPrice {
+  return {
+    id: '00000000-0000-4000-8000-000000000002',
+    planId: 'plan-1',
+    name: 'Monthly',
+    amount: 2000,
+    currency: 'usd',
+    interval: 'month',
+    active: true,
+    projectId: 'project-1',
+    processor: null,
+    processorPriceId: null,
+    createdAt: new Date('2029-01-01T00:00:00.000Z'),
+    updatedAt: new Date('2029-01-01T00:00:00.000Z'),
+    ...overrides,
+  };
+}
+
+export function aStoredPlan(overrides: Partial<StoredPlan> = {}): StoredPlan {
+  return {
+    id: 'plan-1',
+    name: 'Pro',
+    description: '',
+    features: [],
+    hidden: false,
+    recommended: false,
+    trialsEnabled: false,
+    defaultTrialDays: null,
+    position: 0,
+    projectId: 'project-1',
+    processor: null,
+    processorProductId: null,
     createdAt: new Date('2029-01-01T00:00:00.000Z'),
     updatedAt: new Date('2029-01-01T00:00:00.000Z'),
     ...overrides,
