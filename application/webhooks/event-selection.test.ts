@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BillingEvent, EventPublisher } from '../billing/billing.store';
+import type { OutboxRetryNow } from '../ports/outbox';
 import type { ProjectStore } from '../projects/project.store';
-import { aProject, aWebhookEndpoint, CallLog, fakeCrypto, fakeOutbox, fakeUnitOfWork, FixedClock, strictFake } from '../testing/fakes';
+import { aProject, aWebhookEndpoint, CallLog, fakeCrypto, fakeOutbox, fakeUnitOfWork, FixedClock, strictFake, strictFn } from '../testing/fakes';
 import { makeCreateEndpoint, makeUpdateEndpoint } from './manage-endpoints';
 import type { WebhookTransport } from './ports';
 import { WebhookFanOut } from './publish-event';
@@ -25,7 +26,8 @@ const anEvent = (): BillingEvent => ({
 describe('publishing a billing event to the endpoints that select it', () => {
   function setup(options: { isNew: boolean; subscribed?: string[] }) {
     const log = new CallLog();
-    const outbox = fakeOutbox(log);
+    // The fan-out only enqueues: running a message now (OutboxRetryNow) is not expected of it.
+    const outbox = Object.assign(fakeOutbox(log), { runNow: strictFn<OutboxRetryNow['runNow']>('outbox.runNow', log) });
     const inner = strictFake<EventPublisher>('events', { publish: async () => options.isNew }, log);
     const endpoints = strictFake<WebhookEndpointStore>(
       'endpoints',
