@@ -477,7 +477,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     const [subscription] = subscriptions.value.items;
     const invoice = (reason: string) => ({
       id: expect.any(String), userId: ada.id, userEmail: ada.email, subscriptionId: subscription!.id, status: 'paid', reason, currency: 'usd',
-      subtotal: 1000, amountDue: 1000, amountPaid: 1000,
+      subtotal: 1000, amountDue: 1000, amountPaid: 1000, amountRefunded: 0,
       lines: [expect.objectContaining({ amount: 1000, proration: false })],
       periodStart: expect.any(String), periodEnd: expect.any(String), hostedUrl: null, createdAt: expect.any(String), paidAt: expect.any(String),
       processor: 'sandbox', processorInvoiceId: expect.stringMatching(/^in_/),
