@@ -101,13 +101,15 @@ it('fresh start: the printed link opens the console on the Demo project; Google 
   await see(page.getByRole('status').first()).toContainText('Plan Pro created');
   const prices = page.getByRole('form', { name: 'New price of Pro' });
   for (const [name, amount, interval, shown] of [
-    ['Monthly', '12.50', 'month', '$12.50 / month'],
-    ['Yearly', '120', 'year', '$120.00 / year'],
+    ['Monthly', '1250', 'month', '$12.50 / month'],
+    ['Yearly', '12000', 'year', '$120.00 / year'],
   ] as const) {
+    // Minor units, as in the API and the CLI; the console shows the price back and asks first.
     await prices.getByLabel('Price name').fill(name);
-    await prices.getByLabel('Amount (USD)').fill(amount);
+    await prices.getByLabel('Amount (USD minor units)').fill(amount);
     await prices.getByLabel('Interval').selectOption(interval);
     await prices.getByRole('button', { name: 'Add price' }).click();
+    await page.getByRole('group', { name: `Create ${name} at ${amount} = ${shown}?` }).getByRole('button', { name: 'Yes, create' }).click();
     await see(page.getByRole('list', { name: 'Prices of Pro' })).toContainText(shown);
   }
 
