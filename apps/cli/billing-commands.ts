@@ -1,7 +1,5 @@
-import type { BillingEvent } from '../../application/billing/billing.store';
 import type { BillingOutcome } from '../../application/billing/errors';
 import type { ConnectInput } from '../../application/billing/use-cases';
-import type { ConnectionView, OperatorInvoiceView, OperatorPlanView, OperatorSubscriptionView, SubscriptionView } from '../../application/billing/views';
 import type { PlanInput } from '../../domain/billing/catalog';
 import { BILLING_EVENT_TYPES, isBillingEventType } from '../../domain/billing/events';
 import { INVOICE_STATUSES, type InvoiceStatus } from '../../domain/billing/invoice';
@@ -9,6 +7,20 @@ import { DEFAULT_CURRENCY, currencyExponent, echoAmount, formatMoney, isCurrency
 import { BILLING_INTERVALS } from '../../domain/billing/periods';
 import { SUBSCRIPTION_STATUSES } from '../../domain/billing/subscription';
 import type { Options } from './args';
+import {
+  connectionJson,
+  connectionText,
+  eventJson,
+  invoiceRows,
+  iso,
+  money,
+  planJson,
+  planListText,
+  planText,
+  priceJson,
+  priceLine,
+  subscriptionRows,
+} from './billing-render';
 import type { Command } from './command';
 import { billingError, type BillingErrorContext } from './messages';
 import { fields, table } from './render';
@@ -29,142 +41,6 @@ export const BILLING_GROUPS: Record<string, string> = {
   subscription: "end users' subscriptions",
   invoice: "end users' invoices",
 };
-
-// ---------------------------------------------------------------------------------------------
-// Rendering
-
-const iso = (date: Date | string | null | undefined): string | null =>
-  date === null || date === undefined ? null : new Date(date).toISOString();
-
-const money = (amount: number, currency: string): string => (isCurrency(currency) ? formatMoney({ amount, currency }) : `${amount} ${currency}`);
-
-/** What the CLI shows of a connection: never a key, only the secret key's last 4 characters. */
-function connectionJson(view: ConnectionView) {
-  return {
-    processor: view.processor,
-    connected: view.connected,
-    mode: view.mode,
-    keyLast4: view.keyLast4,
-    accountId: view.accountId,
-    currency: view.currency,
-    connectedAt: iso(view.connectedAt),
-    webhookUrl: view.webhookUrl,
-  };
-}
-
-function connectionText(view: ReturnType<typeof connectionJson>): string {
-  const rows: [string, string][] = [
-    ['processor', view.processor],
-    ['mode', view.mode],
-  ];
-  if (view.processor === 'stripe') {
-    rows.push(['secret key', view.keyLast4 ? `…${view.keyLast4}` : '(unknown)']);
-    if (view.accountId) rows.push(['account', view.accountId]);
-  }
-  rows.push(['currency', view.currency], ['connected', view.connectedAt ?? '']);
-  if (view.webhookUrl) rows.push(['webhook URL', view.webhookUrl]);
-  return fields(rows, 12);
-}
-
-type PriceView = OperatorPlanView['prices'][number];
-
-const priceJson = (price: PriceView) => ({ ...price });
-const planJson = (plan: OperatorPlanView) => ({ ...plan, prices: plan.prices.map(priceJson) });
-
-const priceLine = (p: PriceView) => `${money(p.amount, p.currency)} / ${p.interval}`;
-
-function priceRows(prices: readonly PriceView[]): string[][] {
-  return prices.map((p) => [p.name, priceLine(p), p.active ? 'active' : 'archived', p.id, p.processorPriceId ?? '-']);
-}
-
-function planFlags(plan: OperatorPlanView): string {
-  const flags = [
-    plan.hidden ? 'hidden' : 'visible',
-    ...(plan.recommended ? ['recommended'] : []),
-    plan.trialsEnabled ? `trials${plan.defaultTrialDays ? ` (${plan.defaultTrialDays} days by default)` : ''}` : 'no trials',
-  ];
-  return flags.join(', ');
-}
-
-function planText(plan: OperatorPlanView): string {
-  const head = fields(
-    [
-      ['id', plan.id],
-      ['name', plan.name],
-      ['tier', `${plan.position + 1} (tier 1 is the lowest; "position": ${plan.position} in --json)`],
-      ['description', plan.description || '(none)'],
-      ['features', plan.features.join(', ') || '(none)'],
-      ['flags', planFlags(plan)],
-      ['product', plan.processorProductId ?? '(not pushed to a processor)'],
-    ],
-    12,
-  );
-  const prices = plan.prices.length
-    ? table(['PRICE', 'AMOUNT', 'STATUS', 'ID', 'PROCESSOR ID'], priceRows(plan.prices))
-        .split('\n')
-        .map((l) => `    ${l}`)
-        .join('\n')
-    : '    (no prices yet: tollgate price create <project> <plan> --name ... --amount ... --interval month)';
-  return `${head}\n  prices      :\n${prices}`;
-}
-
-function planListText(projectId: string, plans: readonly OperatorPlanView[]): string {
-  if (plans.length === 0) return `Project ${projectId} has no plans yet. Create one with: tollgate plan create ${projectId} --name <name>`;
-  const blocks = plans.map((plan) => {
-    const title = `Tier ${plan.position + 1}  ${plan.name}  (${plan.id}; product ${plan.processorProductId ?? '-'})`;
-    const lines = [`  ${planFlags(plan)}`, `  features: ${plan.features.join(', ') || '(none)'}`];
-    const prices = plan.prices.length
-      ? table(['PRICE', 'AMOUNT', 'STATUS', 'ID', 'PROCESSOR ID'], priceRows(plan.prices))
-          .split('\n')
-          .map((l) => `    ${l}`)
-      : ['    (no prices)'];
-    return [title, ...lines, ...prices].join('\n');
-  });
-  return [`Plans of project ${projectId}, lowest tier first:`, '', blocks.join('\n\n')].join('\n');
-}
-
-function subscriptionRows(subscriptions: readonly OperatorSubscriptionView[]): string[][] {
-  return subscriptions.map((s) => [
-    s.id,
-    s.userId,
-    s.userEmail ?? '-',
-    s.status,
-    s.plan.name,
-    `${s.price.name} ${money(s.price.amount, s.price.currency)}/${s.price.interval}`,
-    iso(s.currentPeriodEnd) ?? '',
-    s.processor,
-  ]);
-}
-
-function invoiceRows(invoices: readonly OperatorInvoiceView[]): string[][] {
-  return invoices.map((i) => [
-    iso(i.createdAt) ?? '',
-    i.userId,
-    i.userEmail ?? '-',
-    i.status,
-    i.reason,
-    money(i.amountDue, i.currency),
-    `${iso(i.periodStart) ?? ''} – ${iso(i.periodEnd) ?? ''}`,
-    i.id,
-  ]);
-}
-
-/** An event as the CLI shows it: its columns, and the payload as delivered to project endpoints. */
-function eventJson(event: BillingEvent) {
-  const payload = event.payload ?? {};
-  const amount = typeof payload.amount === 'number' ? payload.amount : null;
-  const currency = typeof payload.currency === 'string' ? payload.currency : null;
-  return {
-    id: event.id,
-    type: event.type,
-    userId: event.userId,
-    subscriptionId: event.subscriptionId,
-    amount,
-    currency,
-    createdAt: iso(event.createdAt),
-    payload,
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Argument checks the use cases cannot make (shapes of CLI values)
