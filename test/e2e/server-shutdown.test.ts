@@ -71,6 +71,21 @@ async function startNpm() {
   return { child, port, exit, postmasterPid, out: () => out };
 }
 
+/** What a clean stop logs, in order. */
+const SHUTDOWN_STEPS = [
+  'shutting down',
+  'closing the HTTP server: no new connections, waiting for the requests in flight',
+  'writing the buffered audit log entries',
+  'stopping the job workers and closing the database pool',
+  'stopping the embedded PostgreSQL',
+  'stopped',
+];
+
+const logLines = (output: string) => output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; level: number });
+
+/** The messages logged, but for the start's own (the embedded PostgreSQL's data folder, listening). */
+const shutdownSteps = (output: string) => logLines(output).map((l) => l.msg).filter((m) => !/embedded PostgreSQL \(data|listening/.test(m));
+
 describe('npm start and signals', () => {
   it('SIGTERM to the npm process: the request in flight is answered, then every step logs and npm exits 0', async () => {
     const { child, port, exit, postmasterPid, out: output } = await startNpm();
@@ -108,20 +123,7 @@ describe('npm start and signals', () => {
     expect(final).toContain('{"valid":false,"user":null,"expiresAt":null}');
 
     expect(await exit).toBe(0);
-    const steps = output()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { msg: string; signal?: string })
-      .map((l) => l.msg)
-      .filter((m) => !/embedded PostgreSQL \(data|listening/.test(m));
-    expect(steps).toEqual([
-      'shutting down',
-      'closing the HTTP server: no new connections, waiting for the requests in flight',
-      'writing the buffered audit log entries',
-      'stopping the job workers and closing the database pool',
-      'stopping the embedded PostgreSQL',
-      'stopped',
-    ]);
+    expect(shutdownSteps(output())).toEqual(SHUTDOWN_STEPS);
     // PostgreSQL removes its pid file when it has shut down cleanly.
     expect(existsSync(postmasterPid)).toBe(false);
   }, 120_000);
@@ -134,19 +136,9 @@ describe('npm start and signals', () => {
 
     process.kill(-child.pid!, 'SIGINT');
     expect(await exit, output()).toBe(0);
-    const lines = output().split('\n');
-    const logged = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; level: number });
-    const steps = logged.map((l) => l.msg).filter((m) => !/embedded PostgreSQL \(data|listening|Created the|web console/i.test(m));
-    expect(steps, output()).toEqual([
-      'shutting down',
-      'closing the HTTP server: no new connections, waiting for the requests in flight',
-      'writing the buffered audit log entries',
-      'stopping the job workers and closing the database pool',
-      'stopping the embedded PostgreSQL',
-      'stopped',
-    ]);
+    expect(shutdownSteps(output()), output()).toEqual(SHUTDOWN_STEPS);
     // Nothing went wrong on the way: no warning or error logged, no stack trace printed.
-    expect(logged.filter((l) => l.level >= 40), output()).toEqual([]);
+    expect(logLines(output()).filter((l) => l.level >= 40), output()).toEqual([]);
     expect(output()).not.toMatch(/^\s+at /m);
     expect(existsSync(postmasterPid)).toBe(false);
   }, 120_000);
