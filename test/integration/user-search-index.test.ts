@@ -8,7 +8,7 @@ import { addUser, searchPlan, seedUsers, timeSearch } from '../support/user-sear
  * The operator's user search by part of an email reads the trigram index on lower(email)
  * (migration UserSearchTrigram) rather than every user of the project: on a project of 100,000
  * seeded users, the plan of the store's own statement for a rare text uses users_email_trgm_idx.
- * (bench/user-search.ts measures the same at 1,000,000 users.)
+ * (bench/workloads/10-user-search.ts measures the same at 1,000,000 users.)
  */
 const USERS = 100_000;
 let database: TestDatabase;

@@ -8,9 +8,11 @@
  * It runs in a database of its own on the bench's PostgreSQL, dropped at the end.
  */
 import { randomBytes } from 'node:crypto';
-import { Database } from '../infrastructure/persistence/database';
-import { insertTestProject } from '../test/support/sandbox';
-import { addUser, searchPlan, seedUsers, timeSearch } from '../test/support/user-search';
+import { Database } from '../../infrastructure/persistence/database';
+import { insertTestProject } from '../../test/support/sandbox';
+import { addUser, searchPlan, seedUsers, timeSearch } from '../../test/support/user-search';
+import { log, smoke, type Row } from '../harness';
+import type { Workload } from './workload';
 
 type Timing = { rps: number; p50: number; p99: number; non2xx: number; errors: number };
 
@@ -29,7 +31,13 @@ async function timeRuns(db: Database, projectId: string, runs: number): Promise<
   return { rps: 1000 / p50, p50, p99: ms[Math.min(ms.length - 1, Math.ceil(ms.length * 0.99) - 1)]!, non2xx: 0, errors: 0 };
 }
 
-export async function userSearchWorkload(databaseUrl: string, log: (m: string) => void, smoke: boolean) {
+/** 10. The user search by part of an email at 1,000,000 users. */
+export const userSearch: Workload = {
+  id: '10',
+  run: async (bench) => [await userSearchWorkload(bench.databaseUrl)],
+};
+
+async function userSearchWorkload(databaseUrl: string): Promise<Row> {
   const users = smoke ? 10_000 : 1_000_000;
   const runs = smoke ? 3 : 30;
   const name = `tollgate_bench_search_${randomBytes(4).toString('hex')}`;
