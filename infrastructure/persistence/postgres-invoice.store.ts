@@ -2,6 +2,7 @@ import type { BillingInvoice, InvoiceStore } from '../../application/billing/bil
 import type { ProcessorInvoiceLine, ProcessorKind } from '../../application/billing/payment-processor';
 import type { InvoiceLineKind, InvoiceReason, InvoiceStatus } from '../../domain/billing/invoice';
 import type { Database } from './database';
+import { newestFirstPage } from './newest-first-page';
 import { type Read, isUuid, read, rowMapper } from './rows';
 
 /** A line as stored in the jsonb array: the same fields, dates as ISO strings. */
@@ -128,28 +129,16 @@ export class PostgresInvoiceStore implements InvoiceStore {
    * order; an id of no invoice of the project gives an empty page.
    */
   async list(projectId: string, filter: { userId?: string; status?: InvoiceStatus; limit: number; after?: string }): Promise<BillingInvoice[]> {
-    if (!isUuid(projectId)) return [];
-    const where = ['project_id = ?'];
-    const params: unknown[] = [projectId];
-    if (filter.userId !== undefined) {
-      if (!isUuid(filter.userId)) return [];
-      where.push('user_id = ?');
-      params.push(filter.userId);
-    }
-    if (filter.status !== undefined) {
-      where.push('status = ?');
-      params.push(filter.status);
-    }
-    if (filter.after !== undefined) {
-      if (!isUuid(filter.after)) return [];
-      where.push('(created_at, seq) < (select created_at, seq from billing_invoices where id = ? and project_id = ?)');
-      params.push(filter.after, projectId);
-    }
-    params.push(Math.max(0, Math.floor(filter.limit)));
-    const rows = await this.db.query(
-      `select ${toInvoice.columns} from billing_invoices where ${where.join(' and ')} order by created_at desc, seq desc limit ?`,
-      params,
-    );
+    const rows = await newestFirstPage(this.db, {
+      table: 'billing_invoices',
+      columns: toInvoice.columns,
+      tieBreaker: 'seq',
+      projectId,
+      userId: filter.userId,
+      conditions: filter.status === undefined ? [] : [['status = ?', filter.status]],
+      limit: filter.limit,
+      after: filter.after,
+    });
     return rows.map(toInvoice);
   }
 }

@@ -5,6 +5,7 @@ import type { PaymentMethodSummary } from '../../domain/billing/invoice';
 import type { BillingInterval } from '../../domain/billing/periods';
 import { LIVE_STATUSES, type Subscription, type SubscriptionStatus } from '../../domain/billing/subscription';
 import type { Database } from './database';
+import { newestFirstPage, type PageCondition } from './newest-first-page';
 import { type Read, isUuid, read, rowMapper } from './rows';
 import { writeUnlessTaken } from './unique-violation';
 
@@ -161,36 +162,29 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
   }
 
   /**
-   * Newest first. `status` is a status, or `pending_cancellation`: a cancellation scheduled at period
-   * end on an active, trialing or past-due subscription (the state `subscriptionState` shows). Any
-   * other status filters by the stored status as is.
+   * Newest first; `after` (a subscription id): the page after it, by its place in this order (an
+   * unknown id: an empty page). `status`: see `statusCondition`.
    */
-  /** Newest first; `after` (a subscription id): the page after it, by its place in this order (an unknown id: an empty page). */
   async list(projectId: string, filter: { userId?: string; status?: string; limit: number; after?: string }): Promise<BillingSubscription[]> {
-    if (!isUuid(projectId)) return [];
-    const where = ['project_id = ?'];
-    const params: unknown[] = [projectId];
-    if (filter.userId !== undefined) {
-      if (!isUuid(filter.userId)) return [];
-      where.push('user_id = ?');
-      params.push(filter.userId);
-    }
-    if (filter.status === 'pending_cancellation') {
-      where.push(`cancel_at_period_end and status in ('active', 'trialing', 'past_due')`);
-    } else if (filter.status !== undefined) {
-      where.push('status = ?');
-      params.push(filter.status);
-    }
-    if (filter.after !== undefined) {
-      if (!isUuid(filter.after)) return [];
-      where.push('(created_at, id) < (select created_at, id from billing_subscriptions where id = ? and project_id = ?)');
-      params.push(filter.after, projectId);
-    }
-    params.push(Math.max(0, Math.floor(filter.limit)));
-    const rows = await this.db.query(
-      `select ${columns} from billing_subscriptions where ${where.join(' and ')} order by created_at desc, id desc limit ?`,
-      params,
-    );
+    const rows = await newestFirstPage(this.db, {
+      table: 'billing_subscriptions',
+      columns,
+      tieBreaker: 'id',
+      projectId,
+      userId: filter.userId,
+      conditions: filter.status === undefined ? [] : [statusCondition(filter.status)],
+      limit: filter.limit,
+      after: filter.after,
+    });
     return rows.map(toBillingSubscription);
   }
+}
+
+/**
+ * `status` is a status, or `pending_cancellation`: a cancellation scheduled at period end on an
+ * active, trialing or past-due subscription (the state `subscriptionState` shows). Any other status
+ * filters by the stored status as is.
+ */
+function statusCondition(status: string): PageCondition {
+  return status === 'pending_cancellation' ? [`cancel_at_period_end and status in ('active', 'trialing', 'past_due')`] : ['status = ?', status];
 }

@@ -209,6 +209,23 @@ afterAll(async () => {
   await database?.drop();
 });
 
+/**
+ * A list paged with a cursor: the whole list is `order`; pages of two, each after the last id of the
+ * one before, give it again, each row once; a cursor that is no id, no row's, or another project's
+ * row's gives an empty page.
+ */
+async function expectCursorPaging(page: (filter: { after?: string }, limit?: number) => Promise<string[]>, order: string[], elsewhere: string) {
+  expect(await page({}, 10)).toEqual(order);
+  const pages: string[][] = [];
+  let ids = await page({});
+  while (ids.length > 0) {
+    pages.push(ids);
+    ids = await page({ after: ids.at(-1) });
+  }
+  expect(pages).toEqual([order.slice(0, 2), order.slice(2, 4), order.slice(4)]);
+  for (const after of [randomUUID(), 'not-a-uuid', elsewhere]) expect(await page({ after }, 10)).toEqual([]);
+}
+
 describe('billing connection store', () => {
   it('stores the Stripe secrets encrypted, reads them back decrypted, replaces on save and removes', async () => {
     const projectId = await insertProject('Connected');
@@ -530,6 +547,32 @@ describe('subscription store', () => {
       expect((await s.subscriptions.list(projectId, { limit: 10 }))[2]).toEqual(c);
     });
   });
+
+  it('pages after a cursor (a subscription id) in the same order, through ties in time and with filters; an unknown cursor gives an empty page', async () => {
+    const projectId = await insertProject('Subscription pages');
+    const [ada, bob] = [await insertUser(projectId), await insertUser(projectId)];
+    // Three in the same second: the greatest id is the newer.
+    const [hi, mid, lo] = [randomUUID(), randomUUID(), randomUUID()].sort().reverse();
+    const mk = (id: string, userId: string, seconds: number, overrides: Partial<BillingSubscription> = {}) =>
+      subscription(userId, { id, projectId, createdAt: at(seconds), status: 'canceled', ...overrides });
+    const a1 = mk(randomUUID(), ada, 1);
+    const b2lo = mk(lo!, bob, 2);
+    const a2mid = mk(mid!, ada, 2);
+    const b2hi = mk(hi!, bob, 2, { status: 'active', cancelAtPeriodEnd: true });
+    const a3 = mk(randomUUID(), ada, 3);
+    const elsewhere = subscription(await insertUser(otherProject), { projectId: otherProject, createdAt: at(9) });
+    await inContext(async () => {
+      for (const x of [a1, b2lo, a2mid, b2hi, a3, elsewhere]) expect(await s.subscriptions.save(x)).toBe('saved');
+      const page = async (filter: { userId?: string; status?: string; after?: string }, limit = 2) =>
+        (await s.subscriptions.list(projectId, { limit, ...filter })).map((x) => x.id);
+      await expectCursorPaging(page, [a3.id, b2hi.id, a2mid.id, b2lo.id, a1.id], elsewhere.id);
+      expect(await page({ userId: ada, after: a3.id }, 10)).toEqual([a2mid.id, a1.id]);
+      expect(await page({ userId: bob, after: a2mid.id }, 10)).toEqual([b2lo.id]);
+      expect(await page({ status: 'canceled', after: a3.id }, 10)).toEqual([a2mid.id, b2lo.id, a1.id]);
+      expect(await page({ status: 'pending_cancellation', after: a3.id }, 10)).toEqual([b2hi.id]);
+      expect(await page({ status: 'pending_cancellation', after: a2mid.id }, 10)).toEqual([]);
+    });
+  });
 });
 
 describe('invoice store', () => {
@@ -630,6 +673,30 @@ describe('invoice store', () => {
       expect(await s.invoices.list('not-a-uuid', { limit: 10 })).toEqual([]);
       expect(await ids({ limit: 0 })).toEqual([]);
       expect(await s.invoices.list(otherProject, { userId: ada, limit: 10 })).toEqual([]);
+    });
+  });
+
+  it('pages a project’s invoices after a cursor (an invoice id) in the same order, through ties in time and with filters; an unknown cursor gives an empty page', async () => {
+    const shop = await insertProject('Invoice pages');
+    const [ada, bob] = [await insertUser(shop), await insertUser(shop)];
+    const of = (userId: string, seconds: number, status: BillingInvoice['status'] = 'paid') =>
+      invoice(userId, { projectId: shop, createdAt: at(seconds), status });
+    // Recorded in this order: within a second, the later recorded is the newer.
+    const [a1, b2, a2, b2open, a3] = [of(ada, 1), of(bob, 2), of(ada, 2), of(bob, 2, 'open'), of(ada, 3)];
+    const elsewhere = invoice(await insertUser(otherProject), { projectId: otherProject, createdAt: at(9) });
+    await inContext(() =>
+      db.transaction(async () => {
+        for (const i of [a1, b2, a2, b2open, a3, elsewhere]) await s.invoices.save(i);
+      }),
+    );
+    await inContext(async () => {
+      const page = async (filter: { userId?: string; status?: BillingInvoice['status']; after?: string }, limit = 2) =>
+        (await s.invoices.list(shop, { limit, ...filter })).map((i) => i.id);
+      await expectCursorPaging(page, [a3.id, b2open.id, a2.id, b2.id, a1.id], elsewhere.id);
+      expect(await page({ userId: ada, after: a3.id }, 10)).toEqual([a2.id, a1.id]);
+      expect(await page({ userId: bob, after: a3.id }, 10)).toEqual([b2open.id, b2.id]);
+      expect(await page({ status: 'paid', after: b2open.id }, 10)).toEqual([a2.id, b2.id, a1.id]);
+      expect(await page({ status: 'open', after: a2.id }, 10)).toEqual([]);
     });
   });
 });
