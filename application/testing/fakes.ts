@@ -24,6 +24,7 @@ import type { RequestOrigin } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { ConsoleAccount } from '../../domain/console';
 import type { BillingSubscription, StoredPlan, StoredPrice, SubscriptionLocks } from '../billing/billing.store';
+import type { BillingDeps, BillingSettings } from '../billing/deps';
 import type { WebhookSigner } from '../webhooks/ports';
 import type { WebhookDelivery, WebhookEndpoint } from '../webhooks/webhook.store';
 
@@ -443,5 +444,48 @@ export function aStoredPlan(overrides: Partial<StoredPlan> = {}): StoredPlan {
     createdAt: new Date('2029-01-01T00:00:00.000Z'),
     updatedAt: new Date('2029-01-01T00:00:00.000Z'),
     ...overrides,
+  };
+}
+
+/** The billing ports a test may give implementations for; every other one is a strict fake of its name. */
+type BillingPorts = Omit<BillingDeps, 'uow' | 'clock' | 'crypto' | 'logger' | 'audit' | 'settings' | 'sandbox' | 'locks'>;
+
+/**
+ * Billing's dependencies as strict fakes: each port (`subscriptions`, `connections`, `processors`,
+ * ...) answers only the methods given for it in `impl`, logged as `port.method`; the unit of work,
+ * crypto and audit log are the fakes above. Settings default to a deployment where the sandbox is
+ * allowed; `locks` is a `fakeSubscriptionLocks` when given, a strict fake otherwise.
+ */
+export function strictBillingDeps(
+  log: CallLog,
+  clock: Clock,
+  impl: { [K in keyof BillingPorts]?: Impl<BillingPorts[K]> } & { settings?: Partial<BillingSettings>; sandbox?: BillingDeps['sandbox']; locks?: SubscriptionLocks } = {},
+): BillingDeps {
+  const { settings, sandbox, locks, ...ports } = impl;
+  const port = <K extends keyof BillingPorts>(name: K): BillingPorts[K] =>
+    strictFake<BillingPorts[K]>(name, (ports[name] ?? {}) as Impl<BillingPorts[K]>, log);
+  return {
+    connections: port('connections'),
+    catalog: port('catalog'),
+    customers: port('customers'),
+    subscriptions: port('subscriptions'),
+    invoices: port('invoices'),
+    events: port('events'),
+    eventLog: port('eventLog'),
+    locks: locks ?? strictFake<SubscriptionLocks>('locks', {}, log),
+    processorEvents: port('processorEvents'),
+    entitlementsReader: port('entitlementsReader'),
+    processors: port('processors'),
+    webhooks: port('webhooks'),
+    sandbox: sandbox ?? null,
+    projects: port('projects'),
+    users: port('users'),
+    directory: port('directory'),
+    uow: fakeUnitOfWork(log),
+    clock,
+    crypto: fakeCrypto(log),
+    logger: fakeLogger(),
+    audit: fakeAuditLog(),
+    settings: { sandboxAllowed: true, publicUrl: 'https://auth.example.com', ...settings },
   };
 }
