@@ -142,7 +142,12 @@ export type { Entitlements };
 
 // ---- mappers: a stored record as its view -----------------------------------------------------------
 
-export const priceView = (price: StoredPrice): PriceView => ({
+/** What a price's view is made of: a stored price, or a view already made (rendered again as is). */
+type PriceFields = Pick<StoredPrice, keyof PriceView>;
+/** What a plan's view is made of, besides its prices: a stored plan, or a view already made. */
+type PlanFields = Pick<StoredPlan, Exclude<keyof PlanView, 'prices'>>;
+
+export const priceView = (price: PriceFields): PriceView => ({
   id: price.id,
   planId: price.planId,
   name: price.name,
@@ -152,7 +157,7 @@ export const priceView = (price: StoredPrice): PriceView => ({
   active: price.active,
 });
 
-export const planView = (plan: StoredPlan, prices: readonly StoredPrice[]): PlanView => ({
+export const planView = (plan: PlanFields, prices: readonly PriceFields[]): PlanView => ({
   id: plan.id,
   name: plan.name,
   description: plan.description,

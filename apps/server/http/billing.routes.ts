@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { BILLING_REFUSALS, billingContract } from '../../../contract/billing.contract';
 import type { BillingErrorCode, BillingRefusal } from '../../../application/billing/errors';
 import type { BillingActor, ProcessorUseCases, UserUseCases } from '../../../application/billing/use-cases';
-import type { ChangePreviewView, InvoiceLineView, InvoiceView, PlanView, SubscriptionView } from '../../../application/billing/views';
+import { type ChangePreviewView, type InvoiceLineView, type InvoiceView, type PlanView, planView, type SubscriptionView } from '../../../application/billing/views';
 import { errorResponse, type ErrorResponse } from './errors';
 import { requestKeyOf } from './idempotency';
 import { authOf, originOf, projectOf, rawBodyOf } from './request-context';
@@ -36,26 +36,8 @@ function refusal<C extends BillingErrorCode>(r: BillingRefusal, declared: readon
 const iso = (date: Date): string => date.toISOString();
 const isoOrNull = (date: Date | null): string | null => (date === null ? null : date.toISOString());
 
-export const renderPlan = (plan: PlanView) => ({
-  id: plan.id,
-  name: plan.name,
-  description: plan.description,
-  features: [...plan.features],
-  hidden: plan.hidden,
-  recommended: plan.recommended,
-  trialsEnabled: plan.trialsEnabled,
-  defaultTrialDays: plan.defaultTrialDays,
-  position: plan.position,
-  prices: plan.prices.map((p) => ({
-    id: p.id,
-    planId: p.planId,
-    name: p.name,
-    amount: p.amount,
-    currency: p.currency,
-    interval: p.interval,
-    active: p.active,
-  })),
-});
+/** A plan as the API shows it: its view's fields only (never an operator view's processor ids). */
+export const renderPlan = (plan: PlanView): PlanView => planView(plan, plan.prices);
 
 /** A subscription as the API shows it: without the user id (the caller's own) and the processor. */
 export const renderSubscription = (v: SubscriptionView) => ({
