@@ -227,8 +227,19 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
     receiver.script('/hooks', 503, 503);
     const eventId = await recordEvent('invoice.paid');
     const waiting = await waitFor(
-      async () => (await deliveriesNow(endpointId)).find((d) => d.eventId === eventId && d.attempts.length === 2 && d.attempts[1]!.durationMs !== null && d.status === 'pending'),
-      'two failed attempts of the delivery',
+      // The second attempt's row is closed by the handler and the delivery's next attempt set by
+      // the outbox just after: wait for both.
+      async () =>
+        (await deliveriesNow(endpointId)).find(
+          (d) =>
+            d.eventId === eventId &&
+            d.attempts.length === 2 &&
+            d.attempts[1]!.durationMs !== null &&
+            d.status === 'pending' &&
+            d.nextAttemptAt !== null &&
+            d.nextAttemptAt.getTime() - clock.now().getTime() > 60_000,
+        ),
+      'two failed attempts of the delivery, the next one scheduled',
       20_000,
     );
     expect(waiting.nextAttemptAt!.getTime() - clock.now().getTime()).toBeGreaterThan(4 * 60_000);
