@@ -1,0 +1,90 @@
+import { useState, type FormEvent } from 'react';
+import { UpdatePlanBodySchema } from '../../../../../contract/admin';
+import { api, errorMessage } from '../../api';
+import { ErrorNote } from '../../ui';
+import { firstIssue, type Plan } from './format';
+
+/** The plan form's fields as the API takes them (features stay comma-separated: the server splits them). */
+export function planFields(data: FormData) {
+  const trialDays = String(data.get('default_trial_days') ?? '').trim();
+  return {
+    name: String(data.get('name') ?? ''),
+    description: String(data.get('description') ?? ''),
+    features: String(data.get('features') ?? ''),
+    hidden: data.get('hidden') === 'on',
+    recommended: data.get('recommended') === 'on',
+    trials_enabled: data.get('trials_enabled') === 'on',
+    default_trial_days: trialDays ? Number(trialDays) : null,
+  };
+}
+
+export function PlanFields(props: { idPrefix: string; plan?: Plan }) {
+  const id = (name: string) => `${props.idPrefix}-${name}`;
+  const p = props.plan;
+  return (
+    <>
+      <div className="grid">
+        <div>
+          <label htmlFor={id('name')}>Name</label>
+          <input id={id('name')} name="name" maxLength={100} defaultValue={p?.name} />
+        </div>
+        <div>
+          <label htmlFor={id('features')}>Features (comma-separated)</label>
+          <input id={id('features')} name="features" placeholder="sso, audit-log" defaultValue={p?.features.join(', ')} />
+        </div>
+      </div>
+      <label htmlFor={id('description')}>Description</label>
+      <textarea id={id('description')} name="description" maxLength={1000} rows={2} defaultValue={p?.description} />
+      <div className="events">
+        <label className="choice">
+          <input type="checkbox" name="hidden" defaultChecked={p?.hidden} /> Hidden (left out of the public plan list)
+        </label>
+        <label className="choice">
+          <input type="checkbox" name="recommended" defaultChecked={p?.recommended} /> Recommended
+        </label>
+        <label className="choice">
+          <input type="checkbox" name="trials_enabled" defaultChecked={p?.trials_enabled} /> Trials
+        </label>
+      </div>
+      <label htmlFor={id('trial-days')}>Default trial days (with trials; optional)</label>
+      <input id={id('trial-days')} name="default_trial_days" type="number" min={1} max={730} defaultValue={p?.default_trial_days ?? ''} />
+    </>
+  );
+}
+
+export function PlanEdit(props: { projectId: string; plan: Plan; reload: () => Promise<void>; setNotice: (n: string) => void }) {
+  const [open, setOpen] = useState(false);
+  const [formError, setFormError] = useState<string | null>(null);
+  const save = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const parsed = UpdatePlanBodySchema.safeParse(planFields(new FormData(e.currentTarget)));
+    if (!parsed.success) return setFormError(firstIssue(parsed));
+    const r = await api.billing.updatePlan({ params: { projectId: props.projectId, planId: props.plan.id }, body: parsed.data });
+    if (r.status !== 200) return setFormError(errorMessage(r.body));
+    setFormError(null);
+    setOpen(false);
+    props.setNotice(`Plan ${r.body.plan.name} saved.`);
+    await props.reload();
+  };
+  if (!open) {
+    return (
+      <p>
+        <button type="button" className="secondary small" aria-label={`Edit plan ${props.plan.name}`} onClick={() => setOpen(true)}>
+          Edit plan
+        </button>
+      </p>
+    );
+  }
+  return (
+    <form onSubmit={save} noValidate aria-label={`Edit ${props.plan.name}`}>
+      <PlanFields idPrefix={`edit-${props.plan.id}`} plan={props.plan} />
+      <ErrorNote message={formError} />
+      <span className="actions">
+        <button type="submit">Save plan</button>
+        <button type="button" className="secondary" onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+      </span>
+    </form>
+  );
+}
