@@ -9,11 +9,20 @@ export interface JobLoopOptions<T> {
   /** How long an idle loop waits between fetches, unless `notify` wakes it. */
   pollingIntervalMs: number;
   /**
-   * Runs a fetched batch. It may settle its jobs itself (`complete`, `fail`); whatever it leaves
-   * active is completed when it resolves and failed when it throws.
+   * Runs a fetched batch and answers how its jobs ended (those to fail, with the message to fail
+   * them with, and those done), or nothing: then every job is done when it resolves and failed
+   * when it throws.
    */
-  handle(jobs: PgBoss.Job<T>[]): Promise<{ settled: boolean } | void>;
+  handle(jobs: PgBoss.Job<T>[]): Promise<BatchOutcome | void>;
   logger: Logger;
+}
+
+/** How a batch's jobs ended, as its handler says. */
+export interface BatchOutcome {
+  done: string[];
+  failed: string[];
+  /** The message the failed jobs are failed with. */
+  failure: string;
 }
 
 /** The wait after a fetch or a settle failed: the database is likely away. */
@@ -74,26 +83,25 @@ export class JobLoop<T> {
     }
   }
 
-  /** Runs a batch and settles what the handler left; false when the settling failed. */
+  /** Runs a batch and tells pg-boss how its jobs ended; false when that could not be told. */
   private async run(jobs: PgBoss.Job<T>[]): Promise<boolean> {
     const { boss, queue, logger } = this.options;
     const ids = jobs.map((j) => j.id);
     this.busy = true;
     try {
-      let settled = false;
-      let error: unknown = null;
+      let outcome: BatchOutcome;
       try {
-        settled = (await this.options.handle(jobs))?.settled ?? false;
+        outcome = (await this.options.handle(jobs)) ?? { done: ids, failed: [], failure: '' };
       } catch (e) {
-        error = e;
+        outcome = { done: [], failed: ids, failure: safeErrorText(e) };
       }
-      if (settled) return true;
       try {
-        if (error === null) await boss.complete(queue, ids);
-        else for (const id of ids) await boss.fail(queue, id, { message: safeErrorText(error) });
+        for (const id of outcome.failed) await boss.fail(queue, id, { message: outcome.failure });
+        if (outcome.done.length) await boss.complete(queue, outcome.done);
         return true;
       } catch (e) {
-        // The jobs stay active; pg-boss expires them and they run again.
+        // The jobs stay active; pg-boss expires them and they run again (a run of a job whose
+        // work is already recorded does nothing).
         logger.warn({ queue, jobs: ids.length, error: safeErrorText(e) }, 'job queue: a batch could not be settled; it runs again once it expires');
         return false;
       }

@@ -1,16 +1,18 @@
 import type PgBoss from 'pg-boss';
 import { safeErrorText } from './error-text';
+import type { BatchOutcome } from './job-loop';
 import type { OutboxAttempts } from './outbox-attempts';
 import type { OutboxHandOver } from './outbox-handover';
 import { openedKey, type Due, type JobData, type Opened, type PgBossOutboxDeps, type Runnable, type Succeeded } from './outbox-model';
 import type { QueueSettings } from './queues';
 import type { SubjectLoad } from './subject-load';
 
-type BatchDeps = Pick<PgBossOutboxDeps, 'db' | 'boss' | 'clock' | 'logger'>;
+type BatchDeps = Pick<PgBossOutboxDeps, 'db' | 'clock' | 'logger'>;
 
 /**
- * Runs a batch of jobs a worker loop fetched together, and tells pg-boss how each ended. A queue
- * with a subject isolation first hands back the jobs of subjects saturated in this process.
+ * Runs a batch of jobs a worker loop fetched together, and answers how each ended (the worker
+ * loop tells pg-boss). A queue with a subject isolation first hands back the jobs of subjects
+ * saturated in this process.
  */
 export class OutboxBatch {
   constructor(
@@ -27,21 +29,17 @@ export class OutboxBatch {
    * its own: only a failure to record one fails its job, which pg-boss then runs again. `load`
    * counts the attempts in flight by subject (a queue with a subject isolation).
    */
-  async run(queue: QueueSettings, pgQueue: string, fetched: PgBoss.Job<JobData>[], load: SubjectLoad | undefined): Promise<void> {
+  async run(queue: QueueSettings, fetched: PgBoss.Job<JobData>[], load: SubjectLoad | undefined): Promise<BatchOutcome> {
     const { db, logger } = this.deps;
     const deferred = load ? await this.deferSaturated(load, fetched) : new Set<string>();
     const jobs = deferred.size ? fetched.filter((job) => !deferred.has(job.id)) : fetched;
-    if (jobs.length === 0) {
-      await this.settleJobs(pgQueue, { failed: [], done: [...deferred] }, '');
-      return;
-    }
+    if (jobs.length === 0) return { done: [...deferred], failed: [], failure: '' };
     let opened: Map<string, Opened>;
     try {
       opened = await db.withContext(() => this.attempts.open(jobs.map((job) => job.data)));
     } catch (e) {
       logger.error({ err: e, queue: queue.name }, 'outbox delivery bookkeeping failed');
-      await this.settleJobs(pgQueue, { failed: jobs.map((job) => job.id), done: [...deferred] }, safeErrorText(e));
-      return;
+      return { done: [...deferred], failed: jobs.map((job) => job.id), failure: safeErrorText(e) };
     }
     // What each job's run came to: nothing left to record, a success to record with the batch, or
     // a failure to record the attempt (the job fails and pg-boss runs it again).
@@ -108,21 +106,7 @@ export class OutboxBatch {
         failed.push(...succeeded.map((s) => s.jobId));
       }
     }
-    await this.settleJobs(pgQueue, { failed, done }, 'the outbox could not record the attempt');
-  }
-
-  /**
-   * Tells pg-boss how a batch's jobs ended. When it cannot be told (the database is away), the jobs
-   * stay active until they expire and run again; a run of a message already settled does nothing.
-   */
-  private async settleJobs(pgQueue: string, jobs: { failed: string[]; done: string[] }, failure: string): Promise<void> {
-    const { boss, logger } = this.deps;
-    try {
-      for (const id of jobs.failed) await boss.fail(pgQueue, id, { message: failure });
-      if (jobs.done.length) await boss.complete(pgQueue, jobs.done);
-    } catch (e) {
-      logger.warn({ queue: pgQueue, jobs: jobs.failed.length + jobs.done.length, error: safeErrorText(e) }, 'outbox: jobs could not be settled; they run again once they expire');
-    }
+    return { done, failed, failure: 'the outbox could not record the attempt' };
   }
 
   /**

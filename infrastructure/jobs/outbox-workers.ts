@@ -190,14 +190,13 @@ export class OutboxWorkers {
               }, SPARE_AFTER_MS)
             : undefined;
           try {
-            await this.batch.run(queue, pgQueue, jobs, load);
+            return await this.batch.run(queue, jobs, load);
           } finally {
             clearTimeout(held);
             loop.idleSince = Date.now();
+            // A spare whose batch is done stops when another loop is idle to take the next jobs.
+            if (loop.spare && loops.some((l) => l !== loop && !l.jobs.busy)) this.retireLoop(queue.name, loop);
           }
-          // A spare whose batch is done stops when another loop is idle to take the next jobs.
-          if (loop.spare && loops.some((l) => l !== loop && !l.jobs.busy)) this.retireLoop(queue.name, loop);
-          return { settled: true };
         },
       }),
     };
