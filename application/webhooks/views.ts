@@ -3,22 +3,11 @@ import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './webhook
 
 /** What the webhook use cases answer about endpoints and deliveries, and how each is made from the stored record. */
 
-/** An endpoint as operators see it (never its secret). */
-export interface EndpointView {
-  id: string;
-  projectId: string;
-  url: string;
+/** An endpoint as operators see it: the stored record, which holds no secret, with its types as strings. */
+export type EndpointView = Omit<WebhookEndpoint, 'eventTypes'> & {
   /** The selected types; empty: every type. */
   eventTypes: string[];
-  description: string;
-  enabled: boolean;
-  disabledReason: string | null;
-  secretPrefix: string;
-  failingSince: Date | null;
-  lastSuccessAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+};
 
 export const endpointView = (e: WebhookEndpoint): EndpointView => ({
   id: e.id,
