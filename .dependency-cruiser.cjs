@@ -2,10 +2,58 @@
  * The dependency rule of docs/architecture.md, checked on every CI run:
  * domain <- application <- infrastructure <- apps; contract only zod and @ts-rest/core.
  */
+const fs = require('node:fs');
+const path = require('node:path');
+
 const layers = ['domain', 'application', 'infrastructure', 'apps', 'contract'];
+
+/**
+ * The folders of application/, in the one direction their imports may run: a folder imports only
+ * the folders before it (and domain/). ports/ and stores/ hold what several features share (the
+ * ports of the clock, crypto and outbox; the stores of projects, keys, users, sessions and tokens),
+ * so that no two features import each other. A new folder is placed here, where its imports put it.
+ */
+const applicationFolders = [
+  'ports',
+  'stores',
+  'mail',
+  'audit',
+  'idempotency',
+  'notifications',
+  'sessions',
+  'tokens',
+  'api-keys',
+  'projects',
+  'mfa',
+  'oauth',
+  'auth',
+  'email',
+  'billing',
+  'users',
+  'webhooks',
+  'console',
+];
+const applicationDir = path.join(process.cwd(), 'application');
+const unplaced = fs.existsSync(applicationDir)
+  ? fs
+      .readdirSync(applicationDir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && e.name !== 'testing' && !applicationFolders.includes(e.name))
+      .map((e) => e.name)
+  : [];
+if (unplaced.length > 0) {
+  throw new Error(`.dependency-cruiser.cjs: place application/${unplaced.join(', application/')} in applicationFolders (the order their imports run)`);
+}
+const applicationOrder = applicationFolders.slice(0, -1).map((folder, i) => ({
+  name: 'application-folders-one-way',
+  comment: `application/${folder}/ imports only the application folders listed before it in .dependency-cruiser.cjs.`,
+  severity: 'error',
+  from: { path: `^application/${folder}/`, pathNot: '\\.test\\.ts$' },
+  to: { path: `^application/(${applicationFolders.slice(i + 1).join('|')})/` },
+}));
 
 module.exports = {
   forbidden: [
+    ...applicationOrder,
     {
       name: 'domain-is-pure',
       comment: 'domain/ imports nothing outside itself (no packages, no other layers).',

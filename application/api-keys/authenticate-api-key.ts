@@ -2,8 +2,8 @@ import type { Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
-import type { ProjectStore } from '../projects/project.store';
-import type { ApiKeyStore } from './api-key.store';
+import type { ProjectStore } from '../stores/project.store';
+import type { ApiKeyStore } from '../stores/api-key.store';
 import { API_KEY_PREFIX } from './create-api-key';
 
 export interface AuthenticateApiKeyDeps {

@@ -4,8 +4,8 @@ import { auditEntry, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
 import { SYSTEM_ORIGIN } from '../ports/request-origin';
-import type { ProjectStore } from '../projects/project.store';
-import type { ApiKeyRecord, ApiKeyStore } from './api-key.store';
+import type { ProjectStore } from '../stores/project.store';
+import type { ApiKeyRecord, ApiKeyStore } from '../stores/api-key.store';
 
 export const API_KEY_PREFIX = 'tg_';
 

@@ -1,4 +1,4 @@
-import type { ApiKeyStore } from './api-key.store';
+import type { ApiKeyStore } from '../stores/api-key.store';
 
 export function makeListApiKeys(deps: { apiKeys: Pick<ApiKeyStore, 'listByProject'> }) {
   return (projectId: string) => deps.apiKeys.listByProject(projectId);

@@ -3,7 +3,7 @@ import { err, ok, type Result } from '../../domain/result';
 import { auditEntry, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
 import { SYSTEM_ORIGIN } from '../ports/request-origin';
-import type { ApiKeyStore } from './api-key.store';
+import type { ApiKeyStore } from '../stores/api-key.store';
 
 export interface RevokeApiKeyDeps {
   apiKeys: Pick<ApiKeyStore, 'revoke'>;

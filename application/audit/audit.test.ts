@@ -3,7 +3,7 @@ import { safeAuditDetails, type StoredAuditEntry } from '../../domain/audit';
 import { auditBillingActions } from '../billing/audited-actions';
 import type { UserUseCases } from '../billing/use-cases';
 import type { SubscriptionView } from '../billing/views';
-import type { ProjectStore } from '../projects/project.store';
+import type { ProjectStore } from '../stores/project.store';
 import { aProject, aUser, CallLog, fakeAuditLog, FixedClock, strictFake, TEST_ORIGIN } from '../testing/fakes';
 import { auditEntry, type AuditLogStore, type AuditQuery } from './audit-log';
 import { actorRef, nameKey, targetRef, type AuditNameDirectory, type AuditNameRef } from './audit-names';

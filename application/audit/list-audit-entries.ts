@@ -2,7 +2,7 @@ import { AUDIT_OUTCOMES, isAuditActionFilter, type AuditOutcome, type StoredAudi
 import { base64UrlDecode, base64UrlEncode } from '../../domain/encoding';
 import { isUuid } from '../../domain/ids';
 import { err, ok, type Result } from '../../domain/result';
-import type { ProjectStore } from '../projects/project.store';
+import type { ProjectStore } from '../stores/project.store';
 import type { AuditLogStore } from './audit-log';
 import { nameEntries, type AuditNameDirectory, type NamedAuditEntry } from './audit-names';
 

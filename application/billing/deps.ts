@@ -3,9 +3,9 @@ import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
 import type { Logger } from '../ports/logger';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import type { ProjectStore } from '../projects/project.store';
-import type { UserDirectory } from '../users/user-directory';
-import type { UserStore } from '../users/user.store';
+import type { ProjectStore } from '../stores/project.store';
+import type { UserDirectory } from '../stores/user-directory';
+import type { UserStore } from '../stores/user.store';
 import type {
   BillingConnectionStore,
   BillingEventLog,

@@ -1,4 +1,4 @@
-import type { RenderedEmail } from '../email/email-message';
+import type { RenderedEmail } from '../mail/email-message';
 import { defineTopic, type Outbox } from '../ports/outbox';
 
 /** What changed on a console account's sign-in, as its owner is told. */

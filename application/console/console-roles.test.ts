@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConsoleAccount, ConsoleSignupMode } from '../../domain/console';
 import { err, ok, type Result } from '../../domain/result';
 import type { CreatedProject, CreateProjectError } from '../projects/create-project';
-import type { ProjectStore } from '../projects/project.store';
+import type { ProjectStore } from '../stores/project.store';
 import { aConsoleAccount, aProject, CallLog, fakeAuditLog, fakeUnitOfWork, FixedClock, strictFake, strictFn } from '../testing/fakes';
 import type { ConsoleStore } from './console.store';
 import { makeListConsoleAccounts } from './list-console-accounts';

@@ -1,5 +1,5 @@
 import { defineTopic } from '../ports/outbox';
-import type { RenderedEmail } from '../email/email-message';
+import type { RenderedEmail } from '../mail/email-message';
 
 /** What the outbox records for an invitation to a project's console: enough to write and send it later. */
 export interface ConsoleInvitationMail {

@@ -1,6 +1,6 @@
 import type { ConsoleAccount } from '../../domain/console';
 import { err, ok, type Result } from '../../domain/result';
-import type { ProjectStore } from '../projects/project.store';
+import type { ProjectStore } from '../stores/project.store';
 import type { ConsoleStore } from './console.store';
 
 export interface ConsoleAccountView extends ConsoleAccount {

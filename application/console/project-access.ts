@@ -4,7 +4,7 @@ import { err, ok, type Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { CreatedProject, CreateProjectError } from '../projects/create-project';
-import type { ProjectStore } from '../projects/project.store';
+import type { ProjectStore } from '../stores/project.store';
 import type { ConsoleStore } from './console.store';
 
 /**

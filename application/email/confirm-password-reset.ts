@@ -8,7 +8,7 @@ import type { Clock } from '../ports/clock';
 import type { PasswordHasher, TokenCrypto } from '../ports/crypto';
 import type { RequestOrigin } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import type { RefreshTokenStore } from '../tokens/refresh-token.store';
+import type { RefreshTokenStore } from '../stores/refresh-token.store';
 import type { EmailAccountStore } from './email-account.store';
 import type { PasswordResetRecord, PasswordResetStore } from './password-reset.store';
 import { providerRefusal, requestLocale } from './request-checks';

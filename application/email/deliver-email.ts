@@ -1,4 +1,4 @@
-import { parseEmailMessage, type EmailRenderer, type MailTransport } from './email-message';
+import { parseEmailMessage, type EmailRenderer, type MailTransport } from '../mail/email-message';
 
 export interface DeliverEmailDeps {
   renderer: EmailRenderer;

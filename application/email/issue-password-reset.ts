@@ -4,9 +4,9 @@ import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
 import type { Outbox } from '../ports/outbox';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import type { ProjectStore } from '../projects/project.store';
+import type { ProjectStore } from '../stores/project.store';
 import type { EmailAccountStore } from './email-account.store';
-import { EMAIL_OUTBOX_TOPIC, type EmailMessage } from './email-message';
+import { EMAIL_OUTBOX_TOPIC, type EmailMessage } from '../mail/email-message';
 import type { PasswordResetStore } from './password-reset.store';
 import type { PasswordResetRequest } from './request-password-reset';
 

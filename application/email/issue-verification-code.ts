@@ -5,7 +5,7 @@ import type { EndUser } from '../../domain/user';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
 import type { Outbox } from '../ports/outbox';
-import { EMAIL_OUTBOX_TOPIC, type EmailMessage } from './email-message';
+import { EMAIL_OUTBOX_TOPIC, type EmailMessage } from '../mail/email-message';
 import type { VerificationCodeStore } from './verification-code.store';
 
 export interface IssueVerificationCodeDeps {

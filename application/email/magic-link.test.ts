@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { Project } from '../../domain/project';
 import type { EndUser } from '../../domain/user';
 import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
-import type { ProjectStore } from '../projects/project.store';
+import type { ProjectStore } from '../stores/project.store';
 import { aProject, aUser, CallLog, fakeAuditLog, fakeCrypto, fakeOutbox, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
-import type { UserStore } from '../users/user.store';
+import type { UserStore } from '../stores/user.store';
 import { makeConsumeMagicLink } from './consume-magic-link';
 import type { EmailAccount, EmailAccountStore } from './email-account.store';
-import { EMAIL_OUTBOX_TOPIC } from './email-message';
+import { EMAIL_OUTBOX_TOPIC } from '../mail/email-message';
 import type { MagicLinkRecord, MagicLinkStore } from './magic-link.store';
 import { makeSendMagicLink, type SendMagicLinkInput } from './send-magic-link';
 

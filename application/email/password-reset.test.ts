@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { RefreshTokenStore } from '../tokens/refresh-token.store';
+import type { RefreshTokenStore } from '../stores/refresh-token.store';
 import { aProject, aUser, CallLog, fakeAuditLog, fakeCrypto, fakeHasher, fakeNotify, fakeOutbox, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, TEST_ORIGIN } from '../testing/fakes';
 import { makeConfirmPasswordReset, type ConfirmPasswordResetInput } from './confirm-password-reset';
 import type { EmailAccount, EmailAccountStore } from './email-account.store';
-import { EMAIL_OUTBOX_TOPIC } from './email-message';
+import { EMAIL_OUTBOX_TOPIC } from '../mail/email-message';
 import { makeIssuePasswordReset } from './issue-password-reset';
 import type { PasswordResetRecord, PasswordResetStore } from './password-reset.store';
 import { makeRequestPasswordReset, PASSWORD_RESET_REQUEST_TOPIC, type RequestPasswordResetInput } from './request-password-reset';
-import type { ProjectStore } from '../projects/project.store';
+import type { ProjectStore } from '../stores/project.store';
 
 const HOUR = 3600_000;
 

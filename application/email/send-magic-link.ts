@@ -8,7 +8,7 @@ import type { Outbox } from '../ports/outbox';
 import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { EmailAccountStore } from './email-account.store';
-import { EMAIL_OUTBOX_TOPIC, type EmailMessage } from './email-message';
+import { EMAIL_OUTBOX_TOPIC, type EmailMessage } from '../mail/email-message';
 import type { EmailLimits } from './limits';
 import type { MagicLinkStore } from './magic-link.store';
 import { admitEmailRequest, type EmailRequestRefusal, type EmailRequestInput } from './request-checks';

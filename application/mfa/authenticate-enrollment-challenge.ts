@@ -3,8 +3,8 @@ import type { Project } from '../../domain/project';
 import type { EndUser } from '../../domain/user';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
-import type { ProjectStore } from '../projects/project.store';
-import type { UserStore } from '../users/user.store';
+import type { ProjectStore } from '../stores/project.store';
+import type { UserStore } from '../stores/user.store';
 import type { MfaChallengeStore } from './mfa.store';
 
 export interface AuthenticateEnrollmentChallengeDeps {

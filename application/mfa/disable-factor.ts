@@ -5,7 +5,7 @@ import type { NotifySecurityEvent } from '../notifications/security-notice';
 import type { Clock } from '../ports/clock';
 import type { RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import type { SessionStore } from '../sessions/session.store';
+import type { SessionStore } from '../stores/session.store';
 import type { MfaActor } from './actor';
 import { consumeLimits, type MfaLimits, type RateLimited } from './limits';
 import type { BackupCodeStore, EnrolledMethodsReader, SmsStore, TotpStore } from './mfa.store';

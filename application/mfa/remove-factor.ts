@@ -7,9 +7,9 @@ import type { NotifySecurityEvent } from '../notifications/security-notice';
 import type { Clock } from '../ports/clock';
 import { SYSTEM_ORIGIN } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import type { ProjectStore } from '../projects/project.store';
-import type { SessionStore } from '../sessions/session.store';
-import type { UserStore } from '../users/user.store';
+import type { ProjectStore } from '../stores/project.store';
+import type { SessionStore } from '../stores/session.store';
+import type { UserStore } from '../stores/user.store';
 import type { BackupCodeStore, EnrolledMethodsReader, SmsStore, TotpStore } from './mfa.store';
 
 export interface RemoveFactorDeps {

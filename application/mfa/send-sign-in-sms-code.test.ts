@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Project } from '../../domain/project';
 import { err, ok } from '../../domain/result';
-import type { ProjectStore } from '../projects/project.store';
+import type { ProjectStore } from '../stores/project.store';
 import { SMS_OUTBOX_TOPIC } from './ports';
 import { aProject, aUser, CallLog, fakeCrypto, fakeOutbox, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake } from '../testing/fakes';
-import type { UserStore } from '../users/user.store';
+import type { UserStore } from '../stores/user.store';
 import { makeIssueSmsCode } from './issue-sms-code';
 import type { MfaChallengeRecord, MfaChallengeStore, SmsStore } from './mfa.store';
 import { makeSendSignInSmsCode } from './send-sign-in-sms-code';

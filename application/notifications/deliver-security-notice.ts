@@ -1,8 +1,8 @@
 import { resolveLocale } from '../../domain/locale';
 import { deviceSummary } from '../../domain/security-notice';
-import type { MailTransport } from '../email/email-message';
-import type { ProjectStore } from '../projects/project.store';
-import type { UserStore } from '../users/user.store';
+import type { MailTransport } from '../mail/email-message';
+import type { ProjectStore } from '../stores/project.store';
+import type { UserStore } from '../stores/user.store';
 import type { SecurityNotice, SecurityNoticeRenderer } from './security-notice';
 
 export interface DeliverSecurityNoticeDeps {

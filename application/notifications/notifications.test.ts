@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { deviceFingerprintSource, deviceSummary, networkOf } from '../../domain/security-notice';
-import type { OutgoingMail } from '../email/email-message';
+import type { OutgoingMail } from '../mail/email-message';
 import { SYSTEM_ORIGIN } from '../ports/request-origin';
-import type { ProjectStore } from '../projects/project.store';
+import type { ProjectStore } from '../stores/project.store';
 import { aProject, aUser, CallLog, fakeCrypto, fakeNotify, fakeOutbox, fakeUnitOfWork, FixedClock, strictFake, TEST_ORIGIN } from '../testing/fakes';
-import type { UserStore } from '../users/user.store';
+import type { UserStore } from '../stores/user.store';
 import { makeDeliverSecurityNotice } from './deliver-security-notice';
 import { makeCheckNewDevice, type DeviceSighting, type KnownDeviceStore } from './new-device';
 import { makeNotifySecurityEvent, SECURITY_NOTICE_TOPIC, type SecurityNotice, type SecurityNoticeMail } from './security-notice';

@@ -1,7 +1,7 @@
 import type { Locale } from '../../domain/locale';
 import type { Project } from '../../domain/project';
 import { isNoticeEnabled, type SecurityNoticeKind } from '../../domain/security-notice';
-import type { RenderedEmail } from '../email/email-message';
+import type { RenderedEmail } from '../mail/email-message';
 import type { Clock } from '../ports/clock';
 import { defineTopic, type Outbox } from '../ports/outbox';
 import { SYSTEM_ORIGIN, type RequestOrigin } from '../ports/request-origin';

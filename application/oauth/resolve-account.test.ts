@@ -4,7 +4,7 @@ import type { ProviderProfile } from '../../domain/oauth/profile';
 import { err } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
 import { aProject, aUser, CallLog, fakeAuditLog, fakeCrypto, fakeUnitOfWork, FixedClock, strictFake, TEST_ORIGIN } from '../testing/fakes';
-import type { UserStore } from '../users/user.store';
+import type { UserStore } from '../stores/user.store';
 import type { Identity, IdentityStore } from './identity.store';
 import { makeResolveAccount, type ResolveAccountInput } from './resolve-account';
 

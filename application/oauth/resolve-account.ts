@@ -10,7 +10,7 @@ import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
 import type { RequestOrigin } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import type { UserStore } from '../users/user.store';
+import type { UserStore } from '../stores/user.store';
 import type { IdentityStore } from './identity.store';
 
 export interface ResolveAccountDeps {

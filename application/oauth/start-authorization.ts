@@ -9,7 +9,7 @@ import { err, ok, type Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
 import type { SecretBox, TokenCrypto } from '../ports/crypto';
 import { consumeLimits, type RateLimited, type RateLimiter } from '../ports/rate-limiter';
-import type { ProjectSecrets } from '../projects/project.store';
+import type { ProjectSecrets } from '../stores/project.store';
 import type { TokenVerification } from '../tokens/verify-access-token';
 import type { OAuthLimits } from './limits';
 import type { OAuthProviderRegistry } from './oauth-provider';

@@ -1,5 +1,5 @@
 import { OAUTH_PROVIDERS, type OAuthProvider } from '../../domain/providers';
-import type { ProjectStore } from './project.store';
+import type { ProjectStore } from '../stores/project.store';
 
 /** Which OAuth providers of a project have client credentials stored: only whether they exist, never their values. */
 export function makeListConfiguredCredentials(deps: { projects: Pick<ProjectStore, 'providerCredentialsEncrypted'> }) {

@@ -6,9 +6,9 @@ import type { Clock } from '../ports/clock';
 import type { SecretBox, TokenCrypto } from '../ports/crypto';
 import { SYSTEM_ORIGIN } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import type { ApiKeyStore } from '../api-keys/api-key.store';
+import type { ApiKeyStore } from '../stores/api-key.store';
 import { makeCreateApiKey } from '../api-keys/create-api-key';
-import type { ProjectStore } from './project.store';
+import type { ProjectStore } from '../stores/project.store';
 
 export interface CreateProjectDeps {
   projects: Pick<ProjectStore, 'insert' | 'findById'>;

@@ -1,4 +1,4 @@
-import type { ProjectStore } from './project.store';
+import type { ProjectStore } from '../stores/project.store';
 
 export function makeGetProject(deps: { projects: Pick<ProjectStore, 'findById'> }) {
   return (id: string) => deps.projects.findById(id);

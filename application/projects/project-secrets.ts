@@ -2,7 +2,7 @@ import { base64UrlDecode } from '../../domain/encoding';
 import type { ProviderCredentials } from '../../domain/project';
 import type { OAuthProvider } from '../../domain/providers';
 import type { SecretBox } from '../ports/crypto';
-import type { ProjectSecrets, ProjectStore } from './project.store';
+import type { ProjectSecrets, ProjectStore } from '../stores/project.store';
 
 /** Decrypts project secrets on demand. Signing keys are kept base64url-encoded at rest inside the box. */
 export function makeProjectSecrets(deps: {

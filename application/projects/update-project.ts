@@ -11,7 +11,7 @@ import type { Clock } from '../ports/clock';
 import type { SecretBox } from '../ports/crypto';
 import { SYSTEM_ORIGIN } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import type { ProjectStore } from './project.store';
+import type { ProjectStore } from '../stores/project.store';
 
 export interface ProjectChanges {
   name?: string;

@@ -3,8 +3,8 @@ import { err, ok, type Result } from '../../domain/result';
 import { auditEntry, userTarget, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
 import type { RequestOrigin } from '../ports/request-origin';
-import type { UserStore } from '../users/user.store';
-import type { SessionStore } from './session.store';
+import type { UserStore } from '../stores/user.store';
+import type { SessionStore } from '../stores/session.store';
 
 export interface EndOtherSessionsDeps {
   sessions: Pick<SessionStore, 'revokeAllBut'>;

@@ -1,7 +1,7 @@
 import { err, ok, type Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
-import type { UserStore } from '../users/user.store';
-import type { SessionRecord, SessionStore } from './session.store';
+import type { UserStore } from '../stores/user.store';
+import type { SessionRecord, SessionStore } from '../stores/session.store';
 
 /** At most this many sessions are listed (the most recently used). */
 export const SESSION_LIST_LIMIT = 100;

@@ -3,11 +3,11 @@ import { err, ok } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
 import { apiKeyActor, userActor } from '../audit/audit-log';
 import { aUser, CallLog, fakeAuditLog, FixedClock, strictFake, TEST_ORIGIN } from '../testing/fakes';
-import type { UserStore } from '../users/user.store';
+import type { UserStore } from '../stores/user.store';
 import { makeEndOtherSessions } from './end-other-sessions';
 import { makeEndSession } from './end-session';
 import { makeListSessions, SESSION_LIST_LIMIT } from './list-sessions';
-import type { SessionRecord, SessionStore } from './session.store';
+import type { SessionRecord, SessionStore } from '../stores/session.store';
 
 const session = (id: string): SessionRecord => ({
   id,

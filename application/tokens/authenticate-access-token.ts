@@ -1,8 +1,8 @@
 import type { Project } from '../../domain/project';
 import type { EndUser } from '../../domain/user';
 import type { AccessTokenCodec } from '../ports/access-tokens';
-import type { ProjectStore } from '../projects/project.store';
-import type { UserStore } from '../users/user.store';
+import type { ProjectStore } from '../stores/project.store';
+import type { UserStore } from '../stores/user.store';
 import type { TokenVerification } from './verify-access-token';
 
 export interface AuthenticateAccessTokenDeps {

@@ -2,15 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { err, ok } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
 import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
-import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../oauth/authorization-code.store';
+import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../stores/authorization-code.store';
 import type { AccessTokenCodec, VerifiedAccessToken } from '../ports/access-tokens';
-import type { ProjectSecrets, ProjectStore } from '../projects/project.store';
-import type { RevokedSessions } from '../sessions/session.store';
+import type { ProjectSecrets, ProjectStore } from '../stores/project.store';
+import type { RevokedSessions } from '../stores/session.store';
 import { aProject, aUser, CallLog, fakeAuditLog, fakeCrypto, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
-import type { UserStore } from '../users/user.store';
+import type { UserStore } from '../stores/user.store';
 import { makeAuthenticateAccessToken } from './authenticate-access-token';
-import { makeExchangeCode } from './exchange-code';
-import type { RefreshTokenStore } from './refresh-token.store';
+import { makeExchangeCode } from '../auth/exchange-code';
+import type { RefreshTokenStore } from '../stores/refresh-token.store';
 import { makeVerifyAccessToken } from './verify-access-token';
 
 describe('exchange an authorization code', () => {

@@ -4,9 +4,9 @@ import type { EndUser } from '../../domain/user';
 import type { AccessTokenCodec } from '../ports/access-tokens';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
-import type { ProjectSecrets } from '../projects/project.store';
-import type { SessionOrigin } from '../sessions/session.store';
-import type { RefreshTokenStore } from './refresh-token.store';
+import type { ProjectSecrets } from '../stores/project.store';
+import type { SessionOrigin } from '../stores/session.store';
+import type { RefreshTokenStore } from '../stores/refresh-token.store';
 
 export const REFRESH_TOKEN_PREFIX = 'rt_';
 

@@ -6,10 +6,10 @@ import type { AccessTokenCodec } from '../ports/access-tokens';
 import type { Clock } from '../ports/clock';
 import type { SecretBox, TokenCrypto } from '../ports/crypto';
 import type { RequestOrigin } from '../ports/request-origin';
-import type { ProjectSecrets } from '../projects/project.store';
-import type { UserStore } from '../users/user.store';
+import type { ProjectSecrets } from '../stores/project.store';
+import type { UserStore } from '../stores/user.store';
 import { accessClaims, REFRESH_TOKEN_PREFIX, type SessionPolicy } from './issue-session';
-import type { RefreshTokenStore, StoredRefreshToken } from './refresh-token.store';
+import type { RefreshTokenStore, StoredRefreshToken } from '../stores/refresh-token.store';
 
 export interface RefreshPolicy extends SessionPolicy {
   /** How long the immediately previous token still returns the pair it was rotated into. */

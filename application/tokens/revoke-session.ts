@@ -4,7 +4,7 @@ import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
 import type { RequestOrigin } from '../ports/request-origin';
 import { REFRESH_TOKEN_PREFIX } from './issue-session';
-import type { RefreshTokenStore } from './refresh-token.store';
+import type { RefreshTokenStore } from '../stores/refresh-token.store';
 
 export interface RevokeSessionDeps {
   refreshTokens: Pick<RefreshTokenStore, 'findByHash' | 'revokeFamily'>;

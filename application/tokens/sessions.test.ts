@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { err, ok } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
 import type { AccessTokenCodec, SignAccessTokenInput } from '../ports/access-tokens';
-import type { ProjectSecrets } from '../projects/project.store';
+import type { ProjectSecrets } from '../stores/project.store';
 import { aProject, aUser, CallLog, fakeAuditLog, fakeBox, fakeCrypto, FixedClock, strictFake, TEST_ORIGIN } from '../testing/fakes';
-import type { UserStore } from '../users/user.store';
+import type { UserStore } from '../stores/user.store';
 import { makeIssueSession } from './issue-session';
 import { makeRefreshSession } from './refresh-session';
-import type { RefreshTokenStore, RotateRefreshTokenInput, StoredRefreshToken } from './refresh-token.store';
+import type { RefreshTokenStore, RotateRefreshTokenInput, StoredRefreshToken } from '../stores/refresh-token.store';
 import { makeRevokeSession } from './revoke-session';
 
 const DAY = 24 * 3600_000;

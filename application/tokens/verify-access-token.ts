@@ -1,9 +1,9 @@
 import type { Project } from '../../domain/project';
 import type { AccessTokenCodec } from '../ports/access-tokens';
 import type { Clock } from '../ports/clock';
-import type { ProjectSecrets } from '../projects/project.store';
-import type { RevokedSessions } from '../sessions/session.store';
-import type { UserStore } from '../users/user.store';
+import type { ProjectSecrets } from '../stores/project.store';
+import type { RevokedSessions } from '../stores/session.store';
+import type { UserStore } from '../stores/user.store';
 
 export interface VerifiedUser {
   id: string;

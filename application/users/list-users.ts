@@ -2,8 +2,8 @@ import { base64UrlDecode, base64UrlEncode } from '../../domain/encoding';
 import { isUuid } from '../../domain/ids';
 import { err, ok, type Result } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
-import type { ProjectStore } from '../projects/project.store';
-import type { UserDirectory, UserListPosition } from './user-directory';
+import type { ProjectStore } from '../stores/project.store';
+import type { UserDirectory, UserListPosition } from '../stores/user-directory';
 
 export const USER_PAGE_DEFAULT = 25;
 export const USER_PAGE_MAX = 100;

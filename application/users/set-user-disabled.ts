@@ -5,8 +5,8 @@ import { err, ok, type Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
 import { SYSTEM_ORIGIN } from '../ports/request-origin';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import type { RefreshTokenStore } from '../tokens/refresh-token.store';
-import type { UserStore } from './user.store';
+import type { RefreshTokenStore } from '../stores/refresh-token.store';
+import type { UserStore } from '../stores/user.store';
 
 export interface SetUserDisabledDeps {
   users: Pick<UserStore, 'findById' | 'update'>;

@@ -4,10 +4,10 @@ import type { EndUser } from '../../domain/user';
 import type { BillingOutcome } from '../billing/errors';
 import type { BillingActor } from '../billing/use-cases';
 import type { SubscriptionView } from '../billing/views';
-import type { ProjectStore } from '../projects/project.store';
+import type { ProjectStore } from '../stores/project.store';
 import type { SessionView } from '../sessions/list-sessions';
-import type { LinkedIdentity, MfaFactorSummary, UserDirectory } from './user-directory';
-import type { UserStore } from './user.store';
+import type { LinkedIdentity, MfaFactorSummary, UserDirectory } from '../stores/user-directory';
+import type { UserStore } from '../stores/user.store';
 
 export interface UserDetail {
   user: EndUser;

@@ -2,7 +2,7 @@ import { auditEntry, userTarget, type AuditLog } from '../audit/audit-log';
 import type { AuditActor } from '../../domain/audit';
 import type { Clock } from '../ports/clock';
 import { SYSTEM_ORIGIN } from '../ports/request-origin';
-import type { RefreshTokenStore } from '../tokens/refresh-token.store';
+import type { RefreshTokenStore } from '../stores/refresh-token.store';
 
 /** Ends every session of an end user: all its refresh tokens are revoked. Answers how many were live. */
 export function makeSignOutEverywhere(deps: { refreshTokens: Pick<RefreshTokenStore, 'revokeAllForUser'>; audit: AuditLog; actor: AuditActor; clock: Clock }) {

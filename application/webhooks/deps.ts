@@ -3,7 +3,7 @@ import type { TokenCrypto } from '../ports/crypto';
 import type { Logger } from '../ports/logger';
 import type { Outbox, OutboxRetryNow } from '../ports/outbox';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import type { ProjectStore } from '../projects/project.store';
+import type { ProjectStore } from '../stores/project.store';
 import type { NotifyEndpointDisabled } from './endpoint-disabled-mail';
 import type { WebhookSettings, WebhookSigner, WebhookTransport } from './ports';
 import type { WebhookDeliveryStore, WebhookEndpointStore } from './webhook.store';

@@ -1,7 +1,7 @@
-import type { RenderedEmail } from '../email/email-message';
+import type { RenderedEmail } from '../mail/email-message';
 import type { Logger } from '../ports/logger';
 import { defineTopic, type Outbox } from '../ports/outbox';
-import type { ProjectStore } from '../projects/project.store';
+import type { ProjectStore } from '../stores/project.store';
 
 /** What the outbox records for the notice that a project's webhook endpoint was disabled. */
 export interface EndpointDisabledMail {

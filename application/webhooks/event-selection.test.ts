@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BillingEvent, EventPublisher } from '../billing/billing.store';
 import type { OutboxRetryNow } from '../ports/outbox';
-import type { ProjectStore } from '../projects/project.store';
+import type { ProjectStore } from '../stores/project.store';
 import { aProject, aWebhookEndpoint, CallLog, fakeCrypto, fakeOutbox, fakeUnitOfWork, FixedClock, strictFake, strictFn } from '../testing/fakes';
 import { makeCreateEndpoint, makeUpdateEndpoint } from './manage-endpoints';
 import type { WebhookTransport } from './ports';

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '../../application/api-keys/api-key.store';
+import type { ApiKeyRecord } from '../../application/stores/api-key.store';
 import type { ProjectChanges } from '../../application/projects/update-project';
 import { MFA_METHODS, MFA_POLICIES } from '../../domain/mfa';
 import type { Project, ProviderCredentials } from '../../domain/project';

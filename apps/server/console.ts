@@ -23,7 +23,7 @@ import { makeListConsoleAccounts } from '../../application/console/list-console-
 import { makeListConsoleMembers } from '../../application/console/list-console-members';
 import { makeRemoveConsoleMember } from '../../application/console/remove-console-member';
 import { makeRevokeConsoleInvitation } from '../../application/console/revoke-console-invitation';
-import { makeDeliverMail, type MailTransport, type RenderedEmail } from '../../application/email/email-message';
+import { makeDeliverMail, type MailTransport, type RenderedEmail } from '../../application/mail/email-message';
 import type { Logger } from '../../application/ports/logger';
 import { handleTopic } from '../../application/ports/outbox';
 import { ConsoleAccountNoticeMailRenderer } from '../../infrastructure/mail/console-account-notice-renderer';

@@ -1,5 +1,5 @@
 import PgBoss from 'pg-boss';
-import type { ApiKeyStore } from '../../application/api-keys/api-key.store';
+import type { ApiKeyStore } from '../../application/stores/api-key.store';
 import { makeAuthenticateApiKey } from '../../application/api-keys/authenticate-api-key';
 import { makeCheckNewDevice, type CheckNewDevice } from '../../application/notifications/new-device';
 import { makeNotifySecurityEvent, type NotifySecurityEvent } from '../../application/notifications/security-notice';
@@ -8,7 +8,7 @@ import type { Clock } from '../../application/ports/clock';
 import type { PasswordHasher, SecretBox, TokenCrypto } from '../../application/ports/crypto';
 import type { Logger } from '../../application/ports/logger';
 import { makeProjectSecrets } from '../../application/projects/project-secrets';
-import type { ProjectSecrets } from '../../application/projects/project.store';
+import type { ProjectSecrets } from '../../application/stores/project.store';
 import { makeAuthenticateAccessToken } from '../../application/tokens/authenticate-access-token';
 import { makeIssueSession } from '../../application/tokens/issue-session';
 import { makeVerifyAccessToken } from '../../application/tokens/verify-access-token';

@@ -1,6 +1,6 @@
-import type { ApiKeyRecord, ApiKeyStore } from '../../application/api-keys/api-key.store';
-import type { ProjectSecrets, ProjectStore } from '../../application/projects/project.store';
-import type { UserStore } from '../../application/users/user.store';
+import type { ApiKeyRecord, ApiKeyStore } from '../../application/stores/api-key.store';
+import type { ProjectSecrets, ProjectStore } from '../../application/stores/project.store';
+import type { UserStore } from '../../application/stores/user.store';
 import type { Project } from '../../domain/project';
 import type { EndUser } from '../../domain/user';
 import type { InvalidationBus } from './invalidation-bus';

@@ -1,6 +1,6 @@
 import type { Clock } from '../../application/ports/clock';
 import type { Logger } from '../../application/ports/logger';
-import type { RevokedSessions } from '../../application/sessions/session.store';
+import type { RevokedSessions } from '../../application/stores/session.store';
 import type { InvalidationBus } from './invalidation-bus';
 
 export interface RevokedSessionSource {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CONSOLE_ACCOUNT_NOTICE_TOPIC, type ConsoleAccountNotice } from '../../application/console/account-notice';
 import { CONSOLE_INVITATION_TOPIC, type ConsoleInvitationMail } from '../../application/console/invitation-mail';
 import { ENDPOINT_DISABLED_TOPIC, type EndpointDisabledMail } from '../../application/webhooks/endpoint-disabled-mail';
-import { EMAIL_KINDS, EMAIL_OUTBOX_TOPIC, type EmailMessage } from '../../application/email/email-message';
+import { EMAIL_KINDS, EMAIL_OUTBOX_TOPIC, type EmailMessage } from '../../application/mail/email-message';
 import { PASSWORD_RESET_REQUEST_TOPIC, type PasswordResetRequest } from '../../application/email/request-password-reset';
 import { SMS_OUTBOX_TOPIC, type SmsMessage } from '../../application/mfa/ports';
 import type { Topic } from '../../application/ports/outbox';

@@ -1,5 +1,5 @@
 import type { ConsoleAccountNotice, ConsoleAccountNoticeKind, ConsoleAccountNoticeRenderer } from '../../application/console/account-notice';
-import type { RenderedEmail } from '../../application/email/email-message';
+import type { RenderedEmail } from '../../application/mail/email-message';
 import { escapeHtml } from './i18next-email-renderer';
 
 const WORDING: Record<ConsoleAccountNoticeKind, { subject: string; what: string; advice: string }> = {

@@ -1,4 +1,4 @@
-import type { RenderedEmail } from '../../application/email/email-message';
+import type { RenderedEmail } from '../../application/mail/email-message';
 import type { ConsoleInvitationMail, ConsoleInvitationRenderer } from '../../application/console/invitation-mail';
 import { escapeHtml } from './i18next-email-renderer';
 

@@ -1,4 +1,4 @@
-import type { RenderedEmail } from '../../application/email/email-message';
+import type { RenderedEmail } from '../../application/mail/email-message';
 import type { EndpointDisabledMail, EndpointDisabledRenderer } from '../../application/webhooks/endpoint-disabled-mail';
 import { escapeHtml } from './i18next-email-renderer';
 

@@ -2,7 +2,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from '../../application/ports/logger';
-import type { MailTransport, OutgoingMail } from '../../application/email/email-message';
+import type { MailTransport, OutgoingMail } from '../../application/mail/email-message';
 
 /**
  * Development delivery without SMTP: each email is written as an .eml file under `dir`. With

@@ -1,7 +1,7 @@
 import { createInstance, type i18n, type Resource } from 'i18next';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { EmailMessage, EmailRenderer, RenderedEmail } from '../../application/email/email-message';
+import type { EmailMessage, EmailRenderer, RenderedEmail } from '../../application/mail/email-message';
 import type { SecurityNoticeMail, SecurityNoticeRenderer } from '../../application/notifications/security-notice';
 import type { SecurityNoticeKind } from '../../domain/security-notice';
 import { isRtlLocale, SUPPORTED_LOCALES, type Locale } from '../../domain/locale';

@@ -1,5 +1,5 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { MailTransport, OutgoingMail } from '../../application/email/email-message';
+import type { MailTransport, OutgoingMail } from '../../application/mail/email-message';
 
 /** What Tollgate sets unless SMTP_URL's query says otherwise. */
 const DEFAULTS = {

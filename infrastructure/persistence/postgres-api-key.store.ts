@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, ApiKeyStore } from '../../application/api-keys/api-key.store';
+import type { ApiKeyRecord, ApiKeyStore } from '../../application/stores/api-key.store';
 import type { Database } from './database';
 import { isUuid, read, rowMapper } from './rows';
 

@@ -1,4 +1,4 @@
-import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../../application/oauth/authorization-code.store';
+import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../../application/stores/authorization-code.store';
 import type { Database } from './database';
 import { read, rowMapper } from './rows';
 

@@ -1,4 +1,4 @@
-import type { ProjectStore } from '../../application/projects/project.store';
+import type { ProjectStore } from '../../application/stores/project.store';
 import type { Project, ProjectSettings } from '../../domain/project';
 import type { OAuthProvider } from '../../domain/providers';
 import type { Database } from './database';

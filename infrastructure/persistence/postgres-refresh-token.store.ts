@@ -1,5 +1,5 @@
-import type { SessionOrigin } from '../../application/sessions/session.store';
-import type { RefreshTokenRecord, RefreshTokenStore, RotateRefreshTokenInput, StoredRefreshToken } from '../../application/tokens/refresh-token.store';
+import type { SessionOrigin } from '../../application/stores/session.store';
+import type { RefreshTokenRecord, RefreshTokenStore, RotateRefreshTokenInput, StoredRefreshToken } from '../../application/stores/refresh-token.store';
 import type { Database } from './database';
 import { isUuid, read, rowMapper } from './rows';
 

@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionStore } from '../../application/sessions/session.store';
+import type { SessionRecord, SessionStore } from '../../application/stores/session.store';
 import type { Database } from './database';
 import { isUuid, read, rowMapper } from './rows';
 

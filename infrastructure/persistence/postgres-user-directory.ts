@@ -1,4 +1,4 @@
-import type { LinkedIdentity, MfaFactorSummary, UserDirectory, UserListPosition } from '../../application/users/user-directory';
+import type { LinkedIdentity, MfaFactorSummary, UserDirectory, UserListPosition } from '../../application/stores/user-directory';
 import type { MfaMethod } from '../../domain/mfa';
 import type { EndUser } from '../../domain/user';
 import type { Database } from './database';

@@ -1,4 +1,4 @@
-import type { UserStore } from '../../application/users/user.store';
+import type { UserStore } from '../../application/stores/user.store';
 import type { Locale } from '../../domain/locale';
 import type { EndUser } from '../../domain/user';
 import type { Database } from './database';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createClient } from '../../contract';
 import { SYSTEM_ORIGIN } from '../../application/ports/request-origin';
-import type { SessionOrigin } from '../../application/sessions/session.store';
+import type { SessionOrigin } from '../../application/stores/session.store';
 import type { IssuedSession } from '../../application/tokens/issue-session';
 import type { EndUser } from '../../domain/user';
 import { loadConfig, type Config } from '../../apps/server/config';

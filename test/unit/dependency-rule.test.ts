@@ -51,6 +51,9 @@ const cruiseViolations = () =>
       // an import cycle made of type-only imports
       'apps/server/root.ts': "import { wire } from './features/feature';\nexport interface Core { n: number }\nexport const root = wire;\n",
       'apps/server/features/feature.ts': "import type { Core } from '../root';\nexport const wire = (core: Core) => core.n;\n",
+      // a shared store reaches into a feature folder (stores/ comes before users/)
+      'application/stores/user.store.ts': "import type { Shown } from '../users/show-user';\nexport type Stored = Shown;\n",
+      'application/users/show-user.ts': 'export type Shown = { id: string };\n',
     }),
     ['domain', 'application', 'infrastructure', 'contract', 'apps'],
   ));
@@ -67,6 +70,7 @@ describe.concurrent('dependency rule (.dependency-cruiser.cjs)', () => {
     ['application/ imports a driver or infrastructure/', 'application-imports-domain-only', 'application/a.ts'],
     ['contract/ imports server code', 'contract-is-shippable', 'contract/index.ts'],
     ['an import cycle is made of type-only imports', 'no-circular', 'apps/server/features/feature.ts'],
+    ['an application folder imports one listed after it', 'application-folders-one-way', 'application/stores/user.store.ts'],
   ])('fails when %s', async (_what, rule, file) => {
     const result = await cruiseViolations();
     expect(result.code).not.toBe(0);

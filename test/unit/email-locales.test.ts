@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EmailMessage } from '../../application/email/email-message';
+import type { EmailMessage } from '../../application/mail/email-message';
 import type { SecurityNoticeMail } from '../../application/notifications/security-notice';
 import { SUPPORTED_LOCALES } from '../../domain/locale';
 import { SECURITY_NOTICE_KINDS } from '../../domain/security-notice';

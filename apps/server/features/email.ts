@@ -3,7 +3,7 @@ import type { SignInGate } from '../../../application/auth/complete-primary-sign
 import { makeConfirmPasswordReset } from '../../../application/email/confirm-password-reset';
 import { makeConsumeMagicLink } from '../../../application/email/consume-magic-link';
 import { makeDeliverEmail } from '../../../application/email/deliver-email';
-import { EMAIL_OUTBOX_TOPIC, type MailTransport } from '../../../application/email/email-message';
+import { EMAIL_OUTBOX_TOPIC, type MailTransport } from '../../../application/mail/email-message';
 import { makeIssuePasswordReset } from '../../../application/email/issue-password-reset';
 import { makeIssueVerificationCode } from '../../../application/email/issue-verification-code';
 import { makeRequestPasswordReset, PASSWORD_RESET_REQUEST_TOPIC } from '../../../application/email/request-password-reset';

@@ -2,7 +2,7 @@ import type { SignInGate } from '../../../application/auth/complete-primary-sign
 import { makeEndOtherSessions } from '../../../application/sessions/end-other-sessions';
 import { makeEndSession } from '../../../application/sessions/end-session';
 import { makeListSessions } from '../../../application/sessions/list-sessions';
-import { makeExchangeCode } from '../../../application/tokens/exchange-code';
+import { makeExchangeCode } from '../../../application/auth/exchange-code';
 import { makeRefreshSession } from '../../../application/tokens/refresh-session';
 import { makeRevokeSession } from '../../../application/tokens/revoke-session';
 import { PostgresAuthorizationCodeStore } from '../../../infrastructure/persistence/postgres-authorization-code.store';

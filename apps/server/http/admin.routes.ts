@@ -1,7 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import { adminContract } from '../../../contract/admin';
-import type { ApiKeyRecord } from '../../../application/api-keys/api-key.store';
+import type { ApiKeyRecord } from '../../../application/stores/api-key.store';
 import type { ConsoleActor } from '../../../application/console/authenticate-console-session';
 import type { StartedConsoleSession } from '../../../application/console/session-tokens';
 import type { ProjectChanges } from '../../../application/projects/update-project';

@@ -1,7 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import { sessionContract } from '../../../contract/session.contract';
 import type { PrimarySignInOutcome } from '../../../application/auth/complete-primary-sign-in';
-import type { ExchangeCodeError } from '../../../application/tokens/exchange-code';
+import type { ExchangeCodeError } from '../../../application/auth/exchange-code';
 import type { RefreshedSession, RefreshSessionError } from '../../../application/tokens/refresh-session';
 import type { RequestOrigin } from '../../../application/ports/request-origin';
 import type { Project } from '../../../domain/project';

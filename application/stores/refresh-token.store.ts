@@ -1,4 +1,4 @@
-import type { SessionOrigin } from '../sessions/session.store';
+import type { SessionOrigin } from './session.store';
 
 export interface RefreshTokenRecord {
   id: string;

@@ -2,13 +2,13 @@ import type { Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
 import { auditEntry, userActor, userTarget, type AuditLog } from '../audit/audit-log';
-import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
-import type { AuthorizationCodeStore } from '../oauth/authorization-code.store';
+import type { PrimarySignInOutcome } from './complete-primary-sign-in';
+import type { AuthorizationCodeStore } from '../stores/authorization-code.store';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
 import type { RequestOrigin } from '../ports/request-origin';
-import type { UserStore } from '../users/user.store';
-import type { RefreshTokenStore } from './refresh-token.store';
+import type { UserStore } from '../stores/user.store';
+import type { RefreshTokenStore } from '../stores/refresh-token.store';
 
 export interface ExchangeCodeDeps {
   codes: Pick<AuthorizationCodeStore, 'consume' | 'markReplayed' | 'wasReplayed'>;
