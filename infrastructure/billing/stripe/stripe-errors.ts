@@ -43,6 +43,15 @@ export class RefusedBeforeStripe extends Error {
 }
 
 /**
+ * An id to put in a path. An empty one would change the route (`GET /v1/subscriptions/` lists
+ * subscriptions), so it is refused before anything is sent.
+ */
+export function requireId(id: string, what: string, kind: 'invalid_request' | 'invalid_payment_method' = 'invalid_request'): string {
+  if (typeof id !== 'string' || id.trim() === '') throw new RefusedBeforeStripe({ kind, message: `Missing ${what} id` });
+  return id;
+}
+
+/**
  * What attaching a payment method refused: a decline stays a decline and an outage an outage, but
  * whatever Stripe found invalid about the call (an unknown card, one attached to another customer)
  * is about the payment method, unless it names the customer.

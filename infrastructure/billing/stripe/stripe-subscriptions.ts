@@ -1,0 +1,84 @@
+import type Stripe from 'stripe';
+import type { ProcessorInvoice, ProcessorSnapshot } from '../../../application/billing/payment-processor';
+import { StripeShapeError, isResourceMissing, requireId } from './stripe-errors';
+import { replayed } from './stripe-keys';
+import { invoiceOf, subscriptionOf } from './stripe-mapping';
+
+/**
+ * Expanded on every subscription Tollgate reads: the renewal card (the subscription's default, else
+ * the customer's invoice default). `latest_invoice.payment_intent` is never expanded: basil removed it.
+ */
+export const SUBSCRIPTION_EXPAND = ['default_payment_method', 'customer.invoice_settings.default_payment_method'];
+
+/** Invoices in a snapshot: the subscription's most recent ones. */
+const SNAPSHOT_INVOICES = 20;
+/** Enough for any customer Tollgate creates; a guard against paging forever. */
+const MAX_LISTED = 1000;
+
+/** The subscription's single item (Tollgate makes one per subscription). */
+export function firstItem(subscription: Stripe.Subscription): Stripe.SubscriptionItem {
+  const item = subscription.items?.data?.[0];
+  if (!item) throw new StripeShapeError(`subscription ${subscription.id} has no items`);
+  return item;
+}
+
+/**
+ * Subscriptions as Stripe has them now: a subscription read with its recent invoices (the port's
+ * snapshot), and a customer's subscriptions. Each call throws what Stripe refused;
+ * `StripeProcessor` turns it into the port's failure.
+ */
+export class StripeSubscriptionReads {
+  constructor(private readonly stripe: Stripe) {}
+
+  retrieve(subscriptionId: string): Promise<Stripe.Subscription> {
+    return this.stripe.subscriptions.retrieve(requireId(subscriptionId, 'subscription'), { expand: SUBSCRIPTION_EXPAND });
+  }
+
+  /** The subscription, or null when Stripe knows no such subscription. */
+  async getSubscription(subscriptionId: string): Promise<ProcessorSnapshot | null> {
+    if (subscriptionId.trim() === '') return null;
+    let subscription: Stripe.Subscription;
+    try {
+      subscription = await this.retrieve(subscriptionId);
+    } catch (error) {
+      if (isResourceMissing(error)) return null;
+      throw error;
+    }
+    return this.snapshotOf(subscription);
+  }
+
+  async listSubscriptionIds(customerId: string): Promise<string[]> {
+    const ids: string[] = [];
+    for await (const subscription of this.stripe.subscriptions.list({ customer: customerId, status: 'all', limit: 100 })) {
+      ids.push(subscription.id);
+      if (ids.length >= MAX_LISTED) break;
+    }
+    return ids;
+  }
+
+  /** The snapshot after a write; a replayed answer is as old as the first request, so read again. */
+  async snapshotAfterWrite(written: Stripe.Response<Stripe.Subscription>): Promise<ProcessorSnapshot> {
+    return this.snapshotOf(replayed(written) ? await this.retrieve(written.id) : written);
+  }
+
+  async snapshotOf(subscription: Stripe.Subscription): Promise<ProcessorSnapshot> {
+    const recent = await this.stripe.invoices.list({ subscription: subscription.id, limit: SNAPSHOT_INVOICES });
+    const oldestFirst = [...recent.data].reverse();
+    const invoices: ProcessorInvoice[] = [];
+    for (const invoice of oldestFirst) {
+      const mapped = invoiceOf(invoice, invoice.lines.has_more && invoice.id ? await this.allLines(invoice.id) : invoice.lines.data);
+      if (mapped) invoices.push(mapped);
+    }
+    return { subscription: subscriptionOf(subscription, oldestFirst), invoices };
+  }
+
+  /** Every line of an invoice (its embedded list holds the first page only). */
+  private async allLines(invoiceId: string): Promise<Stripe.InvoiceLineItem[]> {
+    const lines: Stripe.InvoiceLineItem[] = [];
+    for await (const line of this.stripe.invoices.listLineItems(invoiceId, { limit: 100 })) {
+      lines.push(line);
+      if (lines.length >= MAX_LISTED) break;
+    }
+    return lines;
+  }
+}
