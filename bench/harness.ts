@@ -254,7 +254,7 @@ export async function startBench(): Promise<Bench> {
     seeder.admin.updateProject(created.value.project.id, { enable: ['google'], providerCredentials: [{ provider: 'google', credentials: op.credentials('google') }] }),
   );
   if (!enabled.ok) throw new Error(enabled.error);
-  const billing = wireBilling({ core: seeder.core, config: seedConfig }).useCases;
+  const billing = wireBilling({ core: seeder.core, config: seedConfig, console: seeder.admin.console }).useCases;
   const priceId = await seeder.core.db.withContext(async () => {
     const projectId = created.value.project.id;
     const steps = [

@@ -1,6 +1,6 @@
 import type { OperatorUseCases } from '../../application/billing/use-cases';
 import type { WebhookUseCases } from '../../application/webhooks/use-cases';
-import type { Admin } from '../server/admin';
+import type { Admin } from '../server/features/admin';
 import type { AuditFeature } from '../server/features/audit';
 import type { CommandSpec, Options } from './args';
 

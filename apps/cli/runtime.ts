@@ -6,11 +6,12 @@ import { resolveDatabase, resolveSecretKey } from '../server/bootstrap';
 import type { CoreConfig } from '../server/config';
 import { REDACT_PATHS } from '../server/http/logger';
 import type { OperatorUseCases } from '../../application/billing/use-cases';
-import { buildAdmin, type Admin } from '../server/admin';
 import { buildCore, type Core } from '../server/core';
+import { type Admin, wireAdmin } from '../server/features/admin';
 import { wireAudit, type AuditFeature } from '../server/features/audit';
 import { CLI_ADMIN } from '../../domain/audit';
 import { wireBilling } from '../server/features/billing';
+import { wireConsole } from '../server/features/console';
 import { wireWebhooks } from '../server/features/webhooks';
 import type { WebhookUseCases } from '../../application/webhooks/use-cases';
 import { CommandError } from './messages';
@@ -72,9 +73,10 @@ export async function runningEmbeddedDatabase(config: CoreConfig): Promise<strin
 
 /**
  * Builds the same application core as the server (configuration, deployment key, database) and the
- * operator's use cases (billing's included), and nothing else: no HTTP, no jobs, no mail or SMS settings read. The database is DATABASE_URL, else the
- * embedded PostgreSQL under the data directory: the one `npm start` is running, or a new one that
- * `close()` stops again.
+ * features whose use cases the commands call (admin, console, billing, webhooks, audit), and uses
+ * nothing else of them: no HTTP, no jobs, no mail or SMS settings read (those features take only
+ * the core's settings). The database is DATABASE_URL, else the embedded PostgreSQL under the data
+ * directory: the one `npm start` is running, or a new one that `close()` stops again.
  */
 export async function openRuntime(config: CoreConfig, note: (line: string) => void): Promise<CliRuntime> {
   let secretKey: Buffer;
@@ -96,13 +98,16 @@ export async function openRuntime(config: CoreConfig, note: (line: string) => vo
   }
   try {
     const core = await buildCore({ config, databaseUrl, secretKey, logger: createCliLogger(), superviseJobs: false });
+    // The CLI delivers no jobs, so the console's mail has no transport here.
+    const accounts = wireConsole({ core, mail: null }).useCases;
+    const audit = wireAudit({ core, config }).useCases;
     return {
       core,
       // Changes made with the CLI are recorded in the audit log as made by the operator `cli`.
-      admin: buildAdmin(core, { actor: CLI_ADMIN }),
-      billing: wireBilling({ core, config }).useCases,
-      webhooks: wireWebhooks({ core, config }).useCases,
-      audit: wireAudit({ core, config }).useCases,
+      admin: wireAdmin({ core, console: accounts, audit, actor: CLI_ADMIN }).useCases,
+      billing: wireBilling({ core, config, console: accounts }).useCases,
+      webhooks: wireWebhooks({ core, config, console: accounts }).useCases,
+      audit,
       startJobQueue: () => core.start({ worker: false }),
       async close() {
         try {

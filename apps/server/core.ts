@@ -28,15 +28,10 @@ import { PgBossScheduler } from '../../infrastructure/jobs/scheduler';
 import { TOLLGATE_TOPICS } from '../../infrastructure/jobs/topics';
 import { SECURITY_NOTICE_TOPIC_DEFINITION } from '../../infrastructure/mail/security-notice.topic';
 import { Database } from '../../infrastructure/persistence/database';
-import { PostgresApiKeyStore } from '../../infrastructure/persistence/postgres-api-key.store';
 import { PostgresAuditLog } from '../../infrastructure/persistence/postgres-audit-log';
-import { PostgresKnownDeviceStore } from '../../infrastructure/persistence/postgres-known-device.store';
-import { PostgresProjectStore } from '../../infrastructure/persistence/postgres-project.store';
-import { PostgresRefreshTokenStore } from '../../infrastructure/persistence/postgres-refresh-token.store';
-import { PostgresSessionStore } from '../../infrastructure/persistence/postgres-session.store';
-import { PostgresUserStore } from '../../infrastructure/persistence/postgres-user.store';
 import { PostgresRateLimiter } from '../../infrastructure/ratelimit/postgres-rate-limiter';
 import type { CoreConfig } from './config';
+import { buildStores, type Stores } from './stores';
 
 export interface CoreOptions {
   config: CoreConfig;
@@ -48,16 +43,6 @@ export interface CoreOptions {
   superviseJobs?: boolean;
   /** Replaces adapters in tests. */
   overrides?: { passwordHasher?: PasswordHasher };
-}
-
-/** The stores every feature shares; features add their own next to their use cases. */
-export interface CoreStores {
-  projects: PostgresProjectStore;
-  apiKeys: PostgresApiKeyStore;
-  users: PostgresUserStore;
-  refreshTokens: PostgresRefreshTokenStore;
-  /** Sessions as the end user sees them (list, end one, end the others). */
-  sessions: PostgresSessionStore;
 }
 
 /** Read-through caches of the hot paths, dropped in every process when a row changes. */
@@ -82,7 +67,7 @@ export interface CoreSessions {
 
 /**
  * The application core: what every process of a deployment (server, worker, CLI) builds first.
- * It holds no HTTP and no feature: features, the CLI and the worker take what they need from it.
+ * It holds no HTTP and no feature: features (apps/server/features/) take what they need from it.
  * Nothing is created at import time and nothing is changed after `buildCore` returns.
  */
 export interface Core {
@@ -102,7 +87,8 @@ export interface Core {
   readonly caches: HotPathCaches;
   /** Sessions ended recently (their access tokens may be unexpired), known to every process at once. */
   readonly revokedSessions: RevokedSessionSet;
-  readonly stores: CoreStores;
+  /** Every store of the process, built once (apps/server/stores.ts); features take theirs from it. */
+  readonly stores: Stores;
   readonly secrets: ProjectSecrets;
   readonly sessions: CoreSessions;
   /**
@@ -181,15 +167,9 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   // A statement that ends sessions returns once this process's own listener has heard of it (after
   // commit), so this process refuses their access tokens as soon as the change returns.
   const sessionsEnded = () => db.onCommit(() => invalidation.sync());
-  const stores: CoreStores = {
-    projects: new PostgresProjectStore(db),
-    apiKeys: new PostgresApiKeyStore(db),
-    users: new PostgresUserStore(db),
-    refreshTokens: new PostgresRefreshTokenStore(db, sessionsEnded),
-    sessions: new PostgresSessionStore(db, sessionsEnded),
-  };
+  const stores = buildStores(db, { box, sessionsEnded });
   const secrets = makeProjectSecrets({ projects: stores.projects, box });
-  const caches = makeHotPathCaches(invalidation, { ...stores, secrets }, config.CACHE_TTL_SECONDS * 1000);
+  const caches = makeHotPathCaches(invalidation, { apiKeys: stores.apiKeys, projects: stores.projects, users: stores.users, secrets }, config.CACHE_TTL_SECONDS * 1000);
   const revokedSessions = new RevokedSessionSet(invalidation, stores.sessions, clock, logger, {
     // A minute beyond the longest access-token lifetime, for clocks a little apart.
     windowMs: (LONGEST_ACCESS_TOKEN_TTL_SECONDS + 60) * 1000,
@@ -217,7 +197,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   const notify = makeNotifySecurityEvent({ outbox, clock });
   const securityNotices: CoreSecurityNotices = {
     notify,
-    checkNewDevice: makeCheckNewDevice({ devices: new PostgresKnownDeviceStore(db), notify, crypto, clock }),
+    checkNewDevice: makeCheckNewDevice({ devices: stores.knownDevices, notify, crypto, clock }),
   };
 
   let bossStarted = false;

@@ -1,29 +1,21 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract';
 import type { SignInGate } from '../../application/auth/complete-primary-sign-in';
+import { makeRunIdempotent } from '../../application/idempotency/run-idempotent';
 import type { Clock } from '../../application/ports/clock';
 import type { PasswordHasher } from '../../application/ports/crypto';
-import { buildAdmin, type Admin } from './admin';
-import { consoleActor } from './console';
 import { trustProxySetting, type Config } from './config';
 import { buildCore, type Core } from './core';
-import { type AuditFeature, wireAudit } from './features/audit';
-import { type BillingFeature, wireBilling } from './features/billing';
-import { billingHttp } from './features/billing-http';
-import { isMailConfigured, wireEmail } from './features/email';
-import { buildSmsSender, wireMfa } from './features/mfa';
-import { wireOAuth } from './features/oauth';
-import { wireSessions } from './features/sessions';
-import { type WebhooksFeature, wireWebhooks } from './features/webhooks';
+import type { Admin } from './features/admin';
+import { closeFeatures, wireFeatures } from './features/all';
+import type { AuditFeature } from './features/audit';
+import type { BillingFeature } from './features/billing';
+import type { WebhooksFeature } from './features/webhooks';
 import { buildHttpApp } from './http/app';
 import { accessTokenAuthenticator, apiKeyAuthenticator, consoleSessionAuthenticator, noAuthentication, userOrApiKeyAuthenticator } from './http/auth';
-import { makeAdminRoutes } from './http/admin.routes';
-import { mountDashboard } from './http/dashboard';
 import type { PinoLogger } from './http/logger';
 import { buildOpenApiDocument } from './http/openapi';
-import { buildJobs } from './jobs';
-import { makeRunIdempotent } from '../../application/idempotency/run-idempotent';
-import { PostgresIdempotentRequestStore } from '../../infrastructure/persistence/postgres-idempotent-request.store';
+import { startJobs } from './jobs';
 
 export interface TollgateOptions {
   config: Config;
@@ -58,10 +50,10 @@ export interface Tollgate {
 }
 
 /**
- * The server's composition root: the core, then each feature given exactly what it needs (the MFA
- * feature's sign-in gate goes into email and sessions), the HTTP app over the whole contract, and
- * the jobs when this process delivers them. Tests build the same thing with another clock and
- * peers' addresses.
+ * The server's composition root: the core, then every feature (features/all.ts, each given what it
+ * takes from another), the HTTP app over the whole contract with every feature's routes and pages,
+ * and every feature's jobs when this process delivers them. Tests build the same thing with
+ * another clock and peers' addresses.
  */
 export async function createTollgate(options: TollgateOptions): Promise<Tollgate> {
   const { config } = options;
@@ -69,17 +61,9 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   const core = await buildCore({ ...options, superviseJobs: runWorker });
   if (options.migrate ?? true) await core.db.migrate();
 
-  const smsSender = buildSmsSender(config, core.logger, core.clock);
-  const mfa = wireMfa({ core, config, smsAvailable: smsSender !== null });
-  const email = wireEmail({ core, config, signInGate: mfa.signInGate, mailConfigured: isMailConfigured(config) });
-  const oauth = wireOAuth({ core, config });
-  const sessions = wireSessions({ core, signInGate: mfa.signInGate });
-  const billingFeature = wireBilling({ core, config });
-  const billing = billingHttp(billingFeature.useCases);
-  const webhooksFeature = wireWebhooks({ core, config });
-  const auditFeature = wireAudit({ core, config });
-
-  const admin = buildAdmin(core);
+  const features = wireFeatures({ core, config });
+  const { sessions, email, oauth, mfa, billing, webhooks, audit, admin } = features;
+  const all = Object.values(features);
   // Type-checked against the whole contract: a route without an implementation fails to compile.
   const router = initServer().router(contract, {
     ...sessions.routes,
@@ -87,7 +71,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     ...oauth.routes,
     ...mfa.routes,
     ...billing.routes,
-    ...makeAdminRoutes({ admin, adminFor: (account) => buildAdmin(core, { actor: consoleActor(account) }), publicUrl: config.publicUrl, secureCookie: config.NODE_ENV === 'production', billing: billingFeature.useCases, webhooks: webhooksFeature.useCases, audit: auditFeature.useCases }),
+    admin: { ...admin.adminRoutes, ...billing.adminRoutes, ...webhooks.adminRoutes },
   });
 
   const app = buildHttpApp({
@@ -99,7 +83,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
       apiKey: apiKeyAuthenticator(core.sessions.authenticateApiKey),
       user: accessTokenAuthenticator(mfa.authenticateUser),
       userOrApiKey: userOrApiKeyAuthenticator(mfa.authenticateUser, core.sessions.authenticateApiKey),
-      console: consoleSessionAuthenticator(admin.console.authenticate, (a, b) => core.crypto.safeEqual(a, b)),
+      console: consoleSessionAuthenticator(features.console.useCases.authenticate, (a, b) => core.crypto.safeEqual(a, b)),
     },
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     bodyLimit: config.BODY_LIMIT,
@@ -108,29 +92,26 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     // Every request gets its own EntityManager fork.
     requestContext: (_req, _res, next) => core.db.runInScope(next),
     mountExtra: (app) => {
-      email.pages(app);
-      billing.pages?.(app);
-      mountDashboard(app);
+      for (const feature of all) feature.pages?.(app);
     },
-    runIdempotent: makeRunIdempotent({ store: new PostgresIdempotentRequestStore(core.db), crypto: core.crypto, clock: core.clock }),
+    runIdempotent: makeRunIdempotent({ store: core.stores.idempotentRequests, crypto: core.crypto, clock: core.clock }),
   });
 
-  const jobs = runWorker ? buildJobs(core, config, { smsSender, billing: billingFeature.jobs, webhooks: webhooksFeature.jobs }) : null;
   return {
     app,
     core,
-    admin,
+    admin: admin.useCases,
     signInGate: mfa.signInGate,
-    billing: billingFeature.useCases,
-    webhooks: webhooksFeature.useCases,
-    audit: auditFeature.useCases,
+    billing: billing.useCases,
+    webhooks: webhooks.useCases,
+    audit: audit.useCases,
     async start() {
-      if (jobs) await jobs.start();
+      if (runWorker) await startJobs(core, all);
       else await core.start({ worker: false });
     },
     async close() {
       await core.close();
-      await jobs?.close();
+      await closeFeatures(all);
     },
   };
 }

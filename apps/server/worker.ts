@@ -2,13 +2,15 @@ import { resolveDatabase, resolveSecretKey } from './bootstrap';
 import { loadConfig } from './config';
 import { createLogger } from './http/logger';
 import { buildCore } from './core';
-import { buildJobs } from './jobs';
+import { closeFeatures, wireFeatures } from './features/all';
+import { startJobs } from './jobs';
 import { CLOSE_LIMIT_MS, onStopSignal } from './shutdown';
 
 /**
  * `npm run worker`: background jobs only (outbox delivery of mail and SMS, maintenance), for
  * deployments that run the server processes with TOLLGATE_WORKER=off. It builds the core and the
- * features' jobs, never the HTTP server. Several workers may run: pg-boss hands each job to one.
+ * same features as the server, and registers only their jobs: no HTTP server. Several workers may
+ * run: pg-boss hands each job to one.
  */
 async function main() {
   const config = loadConfig();
@@ -20,12 +22,12 @@ async function main() {
   const secretKey = resolveSecretKey(config);
   const database = await resolveDatabase(config, (m) => logger.info(m));
   const core = await buildCore({ config, databaseUrl: database.url, secretKey, logger, superviseJobs: true });
-  const jobs = buildJobs(core, config);
-  await jobs.start();
+  const features = Object.values(wireFeatures({ core, config }));
+  await startJobs(core, features);
   logger.info('Tollgate worker started');
   onStopSignal(logger, (step) => step('stopping the job workers and closing the database pool', CLOSE_LIMIT_MS, async () => {
     await core.close();
-    await jobs.close();
+    await closeFeatures(features);
   }));
 }
 

@@ -96,7 +96,7 @@ beforeAll(async () => {
     logger: createLogger('silent', false),
     runWorker: false,
   });
-  billing = wireBilling({ core: tollgate.core, config }).useCases;
+  billing = wireBilling({ core: tollgate.core, config, console: tollgate.admin.console }).useCases;
   [shop, store] = await Promise.all([createProject('Shop'), createProject('Store')]);
   [ada, bob] = await Promise.all([createUser(shop, 'ada@example.com'), createUser(shop, 'bob@example.com')]);
 });

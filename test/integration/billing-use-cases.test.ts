@@ -29,7 +29,7 @@ describe('billing use cases on the sandbox', () => {
 
   beforeAll(async () => {
     app = await startTestApp({ clock, runWorker: false });
-    billing = wireBilling({ core: app.tollgate.core, config: app.config }).useCases;
+    billing = wireBilling({ core: app.tollgate.core, config: app.config, console: app.tollgate.admin.console }).useCases;
     const created = await app.createProject();
     project = (await run(() => app.tollgate.admin.getProject(created.id)))!;
     await run(async () => {

@@ -1,3 +1,4 @@
+import type express from 'express';
 import type { BillingDeps } from '../../../application/billing/deps';
 import { makeChangeSubscription, makePreviewChange } from '../../../application/billing/change-subscription';
 import { makeCreateSetupIntent } from '../../../application/billing/create-setup-intent';
@@ -17,52 +18,62 @@ import type { BillingUseCases } from '../../../application/billing/use-cases';
 import { ProcessorRegistry } from '../../../infrastructure/billing/processor-directory';
 import { SandboxControlService } from '../../../infrastructure/billing/sandbox/sandbox-control';
 import { StripeWebhooks } from '../../../infrastructure/billing/stripe/stripe-webhooks';
-import { PostgresBillingConnectionStore } from '../../../infrastructure/persistence/postgres-billing-connection.store';
-import { PostgresCustomerStore } from '../../../infrastructure/persistence/postgres-billing-customer.store';
-import { PostgresBillingEventLog, PostgresEventPublisher } from '../../../infrastructure/persistence/postgres-billing-event.store';
-import { PostgresUserDirectory } from '../../../infrastructure/persistence/postgres-user-directory';
-import { PostgresSubscriptionLocks } from '../../../infrastructure/persistence/postgres-billing-lock.store';
-import { PostgresCatalogStore } from '../../../infrastructure/persistence/postgres-catalog.store';
-import { PostgresEntitlementsReader } from '../../../infrastructure/persistence/postgres-entitlements.reader';
-import { PostgresInvoiceStore } from '../../../infrastructure/persistence/postgres-invoice.store';
-import { PostgresProcessorEventLog } from '../../../infrastructure/persistence/postgres-processor-event.store';
-import { PostgresSubscriptionStore } from '../../../infrastructure/persistence/postgres-subscription.store';
 import type { CoreConfig } from '../config';
 import type { Core } from '../core';
-import type { JobsFeature } from './types';
+import type { ScheduledJob } from '../../../application/ports/scheduled-job';
+import { makeAdminBillingRoutes } from '../http/admin-billing.routes';
+import { makeBillingRoutes } from '../http/billing.routes';
+import { mountSandboxCheckout } from '../http/sandbox-checkout.page';
+import type { ConsoleAccounts } from './console';
+import type { Feature } from './types';
 import { webhookEventPublisher } from './webhooks';
 
 /** Whether the sandbox processor may run: never with real money, so not in production unless asked. */
 export const sandboxAllowed = (config: Pick<CoreConfig, 'NODE_ENV' | 'BILLING_SANDBOX_IN_PRODUCTION'>): boolean =>
   config.NODE_ENV !== 'production' || config.BILLING_SANDBOX_IN_PRODUCTION;
 
-export interface BillingFeature {
+export interface BillingFeatureInput {
+  core: Core;
+  config: CoreConfig;
+  /** The console's check that an account may see a project, which every billing admin route asks first. */
+  console: Pick<ConsoleAccounts, 'projectAccess'>;
+}
+
+export interface BillingFeature extends Feature {
   useCases: BillingUseCases;
+  /** The end user's and the processors' routes (contract/billing.contract.ts). */
+  routes: { billing: ReturnType<typeof makeBillingRoutes> };
+  /** The console's Billing pages (contract/admin/billing.contract.ts). */
+  adminRoutes: { billing: ReturnType<typeof makeAdminBillingRoutes> };
+  /** The sandbox processor's checkout page. */
+  pages: (app: express.Express) => void;
   /** The sandbox's renewals, trial ends and scheduled cancellations, on BILLING_SANDBOX_CRON. */
-  jobs: JobsFeature;
+  schedules: ScheduledJob[];
 }
 
 /**
  * Billing: the catalog, a project's connection to Stripe or the sandbox, subscriptions, invoices,
  * entitlements and inbound processor webhooks. The server, the worker and the CLI build the same
- * use cases from the core; the HTTP routes and the CLI commands call nothing else.
+ * use cases from the core; the HTTP routes, the sandbox checkout page and the CLI commands call
+ * nothing else.
  */
-export function wireBilling({ core, config }: { core: Core; config: CoreConfig }): BillingFeature {
-  const { db, clock, crypto, box, logger } = core;
+export function wireBilling({ core, config, console }: BillingFeatureInput): BillingFeature {
+  const { db, clock, crypto, logger } = core;
+  const stores = core.stores.billing;
   const sandboxDeps = { db, clock, crypto, publicUrl: config.publicUrl };
   const allowed = sandboxAllowed(config);
   const deps: BillingDeps = {
-    connections: new PostgresBillingConnectionStore(db, box),
-    catalog: new PostgresCatalogStore(db),
-    customers: new PostgresCustomerStore(db),
-    subscriptions: new PostgresSubscriptionStore(db),
-    invoices: new PostgresInvoiceStore(db),
+    connections: stores.connections,
+    catalog: stores.catalog,
+    customers: stores.customers,
+    subscriptions: stores.subscriptions,
+    invoices: stores.invoices,
     // Each new event is also fanned out to the project's webhook endpoints, in the same transaction.
-    events: webhookEventPublisher({ core, config }, new PostgresEventPublisher(db)),
-    eventLog: new PostgresBillingEventLog(db),
-    locks: new PostgresSubscriptionLocks(db),
-    processorEvents: new PostgresProcessorEventLog(db),
-    entitlementsReader: new PostgresEntitlementsReader(db),
+    events: webhookEventPublisher({ core, config }, stores.events),
+    eventLog: stores.eventLog,
+    locks: stores.locks,
+    processorEvents: stores.processorEvents,
+    entitlementsReader: stores.entitlements,
     processors: new ProcessorRegistry({
       sandbox: sandboxDeps,
       stripe: { apiUrl: config.STRIPE_API_URL, timeoutMs: config.STRIPE_TIMEOUT_MS, maxNetworkRetries: config.STRIPE_MAX_NETWORK_RETRIES },
@@ -71,7 +82,7 @@ export function wireBilling({ core, config }: { core: Core; config: CoreConfig }
     sandbox: allowed ? new SandboxControlService(sandboxDeps) : null,
     projects: core.stores.projects,
     users: core.stores.users,
-    directory: new PostgresUserDirectory(db),
+    directory: core.stores.directory,
     uow: db,
     clock,
     crypto,
@@ -115,10 +126,13 @@ export function wireBilling({ core, config }: { core: Core; config: CoreConfig }
     sandboxCheckout: sandbox.sandboxCheckout,
     completeSandboxCheckout: sandbox.completeSandboxCheckout,
   }, { audit: core.audit, clock });
-  const jobs: JobsFeature = {
+  return {
+    useCases,
+    routes: { billing: makeBillingRoutes(useCases) },
+    adminRoutes: { billing: makeAdminBillingRoutes({ accounts: console, billing: useCases }) },
+    pages: (app) => mountSandboxCheckout(app, useCases),
     schedules: allowed
       ? [{ name: 'billing.sandbox-renewals', cron: config.BILLING_SANDBOX_CRON, run: () => useCases.runSandboxRenewals().then(() => undefined) }]
       : [],
   };
-  return { useCases, jobs };
 }

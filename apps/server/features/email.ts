@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type express from 'express';
 import type { SignInGate } from '../../../application/auth/complete-primary-sign-in';
 import { makeConfirmPasswordReset } from '../../../application/email/confirm-password-reset';
 import { makeConsumeMagicLink } from '../../../application/email/consume-magic-link';
@@ -15,27 +16,29 @@ import { makeVerifyEmailCode } from '../../../application/email/verify-email-cod
 import { makeDeliverSecurityNotice } from '../../../application/notifications/deliver-security-notice';
 import { SECURITY_NOTICE_TOPIC } from '../../../application/notifications/security-notice';
 import type { Logger } from '../../../application/ports/logger';
-import { handleTopic } from '../../../application/ports/outbox';
+import { handleTopic, type TopicHandler } from '../../../application/ports/outbox';
 import { FileMailTransport } from '../../../infrastructure/mail/file-mail-transport';
 import { I18nextEmailRenderer } from '../../../infrastructure/mail/i18next-email-renderer';
 import { SmtpMailTransport } from '../../../infrastructure/mail/smtp-mail-transport';
-import { PostgresEmailAccountStore } from '../../../infrastructure/persistence/postgres-email-account.store';
-import { PostgresEmailMagicLinkStore } from '../../../infrastructure/persistence/postgres-email-magic-link.store';
-import { PostgresEmailPasswordResetStore } from '../../../infrastructure/persistence/postgres-email-password-reset.store';
-import { PostgresEmailVerificationCodeStore } from '../../../infrastructure/persistence/postgres-email-verification-code.store';
 import { emailLimits, type Config } from '../config';
-import { makeEmailRoutes, MAGIC_LINK_VERIFY_PATH, mountMagicLinkEndpoint } from '../http/email.routes';
+import {
+  type EmailRouteDeps,
+  makeEmailRoutes,
+  MAGIC_LINK_VERIFY_PATH,
+  type MagicLinkEndpointDeps,
+  mountMagicLinkEndpoint,
+} from '../http/email.routes';
 import type { Core } from '../core';
-import type { HttpFeature, JobsFeature } from './types';
+import type { Feature } from './types';
+
+/** Whether this deployment can send email (SMTP_URL, or the file transport outside production). */
+export const isMailConfigured = (config: Config): boolean => config.SMTP_URL !== undefined || config.NODE_ENV !== 'production';
 
 /**
  * How email leaves: SMTP when SMTP_URL is set; otherwise .eml files under the data directory in
  * development and test (the code or link also logged in development), and nothing in production,
- * where the email endpoints then answer 503.
+ * where the email endpoints then answer 503. Building it opens no connection.
  */
-/** Whether this deployment can send email (SMTP_URL, or the file transport outside production). */
-export const isMailConfigured = (config: Config): boolean => config.SMTP_URL !== undefined || config.NODE_ENV !== 'production';
-
 export function buildMailTransport(config: Config, logger: Logger): MailTransport | null {
   const from = config.MAIL_FROM;
   const domain = new URL(config.publicUrl).hostname || 'tollgate';
@@ -50,91 +53,84 @@ export interface EmailFeatureInput {
   config: Config;
   /** The primary sign-in gate (MFA policy) sign-up, sign-in and magic links pass through. */
   signInGate: SignInGate;
-  /** False in production without SMTP_URL: the endpoints that send email answer 503. */
-  mailConfigured: boolean;
 }
 
-/** Wires the email feature's routes and magic-link page: accounts, codes, reset, magic links. */
-export function wireEmail({ core, config, signInGate, mailConfigured }: EmailFeatureInput) {
+export interface EmailFeature extends Feature {
+  useCases: EmailRouteDeps & { consumeMagicLink: MagicLinkEndpointDeps['consume'] };
+  routes: { email: ReturnType<typeof makeEmailRoutes> };
+  /** The magic link's browser end (GET/HEAD /api/proxy/email/magic-link/verify). */
+  pages: (app: express.Express) => void;
+  /** Renders and sends the mail the use cases enqueue and the security notices; issues password resets off the request path. */
+  handlers: TopicHandler[];
+  /** The deployment's mail transport (null where no mail can be sent), which the console's mail goes through too. */
+  mail: MailTransport | null;
+  /** Closes the mail transport's pooled connections. */
+  close: () => Promise<void> | void;
+}
+
+/**
+ * Wires email sign-in: accounts, verification codes, password reset and magic links (use cases,
+ * routes, the magic link's page), and the delivery of the deployment's mail through one transport.
+ */
+export function wireEmail({ core, config, signInGate }: EmailFeatureInput): EmailFeature {
   const { db, clock, crypto, outbox, passwordHasher: hasher, stores, rateLimiter } = core;
-  const accounts = new PostgresEmailAccountStore(db);
-  const codes = new PostgresEmailVerificationCodeStore(db);
-  const resets = new PostgresEmailPasswordResetStore(db);
-  const links = new PostgresEmailMagicLinkStore(db);
+  const { accounts, verificationCodes: codes, passwordResets: resets, magicLinks: links } = stores.email;
+  const mail = buildMailTransport(config, core.logger);
+  // False in production without SMTP_URL: the endpoints that send email answer 503.
+  const mailConfigured = isMailConfigured(config);
   const completePrimarySignIn = signInGate;
   const issueVerificationCode = makeIssueVerificationCode({ codes, outbox, crypto, clock });
   const limits = emailLimits(config);
 
-  const routes = {
-    email: makeEmailRoutes({
-      signUp: makeSignUpWithPassword({ accounts, issueVerificationCode, completePrimarySignIn, hasher, crypto, clock, uow: db, audit: core.audit, rateLimiter, limits, mailConfigured }),
-      signIn: makeSignInWithPassword({ accounts, completePrimarySignIn, hasher, crypto, clock, uow: db, audit: core.audit, rateLimiter, limits }),
-      verifyCode: makeVerifyEmailCode({ accounts, codes, crypto, clock, uow: db, rateLimiter, limits }),
-      resendCode: makeResendVerificationCode({ accounts, issueVerificationCode, clock, uow: db, rateLimiter, limits, mailConfigured }),
-      requestReset: makeRequestPasswordReset({ outbox, audit: core.audit, clock, uow: db, rateLimiter, limits, mailConfigured }),
-      confirmReset: makeConfirmPasswordReset({
-        accounts,
-        resets,
-        refreshTokens: stores.refreshTokens,
-        hasher,
-        crypto,
-        audit: core.audit,
-        notify: core.securityNotices.notify,
-        clock,
-        uow: db,
-      }),
-      sendMagicLink: makeSendMagicLink({
-        accounts,
-        links,
-        outbox,
-        crypto,
-        clock,
-        uow: db,
-        verifyUrl: core.config.publicUrl + MAGIC_LINK_VERIFY_PATH,
-        rateLimiter,
-        limits,
-        mailConfigured,
-      }),
+  const useCases: EmailFeature['useCases'] = {
+    signUp: makeSignUpWithPassword({ accounts, issueVerificationCode, completePrimarySignIn, hasher, crypto, clock, uow: db, audit: core.audit, rateLimiter, limits, mailConfigured }),
+    signIn: makeSignInWithPassword({ accounts, completePrimarySignIn, hasher, crypto, clock, uow: db, audit: core.audit, rateLimiter, limits }),
+    verifyCode: makeVerifyEmailCode({ accounts, codes, crypto, clock, uow: db, rateLimiter, limits }),
+    resendCode: makeResendVerificationCode({ accounts, issueVerificationCode, clock, uow: db, rateLimiter, limits, mailConfigured }),
+    requestReset: makeRequestPasswordReset({ outbox, audit: core.audit, clock, uow: db, rateLimiter, limits, mailConfigured }),
+    confirmReset: makeConfirmPasswordReset({
+      accounts,
+      resets,
+      refreshTokens: stores.refreshTokens,
+      hasher,
+      crypto,
+      audit: core.audit,
+      notify: core.securityNotices.notify,
+      clock,
+      uow: db,
+    }),
+    sendMagicLink: makeSendMagicLink({
+      accounts,
+      links,
+      outbox,
+      crypto,
+      clock,
+      uow: db,
+      verifyUrl: core.config.publicUrl + MAGIC_LINK_VERIFY_PATH,
+      rateLimiter,
+      limits,
+      mailConfigured,
+    }),
+    consumeMagicLink: makeConsumeMagicLink({
+      links,
+      accounts,
+      users: stores.users,
+      projects: stores.projects,
+      completePrimarySignIn,
+      crypto,
+      audit: core.audit,
+      clock,
+      uow: db,
     }),
   };
-
-  const consumeMagicLink = makeConsumeMagicLink({
-    links,
-    accounts,
-    users: stores.users,
-    projects: stores.projects,
-    completePrimarySignIn,
-    crypto,
-    audit: core.audit,
-    clock,
-    uow: db,
-  });
   const renderer = new I18nextEmailRenderer();
+  const deliverEmail = mail ? makeDeliverEmail({ renderer, transport: mail }) : null;
+  const deliverNotice = mail ? makeDeliverSecurityNotice({ projects: stores.projects, users: stores.users, renderer, transport: mail }) : null;
+  const issuePasswordReset = makeIssuePasswordReset({ projects: stores.projects, accounts, resets, outbox, crypto, clock, uow: db });
   return {
-    routes,
-    pages: (app) => mountMagicLinkEndpoint(app, { consume: consumeMagicLink, renderer }),
-  } satisfies HttpFeature<typeof routes>;
-}
-
-/**
- * Renders and sends the mail the email use cases enqueue and the security notifications, and
- * issues password resets off the request path.
- */
-export function emailJobs(core: Core, transport: MailTransport | null): JobsFeature {
-  const { db, clock, crypto, outbox, stores } = core;
-  const renderer = new I18nextEmailRenderer();
-  const deliverEmail = transport ? makeDeliverEmail({ renderer, transport }) : null;
-  const deliverNotice = transport ? makeDeliverSecurityNotice({ projects: stores.projects, users: stores.users, renderer, transport }) : null;
-  const issuePasswordReset = makeIssuePasswordReset({
-    projects: stores.projects,
-    accounts: new PostgresEmailAccountStore(db),
-    resets: new PostgresEmailPasswordResetStore(db),
-    outbox,
-    crypto,
-    clock,
-    uow: db,
-  });
-  return {
+    useCases,
+    routes: { email: makeEmailRoutes(useCases) },
+    pages: (app) => mountMagicLinkEndpoint(app, { consume: useCases.consumeMagicLink, renderer }),
     handlers: [
       handleTopic(EMAIL_OUTBOX_TOPIC, async (message, { messageId }) => {
         if (!deliverEmail) throw new Error('Email delivery is not configured');
@@ -146,6 +142,7 @@ export function emailJobs(core: Core, transport: MailTransport | null): JobsFeat
         await deliverNotice(notice, messageId);
       }),
     ],
-    close: () => transport?.close?.(),
+    mail,
+    close: () => mail?.close?.(),
   };
 }

@@ -10,7 +10,7 @@ import { makeFinishChallenge } from '../../../application/mfa/finish-challenge';
 import { makeGenerateBackupCodes } from '../../../application/mfa/generate-backup-codes';
 import { makeIssueSmsCode } from '../../../application/mfa/issue-sms-code';
 import type { MfaLimits } from '../../../application/mfa/limits';
-import { handleTopic } from '../../../application/ports/outbox';
+import { handleTopic, type TopicHandler } from '../../../application/ports/outbox';
 import { SMS_OUTBOX_TOPIC, type SmsSender } from '../../../application/mfa/ports';
 import { makeSendDisableSmsCode } from '../../../application/mfa/send-disable-sms-code';
 import { makeSendSignInSmsCode } from '../../../application/mfa/send-sign-in-sms-code';
@@ -21,24 +21,15 @@ import { makeVerifyMfaChallenge } from '../../../application/mfa/verify-mfa-chal
 import { MFA_CHALLENGE_PREFIX } from '../../../domain/mfa';
 import { OtplibTotpAuthenticator } from '../../../infrastructure/mfa/otplib-totp-authenticator';
 import { PngQrCodeRenderer } from '../../../infrastructure/mfa/qrcode-renderer';
-import {
-  PostgresBackupCodeStore,
-  PostgresMfaChallengeStore,
-  PostgresSmsStore,
-  PostgresTotpStore,
-} from '../../../infrastructure/persistence/postgres-mfa.store';
 import { DevelopmentSmsSender } from '../../../infrastructure/sms/development-sms-sender';
 import { TwilioSmsSender } from '../../../infrastructure/sms/twilio-sms-sender';
 import type { Clock } from '../../../application/ports/clock';
 import type { Logger } from '../../../application/ports/logger';
 import type { Config } from '../config';
 import type { UserAuthenticator } from '../http/auth';
-import {
-  ENROLLMENT_CHALLENGE_CLAIM,
-  makeMfaRoutes,
-} from '../http/mfa.routes';
+import { ENROLLMENT_CHALLENGE_CLAIM, makeMfaRoutes, type MfaRouteDeps } from '../http/mfa.routes';
 import type { Core } from '../core';
-import type { HttpFeature, JobsFeature } from './types';
+import type { Feature } from './types';
 
 /**
  * The SMS adapter: the Twilio-compatible Messages API when configured; outside production, the
@@ -59,11 +50,15 @@ export function buildSmsSender(c: Config, logger: Logger, clock: Clock): SmsSend
 export interface MfaFeatureInput {
   core: Core;
   config: Config;
-  /** False in production without SMS settings: the SMS methods answer 503. */
-  smsAvailable: boolean;
+  /** Where the SMS codes go (`buildSmsSender`); null in production without SMS settings, where the SMS methods answer 503. */
+  sms: SmsSender | null;
 }
 
-export interface MfaFeature extends HttpFeature<{ mfa: ReturnType<typeof makeMfaRoutes> }> {
+export interface MfaFeature extends Feature {
+  useCases: MfaRouteDeps;
+  routes: { mfa: ReturnType<typeof makeMfaRoutes> };
+  /** Delivers the SMS the use cases enqueue. */
+  handlers: TopicHandler[];
   /** The primary sign-in gate: applies the project's MFA policy; email, OAuth exchange and magic links pass through it. */
   signInGate: SignInGate;
   /** Authenticates the `user` routes: an access token, or on the setup endpoints an enrollment challenge. */
@@ -71,21 +66,19 @@ export interface MfaFeature extends HttpFeature<{ mfa: ReturnType<typeof makeMfa
 }
 
 /**
- * Wires multi-factor authentication: its routes, the sign-in gate every primary sign-in goes
- * through, and the user authenticator that lets an enrollment challenge stand in for an access
- * token on the setup endpoints.
+ * Wires multi-factor authentication: its use cases and routes, the sign-in gate every primary
+ * sign-in goes through, the user authenticator that lets an enrollment challenge stand in for an
+ * access token on the setup endpoints, and the delivery of its SMS.
  */
-export function wireMfa({ core, config, smsAvailable }: MfaFeatureInput): MfaFeature {
+export function wireMfa({ core, config, sms: sender }: MfaFeatureInput): MfaFeature {
   const { db, clock, crypto, box, rateLimiter, outbox, audit } = core;
+  const { challenges, totp, backupCodes, sms } = core.stores.mfa;
+  const smsAvailable = sender !== null;
   const { notify, checkNewDevice } = core.securityNotices;
   const limits: MfaLimits = {
     verify: { points: config.MFA_VERIFY_MAX_ATTEMPTS, windowMs: config.MFA_VERIFY_WINDOW_SECONDS * 1000 },
     smsSend: { points: config.MFA_SMS_MAX_SENDS, windowMs: config.MFA_SMS_WINDOW_SECONDS * 1000 },
   };
-  const challenges = new PostgresMfaChallengeStore(db);
-  const totp = new PostgresTotpStore(db);
-  const backupCodes = new PostgresBackupCodeStore(db);
-  const sms = new PostgresSmsStore(db);
   const enrollment = makeEnrolledMethods({ totp, sms, backupCodes });
   const authenticator = new OtplibTotpAuthenticator(clock);
   const issueSession = core.sessions.issue;
@@ -101,45 +94,43 @@ export function wireMfa({ core, config, smsAvailable }: MfaFeatureInput): MfaFea
   const finish = makeFinishChallenge({ challenges, issueSession, audit, checkNewDevice, clock });
   const verifyCode = makeVerifyFactorCode({ totp, backupCodes, sms, authenticator, box, crypto, clock });
   const issueCode = makeIssueSmsCode({ sms, outbox, crypto, clock });
-  const routes = {
-    mfa: makeMfaRoutes({
-      setupTotp: makeSetupTotp({ totp, authenticator, qr: new PngQrCodeRenderer(), box, clock }),
-      confirmTotpSetup: makeConfirmTotpSetup({ totp, challenges, authenticator, finish, audit, notify, box, clock, uow: db }),
-      generateBackupCodes: makeGenerateBackupCodes({ backupCodes, enrollment, crypto, randomInt: (max) => randomInt(0, max), audit, notify, clock, uow: db }),
-      verifyChallenge: makeVerifyMfaChallenge({
-        challenges,
-        projects: core.stores.projects,
-        users: core.stores.users,
-        enrollment,
-        verifyCode,
-        finish,
-        audit,
-        notify,
-        rateLimiter,
-        limits,
-        crypto,
-        clock,
-        uow: db,
-      }),
-      sendSignInSmsCode: makeSendSignInSmsCode({
-        challenges,
-        projects: core.stores.projects,
-        users: core.stores.users,
-        sms,
-        issueCode,
-        smsAvailable,
-        rateLimiter,
-        limits,
-        crypto,
-        clock,
-        uow: db,
-      }),
-      enableSms: makeEnableSms({ sms, smsAvailable, audit, notify, clock, uow: db }),
-      startPhoneVerification: makeStartPhoneVerification({ issueCode, smsAvailable, rateLimiter, limits, uow: db }),
-      confirmPhone: makeConfirmPhone({ sms, smsAvailable, crypto, clock, uow: db }),
-      disableFactor: makeDisableFactor({ enrollment, verifyCode, totp, sms, backupCodes, sessions: core.stores.sessions, rateLimiter, limits, audit, notify, clock, uow: db }),
-      sendDisableSmsCode: makeSendDisableSmsCode({ sms, issueCode, smsAvailable, rateLimiter, limits, uow: db }),
+  const useCases: MfaRouteDeps = {
+    setupTotp: makeSetupTotp({ totp, authenticator, qr: new PngQrCodeRenderer(), box, clock }),
+    confirmTotpSetup: makeConfirmTotpSetup({ totp, challenges, authenticator, finish, audit, notify, box, clock, uow: db }),
+    generateBackupCodes: makeGenerateBackupCodes({ backupCodes, enrollment, crypto, randomInt: (max) => randomInt(0, max), audit, notify, clock, uow: db }),
+    verifyChallenge: makeVerifyMfaChallenge({
+      challenges,
+      projects: core.stores.projects,
+      users: core.stores.users,
+      enrollment,
+      verifyCode,
+      finish,
+      audit,
+      notify,
+      rateLimiter,
+      limits,
+      crypto,
+      clock,
+      uow: db,
     }),
+    sendSignInSmsCode: makeSendSignInSmsCode({
+      challenges,
+      projects: core.stores.projects,
+      users: core.stores.users,
+      sms,
+      issueCode,
+      smsAvailable,
+      rateLimiter,
+      limits,
+      crypto,
+      clock,
+      uow: db,
+    }),
+    enableSms: makeEnableSms({ sms, smsAvailable, audit, notify, clock, uow: db }),
+    startPhoneVerification: makeStartPhoneVerification({ issueCode, smsAvailable, rateLimiter, limits, uow: db }),
+    confirmPhone: makeConfirmPhone({ sms, smsAvailable, crypto, clock, uow: db }),
+    disableFactor: makeDisableFactor({ enrollment, verifyCode, totp, sms, backupCodes, sessions: core.stores.sessions, rateLimiter, limits, audit, notify, clock, uow: db }),
+    sendDisableSmsCode: makeSendDisableSmsCode({ sms, issueCode, smsAvailable, rateLimiter, limits, uow: db }),
   };
 
   const authenticateEnrollmentChallenge = makeAuthenticateEnrollmentChallenge({
@@ -165,17 +156,16 @@ export function wireMfa({ core, config, smsAvailable }: MfaFeatureInput): MfaFea
     return found;
   };
 
-  return { routes, signInGate, authenticateUser };
-}
-
-/** Delivers the SMS the MFA use cases enqueue. */
-export function mfaJobs(sender: SmsSender | null): JobsFeature {
   return {
+    useCases,
+    routes: { mfa: makeMfaRoutes(useCases) },
     handlers: [
       handleTopic(SMS_OUTBOX_TOPIC, async (message) => {
         if (!sender) throw new Error('SMS delivery is not configured');
         await sender.send(message);
       }),
     ],
+    signInGate,
+    authenticateUser,
   };
 }

@@ -2,13 +2,11 @@ import { makeCompleteAuthorization } from '../../../application/oauth/complete-a
 import { makeResolveAccount } from '../../../application/oauth/resolve-account';
 import { makeStartAuthorization } from '../../../application/oauth/start-authorization';
 import { makeOAuthProviders, type OAuthEndpointSettings } from '../../../infrastructure/oauth/registry';
-import { PostgresAuthorizationCodeStore } from '../../../infrastructure/persistence/postgres-authorization-code.store';
-import { PostgresIdentityStore } from '../../../infrastructure/persistence/postgres-identity.store';
-import { PostgresOAuthStateStore } from '../../../infrastructure/persistence/postgres-oauth-state.store';
 import type { Config } from '../config';
-import { makeOAuthRoutes } from '../http/oauth.routes';
+import { makeOAuthRoutes, type OAuthRouteDeps } from '../http/oauth.routes';
+import type { ScheduledJob } from '../../../application/ports/scheduled-job';
 import type { Core } from '../core';
-import type { HttpFeature, JobsFeature } from './types';
+import type { Feature } from './types';
 
 /** Provider endpoints from the deployment configuration (the real ones unless overridden). */
 export function oauthEndpointSettings(config: Config): OAuthEndpointSettings {
@@ -55,12 +53,21 @@ export interface OAuthFeatureInput {
   config: Config;
 }
 
-/** Wires the OAuth proxy: initiation (POST/GET /api/proxy/{provider}) and the providers' callbacks. */
-export function wireOAuth({ core, config }: OAuthFeatureInput) {
+export interface OAuthFeature extends Feature {
+  useCases: OAuthRouteDeps;
+  routes: { oauth: ReturnType<typeof makeOAuthRoutes> };
+  /** `oauth.purge-expired`: expired states and authorization codes, once a minute across all processes. */
+  schedules: ScheduledJob[];
+}
+
+/**
+ * Wires the OAuth proxy: initiation (POST/GET /api/proxy/{provider}), the providers' callbacks,
+ * and the purge of expired states and authorization codes.
+ */
+export function wireOAuth({ core, config }: OAuthFeatureInput): OAuthFeature {
   const { db, crypto, box, clock } = core;
-  const states = new PostgresOAuthStateStore(db);
-  const codes = new PostgresAuthorizationCodeStore(db);
-  const identities = new PostgresIdentityStore(db);
+  const { states, identities } = core.stores.oauth;
+  const codes = core.stores.authorizationCodes;
   const providers = makeOAuthProviders(oauthEndpointSettings(config));
 
   const startAuthorization = makeStartAuthorization({
@@ -89,17 +96,10 @@ export function wireOAuth({ core, config }: OAuthFeatureInput) {
     logger: core.logger,
     publicUrl: config.publicUrl,
   });
-  const routes = {
-    oauth: makeOAuthRoutes({ startAuthorization, completeAuthorization }),
-  };
-  return { routes } satisfies HttpFeature<typeof routes>;
-}
-
-/** Purges expired OAuth states and authorization codes, once a minute across all processes. */
-export function oauthJobs(core: Core): JobsFeature {
-  const states = new PostgresOAuthStateStore(core.db);
-  const codes = new PostgresAuthorizationCodeStore(core.db);
+  const useCases: OAuthRouteDeps = { startAuthorization, completeAuthorization };
   return {
+    useCases,
+    routes: { oauth: makeOAuthRoutes(useCases) },
     schedules: [
       {
         name: 'oauth.purge-expired',
@@ -107,7 +107,7 @@ export function oauthJobs(core: Core): JobsFeature {
         async run() {
           // Kept a day past expiry, so a late replay still meets "State expired" or code-reuse
           // detection rather than an unknown value.
-          const before = new Date(core.clock.now().getTime() - 24 * 3600 * 1000);
+          const before = new Date(clock.now().getTime() - 24 * 3600 * 1000);
           await states.purgeExpired(before);
           await codes.purgeExpired(before);
         },

@@ -5,12 +5,11 @@ import { makeListSessions } from '../../../application/sessions/list-sessions';
 import { makeExchangeCode } from '../../../application/auth/exchange-code';
 import { makeRefreshSession } from '../../../application/tokens/refresh-session';
 import { makeRevokeSession } from '../../../application/tokens/revoke-session';
-import { PostgresAuthorizationCodeStore } from '../../../infrastructure/persistence/postgres-authorization-code.store';
 import type { Core } from '../core';
-import { makeSessionRoutes } from '../http/session.routes';
-import { makeSessionsRoutes } from '../http/sessions.routes';
-import { makeTokenRoutes } from '../http/token.routes';
-import type { HttpFeature } from './types';
+import { makeSessionRoutes, type SessionRouteDeps } from '../http/session.routes';
+import { makeSessionsRoutes, type SessionsRouteDeps } from '../http/sessions.routes';
+import { makeTokenRoutes, type TokenRouteDeps } from '../http/token.routes';
+import type { Feature } from './types';
 
 export interface SessionsFeatureInput {
   core: Core;
@@ -18,46 +17,59 @@ export interface SessionsFeatureInput {
   signInGate: SignInGate;
 }
 
+export interface SessionsFeature extends Feature {
+  useCases: TokenRouteDeps & SessionRouteDeps & SessionsRouteDeps;
+  routes: {
+    token: ReturnType<typeof makeTokenRoutes>;
+    session: ReturnType<typeof makeSessionRoutes>;
+    sessions: ReturnType<typeof makeSessionsRoutes>;
+  };
+}
+
 /**
  * Sessions: token verification, authorization-code exchange, refresh rotation and revocation, and
  * a user's sessions listed and ended (by the user, or by the project server).
  */
-export function wireSessions({ core, signInGate }: SessionsFeatureInput) {
-  const { config, db, crypto, box, clock, stores, caches } = core;
-  const exchangeCode = makeExchangeCode({
-    codes: new PostgresAuthorizationCodeStore(db),
-    users: stores.users,
-    refreshTokens: stores.refreshTokens,
-    completePrimarySignIn: signInGate,
-    audit: core.audit,
-    crypto,
-    clock,
-  });
-  const refreshSession = makeRefreshSession({
-    refreshTokens: stores.refreshTokens,
-    // User status and the signing key come from the per-process caches (dropped on change).
-    users: caches.users,
-    secrets: caches.secrets,
-    tokens: core.tokens,
-    crypto,
-    box,
-    audit: core.audit,
-    clock,
-    policy: {
-      refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
-      refreshTokenIdleSeconds: config.REFRESH_TOKEN_IDLE_SECONDS,
-      reuseGraceSeconds: config.REFRESH_TOKEN_REUSE_GRACE_SECONDS,
-    },
-  });
-  const revokeSession = makeRevokeSession({ refreshTokens: stores.refreshTokens, crypto, audit: core.audit, clock });
-  const routes = {
-    token: makeTokenRoutes({ verifyAccessToken: core.sessions.verify }),
-    session: makeSessionRoutes({ exchangeCode, refreshSession, revokeSession }),
-    sessions: makeSessionsRoutes({
-      listSessions: makeListSessions({ sessions: stores.sessions, users: caches.users, clock }),
-      endSession: makeEndSession({ sessions: stores.sessions, users: caches.users, audit: core.audit, clock }),
-      endOtherSessions: makeEndOtherSessions({ sessions: stores.sessions, users: caches.users, audit: core.audit, clock }),
+export function wireSessions({ core, signInGate }: SessionsFeatureInput): SessionsFeature {
+  const { config, crypto, box, clock, stores, caches } = core;
+  const useCases: SessionsFeature['useCases'] = {
+    verifyAccessToken: core.sessions.verify,
+    exchangeCode: makeExchangeCode({
+      codes: stores.authorizationCodes,
+      users: stores.users,
+      refreshTokens: stores.refreshTokens,
+      completePrimarySignIn: signInGate,
+      audit: core.audit,
+      crypto,
+      clock,
     }),
+    refreshSession: makeRefreshSession({
+      refreshTokens: stores.refreshTokens,
+      // User status and the signing key come from the per-process caches (dropped on change).
+      users: caches.users,
+      secrets: caches.secrets,
+      tokens: core.tokens,
+      crypto,
+      box,
+      audit: core.audit,
+      clock,
+      policy: {
+        refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+        refreshTokenIdleSeconds: config.REFRESH_TOKEN_IDLE_SECONDS,
+        reuseGraceSeconds: config.REFRESH_TOKEN_REUSE_GRACE_SECONDS,
+      },
+    }),
+    revokeSession: makeRevokeSession({ refreshTokens: stores.refreshTokens, crypto, audit: core.audit, clock }),
+    listSessions: makeListSessions({ sessions: stores.sessions, users: caches.users, clock }),
+    endSession: makeEndSession({ sessions: stores.sessions, users: caches.users, audit: core.audit, clock }),
+    endOtherSessions: makeEndOtherSessions({ sessions: stores.sessions, users: caches.users, audit: core.audit, clock }),
   };
-  return { routes } satisfies HttpFeature<typeof routes>;
+  return {
+    useCases,
+    routes: {
+      token: makeTokenRoutes(useCases),
+      session: makeSessionRoutes(useCases),
+      sessions: makeSessionsRoutes(useCases),
+    },
+  };
 }

@@ -2,20 +2,29 @@ import type express from 'express';
 import type { TopicHandler } from '../../../application/ports/outbox';
 import type { ScheduledJob } from '../../../application/ports/scheduled-job';
 
-/** What a feature serves over HTTP. Each feature declares its own inputs beside its wiring function. */
-export interface HttpFeature<Routes extends object> {
-  /** ts-rest route implementations, keyed as in the contract's top-level router. */
-  routes: Routes;
-  /** Non-contract Express routes (redirect targets, HTML pages), mounted before the contract. */
+/**
+ * What every feature's wiring returns: `wireX({ core, config, ...what it takes from other features })`.
+ * A part the feature does not have is left out. Each feature narrows this type to its own parts
+ * (`BillingFeature`), so the server's router is type-checked against the whole contract.
+ *
+ * Building a feature is cheap and has no side effects (no connection opened, nothing started), so
+ * every process builds the features it takes anything from: the server mounts their routes and
+ * pages (and registers their jobs when it runs them), the worker registers only their jobs, and
+ * the CLI calls only their use cases.
+ */
+export interface Feature {
+  /** What the CLI, the console's routes and other features call. */
+  useCases?: object;
+  /** ts-rest implementations of the user-facing contract, keyed as in its top-level router. */
+  routes?: object;
+  /** ts-rest implementations of the console's admin API (contract/admin), keyed as in `adminContract`. */
+  adminRoutes?: object;
+  /** Express routes outside the contract (redirect targets, HTML pages), mounted before it. */
   pages?: (app: express.Express) => void;
-}
-
-/** What a feature runs in the background, in whichever process delivers jobs (server or worker). */
-export interface JobsFeature {
   /** Handlers of the outbox topics this feature delivers (`handleTopic(TOPIC, fn)`). */
-  handlers?: TopicHandler[];
-  /** Periodic jobs (expired rows), run once per cron tick across all worker processes. */
-  schedules?: ScheduledJob[];
-  /** Releases what the jobs hold open (e.g. pooled SMTP connections), after the job queue stopped. */
+  handlers?: readonly TopicHandler[];
+  /** Periodic jobs (expired rows, renewals), run once per cron tick across all worker processes. */
+  schedules?: readonly ScheduledJob[];
+  /** Releases what the feature holds open (pooled SMTP connections, kept-alive HTTP agents), once the job queue stopped. */
   close?: () => Promise<void> | void;
 }

@@ -1,5 +1,6 @@
 import type { EventPublisher } from '../../../application/billing/billing.store';
-import { handleTopicInBatches } from '../../../application/ports/outbox';
+import { handleTopicInBatches, type TopicHandler } from '../../../application/ports/outbox';
+import type { ScheduledJob } from '../../../application/ports/scheduled-job';
 import type { WebhookDeps } from '../../../application/webhooks/deps';
 import { makeDeliverWebhooks } from '../../../application/webhooks/deliver-webhook';
 import { makeListDeliveries, makeReplayFailed, makeResendDelivery, makeRetryDeliveryNow } from '../../../application/webhooks/deliveries';
@@ -16,29 +17,41 @@ import { WebhookFanOut } from '../../../application/webhooks/publish-event';
 import { makeSendTest } from '../../../application/webhooks/send-test';
 import type { WebhookUseCases } from '../../../application/webhooks/use-cases';
 import { makeProjectOwners } from '../../../application/console/project-owners';
-import { PostgresConsoleStore } from '../../../infrastructure/persistence/postgres-console.store';
-import { PostgresWebhookDeliveryStore, PostgresWebhookEndpointStore } from '../../../infrastructure/persistence/postgres-webhook.store';
 import { HmacWebhookSigner } from '../../../infrastructure/webhooks/hmac-webhook-signer';
 import { HttpWebhookTransport } from '../../../infrastructure/webhooks/http-webhook-transport';
 import { webhookSettings, type CoreConfig } from '../config';
-import { CONSOLE_PATH } from '../console';
 import type { Core } from '../core';
-import type { JobsFeature } from './types';
+import { makeAdminWebhookRoutes } from '../http/admin-webhooks.routes';
+import { CONSOLE_PATH, type ConsoleAccounts } from './console';
+import type { Feature } from './types';
 
-export interface WebhooksFeature {
+export interface WebhooksFeatureInput {
+  core: Core;
+  config: CoreConfig;
+  /** The console's check that an account may see a project, which every webhook admin route asks first. */
+  console: Pick<ConsoleAccounts, 'projectAccess'>;
+}
+
+export interface WebhooksFeature extends Feature {
   useCases: WebhookUseCases;
-  /** The delivery handler (`webhooks.deliver`) and the clean-up of deliveries no job will attempt. */
-  jobs: JobsFeature;
+  /** The console's Webhooks pages (contract/admin/webhooks.contract.ts). */
+  adminRoutes: { webhooks: ReturnType<typeof makeAdminWebhookRoutes> };
+  /** The delivery handler (`webhooks.deliver`). */
+  handlers: TopicHandler[];
+  /** `webhooks.fail-orphans`: the clean-up of deliveries no job will attempt. */
+  schedules: ScheduledJob[];
+  /** Closes the transport's kept-alive connections. */
+  close: () => void;
 }
 
 /** A pending delivery whose message ended this long ago without settling it is failed (its worker died on the last attempt). */
 const ORPHAN_AFTER_MS = 10 * 60_000;
 
-function webhookDeps({ core, config }: { core: Core; config: CoreConfig }, transport: HttpWebhookTransport = new HttpWebhookTransport()): WebhookDeps {
-  const { db, clock, crypto, box, logger, outbox, stores } = core;
+function webhookDeps({ core, config }: Pick<WebhooksFeatureInput, 'core' | 'config'>, transport: HttpWebhookTransport): WebhookDeps {
+  const { db, clock, crypto, logger, outbox, stores } = core;
   return {
-    endpoints: new PostgresWebhookEndpointStore(db, box),
-    deliveries: new PostgresWebhookDeliveryStore(db, box),
+    endpoints: stores.webhooks.endpoints,
+    deliveries: stores.webhooks.deliveries,
     outbox,
     transport,
     signer: new HmacWebhookSigner(),
@@ -49,7 +62,7 @@ function webhookDeps({ core, config }: { core: Core; config: CoreConfig }, trans
     logger,
     settings: webhookSettings(config),
     notifyDisabled: makeNotifyEndpointDisabled({
-      owners: makeProjectOwners(new PostgresConsoleStore(db)),
+      owners: makeProjectOwners(stores.console),
       projects: stores.projects,
       outbox,
       logger,
@@ -60,18 +73,20 @@ function webhookDeps({ core, config }: { core: Core; config: CoreConfig }, trans
 
 /**
  * Billing's event publisher, wrapped so that each new event also records its deliveries to the
- * project's endpoints, in the same transaction (billing's wiring uses this as `deps.events`).
+ * project's endpoints, in the same transaction (billing's wiring uses this as `deps.events`). It
+ * reads only the core's stores, outbox and crypto.
  */
-export function webhookEventPublisher(input: { core: Core; config: CoreConfig }, inner: EventPublisher): EventPublisher {
-  return new WebhookFanOut(inner, webhookDeps(input));
+export function webhookEventPublisher({ core }: Pick<WebhooksFeatureInput, 'core' | 'config'>, inner: EventPublisher): EventPublisher {
+  const { stores, outbox, db, crypto } = core;
+  return new WebhookFanOut(inner, { endpoints: stores.webhooks.endpoints, deliveries: stores.webhooks.deliveries, outbox, uow: db, crypto });
 }
 
 /**
  * Project webhooks: endpoints and their secrets, the Test action, the delivery log, resend and
- * replay (the CLI's and, later, the dashboard's), and the delivery of events as outbox jobs on
- * their own queue.
+ * replay (the CLI's and the console's), and the delivery of events as outbox jobs on their own
+ * queue.
  */
-export function wireWebhooks(input: { core: Core; config: CoreConfig }): WebhooksFeature {
+export function wireWebhooks(input: WebhooksFeatureInput): WebhooksFeature {
   // One transport for the feature: its kept-alive connections serve the deliveries and the Test action.
   const transport = new HttpWebhookTransport();
   const deps = webhookDeps(input, transport);
@@ -87,7 +102,9 @@ export function wireWebhooks(input: { core: Core; config: CoreConfig }): Webhook
     retryDeliveryNow: makeRetryDeliveryNow(deps),
     replayFailed: makeReplayFailed(deps),
   };
-  const jobs: JobsFeature = {
+  return {
+    useCases,
+    adminRoutes: { webhooks: makeAdminWebhookRoutes({ accounts: input.console, webhooks: useCases }) },
     handlers: [handleTopicInBatches(WEBHOOK_DELIVERY_TOPIC, makeDeliverWebhooks(deps))],
     schedules: [
       {
@@ -102,5 +119,4 @@ export function wireWebhooks(input: { core: Core; config: CoreConfig }): Webhook
     ],
     close: () => transport.close(),
   };
-  return { useCases, jobs };
 }

@@ -6,7 +6,7 @@ import type { BillingErrorCode, BillingRefusal } from '../../../application/bill
 import type { OperatorUseCases } from '../../../application/billing/use-cases';
 import type { ConnectionView, OperatorInvoiceView, OperatorPlanView, OperatorSubscriptionView, SubscriptionView } from '../../../application/billing/views';
 import { DEFAULT_CURRENCY } from '../../../domain/billing/money';
-import type { ConsoleAccounts } from '../console';
+import type { ConsoleAccounts } from '../features/console';
 import { errorResponse, type ErrorResponse } from './errors';
 import { authOf } from './request-context';
 

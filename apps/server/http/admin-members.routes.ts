@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { adminMembersContract, type ConsoleSessionSchema } from '../../../contract/admin';
 import type { StartedConsoleSession } from '../../../application/console/session-tokens';
 import type { ConsoleAccount } from '../../../domain/console';
-import type { ConsoleAccounts } from '../console';
+import type { ConsoleAccounts } from '../features/console';
 import { errorResponse } from './errors';
 import { failureResponse } from './rate-limit';
 import { authOf, originOf } from './request-context';

@@ -4,7 +4,7 @@ import { ADMIN_WEBHOOK_REFUSALS, adminWebhooksContract, BILLING_EVENT_NAMES } fr
 import type { DeliveryView, EndpointView } from '../../../application/webhooks/views';
 import type { WebhookErrorCode, WebhookRefusal } from '../../../application/webhooks/errors';
 import type { WebhookUseCases } from '../../../application/webhooks/use-cases';
-import type { ConsoleAccounts } from '../console';
+import type { ConsoleAccounts } from '../features/console';
 import { errorResponse, type ErrorResponse } from './errors';
 import { authOf } from './request-context';
 

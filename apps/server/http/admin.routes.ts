@@ -9,14 +9,10 @@ import type { ConsoleAccount } from '../../../domain/console';
 import { providerRedirectUri } from '../../../domain/oauth/redirect';
 import type { Project } from '../../../domain/project';
 import { isOAuthProvider, PROVIDERS } from '../../../domain/providers';
-import type { OperatorUseCases } from '../../../application/billing/use-cases';
-import type { Admin } from '../admin';
-import type { WebhookUseCases } from '../../../application/webhooks/use-cases';
+import type { Admin } from '../features/admin-use-cases';
 import type { AuditFeature } from '../features/audit';
-import { makeAdminBillingRoutes } from './admin-billing.routes';
 import { makeAdminMemberRoutes } from './admin-members.routes';
 import { makeAdminUserRoutes } from './admin-users.routes';
-import { makeAdminWebhookRoutes } from './admin-webhooks.routes';
 import { CONSOLE_COOKIE } from './auth';
 import { messageWith } from '../../../contract/errors';
 import { errorResponse } from './errors';
@@ -32,10 +28,6 @@ export interface AdminRouteDeps {
   publicUrl: string;
   /** Mark the session cookie Secure (everywhere but development and test, which may run on plain http). */
   secureCookie: boolean;
-  /** The operator's billing use cases (the CLI's `tollgate billing|plan|price ...`). */
-  billing: OperatorUseCases;
-  /** The webhook use cases (the CLI's `tollgate webhook ...`). */
-  webhooks: WebhookUseCases;
   /** The audit log's use cases (the CLI's `tollgate audit list`). */
   audit: AuditFeature['useCases'];
 }
@@ -73,7 +65,7 @@ const apiKeyView = (k: ApiKeyRecord) => ({
 });
 
 /**
- * The admin API over the operator's use cases (`buildAdmin`, the ones the CLI calls) and the console
+ * The admin API over the operator's use cases (features/admin.ts, the ones the CLI calls) and the console
  * accounts' (`admin.console`). Handlers translate shapes and answer codes; the rules are in the
  * use cases. Every project route first asks whether the account may see the project (404 if not).
  */
@@ -210,13 +202,9 @@ export function makeAdminRoutes(deps: AdminRouteDeps) {
     },
   });
 
-  const billing = makeAdminBillingRoutes({ accounts, billing: deps.billing });
-
-  const webhooks = makeAdminWebhookRoutes({ accounts, webhooks: deps.webhooks });
-
   const members = makeAdminMemberRoutes({ accounts, started });
 
   const { users, audit } = makeAdminUserRoutes({ accounts, adminFor: deps.adminFor, audit: deps.audit });
 
-  return { admin: { session, projects, billing, webhooks, members, users, audit } };
+  return { admin: { session, projects, members, users, audit } };
 }
