@@ -169,7 +169,11 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   const sessionsEnded = () => db.onCommit(() => invalidation.sync());
   const stores = buildStores(db, { box, sessionsEnded });
   const secrets = makeProjectSecrets({ projects: stores.projects, box });
-  const caches = makeHotPathCaches(invalidation, { apiKeys: stores.apiKeys, projects: stores.projects, users: stores.users, secrets }, config.CACHE_TTL_SECONDS * 1000);
+  const caches = makeHotPathCaches(
+    invalidation,
+    { apiKeys: stores.apiKeys, projects: stores.projects, users: stores.users, secrets },
+    config.CACHE_TTL_SECONDS * 1000,
+  );
   const revokedSessions = new RevokedSessionSet(invalidation, stores.sessions, clock, logger, {
     // A minute beyond the longest access-token lifetime, for clocks a little apart.
     windowMs: (LONGEST_ACCESS_TOKEN_TTL_SECONDS + 60) * 1000,
@@ -189,7 +193,12 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       },
     }),
     verify,
-    authenticateApiKey: makeAuthenticateApiKey({ apiKeys: caches.apiKeys as Pick<ApiKeyStore, 'findActiveByHash' | 'touch'>, projects: caches.projects, crypto, clock }),
+    authenticateApiKey: makeAuthenticateApiKey({
+      apiKeys: caches.apiKeys as Pick<ApiKeyStore, 'findActiveByHash' | 'touch'>,
+      projects: caches.projects,
+      crypto,
+      clock,
+    }),
     authenticateAccessToken: makeAuthenticateAccessToken({ tokens, projects: caches.projects, users: caches.users, verify }),
   };
 

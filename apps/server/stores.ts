@@ -18,12 +18,7 @@ import { PostgresIdempotentRequestStore } from '../../infrastructure/persistence
 import { PostgresIdentityStore } from '../../infrastructure/persistence/postgres-identity.store';
 import { PostgresInvoiceStore } from '../../infrastructure/persistence/postgres-invoice.store';
 import { PostgresKnownDeviceStore } from '../../infrastructure/persistence/postgres-known-device.store';
-import {
-  PostgresBackupCodeStore,
-  PostgresMfaChallengeStore,
-  PostgresSmsStore,
-  PostgresTotpStore,
-} from '../../infrastructure/persistence/postgres-mfa.store';
+import { PostgresBackupCodeStore, PostgresMfaChallengeStore, PostgresSmsStore, PostgresTotpStore } from '../../infrastructure/persistence/postgres-mfa.store';
 import { PostgresOAuthStateStore } from '../../infrastructure/persistence/postgres-oauth-state.store';
 import { PostgresProcessorEventLog } from '../../infrastructure/persistence/postgres-processor-event.store';
 import { PostgresProjectStore } from '../../infrastructure/persistence/postgres-project.store';

@@ -25,10 +25,12 @@ async function main() {
   const features = Object.values(wireFeatures({ core, config }));
   await startJobs(core, features);
   logger.info('Tollgate worker started');
-  onStopSignal(logger, (step) => step('stopping the job workers and closing the database pool', CLOSE_LIMIT_MS, async () => {
-    await core.close();
-    await closeFeatures(features);
-  }));
+  onStopSignal(logger, (step) =>
+    step('stopping the job workers and closing the database pool', CLOSE_LIMIT_MS, async () => {
+      await core.close();
+      await closeFeatures(features);
+    }),
+  );
 }
 
 main().catch((e) => {

@@ -99,7 +99,16 @@ function consoleAccounts(core: Core) {
     /** Creates a project; the audit log names the account that did (a member becomes its member). */
     createProject: (account: ConsoleAccount, input: { name: string; callbackUrls?: string[] }) =>
       makeCreateConsoleProject({
-        createProject: makeCreateProject({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, box, audit, actor: consoleActor(account), clock, uow: db }),
+        createProject: makeCreateProject({
+          projects: stores.projects,
+          apiKeys: stores.apiKeys,
+          crypto,
+          box,
+          audit,
+          actor: consoleActor(account),
+          clock,
+          uow: db,
+        }),
         store,
         clock,
         uow: db,
@@ -155,8 +164,14 @@ export function wireConsole({ core, mail: transport }: ConsoleFeatureInput): Con
         if (!deliver) throw new Error('Email delivery is not configured');
         await deliver(mail, messageId);
       }),
-      handleTopic(ENDPOINT_DISABLED_TOPIC, notice(new EndpointDisabledMailRenderer(), (m) => m.consoleUrl, 'webhook endpoint disabled')),
-      handleTopic(CONSOLE_ACCOUNT_NOTICE_TOPIC, notice(new ConsoleAccountNoticeMailRenderer(), (m) => m.accountUrl, 'console account')),
+      handleTopic(
+        ENDPOINT_DISABLED_TOPIC,
+        notice(new EndpointDisabledMailRenderer(), (m) => m.consoleUrl, 'webhook endpoint disabled'),
+      ),
+      handleTopic(
+        CONSOLE_ACCOUNT_NOTICE_TOPIC,
+        notice(new ConsoleAccountNoticeMailRenderer(), (m) => m.accountUrl, 'console account'),
+      ),
     ],
   };
 }

@@ -21,13 +21,7 @@ import { FileMailTransport } from '../../../infrastructure/mail/file-mail-transp
 import { I18nextEmailRenderer } from '../../../infrastructure/mail/i18next-email-renderer';
 import { SmtpMailTransport } from '../../../infrastructure/mail/smtp-mail-transport';
 import { emailLimits, type Config } from '../config';
-import {
-  type EmailRouteDeps,
-  makeEmailRoutes,
-  MAGIC_LINK_VERIFY_PATH,
-  type MagicLinkEndpointDeps,
-  mountMagicLinkEndpoint,
-} from '../http/email.routes';
+import { type EmailRouteDeps, makeEmailRoutes, MAGIC_LINK_VERIFY_PATH, type MagicLinkEndpointDeps, mountMagicLinkEndpoint } from '../http/email.routes';
 import type { Core } from '../core';
 import type { Feature } from './types';
 
@@ -83,7 +77,19 @@ export function wireEmail({ core, config, signInGate }: EmailFeatureInput): Emai
   const limits = emailLimits(config);
 
   const useCases: EmailFeature['useCases'] = {
-    signUp: makeSignUpWithPassword({ accounts, issueVerificationCode, completePrimarySignIn, hasher, crypto, clock, uow: db, audit: core.audit, rateLimiter, limits, mailConfigured }),
+    signUp: makeSignUpWithPassword({
+      accounts,
+      issueVerificationCode,
+      completePrimarySignIn,
+      hasher,
+      crypto,
+      clock,
+      uow: db,
+      audit: core.audit,
+      rateLimiter,
+      limits,
+      mailConfigured,
+    }),
     signIn: makeSignInWithPassword({ accounts, completePrimarySignIn, hasher, crypto, clock, uow: db, audit: core.audit, rateLimiter, limits }),
     verifyCode: makeVerifyEmailCode({ accounts, codes, crypto, clock, uow: db, rateLimiter, limits }),
     resendCode: makeResendVerificationCode({ accounts, issueVerificationCode, clock, uow: db, rateLimiter, limits, mailConfigured }),

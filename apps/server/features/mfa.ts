@@ -129,7 +129,20 @@ export function wireMfa({ core, config, sms: sender }: MfaFeatureInput): MfaFeat
     enableSms: makeEnableSms({ sms, smsAvailable, audit, notify, clock, uow: db }),
     startPhoneVerification: makeStartPhoneVerification({ issueCode, smsAvailable, rateLimiter, limits, uow: db }),
     confirmPhone: makeConfirmPhone({ sms, smsAvailable, crypto, clock, uow: db }),
-    disableFactor: makeDisableFactor({ enrollment, verifyCode, totp, sms, backupCodes, sessions: core.stores.sessions, rateLimiter, limits, audit, notify, clock, uow: db }),
+    disableFactor: makeDisableFactor({
+      enrollment,
+      verifyCode,
+      totp,
+      sms,
+      backupCodes,
+      sessions: core.stores.sessions,
+      rateLimiter,
+      limits,
+      audit,
+      notify,
+      clock,
+      uow: db,
+    }),
     sendDisableSmsCode: makeSendDisableSmsCode({ sms, issueCode, smsAvailable, rateLimiter, limits, uow: db }),
   };
 

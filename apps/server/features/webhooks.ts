@@ -4,13 +4,7 @@ import type { ScheduledJob } from '../../../application/ports/scheduled-job';
 import type { WebhookDeps } from '../../../application/webhooks/deps';
 import { makeDeliverWebhooks } from '../../../application/webhooks/deliver-webhook';
 import { makeListDeliveries, makeReplayFailed, makeResendDelivery, makeRetryDeliveryNow } from '../../../application/webhooks/deliveries';
-import {
-  makeCreateEndpoint,
-  makeDeleteEndpoint,
-  makeListEndpoints,
-  makeRollSecret,
-  makeUpdateEndpoint,
-} from '../../../application/webhooks/manage-endpoints';
+import { makeCreateEndpoint, makeDeleteEndpoint, makeListEndpoints, makeRollSecret, makeUpdateEndpoint } from '../../../application/webhooks/manage-endpoints';
 import { makeNotifyEndpointDisabled } from '../../../application/webhooks/endpoint-disabled-mail';
 import { WEBHOOK_DELIVERY_TOPIC } from '../../../application/webhooks/ports';
 import { WebhookFanOut } from '../../../application/webhooks/publish-event';
