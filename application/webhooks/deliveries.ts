@@ -2,7 +2,8 @@ import { isUuid } from '../../domain/ids';
 import { TEST_EVENT_TYPE } from '../../domain/webhooks/endpoint';
 import type { WebhookDeps } from './deps';
 import { deliveryView, type DeliveryView } from './views';
-import { refuse, type WebhookOutcome } from './errors';
+import { err, ok, type Result } from '../../domain/result';
+import type { EndpointNotFound, UnsendableDelivery } from './errors';
 import { findEndpoint } from './manage-endpoints';
 import { WEBHOOK_DELIVERY_TOPIC } from './ports';
 import type { WebhookDelivery } from './webhook.store';
@@ -13,11 +14,11 @@ export const REPLAY_MAX = 1000;
 
 /** An endpoint's deliveries, newest first, each with every attempt (time, status, duration, answer or error). */
 export function makeListDeliveries(deps: Pick<WebhookDeps, 'endpoints' | 'deliveries' | 'projects'>) {
-  return async (projectId: string, endpointId: string, filter: { limit?: number } = {}): Promise<WebhookOutcome<DeliveryView[]>> => {
+  return async (projectId: string, endpointId: string, filter: { limit?: number } = {}): Promise<Result<DeliveryView[], EndpointNotFound>> => {
     const found = await findEndpoint(deps, projectId, endpointId);
     if (!found.ok) return found;
     const limit = Math.min(Math.max(Math.trunc(filter.limit ?? 20), 1), DELIVERY_LIST_MAX);
-    return { ok: true, value: (await deps.deliveries.listForEndpoint(projectId, endpointId, { limit })).map(deliveryView) };
+    return ok((await deps.deliveries.listForEndpoint(projectId, endpointId, { limit })).map(deliveryView));
   };
 }
 
@@ -44,25 +45,31 @@ async function reopen(deps: ResendDeps, delivery: WebhookDelivery): Promise<bool
 }
 
 /** A delivery of an event (not a test) to an enabled endpoint of the project, for a resend or a retry. */
-async function sendableDelivery(deps: Pick<WebhookDeps, 'endpoints' | 'deliveries' | 'projects'>, projectId: string, deliveryId: string): Promise<WebhookOutcome<WebhookDelivery>> {
+async function sendableDelivery(
+  deps: Pick<WebhookDeps, 'endpoints' | 'deliveries' | 'projects'>,
+  projectId: string,
+  deliveryId: string,
+): Promise<Result<WebhookDelivery, UnsendableDelivery>> {
   const project = isUuid(projectId) ? await deps.projects.findById(projectId) : null;
-  if (project === null) return refuse('project_not_found');
+  if (project === null) return err('project_not_found');
   const delivery = isUuid(deliveryId) ? await deps.deliveries.get(projectId, deliveryId) : null;
-  if (delivery === null || delivery.eventType === TEST_EVENT_TYPE) return refuse('webhook_delivery_not_found');
+  if (delivery === null || delivery.eventType === TEST_EVENT_TYPE) return err('webhook_delivery_not_found');
   const endpoint = await deps.endpoints.get(projectId, delivery.endpointId);
-  if (endpoint === null) return refuse('webhook_delivery_not_found');
-  if (!endpoint.enabled) return refuse('webhook_endpoint_disabled');
-  return { ok: true, value: delivery };
+  if (endpoint === null) return err('webhook_delivery_not_found');
+  if (!endpoint.enabled) return err('webhook_endpoint_disabled');
+  return ok(delivery);
 }
 
 export function makeResendDelivery(deps: ResendDeps) {
-  return async (projectId: string, deliveryId: string): Promise<WebhookOutcome<ResendResult>> => {
+  return async (projectId: string, deliveryId: string): Promise<Result<ResendResult, UnsendableDelivery>> => {
     const found = await sendableDelivery(deps, projectId, deliveryId);
     if (!found.ok) return found;
     const queued = await reopen(deps, found.value);
-    return { ok: true, value: { deliveryId, queued } };
+    return ok({ deliveryId, queued });
   };
 }
+
+export type RetryNowError = UnsendableDelivery | 'webhook_delivery_not_waiting';
 
 export interface RetryNowResult {
   deliveryId: string;
@@ -76,26 +83,34 @@ export interface RetryNowResult {
  * delivery that is not waiting (being sent, succeeded or failed: resend that one instead).
  */
 export function makeRetryDeliveryNow(deps: Pick<WebhookDeps, 'endpoints' | 'deliveries' | 'projects' | 'outbox'>) {
-  return async (projectId: string, deliveryId: string): Promise<WebhookOutcome<RetryNowResult>> => {
+  return async (projectId: string, deliveryId: string): Promise<Result<RetryNowResult, RetryNowError>> => {
     const found = await sendableDelivery(deps, projectId, deliveryId);
     if (!found.ok) return found;
-    if (found.value.status !== 'pending') return refuse('webhook_delivery_not_waiting');
+    if (found.value.status !== 'pending') return err('webhook_delivery_not_waiting');
     const wasDueAt = await deps.outbox.runNow(WEBHOOK_DELIVERY_TOPIC, deliveryId);
-    if (wasDueAt === null) return refuse('webhook_delivery_not_waiting');
-    return { ok: true, value: { deliveryId, wasDueAt } };
+    if (wasDueAt === null) return err('webhook_delivery_not_waiting');
+    return ok({ deliveryId, wasDueAt });
   };
 }
 
+export interface ReplayResult {
+  resent: number;
+  /** The deliveries queued again, oldest first. */
+  deliveryIds: string[];
+}
+
+export type ReplayError = 'invalid_replay_since' | EndpointNotFound | 'webhook_endpoint_disabled';
+
 /** Resends every failed delivery of an endpoint created since `since` (at most 1000 per call), oldest first. */
 export function makeReplayFailed(deps: ResendDeps) {
-  return async (projectId: string, endpointId: string, since: Date): Promise<WebhookOutcome<{ resent: number; deliveryIds: string[] }>> => {
-    if (!(since instanceof Date) || Number.isNaN(since.getTime()) || since.getTime() > deps.clock.now().getTime()) return refuse('invalid_replay_since');
+  return async (projectId: string, endpointId: string, since: Date): Promise<Result<ReplayResult, ReplayError>> => {
+    if (!(since instanceof Date) || Number.isNaN(since.getTime()) || since.getTime() > deps.clock.now().getTime()) return err('invalid_replay_since');
     const found = await findEndpoint(deps, projectId, endpointId);
     if (!found.ok) return found;
-    if (!found.value.enabled) return refuse('webhook_endpoint_disabled');
+    if (!found.value.enabled) return err('webhook_endpoint_disabled');
     const failed = (await deps.deliveries.listFailed(projectId, endpointId, since, REPLAY_MAX)).filter((d) => d.eventType !== TEST_EVENT_TYPE);
     const deliveryIds: string[] = [];
     for (const delivery of failed) if (await reopen(deps, delivery)) deliveryIds.push(delivery.id);
-    return { ok: true, value: { resent: deliveryIds.length, deliveryIds } };
+    return ok({ resent: deliveryIds.length, deliveryIds });
   };
 }

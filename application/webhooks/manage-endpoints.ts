@@ -4,7 +4,9 @@ import { isUuid } from '../../domain/ids';
 import type { WebhookDeps } from './deps';
 import { newSecret, PREVIOUS_SECRET_TTL_MS } from './sign-delivery';
 import { endpointView, type EndpointView } from './views';
-import { refuse, type WebhookOutcome, type WebhookRefusal } from './errors';
+import { err, ok, type Result } from '../../domain/result';
+import type { EndpointFieldRefusal, EndpointNotFound } from './errors';
+import type { DestinationRefusal } from './ports';
 import type { WebhookEndpoint } from './webhook.store';
 
 export interface EndpointInput {
@@ -27,18 +29,18 @@ type ManageDeps = Pick<WebhookDeps, 'endpoints' | 'projects' | 'transport' | 'cl
  * The URL as it will be stored, once its rules pass and its host resolves to addresses deliveries
  * may reach (every address: one private answer among public ones refuses it).
  */
-async function checkedUrl(deps: ManageDeps, url: string): Promise<WebhookOutcome<string>> {
+async function checkedUrl(deps: ManageDeps, url: string): Promise<Result<string, DestinationRefusal>> {
   const allow = deps.settings.allowPrivateUrls;
   const parsed = parseWebhookUrl(url, { allowHttp: allow });
-  if (!parsed.ok) return refuse(parsed.error);
+  if (!parsed.ok) return parsed;
   const destination = await deps.transport.check(parsed.value.href, allow);
-  if (!destination.ok) return refuse(destination.error, destination.detail);
-  return { ok: true, value: parsed.value.href };
+  if (!destination.ok) return err(destination.error, destination.detail);
+  return ok(parsed.value.href);
 }
 
-function eventTypesOf(types: readonly string[] | undefined): WebhookOutcome<WebhookEventType[]> {
+function eventTypesOf(types: readonly string[] | undefined): Result<WebhookEventType[], 'invalid_webhook_events'> {
   const selection = parseEventSelection(types ?? []);
-  return selection === null ? refuse('invalid_webhook_events') : { ok: true, value: selection };
+  return selection === null ? err('invalid_webhook_events') : ok(selection);
 }
 
 async function projectExists(deps: Pick<WebhookDeps, 'projects'>, projectId: string): Promise<boolean> {
@@ -50,20 +52,22 @@ export async function findEndpoint(
   deps: Pick<WebhookDeps, 'endpoints' | 'projects'>,
   projectId: string,
   endpointId: string,
-): Promise<WebhookOutcome<WebhookEndpoint>> {
-  if (!(await projectExists(deps, projectId))) return refuse('project_not_found');
+): Promise<Result<WebhookEndpoint, EndpointNotFound>> {
+  if (!(await projectExists(deps, projectId))) return err('project_not_found');
   const endpoint = isUuid(endpointId) ? await deps.endpoints.get(projectId, endpointId) : null;
-  return endpoint ? { ok: true, value: endpoint } : refuse('webhook_endpoint_not_found');
+  return endpoint ? ok(endpoint) : err('webhook_endpoint_not_found');
 }
+
+export type CreateEndpointError = 'project_not_found' | EndpointFieldRefusal;
 
 /** Registers an endpoint; its signing secret is answered now and never again. */
 export function makeCreateEndpoint(deps: ManageDeps) {
-  return async (projectId: string, input: EndpointInput): Promise<WebhookOutcome<{ endpoint: EndpointView; secret: string }>> => {
-    if (!(await projectExists(deps, projectId))) return refuse('project_not_found');
+  return async (projectId: string, input: EndpointInput): Promise<Result<{ endpoint: EndpointView; secret: string }, CreateEndpointError>> => {
+    if (!(await projectExists(deps, projectId))) return err('project_not_found');
     const types = eventTypesOf(input.eventTypes);
     if (!types.ok) return types;
     const description = parseDescription(input.description ?? '');
-    if (description === null) return refuse('invalid_webhook_description');
+    if (description === null) return err('invalid_webhook_description');
     const url = await checkedUrl(deps, input.url);
     if (!url.ok) return url;
     const now = deps.clock.now();
@@ -83,23 +87,25 @@ export function makeCreateEndpoint(deps: ManageDeps) {
       updatedAt: now,
     };
     await deps.endpoints.insert(endpoint, secret);
-    return { ok: true, value: { endpoint: endpointView(endpoint), secret } };
+    return ok({ endpoint: endpointView(endpoint), secret });
   };
 }
 
 export function makeListEndpoints(deps: Pick<WebhookDeps, 'endpoints' | 'projects'>) {
-  return async (projectId: string): Promise<WebhookOutcome<EndpointView[]>> => {
-    if (!(await projectExists(deps, projectId))) return refuse('project_not_found');
-    return { ok: true, value: (await deps.endpoints.list(projectId)).map(endpointView) };
+  return async (projectId: string): Promise<Result<EndpointView[], 'project_not_found'>> => {
+    if (!(await projectExists(deps, projectId))) return err('project_not_found');
+    return ok((await deps.endpoints.list(projectId)).map(endpointView));
   };
 }
+
+export type UpdateEndpointError = EndpointNotFound | EndpointFieldRefusal;
 
 /**
  * Changes an endpoint's URL (checked again), event types, description or enabled flag. Enabling
  * clears Tollgate's reason for disabling it and starts a new failing streak.
  */
 export function makeUpdateEndpoint(deps: ManageDeps) {
-  return async (projectId: string, endpointId: string, changes: EndpointChanges): Promise<WebhookOutcome<EndpointView>> => {
+  return async (projectId: string, endpointId: string, changes: EndpointChanges): Promise<Result<EndpointView, UpdateEndpointError>> => {
     const found = await findEndpoint(deps, projectId, endpointId);
     if (!found.ok) return found;
     const next: WebhookEndpoint = { ...found.value };
@@ -110,7 +116,7 @@ export function makeUpdateEndpoint(deps: ManageDeps) {
     }
     if (changes.description !== undefined) {
       const description = parseDescription(changes.description);
-      if (description === null) return refuse('invalid_webhook_description');
+      if (description === null) return err('invalid_webhook_description');
       next.description = description;
     }
     if (changes.url !== undefined) {
@@ -124,19 +130,27 @@ export function makeUpdateEndpoint(deps: ManageDeps) {
       if (changes.enabled) next.failingSince = null;
     }
     next.updatedAt = deps.clock.now();
-    if (!(await deps.endpoints.update(next))) return refuse('webhook_endpoint_not_found');
-    return { ok: true, value: endpointView(next) };
+    if (!(await deps.endpoints.update(next))) return err('webhook_endpoint_not_found');
+    return ok(endpointView(next));
   };
 }
 
 /** Deletes an endpoint, its deliveries and their log; pending attempts find nothing and stop. */
 export function makeDeleteEndpoint(deps: Pick<WebhookDeps, 'endpoints' | 'projects'>) {
-  return async (projectId: string, endpointId: string): Promise<WebhookOutcome<{ deleted: true }>> => {
+  return async (projectId: string, endpointId: string): Promise<Result<{ deleted: true }, EndpointNotFound>> => {
     const found = await findEndpoint(deps, projectId, endpointId);
     if (!found.ok) return found;
-    if (!(await deps.endpoints.delete(projectId, endpointId))) return refuse('webhook_endpoint_not_found');
-    return { ok: true, value: { deleted: true } };
+    if (!(await deps.endpoints.delete(projectId, endpointId))) return err('webhook_endpoint_not_found');
+    return ok({ deleted: true as const });
   };
+}
+
+export interface RolledSecret {
+  endpoint: EndpointView;
+  /** Shown now and never again. */
+  secret: string;
+  /** Until then the old secret signs beside the new one. */
+  previousSecretValidUntil: Date;
 }
 
 /**
@@ -144,16 +158,14 @@ export function makeDeleteEndpoint(deps: Pick<WebhookDeps, 'endpoints' | 'projec
  * second `v1=` in the signature header), so receivers can switch without refusing deliveries.
  */
 export function makeRollSecret(deps: Pick<WebhookDeps, 'endpoints' | 'projects' | 'clock' | 'crypto'>) {
-  return async (projectId: string, endpointId: string): Promise<WebhookOutcome<{ endpoint: EndpointView; secret: string; previousSecretValidUntil: Date }>> => {
+  return async (projectId: string, endpointId: string): Promise<Result<RolledSecret, EndpointNotFound>> => {
     const found = await findEndpoint(deps, projectId, endpointId);
     if (!found.ok) return found;
     const now = deps.clock.now();
     const secret = newSecret(deps);
     const until = new Date(now.getTime() + PREVIOUS_SECRET_TTL_MS);
     const rolled = await deps.endpoints.rollSecret(projectId, endpointId, secret, until, now);
-    if (!rolled) return refuse('webhook_endpoint_not_found');
-    return { ok: true, value: { endpoint: endpointView(rolled), secret, previousSecretValidUntil: until } };
+    if (!rolled) return err('webhook_endpoint_not_found');
+    return ok({ endpoint: endpointView(rolled), secret, previousSecretValidUntil: until });
   };
 }
-
-export type { WebhookRefusal };

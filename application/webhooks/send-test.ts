@@ -1,7 +1,8 @@
 import { TEST_EVENT_TYPE } from '../../domain/webhooks/endpoint';
 import type { WebhookDeps } from './deps';
 import { attemptRecord, sendSigned } from './sign-delivery';
-import { refuse, type WebhookOutcome } from './errors';
+import { err, ok, type Result } from '../../domain/result';
+import type { EndpointNotFound } from './errors';
 import { findEndpoint } from './manage-endpoints';
 
 export interface TestResult {
@@ -24,13 +25,13 @@ export interface TestResult {
  * endpoint's failing streak.
  */
 export function makeSendTest(deps: Pick<WebhookDeps, 'endpoints' | 'deliveries' | 'projects' | 'signer' | 'transport' | 'clock' | 'crypto' | 'settings'>) {
-  return async (projectId: string, endpointId: string): Promise<WebhookOutcome<TestResult>> => {
+  return async (projectId: string, endpointId: string): Promise<Result<TestResult, EndpointNotFound>> => {
     const found = await findEndpoint(deps, projectId, endpointId);
     if (!found.ok) return found;
     const endpoint = found.value;
     const now = deps.clock.now();
     const secrets = await deps.endpoints.secrets(endpoint.id, now);
-    if (secrets === null) return refuse('webhook_endpoint_not_found');
+    if (secrets === null) return err('webhook_endpoint_not_found');
     const eventId = deps.crypto.uuid();
     const payload = { id: eventId, type: TEST_EVENT_TYPE, created: now.toISOString(), projectId, data: {} };
     const deliveryId = deps.crypto.uuid();
@@ -56,16 +57,13 @@ export function makeSendTest(deps: Pick<WebhookDeps, 'endpoints' | 'deliveries' 
     await deps.deliveries.finishAttempts([
       { result: { deliveryId, attempt, ...record, status: succeeded ? 'succeeded' : 'failed', completedAt: deps.clock.now(), nextAttemptAt: null } },
     ]);
-    return {
-      ok: true,
-      value: {
-        ok: status === 200,
-        status,
-        durationMs: record.durationMs,
-        ...(record.error !== null ? { error: record.error } : {}),
-        deliveryId,
-        eventId,
-      },
-    };
+    return ok({
+      ok: status === 200,
+      status,
+      durationMs: record.durationMs,
+      ...(record.error !== null ? { error: record.error } : {}),
+      deliveryId,
+      eventId,
+    });
   };
 }

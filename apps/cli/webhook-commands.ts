@@ -1,5 +1,6 @@
 import type { DeliveryView, EndpointView } from '../../application/webhooks/views';
-import type { WebhookOutcome } from '../../application/webhooks/errors';
+import type { WebhookErrorCode } from '../../application/webhooks/errors';
+import type { Result } from '../../domain/result';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/endpoint';
 import type { Options } from './args';
 import type { Command } from './command';
@@ -9,7 +10,7 @@ import { fields, table } from './render';
 /**
  * The webhook commands: a project's endpoints (create, list, update, delete, roll-secret), the Test
  * action, the delivery log, resend, retry now and replay. Each calls one of the webhook use cases
- * (application/webhooks/use-cases.ts), the same the console will call. Secrets are printed only by
+ * (application/webhooks/use-cases.ts), the same the console's routes call. Secrets are printed only by
  * create and roll-secret.
  */
 
@@ -108,7 +109,7 @@ function deliveriesText(endpointId: string, deliveries: ReturnType<typeof delive
     .join('\n\n');
 }
 
-function unwrap<T>(outcome: WebhookOutcome<T>, ctx: WebhookErrorContext): T {
+function unwrap<T, E extends WebhookErrorCode>(outcome: Result<T, E>, ctx: WebhookErrorContext): T {
   if (!outcome.ok) throw webhookError(outcome, ctx);
   return outcome.value;
 }

@@ -11,7 +11,7 @@ const GET = [...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'project_not_found']
 const WRITE = [...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'project_not_found'] as const;
 const URL_RULES = ['invalid_webhook_url', 'webhook_url_not_https', 'webhook_url_private', 'webhook_url_unresolvable'] as const;
 
-/** The refusals of each route's use case (the handler answers only these). */
+/** The refusals of each route's use case (application/webhooks/use-cases.ts): a handler answering a code not listed fails to compile. */
 export const ADMIN_WEBHOOK_REFUSALS = {
   create: [...URL_RULES, 'invalid_webhook_events', 'invalid_webhook_description'],
   update: [...URL_RULES, 'invalid_webhook_events', 'invalid_webhook_description', 'webhook_endpoint_not_found'],

@@ -1,4 +1,5 @@
 import { BILLING_EVENT_TYPES, type BillingEventType } from '../billing/events';
+import { err, ok, type Result } from '../result';
 import { ipVersion } from './ip-address';
 
 /**
@@ -36,35 +37,29 @@ export interface WebhookUrl {
  * tests), without credentials or a #fragment, at most 2048 characters. Answers the parsed URL, or
  * why it is refused.
  */
-export function parseWebhookUrl(
-  text: string,
-  rules: { allowHttp: boolean },
-): { ok: true; value: WebhookUrl } | { ok: false; error: WebhookUrlError } {
+export function parseWebhookUrl(text: string, rules: { allowHttp: boolean }): Result<WebhookUrl, WebhookUrlError> {
   const trimmed = text.trim();
-  if (trimmed.length === 0 || trimmed.length > WEBHOOK_URL_MAX_LENGTH || /[\u0000-\u0020\u007f]/.test(trimmed)) return { ok: false, error: 'invalid_webhook_url' };
+  if (trimmed.length === 0 || trimmed.length > WEBHOOK_URL_MAX_LENGTH || /[\u0000-\u0020\u007f]/.test(trimmed)) return err('invalid_webhook_url');
   let url: URL;
   try {
     url = new URL(trimmed);
   } catch {
-    return { ok: false, error: 'invalid_webhook_url' };
+    return err('invalid_webhook_url');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, error: 'invalid_webhook_url' };
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return err('invalid_webhook_url');
   if (url.username !== '' || url.password !== '' || url.hash !== '' || trimmed.includes('#') || url.hostname === '') {
-    return { ok: false, error: 'invalid_webhook_url' };
+    return err('invalid_webhook_url');
   }
-  if (url.protocol === 'http:' && !rules.allowHttp) return { ok: false, error: 'webhook_url_not_https' };
+  if (url.protocol === 'http:' && !rules.allowHttp) return err('webhook_url_not_https');
   const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  return {
-    ok: true,
-    value: {
-      href: url.href,
-      protocol: url.protocol,
-      hostname,
-      port: url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
-      path: `${url.pathname}${url.search}`,
-      ipVersion: ipVersion(hostname),
-    },
-  };
+  return ok({
+    href: url.href,
+    protocol: url.protocol,
+    hostname,
+    port: url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
+    path: `${url.pathname}${url.search}`,
+    ipVersion: ipVersion(hostname),
+  });
 }
 
 /**

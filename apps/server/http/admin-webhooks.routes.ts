@@ -1,11 +1,12 @@
 import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
-import { ADMIN_WEBHOOK_REFUSALS, adminWebhooksContract, BILLING_EVENT_NAMES } from '../../../contract/admin';
+import { contract } from '../../../contract';
+import { BILLING_EVENT_NAMES } from '../../../contract/admin';
 import type { DeliveryView, EndpointView } from '../../../application/webhooks/views';
-import type { WebhookErrorCode, WebhookRefusal } from '../../../application/webhooks/errors';
 import type { WebhookUseCases } from '../../../application/webhooks/use-cases';
 import type { ConsoleAccounts } from '../features/console';
-import { errorResponse, type ErrorResponse } from './errors';
+import { errorResponse } from './errors';
+import { failureResponse } from './rate-limit';
 import { authOf } from './request-context';
 
 const s = initServer();
@@ -14,12 +15,6 @@ export interface AdminWebhookRouteDeps {
   accounts: Pick<ConsoleAccounts, 'projectAccess'>;
   /** The webhook use cases `tollgate webhook ...` calls. */
   webhooks: WebhookUseCases;
-}
-
-/** A refusal among the codes its route declares, with the use case's own words (which address a host resolved to). */
-function refusal<C extends WebhookErrorCode>(r: WebhookRefusal, declared: readonly C[]): ErrorResponse<C> {
-  if (!(declared as readonly WebhookErrorCode[]).includes(r.error)) throw new Error(`webhook use case refused with ${r.error}, which its route does not declare`);
-  return errorResponse(r.error as C, r.detail);
 }
 
 type EventName = (typeof BILLING_EVENT_NAMES)[number];
@@ -61,7 +56,10 @@ const deliveryView = (d: DeliveryView) => ({
 
 /**
  * The console's webhook routes over the webhook use cases (the CLI's). Each first asks whether the
- * signed-in account may see the project (404 `project_not_found` if not).
+ * signed-in account may see the project (404 `project_not_found` if not). A use case's refusal is
+ * answered with its code and its own words (which address a host resolved to): the answer's type
+ * carries the use case's codes, so a route that does not declare one of them fails to compile
+ * (the contract as served, with strictStatusCodes).
  */
 export function makeAdminWebhookRoutes(deps: AdminWebhookRouteDeps) {
   const { webhooks } = deps;
@@ -71,42 +69,41 @@ export function makeAdminWebhookRoutes(deps: AdminWebhookRouteDeps) {
     const found = await deps.accounts.projectAccess(actor.account, projectId);
     return found.ok ? { ok: true as const, id: found.value.id } : { ok: false as const, response: errorResponse(found.error) };
   };
-  const endpointRefusals = ['project_not_found', ...ADMIN_WEBHOOK_REFUSALS.endpoint] as const;
 
-  return s.router(adminWebhooksContract, {
+  return s.router(contract.admin.webhooks, {
     list: async ({ res, params }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await webhooks.listEndpoints(p.id);
-      if (!r.ok) return refusal(r, ['project_not_found'] as const);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { endpoints: r.value.map(endpointView) } };
     },
     create: async ({ res, params, body }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await webhooks.createEndpoint(p.id, { url: body.url, eventTypes: body.event_types, description: body.description });
-      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_WEBHOOK_REFUSALS.create]);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 201, body: { endpoint: endpointView(r.value.endpoint), secret: r.value.secret } };
     },
     update: async ({ res, params, body }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await webhooks.updateEndpoint(p.id, params.endpointId, { url: body.url, eventTypes: body.event_types, description: body.description, enabled: body.enabled });
-      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_WEBHOOK_REFUSALS.update]);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { endpoint: endpointView(r.value) } };
     },
     remove: async ({ res, params }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await webhooks.deleteEndpoint(p.id, params.endpointId);
-      if (!r.ok) return refusal(r, endpointRefusals);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { success: true as const } };
     },
     rollSecret: async ({ res, params }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await webhooks.rollSecret(p.id, params.endpointId);
-      if (!r.ok) return refusal(r, endpointRefusals);
+      if (!r.ok) return failureResponse(res, r);
       return {
         status: 200,
         body: { endpoint: endpointView(r.value.endpoint), secret: r.value.secret, previous_secret_valid_until: r.value.previousSecretValidUntil.toISOString() },
@@ -116,7 +113,7 @@ export function makeAdminWebhookRoutes(deps: AdminWebhookRouteDeps) {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await webhooks.sendTest(p.id, params.endpointId);
-      if (!r.ok) return refusal(r, endpointRefusals);
+      if (!r.ok) return failureResponse(res, r);
       const v = r.value;
       return { status: 200, body: { ok: v.ok, status: v.status, duration_ms: Math.round(v.durationMs), error: v.error ?? null, delivery_id: v.deliveryId } };
     },
@@ -124,21 +121,21 @@ export function makeAdminWebhookRoutes(deps: AdminWebhookRouteDeps) {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await webhooks.listDeliveries(p.id, params.endpointId, { limit: query.limit });
-      if (!r.ok) return refusal(r, endpointRefusals);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { deliveries: r.value.map(deliveryView) } };
     },
     resend: async ({ res, params }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await webhooks.resendDelivery(p.id, params.deliveryId);
-      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_WEBHOOK_REFUSALS.resend]);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { delivery_id: r.value.deliveryId, queued: r.value.queued } };
     },
     retryNow: async ({ res, params }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await webhooks.retryDeliveryNow(p.id, params.deliveryId);
-      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_WEBHOOK_REFUSALS.retryNow]);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { delivery_id: r.value.deliveryId, was_due_at: r.value.wasDueAt.toISOString() } };
     },
   });
