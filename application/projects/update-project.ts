@@ -5,7 +5,7 @@ import { sortProviders, validateCallbackUrl, type Project, type ProviderCredenti
 import { checkProviderCredentials } from '../../domain/oauth/providers';
 import { isOAuthProvider, isProvider, type OAuthProvider, type Provider } from '../../domain/providers';
 import { defaultSecurityNoticeSettings, isSecurityNoticeKind } from '../../domain/security-notice';
-import { err, ok, type Err, type Ok } from '../../domain/result';
+import { err, ok, type Result } from '../../domain/result';
 import { auditEntry, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
 import type { SecretBox } from '../ports/crypto';
@@ -41,9 +41,6 @@ export type UpdateProjectError =
   | 'unknown_notification_kind'
   | 'invalid_provider_credentials';
 
-/** A refusal; `detail` names the value at fault where the code alone cannot (which credential field, and why). */
-export type UpdateProjectRefusal = Err<UpdateProjectError> & { readonly detail?: string };
-
 export interface UpdateProjectDeps {
   projects: Pick<ProjectStore, 'findById' | 'update' | 'setProviderCredentialsEncrypted'>;
   box: SecretBox;
@@ -54,9 +51,13 @@ export interface UpdateProjectDeps {
   uow: UnitOfWork;
 }
 
-/** Applies a set of settings changes atomically; every value is validated before anything is written. */
+/**
+ * Applies a set of settings changes atomically; every value is validated before anything is written.
+ * A refusal's `detail` names the value at fault where the code alone cannot (which credential field,
+ * and why): the CLI and the admin API put it into the table's message (`messageWith`).
+ */
 export function makeUpdateProject(deps: UpdateProjectDeps) {
-  return async (projectId: string, changes: ProjectChanges): Promise<Ok<Project> | UpdateProjectRefusal> => {
+  return async (projectId: string, changes: ProjectChanges): Promise<Result<Project, UpdateProjectError>> => {
     const project = await deps.projects.findById(projectId);
     if (!project) return err('project_not_found');
     const s = { ...project.settings };
@@ -103,7 +104,7 @@ export function makeUpdateProject(deps: UpdateProjectDeps) {
     // Incomplete or malformed credentials are refused now, naming the field, not at the next sign-in.
     for (const c of creds) {
       const problem = c.credentials && checkProviderCredentials(c.provider as OAuthProvider, c.credentials);
-      if (problem) return { ...err('invalid_provider_credentials'), detail: `for ${c.provider}: ${problem.explanation}` };
+      if (problem) return err('invalid_provider_credentials', `for ${c.provider}: ${problem.explanation}`);
     }
 
     project.settings = s;

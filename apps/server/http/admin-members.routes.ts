@@ -1,7 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import type { z } from 'zod';
-import { adminMembersContract, type ConsoleSessionSchema } from '../../../contract/admin';
+import { contract, type ConsoleSessionSchema } from '../../../contract';
 import type { StartedConsoleSession } from '../../../application/console/session-tokens';
 import type { ConsoleAccount } from '../../../domain/console';
 import type { ConsoleAccounts } from '../features/console';
@@ -32,7 +32,7 @@ const accountOf = (res: Response): ConsoleAccount => {
  */
 export function makeAdminMemberRoutes(deps: AdminMemberRouteDeps) {
   const { accounts } = deps;
-  return s.router(adminMembersContract, {
+  return s.router(contract.admin.members, {
     list: async ({ res, params }) => {
       const found = await accounts.projectAccess(accountOf(res), params.projectId);
       if (!found.ok) return errorResponse(found.error);

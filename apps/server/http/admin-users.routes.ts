@@ -1,6 +1,6 @@
 import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
-import { adminAuditContract, adminUsersContract } from '../../../contract/admin';
+import { contract } from '../../../contract';
 import { adminSubscriptionView } from './admin-billing.routes';
 import type { NamedAuditEntry } from '../../../application/audit/audit-names';
 import type { ConsoleAccount } from '../../../domain/console';
@@ -63,7 +63,7 @@ export function makeAdminUserRoutes(deps: AdminUserRouteDeps) {
       : { ok: false as const, response: errorResponse(found.error) };
   };
 
-  const users = s.router(adminUsersContract, {
+  const users = s.router(contract.admin.users, {
     list: async ({ res, params, query }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
@@ -127,7 +127,7 @@ export function makeAdminUserRoutes(deps: AdminUserRouteDeps) {
     },
   });
 
-  const audit = s.router(adminAuditContract, {
+  const audit = s.router(contract.admin.audit, {
     list: async ({ res, params, query }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;

@@ -1,6 +1,6 @@
 import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
-import { adminContract } from '../../../contract/admin';
+import { contract } from '../../../contract';
 import type { ApiKeyRecord } from '../../../application/stores/api-key.store';
 import type { ConsoleActor } from '../../../application/console/authenticate-console-session';
 import type { StartedConsoleSession } from '../../../application/console/session-tokens';
@@ -68,6 +68,8 @@ const apiKeyView = (k: ApiKeyRecord) => ({
  * The admin API over the operator's use cases (features/admin.ts, the ones the CLI calls) and the console
  * accounts' (`admin.console`). Handlers translate shapes and answer codes; the rules are in the
  * use cases. Every project route first asks whether the account may see the project (404 if not).
+ * Handlers are typed against the contract as served (`contract.admin`, strictStatusCodes), so
+ * answering a code, or a status, the route does not declare fails to compile here.
  */
 export function makeAdminRoutes(deps: AdminRouteDeps) {
   const { admin } = deps;
@@ -105,7 +107,7 @@ export function makeAdminRoutes(deps: AdminRouteDeps) {
     };
   };
 
-  const session = s.router(adminContract.session, {
+  const session = s.router(contract.admin.session, {
     get: async ({ res }) => {
       const actor = actorOf(res);
       return { status: 200, body: sessionBody(actor.account, actor.csrfToken, actor.session.expiresAt) };
@@ -146,7 +148,7 @@ export function makeAdminRoutes(deps: AdminRouteDeps) {
     },
   });
 
-  const projects = s.router(adminContract.projects, {
+  const projects = s.router(contract.admin.projects, {
     list: async ({ res }) => {
       const list = await accounts.listProjects(actorOf(res).account);
       return { status: 200, body: { projects: list.map(projectView) } };
