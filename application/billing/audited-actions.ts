@@ -2,8 +2,10 @@ import type { AuditAction } from '../../domain/audit';
 import { auditEntry, userActor, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
 import { SYSTEM_ORIGIN } from '../ports/request-origin';
-import type { BillingOutcome } from './errors';
-import type { BillingActor, UserUseCases } from './use-cases';
+import type { Result } from '../../domain/result';
+import type { BillingErrorCode } from './errors';
+import type { BillingActor } from './requests';
+import type { UserUseCases } from './use-cases';
 import type { SubscriptionView } from './views';
 
 type Audited = 'subscribe' | 'changeSubscription' | 'cancelSubscription' | 'pauseSubscription' | 'resumeSubscription';
@@ -22,8 +24,8 @@ const ACTIONS: Record<Audited, { done: AuditAction; failed: AuditAction }> = {
  * themselves are unchanged; this wraps them where the composition root assembles them.
  */
 export function auditBillingActions<U extends UserUseCases>(useCases: U, deps: { audit: AuditLog; clock: Clock }): U {
-  const wrap = <I>(name: Audited, run: (actor: BillingActor, input: I) => Promise<BillingOutcome<SubscriptionView>>) =>
-    async (actor: BillingActor, input: I): Promise<BillingOutcome<SubscriptionView>> => {
+  const wrap = <I, E extends BillingErrorCode>(name: Audited, run: (actor: BillingActor, input: I) => Promise<Result<SubscriptionView, E>>) =>
+    async (actor: BillingActor, input: I): Promise<Result<SubscriptionView, E>> => {
       const outcome = await run(actor, input);
       const facts = { actor: userActor(actor.user.id), origin: actor.origin ?? SYSTEM_ORIGIN };
       deps.audit.record(

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
 import { CallLog, fakeCrypto, fakeSubscriptionLocks } from '../testing/fakes';
 import { withUserLock } from './billing-lease';
-import type { BillingOutcome } from './errors';
 
 // The lease waits and renews on real timers and Date.now(): the test moves both (vi's fake timers).
 beforeEach(() => {
@@ -18,7 +18,7 @@ function setup() {
   const log = new CallLog();
   const locks = fakeSubscriptionLocks(log, clock);
   const deps = { locks, crypto: fakeCrypto(), clock };
-  return { log, locks, run: <T>(work: () => Promise<BillingOutcome<T>>) => withUserLock(deps, 'project-1', 'user-1', work) };
+  return { log, locks, run: <T>(work: () => Promise<Result<T, never>>) => withUserLock(deps, 'project-1', 'user-1', work) };
 }
 
 const seconds = (s: number) => new Date(Date.now() + s * 1000);
@@ -59,8 +59,8 @@ describe("a user's billing lease", () => {
   it('held for longer than 5 s: subscription_busy after 5 s of waiting; the work never runs and the other lease is left alone', async () => {
     const { run, locks, log } = setup();
     locks.hold('project-1', 'user-1', 'other-request', seconds(60));
-    const work = vi.fn(async (): Promise<BillingOutcome<string>> => ({ ok: true, value: 'never' }));
-    let answer: BillingOutcome<string> | undefined;
+    const work = vi.fn(async (): Promise<Result<string, never>> => ({ ok: true, value: 'never' }));
+    let answer: Result<string, 'subscription_busy'> | undefined;
     void run(work).then((a) => (answer = a));
     await vi.advanceTimersByTimeAsync(4_900);
     expect(answer).toBeUndefined();
@@ -73,7 +73,7 @@ describe("a user's billing lease", () => {
 
   it('renewed every 3 s for 10 s more while the work runs, and no more once it is done', async () => {
     const { run, log } = setup();
-    const answer = run(() => new Promise<BillingOutcome<string>>((resolve) => setTimeout(() => resolve({ ok: true, value: 'slow' }), 7_000)));
+    const answer = run(() => new Promise<Result<string, never>>((resolve) => setTimeout(() => resolve({ ok: true, value: 'slow' }), 7_000)));
     await vi.advanceTimersByTimeAsync(7_000);
     expect(await answer).toEqual({ ok: true, value: 'slow' });
     expect(log.of('locks.renew').map((c) => c.args[3])).toEqual([10, 10]);

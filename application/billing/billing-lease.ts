@@ -1,6 +1,6 @@
+import { type Result, err } from '../../domain/result';
 import { keepRenewing } from '../keep-renewing';
 import type { BillingDeps } from './deps';
-import { type BillingOutcome, refuse } from './errors';
 
 /** The user's billing lease lasts this long unless renewed, every LOCK_HEARTBEAT_MS while its work runs. */
 export const LOCK_TTL_SECONDS = 10;
@@ -46,12 +46,12 @@ export async function underUserLock<T>(
  * see the first one's subscription instead of making a second charge; `subscription_busy` when the
  * lease stayed taken.
  */
-export async function withUserLock<T>(
+export async function withUserLock<T, E extends string>(
   deps: Pick<BillingDeps, 'locks' | 'crypto' | 'clock'>,
   projectId: string,
   userId: string,
-  work: () => Promise<BillingOutcome<T>>,
-): Promise<BillingOutcome<T>> {
+  work: () => Promise<Result<T, E>>,
+): Promise<Result<T, E | 'subscription_busy'>> {
   const done = await underUserLock(deps, projectId, userId, work);
-  return done === null ? refuse('subscription_busy') : done.value;
+  return done === null ? err('subscription_busy') : done.value;
 }

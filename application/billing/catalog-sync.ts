@@ -1,6 +1,6 @@
 import type { BillingConnection, StoredPlan, StoredPrice } from './billing.store';
 import type { BillingDeps } from './deps';
-import type { PaymentProcessor, ProcessorFailure } from './payment-processor';
+import type { PaymentProcessor, RequestFailure } from './payment-processor';
 
 /**
  * Pushing the catalog to the connected processor (Stripe Product + Price; the sandbox keeps its own
@@ -14,7 +14,7 @@ export type CatalogSyncDeps = Pick<BillingDeps, 'catalog' | 'clock'>;
 export async function pushPlan(
   processor: PaymentProcessor,
   plan: StoredPlan,
-): Promise<{ ok: true; plan: StoredPlan } | { ok: false; failure: ProcessorFailure }> {
+): Promise<{ ok: true; plan: StoredPlan } | { ok: false; failure: RequestFailure }> {
   const current = plan.processor === processor.kind ? plan.processorProductId : null;
   const pushed = await processor.upsertProduct(plan, current, { projectId: plan.projectId });
   if (!pushed.ok) return pushed;
@@ -25,7 +25,7 @@ export async function pushPrice(
   processor: PaymentProcessor,
   plan: StoredPlan,
   price: StoredPrice,
-): Promise<{ ok: true; price: StoredPrice } | { ok: false; failure: ProcessorFailure }> {
+): Promise<{ ok: true; price: StoredPrice } | { ok: false; failure: RequestFailure }> {
   if (plan.processorProductId === null || plan.processor !== processor.kind) throw new Error('pushPrice needs the plan pushed first');
   const pushed = await processor.createPrice(price, plan.processorProductId, { projectId: price.projectId, priceId: price.id });
   if (!pushed.ok) return pushed;
@@ -40,7 +40,7 @@ export async function pushCatalog(
   deps: CatalogSyncDeps,
   connection: BillingConnection,
   processor: PaymentProcessor,
-): Promise<{ ok: true } | { ok: false; failure: ProcessorFailure }> {
+): Promise<{ ok: true } | { ok: false; failure: RequestFailure }> {
   const plans = await deps.catalog.listPlans(connection.projectId);
   const prices = await deps.catalog.listPrices(connection.projectId);
   for (let plan of plans) {

@@ -1,46 +1,55 @@
-import { previewChange as domainPreviewChange } from '../../domain/billing/subscription';
-import type { SubscriptionError } from '../../domain/billing/subscription';
-import type { BillingSubscription } from './billing.store';
-import type { BillingDeps } from './deps';
-import { connectedProcessor } from './connected-processor';
+import { type ChangeError, type EndedError, type SubscriptionError, previewChange as domainPreviewChange } from '../../domain/billing/subscription';
+import { type Result, err, ok } from '../../domain/result';
 import { withUserLock } from './billing-lease';
-import { type BillingErrorCode, type BillingOutcome, refuse, refuseFailure } from './errors';
-import { processorPriceId, sellablePrice } from './price-lookup';
+import type { BillingSubscription } from './billing.store';
+import { type ConnectedError, connectedProcessor } from './connected-processor';
+import type { BillingDeps } from './deps';
+import { type FailureCode, type RequestFailureCode, refuseFailure } from './errors';
+import type { PaymentProcessor } from './payment-processor';
+import { type SellableError, processorPriceId, sellablePrice } from './price-lookup';
 import { buildEvent, makeRecordSnapshot } from './record-snapshot';
-import type { BillingActor } from './use-cases';
+import type { BillingActor } from './requests';
 import { catalogNames, type ChangePreviewView, invoiceLineView, subscriptionView, type SubscriptionView } from './views';
 
-/** The refusals the domain's subscription rules give for the actions users can take. */
-export function subscriptionRefusal(error: SubscriptionError): BillingErrorCode {
-  switch (error) {
-    case 'payment_required':
-    case 'incomplete_not_expired':
-    case 'period_not_ended':
-    case 'trial_not_ended':
-    case 'grace_period_not_over':
-    case 'subscription_not_incomplete':
-    case 'subscription_not_past_due':
-    case 'subscription_not_trialing':
-    case 'cancellation_not_scheduled':
-    case 'subscription_not_paused':
-    case 'outside_current_period':
-      throw new Error(`unexpected subscription refusal for a user action: ${error}`);
-    default:
-      return error;
-  }
+/**
+ * The refusals a domain rule cannot give about the live subscription a user acts on: it has started
+ * and not ended (`findLive` reads live ones only), the user's actions are asked as paid, and a change
+ * is asked at a time within the current period.
+ */
+type NotForLive = EndedError | 'payment_required' | 'outside_current_period';
+const NOT_FOR_LIVE: ReadonlySet<SubscriptionError> = new Set<NotForLive>([
+  'subscription_canceled',
+  'subscription_incomplete',
+  'payment_required',
+  'outside_current_period',
+]);
+
+/** The refusals `E` of a domain rule that a user's action on their live subscription can meet. */
+export type LiveRefusal<E extends SubscriptionError> = Exclude<E, NotForLive>;
+
+/** The refusal a domain rule gives for a user's action on their live subscription; one it cannot give is a fault. */
+export function subscriptionRefusal<E extends SubscriptionError>(error: E): LiveRefusal<E> {
+  if (NOT_FOR_LIVE.has(error)) throw new Error(`unexpected subscription refusal for a user action: ${error}`);
+  return error as LiveRefusal<E>;
 }
 
-type Checked = BillingOutcome<{
-  subscription: BillingSubscription;
-  processorPriceId: string;
-  processor: import('./payment-processor').PaymentProcessor;
-  newPriceId: string;
-}>;
+/** The detail of `billing_not_connected` for a subscription the connected processor does not bill. */
+export const OTHER_PROCESSOR = 'The subscription is billed by another processor than the one now connected';
+
+/** What checking a change answers besides the subscription and the new price at the processor. */
+type CheckChangeError = 'subscription_not_found' | SellableError | LiveRefusal<ChangeError> | ConnectedError | RequestFailureCode;
+
+/** What POST billing/subscription/change/preview can answer besides the preview. */
+export type PreviewChangeError = CheckChangeError;
+/** What POST billing/subscription/change can answer besides the subscription: the proration's charge can be declined. */
+export type ChangeSubscriptionError = CheckChangeError | 'subscription_busy' | FailureCode;
+
+type Checked = Result<{ subscription: BillingSubscription; processorPriceId: string; processor: PaymentProcessor; newPriceId: string }, CheckChangeError>;
 
 /** The live subscription and the new price, checked by the domain's change rules. */
 async function checkChange(deps: BillingDeps, actor: BillingActor, newPriceId: string): Promise<Checked> {
   const subscription = await deps.subscriptions.findLive(actor.project.id, actor.user.id);
-  if (subscription === null) return refuse('subscription_not_found');
+  if (subscription === null) return err('subscription_not_found');
   const chosen = await sellablePrice(deps, actor.project.id, newPriceId);
   if (!chosen.ok) return chosen;
   const { price, plan } = chosen.value;
@@ -51,19 +60,19 @@ async function checkChange(deps: BillingDeps, actor: BillingActor, newPriceId: s
   const now = deps.clock.now();
   const inPeriod = now >= subscription.currentPeriodStart && now < subscription.currentPeriodEnd;
   const allowed = domainPreviewChange(subscription, price, inPeriod ? now : subscription.currentPeriodStart);
-  if (!allowed.ok) return refuse(subscriptionRefusal(allowed.error));
+  if (!allowed.ok) return err(subscriptionRefusal(allowed.error));
   const connected = await connectedProcessor(deps, actor.project.id);
   if (!connected.ok) return connected;
   const { processor } = connected.value;
-  if (processor.kind !== subscription.processor) return refuse('billing_not_connected', 'The subscription is billed by another processor than the one now connected');
+  if (processor.kind !== subscription.processor) return err('billing_not_connected', OTHER_PROCESSOR);
   const priceAtProcessor = await processorPriceId(deps, processor, plan, price);
   if (!priceAtProcessor.ok) return priceAtProcessor;
-  return { ok: true, value: { subscription, processorPriceId: priceAtProcessor.value, processor, newPriceId: price.id } };
+  return ok({ subscription, processorPriceId: priceAtProcessor.value, processor, newPriceId: price.id });
 }
 
 /** POST billing/subscription/change/preview: what a change would charge now (proration), without changing anything. */
 export function makePreviewChange(deps: BillingDeps) {
-  return async function previewChange(actor: BillingActor, newPriceId: string): Promise<BillingOutcome<ChangePreviewView>> {
+  return async function previewChange(actor: BillingActor, newPriceId: string): Promise<Result<ChangePreviewView, PreviewChangeError>> {
     const checked = await checkChange(deps, actor, newPriceId);
     if (!checked.ok) return checked;
     const { processor, subscription } = checked.value;
@@ -72,17 +81,14 @@ export function makePreviewChange(deps: BillingDeps) {
     const prices = await deps.catalog.listPrices(actor.project.id);
     const local = new Map(prices.filter((p) => p.processorPriceId !== null).map((p) => [p.processorPriceId!, p.id]));
     const p = preview.value;
-    return {
-      ok: true,
-      value: {
-        amountDue: p.amountDue,
-        currency: p.currency,
-        subtotal: p.subtotal,
-        lines: p.lines.map((l) => invoiceLineView({ ...l, priceId: l.priceId === null ? null : (local.get(l.priceId) ?? null) })),
-        periodStart: p.periodStart,
-        periodEnd: p.periodEnd,
-      },
-    };
+    return ok({
+      amountDue: p.amountDue,
+      currency: p.currency,
+      subtotal: p.subtotal,
+      lines: p.lines.map((l) => invoiceLineView({ ...l, priceId: l.priceId === null ? null : (local.get(l.priceId) ?? null) })),
+      periodStart: p.periodStart,
+      periodEnd: p.periodEnd,
+    });
   };
 }
 
@@ -96,7 +102,7 @@ export function makeChangeSubscription(deps: BillingDeps) {
   return async function changeSubscription(
     actor: BillingActor,
     input: { newPriceId: string; requestKey: string },
-  ): Promise<BillingOutcome<SubscriptionView>> {
+  ): Promise<Result<SubscriptionView, ChangeSubscriptionError>> {
     return withUserLock(deps, actor.project.id, actor.user.id, async () => {
       const checked = await checkChange(deps, actor, input.newPriceId);
       if (!checked.ok) return checked;
@@ -124,8 +130,8 @@ export function makeChangeSubscription(deps: BillingDeps) {
         return refuseFailure(changed.failure);
       }
       const recorded = await recordSnapshot({ projectId: actor.project.id, processor: processor.kind, snapshot: changed.value });
-      if (!recorded.ok) return refuse('processor_rejected', `The change could not be recorded (${recorded.reason})`);
-      return { ok: true, value: subscriptionView(recorded.subscription, await catalogNames(deps.catalog, actor.project.id)) };
+      if (!recorded.ok) return err('processor_rejected', `The change could not be recorded (${recorded.reason})`);
+      return ok(subscriptionView(recorded.subscription, await catalogNames(deps.catalog, actor.project.id)));
     });
   };
 }

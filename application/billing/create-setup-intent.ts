@@ -1,8 +1,9 @@
+import { type Result, ok } from '../../domain/result';
+import { type ConnectedError, connectedProcessor } from './connected-processor';
 import type { BillingDeps } from './deps';
-import { connectedProcessor } from './connected-processor';
 import { ensureCustomer } from './ensure-customer';
-import { type BillingOutcome, refuseFailure } from './errors';
-import type { BillingActor } from './use-cases';
+import { type RequestFailureCode, refuseFailure } from './errors';
+import type { BillingActor } from './requests';
 
 /** The publishable key shown for the sandbox: Stripe.js is never loaded with it. */
 export const SANDBOX_PUBLISHABLE_KEY = 'pk_sandbox_tollgate';
@@ -15,7 +16,7 @@ export function makeCreateSetupIntent(deps: BillingDeps) {
   return async function createSetupIntent(
     actor: BillingActor,
     requestKey: string,
-  ): Promise<BillingOutcome<{ clientSecret: string; publishableKey: string }>> {
+  ): Promise<Result<{ clientSecret: string; publishableKey: string }, ConnectedError | RequestFailureCode>> {
     const connected = await connectedProcessor(deps, actor.project.id);
     if (!connected.ok) return connected;
     const { connection, processor } = connected.value;
@@ -23,6 +24,6 @@ export function makeCreateSetupIntent(deps: BillingDeps) {
     if (!customer.ok) return refuseFailure(customer.failure);
     const intent = await processor.createSetupIntent(customer.value.customerId, `tollgate-setup-${actor.project.id}-${actor.user.id}-${requestKey}`);
     if (!intent.ok) return refuseFailure(intent.failure);
-    return { ok: true, value: { clientSecret: intent.value.clientSecret, publishableKey: connection.publishableKey ?? SANDBOX_PUBLISHABLE_KEY } };
+    return ok({ clientSecret: intent.value.clientSecret, publishableKey: connection.publishableKey ?? SANDBOX_PUBLISHABLE_KEY });
   };
 }

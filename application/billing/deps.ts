@@ -18,7 +18,7 @@ import type {
   SubscriptionLocks,
   SubscriptionStore,
 } from './billing.store';
-import type { InboundWebhooks, ProcessorDirectory, SandboxControl } from './processors';
+import type { ProcessorDirectory, SandboxControl } from './processors';
 
 /** Everything billing's use cases may ask for; each use case takes the part it needs (`Pick`). */
 export interface BillingDeps {
@@ -32,8 +32,8 @@ export interface BillingDeps {
   locks: SubscriptionLocks;
   processorEvents: ProcessorEventLog;
   entitlementsReader: EntitlementsReader;
+  /** Each processor's client for a connection, and its inbound webhooks, by the processor's name. */
   processors: ProcessorDirectory;
-  webhooks: InboundWebhooks;
   /** The sandbox's controls; null when the sandbox is disabled (production without the setting). */
   sandbox: SandboxControl | null;
   projects: Pick<ProjectStore, 'findById'>;

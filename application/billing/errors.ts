@@ -1,11 +1,14 @@
 import type { PlanError, PlanOrderError, PriceError, TrialError } from '../../domain/billing/catalog';
 import type { RedirectUrlError } from '../../domain/billing/redirect';
 import type { SubscriptionError } from '../../domain/billing/subscription';
-import type { ProcessorFailure } from './payment-processor';
+import { type Err, type Result, err } from '../../domain/result';
+import type { ProcessorFailure, RequestFailure } from './payment-processor';
 
 /**
- * Every refusal a billing use case can answer. contract/errors/billing.errors.ts gives each its
- * status and message; the HTTP layer and the CLI word them from there.
+ * Every refusal a billing use case can answer. Each use case returns `Result<T, E>` (domain/result)
+ * with the narrow union `E` of the codes it really answers, so a route compiles only if it declares
+ * each of them. contract/errors/billing.errors.ts gives each its status and message; the HTTP layer
+ * and the CLI word them from there.
  */
 export type BillingErrorCode =
   | PlanError
@@ -42,36 +45,30 @@ export type BillingErrorCode =
   | 'invalid_percent_off'
   | 'invalid_cursor';
 
+/** The code each kind of processor failure answers. */
+const FAILURE_CODES = {
+  card_declined: 'card_declined',
+  invalid_payment_method: 'invalid_payment_method',
+  invalid_request: 'processor_rejected',
+  authentication: 'processor_unavailable',
+  unavailable: 'processor_unavailable',
+} as const satisfies Record<ProcessorFailure['kind'], BillingErrorCode>;
+
+/** The codes a processor failure of kind `F` answers. */
+export type FailureCode<F extends ProcessorFailure = ProcessorFailure> = (typeof FAILURE_CODES)[F['kind']];
+/** What a request that charges no card answers when it fails: `processor_rejected` or `processor_unavailable`. */
+export type RequestFailureCode = FailureCode<RequestFailure>;
+
 /** The refusal for a processor failure (a decline, a refusal, an outage). */
-export function processorError(
-  failure: ProcessorFailure,
-): 'card_declined' | 'invalid_payment_method' | 'processor_rejected' | 'processor_unavailable' {
-  switch (failure.kind) {
-    case 'card_declined':
-      return 'card_declined';
-    case 'invalid_payment_method':
-      return 'invalid_payment_method';
-    case 'invalid_request':
-      return 'processor_rejected';
-    case 'authentication':
-    case 'unavailable':
-      return 'processor_unavailable';
-  }
+export function processorError<F extends ProcessorFailure>(failure: F): FailureCode<F> {
+  return FAILURE_CODES[failure.kind as F['kind']];
 }
+
+/** The refusal for a processor failure, with the processor's message (e.g. a decline's reason). */
+export const refuseFailure = <F extends ProcessorFailure>(failure: F): Err<FailureCode<F>> => err(processorError(failure), failure.message);
 
 /** A billing refusal: its code, and the processor's or validator's words when they say more. */
-export interface BillingRefusal<E extends BillingErrorCode = BillingErrorCode> {
-  readonly ok: false;
-  readonly error: E;
-  /** Replaces the table's message (e.g. Stripe's reason for refusing a key, a decline's reason). */
-  readonly detail?: string;
-}
+export type BillingRefusal<E extends BillingErrorCode = BillingErrorCode> = Err<E>;
 
-export const refuse = <E extends BillingErrorCode>(error: E, detail?: string): BillingRefusal<E> =>
-  detail === undefined ? { ok: false, error } : { ok: false, error, detail };
-
-/** What a billing use case answers: a value, or a refusal. */
-export type BillingOutcome<T, E extends BillingErrorCode = BillingErrorCode> = { readonly ok: true; readonly value: T } | BillingRefusal<E>;
-
-/** The refusal for a processor failure, with the processor's message. */
-export const refuseFailure = (failure: ProcessorFailure) => refuse(processorError(failure), failure.message);
+/** What a billing use case answers: a value, or a refusal with one of the codes `E`. */
+export type BillingOutcome<T, E extends BillingErrorCode = BillingErrorCode> = Result<T, E>;

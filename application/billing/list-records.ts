@@ -1,9 +1,9 @@
 import type { BillingEventType } from '../../domain/billing/events';
 import type { InvoiceStatus } from '../../domain/billing/invoice';
 import { isUuid } from '../../domain/ids';
+import { type Result, err, ok } from '../../domain/result';
 import type { BillingEvent } from './billing.store';
 import type { BillingDeps } from './deps';
-import { type BillingOutcome, refuse } from './errors';
 import { catalogNames, operatorInvoiceView, type OperatorInvoiceView, type OperatorSubscriptionView, subscriptionView } from './views';
 
 const MAX_LIMIT = 500;
@@ -33,12 +33,12 @@ async function page<R extends { id: string }, T>(
   filter: ListFilter,
   read: (limit: number, after: string | undefined) => Promise<R[]>,
   view: (rows: R[]) => Promise<T[]>,
-): Promise<BillingOutcome<RecordPage<T>>> {
-  if (filter.cursor !== undefined && !isUuid(filter.cursor)) return refuse('invalid_cursor');
+): Promise<Result<RecordPage<T>, 'invalid_cursor'>> {
+  if (filter.cursor !== undefined && !isUuid(filter.cursor)) return err('invalid_cursor');
   const limit = limitOf(filter.limit, 50);
   const rows = await read(limit + 1, filter.cursor);
   const shown = rows.slice(0, limit);
-  return { ok: true, value: { items: await view(shown), nextCursor: rows.length > limit ? shown[shown.length - 1]!.id : null } };
+  return ok({ items: await view(shown), nextCursor: rows.length > limit ? shown[shown.length - 1]!.id : null });
 }
 
 /**
@@ -49,8 +49,8 @@ export function makeListSubscriptions(deps: Pick<BillingDeps, 'subscriptions' | 
   return async function listSubscriptions(
     projectId: string,
     filter: ListFilter & { status?: string },
-  ): Promise<BillingOutcome<RecordPage<OperatorSubscriptionView>>> {
-    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+  ): Promise<Result<RecordPage<OperatorSubscriptionView>, 'project_not_found' | 'invalid_cursor'>> {
+    if ((await deps.projects.findById(projectId)) === null) return err('project_not_found');
     return page(
       filter,
       (limit, after) => deps.subscriptions.list(projectId, { userId: filter.userId, status: filter.status, limit, ...(after ? { after } : {}) }),
@@ -70,8 +70,8 @@ export function makeListProjectInvoices(deps: Pick<BillingDeps, 'invoices' | 'pr
   return async function listProjectInvoices(
     projectId: string,
     filter: ListFilter & { status?: InvoiceStatus },
-  ): Promise<BillingOutcome<RecordPage<OperatorInvoiceView>>> {
-    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+  ): Promise<Result<RecordPage<OperatorInvoiceView>, 'project_not_found' | 'invalid_cursor'>> {
+    if ((await deps.projects.findById(projectId)) === null) return err('project_not_found');
     return page(
       filter,
       (limit, after) => deps.invoices.list(projectId, { userId: filter.userId, status: filter.status, limit, ...(after ? { after } : {}) }),
@@ -85,8 +85,11 @@ export function makeListProjectInvoices(deps: Pick<BillingDeps, 'invoices' | 'pr
 
 /** `tollgate billing events`: the project events recorded, newest first. */
 export function makeListEvents(deps: Pick<BillingDeps, 'eventLog' | 'projects'>) {
-  return async function listEvents(projectId: string, filter: { type?: BillingEventType; limit?: number }): Promise<BillingOutcome<BillingEvent[]>> {
-    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
-    return { ok: true, value: await deps.eventLog.list(projectId, { type: filter.type, limit: limitOf(filter.limit, 50) }) };
+  return async function listEvents(
+    projectId: string,
+    filter: { type?: BillingEventType; limit?: number },
+  ): Promise<Result<BillingEvent[], 'project_not_found'>> {
+    if ((await deps.projects.findById(projectId)) === null) return err('project_not_found');
+    return ok(await deps.eventLog.list(projectId, { type: filter.type, limit: limitOf(filter.limit, 50) }));
   };
 }

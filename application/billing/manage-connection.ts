@@ -1,9 +1,10 @@
 import { DEFAULT_CURRENCY, parseCurrency } from '../../domain/billing/money';
+import { type Result, err, ok } from '../../domain/result';
 import type { BillingConnection } from './billing.store';
 import { pushCatalog } from './catalog-sync';
 import type { BillingDeps } from './deps';
-import { type BillingOutcome, refuse, refuseFailure } from './errors';
-import type { ConnectInput } from './use-cases';
+import { type RequestFailureCode, refuseFailure } from './errors';
+import type { ConnectInput } from './requests';
 import type { ConnectionView } from './views';
 
 export type ConnectionDeps = Pick<BillingDeps, 'connections' | 'processors' | 'projects' | 'catalog' | 'customers' | 'uow' | 'clock' | 'settings'>;
@@ -11,6 +12,17 @@ export type ConnectionDeps = Pick<BillingDeps, 'connections' | 'processors' | 'p
 const SECRET_KEY = /^(sk|rk)_(test|live)_[A-Za-z0-9]{8,247}$/;
 const PUBLISHABLE_KEY = /^pk_(test|live)_[A-Za-z0-9]{8,247}$/;
 const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/=]{8,247}$/;
+
+/** What connecting can answer besides the connection: a bad key or currency, the sandbox off, Stripe refusing the key or the catalog. */
+export type ConnectBillingError =
+  | 'project_not_found'
+  | 'invalid_currency'
+  | 'sandbox_unavailable'
+  | 'invalid_secret_key'
+  | 'invalid_publishable_key'
+  | 'invalid_webhook_secret'
+  | 'processor_rejected_key'
+  | RequestFailureCode;
 
 const modeOfKey = (key: string): 'test' | 'live' => (key.includes('_live_') ? 'live' : 'test');
 
@@ -35,15 +47,15 @@ export function connectionView(c: BillingConnection, publicUrl: string): Connect
  * catalog is then pushed to the processor (plans as Products, active prices as Prices).
  */
 export function makeConnectBilling(deps: ConnectionDeps) {
-  return async function connectBilling(projectId: string, input: ConnectInput): Promise<BillingOutcome<ConnectionView>> {
-    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+  return async function connectBilling(projectId: string, input: ConnectInput): Promise<Result<ConnectionView, ConnectBillingError>> {
+    if ((await deps.projects.findById(projectId)) === null) return err('project_not_found');
     const currency = input.currency === undefined ? DEFAULT_CURRENCY : parseCurrency(input.currency);
-    if (currency === null) return refuse('invalid_currency');
+    if (currency === null) return err('invalid_currency');
     const now = deps.clock.now();
     const existing = await deps.connections.get(projectId);
     let connection: BillingConnection;
     if (input.processor === 'sandbox') {
-      if (!deps.settings.sandboxAllowed) return refuse('sandbox_unavailable');
+      if (!deps.settings.sandboxAllowed) return err('sandbox_unavailable');
       connection = {
         projectId,
         processor: 'sandbox',
@@ -61,9 +73,9 @@ export function makeConnectBilling(deps: ConnectionDeps) {
       const secretKey = input.secretKey.trim();
       const publishableKey = input.publishableKey.trim();
       const webhookSecret = input.webhookSecret.trim();
-      if (!SECRET_KEY.test(secretKey)) return refuse('invalid_secret_key');
-      if (!PUBLISHABLE_KEY.test(publishableKey) || modeOfKey(publishableKey) !== modeOfKey(secretKey)) return refuse('invalid_publishable_key');
-      if (!WEBHOOK_SECRET.test(webhookSecret)) return refuse('invalid_webhook_secret');
+      if (!SECRET_KEY.test(secretKey)) return err('invalid_secret_key');
+      if (!PUBLISHABLE_KEY.test(publishableKey) || modeOfKey(publishableKey) !== modeOfKey(secretKey)) return err('invalid_publishable_key');
+      if (!WEBHOOK_SECRET.test(webhookSecret)) return err('invalid_webhook_secret');
       connection = {
         projectId,
         processor: 'stripe',
@@ -79,7 +91,8 @@ export function makeConnectBilling(deps: ConnectionDeps) {
       };
       const verified = await deps.processors.forConnection(connection).verifyCredentials();
       if (!verified.ok) {
-        return verified.failure.kind === 'unavailable' ? refuseFailure(verified.failure) : refuse('processor_rejected_key', `Stripe refused the secret key: ${verified.failure.message}`);
+        if (verified.failure.kind === 'unavailable') return refuseFailure(verified.failure);
+        return err('processor_rejected_key', `Stripe refused the secret key: ${verified.failure.message}`);
       }
       connection = { ...connection, accountId: verified.value.accountId, livemode: verified.value.livemode };
     }
@@ -90,7 +103,7 @@ export function makeConnectBilling(deps: ConnectionDeps) {
     });
     const pushed = await pushCatalog(deps, connection, deps.processors.forConnection(connection));
     if (!pushed.ok) return refuseFailure(pushed.failure);
-    return { ok: true, value: connectionView(connection, deps.settings.publicUrl) };
+    return ok(connectionView(connection, deps.settings.publicUrl));
   };
 }
 
@@ -126,17 +139,17 @@ async function forgetStripeObjects(deps: Pick<ConnectionDeps, 'catalog' | 'custo
 }
 
 export function makeBillingStatus(deps: Pick<BillingDeps, 'connections' | 'projects' | 'settings'>) {
-  return async function billingStatus(projectId: string): Promise<BillingOutcome<ConnectionView | null>> {
-    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+  return async function billingStatus(projectId: string): Promise<Result<ConnectionView | null, 'project_not_found'>> {
+    if ((await deps.projects.findById(projectId)) === null) return err('project_not_found');
     const connection = await deps.connections.get(projectId);
-    return { ok: true, value: connection === null ? null : connectionView(connection, deps.settings.publicUrl) };
+    return ok(connection === null ? null : connectionView(connection, deps.settings.publicUrl));
   };
 }
 
 /** Forgets the processor and its keys; plans, prices, subscriptions and invoices stay. */
 export function makeDisconnectBilling(deps: Pick<BillingDeps, 'connections' | 'projects'>) {
-  return async function disconnectBilling(projectId: string): Promise<BillingOutcome<{ disconnected: boolean }>> {
-    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
-    return { ok: true, value: { disconnected: await deps.connections.remove(projectId) } };
+  return async function disconnectBilling(projectId: string): Promise<Result<{ disconnected: boolean }, 'project_not_found'>> {
+    if ((await deps.projects.findById(projectId)) === null) return err('project_not_found');
+    return ok({ disconnected: await deps.connections.remove(projectId) });
   };
 }

@@ -1,7 +1,8 @@
-import { type PriceInput, findPlan, validatePriceInput } from '../../domain/billing/catalog';
+import { type PriceError, type PriceInput, findPlan, validatePriceInput } from '../../domain/billing/catalog';
+import { type Result, err, ok } from '../../domain/result';
 import type { StoredPrice } from './billing.store';
 import { catalogProcessor, pushPlan, pushPrice } from './catalog-sync';
-import { type BillingOutcome, refuse, refuseFailure } from './errors';
+import { type RequestFailureCode, refuseFailure } from './errors';
 import type { ManagePlansDeps } from './manage-plans';
 import { type OperatorPlanView, priceView } from './views';
 
@@ -9,15 +10,17 @@ type OperatorPrice = OperatorPlanView['prices'][number];
 
 const operatorPrice = (price: StoredPrice): OperatorPrice => ({ ...priceView(price), processorPriceId: price.processorPriceId });
 
+/** What creating a price can answer besides the price: a bad field, an unknown plan, the processor refusing it. */
+export type CreatePriceError = 'project_not_found' | PriceError | 'plan_not_found' | RequestFailureCode;
 
 /** A new price of a plan (by id or name), pushed to the connected processor first. */
 export function makeCreatePrice(deps: ManagePlansDeps) {
-  return async function createPrice(projectId: string, planRef: string, input: PriceInput): Promise<BillingOutcome<OperatorPrice>> {
-    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+  return async function createPrice(projectId: string, planRef: string, input: PriceInput): Promise<Result<OperatorPrice, CreatePriceError>> {
+    if ((await deps.projects.findById(projectId)) === null) return err('project_not_found');
     const fields = validatePriceInput(input);
-    if (!fields.ok) return refuse(fields.error);
+    if (!fields.ok) return fields;
     let plan = findPlan(await deps.catalog.listPlans(projectId), planRef);
-    if (plan === null) return refuse('plan_not_found');
+    if (plan === null) return err('plan_not_found');
     const now = deps.clock.now();
     let price: StoredPrice = {
       ...fields.value,
@@ -43,17 +46,20 @@ export function makeCreatePrice(deps: ManagePlansDeps) {
       price = pushed.price;
     }
     await deps.catalog.insertPrice(price);
-    return { ok: true, value: operatorPrice(price) };
+    return ok(operatorPrice(price));
   };
 }
 
 /** Archives a price: subscriptions on it keep renewing on it; nobody new can choose it. */
 export function makeArchivePrice(deps: ManagePlansDeps) {
-  return async function archivePrice(projectId: string, priceId: string): Promise<BillingOutcome<OperatorPrice>> {
-    if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
+  return async function archivePrice(
+    projectId: string,
+    priceId: string,
+  ): Promise<Result<OperatorPrice, 'project_not_found' | 'price_not_found' | RequestFailureCode>> {
+    if ((await deps.projects.findById(projectId)) === null) return err('project_not_found');
     const price = await deps.catalog.getPrice(projectId, priceId);
-    if (price === null) return refuse('price_not_found');
-    if (!price.active) return { ok: true, value: operatorPrice(price) };
+    if (price === null) return err('price_not_found');
+    if (!price.active) return ok(operatorPrice(price));
     const processor = await catalogProcessor(deps, projectId);
     if (processor && price.processor === processor.kind && price.processorPriceId !== null) {
       const archived = await processor.archivePrice(price.processorPriceId);
@@ -61,6 +67,6 @@ export function makeArchivePrice(deps: ManagePlansDeps) {
     }
     const updated = { ...price, active: false, updatedAt: deps.clock.now() };
     await deps.catalog.updatePrice(updated);
-    return { ok: true, value: operatorPrice(updated) };
+    return ok(operatorPrice(updated));
   };
 }

@@ -1,40 +1,64 @@
-import { cancelAtPeriodEnd, cancelNow, pause, resume } from '../../domain/billing/subscription';
-import type { BillingSubscription } from './billing.store';
-import { subscriptionRefusal } from './change-subscription';
-import type { BillingDeps } from './deps';
-import { connectedProcessor } from './connected-processor';
+import { type SubscriptionError, cancelAtPeriodEnd, cancelNow, pause, resume } from '../../domain/billing/subscription';
+import { type Result, err, ok } from '../../domain/result';
 import { withUserLock } from './billing-lease';
-import { type BillingOutcome, refuse, refuseFailure } from './errors';
-import type { PaymentProcessor, ProcessorResult, ProcessorSnapshot } from './payment-processor';
+import type { BillingSubscription } from './billing.store';
+import { type LiveRefusal, OTHER_PROCESSOR, subscriptionRefusal } from './change-subscription';
+import { type ConnectedError, connectedProcessor } from './connected-processor';
+import type { BillingDeps } from './deps';
+import { type FailureCode, refuseFailure } from './errors';
+import type { PaymentProcessor, ProcessorFailure, ProcessorResult, ProcessorSnapshot, RequestFailure } from './payment-processor';
 import { makeRecordSnapshot } from './record-snapshot';
-import type { BillingActor } from './use-cases';
+import type { BillingActor } from './requests';
 import { catalogNames, subscriptionView, type SubscriptionView } from './views';
 
-type Rule = (subscription: BillingSubscription, at: Date) => { ok: boolean; error?: Parameters<typeof subscriptionRefusal>[0] };
-type Call = (processor: PaymentProcessor, subscription: BillingSubscription, key: string) => Promise<ProcessorResult<ProcessorSnapshot>>;
+type Rule<E extends SubscriptionError> = (subscription: BillingSubscription, at: Date) => Result<unknown, E>;
+type Call<F extends ProcessorFailure> = (
+  processor: PaymentProcessor,
+  subscription: BillingSubscription,
+  key: string,
+) => Promise<ProcessorResult<ProcessorSnapshot, F>>;
+
+/**
+ * What a user action on the live subscription can answer besides the subscription: none live, the
+ * user's lease taken, the refusals `E` of the domain's rule, no usable processor, and the failures
+ * `F` of the processor's call (a charge's decline only for a call that charges).
+ */
+export type SubscriptionActionError<E extends SubscriptionError, F extends ProcessorFailure = RequestFailure> =
+  | 'subscription_not_found'
+  | 'subscription_busy'
+  | LiveRefusal<E>
+  | ConnectedError
+  | FailureCode<F>
+  | 'processor_rejected';
+
+export type CancelSubscriptionError = SubscriptionActionError<'subscription_paused' | 'cancellation_scheduled'>;
+export type PauseSubscriptionError = SubscriptionActionError<
+  'subscription_paused' | 'subscription_past_due' | 'subscription_trialing' | 'cancellation_scheduled'
+>;
+export type ResumeSubscriptionError = SubscriptionActionError<'subscription_not_resumable', ProcessorFailure>;
 
 /**
  * One user action on the live subscription: the domain's rule decides whether it is allowed (a
  * clear 409 otherwise, before the processor is called), the processor does it, and the record and
  * its events follow the processor's answer.
  */
-function subscriptionAction(deps: BillingDeps, name: string, rule: Rule, call: Call) {
+function subscriptionAction<E extends SubscriptionError, F extends ProcessorFailure>(deps: BillingDeps, name: string, rule: Rule<E>, call: Call<F>) {
   const recordSnapshot = makeRecordSnapshot(deps);
-  return async (actor: BillingActor, requestKey: string): Promise<BillingOutcome<SubscriptionView>> =>
-    withUserLock(deps, actor.project.id, actor.user.id, async () => {
+  return async (actor: BillingActor, requestKey: string): Promise<Result<SubscriptionView, SubscriptionActionError<E, F>>> =>
+    withUserLock(deps, actor.project.id, actor.user.id, async (): Promise<Result<SubscriptionView, SubscriptionActionError<E, F>>> => {
       const subscription = await deps.subscriptions.findLive(actor.project.id, actor.user.id);
-      if (subscription === null) return refuse('subscription_not_found');
+      if (subscription === null) return err('subscription_not_found');
       const allowed = rule(subscription, deps.clock.now());
-      if (!allowed.ok) return refuse(subscriptionRefusal(allowed.error!));
+      if (!allowed.ok) return err(subscriptionRefusal(allowed.error));
       const connected = await connectedProcessor(deps, actor.project.id);
       if (!connected.ok) return connected;
       const { processor } = connected.value;
-      if (processor.kind !== subscription.processor) return refuse('billing_not_connected', 'The subscription is billed by another processor than the one now connected');
+      if (processor.kind !== subscription.processor) return err('billing_not_connected', OTHER_PROCESSOR);
       const done = await call(processor, subscription, `tollgate-${name}-${subscription.id}-${requestKey}`);
       if (!done.ok) return refuseFailure(done.failure);
       const recorded = await recordSnapshot({ projectId: actor.project.id, processor: processor.kind, snapshot: done.value });
-      if (!recorded.ok) return refuse('processor_rejected', `The ${name} could not be recorded (${recorded.reason})`);
-      return { ok: true, value: subscriptionView(recorded.subscription, await catalogNames(deps.catalog, actor.project.id)) };
+      if (!recorded.ok) return err('processor_rejected', `The ${name} could not be recorded (${recorded.reason})`);
+      return ok(subscriptionView(recorded.subscription, await catalogNames(deps.catalog, actor.project.id)));
     });
 }
 
@@ -50,14 +74,14 @@ export function makeCancelSubscription(deps: BillingDeps) {
   const now = subscriptionAction(deps, 'cancel-now', cancelNow, (p, s, key) =>
     p.cancelSubscription(s.processorSubscriptionId, { atPeriodEnd: false, idempotencyKey: key }),
   );
-  return (actor: BillingActor, input: { atPeriodEnd: boolean; requestKey: string }) =>
+  return (actor: BillingActor, input: { atPeriodEnd: boolean; requestKey: string }): Promise<Result<SubscriptionView, CancelSubscriptionError>> =>
     input.atPeriodEnd ? atEnd(actor, input.requestKey) : now(actor, input.requestKey);
 }
 
 /** POST billing/subscription/pause: active -> paused (no access, no renewals charged). subscription.updated. */
 export function makePauseSubscription(deps: BillingDeps) {
   const action = subscriptionAction(deps, 'pause', pause, (p, s, key) => p.pauseSubscription(s.processorSubscriptionId, key));
-  return (actor: BillingActor, input: { requestKey: string }) => action(actor, input.requestKey);
+  return (actor: BillingActor, input: { requestKey: string }): Promise<Result<SubscriptionView, PauseSubscriptionError>> => action(actor, input.requestKey);
 }
 
 /**
@@ -68,5 +92,5 @@ export function makePauseSubscription(deps: BillingDeps) {
  */
 export function makeResumeSubscription(deps: BillingDeps) {
   const action = subscriptionAction(deps, 'resume', (s, at) => resume(s, at, 'paid'), (p, s, key) => p.resumeSubscription(s.processorSubscriptionId, key));
-  return (actor: BillingActor, input: { requestKey: string }) => action(actor, input.requestKey);
+  return (actor: BillingActor, input: { requestKey: string }): Promise<Result<SubscriptionView, ResumeSubscriptionError>> => action(actor, input.requestKey);
 }

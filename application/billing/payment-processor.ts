@@ -12,27 +12,41 @@ import type { SubscriptionStatus } from '../../domain/billing/subscription';
  * Writes take an idempotency key derived from Tollgate's own ids, so a retried request (or a
  * retried Tollgate request) never creates a second customer, subscription or charge.
  *
- * Every method answers a `ProcessorFailure` instead of throwing for what the processor refuses or
- * cannot do (a declined card, an unknown promotion code, an outage); a thrown error is a bug.
+ * Every method answers a failure instead of throwing for what the processor refuses or cannot do (a
+ * declined card, an unknown promotion code, an outage); a thrown error is a bug. Only the calls that
+ * attach or charge a card answer a `CardFailure`; every other one a `RequestFailure`.
  */
 export type ProcessorKind = 'stripe' | 'sandbox';
 
-export type ProcessorFailure =
+/**
+ * What any call can fail with: the processor refused it as invalid (its message says why), refused
+ * the credentials (revoked or wrong key), or did not answer (or answered 5xx / 429 after retries).
+ */
+export type RequestFailure =
+  | { kind: 'invalid_request'; message: string }
+  | { kind: 'authentication'; message: string }
+  | { kind: 'unavailable'; message: string };
+
+/** What only a call that attaches or charges a card can fail with, beyond a request's failures. */
+export type CardFailure =
   /** The card was declined (attaching it, or charging it). `declineCode` as Stripe's (`insufficient_funds`, ...). */
   | { kind: 'card_declined'; message: string; declineCode: string | null }
   /** The payment method does not exist or cannot be used by this customer. */
-  | { kind: 'invalid_payment_method'; message: string }
-  /** The processor refused the request as invalid (its message says why). */
-  | { kind: 'invalid_request'; message: string }
-  /** The processor refused the credentials (revoked or wrong key). */
-  | { kind: 'authentication'; message: string }
-  /** The processor did not answer, or answered 5xx / 429 after retries. */
-  | { kind: 'unavailable'; message: string };
+  | { kind: 'invalid_payment_method'; message: string };
 
-export type ProcessorResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: ProcessorFailure };
+export type ProcessorFailure = RequestFailure | CardFailure;
 
-export const processorOk = <T>(value: T): ProcessorResult<T> => ({ ok: true, value });
-export const processorFailed = (failure: ProcessorFailure): { readonly ok: false; readonly failure: ProcessorFailure } => ({ ok: false, failure });
+/**
+ * A call's value, or its failure: a `RequestFailure` unless the call attaches or charges a card
+ * (`ProcessorResult<T, ProcessorFailure>`: subscribing, changing the price, resuming), so a use case
+ * that charges nothing cannot answer a decline.
+ */
+export type ProcessorResult<T, F extends ProcessorFailure = RequestFailure> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly failure: F };
+
+export const processorOk = <T>(value: T): { readonly ok: true; readonly value: T } => ({ ok: true, value });
+export const processorFailed = <F extends ProcessorFailure>(failure: F): { readonly ok: false; readonly failure: F } => ({ ok: false, failure });
 
 /** What Tollgate stores with each processor object, and finds in webhooks. */
 export interface ProcessorMetadata {
@@ -218,14 +232,14 @@ export interface PaymentProcessor {
    * subscription and charges its first invoice. A declined card (when attached or charged) answers
    * `card_declined` and leaves no subscription behind. With a trial nothing is charged.
    */
-  createSubscription(input: CreateSubscriptionInput): Promise<ProcessorResult<ProcessorSnapshot>>;
+  createSubscription(input: CreateSubscriptionInput): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>>;
   /** The prorated invoice a change to `priceId` would charge now. */
   previewChange(subscriptionId: string, priceId: string): Promise<ProcessorResult<ChangePreview>>;
   /**
    * Moves the subscription to `priceId`, invoicing and charging the proration now. A declined
    * charge answers `card_declined` and changes nothing.
    */
-  changeSubscription(subscriptionId: string, priceId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>>;
+  changeSubscription(subscriptionId: string, priceId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>>;
   /** At period end (pending cancellation) or now (canceled, no proration credit). */
   cancelSubscription(subscriptionId: string, options: { atPeriodEnd: boolean; idempotencyKey: string }): Promise<ProcessorResult<ProcessorSnapshot>>;
   /** Stops service and renewals (Stripe: pause_collection void + Tollgate's paused mark). */
@@ -236,7 +250,7 @@ export interface PaymentProcessor {
    * starts now and is charged at once (Stripe: `billing_cycle_anchor=now`), and a declined charge
    * answers `card_declined` and leaves it paused.
    */
-  resumeSubscription(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>>;
+  resumeSubscription(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>>;
   /**
    * Ends a trial now (Stripe: `trial_end=now`): the cycle restarts now and the first period is
    * invoiced and charged at once; a declined charge leaves it past due, as a trial ending does.

@@ -1,22 +1,26 @@
 import { isUuid } from '../../domain/ids';
+import { type Result, err, ok } from '../../domain/result';
 import type { StoredPlan, StoredPrice } from './billing.store';
 import { pushPlan, pushPrice } from './catalog-sync';
 import type { BillingDeps } from './deps';
-import { type BillingOutcome, refuse, refuseFailure } from './errors';
+import { type RequestFailureCode, refuseFailure } from './errors';
 import type { PaymentProcessor } from './payment-processor';
+
+/** Why a price cannot be chosen: unknown in the project, or archived. */
+export type SellableError = 'price_not_found' | 'price_inactive';
 
 /** A price a user may choose: it exists in the project and is active; with its plan. */
 export async function sellablePrice(
   deps: Pick<BillingDeps, 'catalog'>,
   projectId: string,
   priceId: string,
-): Promise<BillingOutcome<{ price: StoredPrice; plan: StoredPlan }>> {
+): Promise<Result<{ price: StoredPrice; plan: StoredPlan }, SellableError>> {
   const price = isUuid(priceId) ? await deps.catalog.getPrice(projectId, priceId) : null;
-  if (price === null) return refuse('price_not_found');
-  if (!price.active) return refuse('price_inactive');
+  if (price === null) return err('price_not_found');
+  if (!price.active) return err('price_inactive');
   const plan = await deps.catalog.getPlan(projectId, price.planId);
-  if (plan === null) return refuse('price_not_found');
-  return { ok: true, value: { price, plan } };
+  if (plan === null) return err('price_not_found');
+  return ok({ price, plan });
 }
 
 /**
@@ -28,8 +32,8 @@ export async function processorPriceId(
   processor: PaymentProcessor,
   plan: StoredPlan,
   price: StoredPrice,
-): Promise<BillingOutcome<string>> {
-  if (price.processor === processor.kind && price.processorPriceId !== null) return { ok: true, value: price.processorPriceId };
+): Promise<Result<string, RequestFailureCode>> {
+  if (price.processor === processor.kind && price.processorPriceId !== null) return ok(price.processorPriceId);
   let current = plan;
   if (plan.processor !== processor.kind || plan.processorProductId === null) {
     const pushed = await pushPlan(processor, plan);
@@ -40,5 +44,5 @@ export async function processorPriceId(
   const pushed = await pushPrice(processor, current, price);
   if (!pushed.ok) return refuseFailure(pushed.failure);
   await deps.catalog.updatePrice({ ...pushed.price, updatedAt: deps.clock.now() });
-  return { ok: true, value: pushed.price.processorPriceId! };
+  return ok(pushed.price.processorPriceId!);
 }

@@ -1,21 +1,44 @@
 import type { Result } from '../../domain/result';
 import type { BillingConnection } from './billing.store';
-import type { PaymentProcessor, ProcessorEvent, ProcessorResult } from './payment-processor';
+import type { PaymentProcessor, ProcessorEvent, ProcessorFailure, ProcessorKind, ProcessorResult } from './payment-processor';
 
-/** Finds the processor of a project's connection: a Stripe client for its key, or the sandbox. */
+/**
+ * The processors Tollgate bills through, by name: the client of a project's connection (a Stripe
+ * client for its key, or the sandbox), and each processor's inbound webhooks.
+ */
 export interface ProcessorDirectory {
   forConnection(connection: BillingConnection): PaymentProcessor;
+  /** The processor's inbound webhooks; null for a processor that sends none (the sandbox records its changes itself). */
+  inboundWebhooks(processor: ProcessorKind): InboundWebhooks | null;
 }
 
-/** Inbound webhooks of a processor (Stripe): read before trusting, then verify with the project's secret. */
+/** An inbound request's headers, by lower-case name (as Node reads them). */
+export type InboundHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/**
+ * An untrusted look at a webhook's payload: the project its metadata names, or the customer it is
+ * about (to find the project by its customer), and the event's id.
+ */
+export interface WebhookHints {
+  projectId: string | null;
+  customerId: string | null;
+  eventId: string | null;
+}
+
+/**
+ * A processor's inbound webhooks: where its signature travels, an untrusted look at the payload to
+ * find the project, and the check of the signature with that project's secret, which alone makes
+ * the event (in the port's neutral shape) trusted.
+ */
 export interface InboundWebhooks {
-  /**
-   * An untrusted look at the payload: the project its metadata names, or the customer it is about
-   * (to find the project by its customer). Null when the body is not an event at all.
-   */
-  hints(rawBody: Buffer): { projectId: string | null; customerId: string | null; eventId: string | null } | null;
-  /** Checks the signature header against `secret` (5-minute tolerance) and reads the event. */
-  verify(rawBody: Buffer, signatureHeader: string | undefined, secret: string, now: Date): Result<ProcessorEvent, 'invalid_signature'>;
+  /** The processor whose events these are: the connection's `processor`, and the name its events are stored under. */
+  readonly processor: ProcessorKind;
+  /** The request's signature (Stripe: the Stripe-Signature header, one value), or undefined without one. */
+  signature(headers: InboundHeaders): string | undefined;
+  /** Null when the body is not an event at all. */
+  hints(rawBody: Uint8Array): WebhookHints | null;
+  /** Checks the signature against `secret` (with the processor's tolerance for its timestamp) and reads the event. */
+  verify(rawBody: Uint8Array, signature: string | undefined, secret: string, now: Date): Result<ProcessorEvent, 'invalid_signature'>;
 }
 
 /** What a sandbox checkout page shows. */
@@ -60,7 +83,7 @@ export interface SandboxControl {
   completeCheckout(
     checkoutId: string,
     card: string,
-  ): Promise<ProcessorResult<{ projectId: string; subscriptionId: string; successUrl: string }>>;
+  ): Promise<ProcessorResult<{ projectId: string; subscriptionId: string; successUrl: string }, ProcessorFailure>>;
   /** Creates a promotion code (percent off the first invoice) for a project's sandbox. */
   createPromotionCode(projectId: string, code: string, percentOff: number): Promise<void>;
 }

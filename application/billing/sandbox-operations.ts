@@ -1,5 +1,6 @@
+import { type Result, err, ok } from '../../domain/result';
 import type { BillingDeps } from './deps';
-import { type BillingOutcome, refuse, refuseFailure } from './errors';
+import { type FailureCode, refuseFailure } from './errors';
 import type { PaymentProcessor } from './payment-processor';
 import type { SandboxCheckoutView } from './processors';
 import { makeSyncSubscription } from './sync-subscription';
@@ -54,49 +55,59 @@ export function makeSandboxOperations(deps: BillingDeps) {
     },
 
     /** `tollgate billing sandbox advance <project> --days N`. */
-    async advanceSandbox(projectId: string, days: number): Promise<BillingOutcome<{ now: Date; changed: number }>> {
-      if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
-      if (deps.sandbox === null) return refuse('sandbox_unavailable');
-      if (!Number.isFinite(days) || days <= 0 || days > 3660) return refuse('invalid_sandbox_days');
+    async advanceSandbox(
+      projectId: string,
+      days: number,
+    ): Promise<Result<{ now: Date; changed: number }, 'project_not_found' | 'sandbox_unavailable' | 'invalid_sandbox_days'>> {
+      if ((await deps.projects.findById(projectId)) === null) return err('project_not_found');
+      if (deps.sandbox === null) return err('sandbox_unavailable');
+      if (!Number.isFinite(days) || days <= 0 || days > 3660) return err('invalid_sandbox_days');
       const now = await deps.sandbox.advanceClock(projectId, Math.round(days * 86_400));
       const changed = await recordChanged(await deps.sandbox.runDue(projectId));
-      return { ok: true, value: { now, changed } };
+      return ok({ now, changed });
     },
 
     /**
      * The project's sandbox time, the real time it was read at and how far ahead the sandbox is, in
      * whole seconds (`tollgate billing sandbox time`, the console's Sandbox clock card).
      */
-    async sandboxClock(projectId: string): Promise<BillingOutcome<SandboxClockView>> {
-      if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
-      if (deps.sandbox === null) return refuse('sandbox_unavailable');
+    async sandboxClock(projectId: string): Promise<Result<SandboxClockView, 'project_not_found' | 'sandbox_unavailable'>> {
+      if ((await deps.projects.findById(projectId)) === null) return err('project_not_found');
+      if (deps.sandbox === null) return err('sandbox_unavailable');
       const realNow = deps.clock.now();
       const now = await deps.sandbox.now(projectId);
-      return { ok: true, value: { now, realNow, aheadSeconds: Math.round((now.getTime() - realNow.getTime()) / 1000) } };
+      return ok({ now, realNow, aheadSeconds: Math.round((now.getTime() - realNow.getTime()) / 1000) });
     },
 
-    async createSandboxPromotionCode(projectId: string, code: string, percentOff: number): Promise<BillingOutcome<{ code: string; percentOff: number }>> {
-      if ((await deps.projects.findById(projectId)) === null) return refuse('project_not_found');
-      if (deps.sandbox === null) return refuse('sandbox_unavailable');
+    async createSandboxPromotionCode(
+      projectId: string,
+      code: string,
+      percentOff: number,
+    ): Promise<Result<{ code: string; percentOff: number }, 'project_not_found' | 'sandbox_unavailable' | 'invalid_promotion_code' | 'invalid_percent_off'>> {
+      if ((await deps.projects.findById(projectId)) === null) return err('project_not_found');
+      if (deps.sandbox === null) return err('sandbox_unavailable');
       const trimmed = code.trim();
-      if (!/^[A-Za-z0-9_-]{1,50}$/.test(trimmed)) return refuse('invalid_promotion_code');
-      if (!Number.isInteger(percentOff) || percentOff < 1 || percentOff > 100) return refuse('invalid_percent_off');
+      if (!/^[A-Za-z0-9_-]{1,50}$/.test(trimmed)) return err('invalid_promotion_code');
+      if (!Number.isInteger(percentOff) || percentOff < 1 || percentOff > 100) return err('invalid_percent_off');
       await deps.sandbox.createPromotionCode(projectId, trimmed, percentOff);
-      return { ok: true, value: { code: trimmed, percentOff } };
+      return ok({ code: trimmed, percentOff });
     },
 
-    async sandboxCheckout(checkoutId: string): Promise<BillingOutcome<SandboxCheckoutView>> {
-      if (deps.sandbox === null) return refuse('sandbox_unavailable');
+    async sandboxCheckout(checkoutId: string): Promise<Result<SandboxCheckoutView, 'sandbox_unavailable' | 'checkout_not_found'>> {
+      if (deps.sandbox === null) return err('sandbox_unavailable');
       const view = await deps.sandbox.getCheckout(checkoutId);
-      return view === null ? refuse('checkout_not_found') : { ok: true, value: view };
+      return view === null ? err('checkout_not_found') : ok(view);
     },
 
     /** Pays a sandbox checkout with a test card, records the subscription, and answers where the browser goes. */
-    async completeSandboxCheckout(checkoutId: string, card: string): Promise<BillingOutcome<{ redirectTo: string }>> {
-      if (deps.sandbox === null) return refuse('sandbox_unavailable');
+    async completeSandboxCheckout(
+      checkoutId: string,
+      card: string,
+    ): Promise<Result<{ redirectTo: string }, 'sandbox_unavailable' | 'checkout_not_found' | 'checkout_not_open' | FailureCode>> {
+      if (deps.sandbox === null) return err('sandbox_unavailable');
       const view = await deps.sandbox.getCheckout(checkoutId);
-      if (view === null) return refuse('checkout_not_found');
-      if (view.status !== 'open') return refuse('checkout_not_open');
+      if (view === null) return err('checkout_not_found');
+      if (view.status !== 'open') return err('checkout_not_open');
       const done = await deps.sandbox.completeCheckout(checkoutId, card);
       if (!done.ok) return refuseFailure(done.failure);
       const synced = await syncSubscription(done.value.projectId, sandboxOf(done.value.projectId), done.value.subscriptionId);
@@ -105,7 +116,7 @@ export function makeSandboxOperations(deps: BillingDeps) {
       if (recorded?.ok && recorded.subscription.trialStart !== null) {
         await deps.customers.markTrialUsed(done.value.projectId, recorded.subscription.userId, 'sandbox');
       }
-      return { ok: true, value: { redirectTo: done.value.successUrl } };
+      return ok({ redirectTo: done.value.successUrl });
     },
   };
 }

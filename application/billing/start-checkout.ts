@@ -1,12 +1,24 @@
-import { resolveTrialDays } from '../../domain/billing/catalog';
-import { checkRedirectUrl } from '../../domain/billing/redirect';
+import { type TrialError, resolveTrialDays } from '../../domain/billing/catalog';
+import { type RedirectUrlError, checkRedirectUrl } from '../../domain/billing/redirect';
+import { type Result, err, ok } from '../../domain/result';
+import { type ConnectedError, connectedProcessor } from './connected-processor';
 import type { BillingDeps } from './deps';
-import { connectedProcessor } from './connected-processor';
-import { requestScopedId } from './request-scoped-id';
 import { ensureCustomer } from './ensure-customer';
-import { type BillingOutcome, refuse, refuseFailure } from './errors';
-import { processorPriceId, sellablePrice } from './price-lookup';
-import type { BillingActor, CheckoutRequest } from './use-cases';
+import { type RequestFailureCode, refuseFailure } from './errors';
+import { type SellableError, processorPriceId, sellablePrice } from './price-lookup';
+import { requestScopedId } from './request-scoped-id';
+import type { BillingActor, CheckoutRequest } from './requests';
+
+/** What POST billing/checkout can answer besides a checkout. */
+export type StartCheckoutError =
+  | SellableError
+  | RedirectUrlError
+  | TrialError
+  | ConnectedError
+  | 'subscription_exists'
+  | 'trial_not_eligible'
+  | 'promotion_code_not_found'
+  | RequestFailureCode;
 
 /**
  * POST billing/checkout: a hosted checkout for one price (Stripe Checkout in subscription mode, or
@@ -16,32 +28,32 @@ import type { BillingActor, CheckoutRequest } from './use-cases';
  * promotion code, and a user who already has a live subscription (409: change it instead).
  */
 export function makeStartCheckout(deps: BillingDeps) {
-  return async function startCheckout(actor: BillingActor, input: CheckoutRequest): Promise<BillingOutcome<{ id: string; url: string }>> {
+  return async function startCheckout(actor: BillingActor, input: CheckoutRequest): Promise<Result<{ id: string; url: string }, StartCheckoutError>> {
     const { project, user } = actor;
     const chosen = await sellablePrice(deps, project.id, input.priceId);
     if (!chosen.ok) return chosen;
     const { price, plan } = chosen.value;
     for (const url of [input.successUrl, input.cancelUrl]) {
       const checked = checkRedirectUrl(url, project.settings.callbackUrls);
-      if (!checked.ok) return refuse(checked.error);
+      if (!checked.ok) return checked;
     }
     const trial = resolveTrialDays(plan, input.trialDays);
-    if (!trial.ok) return refuse(trial.error);
+    if (!trial.ok) return trial;
     const connected = await connectedProcessor(deps, project.id);
     if (!connected.ok) return connected;
     const { connection, processor } = connected.value;
-    if ((await deps.subscriptions.findLive(project.id, user.id)) !== null) return refuse('subscription_exists');
+    if ((await deps.subscriptions.findLive(project.id, user.id)) !== null) return err('subscription_exists');
 
     const customer = await ensureCustomer(deps, connection, processor, user);
     if (!customer.ok) return refuseFailure(customer.failure);
-    if (customer.value.trialUsed && input.trialDays !== undefined) return refuse('trial_not_eligible');
+    if (customer.value.trialUsed && input.trialDays !== undefined) return err('trial_not_eligible');
     const trialDays = customer.value.trialUsed ? null : trial.value;
 
     let promotionCodeId: string | null = null;
     if (input.promotionCode !== undefined && input.promotionCode.trim() !== '') {
       const found = await processor.findPromotionCode(input.promotionCode.trim());
       if (!found.ok) return refuseFailure(found.failure);
-      if (found.value === null) return refuse('promotion_code_not_found');
+      if (found.value === null) return err('promotion_code_not_found');
       promotionCodeId = found.value;
     }
     const priceAtProcessor = await processorPriceId(deps, processor, plan, price);
@@ -58,7 +70,7 @@ export function makeStartCheckout(deps: BillingDeps) {
       idempotencyKey: `tollgate-checkout-${project.id}-${user.id}-${input.requestKey}`,
     });
     if (!session.ok) return refuseFailure(session.failure);
-    return { ok: true, value: session.value };
+    return ok(session.value);
   };
 }
 

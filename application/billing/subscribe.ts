@@ -1,15 +1,19 @@
 import { resolveTrialDays } from '../../domain/billing/catalog';
-import { buildEvent, makeRecordSnapshot } from './record-snapshot';
-import type { BillingDeps } from './deps';
-import { connectedProcessor } from './connected-processor';
-import { requestScopedId } from './request-scoped-id';
+import { type Result, err, ok } from '../../domain/result';
 import { withUserLock } from './billing-lease';
+import { type ConnectedError, connectedProcessor } from './connected-processor';
+import type { BillingDeps } from './deps';
 import { makeSettleDuplicate } from './duplicate-subscription';
 import { ensureCustomer } from './ensure-customer';
-import { type BillingOutcome, refuse, refuseFailure } from './errors';
-import { processorPriceId, sellablePrice } from './price-lookup';
-import type { BillingActor } from './use-cases';
+import { type FailureCode, refuseFailure } from './errors';
+import { type SellableError, processorPriceId, sellablePrice } from './price-lookup';
+import { buildEvent, makeRecordSnapshot } from './record-snapshot';
+import { requestScopedId } from './request-scoped-id';
+import type { BillingActor } from './requests';
 import { catalogNames, subscriptionView, type SubscriptionView } from './views';
+
+/** What POST billing/subscribe can answer besides the subscription: a charge can be declined. */
+export type SubscribeError = SellableError | ConnectedError | 'subscription_exists' | 'subscription_busy' | FailureCode;
 
 /**
  * POST billing/subscribe (spec: none -> active; "card charged; subscription returned; event
@@ -25,7 +29,7 @@ export function makeSubscribe(deps: BillingDeps) {
   return async function subscribe(
     actor: BillingActor,
     input: { priceId: string; paymentMethodId: string; requestKey: string },
-  ): Promise<BillingOutcome<SubscriptionView>> {
+  ): Promise<Result<SubscriptionView, SubscribeError>> {
     const { project, user } = actor;
     const chosen = await sellablePrice(deps, project.id, input.priceId);
     if (!chosen.ok) return chosen;
@@ -37,11 +41,11 @@ export function makeSubscribe(deps: BillingDeps) {
     // A live subscription refuses a subscribe, unless it is this request's own: a retry with the
     // Idempotency-Key of a run that died after the processor made it (recorded since from the
     // processor's webhook) answers it, as that run would have.
-    const live = async (): Promise<BillingOutcome<SubscriptionView> | null> => {
+    const live = async (): Promise<Result<SubscriptionView, 'subscription_exists'> | null> => {
       const found = await deps.subscriptions.findLive(project.id, user.id);
       if (found === null) return null;
-      if (found.id !== subscriptionId) return refuse('subscription_exists');
-      return { ok: true, value: subscriptionView(found, await catalogNames(deps.catalog, project.id)) };
+      if (found.id !== subscriptionId) return err('subscription_exists');
+      return ok(subscriptionView(found, await catalogNames(deps.catalog, project.id)));
     };
     const before = await live();
     if (before !== null) return before;
@@ -89,15 +93,15 @@ export function makeSubscribe(deps: BillingDeps) {
       });
       if (!recorded.ok) {
         deps.logger.error({ projectId: project.id, reason: recorded.reason }, 'billing: a new subscription could not be recorded');
-        if (recorded.reason !== 'live_conflict') return refuse('processor_rejected');
+        if (recorded.reason !== 'live_conflict') return err('processor_rejected');
         // Another subscription was recorded meanwhile (its webhook, while this request ran without
         // the key of the first): this one is a duplicate, refunded and canceled now.
         const settled = await settleDuplicate(project.id, processor, created.value, user.id);
         if (!settled.ok) deps.logger.error({ projectId: project.id, failure: settled.failure.kind }, 'billing: a duplicate subscription could not be settled yet');
-        return refuse('subscription_exists');
+        return err('subscription_exists');
       }
       if (recorded.subscription.trialStart !== null) await deps.customers.markTrialUsed(project.id, user.id, processor.kind);
-      return { ok: true, value: subscriptionView(recorded.subscription, await catalogNames(deps.catalog, project.id)) };
+      return ok(subscriptionView(recorded.subscription, await catalogNames(deps.catalog, project.id)));
     });
   };
 }

@@ -1,13 +1,23 @@
-import type { PlanInput, PriceInput } from '../../domain/billing/catalog';
+import type { PlanInput, PlanOrderError, PriceInput } from '../../domain/billing/catalog';
 import type { BillingEventType } from '../../domain/billing/events';
 import type { InvoiceStatus } from '../../domain/billing/invoice';
 import type { Project } from '../../domain/project';
-import type { EndUser } from '../../domain/user';
-import type { RequestOrigin } from '../ports/request-origin';
+import type { Result } from '../../domain/result';
 import type { BillingEvent } from './billing.store';
+import type { ChangeSubscriptionError, PreviewChangeError } from './change-subscription';
+import type { ConnectedError } from './connected-processor';
+import type { BillingErrorCode, FailureCode, RequestFailureCode } from './errors';
 import type { ListFilter, RecordPage } from './list-records';
-import type { BillingErrorCode, BillingOutcome } from './errors';
+import type { ConnectBillingError } from './manage-connection';
+import type { CreatePlanError, UpdatePlanError } from './manage-plans';
+import type { CreatePriceError } from './manage-prices';
+import type { CancelSubscriptionError, PauseSubscriptionError, ResumeSubscriptionError } from './manage-subscription';
+import type { SandboxCheckoutView } from './processors';
+import type { ProcessorWebhook, ReceiveWebhookError } from './receive-processor-webhook';
+import type { BillingActor, CheckoutRequest, ConnectInput } from './requests';
 import type { SandboxClockView } from './sandbox-operations';
+import type { StartCheckoutError } from './start-checkout';
+import type { SubscribeError } from './subscribe';
 import type {
   ChangePreviewView,
   ConnectionView,
@@ -23,54 +33,51 @@ import type {
 /**
  * Billing's use cases, as the composition root assembles them (apps/server/features/billing.ts):
  * the HTTP routes, the CLI and the dashboard call these and nothing below them. Each is one file in
- * this folder; this interface is their one list.
+ * this folder; this interface is their one list. Each answers `Result<T, E>` with the narrow union
+ * `E` of the codes it can really answer, so a route that does not declare one of them fails to
+ * compile.
  */
 
-/** Who calls a user-scoped use case: the project (from the access token) and its signed-in user. */
-export interface BillingActor {
-  project: Project;
-  user: EndUser;
-  /** Where the request came from (the audit log of subscribe, change, cancel, pause and resume). */
-  origin?: RequestOrigin;
-}
+export type { BillingActor, CheckoutRequest, ConnectInput };
 
-export type ConnectInput =
-  | { processor: 'sandbox'; currency?: string }
-  | { processor: 'stripe'; secretKey: string; publishableKey: string; webhookSecret: string; currency?: string };
-
-export interface CheckoutRequest {
-  priceId: string;
-  successUrl: string;
-  cancelUrl: string;
-  promotionCode?: string;
-  trialDays?: number;
-  /** Idempotency of the processor writes: the request's Idempotency-Key, or a fresh id. */
-  requestKey: string;
-}
+type OperatorPrice = OperatorPlanView['prices'][number];
 
 export interface OperatorUseCases {
-  connectBilling(projectId: string, input: ConnectInput): Promise<BillingOutcome<ConnectionView>>;
-  billingStatus(projectId: string): Promise<BillingOutcome<ConnectionView | null>>;
+  connectBilling(projectId: string, input: ConnectInput): Promise<Result<ConnectionView, ConnectBillingError>>;
+  billingStatus(projectId: string): Promise<Result<ConnectionView | null, 'project_not_found'>>;
   /** Stops billing through the processor; plans, prices, subscriptions and invoices stay. */
-  disconnectBilling(projectId: string): Promise<BillingOutcome<{ disconnected: boolean }>>;
-  createPlan(projectId: string, input: PlanInput): Promise<BillingOutcome<OperatorPlanView>>;
+  disconnectBilling(projectId: string): Promise<Result<{ disconnected: boolean }, 'project_not_found'>>;
+  createPlan(projectId: string, input: PlanInput): Promise<Result<OperatorPlanView, CreatePlanError>>;
   /** `plan` is an id or a name. */
-  updatePlan(projectId: string, plan: string, patch: Partial<PlanInput>): Promise<BillingOutcome<OperatorPlanView>>;
-  listPlans(projectId: string): Promise<BillingOutcome<OperatorPlanView[]>>;
+  updatePlan(projectId: string, plan: string, patch: Partial<PlanInput>): Promise<Result<OperatorPlanView, UpdatePlanError>>;
+  listPlans(projectId: string): Promise<Result<OperatorPlanView[], 'project_not_found'>>;
   /** Every plan of the project, lowest tier first, by id or name. */
-  reorderPlans(projectId: string, plans: readonly string[]): Promise<BillingOutcome<OperatorPlanView[]>>;
-  createPrice(projectId: string, plan: string, input: PriceInput): Promise<BillingOutcome<OperatorPlanView['prices'][number]>>;
-  archivePrice(projectId: string, priceId: string): Promise<BillingOutcome<OperatorPlanView['prices'][number]>>;
+  reorderPlans(projectId: string, plans: readonly string[]): Promise<Result<OperatorPlanView[], 'project_not_found' | 'plan_not_found' | PlanOrderError>>;
+  createPrice(projectId: string, plan: string, input: PriceInput): Promise<Result<OperatorPrice, CreatePriceError>>;
+  archivePrice(projectId: string, priceId: string): Promise<Result<OperatorPrice, 'project_not_found' | 'price_not_found' | RequestFailureCode>>;
   /** The project's subscriptions, newest first, a page at a time (50 by default, at most 500). */
-  listSubscriptions(projectId: string, filter: ListFilter & { status?: string }): Promise<BillingOutcome<RecordPage<OperatorSubscriptionView>>>;
+  listSubscriptions(
+    projectId: string,
+    filter: ListFilter & { status?: string },
+  ): Promise<Result<RecordPage<OperatorSubscriptionView>, 'project_not_found' | 'invalid_cursor'>>;
   /** Every user's invoices of the project, newest first, a page at a time (50 by default, at most 500). */
-  listProjectInvoices(projectId: string, filter: ListFilter & { status?: InvoiceStatus }): Promise<BillingOutcome<RecordPage<OperatorInvoiceView>>>;
-  listEvents(projectId: string, filter: { type?: BillingEventType; limit?: number }): Promise<BillingOutcome<BillingEvent[]>>;
+  listProjectInvoices(
+    projectId: string,
+    filter: ListFilter & { status?: InvoiceStatus },
+  ): Promise<Result<RecordPage<OperatorInvoiceView>, 'project_not_found' | 'invalid_cursor'>>;
+  listEvents(projectId: string, filter: { type?: BillingEventType; limit?: number }): Promise<Result<BillingEvent[], 'project_not_found'>>;
   /** Moves the project's sandbox clock and applies what falls due (renewals, trial ends, ...). */
-  advanceSandbox(projectId: string, days: number): Promise<BillingOutcome<{ now: Date; changed: number }>>;
+  advanceSandbox(
+    projectId: string,
+    days: number,
+  ): Promise<Result<{ now: Date; changed: number }, 'project_not_found' | 'sandbox_unavailable' | 'invalid_sandbox_days'>>;
   /** The project's sandbox time and how far ahead of real time it is. */
-  sandboxClock(projectId: string): Promise<BillingOutcome<SandboxClockView>>;
-  createSandboxPromotionCode(projectId: string, code: string, percentOff: number): Promise<BillingOutcome<{ code: string; percentOff: number }>>;
+  sandboxClock(projectId: string): Promise<Result<SandboxClockView, 'project_not_found' | 'sandbox_unavailable'>>;
+  createSandboxPromotionCode(
+    projectId: string,
+    code: string,
+    percentOff: number,
+  ): Promise<Result<{ code: string; percentOff: number }, 'project_not_found' | 'sandbox_unavailable' | 'invalid_promotion_code' | 'invalid_percent_off'>>;
 }
 
 export interface UserUseCases {
@@ -78,35 +85,38 @@ export interface UserUseCases {
   listVisiblePlans(project: Project): Promise<PlanView[]>;
   /** Every plan (hidden ones too: a project may sell them by link) with its active prices. */
   listProducts(project: Project): Promise<PlanView[]>;
-  startCheckout(actor: BillingActor, input: CheckoutRequest): Promise<BillingOutcome<{ id: string; url: string }>>;
-  createSetupIntent(actor: BillingActor, requestKey: string): Promise<BillingOutcome<{ clientSecret: string; publishableKey: string }>>;
-  subscribe(actor: BillingActor, input: { priceId: string; paymentMethodId: string; requestKey: string }): Promise<BillingOutcome<SubscriptionView>>;
+  startCheckout(actor: BillingActor, input: CheckoutRequest): Promise<Result<{ id: string; url: string }, StartCheckoutError>>;
+  createSetupIntent(
+    actor: BillingActor,
+    requestKey: string,
+  ): Promise<Result<{ clientSecret: string; publishableKey: string }, ConnectedError | RequestFailureCode>>;
+  subscribe(actor: BillingActor, input: { priceId: string; paymentMethodId: string; requestKey: string }): Promise<Result<SubscriptionView, SubscribeError>>;
   /** The live subscription, or null. */
-  currentSubscription(actor: BillingActor): Promise<BillingOutcome<SubscriptionView | null>>;
-  listInvoices(actor: BillingActor, limit: number): Promise<BillingOutcome<InvoiceView[]>>;
+  currentSubscription(actor: BillingActor): Promise<Result<SubscriptionView | null, never>>;
+  listInvoices(actor: BillingActor, limit: number): Promise<Result<InvoiceView[], never>>;
   entitlements(actor: BillingActor): Promise<Entitlements | null>;
-  previewChange(actor: BillingActor, newPriceId: string): Promise<BillingOutcome<ChangePreviewView>>;
-  changeSubscription(actor: BillingActor, input: { newPriceId: string; requestKey: string }): Promise<BillingOutcome<SubscriptionView>>;
-  cancelSubscription(actor: BillingActor, input: { atPeriodEnd: boolean; requestKey: string }): Promise<BillingOutcome<SubscriptionView>>;
-  pauseSubscription(actor: BillingActor, input: { requestKey: string }): Promise<BillingOutcome<SubscriptionView>>;
-  resumeSubscription(actor: BillingActor, input: { requestKey: string }): Promise<BillingOutcome<SubscriptionView>>;
+  previewChange(actor: BillingActor, newPriceId: string): Promise<Result<ChangePreviewView, PreviewChangeError>>;
+  changeSubscription(actor: BillingActor, input: { newPriceId: string; requestKey: string }): Promise<Result<SubscriptionView, ChangeSubscriptionError>>;
+  cancelSubscription(actor: BillingActor, input: { atPeriodEnd: boolean; requestKey: string }): Promise<Result<SubscriptionView, CancelSubscriptionError>>;
+  pauseSubscription(actor: BillingActor, input: { requestKey: string }): Promise<Result<SubscriptionView, PauseSubscriptionError>>;
+  resumeSubscription(actor: BillingActor, input: { requestKey: string }): Promise<Result<SubscriptionView, ResumeSubscriptionError>>;
 }
 
 export interface ProcessorUseCases {
   /**
-   * A Stripe webhook: the project from the path (when given) or the payload's hints, the signature
-   * checked with that project's webhook secret, the event applied once.
+   * A payment processor's webhook: its inbound webhooks found by the processor's name, the project
+   * from the path (when given) or the payload's hints, the signature checked with that project's
+   * webhook secret, the event applied once.
    */
-  receiveStripeWebhook(input: {
-    rawBody: Buffer;
-    signature: string | undefined;
-    projectId: string | null;
-  }): Promise<BillingOutcome<{ received: true; duplicate: boolean }>>;
+  receiveProcessorWebhook(input: ProcessorWebhook): Promise<Result<{ received: true; duplicate: boolean }, ReceiveWebhookError>>;
   /** Applies the sandbox's due work for every project (the scheduled job). */
   runSandboxRenewals(): Promise<{ changed: number }>;
-  sandboxCheckout(checkoutId: string): Promise<BillingOutcome<import('./processors').SandboxCheckoutView>>;
+  sandboxCheckout(checkoutId: string): Promise<Result<SandboxCheckoutView, 'sandbox_unavailable' | 'checkout_not_found'>>;
   /** Pays a sandbox checkout with a test card; answers where to send the browser. */
-  completeSandboxCheckout(checkoutId: string, card: string): Promise<BillingOutcome<{ redirectTo: string }>>;
+  completeSandboxCheckout(
+    checkoutId: string,
+    card: string,
+  ): Promise<Result<{ redirectTo: string }, 'sandbox_unavailable' | 'checkout_not_found' | 'checkout_not_open' | FailureCode>>;
 }
 
 export type BillingUseCases = OperatorUseCases & UserUseCases & ProcessorUseCases;

@@ -476,7 +476,6 @@ export function strictBillingDeps(
     processorEvents: port('processorEvents'),
     entitlementsReader: port('entitlementsReader'),
     processors: port('processors'),
-    webhooks: port('webhooks'),
     sandbox: sandbox ?? null,
     projects: port('projects'),
     users: port('users'),

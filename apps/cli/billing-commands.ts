@@ -1,4 +1,4 @@
-import type { BillingOutcome } from '../../application/billing/errors';
+import type { BillingErrorCode } from '../../application/billing/errors';
 import type { ConnectInput } from '../../application/billing/use-cases';
 import type { PlanInput } from '../../domain/billing/catalog';
 import { BILLING_EVENT_TYPES, isBillingEventType } from '../../domain/billing/events';
@@ -6,6 +6,7 @@ import { INVOICE_STATUSES, type InvoiceStatus } from '../../domain/billing/invoi
 import { DEFAULT_CURRENCY, currencyExponent, echoAmount, formatMoney, isCurrency, parseAmountInput, parseCurrency, HUNDREDS_ONLY_CURRENCIES } from '../../domain/billing/money';
 import { BILLING_INTERVALS } from '../../domain/billing/periods';
 import { SUBSCRIPTION_STATUSES } from '../../domain/billing/subscription';
+import type { Result } from '../../domain/result';
 import type { Options } from './args';
 import {
   connectionJson,
@@ -84,7 +85,7 @@ function planPatch(options: Options, mode: 'create' | 'update'): Partial<PlanInp
 }
 
 /** Fails the command with the refusal's code and message (from the error table), naming what was asked. */
-function unwrap<T>(outcome: BillingOutcome<T>, ctx: BillingErrorContext): T {
+function unwrap<T>(outcome: Result<T, BillingErrorCode>, ctx: BillingErrorContext): T {
   if (!outcome.ok) throw billingError(outcome, ctx);
   return outcome.value;
 }

@@ -2,7 +2,17 @@ import { type Result, err, ok } from '../result';
 import { type Price, snapshotOf } from './catalog';
 import { type PriceChangePreview, previewPriceChange } from './proration';
 import { type Subscription, currentPeriod } from './subscription-status';
-import { type Outcome, type PaymentOutcome, type SubscriptionError, endedError, invoiceOrNull, paidEvents, transition } from './subscription-transition';
+import { type EndedError, type Outcome, type PaymentOutcome, endedError, invoiceOrNull, paidEvents, transition } from './subscription-transition';
+
+/** Why a price change is refused (see {@link checkChange}). */
+export type ChangeError =
+  | EndedError
+  | 'subscription_paused'
+  | 'subscription_past_due'
+  | 'cancellation_scheduled'
+  | 'price_inactive'
+  | 'same_price'
+  | 'currency_mismatch';
 
 /**
  * Where a price change is allowed: `active` (prorated, charged now) and `trialing` (the price is
@@ -12,7 +22,7 @@ import { type Outcome, type PaymentOutcome, type SubscriptionError, endedError, 
  * so one request never both changes and keeps a scheduled end), and ended subscriptions. The new
  * price must be active, different and in the same currency.
  */
-function checkChange(subscription: Subscription, price: Price): SubscriptionError | null {
+function checkChange(subscription: Subscription, price: Price): ChangeError | null {
   const ended = endedError(subscription);
   if (ended) return ended;
   if (subscription.status === 'paused') return 'subscription_paused';
@@ -39,7 +49,7 @@ export function previewChange(
   price: Price,
   at: Date,
   creditBalance = 0,
-): Result<PriceChangePreview | null, SubscriptionError> {
+): Result<PriceChangePreview | null, ChangeError | 'outside_current_period'> {
   const refused = checkChange(subscription, price);
   if (refused) return err(refused);
   if (subscription.status === 'trialing') return ok(null);

@@ -1,7 +1,16 @@
 import { err, ok } from '../result';
 import { type Period, cycleBoundary, toWholeSeconds } from './periods';
 import { type Subscription } from './subscription-status';
-import { type Outcome, type PaymentOutcome, endedError, invoiceOrNull, paidEvents, periodInvoice, transition } from './subscription-transition';
+import {
+  type EndedError,
+  type Outcome,
+  type PaymentOutcome,
+  endedError,
+  invoiceOrNull,
+  paidEvents,
+  periodInvoice,
+  transition,
+} from './subscription-transition';
 
 /**
  * Cancel at period end -> pending cancellation (Stripe `cancel_at_period_end=true`: the subscription
@@ -9,7 +18,10 @@ import { type Outcome, type PaymentOutcome, endedError, invoiceOrNull, paidEvent
  * `trialing` or `past_due`. A trial ends at its trial end without being charged. Not from `paused`
  * (cancel now instead). [subscription.updated]
  */
-export function cancelAtPeriodEnd<S extends Subscription>(subscription: S, at: Date): Outcome<S> {
+export function cancelAtPeriodEnd<S extends Subscription>(
+  subscription: S,
+  at: Date,
+): Outcome<S, EndedError | 'subscription_paused' | 'cancellation_scheduled'> {
   const ended = endedError(subscription);
   if (ended) return err(ended);
   if (subscription.status === 'paused') return err('subscription_paused');
@@ -22,7 +34,7 @@ export function cancelAtPeriodEnd<S extends Subscription>(subscription: S, at: D
  * immediate cancel without `prorate`, the unused time is not credited or refunded.
  * [subscription.canceled]
  */
-export function cancelNow<S extends Subscription>(subscription: S, at: Date): Outcome<S> {
+export function cancelNow<S extends Subscription>(subscription: S, at: Date): Outcome<S, EndedError> {
   const ended = endedError(subscription);
   if (ended) return err(ended);
   const now = toWholeSeconds(at);
@@ -39,7 +51,10 @@ export function cancelNow<S extends Subscription>(subscription: S, at: Date): Ou
  * (cancel at period end instead), a past-due subscription must be paid first (a pause is no way out
  * of dunning), a pending cancellation must be resumed first. Access stops at once. [subscription.updated]
  */
-export function pause<S extends Subscription>(subscription: S, at: Date): Outcome<S> {
+export function pause<S extends Subscription>(
+  subscription: S,
+  at: Date,
+): Outcome<S, EndedError | 'subscription_paused' | 'subscription_past_due' | 'subscription_trialing' | 'cancellation_scheduled'> {
   const ended = endedError(subscription);
   if (ended) return err(ended);
   if (subscription.status === 'paused') return err('subscription_paused');
@@ -71,7 +86,12 @@ export function pausedAcrossRenewal(subscription: Pick<Subscription, 'status' | 
  * - pending cancellation -> the scheduled end is dropped; the status stays (active, trialing or
  *   past_due).
  */
-export function resume<S extends Subscription>(subscription: S, at: Date, payment?: PaymentOutcome, creditBalance = 0): Outcome<S> {
+export function resume<S extends Subscription>(
+  subscription: S,
+  at: Date,
+  payment?: PaymentOutcome,
+  creditBalance = 0,
+): Outcome<S, EndedError | 'payment_required' | 'subscription_not_resumable'> {
   const ended = endedError(subscription);
   if (ended) return err(ended);
   if (subscription.status === 'paused') {

@@ -64,8 +64,11 @@ export const transition = <S extends Subscription>(
   invoice: InvoiceDraft | null = null,
 ): Transition<S> => ({ subscription, events, invoice });
 
+/** The refusals of a subscription that is over or never started: never of a live one. */
+export type EndedError = 'subscription_canceled' | 'subscription_incomplete';
+
 /** The refusal for a subscription that is over or never started. */
-export function endedError(subscription: Subscription): 'subscription_canceled' | 'subscription_incomplete' | null {
+export function endedError(subscription: Subscription): EndedError | null {
   if (subscription.status === 'canceled') return 'subscription_canceled';
   if (subscription.status === 'incomplete' || subscription.status === 'incomplete_expired') return 'subscription_incomplete';
   return null;

@@ -22,14 +22,14 @@ export {
   isLive,
   subscriptionState,
 } from './subscription-status';
-export { type PaymentOutcome, type SubscriptionError, type Transition } from './subscription-transition';
+export { type EndedError, type PaymentOutcome, type SubscriptionError, type Transition } from './subscription-transition';
 export {
   type StartSubscriptionInput,
   completeInitialPayment,
   expireIncomplete,
   startSubscription,
 } from './subscription-start';
-export { type PriceChangeOptions, changePrice, previewChange } from './subscription-change';
+export { type ChangeError, type PriceChangeOptions, changePrice, previewChange } from './subscription-change';
 export { cancelAtPeriodEnd, cancelNow, pause, pausedAcrossRenewal, resume } from './subscription-pause-cancel';
 export {
   endAfterGracePeriod,

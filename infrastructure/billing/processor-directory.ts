@@ -1,37 +1,31 @@
 import type { BillingConnection } from '../../application/billing/billing.store';
-import type { PaymentProcessor } from '../../application/billing/payment-processor';
-import type { ProcessorDirectory } from '../../application/billing/processors';
-import { type SandboxDependencies } from './sandbox/sandbox-engine';
-import { SandboxProcessor } from './sandbox/sandbox-processor';
-import { StripeProcessor } from './stripe/stripe-processor';
-
-export interface StripeSettings {
-  apiUrl: string;
-  timeoutMs: number;
-  maxNetworkRetries: number;
-}
-
-/** Stripe clients kept per (project, key); a changed key makes a new one. */
-const MAX_STRIPE_CLIENTS = 1000;
+import type { PaymentProcessor, ProcessorKind } from '../../application/billing/payment-processor';
+import type { InboundWebhooks, ProcessorDirectory } from '../../application/billing/processors';
+import type { ProcessorRegistration } from './processor-registration';
+import { sandboxRegistration } from './sandbox/sandbox-registration';
+import type { SandboxDependencies } from './sandbox/sandbox-engine';
+import { type StripeSettings, stripeRegistration } from './stripe/stripe-registration';
 
 /**
- * The processor of each project's connection: a Stripe client for its key (reused: a client keeps
- * its HTTP agent and connections warm), or the sandbox scoped to the project.
+ * Every payment processor Tollgate bills through, by name (`ProcessorKind`): the processor of each
+ * project's connection, and each processor's inbound webhooks. A processor is its folder's adapter
+ * plus one registration here; a name without a registration fails to compile.
  */
 export class ProcessorRegistry implements ProcessorDirectory {
-  private readonly stripeClients = new Map<string, { key: string; processor: StripeProcessor }>();
+  private readonly registrations: { readonly [K in ProcessorKind]: ProcessorRegistration<K> };
 
-  constructor(private readonly deps: { sandbox: SandboxDependencies; stripe: StripeSettings }) {}
+  constructor(deps: { sandbox: SandboxDependencies; stripe: StripeSettings }) {
+    this.registrations = {
+      sandbox: sandboxRegistration(deps.sandbox),
+      stripe: stripeRegistration(deps.stripe),
+    };
+  }
 
   forConnection(connection: BillingConnection): PaymentProcessor {
-    if (connection.processor === 'sandbox') return new SandboxProcessor({ ...this.deps.sandbox, projectId: connection.projectId });
-    const key = connection.secretKey;
-    if (key === null) throw new Error(`Stripe connection of project ${connection.projectId} has no secret key`);
-    const cached = this.stripeClients.get(connection.projectId);
-    if (cached && cached.key === key) return cached.processor;
-    const processor = new StripeProcessor({ secretKey: key, ...this.deps.stripe });
-    if (this.stripeClients.size >= MAX_STRIPE_CLIENTS) this.stripeClients.delete(this.stripeClients.keys().next().value!);
-    this.stripeClients.set(connection.projectId, { key, processor });
-    return processor;
+    return this.registrations[connection.processor].forConnection(connection);
+  }
+
+  inboundWebhooks(processor: ProcessorKind): InboundWebhooks | null {
+    return this.registrations[processor].webhooks;
   }
 }

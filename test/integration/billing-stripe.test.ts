@@ -820,7 +820,14 @@ describe('billing use cases against the Stripe-shaped server', () => {
       const { payload, header } = fake.webhooks.signedRequest(p.keys.id, renewalPaid!.id);
       const outcomes = await Promise.all(
         Array.from({ length: 5 }, () =>
-          run(() => billing.receiveStripeWebhook({ rawBody: Buffer.from(payload), signature: header, projectId: p.project.id })),
+          run(() =>
+            billing.receiveProcessorWebhook({
+              processor: 'stripe',
+              rawBody: Buffer.from(payload),
+              headers: { 'stripe-signature': header },
+              projectId: p.project.id,
+            }),
+          ),
         ),
       );
       expect(outcomes.every((o) => o.ok && o.value.duplicate)).toBe(true);
@@ -950,7 +957,7 @@ describe('billing use cases against the Stripe-shaped server', () => {
       await fake.webhooks.settled();
       const [event] = fake.events(p.keys.id, 'customer.subscription.created');
       const receive = (payload: string, header: string | undefined, projectId: string | null) =>
-        run(() => billing.receiveStripeWebhook({ rawBody: Buffer.from(payload), signature: header, projectId }));
+        run(() => billing.receiveProcessorWebhook({ processor: 'stripe', rawBody: Buffer.from(payload), headers: { 'stripe-signature': header }, projectId }));
 
       const wrongSecret = fake.webhooks.signedRequest(p.keys.id, event!.id, undefined, { secret: 'whsec_notthesecret0000' });
       expect(await receive(wrongSecret.payload, wrongSecret.header, p.project.id)).toMatchObject({ ok: false, error: 'invalid_webhook_signature' });

@@ -40,12 +40,12 @@ const DAY = SECONDS_PER_DAY;
 const ONE_MONTH_AND_A_BIT = 31 * DAY + 2 * HOUR;
 
 /** The value of a successful result; a failure fails the test with the processor's words. */
-function must<T>(result: ProcessorResult<T>): T {
+function must<T>(result: ProcessorResult<T, ProcessorFailure>): T {
   if (!result.ok) throw new Error(`processor failed: ${result.failure.kind}: ${result.failure.message}`);
   return result.value;
 }
 
-function failureOf<T>(result: ProcessorResult<T>): ProcessorFailure {
+function failureOf<T>(result: ProcessorResult<T, ProcessorFailure>): ProcessorFailure {
   if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.value)}`);
   return result.failure;
 }

@@ -30,12 +30,12 @@ let projectId: string;
 let processor: SandboxProcessor;
 let control: SandboxControlService;
 
-function must<T>(result: ProcessorResult<T>): T {
+function must<T>(result: ProcessorResult<T, ProcessorFailure>): T {
   if (!result.ok) throw new Error(`processor failed: ${result.failure.kind}: ${result.failure.message}`);
   return result.value;
 }
 
-function failureOf<T>(result: ProcessorResult<T>): ProcessorFailure {
+function failureOf<T>(result: ProcessorResult<T, ProcessorFailure>): ProcessorFailure {
   if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.value)}`);
   return result.failure;
 }

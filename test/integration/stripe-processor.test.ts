@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ProcessorResult } from '../../application/billing/payment-processor';
+import type { ProcessorFailure, ProcessorResult } from '../../application/billing/payment-processor';
 import type { Plan, Price } from '../../domain/billing/catalog';
 import { parseStripeApiUrl } from '../../infrastructure/billing/stripe/api-url';
 import { StripeProcessor, stepKey } from '../../infrastructure/billing/stripe/stripe-processor';
@@ -52,11 +52,11 @@ const processorFor = (keys: AccountKeys, options: { secretKey?: string; maxNetwo
 /** A plain client for arranging what Tollgate does not do itself (coupons); its writes get stripe-node's keys. */
 const rawClient = (keys: AccountKeys) => new Stripe(keys.secretKey, { ...fake.clientOptions, maxNetworkRetries: 1 });
 
-function unwrap<T>(result: ProcessorResult<T>): T {
+function unwrap<T>(result: ProcessorResult<T, ProcessorFailure>): T {
   if (!result.ok) throw new Error(`expected success, got ${JSON.stringify(result.failure)}`);
   return result.value;
 }
-function failure<T>(result: ProcessorResult<T>) {
+function failure<T>(result: ProcessorResult<T, ProcessorFailure>) {
   if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.value)}`);
   return result.failure;
 }

@@ -9,7 +9,7 @@ import { makeCreatePlan, makeListPlans, makeReorderPlans, makeUpdatePlan } from 
 import { makeBillingStatus, makeConnectBilling, makeDisconnectBilling } from '../../../application/billing/manage-connection';
 import { makeCancelSubscription, makePauseSubscription, makeResumeSubscription } from '../../../application/billing/manage-subscription';
 import { makeCurrentSubscription, makeEntitlements, makeListInvoices } from '../../../application/billing/read-subscription';
-import { makeReceiveStripeWebhook } from '../../../application/billing/receive-stripe-webhook';
+import { makeReceiveProcessorWebhook } from '../../../application/billing/receive-processor-webhook';
 import { makeSandboxOperations } from '../../../application/billing/sandbox-operations';
 import { makeStartCheckout } from '../../../application/billing/start-checkout';
 import { makeSubscribe } from '../../../application/billing/subscribe';
@@ -17,7 +17,6 @@ import { auditBillingActions } from '../../../application/billing/audited-action
 import type { BillingUseCases } from '../../../application/billing/use-cases';
 import { ProcessorRegistry } from '../../../infrastructure/billing/processor-directory';
 import { SandboxControlService } from '../../../infrastructure/billing/sandbox/sandbox-control';
-import { StripeWebhooks } from '../../../infrastructure/billing/stripe/stripe-webhooks';
 import type { CoreConfig } from '../config';
 import type { Core } from '../core';
 import type { ScheduledJob } from '../../../application/ports/scheduled-job';
@@ -78,7 +77,6 @@ export function wireBilling({ core, config, console }: BillingFeatureInput): Bil
       sandbox: sandboxDeps,
       stripe: { apiUrl: config.STRIPE_API_URL, timeoutMs: config.STRIPE_TIMEOUT_MS, maxNetworkRetries: config.STRIPE_MAX_NETWORK_RETRIES },
     }),
-    webhooks: new StripeWebhooks(),
     sandbox: allowed ? new SandboxControlService(sandboxDeps) : null,
     projects: core.stores.projects,
     users: core.stores.users,
@@ -121,7 +119,7 @@ export function wireBilling({ core, config, console }: BillingFeatureInput): Bil
     cancelSubscription: makeCancelSubscription(deps),
     pauseSubscription: makePauseSubscription(deps),
     resumeSubscription: makeResumeSubscription(deps),
-    receiveStripeWebhook: makeReceiveStripeWebhook(deps),
+    receiveProcessorWebhook: makeReceiveProcessorWebhook(deps),
     runSandboxRenewals: sandbox.runSandboxRenewals,
     sandboxCheckout: sandbox.sandboxCheckout,
     completeSandboxCheckout: sandbox.completeSandboxCheckout,

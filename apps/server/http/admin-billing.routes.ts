@@ -1,13 +1,13 @@
 import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
-import { ADMIN_BILLING_REFUSALS, adminBillingContract } from '../../../contract/admin/billing.contract';
+import { adminBillingContract } from '../../../contract/admin/billing.contract';
 import type { BillingEvent } from '../../../application/billing/billing.store';
-import type { BillingErrorCode, BillingRefusal } from '../../../application/billing/errors';
 import type { OperatorUseCases } from '../../../application/billing/use-cases';
 import type { ConnectionView, OperatorInvoiceView, OperatorPlanView, OperatorSubscriptionView, SubscriptionView } from '../../../application/billing/views';
 import { DEFAULT_CURRENCY } from '../../../domain/billing/money';
 import type { ConsoleAccounts } from '../features/console';
-import { errorResponse, type ErrorResponse } from './errors';
+import { errorResponse } from './errors';
+import { failureResponse } from './rate-limit';
 import { authOf } from './request-context';
 
 const s = initServer();
@@ -16,15 +16,6 @@ export interface AdminBillingRouteDeps {
   accounts: Pick<ConsoleAccounts, 'projectAccess'>;
   /** The operator's billing use cases: the ones `tollgate billing|plan|price|subscription|invoice` calls. */
   billing: OperatorUseCases;
-}
-
-/**
- * A refusal among the codes its route declares (ADMIN_BILLING_REFUSALS), with the processor's own
- * words when it gave some (Stripe's reason for refusing a key). Any other code is a fault.
- */
-function refusal<C extends BillingErrorCode>(r: BillingRefusal, declared: readonly C[]): ErrorResponse<C> {
-  if (!(declared as readonly BillingErrorCode[]).includes(r.error)) throw new Error(`billing use case refused with ${r.error}, which its route does not declare`);
-  return errorResponse(r.error as C, r.detail);
 }
 
 const connectionView = (c: ConnectionView) => ({
@@ -118,7 +109,10 @@ const planInput = (b: {
 
 /**
  * The console's billing routes over the operator's billing use cases (the CLI's). Each first asks
- * whether the signed-in account may see the project (404 `project_not_found` if not).
+ * whether the signed-in account may see the project (404 `project_not_found` if not). A refusal is
+ * answered by `failureResponse`, with the processor's own words when it gave some (Stripe's reason
+ * for refusing a key); its type carries the use case's codes, so each must be one its route
+ * declares (ADMIN_BILLING_REFUSALS in the contract) or the route does not compile.
  */
 export function makeAdminBillingRoutes(deps: AdminBillingRouteDeps) {
   const { billing } = deps;
@@ -129,14 +123,13 @@ export function makeAdminBillingRoutes(deps: AdminBillingRouteDeps) {
     const found = await deps.accounts.projectAccess(actor.account, projectId);
     return found.ok ? { ok: true as const, id: found.value.id } : { ok: false as const, response: errorResponse(found.error) };
   };
-  const notFound = (r: BillingRefusal) => refusal(r, ['project_not_found'] as const);
 
   return s.router(adminBillingContract, {
     get: async ({ res, params }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await billing.billingStatus(p.id);
-      if (!r.ok) return notFound(r);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { connection: r.value ? connectionView(r.value) : null } };
     },
     connect: async ({ res, params, body }) => {
@@ -149,42 +142,42 @@ export function makeAdminBillingRoutes(deps: AdminBillingRouteDeps) {
           ? { processor: 'sandbox', ...currency }
           : { processor: 'stripe', secretKey: body.secret_key, publishableKey: body.publishable_key, webhookSecret: body.webhook_secret, ...currency },
       );
-      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.connect]);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { connection: connectionView(r.value) } };
     },
     disconnect: async ({ res, params }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await billing.disconnectBilling(p.id);
-      if (!r.ok) return notFound(r);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { disconnected: r.value.disconnected } };
     },
     listPlans: async ({ res, params }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await billing.listPlans(p.id);
-      if (!r.ok) return notFound(r);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { plans: r.value.map(planView) } };
     },
     createPlan: async ({ res, params, body }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await billing.createPlan(p.id, { ...planInput(body), name: body.name });
-      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.createPlan]);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 201, body: { plan: planView(r.value) } };
     },
     updatePlan: async ({ res, params, body }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await billing.updatePlan(p.id, params.planId, planInput(body));
-      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.updatePlan]);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { plan: planView(r.value) } };
     },
     reorderPlans: async ({ res, params, body }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await billing.reorderPlans(p.id, body.plans);
-      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.reorderPlans]);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { plans: r.value.map(planView) } };
     },
     createPrice: async ({ res, params, body }) => {
@@ -196,49 +189,49 @@ export function makeAdminBillingRoutes(deps: AdminBillingRouteDeps) {
         currency = status.ok && status.value ? status.value.currency : DEFAULT_CURRENCY;
       }
       const r = await billing.createPrice(p.id, params.planId, { name: body.name, amount: body.amount, currency, interval: body.interval });
-      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.createPrice]);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 201, body: { price: priceView(r.value) } };
     },
     archivePrice: async ({ res, params }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await billing.archivePrice(p.id, params.priceId);
-      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.archivePrice]);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { price: priceView(r.value) } };
     },
     listSubscriptions: async ({ res, params, query }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await billing.listSubscriptions(p.id, { status: query.status, limit: query.limit, cursor: query.cursor });
-      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.list]);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { subscriptions: r.value.items.map(subscriptionRowView), next_cursor: r.value.nextCursor } };
     },
     listInvoices: async ({ res, params, query }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await billing.listProjectInvoices(p.id, { userId: query.user, status: query.status, limit: query.limit, cursor: query.cursor });
-      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.list]);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { invoices: r.value.items.map(invoiceView), next_cursor: r.value.nextCursor } };
     },
     listEvents: async ({ res, params, query }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await billing.listEvents(p.id, { type: query.type, limit: query.limit });
-      if (!r.ok) return notFound(r);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { events: r.value.map(eventView) } };
     },
     sandboxClock: async ({ res, params }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await billing.sandboxClock(p.id);
-      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.sandboxClock]);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { now: r.value.now.toISOString(), real_now: r.value.realNow.toISOString(), ahead_seconds: r.value.aheadSeconds } };
     },
     advanceSandbox: async ({ res, params, body }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
       const r = await billing.advanceSandbox(p.id, body.days);
-      if (!r.ok) return refusal(r, ['project_not_found', ...ADMIN_BILLING_REFUSALS.advanceSandbox]);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { now: r.value.now.toISOString(), changed: r.value.changed } };
     },
   });

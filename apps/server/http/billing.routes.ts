@@ -1,17 +1,17 @@
 import { initServer } from '@ts-rest/express';
-import type { Request, Response } from 'express';
-import { BILLING_REFUSALS, billingContract } from '../../../contract/billing.contract';
-import type { BillingErrorCode, BillingRefusal } from '../../../application/billing/errors';
+import type { Response } from 'express';
+import { billingContract } from '../../../contract/billing.contract';
 import type { BillingActor, ProcessorUseCases, UserUseCases } from '../../../application/billing/use-cases';
 import { type ChangePreviewView, type InvoiceLineView, type InvoiceView, type PlanView, planView, type SubscriptionView } from '../../../application/billing/views';
-import { errorResponse, type ErrorResponse } from './errors';
+import type { Err } from '../../../domain/result';
 import { requestKeyOf } from './idempotency';
+import { failureResponse } from './rate-limit';
 import { authOf, originOf, projectOf, rawBodyOf } from './request-context';
 
 const s = initServer();
 
 /** What the billing routes call: the end user's use cases and the processor's inbound ones. */
-export type BillingRouteUseCases = UserUseCases & Pick<ProcessorUseCases, 'receiveStripeWebhook'>;
+export type BillingRouteUseCases = UserUseCases & Pick<ProcessorUseCases, 'receiveProcessorWebhook'>;
 
 /** The signed-in user of a `user` route, and the project of the token. */
 function actorOf(res: Response): BillingActor {
@@ -21,16 +21,12 @@ function actorOf(res: Response): BillingActor {
 }
 
 /**
- * The answer for a use case's refusal, among the codes its route declares (BILLING_REFUSALS in the
- * contract); the refusal's `detail` (a processor's reason, a decline's message) replaces the
- * table's message. Any other code is a fault of the use case, not the client's: it is thrown,
- * logged and answered 500.
+ * A refusal without the codes `undeclared`, which its route does not declare: meeting one is a
+ * fault (thrown, logged and answered 500), not an answer the client was promised.
  */
-function refusal<C extends BillingErrorCode>(r: BillingRefusal, declared: readonly C[]): ErrorResponse<C> {
-  if (!(declared as readonly BillingErrorCode[]).includes(r.error)) {
-    throw new Error(`billing use case refused with ${r.error}, which its route does not declare`);
-  }
-  return errorResponse(r.error as C, r.detail);
+function withoutUndeclared<E extends string, U extends E>(r: Err<E>, undeclared: readonly U[]): Err<Exclude<E, U>> {
+  if ((undeclared as readonly string[]).includes(r.error)) throw new Error(`billing use case refused with ${r.error}, which its route does not declare`);
+  return r as Err<Exclude<E, U>>;
 }
 
 const iso = (date: Date): string => date.toISOString();
@@ -99,17 +95,14 @@ const renderPreview = (v: ChangePreviewView) => ({
   periodEnd: iso(v.periodEnd),
 });
 
-/** The Stripe-Signature header as sent (one value), or undefined. */
-const stripeSignature = (req: Request): string | undefined => {
-  const header = req.headers['stripe-signature'];
-  return typeof header === 'string' ? header : undefined;
-};
-
 const DEFAULT_INVOICE_LIMIT = 10;
 
 /**
  * The billing endpoints: each hands the request's fields to its use case and renders the answer
- * (camelCase, ISO 8601 dates, integer minor units); the use cases check and do everything else.
+ * (camelCase, ISO 8601 dates, integer minor units); the use cases check and do everything else. A
+ * refusal is answered by `failureResponse` (its `detail`, a processor's reason or a decline's
+ * message, replacing the table's message), whose type carries the use case's codes: each must be
+ * one its route declares (BILLING_REFUSALS in the contract), or the route does not compile.
  * The POST routes of a signed-in user are `idempotent` in the contract: the edge runs them once
  * per Idempotency-Key and `requestKeyOf(res)` is the key the use case writes under.
  */
@@ -134,30 +127,30 @@ export function makeBillingRoutes(billing: BillingRouteUseCases) {
         ...(body.trialDays !== undefined ? { trialDays: body.trialDays } : {}),
         requestKey: requestKeyOf(res),
       });
-      return r.ok ? { status: 200, body: { id: r.value.id, url: r.value.url } } : refusal(r, BILLING_REFUSALS.checkout);
+      return r.ok ? { status: 200, body: { id: r.value.id, url: r.value.url } } : failureResponse(res, r);
     },
 
     setupIntent: async ({ res }) => {
       const r = await billing.createSetupIntent(actorOf(res), requestKeyOf(res));
       return r.ok
         ? { status: 200, body: { clientSecret: r.value.clientSecret, publishableKey: r.value.publishableKey } }
-        : refusal(r, BILLING_REFUSALS.setupIntent);
+        : failureResponse(res, r);
     },
 
     subscribe: async ({ body, req, res }) => {
       const r = await billing.subscribe({ ...actorOf(res), origin: originOf(req, res) }, { priceId: body.priceId, paymentMethodId: body.paymentMethodId, requestKey: requestKeyOf(res) });
-      return r.ok ? { status: 201, body: renderSubscription(r.value) } : refusal(r, BILLING_REFUSALS.subscribe);
+      return r.ok ? { status: 201, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 
     subscription: async ({ res }) => {
       const r = await billing.currentSubscription(actorOf(res));
-      if (!r.ok) return refusal(r, BILLING_REFUSALS.subscription);
+      if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: r.value === null ? null : renderSubscription(r.value) };
     },
 
     invoices: async ({ query, res }) => {
       const r = await billing.listInvoices(actorOf(res), query.limit ?? DEFAULT_INVOICE_LIMIT);
-      return r.ok ? { status: 200, body: { invoices: r.value.map(renderInvoice) } } : refusal(r, BILLING_REFUSALS.invoices);
+      return r.ok ? { status: 200, body: { invoices: r.value.map(renderInvoice) } } : failureResponse(res, r);
     },
 
     entitlements: async ({ res }) => {
@@ -170,37 +163,40 @@ export function makeBillingRoutes(billing: BillingRouteUseCases) {
 
     changePreview: async ({ body, res }) => {
       const r = await billing.previewChange(actorOf(res), body.new_price_id);
-      return r.ok ? { status: 200, body: renderPreview(r.value) } : refusal(r, BILLING_REFUSALS.changePreview);
+      return r.ok ? { status: 200, body: renderPreview(r.value) } : failureResponse(res, r);
     },
 
     change: async ({ body, req, res }) => {
       const r = await billing.changeSubscription({ ...actorOf(res), origin: originOf(req, res) }, { newPriceId: body.new_price_id, requestKey: requestKeyOf(res) });
-      return r.ok ? { status: 200, body: renderSubscription(r.value) } : refusal(r, BILLING_REFUSALS.change);
+      return r.ok ? { status: 200, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 
     cancel: async ({ body, req, res }) => {
       const r = await billing.cancelSubscription({ ...actorOf(res), origin: originOf(req, res) }, { atPeriodEnd: body.at_period_end ?? true, requestKey: requestKeyOf(res) });
-      return r.ok ? { status: 200, body: renderSubscription(r.value) } : refusal(r, BILLING_REFUSALS.cancel);
+      return r.ok ? { status: 200, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 
     pause: async ({ req, res }) => {
       const r = await billing.pauseSubscription({ ...actorOf(res), origin: originOf(req, res) }, { requestKey: requestKeyOf(res) });
-      return r.ok ? { status: 200, body: renderSubscription(r.value) } : refusal(r, BILLING_REFUSALS.pause);
+      return r.ok ? { status: 200, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 
     resume: async ({ req, res }) => {
       const r = await billing.resumeSubscription({ ...actorOf(res), origin: originOf(req, res) }, { requestKey: requestKeyOf(res) });
-      return r.ok ? { status: 200, body: renderSubscription(r.value) } : refusal(r, BILLING_REFUSALS.resume);
+      if (r.ok) return { status: 200, body: renderSubscription(r.value) };
+      // A resume once a period began while paused charges the new period, and the charge can be
+      // declined; the route declares no card refusal, so a decline is answered as a fault.
+      return failureResponse(res, withoutUndeclared(r, ['card_declined', 'invalid_payment_method']));
     },
 
-    stripeWebhook: async ({ req }) => {
-      const r = await billing.receiveStripeWebhook({ rawBody: rawBodyOf(req), signature: stripeSignature(req), projectId: null });
-      return r.ok ? { status: 200, body: { received: true as const } } : refusal(r, BILLING_REFUSALS.stripeWebhook);
+    stripeWebhook: async ({ req, res }) => {
+      const r = await billing.receiveProcessorWebhook({ processor: 'stripe', rawBody: rawBodyOf(req), headers: req.headers, projectId: null });
+      return r.ok ? { status: 200, body: { received: true as const } } : failureResponse(res, r);
     },
 
-    stripeWebhookForProject: async ({ params, req }) => {
-      const r = await billing.receiveStripeWebhook({ rawBody: rawBodyOf(req), signature: stripeSignature(req), projectId: params.projectId });
-      return r.ok ? { status: 200, body: { received: true as const } } : refusal(r, BILLING_REFUSALS.stripeWebhook);
+    stripeWebhookForProject: async ({ params, req, res }) => {
+      const r = await billing.receiveProcessorWebhook({ processor: 'stripe', rawBody: rawBodyOf(req), headers: req.headers, projectId: params.projectId });
+      return r.ok ? { status: 200, body: { received: true as const } } : failureResponse(res, r);
     },
   });
 }

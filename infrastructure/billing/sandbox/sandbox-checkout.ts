@@ -1,4 +1,4 @@
-import { type CheckoutInput, type ProcessorResult, processorFailed, processorOk } from '../../../application/billing/payment-processor';
+import { type CheckoutInput, type ProcessorFailure, type ProcessorResult, processorFailed, processorOk } from '../../../application/billing/payment-processor';
 import type { SandboxCheckoutView } from '../../../application/billing/processors';
 import { addSeconds, toWholeSeconds } from '../../../domain/billing/periods';
 import { type SandboxContext, iso } from './sandbox-context';
@@ -104,7 +104,7 @@ export class SandboxCheckout {
   completeCheckout(
     checkoutId: string,
     paymentMethodId: string,
-  ): Promise<ProcessorResult<{ projectId: string; subscriptionId: string; successUrl: string }>> {
+  ): Promise<ProcessorResult<{ projectId: string; subscriptionId: string; successUrl: string }, ProcessorFailure>> {
     return this.ctx.transaction(async () => {
       const session = await this.ctx.objects.getAnyProject<CheckoutData>('checkout_session', checkoutId, { lock: true });
       if (!session) return noSuch('checkout.session', checkoutId);

@@ -1,4 +1,4 @@
-import { type ProcessorResult, processorFailed } from '../../../application/billing/payment-processor';
+import { type ProcessorFailure, type ProcessorResult, type RequestFailure, processorFailed } from '../../../application/billing/payment-processor';
 import type { Clock } from '../../../application/ports/clock';
 import type { TokenCrypto } from '../../../application/ports/crypto';
 import { IDEMPOTENCY_TTL_SECONDS, type JsonValue, canonicalJson, idempotencyDecision } from '../../../domain/billing/idempotency';
@@ -47,13 +47,13 @@ export class SandboxContext {
    * key with other parameters is refused; a refusal of the request itself (an unknown id) is not
    * stored. A concurrent call with the same key waits for the first and answers its answer.
    */
-  async idempotent<T>(
+  async idempotent<T, F extends ProcessorFailure = RequestFailure>(
     projectId: string,
     key: string,
     operation: string,
     params: JsonValue,
-    work: (now: Date) => Promise<ProcessorResult<T>>,
-  ): Promise<ProcessorResult<T>> {
+    work: (now: Date) => Promise<ProcessorResult<T, F>>,
+  ): Promise<ProcessorResult<T, F | RequestFailure>> {
     if (key.length === 0 || key.length > 255) return processorFailed(invalidRequest('Idempotency keys are 1 to 255 characters long.'));
     let fingerprint: string;
     try {
@@ -89,7 +89,7 @@ export class SandboxContext {
               ),
             );
           }
-          if (decision === 'replay') return reviveDates<ProcessorResult<T>>(stored.data.answer);
+          if (decision === 'replay') return reviveDates<ProcessorResult<T, F>>(stored.data.answer);
         }
         await this.objects.update({ ...placeholder, parentId: null });
         await this.deps.db.query(`update sandbox_objects set created_at = ? where id = ?`, [now, id]);

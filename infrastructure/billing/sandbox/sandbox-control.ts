@@ -1,4 +1,4 @@
-import { type ProcessorResult, processorFailed } from '../../../application/billing/payment-processor';
+import { type ProcessorFailure, type ProcessorResult, processorFailed } from '../../../application/billing/payment-processor';
 import type { SandboxCheckoutView, SandboxControl } from '../../../application/billing/processors';
 import { isUuid } from '../../persistence/rows';
 import { SandboxEngine, type SandboxDependencies } from './sandbox-engine';
@@ -38,7 +38,7 @@ export class SandboxControlService implements SandboxControl {
   completeCheckout(
     checkoutId: string,
     card: string,
-  ): Promise<ProcessorResult<{ projectId: string; subscriptionId: string; successUrl: string }>> {
+  ): Promise<ProcessorResult<{ projectId: string; subscriptionId: string; successUrl: string }, ProcessorFailure>> {
     const paymentMethodId = testPaymentMethodFor(card);
     if (paymentMethodId === null) {
       return Promise.resolve(processorFailed({ kind: 'invalid_payment_method', message: 'Your card number is incorrect.' }));

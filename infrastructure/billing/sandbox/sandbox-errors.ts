@@ -1,11 +1,11 @@
-import { type ProcessorFailure, processorFailed } from '../../../application/billing/payment-processor';
+import { type RequestFailure, processorFailed } from '../../../application/billing/payment-processor';
 import { MAX_TRIAL_DAYS } from '../../../domain/billing/periods';
 import type { SubscriptionError } from '../../../domain/billing/subscription';
 import type { Decline } from './test-cards';
 
 /** The sandbox's refusals, in Stripe's words. */
 
-export const invalidRequest = (message: string): ProcessorFailure => ({ kind: 'invalid_request', message });
+export const invalidRequest = (message: string): RequestFailure => ({ kind: 'invalid_request', message });
 export const noSuch = (what: string, id: string) => processorFailed(invalidRequest(`No such ${what}: '${id}'`));
 export const declined = (decline: Decline) =>
   processorFailed({ kind: 'card_declined', message: decline.message, declineCode: decline.declineCode });

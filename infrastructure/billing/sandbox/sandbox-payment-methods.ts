@@ -1,4 +1,4 @@
-import { type ProcessorResult, processorFailed, processorOk } from '../../../application/billing/payment-processor';
+import { type ProcessorFailure, type ProcessorResult, processorFailed, processorOk } from '../../../application/billing/payment-processor';
 import type { PaymentOutcome } from '../../../domain/billing/subscription';
 import type { SandboxContext } from './sandbox-context';
 import { declined } from './sandbox-errors';
@@ -24,7 +24,7 @@ export class SandboxPaymentMethods {
     customerId: string,
     paymentMethodId: string,
     now: Date,
-  ): Promise<ProcessorResult<{ id: string; data: PaymentMethodData; attach: boolean }>> {
+  ): Promise<ProcessorResult<{ id: string; data: PaymentMethodData; attach: boolean }, ProcessorFailure>> {
     if (isTestPaymentMethod(paymentMethodId)) {
       const card = TEST_PAYMENT_METHODS[paymentMethodId]!;
       if (card.declineOnAttach) return declined(card.declineOnAttach);

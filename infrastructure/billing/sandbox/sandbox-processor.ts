@@ -4,6 +4,7 @@ import type {
   CreateSubscriptionInput,
   PaymentProcessor,
   ProcessorAccount,
+  ProcessorFailure,
   ProcessorMetadata,
   ProcessorRefund,
   ProcessorResult,
@@ -68,7 +69,7 @@ export class SandboxProcessor implements PaymentProcessor {
     return this.engine.checkout.createCheckout(this.projectId, input);
   }
 
-  createSubscription(input: CreateSubscriptionInput): Promise<ProcessorResult<ProcessorSnapshot>> {
+  createSubscription(input: CreateSubscriptionInput): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>> {
     const params = {
       customerId: input.customerId,
       priceId: input.priceId,
@@ -91,7 +92,7 @@ export class SandboxProcessor implements PaymentProcessor {
     return this.engine.subscriptionChanges.previewChange(this.projectId, subscriptionId, priceId);
   }
 
-  changeSubscription(subscriptionId: string, priceId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>> {
+  changeSubscription(subscriptionId: string, priceId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>> {
     return this.engine.subscriptionChanges.changeSubscription(this.projectId, subscriptionId, priceId, idempotencyKey);
   }
 
@@ -103,7 +104,7 @@ export class SandboxProcessor implements PaymentProcessor {
     return this.engine.subscriptionChanges.pauseSubscription(this.projectId, subscriptionId, idempotencyKey);
   }
 
-  resumeSubscription(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>> {
+  resumeSubscription(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>> {
     return this.engine.subscriptionChanges.resumeSubscription(this.projectId, subscriptionId, idempotencyKey);
   }
 

@@ -1,4 +1,12 @@
-import { type ChangePreview, type ProcessorResult, type ProcessorSnapshot, processorFailed, processorOk } from '../../../application/billing/payment-processor';
+import {
+  type ChangePreview,
+  type ProcessorFailure,
+  type ProcessorResult,
+  type ProcessorSnapshot,
+  type RequestFailure,
+  processorFailed,
+  processorOk,
+} from '../../../application/billing/payment-processor';
 import type { JsonValue } from '../../../domain/billing/idempotency';
 import { toWholeSeconds } from '../../../domain/billing/periods';
 import {
@@ -39,7 +47,7 @@ export class SandboxSubscriptionChanges {
    * lands in a period that already ended), applies `operate`, stores the result. `operate` answers
    * the new subscription and the invoice it bills, or a failure (nothing is stored then).
    */
-  private operate(
+  private operate<F extends ProcessorFailure = RequestFailure>(
     projectId: string,
     subscriptionId: string,
     key: string,
@@ -48,10 +56,10 @@ export class SandboxSubscriptionChanges {
     operate: (
       subscription: Subscription,
       context: { row: SandboxObject<SubscriptionData>; now: Date; customer: SandboxObject<CustomerData> | null },
-    ) => Promise<ProcessorResult<{ subscription: Subscription; settled: Settled | null } | 'unchanged'>>,
-  ): Promise<ProcessorResult<ProcessorSnapshot>> {
+    ) => Promise<ProcessorResult<{ subscription: Subscription; settled: Settled | null } | 'unchanged', F>>,
+  ): Promise<ProcessorResult<ProcessorSnapshot, F | RequestFailure>> {
     const fingerprinted = { ...(params as { readonly [key: string]: JsonValue }), subscriptionId };
-    return this.ctx.idempotent(projectId, key, operation, fingerprinted, async (now) => {
+    return this.ctx.idempotent<ProcessorSnapshot, F | RequestFailure>(projectId, key, operation, fingerprinted, async (now) => {
       const locked = await this.ctx.objects.get<SubscriptionData>(projectId, 'subscription', subscriptionId, { lock: true });
       if (!locked) return noSuch('subscription', subscriptionId);
       const { row, changed: caughtUp } = await this.subscriptions.applyDue(projectId, locked, now);
@@ -109,8 +117,8 @@ export class SandboxSubscriptionChanges {
     });
   }
 
-  changeSubscription(projectId: string, subscriptionId: string, priceId: string, key: string): Promise<ProcessorResult<ProcessorSnapshot>> {
-    return this.operate(projectId, subscriptionId, key, 'subscriptions.change', { priceId }, async (subscription, { row, now, customer }) => {
+  changeSubscription(projectId: string, subscriptionId: string, priceId: string, key: string): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>> {
+    return this.operate<ProcessorFailure>(projectId, subscriptionId, key, 'subscriptions.change', { priceId }, async (subscription, { row, now, customer }) => {
       const price = await this.ctx.objects.get<PriceData>(projectId, 'price', priceId);
       if (!price) return noSuch('price', priceId);
       const card = chargeCard((await this.paymentMethods.cardOf(projectId, row.data.paymentMethodId))?.data ?? null);
@@ -152,8 +160,8 @@ export class SandboxSubscriptionChanges {
    * Resumes a paused subscription (a new period charged at once when one began while paused; a
    * decline leaves it paused) or drops a pending cancellation.
    */
-  resumeSubscription(projectId: string, subscriptionId: string, key: string): Promise<ProcessorResult<ProcessorSnapshot>> {
-    return this.operate(projectId, subscriptionId, key, 'subscriptions.resume', {}, async (subscription, { row, now, customer }) => {
+  resumeSubscription(projectId: string, subscriptionId: string, key: string): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>> {
+    return this.operate<ProcessorFailure>(projectId, subscriptionId, key, 'subscriptions.resume', {}, async (subscription, { row, now, customer }) => {
       const billed = await this.settleOnCard(projectId, row, customer, (payment, creditBalance) => resume(subscription, now, payment, creditBalance));
       if (!billed.ok) return billed.error === 'subscription_not_resumable' ? processorOk('unchanged') : refused(billed.error);
       if (billed.value.settled.payment === 'failed') return declined(billed.value.card.decline ?? GENERIC_DECLINE);

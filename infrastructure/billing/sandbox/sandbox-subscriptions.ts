@@ -1,4 +1,10 @@
-import { type ProcessorMetadata, type ProcessorResult, type ProcessorSnapshot, processorOk } from '../../../application/billing/payment-processor';
+import {
+  type ProcessorFailure,
+  type ProcessorMetadata,
+  type ProcessorResult,
+  type ProcessorSnapshot,
+  processorOk,
+} from '../../../application/billing/payment-processor';
 import { MAX_TRIAL_DAYS } from '../../../domain/billing/periods';
 import {
   type PaymentOutcome,
@@ -59,7 +65,7 @@ export class SandboxSubscriptions {
       keepCardOnDecline: boolean;
     },
     now: Date,
-  ): Promise<ProcessorResult<string>> {
+  ): Promise<ProcessorResult<string, ProcessorFailure>> {
     let customer = await this.ctx.objects.get<CustomerData>(projectId, 'customer', input.customerId, { lock: true });
     if (!customer) return noSuch('customer', input.customerId);
     const price = await this.ctx.objects.get<PriceData>(projectId, 'price', input.priceId);

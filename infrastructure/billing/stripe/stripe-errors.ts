@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import type { ProcessorFailure } from '../../../application/billing/payment-processor';
+import type { ProcessorFailure, RequestFailure } from '../../../application/billing/payment-processor';
 
 /**
  * Stripe's errors (https://docs.stripe.com/api/errors, stripe-node's `Stripe.errors.*`) as the
@@ -24,6 +24,15 @@ export function failureOf(error: unknown): ProcessorFailure {
   // Not Stripe's: a fault while talking to it (or reading its answer). The port promises no throw.
   const message = error instanceof Error ? error.message : String(error);
   return { kind: 'unavailable', message: `Stripe request failed: ${message}` };
+}
+
+/**
+ * The failure of a call that attaches and charges no card (a product, a customer, a cancellation).
+ * Stripe answers card errors only where a card is attached or charged; should it answer one
+ * anywhere else, Stripe refused the request.
+ */
+export function requestFailure(failure: ProcessorFailure): RequestFailure {
+  return failure.kind === 'card_declined' || failure.kind === 'invalid_payment_method' ? { kind: 'invalid_request', message: failure.message } : failure;
 }
 
 /** Stripe answered something Tollgate cannot read (a subscription without items, ...). */

@@ -7,17 +7,19 @@ import {
   type CreateSubscriptionInput,
   type PaymentProcessor,
   type ProcessorAccount,
+  type ProcessorFailure,
   type ProcessorMetadata,
   type ProcessorRefund,
   type ProcessorResult,
   type ProcessorSnapshot,
   type RefundReason,
+  type RequestFailure,
 } from '../../../application/billing/payment-processor';
 import type { Plan, Price } from '../../../domain/billing/catalog';
 import { STRIPE_API_URL_DEFAULT, stripeHostOptions } from './api-url';
 import { StripeCatalog } from './stripe-catalog';
 import { StripeCustomers } from './stripe-customers';
-import { failureOf } from './stripe-errors';
+import { failureOf, requestFailure } from './stripe-errors';
 import { StripeRefunds } from './stripe-refunds';
 import { StripeSubscriptionChanges } from './stripe-subscription-changes';
 import { StripeSubscriptionReads } from './stripe-subscriptions';
@@ -112,16 +114,16 @@ export class StripeProcessor implements PaymentProcessor {
     return this.attempt(() => this.customers.createCheckout(input));
   }
 
-  createSubscription(input: CreateSubscriptionInput): Promise<ProcessorResult<ProcessorSnapshot>> {
-    return this.attempt(() => this.changes.createSubscription(input));
+  createSubscription(input: CreateSubscriptionInput): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>> {
+    return this.attemptCharge(() => this.changes.createSubscription(input));
   }
 
   previewChange(subscriptionId: string, priceId: string): Promise<ProcessorResult<ChangePreview>> {
     return this.attempt(() => this.changes.previewChange(subscriptionId, priceId));
   }
 
-  changeSubscription(subscriptionId: string, priceId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>> {
-    return this.attempt(() => this.changes.changeSubscription(subscriptionId, priceId, idempotencyKey));
+  changeSubscription(subscriptionId: string, priceId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>> {
+    return this.attemptCharge(() => this.changes.changeSubscription(subscriptionId, priceId, idempotencyKey));
   }
 
   cancelSubscription(subscriptionId: string, options: { atPeriodEnd: boolean; idempotencyKey: string }): Promise<ProcessorResult<ProcessorSnapshot>> {
@@ -132,8 +134,8 @@ export class StripeProcessor implements PaymentProcessor {
     return this.attempt(() => this.changes.pauseSubscription(subscriptionId, idempotencyKey));
   }
 
-  resumeSubscription(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>> {
-    return this.attempt(() => this.changes.resumeSubscription(subscriptionId, idempotencyKey));
+  resumeSubscription(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>> {
+    return this.attemptCharge(() => this.changes.resumeSubscription(subscriptionId, idempotencyKey));
   }
 
   endTrial(subscriptionId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot>> {
@@ -156,12 +158,18 @@ export class StripeProcessor implements PaymentProcessor {
     return this.attempt(() => this.customers.checkoutSubscriptionId(checkoutId));
   }
 
-  /** Runs one port call: its value, or the failure for whatever went wrong. */
-  private async attempt<T>(work: () => Promise<T>): Promise<ProcessorResult<T>> {
+  /** Runs one port call that attaches or charges a card: its value, or the failure for whatever went wrong. */
+  private async attemptCharge<T>(work: () => Promise<T>): Promise<ProcessorResult<T, ProcessorFailure>> {
     try {
       return processorOk(await work());
     } catch (error) {
       return processorFailed(failureOf(error));
     }
+  }
+
+  /** Runs one port call that charges no card: its value, or the failure for whatever went wrong. */
+  private async attempt<T>(work: () => Promise<T>): Promise<ProcessorResult<T, RequestFailure>> {
+    const done = await this.attemptCharge(work);
+    return done.ok ? done : processorFailed(requestFailure(done.failure));
   }
 }

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import type { ProcessorEvent, ProcessorEventSubject } from '../../../application/billing/payment-processor';
-import type { InboundWebhooks } from '../../../application/billing/processors';
+import type { InboundHeaders, InboundWebhooks, WebhookHints } from '../../../application/billing/processors';
 import { err, ok, type Result } from '../../../domain/result';
 import { METADATA_KEYS } from './stripe-mapping';
 
@@ -73,17 +73,30 @@ export function subjectOf(type: string, object: Json | null): ProcessorEventSubj
   return { kind: 'ignored' };
 }
 
+/** The body's bytes as a Buffer (no copy), as stripe-node's signature check takes them. */
+const bufferOf = (rawBody: Uint8Array): Buffer =>
+  Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+
 /**
- * Stripe's webhooks (https://docs.stripe.com/webhooks): `hints` takes an untrusted look to find the
- * project whose signing secret to check with; `verify` checks `Stripe-Signature` with stripe-node's
- * own helper (HMAC-SHA256 over `timestamp.payload`, 5-minute tolerance measured against Tollgate's
- * clock) and only then reads the event.
+ * Stripe's webhooks (https://docs.stripe.com/webhooks): the signature travels in the
+ * `Stripe-Signature` header; `hints` takes an untrusted look to find the project whose signing
+ * secret to check with; `verify` checks the signature with stripe-node's own helper (HMAC-SHA256
+ * over `timestamp.payload`, 5-minute tolerance measured against Tollgate's clock) and only then
+ * reads the event.
  */
 export class StripeWebhooks implements InboundWebhooks {
-  hints(rawBody: Buffer): { projectId: string | null; customerId: string | null; eventId: string | null } | null {
+  readonly processor = 'stripe' as const;
+
+  /** `Stripe-Signature` as sent (one value), or undefined. */
+  signature(headers: InboundHeaders): string | undefined {
+    const header = headers['stripe-signature'];
+    return typeof header === 'string' ? header : undefined;
+  }
+
+  hints(rawBody: Uint8Array): WebhookHints | null {
     let event: unknown;
     try {
-      event = JSON.parse(rawBody.toString('utf8'));
+      event = JSON.parse(bufferOf(rawBody).toString('utf8'));
     } catch {
       return null;
     }
@@ -93,11 +106,11 @@ export class StripeWebhooks implements InboundWebhooks {
     return { projectId: projectIdOf(object), customerId: customerIdOf(object), eventId: str(event.id) };
   }
 
-  verify(rawBody: Buffer, signatureHeader: string | undefined, secret: string, now: Date): Result<ProcessorEvent, 'invalid_signature'> {
+  verify(rawBody: Uint8Array, signatureHeader: string | undefined, secret: string, now: Date): Result<ProcessorEvent, 'invalid_signature'> {
     if (!signatureHeader || !secret) return err('invalid_signature');
     let event: unknown;
     try {
-      event = Stripe.webhooks.constructEvent(rawBody, signatureHeader, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, now.getTime());
+      event = Stripe.webhooks.constructEvent(bufferOf(rawBody), signatureHeader, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, now.getTime());
     } catch {
       // A bad or missing signature, a stale timestamp, or a signed body that is not JSON.
       return err('invalid_signature');

@@ -1,0 +1,27 @@
+import type { Project } from '../../domain/project';
+import type { EndUser } from '../../domain/user';
+import type { RequestOrigin } from '../ports/request-origin';
+
+/** What callers hand billing's use cases: who is asking, and the requests that take several fields. */
+
+/** Who calls a user-scoped use case: the project (from the access token) and its signed-in user. */
+export interface BillingActor {
+  project: Project;
+  user: EndUser;
+  /** Where the request came from (the audit log of subscribe, change, cancel, pause and resume). */
+  origin?: RequestOrigin;
+}
+
+export type ConnectInput =
+  | { processor: 'sandbox'; currency?: string }
+  | { processor: 'stripe'; secretKey: string; publishableKey: string; webhookSecret: string; currency?: string };
+
+export interface CheckoutRequest {
+  priceId: string;
+  successUrl: string;
+  cancelUrl: string;
+  promotionCode?: string;
+  trialDays?: number;
+  /** Idempotency of the processor writes: the request's Idempotency-Key, or a fresh id. */
+  requestKey: string;
+}
