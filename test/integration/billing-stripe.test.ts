@@ -527,6 +527,23 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(ok(await run(() => billing.listInvoices(p.actor(user), 10))).reduce((sum, i) => sum + i.amountPaid, 0)).toBe(2000);
     });
 
+    it('refuses a resume across a renewal whose charge is declined: card_declined, and it stays paused', async () => {
+      const p = await stripeProject();
+      const user = await app.seedUser(p.project.id);
+      const sub = ok(await subscribe(p, user, p.basic.priceId));
+      const stripeId = stripeIdOf(p, sub.id);
+      ok(await run(() => billing.pauseSubscription(p.actor(user), { requestKey: key() })));
+      const card = fake.get<Stripe.Subscription>(p.keys.id, stripeId)!.default_payment_method as string;
+      fake.setChargeOutcome(p.keys.id, card, { decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' });
+      fake.advance(p.keys.id, 32 * DAY);
+      await fake.webhooks.settled();
+
+      const refused = await run(() => billing.resumeSubscription(p.actor(user), { requestKey: key() }));
+      expect(refused).toMatchObject({ ok: false, error: 'card_declined', detail: 'Your card has insufficient funds.' });
+      await fake.webhooks.settled();
+      expect(ok(await run(() => billing.currentSubscription(p.actor(user))))?.status).toBe('paused');
+    });
+
     it('cancels now', async () => {
       const p = await stripeProject();
       const user = await app.seedUser(p.project.id);
