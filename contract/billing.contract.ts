@@ -11,8 +11,10 @@ import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from './er
  */
 
 // ---------------------------------------------------------------------------------------------
-// Refusals: what each route can answer, beyond the edge (request shape, credential). The server
-// narrows a use case's refusal to its route's list (apps/server/http/billing.routes.ts).
+// Refusals: what each route can answer, beyond the edge (request shape, credential). A handler
+// answers its use case's refusal with failureResponse, whose type carries the use case's codes
+// (apps/server/http/billing.routes.ts): each must be in its route's list, or the server does not
+// compile.
 // ---------------------------------------------------------------------------------------------
 
 /** `Idempotency-Key` on the POST routes of a signed-in user. */
