@@ -66,7 +66,7 @@ const declined: 'card_declined' = processorError(requestFailed);
 /** Whether the route's contract declares this answer: its status, and a body its schema for that status accepts. */
 function declares(route: { responses: Record<number, unknown> }, response: { status: number; body: unknown }): boolean {
   const schema = route.responses[response.status] as { safeParse(body: unknown): { success: boolean } } | undefined;
-  return schema !== undefined && schema.safeParse(response.body).success;
+  return schema?.safeParse(response.body).success === true;
 }
 
 describe('the billing routes answer only the refusals they declare', () => {
