@@ -15,7 +15,7 @@ export interface DatabaseOptions {
 /**
  * The PostgreSQL connection. MikroORM provides the pool, the committed migrations, and an
  * EntityManager fork per request or job that carries its transaction; it maps no entities, since
- * the stores speak SQL through `query` (see docs/architecture.md, Persistence). The global
+ * the stores speak SQL through `query` (see docs/conventions.md, Persistence). The global
  * EntityManager refuses use outside a request or job context (`allowGlobalContext: false`); code
  * reaches the current fork through `db.em`, which MikroORM resolves from the async context.
  */
