@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { c, idempotentUserHeaders, meta, userOrApiKeyHeaders, userTokenHeaders } from './common';
+import { c, idempotentUserHeaders, meta, shared, userOrApiKeyHeaders, userTokenHeaders } from './common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from './errors';
 
 /**
@@ -194,8 +194,9 @@ const STATUSES =
 const IDEMPOTENCY_DOC =
   ' Send an `Idempotency-Key` header to retry safely: the same key and body within 24 hours answer the first answer again (with `Idempotent-Replayed: true`), the same key with another body 422 `idempotency_key_reused`, and while the first request runs 409 `idempotency_key_in_progress`. Answers of 5xx are not kept, so a retry after an outage runs again.';
 
+/** The routes share the headers and metadata of a signed-in user's idempotent routes; the catalog, the reads and Stripe's webhooks name their own. */
 export const billingContract = c.router(
-  {
+  shared({ auth: 'user', idempotent: true }, idempotentUserHeaders, {
     plans: {
       method: 'GET',
       path: '/api/proxy/billing/plans',
@@ -225,7 +226,6 @@ export const billingContract = c.router(
         'The browser returns to successUrl after paying, or to cancelUrl; both must be one of the project\'s registered callback URLs or on the origin of one (400 `redirect_url_not_allowed`). ' +
         'trialDays (1 to 730) only when the plan has trials enabled (400 `trials_not_enabled`), and once per user; an unknown promotionCode answers 400. A user who already has a live subscription answers 409 `subscription_exists` (change it instead).' +
         IDEMPOTENCY_DOC,
-      headers: idempotentUserHeaders,
       body: z.object({
         priceId: PriceId,
         successUrl: z.string().describe('Absolute http(s) URL: a registered callback URL or on its origin'),
@@ -237,7 +237,6 @@ export const billingContract = c.router(
         200: z.object({ id: z.string().describe('The checkout session id'), url: z.string().describe('Send the browser there') }),
         ...errors(...USER_POST, ...BILLING_REFUSALS.checkout),
       },
-      metadata: meta({ auth: 'user', idempotent: true }),
     },
     setupIntent: {
       method: 'POST',
@@ -246,13 +245,11 @@ export const billingContract = c.router(
       description:
         'A setup intent for collecting a card with Stripe Elements (`stripe.confirmCardSetup(clientSecret)` with `publishableKey`); the confirmed payment method id then goes to POST billing/subscribe. With the sandbox, a sandbox secret: subscribe with a Stripe test payment method id (pm_card_visa) instead.' +
         IDEMPOTENCY_DOC,
-      headers: idempotentUserHeaders,
       body: c.noBody(),
       responses: {
         200: z.object({ clientSecret: z.string(), publishableKey: z.string() }),
         ...errors(...USER_POST, ...BILLING_REFUSALS.setupIntent),
       },
-      metadata: meta({ auth: 'user', idempotent: true }),
     },
     subscribe: {
       method: 'POST',
@@ -263,13 +260,11 @@ export const billingContract = c.router(
         'A declined card answers 402 `card_declined` with the reason, records payment.failed and leaves no live subscription. Stripe test payment methods work the same on the sandbox: pm_card_visa succeeds, pm_card_chargeDeclined is declined, pm_card_chargeCustomerFail attaches but every charge fails. ' +
         'One live subscription per user: a second answers 409 `subscription_exists` (a request that arrives while another one for the user runs waits for it, up to 5 s; then 409 `subscription_busy`).' +
         IDEMPOTENCY_DOC,
-      headers: idempotentUserHeaders,
       body: z.object({
         priceId: PriceId,
         paymentMethodId: z.string().min(1).max(255).describe('A confirmed payment method (pm_...), e.g. from a setup intent'),
       }),
       responses: { 201: SubscriptionSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.subscribe) },
-      metadata: meta({ auth: 'user', idempotent: true }),
     },
     subscription: {
       method: 'GET',
@@ -312,10 +307,8 @@ export const billingContract = c.router(
       description:
         'What POST billing/subscription/change with this price would charge now: the prorated difference for the rest of the current period (0 for a downgrade, whose credit goes to the next invoices, and during a trial). Changes nothing.' +
         IDEMPOTENCY_DOC,
-      headers: idempotentUserHeaders,
       body: NewPriceBody,
       responses: { 200: ChangePreviewSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.changePreview) },
-      metadata: meta({ auth: 'user', idempotent: true }),
     },
     change: {
       method: 'POST',
@@ -325,10 +318,8 @@ export const billingContract = c.router(
         'Moves the same subscription to the new price (another plan, or another interval of the same plan) in the same currency. An upgrade is charged now: a prorated invoice for the difference over the rest of the period; a downgrade is credited to the next invoices. Event subscription.updated (and invoice.paid). ' +
         'Allowed while active or trialing; a paused, past-due or pending-cancellation subscription answers 409 (resume or pay first). A declined charge answers 402 and changes nothing.' +
         IDEMPOTENCY_DOC,
-      headers: idempotentUserHeaders,
       body: NewPriceBody,
       responses: { 200: SubscriptionSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.change) },
-      metadata: meta({ auth: 'user', idempotent: true }),
     },
     cancel: {
       method: 'POST',
@@ -338,10 +329,8 @@ export const billingContract = c.router(
         '`at_period_end` true (the default): pending cancellation, still usable and not charged again; it becomes canceled at currentPeriodEnd (subscription.updated now, subscription.canceled then), and POST billing/subscription/resume undoes it until then. ' +
         'false: canceled now, nothing refunded (subscription.canceled). A paused subscription can only be canceled now.' +
         IDEMPOTENCY_DOC,
-      headers: idempotentUserHeaders,
       body: z.object({ at_period_end: z.boolean().optional().describe('Default true') }),
       responses: { 200: SubscriptionSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.cancel) },
-      metadata: meta({ auth: 'user', idempotent: true }),
     },
     pause: {
       method: 'POST',
@@ -350,10 +339,8 @@ export const billingContract = c.router(
       description:
         'An active subscription becomes paused: no entitlements and no charges until resumed; billing dates keep running (periods that end while paused are not charged). Event subscription.updated.' +
         IDEMPOTENCY_DOC,
-      headers: idempotentUserHeaders,
       body: c.noBody(),
       responses: { 200: SubscriptionSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.pause) },
-      metadata: meta({ auth: 'user', idempotent: true }),
     },
     resume: {
       method: 'POST',
@@ -362,10 +349,8 @@ export const billingContract = c.router(
       description:
         'From paused (active again, entitled at once; the next charge at the current period end) or from pending cancellation (the cancellation is withdrawn). Event subscription.updated. Any other status answers 409 `subscription_not_resumable`.' +
         IDEMPOTENCY_DOC,
-      headers: idempotentUserHeaders,
       body: c.noBody(),
       responses: { 200: SubscriptionSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.resume) },
-      metadata: meta({ auth: 'user', idempotent: true }),
     },
     stripeWebhook: {
       method: 'POST',
@@ -392,6 +377,6 @@ export const billingContract = c.router(
       responses: { 200: z.object({ received: z.literal(true) }), ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.none, ...BILLING_REFUSALS.stripeWebhook) },
       metadata: meta({ auth: 'none', rawBody: true }),
     },
-  },
+  }),
   { strictStatusCodes: true },
 );

@@ -1,4 +1,4 @@
-import { initContract } from '@ts-rest/core';
+import { type AppRoute, initContract } from '@ts-rest/core';
 import { z } from 'zod';
 
 /** The ts-rest contract builder (its type named, so that declarations of the contract can be emitted). */
@@ -53,6 +53,45 @@ export interface RouteMetadata {
 }
 
 export const meta = (m: RouteMetadata) => m;
+
+/** Metadata a route adds to what it shares with its router: anything but the auth kind (`idempotent`, `enrollmentChallenge`, ...). */
+export type RouteExtras = Omit<RouteMetadata, 'auth'>;
+
+/**
+ * A route given to `shared`: either it names its own auth kind (its metadata is all its own, its
+ * headers too, if any), or it takes the router's, adding at most some metadata.
+ */
+type SharingRoute = AppRoute & ({ metadata: RouteMetadata } | { headers?: never; metadata?: RouteExtras });
+
+/** The routes given to `shared`, each with what it takes from the router. */
+export type SharedRoutes<R, H> = {
+  [K in keyof R]: R[K] extends { metadata: RouteMetadata } ? R[K] : Omit<R[K], 'metadata'> & { headers: H; metadata: RouteMetadata };
+};
+
+/**
+ * The routes of a router, stating once what they share: the metadata (the auth kind, ...) and the
+ * headers that carry the credential. Each route whose metadata names no auth kind gets the headers,
+ * and the metadata with its own merged over it (as ts-rest merges a router's `metadata` option);
+ * a route that names its own auth kind keeps its own metadata and headers (or none). ts-rest's
+ * `baseHeaders` and `metadata` router options are not used: a route could not drop the base
+ * headers, and the merged metadata would no longer be typed `RouteMetadata`.
+ *
+ *   c.router(shared({ auth: 'console' }, consoleHeaders, { list: { method: 'GET', ... }, ... }))
+ */
+export function shared<H extends z.AnyZodObject, R extends Record<string, SharingRoute>>(
+  metadata: RouteMetadata,
+  headers: H,
+  // R is inferred from the routes as written; reading each route property by property too (as c.router does) keeps the
+  // literal types of paths and summaries, and NoInfer keeps c.router's parameter type from widening them.
+  routes: R & { [K in keyof R]: { [P in keyof R[K]]: R[K][P] } },
+): NoInfer<SharedRoutes<R, H>> {
+  const entries = Object.entries(routes as Record<string, { metadata?: Partial<RouteMetadata> }>).map(([key, route]) => {
+    const own = route.metadata;
+    if (own?.auth !== undefined) return [key, route];
+    return [key, { ...route, headers, metadata: { ...metadata, ...own } }];
+  });
+  return Object.fromEntries(entries) as SharedRoutes<R, H>;
+}
 
 /** The headers of a console route: the session cookie, and the CSRF token on state-changing calls. */
 export const consoleHeaders = z.object({

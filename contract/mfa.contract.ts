@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { c, meta, SessionResponseSchema, SuccessSchema, userTokenHeaders } from './common';
+import { c, meta, SessionResponseSchema, shared, SuccessSchema, userTokenHeaders } from './common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors } from './errors';
 
 /** Routes of a signed-in user (or an enrollment challenge): the request, the access token. */
@@ -30,7 +30,7 @@ const DisableBodySchema = z.object({
 });
 
 export const mfaContract = c.router(
-  {
+  shared({ auth: 'user' }, userTokenHeaders, {
     totpSetup: {
       method: 'POST',
       path: '/api/proxy/mfa/totp/setup',
@@ -38,10 +38,9 @@ export const mfaContract = c.router(
       description:
         'Creates a TOTP secret, pending until verify-setup confirms a code from the authenticator app; calling it again replaces a pending secret. 409 when TOTP is already enrolled; 403 when the project policy is off.' +
         enrollmentBearer,
-      headers: userTokenHeaders,
       body: c.noBody(),
       responses: { 200: TotpSetupResponseSchema, ...errors(...USER, ...METHOD_UNAVAILABLE, 'totp_already_enrolled') },
-      metadata: meta({ auth: 'user', enrollmentChallenge: true }),
+      metadata: { enrollmentChallenge: true },
     },
     totpVerifySetup: {
       method: 'POST',
@@ -50,7 +49,6 @@ export const mfaContract = c.router(
       description:
         'A correct code from the app (current 30 s step or one either side) enrolls TOTP. Authenticated with an enrollment challenge, it also finishes that sign-in: the answer then carries token, refresh_token and user, and the challenge is consumed.' +
         enrollmentBearer,
-      headers: userTokenHeaders,
       body: z.object({ code: CodeSchema }),
       responses: {
         200: z.union([
@@ -59,7 +57,7 @@ export const mfaContract = c.router(
         ]),
         ...errors(...USER, ...METHOD_UNAVAILABLE, 'totp_already_enrolled', 'totp_setup_not_started', 'mfa_invalid_code', 'mfa_invalid_challenge'),
       },
-      metadata: meta({ auth: 'user', enrollmentChallenge: true }),
+      metadata: { enrollmentChallenge: true },
     },
     backupCodesGenerate: {
       method: 'POST',
@@ -68,10 +66,9 @@ export const mfaContract = c.router(
       description:
         '10 new single-use codes (xxxxx-xxxxx), shown once and stored hashed; every earlier code stops working. Requires TOTP or SMS to be enrolled.' +
         enrollmentBearer,
-      headers: userTokenHeaders,
       body: c.noBody(),
       responses: { 200: z.object({ codes: z.array(z.string()).length(10) }), ...errors(...USER, ...METHOD_UNAVAILABLE, 'mfa_not_enrolled') },
-      metadata: meta({ auth: 'user', enrollmentChallenge: true }),
+      metadata: { enrollmentChallenge: true },
     },
     verify: {
       method: 'POST',
@@ -102,30 +99,27 @@ export const mfaContract = c.router(
       path: '/api/proxy/mfa/sms/enable',
       summary: 'Enroll SMS',
       description: 'Enrolls SMS when the account has a verified phone number (see sms/phone), 400 otherwise.' + enrollmentBearer,
-      headers: userTokenHeaders,
       body: c.noBody(),
       responses: { 200: SuccessSchema, ...errors(...USER, ...METHOD_UNAVAILABLE, 'mfa_phone_not_verified') },
-      metadata: meta({ auth: 'user', enrollmentChallenge: true }),
+      metadata: { enrollmentChallenge: true },
     },
     smsPhone: {
       method: 'POST',
       path: '/api/proxy/mfa/sms/phone',
       summary: 'Add a phone number',
       description: 'Texts a 6-digit code (5 minutes, 3 attempts) to the E.164 number; sms/phone/verify with it makes the number the verified phone of the account.' + enrollmentBearer,
-      headers: userTokenHeaders,
       body: z.object({ phone: z.string().min(1).max(32).describe('E.164, e.g. +14155550123') }),
       responses: { 200: SuccessSchema, ...errors(...USER, ...METHOD_UNAVAILABLE, 'mfa_invalid_phone', 'rate_limited') },
-      metadata: meta({ auth: 'user', enrollmentChallenge: true }),
+      metadata: { enrollmentChallenge: true },
     },
     smsPhoneVerify: {
       method: 'POST',
       path: '/api/proxy/mfa/sms/phone/verify',
       summary: 'Verify a phone number',
       description: 'The code texted by sms/phone. It stops working after 5 minutes or 3 failed attempts.' + enrollmentBearer,
-      headers: userTokenHeaders,
       body: z.object({ code: CodeSchema }),
       responses: { 200: SuccessSchema.extend({ phone: z.string() }), ...errors(...USER, ...METHOD_UNAVAILABLE, 'mfa_invalid_code', 'mfa_code_expired') },
-      metadata: meta({ auth: 'user', enrollmentChallenge: true }),
+      metadata: { enrollmentChallenge: true },
     },
     totpDisable: {
       method: 'POST',
@@ -133,10 +127,8 @@ export const mfaContract = c.router(
       summary: 'Remove TOTP',
       description:
         'Needs a current code of an enrolled method (TOTP by default). Under the required policy the last method cannot be removed (409). Removing the last of TOTP and SMS also invalidates the backup codes.',
-      headers: userTokenHeaders,
       body: DisableBodySchema,
       responses: { 200: SuccessSchema, ...errors(...DISABLE) },
-      metadata: meta({ auth: 'user' }),
     },
     smsDisable: {
       method: 'POST',
@@ -144,21 +136,17 @@ export const mfaContract = c.router(
       summary: 'Remove SMS',
       description:
         'Needs a current code of an enrolled method (an SMS code from sms/disable/send-code by default). Under the required policy the last method cannot be removed (409). Removing the last of TOTP and SMS also invalidates the backup codes.',
-      headers: userTokenHeaders,
       body: DisableBodySchema,
       responses: { 200: SuccessSchema, ...errors(...DISABLE) },
-      metadata: meta({ auth: 'user' }),
     },
     smsDisableSendCode: {
       method: 'POST',
       path: '/api/proxy/mfa/sms/disable/send-code',
       summary: 'Text a code to confirm removing a factor',
       description: "Sends a 6-digit code (5 minutes, 3 attempts) to the account's verified phone, for mfa/sms/disable or mfa/totp/disable with method sms.",
-      headers: userTokenHeaders,
       body: c.noBody(),
       responses: { 200: SuccessSchema, ...errors(...USER, 'mfa_method_not_enrolled', 'sms_unavailable', 'rate_limited') },
-      metadata: meta({ auth: 'user' }),
     },
-  },
+  }),
   { strictStatusCodes: true },
 );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiKeyHeaders, c, meta } from './common';
+import { apiKeyHeaders, c, meta, shared } from './common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from './errors';
 
 /** The initiation's checks (INITIATION_ERRORS below); an inactive project is checked by the handler, in the spec's order. */
@@ -65,20 +65,18 @@ const CALLBACK_DOC =
   '400 State expired (older than 10 minutes); 500 Token exchange failed (the provider refused the code, or its id_token failed verification).';
 
 export const oauthContract = c.router(
-  {
+  shared({ auth: 'apiKey', allowInactiveProject: true }, apiKeyHeaders, {
     start: {
       method: 'POST',
       path: '/api/proxy/:provider',
       summary: 'Start an OAuth sign-in (returns the provider URL)',
       description: `Creates a PKCE S256 verifier and a single-use, 10-minute state, and answers the provider's authorization URL. ${INITIATION_ERRORS}`,
       pathParams: ProviderParams,
-      headers: apiKeyHeaders,
       body: InitiationFields,
       responses: {
         200: z.object({ redirect_url: z.string().describe('Send the end user there') }),
         ...errors(...BODY_ROUTE_ERRORS, ...INITIATION),
       },
-      metadata: meta({ auth: 'apiKey', allowInactiveProject: true }),
     },
     startRedirect: {
       method: 'GET',
@@ -86,13 +84,11 @@ export const oauthContract = c.router(
       summary: 'Start an OAuth sign-in (redirects to the provider)',
       description: `Same as the POST, with the fields as query parameters; answers 302 to the provider. ${INITIATION_ERRORS}`,
       pathParams: ProviderParams,
-      headers: apiKeyHeaders,
       query: InitiationFields,
       responses: {
         302: c.noBody(),
         ...errors(...QUERY_ROUTE_ERRORS, ...INITIATION),
       },
-      metadata: meta({ auth: 'apiKey', allowInactiveProject: true }),
     },
     callback: {
       method: 'GET',
@@ -121,6 +117,6 @@ export const oauthContract = c.router(
       },
       metadata: meta({ auth: 'none' }),
     },
-  },
+  }),
   { strictStatusCodes: true },
 );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiKeyHeaders, c, meta, SuccessSchema, userTokenHeaders } from './common';
+import { apiKeyHeaders, c, meta, shared, SuccessSchema, userTokenHeaders } from './common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from './errors';
 
 export const SessionSchema = z.object({
@@ -30,16 +30,14 @@ const ENDING =
  * server acting for a user (with its API key), e.g. after a suspicious event.
  */
 export const sessionsContract = c.router(
-  {
+  shared({ auth: 'user' }, userTokenHeaders, {
     list: {
       method: 'GET',
       path: '/api/proxy/sessions',
       summary: "List the signed-in user's sessions",
       description:
         'Every live session of the user of the access token: when it started and was last refreshed, where the user signed in from, the provider, and which one is this token\'s (`current`).',
-      headers: userTokenHeaders,
       responses: { 200: SessionListSchema, ...errors(...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.user) },
-      metadata: meta({ auth: 'user' }),
     },
     end: {
       method: 'POST',
@@ -49,20 +47,16 @@ export const sessionsContract = c.router(
         'Ends the session `session_id` of the user of the access token (it may be the current one: that signs this device out).' +
         ENDING +
         ' 404 when the user has no such session; ending one that already ended answers 200.',
-      headers: userTokenHeaders,
       body: EndOneBody,
       responses: { 200: SuccessSchema, ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.user, 'session_not_found') },
-      metadata: meta({ auth: 'user' }),
     },
     endOthers: {
       method: 'POST',
       path: '/api/proxy/sessions/revoke-others',
       summary: "End the signed-in user's other sessions",
       description: 'Ends every session of the user but the one of the access token (sign out my other devices).' + ENDING,
-      headers: userTokenHeaders,
       body: c.noBody(),
       responses: { 200: EndedSchema, ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.user) },
-      metadata: meta({ auth: 'user' }),
     },
     listForUser: {
       method: 'GET',
@@ -96,6 +90,6 @@ export const sessionsContract = c.router(
       responses: { 200: EndedSchema, ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.apiKey, 'user_not_found') },
       metadata: meta({ auth: 'apiKey' }),
     },
-  },
+  }),
   { strictStatusCodes: true },
 );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiKeyHeaders, c, meta } from './common';
+import { apiKeyHeaders, c, shared } from './common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors } from './errors';
 
 export const TokenUserSchema = z.object({
@@ -12,14 +12,13 @@ export const TokenUserSchema = z.object({
 });
 
 export const tokenContract = c.router(
-  {
+  shared({ auth: 'apiKey' }, apiKeyHeaders, {
     verify: {
       method: 'POST',
       path: '/api/v1/token/verify',
       summary: 'Verify an access token',
       description:
         'Checks signature (HS256 with the project secret), issuer, audience (the project), expiry, and that the user still exists and is enabled. Every failure answers 200 with valid:false.',
-      headers: apiKeyHeaders,
       body: z.object({ token: z.string().max(8192) }),
       responses: {
         200: z.union([
@@ -28,8 +27,7 @@ export const tokenContract = c.router(
         ]),
         ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.apiKey),
       },
-      metadata: meta({ auth: 'apiKey' }),
     },
-  },
+  }),
   { strictStatusCodes: true },
 );
