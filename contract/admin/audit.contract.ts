@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { c, consoleHeaders, meta } from '../common';
+import { c, consoleHeaders, shared } from '../common';
 import { AUTH_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../errors';
 
 /** A project's audit log as the console shows it: the use case of `tollgate audit list`. */
@@ -40,18 +40,18 @@ export const ListAuditQuerySchema = z.object({
   cursor: z.string().max(200).optional().describe('next_cursor of the previous page'),
 });
 
-export const adminAuditContract = c.router({
-  list: {
-    method: 'GET',
-    path: '/api/admin/projects/:projectId/audit',
-    pathParams: projectParams,
-    headers: consoleHeaders,
-    query: ListAuditQuerySchema,
-    responses: {
-      200: z.object({ entries: z.array(AdminAuditEntrySchema), next_cursor: z.string().nullable() }),
-      ...errors(...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'project_not_found', 'invalid_audit_filter'),
+export const adminAuditContract = c.router(
+  shared({ auth: 'console' }, consoleHeaders, {
+    list: {
+      method: 'GET',
+      path: '/api/admin/projects/:projectId/audit',
+      pathParams: projectParams,
+      query: ListAuditQuerySchema,
+      responses: {
+        200: z.object({ entries: z.array(AdminAuditEntrySchema), next_cursor: z.string().nullable() }),
+        ...errors(...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'project_not_found', 'invalid_audit_filter'),
+      },
+      summary: "The project's audit log, newest first, filtered by user, action prefix, outcome and time range",
     },
-    metadata: meta({ auth: 'console' }),
-    summary: "The project's audit log, newest first, filtered by user, action prefix, outcome and time range",
-  },
-});
+  }),
+);

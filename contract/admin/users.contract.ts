@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { c, consoleHeaders, meta } from '../common';
+import { c, consoleHeaders, shared } from '../common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../errors';
 import { AdminSubscriptionSchema } from './billing.contract';
 
@@ -60,68 +60,58 @@ export const ListUsersQuerySchema = z.object({
 
 export const SetUserDisabledBodySchema = z.object({ disabled: z.boolean() }).strict();
 
-export const adminUsersContract = c.router({
-  list: {
-    method: 'GET',
-    path: '/api/admin/projects/:projectId/users',
-    pathParams: projectParams,
-    headers: consoleHeaders,
-    query: ListUsersQuerySchema,
-    responses: { 200: z.object({ users: z.array(AdminUserSchema), next_cursor: z.string().nullable() }), ...errors(...GET, 'invalid_user_query') },
-    metadata: meta({ auth: 'console' }),
-    summary: "The project's end users, newest first, optionally those whose email contains the search text",
-  },
-  get: {
-    method: 'GET',
-    path: '/api/admin/projects/:projectId/users/:userId',
-    pathParams: userParams,
-    headers: consoleHeaders,
-    responses: { 200: AdminUserDetailSchema, ...errors(...GET, 'user_not_found') },
-    metadata: meta({ auth: 'console' }),
-    summary: 'One end user: identities, MFA factors, live sessions and subscription',
-  },
-  setDisabled: {
-    method: 'PATCH',
-    path: '/api/admin/projects/:projectId/users/:userId',
-    pathParams: userParams,
-    headers: consoleHeaders,
-    body: SetUserDisabledBodySchema,
-    responses: { 200: z.object({ user: AdminUserSchema }), ...errors(...WRITE, 'user_not_found') },
-    metadata: meta({ auth: 'console' }),
-    summary: 'Disable (sign-ins refused, every session ended) or enable the user',
-  },
-  signOutEverywhere: {
-    method: 'POST',
-    path: '/api/admin/projects/:projectId/users/:userId/sign-out',
-    pathParams: userParams,
-    headers: consoleHeaders,
-    body: c.noBody(),
-    responses: { 200: z.object({ sessions_ended: z.number().int() }), ...errors(...WRITE, 'user_not_found') },
-    metadata: meta({ auth: 'console' }),
-    summary: 'End every session of the user: its refresh and access tokens stop working',
-  },
-  endSession: {
-    method: 'DELETE',
-    path: '/api/admin/projects/:projectId/users/:userId/sessions/:sessionId',
-    pathParams: userParams.extend({ sessionId: z.string().min(1).max(100) }),
-    headers: consoleHeaders,
-    responses: { 200: z.object({ success: z.literal(true) }), ...errors(...GET, 'user_not_found', 'session_not_found') },
-    metadata: meta({ auth: 'console' }),
-    summary: 'End one session of the user',
-  },
-  removeMfaFactor: {
-    method: 'DELETE',
-    path: '/api/admin/projects/:projectId/users/:userId/mfa/:factor',
-    pathParams: userParams.extend({ factor: z.enum(MFA_FACTOR_NAMES).describe('totp, sms or backup_codes') }),
-    headers: consoleHeaders,
-    responses: {
-      200: z.object({
-        factor: z.enum(MFA_FACTOR_NAMES),
-        sessions_ended: z.number().int().nullable().describe("Sessions ended (null when the project's MFA policy is off: none end)"),
-      }),
-      ...errors(...GET, 'user_not_found', 'mfa_method_not_enrolled'),
+export const adminUsersContract = c.router(
+  shared({ auth: 'console' }, consoleHeaders, {
+    list: {
+      method: 'GET',
+      path: '/api/admin/projects/:projectId/users',
+      pathParams: projectParams,
+      query: ListUsersQuerySchema,
+      responses: { 200: z.object({ users: z.array(AdminUserSchema), next_cursor: z.string().nullable() }), ...errors(...GET, 'invalid_user_query') },
+      summary: "The project's end users, newest first, optionally those whose email contains the search text",
     },
-    metadata: meta({ auth: 'console' }),
-    summary: "Remove one MFA factor of the user (no code asked); the user's sessions end unless the MFA policy is off",
-  },
-});
+    get: {
+      method: 'GET',
+      path: '/api/admin/projects/:projectId/users/:userId',
+      pathParams: userParams,
+      responses: { 200: AdminUserDetailSchema, ...errors(...GET, 'user_not_found') },
+      summary: 'One end user: identities, MFA factors, live sessions and subscription',
+    },
+    setDisabled: {
+      method: 'PATCH',
+      path: '/api/admin/projects/:projectId/users/:userId',
+      pathParams: userParams,
+      body: SetUserDisabledBodySchema,
+      responses: { 200: z.object({ user: AdminUserSchema }), ...errors(...WRITE, 'user_not_found') },
+      summary: 'Disable (sign-ins refused, every session ended) or enable the user',
+    },
+    signOutEverywhere: {
+      method: 'POST',
+      path: '/api/admin/projects/:projectId/users/:userId/sign-out',
+      pathParams: userParams,
+      body: c.noBody(),
+      responses: { 200: z.object({ sessions_ended: z.number().int() }), ...errors(...WRITE, 'user_not_found') },
+      summary: 'End every session of the user: its refresh and access tokens stop working',
+    },
+    endSession: {
+      method: 'DELETE',
+      path: '/api/admin/projects/:projectId/users/:userId/sessions/:sessionId',
+      pathParams: userParams.extend({ sessionId: z.string().min(1).max(100) }),
+      responses: { 200: z.object({ success: z.literal(true) }), ...errors(...GET, 'user_not_found', 'session_not_found') },
+      summary: 'End one session of the user',
+    },
+    removeMfaFactor: {
+      method: 'DELETE',
+      path: '/api/admin/projects/:projectId/users/:userId/mfa/:factor',
+      pathParams: userParams.extend({ factor: z.enum(MFA_FACTOR_NAMES).describe('totp, sms or backup_codes') }),
+      responses: {
+        200: z.object({
+          factor: z.enum(MFA_FACTOR_NAMES),
+          sessions_ended: z.number().int().nullable().describe("Sessions ended (null when the project's MFA policy is off: none end)"),
+        }),
+        ...errors(...GET, 'user_not_found', 'mfa_method_not_enrolled'),
+      },
+      summary: "Remove one MFA factor of the user (no code asked); the user's sessions end unless the MFA policy is off",
+    },
+  }),
+);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { c, consoleHeaders, meta, SuccessSchema } from '../common';
+import { c, consoleHeaders, shared, SuccessSchema } from '../common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../errors';
 import { BILLING_EVENT_NAMES } from './billing.contract';
 
@@ -70,108 +70,92 @@ export const UpdateWebhookBodySchema = z
 
 const Secret = z.string().describe('The signing secret: shown now and never again');
 
-export const adminWebhooksContract = c.router({
-  list: {
-    method: 'GET',
-    path: '/api/admin/projects/:projectId/webhooks',
-    pathParams: projectParams,
-    headers: consoleHeaders,
-    responses: { 200: z.object({ endpoints: z.array(AdminWebhookEndpointSchema) }), ...errors(...GET) },
-    metadata: meta({ auth: 'console' }),
-    summary: "The project's webhook endpoints (never their secrets)",
-  },
-  create: {
-    method: 'POST',
-    path: '/api/admin/projects/:projectId/webhooks',
-    pathParams: projectParams,
-    headers: consoleHeaders,
-    body: CreateWebhookBodySchema,
-    responses: { 201: z.object({ endpoint: AdminWebhookEndpointSchema, secret: Secret }), ...errors(...WRITE, ...ADMIN_WEBHOOK_REFUSALS.create) },
-    metadata: meta({ auth: 'console' }),
-    summary: 'Register an endpoint; its signing secret is shown once',
-  },
-  update: {
-    method: 'PATCH',
-    path: '/api/admin/projects/:projectId/webhooks/:endpointId',
-    pathParams: endpointParams,
-    headers: consoleHeaders,
-    body: UpdateWebhookBodySchema,
-    responses: { 200: z.object({ endpoint: AdminWebhookEndpointSchema }), ...errors(...WRITE, ...ADMIN_WEBHOOK_REFUSALS.update) },
-    metadata: meta({ auth: 'console' }),
-    summary: 'Change the URL, events, description, or enable/disable the endpoint',
-  },
-  remove: {
-    method: 'DELETE',
-    path: '/api/admin/projects/:projectId/webhooks/:endpointId',
-    pathParams: endpointParams,
-    headers: consoleHeaders,
-    responses: { 200: SuccessSchema, ...errors(...GET, ...ADMIN_WEBHOOK_REFUSALS.endpoint) },
-    metadata: meta({ auth: 'console' }),
-    summary: 'Delete the endpoint and its delivery log',
-  },
-  rollSecret: {
-    method: 'POST',
-    path: '/api/admin/projects/:projectId/webhooks/:endpointId/roll-secret',
-    pathParams: endpointParams,
-    headers: consoleHeaders,
-    body: c.noBody(),
-    responses: {
-      200: z.object({ endpoint: AdminWebhookEndpointSchema, secret: Secret, previous_secret_valid_until: z.string() }),
-      ...errors(...WRITE, ...ADMIN_WEBHOOK_REFUSALS.endpoint),
+export const adminWebhooksContract = c.router(
+  shared({ auth: 'console' }, consoleHeaders, {
+    list: {
+      method: 'GET',
+      path: '/api/admin/projects/:projectId/webhooks',
+      pathParams: projectParams,
+      responses: { 200: z.object({ endpoints: z.array(AdminWebhookEndpointSchema) }), ...errors(...GET) },
+      summary: "The project's webhook endpoints (never their secrets)",
     },
-    metadata: meta({ auth: 'console' }),
-    summary: 'A new signing secret, shown once; the old one keeps signing beside it for a day',
-  },
-  test: {
-    method: 'POST',
-    path: '/api/admin/projects/:projectId/webhooks/:endpointId/test',
-    pathParams: endpointParams,
-    headers: consoleHeaders,
-    body: c.noBody(),
-    responses: {
-      200: z.object({
-        ok: z.boolean().describe('The receiver answered 200'),
-        status: z.number().int().nullable().describe('Its status; null when nothing answered'),
-        duration_ms: z.number().int(),
-        error: z.string().nullable(),
-        delivery_id: z.string(),
-      }),
-      ...errors(...WRITE, ...ADMIN_WEBHOOK_REFUSALS.endpoint),
+    create: {
+      method: 'POST',
+      path: '/api/admin/projects/:projectId/webhooks',
+      pathParams: projectParams,
+      body: CreateWebhookBodySchema,
+      responses: { 201: z.object({ endpoint: AdminWebhookEndpointSchema, secret: Secret }), ...errors(...WRITE, ...ADMIN_WEBHOOK_REFUSALS.create) },
+      summary: 'Register an endpoint; its signing secret is shown once',
     },
-    metadata: meta({ auth: 'console' }),
-    summary: 'Send a signed test event now and say how the receiver answered',
-  },
-  deliveries: {
-    method: 'GET',
-    path: '/api/admin/projects/:projectId/webhooks/:endpointId/deliveries',
-    pathParams: endpointParams,
-    headers: consoleHeaders,
-    query: z.object({ limit: z.coerce.number().int().min(1).max(200).optional() }),
-    responses: { 200: z.object({ deliveries: z.array(AdminWebhookDeliverySchema) }), ...errors(...GET, ...ADMIN_WEBHOOK_REFUSALS.endpoint) },
-    metadata: meta({ auth: 'console' }),
-    summary: "The endpoint's delivery log, newest first, with each attempt",
-  },
-  resend: {
-    method: 'POST',
-    path: '/api/admin/projects/:projectId/webhook-deliveries/:deliveryId/resend',
-    pathParams: projectParams.extend({ deliveryId: z.string().min(1).max(100) }),
-    headers: consoleHeaders,
-    body: c.noBody(),
-    responses: { 200: z.object({ delivery_id: z.string(), queued: z.boolean() }), ...errors(...WRITE, ...ADMIN_WEBHOOK_REFUSALS.resend) },
-    metadata: meta({ auth: 'console' }),
-    summary: 'Send a delivery again (same event id and payload)',
-  },
-  retryNow: {
-    method: 'POST',
-    path: '/api/admin/projects/:projectId/webhook-deliveries/:deliveryId/retry-now',
-    pathParams: projectParams.extend({ deliveryId: z.string().min(1).max(100) }),
-    headers: consoleHeaders,
-    body: c.noBody(),
-    responses: {
-      200: z.object({ delivery_id: z.string(), was_due_at: z.string().describe('When its next attempt was due before') }),
-      ...errors(...WRITE, ...ADMIN_WEBHOOK_REFUSALS.retryNow),
+    update: {
+      method: 'PATCH',
+      path: '/api/admin/projects/:projectId/webhooks/:endpointId',
+      pathParams: endpointParams,
+      body: UpdateWebhookBodySchema,
+      responses: { 200: z.object({ endpoint: AdminWebhookEndpointSchema }), ...errors(...WRITE, ...ADMIN_WEBHOOK_REFUSALS.update) },
+      summary: 'Change the URL, events, description, or enable/disable the endpoint',
     },
-    metadata: meta({ auth: 'console' }),
-    summary: 'Run now the next attempt of a delivery waiting for a retry',
-  },
-});
+    remove: {
+      method: 'DELETE',
+      path: '/api/admin/projects/:projectId/webhooks/:endpointId',
+      pathParams: endpointParams,
+      responses: { 200: SuccessSchema, ...errors(...GET, ...ADMIN_WEBHOOK_REFUSALS.endpoint) },
+      summary: 'Delete the endpoint and its delivery log',
+    },
+    rollSecret: {
+      method: 'POST',
+      path: '/api/admin/projects/:projectId/webhooks/:endpointId/roll-secret',
+      pathParams: endpointParams,
+      body: c.noBody(),
+      responses: {
+        200: z.object({ endpoint: AdminWebhookEndpointSchema, secret: Secret, previous_secret_valid_until: z.string() }),
+        ...errors(...WRITE, ...ADMIN_WEBHOOK_REFUSALS.endpoint),
+      },
+      summary: 'A new signing secret, shown once; the old one keeps signing beside it for a day',
+    },
+    test: {
+      method: 'POST',
+      path: '/api/admin/projects/:projectId/webhooks/:endpointId/test',
+      pathParams: endpointParams,
+      body: c.noBody(),
+      responses: {
+        200: z.object({
+          ok: z.boolean().describe('The receiver answered 200'),
+          status: z.number().int().nullable().describe('Its status; null when nothing answered'),
+          duration_ms: z.number().int(),
+          error: z.string().nullable(),
+          delivery_id: z.string(),
+        }),
+        ...errors(...WRITE, ...ADMIN_WEBHOOK_REFUSALS.endpoint),
+      },
+      summary: 'Send a signed test event now and say how the receiver answered',
+    },
+    deliveries: {
+      method: 'GET',
+      path: '/api/admin/projects/:projectId/webhooks/:endpointId/deliveries',
+      pathParams: endpointParams,
+      query: z.object({ limit: z.coerce.number().int().min(1).max(200).optional() }),
+      responses: { 200: z.object({ deliveries: z.array(AdminWebhookDeliverySchema) }), ...errors(...GET, ...ADMIN_WEBHOOK_REFUSALS.endpoint) },
+      summary: "The endpoint's delivery log, newest first, with each attempt",
+    },
+    resend: {
+      method: 'POST',
+      path: '/api/admin/projects/:projectId/webhook-deliveries/:deliveryId/resend',
+      pathParams: projectParams.extend({ deliveryId: z.string().min(1).max(100) }),
+      body: c.noBody(),
+      responses: { 200: z.object({ delivery_id: z.string(), queued: z.boolean() }), ...errors(...WRITE, ...ADMIN_WEBHOOK_REFUSALS.resend) },
+      summary: 'Send a delivery again (same event id and payload)',
+    },
+    retryNow: {
+      method: 'POST',
+      path: '/api/admin/projects/:projectId/webhook-deliveries/:deliveryId/retry-now',
+      pathParams: projectParams.extend({ deliveryId: z.string().min(1).max(100) }),
+      body: c.noBody(),
+      responses: {
+        200: z.object({ delivery_id: z.string(), was_due_at: z.string().describe('When its next attempt was due before') }),
+        ...errors(...WRITE, ...ADMIN_WEBHOOK_REFUSALS.retryNow),
+      },
+      summary: 'Run now the next attempt of a delivery waiting for a retry',
+    },
+  }),
+);
