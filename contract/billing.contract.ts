@@ -54,7 +54,7 @@ export const BILLING_REFUSALS = {
   change: [...PRICE, ...PROCESSOR, ...CARD, ...CHANGE, ...SUBSCRIPTION],
   cancel: [...SUBSCRIPTION, ...PROCESSOR, 'cancellation_scheduled', 'subscription_paused'],
   pause: [...SUBSCRIPTION, ...PROCESSOR, 'subscription_paused', 'subscription_past_due', 'subscription_trialing', 'cancellation_scheduled'],
-  resume: [...SUBSCRIPTION, ...PROCESSOR, 'subscription_not_resumable'],
+  resume: [...SUBSCRIPTION, ...PROCESSOR, ...CARD, 'subscription_not_resumable'],
   stripeWebhook: ['invalid_webhook_signature', 'webhook_project_unknown', 'processor_rejected', 'processor_unavailable'],
 } as const;
 
@@ -347,7 +347,8 @@ export const billingContract = c.router(
       path: '/api/proxy/billing/subscription/resume',
       summary: 'Resume the subscription',
       description:
-        'From paused (active again, entitled at once; the next charge at the current period end) or from pending cancellation (the cancellation is withdrawn). Event subscription.updated. Any other status answers 409 `subscription_not_resumable`.' +
+        'From paused (active again, entitled at once; the next charge at the current period end) or from pending cancellation (the cancellation is withdrawn). Event subscription.updated. Any other status answers 409 `subscription_not_resumable`. ' +
+        'When a period began while paused, the resume charges it; a declined card answers 402 `card_declined` and the subscription stays paused.' +
         IDEMPOTENCY_DOC,
       body: c.noBody(),
       responses: { 200: SubscriptionSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.resume) },

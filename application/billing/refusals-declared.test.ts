@@ -45,10 +45,8 @@ const connect = (r: Refusal<'connectBilling'>): AdminAnswer<typeof adminRoutes.c
 // @ts-expect-error the cancel route declares no card refusal
 const cancelAnsweringChange = (r: Refusal<'changeSubscription'>): Answer<typeof routes.cancel> => answer(r);
 
-// The resume use case can answer a decline (a resume once a period began while paused charges it),
-// which its route does not declare: its handler takes the card refusals out explicitly, as faults.
-// @ts-expect-error the resume route declares no card refusal
-const resumeAnsweringDecline = (r: Refusal<'resumeSubscription'>): Answer<typeof routes.resume> => answer(r);
+// A resume once a period began while paused charges it, so its route declares the card refusals.
+const resume = (r: Refusal<'resumeSubscription'>): Answer<typeof routes.resume> => answer(r);
 
 // A Stripe key refusal (`invalid_secret_key`, 400) on the console's create-plan route.
 // @ts-expect-error the create-plan route declares no key refusal
@@ -78,13 +76,13 @@ describe('the billing routes answer only the refusals they declare', () => {
     expect(declares(routes.checkout, checkout({ ok: false, error: 'redirect_url_not_allowed' }))).toBe(true);
     expect(declares(routes.change, change({ ok: false, error: 'card_declined' }))).toBe(true);
     expect(declares(routes.cancel, cancel({ ok: false, error: 'cancellation_scheduled' }))).toBe(true);
+    expect(declares(routes.resume, resume({ ok: false, error: 'card_declined' }))).toBe(true);
     expect(declares(routes.stripeWebhook, webhook({ ok: false, error: 'webhook_project_unknown' }))).toBe(true);
     expect(declares(adminRoutes.connect, connect({ ok: false, error: 'processor_rejected_key', detail: 'Stripe refused the secret key: expired' }))).toBe(true);
   });
 
   it('the answers the type-check refuses above are ones the contract does not declare', () => {
     expect(declares(routes.cancel, cancelAnsweringChange({ ok: false, error: 'card_declined' }))).toBe(false);
-    expect(declares(routes.resume, resumeAnsweringDecline({ ok: false, error: 'card_declined' }))).toBe(false);
     expect(declares(adminRoutes.createPlan, createPlanAnsweringConnect({ ok: false, error: 'invalid_secret_key' }))).toBe(false);
     expect(declares(routes.stripeWebhook, webhookAnsweringCheckout({ ok: false, error: 'redirect_url_not_allowed' }))).toBe(false);
   });

@@ -3,7 +3,6 @@ import type { Response } from 'express';
 import { billingContract } from '../../../contract/billing.contract';
 import type { BillingActor, ProcessorUseCases, UserUseCases } from '../../../application/billing/use-cases';
 import { type ChangePreviewView, type InvoiceLineView, type InvoiceView, type PlanView, planView, type SubscriptionView } from '../../../application/billing/views';
-import type { Err } from '../../../domain/result';
 import { requestKeyOf } from './idempotency';
 import { failureResponse } from './rate-limit';
 import { authOf, originOf, projectOf, rawBodyOf } from './request-context';
@@ -18,15 +17,6 @@ function actorOf(res: Response): BillingActor {
   const auth = authOf(res);
   if (!auth.project || !auth.user) throw new Error('route has no authenticated user');
   return { project: auth.project, user: auth.user };
-}
-
-/**
- * A refusal without the codes `undeclared`, which its route does not declare: meeting one is a
- * fault (thrown, logged and answered 500), not an answer the client was promised.
- */
-function withoutUndeclared<E extends string, U extends E>(r: Err<E>, undeclared: readonly U[]): Err<Exclude<E, U>> {
-  if ((undeclared as readonly string[]).includes(r.error)) throw new Error(`billing use case refused with ${r.error}, which its route does not declare`);
-  return r as Err<Exclude<E, U>>;
 }
 
 const iso = (date: Date): string => date.toISOString();
@@ -183,10 +173,8 @@ export function makeBillingRoutes(billing: BillingRouteUseCases) {
 
     resume: async ({ req, res }) => {
       const r = await billing.resumeSubscription({ ...actorOf(res), origin: originOf(req, res) }, { requestKey: requestKeyOf(res) });
-      if (r.ok) return { status: 200, body: renderSubscription(r.value) };
-      // A resume once a period began while paused charges the new period, and the charge can be
-      // declined; the route declares no card refusal, so a decline is answered as a fault.
-      return failureResponse(res, withoutUndeclared(r, ['card_declined', 'invalid_payment_method']));
+      // A resume once a period began while paused charges the new period: a decline answers 402.
+      return r.ok ? { status: 200, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 
     stripeWebhook: async ({ req, res }) => {
