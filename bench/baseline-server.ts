@@ -47,7 +47,13 @@ app.post('/pg/:n', async (req, res) => {
   res.json({ ok: true });
 });
 app.post('/webhooks/post', async (req, res) => {
-  const { url, secret, count, concurrency, body } = req.body as { url: string; secret: string; count: number; concurrency: number; body: Record<string, unknown> };
+  const { url, secret, count, concurrency, body } = req.body as {
+    url: string;
+    secret: string;
+    count: number;
+    concurrency: number;
+    body: Record<string, unknown>;
+  };
   const target = new URL(url);
   let next = 0;
   let failed = 0;

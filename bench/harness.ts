@@ -22,7 +22,14 @@ import { OidcPeer } from '../test/support/oidc-provider';
 export const smoke = process.argv.includes('--smoke');
 /** `--only=1,4,1b`: run just these workloads (for profiling one path); the default runs them all. */
 const onlyArg = process.argv.find((a) => a.startsWith('--only='));
-const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',').map((w) => w.trim())) : null;
+const only = onlyArg
+  ? new Set(
+      onlyArg
+        .slice('--only='.length)
+        .split(',')
+        .map((w) => w.trim()),
+    )
+  : null;
 export const wanted = (workload: string) => !only || only.has(workload);
 export const ROUNDS = smoke ? 1 : 3;
 export const SECONDS = smoke ? 1 : 5;
@@ -66,7 +73,9 @@ export async function load(opts: autocannon.Options & { expectStatus?: number | 
     .filter(([code]) => !expected.includes(Number(code)))
     .reduce((n, [, v]) => n + v.count, 0);
   if (unexpected > 0) {
-    const seen = Object.entries(codes).map(([code, v]) => `${code}: ${v.count}`).join(', ');
+    const seen = Object.entries(codes)
+      .map(([code, v]) => `${code}: ${v.count}`)
+      .join(', ');
     log(`    unexpected statuses (${seen}) from ${opts.url}`);
   }
   return {
@@ -102,7 +111,10 @@ export async function compare(name: string, baseline: () => Promise<Stats>, cand
     bases.push(await baseline());
     cands.push(await candidate());
     const cpu = (s: Stats) => (s.cpuUsPerRequest === undefined ? '' : ` (${s.cpuUsPerRequest.toFixed(0)} µs CPU/req)`);
-    log(`  ${name}: round ${r + 1}/${ROUNDS} baseline ${bases.at(-1)!.rps.toFixed(0)} req/s${cpu(bases.at(-1)!)}, tollgate ${cands.at(-1)!.rps.toFixed(0)} req/s${cpu(cands.at(-1)!)}`);
+    log(
+      `  ${name}: round ${r + 1}/${ROUNDS} baseline ${bases.at(-1)!.rps.toFixed(0)} req/s${cpu(bases.at(-1)!)}, tollgate ` +
+        `${cands.at(-1)!.rps.toFixed(0)} req/s${cpu(cands.at(-1)!)}`,
+    );
   }
   const ratios = cands.map((c, i) => c.rps / Math.max(bases[i]!.rps, 1e-9));
   const pick = (xs: Stats[]): Stats => ({
@@ -220,7 +232,12 @@ export async function startBench(): Promise<Bench> {
     stopDb = embedded.stop;
   }
   // Mail must be deliverable in production mode: a local SMTP sink swallows it.
-  const smtp = new SMTPServer({ authOptional: true, disabledCommands: ['STARTTLS'], logger: false, onData: (s, _session, cb) => s.on('data', () => undefined).on('end', () => cb()) });
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData: (s, _session, cb) => s.on('data', () => undefined).on('end', () => cb()),
+  });
   const smtpPort = await freePort();
   await new Promise<void>((r) => smtp.listen(smtpPort, '127.0.0.1', () => r()));
 
@@ -247,11 +264,21 @@ export async function startBench(): Promise<Bench> {
 
   // Seed one project through the application's own use case.
   const seedConfig = loadConfig({ ...serverEnv, PORT: '0' });
-  const seeder = await createTollgate({ config: seedConfig, databaseUrl, secretKey: Buffer.from(secretKey, 'base64'), logger: createLogger('warn', false), runWorker: false, migrate: true });
+  const seeder = await createTollgate({
+    config: seedConfig,
+    databaseUrl,
+    secretKey: Buffer.from(secretKey, 'base64'),
+    logger: createLogger('warn', false),
+    runWorker: false,
+    migrate: true,
+  });
   const created = await seeder.core.db.withContext(() => seeder.admin.createProject({ name: 'Bench', callbackUrls: ['http://localhost:3000/callback'] }));
   if (!created.ok) throw new Error(created.error);
   const enabled = await seeder.core.db.withContext(() =>
-    seeder.admin.updateProject(created.value.project.id, { enable: ['google'], providerCredentials: [{ provider: 'google', credentials: op.credentials('google') }] }),
+    seeder.admin.updateProject(created.value.project.id, {
+      enable: ['google'],
+      providerCredentials: [{ provider: 'google', credentials: op.credentials('google') }],
+    }),
   );
   if (!enabled.ok) throw new Error(enabled.error);
   const billing = wireBilling({ core: seeder.core, config: seedConfig, console: seeder.admin.console }).useCases;
@@ -278,7 +305,12 @@ export async function startBench(): Promise<Bench> {
   const tg = `http://127.0.0.1:${tgPort}`;
   const basePort = await freePort();
   const startBaseline = (env: Record<string, string> = {}) =>
-    startChild('bench/baseline-server.ts', { DATABASE_URL: databaseUrl, ...env }, async (port) => (await fetch(`http://127.0.0.1:${port}/verify`, { method: 'POST' })).ok, basePort);
+    startChild(
+      'bench/baseline-server.ts',
+      { DATABASE_URL: databaseUrl, ...env },
+      async (port) => (await fetch(`http://127.0.0.1:${port}/verify`, { method: 'POST' })).ok,
+      basePort,
+    );
   log('starting the baseline server');
   const base = await startBaseline();
   const bs = `http://127.0.0.1:${basePort}`;

@@ -10,9 +10,11 @@ function fmt(n: number | undefined, digits = 1) {
 
 export function render(rows: Row[], mem: Record<string, number>): string {
   const lines = [
-    `Tollgate benchmark${smoke ? ' (smoke: timings meaningless)' : ''} — ${os.cpus().length} cores, Node ${process.version}, ${ROUNDS} rounds x ${SECONDS}s, ${CONNECTIONS} connections`,
+    `Tollgate benchmark${smoke ? ' (smoke: timings meaningless)' : ''} — ${os.cpus().length} cores, Node ${process.version}, ${ROUNDS} rounds x ` +
+      `${SECONDS}s, ${CONNECTIONS} connections`,
     '',
-    '| workload | baseline | ratio median (min–max) | goal | Tollgate req/s | p50 / p99 ms | baseline req/s | p50 / p99 ms | server CPU µs/req (Tollgate / baseline) | non-2xx |',
+    '| workload | baseline | ratio median (min–max) | goal | Tollgate req/s | p50 / p99 ms | baseline req/s | p50 / p99 ms | server CPU µs/req ' +
+      '(Tollgate / baseline) | non-2xx |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
@@ -25,7 +27,7 @@ export function render(rows: Row[], mem: Record<string, number>): string {
   }
   lines.push('', '| memory | MiB |', '|---|---|');
   for (const [k, v] of Object.entries(mem)) lines.push(`| ${k} | ${v.toFixed(0)} |`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** Prints the table and writes the run's JSON under bench/results/. */
@@ -34,6 +36,13 @@ export function report(rows: Row[], mem: Record<string, number>): void {
   const dir = path.join(root, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}${smoke ? '-smoke' : ''}.json`);
-  writeFileSync(file, JSON.stringify({ smoke, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, cpus: os.cpus().length, node: process.version, rows, memory: mem }, null, 2));
+  writeFileSync(
+    file,
+    JSON.stringify(
+      { smoke, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, cpus: os.cpus().length, node: process.version, rows, memory: mem },
+      null,
+      2,
+    ),
+  );
   log(`results written to ${path.relative(root, file)}`);
 }

@@ -115,7 +115,14 @@ export class BenchWebhookReceiver {
   /** The created -> arrival latencies; missing events count as errors, badly signed ones as non-2xx. */
   latencyStats(round: Round, want: number): Stats {
     const latencies = [...round.arrivals.values()].map((a) => a.latencyMs).sort((a, b) => a - b);
-    return { rps: 0, p50: percentile(latencies, 50), p99: percentile(latencies, 99), p97_5: percentile(latencies, 97.5), non2xx: round.bad, errors: want - round.arrivals.size };
+    return {
+      rps: 0,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      p97_5: percentile(latencies, 97.5),
+      non2xx: round.bad,
+      errors: want - round.arrivals.size,
+    };
   }
 
   stop(): Promise<void> {
@@ -134,7 +141,14 @@ export async function webhookRig(bench: Bench) {
   const { seedConfig, databaseUrl, secretKey, projectId } = bench;
   await stopChild(bench.tollgate);
   const receiver = await BenchWebhookReceiver.start();
-  const recorder = await createTollgate({ config: seedConfig, databaseUrl, secretKey: Buffer.from(secretKey, 'base64'), logger: createLogger('warn', false), runWorker: false, migrate: false });
+  const recorder = await createTollgate({
+    config: seedConfig,
+    databaseUrl,
+    secretKey: Buffer.from(secretKey, 'base64'),
+    logger: createLogger('warn', false),
+    runWorker: false,
+    migrate: false,
+  });
   await recorder.start();
   const { core } = recorder;
   const endpoints: string[] = [];
@@ -148,7 +162,14 @@ export async function webhookRig(bench: Bench) {
   const publisher = webhookEventPublisher({ core, config: seedConfig }, new PostgresEventPublisher(core.db));
   const userId = core.crypto.uuid();
   const subscriptionId = core.crypto.uuid();
-  const invoice = { object: 'invoice', status: 'paid', amountDue: 1000, amountPaid: 1000, currency: 'usd', lines: [{ description: 'Basic (Monthly)', amount: 1000, quantity: 1 }] };
+  const invoice = {
+    object: 'invoice',
+    status: 'paid',
+    amountDue: 1000,
+    amountPaid: 1000,
+    currency: 'usd',
+    lines: [{ description: 'Basic (Monthly)', amount: 1000, quantity: 1 }],
+  };
   const event = (type: 'invoice.paid' | 'subscription.updated' = 'invoice.paid') =>
     buildEvent(core, { projectId, type, userId, subscriptionId, dedupeKey: null, amount: 1000, currency: 'usd', data: invoice });
   const record = (type?: 'invoice.paid' | 'subscription.updated') => core.db.withContext(() => publisher.publish(event(type)));

@@ -153,7 +153,7 @@ export const InvoiceSchema = z.object({
   subtotal: Amount,
   amountDue: Amount,
   amountPaid: Amount,
-  amountRefunded: Amount.describe('What Tollgate refunded of the payment (a duplicate subscription\'s charge); 0 when none'),
+  amountRefunded: Amount.describe("What Tollgate refunded of the payment (a duplicate subscription's charge); 0 when none"),
   lines: z.array(InvoiceLineSchema),
   periodStart: DateTime,
   periodEnd: DateTime,
@@ -189,10 +189,13 @@ const STATUSES =
   '`past_due` (a renewal failed; retried for 14 days, then canceled), `paused` (no service and no charges until resumed), ' +
   '`pending_cancellation` (canceled at period end: stays usable until `currentPeriodEnd`, then `canceled`), `canceled` (over), ' +
   '`incomplete` (the first payment failed; not live, the user may try another card) and `incomplete_expired`. ' +
-  'Entitled (GET billing/entitlements answers the plan): active, trialing, past_due during its 14-day grace, and pending_cancellation until the period ends; never paused, incomplete or canceled.';
+  'Entitled (GET billing/entitlements answers the plan): active, trialing, past_due during its 14-day grace, and pending_cancellation until the ' +
+  'period ends; never paused, incomplete or canceled.';
 
 const IDEMPOTENCY_DOC =
-  ' Send an `Idempotency-Key` header to retry safely: the same key and body within 24 hours answer the first answer again (with `Idempotent-Replayed: true`), the same key with another body 422 `idempotency_key_reused`, and while the first request runs 409 `idempotency_key_in_progress`. Answers of 5xx are not kept, so a retry after an outage runs again.';
+  ' Send an `Idempotency-Key` header to retry safely: the same key and body within 24 hours answer the first answer again (with ' +
+  '`Idempotent-Replayed: true`), the same key with another body 422 `idempotency_key_reused`, and while the first request runs 409 ' +
+  '`idempotency_key_in_progress`. Answers of 5xx are not kept, so a retry after an outage runs again.';
 
 /** The routes share the headers and metadata of a signed-in user's idempotent routes; the catalog, the reads and Stripe's webhooks name their own. */
 export const billingContract = c.router(
@@ -202,7 +205,8 @@ export const billingContract = c.router(
       path: '/api/proxy/billing/plans',
       summary: 'List the plans',
       description:
-        "The project's visible plans (hidden plans omitted) in hierarchy order, lowest tier first, each with its active prices. Takes an end user's access token or the project API key.",
+        "The project's visible plans (hidden plans omitted) in hierarchy order, lowest tier first, each with its active prices. Takes an end " +
+        "user's access token or the project API key.",
       headers: userOrApiKeyHeaders,
       responses: { 200: z.object({ plans: z.array(PlanSchema) }), ...errors(...CATALOG) },
       metadata: meta({ auth: 'userOrApiKey' }),
@@ -212,7 +216,8 @@ export const billingContract = c.router(
       path: '/api/proxy/billing/products',
       summary: 'List the products with their prices',
       description:
-        "Every plan (= product) of the project, hidden ones included (a project may sell them by link), in hierarchy order with its active prices. Takes an end user's access token or the project API key.",
+        'Every plan (= product) of the project, hidden ones included (a project may sell them by link), in hierarchy order with its active prices. ' +
+        "Takes an end user's access token or the project API key.",
       headers: userOrApiKeyHeaders,
       responses: { 200: z.object({ products: z.array(PlanSchema) }), ...errors(...CATALOG) },
       metadata: meta({ auth: 'userOrApiKey' }),
@@ -222,9 +227,12 @@ export const billingContract = c.router(
       path: '/api/proxy/billing/checkout',
       summary: 'Start a checkout',
       description:
-        "Answers a hosted checkout page for the price: send the browser to `url`. With Stripe, a Checkout Session (mode subscription), recorded when Stripe reports it completed; with the sandbox, Tollgate's own page at /sandbox/checkout/{id}, where a test card is entered. " +
-        'The browser returns to successUrl after paying, or to cancelUrl; both must be one of the project\'s registered callback URLs or on the origin of one (400 `redirect_url_not_allowed`). ' +
-        'trialDays (1 to 730) only when the plan has trials enabled (400 `trials_not_enabled`), and once per user; an unknown promotionCode answers 400. A user who already has a live subscription answers 409 `subscription_exists` (change it instead).' +
+        'Answers a hosted checkout page for the price: send the browser to `url`. With Stripe, a Checkout Session (mode subscription), recorded ' +
+        "when Stripe reports it completed; with the sandbox, Tollgate's own page at /sandbox/checkout/{id}, where a test card is entered. " +
+        "The browser returns to successUrl after paying, or to cancelUrl; both must be one of the project's registered callback URLs or on the " +
+        'origin of one (400 `redirect_url_not_allowed`). ' +
+        'trialDays (1 to 730) only when the plan has trials enabled (400 `trials_not_enabled`), and once per user; an unknown promotionCode ' +
+        'answers 400. A user who already has a live subscription answers 409 `subscription_exists` (change it instead).' +
         IDEMPOTENCY_DOC,
       body: z.object({
         priceId: PriceId,
@@ -243,7 +251,9 @@ export const billingContract = c.router(
       path: '/api/proxy/billing/setup-intent',
       summary: 'Start collecting a card',
       description:
-        'A setup intent for collecting a card with Stripe Elements (`stripe.confirmCardSetup(clientSecret)` with `publishableKey`); the confirmed payment method id then goes to POST billing/subscribe. With the sandbox, a sandbox secret: subscribe with a Stripe test payment method id (pm_card_visa) instead.' +
+        'A setup intent for collecting a card with Stripe Elements (`stripe.confirmCardSetup(clientSecret)` with `publishableKey`); the confirmed ' +
+        'payment method id then goes to POST billing/subscribe. With the sandbox, a sandbox secret: subscribe with a Stripe test payment method id ' +
+        '(pm_card_visa) instead.' +
         IDEMPOTENCY_DOC,
       body: c.noBody(),
       responses: {
@@ -256,9 +266,14 @@ export const billingContract = c.router(
       path: '/api/proxy/billing/subscribe',
       summary: 'Subscribe with a card',
       description:
-        'Attaches the payment method to the user, makes it the default for renewals, creates the subscription and charges the first invoice (or starts the trial the plan offers by default): 201 with the subscription, `active` or `trialing`; event subscription.created (and invoice.paid). ' +
-        'A declined card answers 402 `card_declined` with the reason, records payment.failed and leaves no live subscription. Stripe test payment methods work the same on the sandbox: pm_card_visa succeeds, pm_card_chargeDeclined is declined, pm_card_chargeCustomerFail attaches but every charge fails. ' +
-        'One live subscription per user: a second answers 409 `subscription_exists` (a request that arrives while another one for the user runs waits for it, up to 5 s; then 409 `subscription_busy`).' +
+        'Attaches the payment method to the user, makes it the default for renewals, creates the subscription and charges the first invoice (or ' +
+        'starts the trial the plan offers by default): 201 with the subscription, `active` or `trialing`; event subscription.created (and ' +
+        'invoice.paid). ' +
+        'A declined card answers 402 `card_declined` with the reason, records payment.failed and leaves no live subscription. Stripe test payment ' +
+        'methods work the same on the sandbox: pm_card_visa succeeds, pm_card_chargeDeclined is declined, pm_card_chargeCustomerFail attaches but ' +
+        'every charge fails. ' +
+        'One live subscription per user: a second answers 409 `subscription_exists` (a request that arrives while another one for the user runs ' +
+        'waits for it, up to 5 s; then 409 `subscription_busy`).' +
         IDEMPOTENCY_DOC,
       body: z.object({
         priceId: PriceId,
@@ -293,9 +308,12 @@ export const billingContract = c.router(
       path: '/api/proxy/billing/entitlements',
       summary: "The user's entitlements",
       description:
-        '{plan, status, features} of the entitled subscription, or null when there is none. Read on every call, never cached: a server-side check calls it each time. ' +
-        'Entitled statuses: active, trialing, past_due (during its 14-day grace period) and pending_cancellation (until the paid period ends). Paused, incomplete and canceled subscriptions entitle nothing. ' +
-        'A plan check passes for the named plan and every plan above it in the hierarchy (GET billing/products, by position); a feature check passes when `features` contains the flag.',
+        '{plan, status, features} of the entitled subscription, or null when there is none. Read on every call, never cached: a server-side check ' +
+        'calls it each time. ' +
+        'Entitled statuses: active, trialing, past_due (during its 14-day grace period) and pending_cancellation (until the paid period ends). ' +
+        'Paused, incomplete and canceled subscriptions entitle nothing. ' +
+        'A plan check passes for the named plan and every plan above it in the hierarchy (GET billing/products, by position); a feature check ' +
+        'passes when `features` contains the flag.',
       headers: userTokenHeaders,
       responses: { 200: EntitlementsSchema.nullable(), ...errors(...USER_GET, ...BILLING_REFUSALS.entitlements) },
       metadata: meta({ auth: 'user' }),
@@ -305,7 +323,8 @@ export const billingContract = c.router(
       path: '/api/proxy/billing/subscription/change/preview',
       summary: 'Preview a plan change',
       description:
-        'What POST billing/subscription/change with this price would charge now: the prorated difference for the rest of the current period (0 for a downgrade, whose credit goes to the next invoices, and during a trial). Changes nothing.' +
+        'What POST billing/subscription/change with this price would charge now: the prorated difference for the rest of the current period (0 for ' +
+        'a downgrade, whose credit goes to the next invoices, and during a trial). Changes nothing.' +
         IDEMPOTENCY_DOC,
       body: NewPriceBody,
       responses: { 200: ChangePreviewSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.changePreview) },
@@ -315,8 +334,11 @@ export const billingContract = c.router(
       path: '/api/proxy/billing/subscription/change',
       summary: 'Change the plan (with proration)',
       description:
-        'Moves the same subscription to the new price (another plan, or another interval of the same plan) in the same currency. An upgrade is charged now: a prorated invoice for the difference over the rest of the period; a downgrade is credited to the next invoices. Event subscription.updated (and invoice.paid). ' +
-        'Allowed while active or trialing; a paused, past-due or pending-cancellation subscription answers 409 (resume or pay first). A declined charge answers 402 and changes nothing.' +
+        'Moves the same subscription to the new price (another plan, or another interval of the same plan) in the same currency. An upgrade is ' +
+        'charged now: a prorated invoice for the difference over the rest of the period; a downgrade is credited to the next invoices. Event ' +
+        'subscription.updated (and invoice.paid). ' +
+        'Allowed while active or trialing; a paused, past-due or pending-cancellation subscription answers 409 (resume or pay first). A declined ' +
+        'charge answers 402 and changes nothing.' +
         IDEMPOTENCY_DOC,
       body: NewPriceBody,
       responses: { 200: SubscriptionSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.change) },
@@ -326,7 +348,8 @@ export const billingContract = c.router(
       path: '/api/proxy/billing/subscription/cancel',
       summary: 'Cancel the subscription',
       description:
-        '`at_period_end` true (the default): pending cancellation, still usable and not charged again; it becomes canceled at currentPeriodEnd (subscription.updated now, subscription.canceled then), and POST billing/subscription/resume undoes it until then. ' +
+        '`at_period_end` true (the default): pending cancellation, still usable and not charged again; it becomes canceled at currentPeriodEnd ' +
+        '(subscription.updated now, subscription.canceled then), and POST billing/subscription/resume undoes it until then. ' +
         'false: canceled now, nothing refunded (subscription.canceled). A paused subscription can only be canceled now.' +
         IDEMPOTENCY_DOC,
       body: z.object({ at_period_end: z.boolean().optional().describe('Default true') }),
@@ -337,7 +360,8 @@ export const billingContract = c.router(
       path: '/api/proxy/billing/subscription/pause',
       summary: 'Pause the subscription',
       description:
-        'An active subscription becomes paused: no entitlements and no charges until resumed; billing dates keep running (periods that end while paused are not charged). Event subscription.updated.' +
+        'An active subscription becomes paused: no entitlements and no charges until resumed; billing dates keep running (periods that end while ' +
+        'paused are not charged). Event subscription.updated.' +
         IDEMPOTENCY_DOC,
       body: c.noBody(),
       responses: { 200: SubscriptionSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.pause) },
@@ -347,7 +371,8 @@ export const billingContract = c.router(
       path: '/api/proxy/billing/subscription/resume',
       summary: 'Resume the subscription',
       description:
-        'From paused (active again, entitled at once; the next charge at the current period end) or from pending cancellation (the cancellation is withdrawn). Event subscription.updated. Any other status answers 409 `subscription_not_resumable`. ' +
+        'From paused (active again, entitled at once; the next charge at the current period end) or from pending cancellation (the cancellation is ' +
+        'withdrawn). Event subscription.updated. Any other status answers 409 `subscription_not_resumable`. ' +
         'When a period began while paused, the resume charges it; a declined card answers 402 `card_declined` and the subscription stays paused.' +
         IDEMPOTENCY_DOC,
       body: c.noBody(),
@@ -358,8 +383,12 @@ export const billingContract = c.router(
       path: '/api/webhooks/stripe',
       summary: "Receive Stripe's events",
       description:
-        "Stripe's webhook endpoint. The project is read from the event (the metadata Tollgate puts on what it creates, or the customer), then the Stripe-Signature header is checked with that project's webhook signing secret (5-minute tolerance) before anything is trusted; each event id is applied once. " +
-        'Unknown event types and duplicates answer 200 and change nothing; a bad signature, or an event of no project connected to Stripe, answers 400; when Stripe refuses or cannot be reached while the object is re-read, the event is not marked applied and the answer (400, 502) makes Stripe retry. ' +
+        "Stripe's webhook endpoint. The project is read from the event (the metadata Tollgate puts on what it creates, or the customer), then the " +
+        "Stripe-Signature header is checked with that project's webhook signing secret (5-minute tolerance) before anything is trusted; each event " +
+        'id is applied once. ' +
+        'Unknown event types and duplicates answer 200 and change nothing; a bad signature, or an event of no project connected to Stripe, answers ' +
+        '400; when Stripe refuses or cannot be reached while the object is re-read, the event is not marked applied and the answer (400, 502) ' +
+        'makes Stripe retry. ' +
         'Prefer the per-project URL /api/webhooks/stripe/{projectId}.',
       headers: z.object({ 'stripe-signature': z.string().optional().describe('t=<unix seconds>,v1=<hex HMAC-SHA256>') }),
       body: z.object({}).passthrough().describe('A Stripe event, byte for byte as Stripe signed it'),
@@ -371,7 +400,8 @@ export const billingContract = c.router(
       path: '/api/webhooks/stripe/:projectId',
       summary: "Receive Stripe's events for one project",
       description:
-        "The webhook URL to register in the Stripe dashboard (`tollgate billing status` shows it): the same as POST /api/webhooks/stripe, with the project named by the path. The signature is checked with that project's webhook signing secret.",
+        'The webhook URL to register in the Stripe dashboard (`tollgate billing status` shows it): the same as POST /api/webhooks/stripe, with the ' +
+        "project named by the path. The signature is checked with that project's webhook signing secret.",
       pathParams: z.object({ projectId: z.string().uuid().describe('The project id') }),
       headers: z.object({ 'stripe-signature': z.string().optional().describe('t=<unix seconds>,v1=<hex HMAC-SHA256>') }),
       body: z.object({}).passthrough().describe('A Stripe event, byte for byte as Stripe signed it'),

@@ -116,11 +116,16 @@ export const idempotentUserHeaders = userTokenHeaders.extend({
     .string()
     .optional()
     .describe(
-      'Optional, 1 to 255 printable ASCII characters (a UUID v4 is a good choice). Retrying with the same key and the same request within 24 hours answers the first answer again (header Idempotent-Replayed: true) instead of doing it twice.',
+      'Optional, 1 to 255 printable ASCII characters (a UUID v4 is a good choice). Retrying with the same key and the same request within 24 hours ' +
+        'answers the first answer again (header Idempotent-Replayed: true) instead of doing it twice.',
     ),
 });
 
-export const LocaleSchema = z.string().min(2).max(35).describe('One of the supported locales (en, it, es, fr, de, pt, ja, ko, zh, nl, pl, ru, sv, da, nb, fi, ar, he, th, vi)');
+export const LocaleSchema = z
+  .string()
+  .min(2)
+  .max(35)
+  .describe('One of the supported locales (en, it, es, fr, de, pt, ja, ko, zh, nl, pl, ru, sv, da, nb, fi, ar, he, th, vi)');
 
 export const SuccessSchema = z.object({ success: z.literal(true) });
 

@@ -6,7 +6,8 @@ const Email = z.string().max(1000).describe('Email address; trimmed and normaliz
 const Password = z.string().max(4096).describe('8 to 128 characters, at least one letter and one number');
 const CallbackUrl = z.string().max(2048).describe('Must be registered for the project (exact match)');
 const Locale = LocaleSchema.optional().describe(
-  'Language of the email (en, it, es, fr, de, pt, ja, ko, zh, nl, pl, ru, sv, da, nb, fi, ar, he, th, vi; a regional tag such as pt-BR counts as its language). Stored as the user\'s preference.',
+  'Language of the email (en, it, es, fr, de, pt, ja, ko, zh, nl, pl, ru, sv, da, nb, fi, ar, he, th, vi; a regional tag such as pt-BR counts as ' +
+    "its language). Stored as the user's preference.",
 );
 
 /** What every email route can answer: the request, the API key, the provider toggle (email or magic-link), the locale. */
@@ -30,7 +31,8 @@ export const emailContract = c.router(
       path: '/api/proxy/email/signup',
       summary: 'Create an email + password account',
       description:
-        'Creates the account (email_verified false), emails a 6-digit verification code (valid 5 minutes) and signs the user in: a JWT (5 minutes) and a refresh token, or an MFA challenge. 409 when the email is already registered. Rate-limited per email and per IP.',
+        'Creates the account (email_verified false), emails a 6-digit verification code (valid 5 minutes) and signs the user in: a JWT (5 minutes) ' +
+        'and a refresh token, or an MFA challenge. 409 when the email is already registered. Rate-limited per email and per IP.',
       body: z.object({ email: Email, password: Password, name: z.string().max(200).nullish(), callback_url: CallbackUrl, locale: Locale }),
       responses: { 200: SignInResponseSchema, ...errors(...SENDS_MAIL, ...PASSWORD_RULES, 'email_already_registered') },
     },
@@ -39,7 +41,8 @@ export const emailContract = c.router(
       path: '/api/proxy/email/signin',
       summary: 'Sign in with email and password',
       description:
-        'Unknown email and wrong password both answer 401 "Invalid email or password", in the same time. Answers the same shape as signup with the current email_verified, or an MFA challenge. Rate-limited per email and per IP.',
+        'Unknown email and wrong password both answer 401 "Invalid email or password", in the same time. Answers the same shape as signup with the ' +
+        'current email_verified, or an MFA challenge. Rate-limited per email and per IP.',
       body: z.object({ email: Email, password: Password, callback_url: CallbackUrl, locale: Locale }),
       responses: { 200: SignInResponseSchema, ...errors(...ADDRESSED, 'invalid_credentials', 'account_disabled') },
     },
@@ -48,16 +51,21 @@ export const emailContract = c.router(
       path: '/api/proxy/email/verify',
       summary: 'Verify the email address with the 6-digit code',
       description:
-        'The code must be right, within 5 minutes, and before 3 failed attempts; the 3rd failure invalidates it (request a new one with verify/resend). A code works once.',
+        'The code must be right, within 5 minutes, and before 3 failed attempts; the 3rd failure invalidates it (request a new one with ' +
+        'verify/resend). A code works once.',
       body: z.object({ email: Email, code: z.string().max(100).describe('6 digits'), locale: Locale }),
-      responses: { 200: z.object({ success: z.literal(true), user: PublicUserSchema }), ...errors(...ROUTE, 'invalid_email', 'rate_limited', 'invalid_verification_code', 'verification_code_expired', 'verification_code_invalidated') },
+      responses: {
+        200: z.object({ success: z.literal(true), user: PublicUserSchema }),
+        ...errors(...ROUTE, 'invalid_email', 'rate_limited', 'invalid_verification_code', 'verification_code_expired', 'verification_code_invalidated'),
+      },
     },
     resendVerification: {
       method: 'POST',
       path: '/api/proxy/email/verify/resend',
       summary: 'Send a new verification code',
       description:
-        'The new code replaces the previous one. Answers success for any email (unknown or already verified addresses get no email). Rate-limited per email: 429 with Retry-After.',
+        'The new code replaces the previous one. Answers success for any email (unknown or already verified addresses get no email). Rate-limited ' +
+        'per email: 429 with Retry-After.',
       body: z.object({ email: Email, callback_url: CallbackUrl, locale: Locale }),
       responses: { 200: SuccessSchema, ...errors(...SENDS_MAIL) },
     },
@@ -66,7 +74,8 @@ export const emailContract = c.router(
       path: '/api/proxy/email/reset-password',
       summary: 'Email a password reset link',
       description:
-        'Always answers 200 {success:true}, whether or not the email has an account, in the same time. A known account gets a link to callback_url?token=<reset token>; the token lives 1 hour and works once.',
+        'Always answers 200 {success:true}, whether or not the email has an account, in the same time. A known account gets a link to ' +
+        'callback_url?token=<reset token>; the token lives 1 hour and works once.',
       body: z.object({ email: Email, callback_url: CallbackUrl, locale: Locale }),
       responses: { 200: SuccessSchema, ...errors(...SENDS_MAIL) },
     },
@@ -83,7 +92,9 @@ export const emailContract = c.router(
       path: '/api/proxy/email/magic-link/send',
       summary: 'Email a magic sign-in link',
       description:
-        'Emails a link to GET /api/proxy/email/magic-link/verify?token=... (15 minutes, single use). Following it signs the user in (creating the account when the email has none; email_verified becomes true) and redirects 302 to callback_url?token=<JWT> (provider magic-link, 15 minutes), or to callback_url?mfa_required=true&challenge=... when MFA applies. Rate-limited per email and per IP.',
+        'Emails a link to GET /api/proxy/email/magic-link/verify?token=... (15 minutes, single use). Following it signs the user in (creating the ' +
+        'account when the email has none; email_verified becomes true) and redirects 302 to callback_url?token=<JWT> (provider magic-link, 15 ' +
+        'minutes), or to callback_url?mfa_required=true&challenge=... when MFA applies. Rate-limited per email and per IP.',
       body: z.object({ email: Email, callback_url: CallbackUrl, locale: Locale }),
       responses: { 200: SuccessSchema, ...errors(...SENDS_MAIL) },
     },

@@ -14,7 +14,8 @@ const DISABLE = [...USER, 'mfa_invalid_code', 'mfa_code_expired', 'mfa_method_no
 export const MfaMethodSchema = z.enum(['totp', 'sms', 'backup_codes']);
 
 const enrollmentBearer =
-  ' Under the required policy, a user with nothing enrolled has no access token yet: the enrollment challenge of the sign-in (`enrollment_required: true`) is accepted instead, as `Authorization: Bearer <challenge>`, for its 5 minutes.';
+  ' Under the required policy, a user with nothing enrolled has no access token yet: the enrollment challenge of the sign-in ' +
+  '(`enrollment_required: true`) is accepted instead, as `Authorization: Bearer <challenge>`, for its 5 minutes.';
 
 const CodeSchema = z.string().min(1).max(64).describe('The current code');
 
@@ -36,7 +37,8 @@ export const mfaContract = c.router(
       path: '/api/proxy/mfa/totp/setup',
       summary: 'Start TOTP enrollment',
       description:
-        'Creates a TOTP secret, pending until verify-setup confirms a code from the authenticator app; calling it again replaces a pending secret. 409 when TOTP is already enrolled; 403 when the project policy is off.' +
+        'Creates a TOTP secret, pending until verify-setup confirms a code from the authenticator app; calling it again replaces a pending secret. ' +
+        '409 when TOTP is already enrolled; 403 when the project policy is off.' +
         enrollmentBearer,
       body: c.noBody(),
       responses: { 200: TotpSetupResponseSchema, ...errors(...USER, ...METHOD_UNAVAILABLE, 'totp_already_enrolled') },
@@ -47,14 +49,12 @@ export const mfaContract = c.router(
       path: '/api/proxy/mfa/totp/verify-setup',
       summary: 'Confirm TOTP enrollment',
       description:
-        'A correct code from the app (current 30 s step or one either side) enrolls TOTP. Authenticated with an enrollment challenge, it also finishes that sign-in: the answer then carries token, refresh_token and user, and the challenge is consumed.' +
+        'A correct code from the app (current 30 s step or one either side) enrolls TOTP. Authenticated with an enrollment challenge, it also ' +
+        'finishes that sign-in: the answer then carries token, refresh_token and user, and the challenge is consumed.' +
         enrollmentBearer,
       body: z.object({ code: CodeSchema }),
       responses: {
-        200: z.union([
-          SessionResponseSchema.extend({ success: z.literal(true) }),
-          z.object({ success: z.literal(true) }),
-        ]),
+        200: z.union([SessionResponseSchema.extend({ success: z.literal(true) }), z.object({ success: z.literal(true) })]),
         ...errors(...USER, ...METHOD_UNAVAILABLE, 'totp_already_enrolled', 'totp_setup_not_started', 'mfa_invalid_code', 'mfa_invalid_challenge'),
       },
       metadata: { enrollmentChallenge: true },
@@ -75,13 +75,18 @@ export const mfaContract = c.router(
       path: '/api/proxy/mfa/verify',
       summary: 'Pass an MFA challenge',
       description:
-        'The second step of a sign-in. The challenge lives 5 minutes and is consumed on success. A method the user has not enrolled, or the project does not allow, answers 400. TOTP accepts the current step and one either side, never the same step twice. 5 attempts per 15 minutes per IP, per challenge and per user (429 with Retry-After).',
+        'The second step of a sign-in. The challenge lives 5 minutes and is consumed on success. A method the user has not enrolled, or the ' +
+        'project does not allow, answers 400. TOTP accepts the current step and one either side, never the same step twice. 5 attempts per 15 ' +
+        'minutes per IP, per challenge and per user (429 with Retry-After).',
       body: z.object({
         challenge: z.string().min(1).max(200),
         code: CodeSchema,
         method: MfaMethodSchema,
       }),
-      responses: { 200: SessionResponseSchema, ...errors(...CHALLENGE, 'mfa_method_not_allowed', 'mfa_method_not_enrolled', 'mfa_invalid_code', 'mfa_code_expired') },
+      responses: {
+        200: SessionResponseSchema,
+        ...errors(...CHALLENGE, 'mfa_method_not_allowed', 'mfa_method_not_enrolled', 'mfa_invalid_code', 'mfa_code_expired'),
+      },
       metadata: meta({ auth: 'none' }),
     },
     smsSendCode: {
@@ -89,7 +94,8 @@ export const mfaContract = c.router(
       path: '/api/proxy/mfa/sms/send-code',
       summary: 'Text a sign-in code',
       description:
-        "Sends a 6-digit code, valid 5 minutes, to the user's verified phone for this challenge; a new code replaces the previous one. Rate-limited. 503 when SMS delivery is not configured.",
+        "Sends a 6-digit code, valid 5 minutes, to the user's verified phone for this challenge; a new code replaces the previous one. " +
+        'Rate-limited. 503 when SMS delivery is not configured.',
       body: z.object({ challenge: z.string().min(1).max(200) }),
       responses: { 200: SuccessSchema, ...errors(...CHALLENGE, 'mfa_method_not_allowed', 'mfa_method_not_enrolled', 'sms_unavailable') },
       metadata: meta({ auth: 'none' }),
@@ -98,7 +104,7 @@ export const mfaContract = c.router(
       method: 'POST',
       path: '/api/proxy/mfa/sms/enable',
       summary: 'Enroll SMS',
-      description: 'Enrolls SMS when the account has a verified phone number (see sms/phone), 400 otherwise.' + enrollmentBearer,
+      description: `Enrolls SMS when the account has a verified phone number (see sms/phone), 400 otherwise.${enrollmentBearer}`,
       body: c.noBody(),
       responses: { 200: SuccessSchema, ...errors(...USER, ...METHOD_UNAVAILABLE, 'mfa_phone_not_verified') },
       metadata: { enrollmentChallenge: true },
@@ -107,7 +113,9 @@ export const mfaContract = c.router(
       method: 'POST',
       path: '/api/proxy/mfa/sms/phone',
       summary: 'Add a phone number',
-      description: 'Texts a 6-digit code (5 minutes, 3 attempts) to the E.164 number; sms/phone/verify with it makes the number the verified phone of the account.' + enrollmentBearer,
+      description:
+        'Texts a 6-digit code (5 minutes, 3 attempts) to the E.164 number; sms/phone/verify with it makes the number the verified phone of the account.' +
+        enrollmentBearer,
       body: z.object({ phone: z.string().min(1).max(32).describe('E.164, e.g. +14155550123') }),
       responses: { 200: SuccessSchema, ...errors(...USER, ...METHOD_UNAVAILABLE, 'mfa_invalid_phone', 'rate_limited') },
       metadata: { enrollmentChallenge: true },
@@ -116,7 +124,7 @@ export const mfaContract = c.router(
       method: 'POST',
       path: '/api/proxy/mfa/sms/phone/verify',
       summary: 'Verify a phone number',
-      description: 'The code texted by sms/phone. It stops working after 5 minutes or 3 failed attempts.' + enrollmentBearer,
+      description: `The code texted by sms/phone. It stops working after 5 minutes or 3 failed attempts.${enrollmentBearer}`,
       body: z.object({ code: CodeSchema }),
       responses: { 200: SuccessSchema.extend({ phone: z.string() }), ...errors(...USER, ...METHOD_UNAVAILABLE, 'mfa_invalid_code', 'mfa_code_expired') },
       metadata: { enrollmentChallenge: true },
@@ -126,7 +134,8 @@ export const mfaContract = c.router(
       path: '/api/proxy/mfa/totp/disable',
       summary: 'Remove TOTP',
       description:
-        'Needs a current code of an enrolled method (TOTP by default). Under the required policy the last method cannot be removed (409). Removing the last of TOTP and SMS also invalidates the backup codes.',
+        'Needs a current code of an enrolled method (TOTP by default). Under the required policy the last method cannot be removed (409). Removing ' +
+        'the last of TOTP and SMS also invalidates the backup codes.',
       body: DisableBodySchema,
       responses: { 200: SuccessSchema, ...errors(...DISABLE) },
     },
@@ -135,7 +144,8 @@ export const mfaContract = c.router(
       path: '/api/proxy/mfa/sms/disable',
       summary: 'Remove SMS',
       description:
-        'Needs a current code of an enrolled method (an SMS code from sms/disable/send-code by default). Under the required policy the last method cannot be removed (409). Removing the last of TOTP and SMS also invalidates the backup codes.',
+        'Needs a current code of an enrolled method (an SMS code from sms/disable/send-code by default). Under the required policy the last method ' +
+        'cannot be removed (409). Removing the last of TOTP and SMS also invalidates the backup codes.',
       body: DisableBodySchema,
       responses: { 200: SuccessSchema, ...errors(...DISABLE) },
     },

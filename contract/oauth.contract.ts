@@ -60,7 +60,8 @@ const CallbackQuery = z.object({
 });
 
 const CALLBACK_DOC =
-  'Register `{PUBLIC_URL}/api/proxy/callback/{provider}` as the redirect URI at the provider. On success: 302 to `{callback_url}?code=<authorization code>&state=<client state>`. ' +
+  'Register `{PUBLIC_URL}/api/proxy/callback/{provider}` as the redirect URI at the provider. On success: 302 to ' +
+  '`{callback_url}?code=<authorization code>&state=<client state>`. ' +
   'Errors are JSON: 400 Missing code or state (also when the user denied access); 400 Invalid state (unknown, already used, or issued for another provider); ' +
   '400 State expired (older than 10 minutes); 500 Token exchange failed (the provider refused the code, or its id_token failed verification).';
 

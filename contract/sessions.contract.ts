@@ -22,8 +22,7 @@ const EndedSchema = z.object({ success: z.literal(true), ended: z.number().int()
 const UserParams = z.object({ userId: z.string().uuid().describe('The end user id (`sub` of their tokens)') });
 
 /** What ending a session means, said once for the four routes that do it. */
-const ENDING =
-  ' Its refresh tokens stop working, and `POST /api/v1/token/verify` answers `valid:false` for its access tokens at once, in every process.';
+const ENDING = ' Its refresh tokens stop working, and `POST /api/v1/token/verify` answers `valid:false` for its access tokens at once, in every process.';
 
 /**
  * Sessions an end user can see and end (with their access token), and the same for a project
@@ -36,13 +35,14 @@ export const sessionsContract = c.router(
       path: '/api/proxy/sessions',
       summary: "List the signed-in user's sessions",
       description:
-        'Every live session of the user of the access token: when it started and was last refreshed, where the user signed in from, the provider, and which one is this token\'s (`current`).',
+        'Every live session of the user of the access token: when it started and was last refreshed, where the user signed in from, the provider, ' +
+        "and which one is this token's (`current`).",
       responses: { 200: SessionListSchema, ...errors(...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.user) },
     },
     end: {
       method: 'POST',
       path: '/api/proxy/sessions/revoke',
-      summary: 'End one of the signed-in user\'s sessions',
+      summary: "End one of the signed-in user's sessions",
       description:
         'Ends the session `session_id` of the user of the access token (it may be the current one: that signs this device out).' +
         ENDING +
@@ -54,7 +54,7 @@ export const sessionsContract = c.router(
       method: 'POST',
       path: '/api/proxy/sessions/revoke-others',
       summary: "End the signed-in user's other sessions",
-      description: 'Ends every session of the user but the one of the access token (sign out my other devices).' + ENDING,
+      description: `Ends every session of the user but the one of the access token (sign out my other devices).${ENDING}`,
       body: c.noBody(),
       responses: { 200: EndedSchema, ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.user) },
     },
@@ -62,7 +62,9 @@ export const sessionsContract = c.router(
       method: 'GET',
       path: '/api/v1/users/:userId/sessions',
       summary: "List a user's sessions (project server)",
-      description: 'The live sessions of one end user of the project, as GET /api/proxy/sessions lists them (`current` is always false). 404 when the project has no such user.',
+      description:
+        'The live sessions of one end user of the project, as GET /api/proxy/sessions lists them (`current` is always false). 404 when the project ' +
+        'has no such user.',
       pathParams: UserParams,
       headers: apiKeyHeaders,
       responses: { 200: SessionListSchema, ...errors(...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.apiKey, 'user_not_found') },
@@ -72,7 +74,7 @@ export const sessionsContract = c.router(
       method: 'POST',
       path: '/api/v1/users/:userId/sessions/revoke',
       summary: "End one of a user's sessions (project server)",
-      description: 'Ends the session `session_id` of the end user.' + ENDING + ' 404 when the project has no such user, or the user no such session.',
+      description: `Ends the session \`session_id\` of the end user.${ENDING} 404 when the project has no such user, or the user no such session.`,
       pathParams: UserParams,
       headers: apiKeyHeaders,
       body: EndOneBody,
@@ -82,8 +84,8 @@ export const sessionsContract = c.router(
     endAllForUser: {
       method: 'POST',
       path: '/api/v1/users/:userId/sessions/revoke-all',
-      summary: "End every session of a user (project server)",
-      description: 'Signs the end user out everywhere (e.g. after a suspicious event).' + ENDING + ' 404 when the project has no such user.',
+      summary: 'End every session of a user (project server)',
+      description: `Signs the end user out everywhere (e.g. after a suspicious event).${ENDING} 404 when the project has no such user.`,
       pathParams: UserParams,
       headers: apiKeyHeaders,
       body: c.noBody(),

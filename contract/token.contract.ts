@@ -18,7 +18,8 @@ export const tokenContract = c.router(
       path: '/api/v1/token/verify',
       summary: 'Verify an access token',
       description:
-        'Checks signature (HS256 with the project secret), issuer, audience (the project), expiry, and that the user still exists and is enabled. Every failure answers 200 with valid:false.',
+        'Checks signature (HS256 with the project secret), issuer, audience (the project), expiry, and that the user still exists and is enabled. ' +
+        'Every failure answers 200 with valid:false.',
       body: z.object({ token: z.string().max(8192) }),
       responses: {
         200: z.union([

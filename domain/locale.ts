@@ -1,12 +1,29 @@
 export const SUPPORTED_LOCALES = [
-  'en', 'it', 'es', 'fr', 'de', 'pt', 'ja', 'ko', 'zh', 'nl',
-  'pl', 'ru', 'sv', 'da', 'nb', 'fi', 'ar', 'he', 'th', 'vi',
+  'en',
+  'it',
+  'es',
+  'fr',
+  'de',
+  'pt',
+  'ja',
+  'ko',
+  'zh',
+  'nl',
+  'pl',
+  'ru',
+  'sv',
+  'da',
+  'nb',
+  'fi',
+  'ar',
+  'he',
+  'th',
+  'vi',
 ] as const;
 export type Locale = (typeof SUPPORTED_LOCALES)[number];
 export const DEFAULT_LOCALE: Locale = 'en';
 
-export const isSupportedLocale = (value: string): value is Locale =>
-  (SUPPORTED_LOCALES as readonly string[]).includes(value);
+export const isSupportedLocale = (value: string): value is Locale => (SUPPORTED_LOCALES as readonly string[]).includes(value);
 
 /** Locales written right to left. */
 const RTL_LOCALES: readonly Locale[] = ['ar', 'he'];
@@ -79,11 +96,5 @@ export interface LocaleSources {
  * preference, (3) Accept-Language, (4) the project's default locale, (5) English.
  */
 export function resolveLocale(sources: LocaleSources): Locale {
-  return (
-    sources.requested ??
-    sources.stored ??
-    localeFromAcceptLanguage(sources.acceptLanguage) ??
-    sources.projectDefault ??
-    DEFAULT_LOCALE
-  );
+  return sources.requested ?? sources.stored ?? localeFromAcceptLanguage(sources.acceptLanguage) ?? sources.projectDefault ?? DEFAULT_LOCALE;
 }

@@ -64,4 +64,3 @@ export function normalizeBackupCode(code: string): string {
   const compact = code.toLowerCase().replace(/[\s-]/g, '');
   return compact.length === 10 ? `${compact.slice(0, 5)}-${compact.slice(5)}` : compact;
 }
-

@@ -3,11 +3,7 @@ import { err, ok, type Result } from './result';
 const PASSWORD_MIN_LENGTH = 8;
 const PASSWORD_MAX_LENGTH = 128;
 
-export type PasswordPolicyError =
-  | 'password_too_short'
-  | 'password_too_long'
-  | 'password_missing_letter'
-  | 'password_missing_number';
+export type PasswordPolicyError = 'password_too_short' | 'password_too_long' | 'password_missing_letter' | 'password_missing_number';
 
 /**
  * The password rules: 8 to 128 characters (counted as Unicode code points), at least one letter

@@ -1,5 +1,5 @@
 import { type Locale, DEFAULT_LOCALE } from './locale';
-import { type MfaMethod, type MfaPolicy } from './mfa';
+import type { MfaMethod, MfaPolicy } from './mfa';
 import { type Provider, PROVIDERS } from './providers';
 import { defaultSecurityNoticeSettings, type SecurityNoticeSettings } from './security-notice';
 
@@ -45,15 +45,13 @@ export const defaultProjectSettings = (): ProjectSettings => ({
   securityNotifications: defaultSecurityNoticeSettings(),
 });
 
-export const isProviderEnabled = (project: Project, provider: Provider): boolean =>
-  project.settings.enabledProviders.includes(provider);
+export const isProviderEnabled = (project: Project, provider: Provider): boolean => project.settings.enabledProviders.includes(provider);
 
 /**
  * Callback URLs are compared as exact strings: no normalisation, no prefix or host matching, so a
  * case change, trailing slash, extra path or user-info trick is a different, unregistered URL.
  */
-export const isCallbackUrlRegistered = (project: Project, url: string): boolean =>
-  project.settings.callbackUrls.includes(url);
+export const isCallbackUrlRegistered = (project: Project, url: string): boolean => project.settings.callbackUrls.includes(url);
 
 /** Only http(s) URLs without fragments or credentials can be registered as callbacks. */
 export function validateCallbackUrl(url: string): boolean {

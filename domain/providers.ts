@@ -5,6 +5,5 @@ export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number];
 export const PROVIDERS = ['email', 'magic-link', ...OAUTH_PROVIDERS] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
-export const isOAuthProvider = (value: string): value is OAuthProvider =>
-  (OAUTH_PROVIDERS as readonly string[]).includes(value);
+export const isOAuthProvider = (value: string): value is OAuthProvider => (OAUTH_PROVIDERS as readonly string[]).includes(value);
 export const isProvider = (value: string): value is Provider => (PROVIDERS as readonly string[]).includes(value);

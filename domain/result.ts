@@ -15,7 +15,6 @@ export type Result<T, E extends string> = Ok<T> | Err<E>;
 
 export const ok = <T>(value: T): Ok<T> => ({ ok: true, value });
 /** A failure with its code, and optionally the words that replace the table's message. */
-export const err = <E extends string>(error: E, detail?: string): Err<E> =>
-  detail === undefined ? { ok: false, error } : { ok: false, error, detail };
+export const err = <E extends string>(error: E, detail?: string): Err<E> => (detail === undefined ? { ok: false, error } : { ok: false, error, detail });
 /** The error codes a result can carry. */
 export type ErrorOf<R> = R extends Err<infer E> ? E : never;

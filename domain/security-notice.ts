@@ -75,7 +75,11 @@ export function networkOf(ip: string): string {
   if (v4) return `${v4[1]}.${v4[2]}.${v4[3]}.0/24`;
   if (ip.includes(':')) {
     const groups = expandIpv6(ip);
-    if (groups) return `${groups.slice(0, 3).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/48`;
+    if (groups)
+      return `${groups
+        .slice(0, 3)
+        .map((g) => g.replace(/^0+(?=.)/, ''))
+        .join(':')}::/48`;
   }
   return ip;
 }

@@ -114,7 +114,11 @@ export async function buildPackages(options: { pack?: boolean } = {}): Promise<v
       [SDK, TARBALLS.sdk],
       [REACT, TARBALLS.react],
     ] as const) {
-      const out = execFileSync('npm', ['pack', dir, '--json', '--pack-destination', TARBALLS_DIR, '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      const out = execFileSync('npm', ['pack', dir, '--json', '--pack-destination', TARBALLS_DIR, '--ignore-scripts'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       const packed = (JSON.parse(out) as Array<{ filename: string }>)[0];
       if (!packed) throw new Error(`npm pack ${dir} answered no tarball`);
       renameSync(path.join(TARBALLS_DIR, path.basename(packed.filename)), target);

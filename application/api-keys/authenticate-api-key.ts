@@ -22,7 +22,7 @@ const TOUCH_INTERVAL_MS = 60_000;
  */
 export function makeAuthenticateApiKey(deps: AuthenticateApiKeyDeps) {
   return async (apiKey: string | null | undefined): Promise<Result<{ project: Project; keyId: string }, 'invalid_api_key'>> => {
-    if (!apiKey || !apiKey.startsWith(API_KEY_PREFIX) || apiKey.length > 200) return err('invalid_api_key');
+    if (!apiKey?.startsWith(API_KEY_PREFIX) || apiKey.length > 200) return err('invalid_api_key');
     const record = await deps.apiKeys.findActiveByHash(deps.crypto.hash(apiKey));
     if (!record) return err('invalid_api_key');
     const project = await deps.projects.findById(record.projectId);

@@ -21,9 +21,7 @@ export interface CreateApiKeyDeps {
 
 /** Creates an API key; the key itself is returned once and only its hash is stored. */
 export function makeCreateApiKey(deps: CreateApiKeyDeps) {
-  return async (input: { projectId: string; label?: string | null }): Promise<
-    Result<{ apiKey: string; record: ApiKeyRecord }, 'project_not_found'>
-  > => {
+  return async (input: { projectId: string; label?: string | null }): Promise<Result<{ apiKey: string; record: ApiKeyRecord }, 'project_not_found'>> => {
     const project = await deps.projects.findById(input.projectId);
     if (!project) return err('project_not_found');
     const apiKey = API_KEY_PREFIX + deps.crypto.randomToken(32);
@@ -38,7 +36,12 @@ export function makeCreateApiKey(deps: CreateApiKeyDeps) {
     };
     await deps.apiKeys.insert(record, deps.crypto.hash(apiKey));
     deps.audit.record(
-      auditEntry(record.createdAt, project.id, 'api_key.created', { actor: deps.actor, target: { kind: 'api_key', id: record.id }, origin: SYSTEM_ORIGIN, details: { label: record.label } }),
+      auditEntry(record.createdAt, project.id, 'api_key.created', {
+        actor: deps.actor,
+        target: { kind: 'api_key', id: record.id },
+        origin: SYSTEM_ORIGIN,
+        details: { label: record.label },
+      }),
     );
     return ok({ apiKey, record });
   };

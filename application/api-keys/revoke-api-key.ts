@@ -19,7 +19,13 @@ export function makeRevokeApiKey(deps: RevokeApiKeyDeps) {
   return async (input: { projectId: string; keyId: string }): Promise<Result<true, 'api_key_not_found'>> => {
     const revoked = await deps.apiKeys.revoke(input.projectId, input.keyId, deps.clock.now());
     if (!revoked) return err('api_key_not_found');
-    deps.audit.record(auditEntry(deps.clock.now(), input.projectId, 'api_key.revoked', { actor: deps.actor, target: { kind: 'api_key', id: input.keyId }, origin: SYSTEM_ORIGIN }));
+    deps.audit.record(
+      auditEntry(deps.clock.now(), input.projectId, 'api_key.revoked', {
+        actor: deps.actor,
+        target: { kind: 'api_key', id: input.keyId },
+        origin: SYSTEM_ORIGIN,
+      }),
+    );
     await deps.onRevoked?.(input.keyId);
     return ok(true);
   };

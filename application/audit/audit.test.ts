@@ -16,7 +16,14 @@ const USER = '6f0c1d2e-0000-4000-8000-0000000000aa';
 describe('audit entries', () => {
   it('spread the origin, name the user concerned (actor, else target), and are failures when a reason is given', () => {
     const at = new Date('2030-01-01T00:00:00.000Z');
-    expect(auditEntry(at, PROJECT, 'user.sign_in.failed', { actor: { kind: 'user', id: null }, target: { kind: 'user', id: USER }, origin: TEST_ORIGIN, reason: 'invalid_credentials' })).toEqual({
+    expect(
+      auditEntry(at, PROJECT, 'user.sign_in.failed', {
+        actor: { kind: 'user', id: null },
+        target: { kind: 'user', id: USER },
+        origin: TEST_ORIGIN,
+        reason: 'invalid_credentials',
+      }),
+    ).toEqual({
       at,
       projectId: PROJECT,
       action: 'user.sign_in.failed',
@@ -30,12 +37,32 @@ describe('audit entries', () => {
       reason: 'invalid_credentials',
       details: {},
     });
-    expect(auditEntry(at, PROJECT, 'api_key.created', { actor: { kind: 'admin', id: 'cli' }, target: { kind: 'api_key', id: 'k' }, origin: TEST_ORIGIN }).userId).toBeNull();
+    expect(
+      auditEntry(at, PROJECT, 'api_key.created', { actor: { kind: 'admin', id: 'cli' }, target: { kind: 'api_key', id: 'k' }, origin: TEST_ORIGIN }).userId,
+    ).toBeNull();
   });
 
   it('drop details whose name could hold a secret, and cut long text', () => {
     expect(
-      safeAuditDetails({ provider: 'email', password: 'p', new_password: 'p', token: 't', refresh_token: 't', code: '123456', backup_codes: 'x', codes: ['a'], api_key: 'k', apiKey: 'k', secret: 's', challenge: 'c', totp_secret: 's', private_key: 'k', method: 'totp', note: 'x'.repeat(300), changed: ['mfaPolicy'] }),
+      safeAuditDetails({
+        provider: 'email',
+        password: 'p',
+        new_password: 'p',
+        token: 't',
+        refresh_token: 't',
+        code: '123456',
+        backup_codes: 'x',
+        codes: ['a'],
+        api_key: 'k',
+        apiKey: 'k',
+        secret: 's',
+        challenge: 'c',
+        totp_secret: 's',
+        private_key: 'k',
+        method: 'totp',
+        note: 'x'.repeat(300),
+        changed: ['mfaPolicy'],
+      }),
     ).toEqual({ provider: 'email', method: 'totp', note: 'x'.repeat(200), changed: ['mfaPolicy'] });
   });
 });
@@ -63,7 +90,10 @@ describe('list the audit log', () => {
       audit: strictFake<Pick<AuditLogStore, 'list'>>('audit', { list: async (q: AuditQuery) => rows.slice(0, q.limit) }, log),
       names: strictFake<AuditNameDirectory>(
         'names',
-        { names: async (_p: string, refs: readonly AuditNameRef[]) => new Map(refs.flatMap((r) => (known[nameKey(r)] ? [[nameKey(r), known[nameKey(r)]!] as const] : []))) },
+        {
+          names: async (_p: string, refs: readonly AuditNameRef[]) =>
+            new Map(refs.flatMap((r) => (known[nameKey(r)] ? [[nameKey(r), known[nameKey(r)]!] as const] : []))),
+        },
         log,
       ),
     });
@@ -72,7 +102,17 @@ describe('list the audit log', () => {
 
   it('needs a known project; checks every filter before reading', async () => {
     expect(await setup([]).list({ projectId: 'nope' })).toEqual({ ok: false, error: 'project_not_found' });
-    for (const bad of [{ userId: 'x' }, { action: 'User.Sign_in' }, { action: 'user..sign_in' }, { outcome: 'maybe' }, { limit: 0 }, { limit: 1001 }, { since: new Date('x') }, { cursor: 'nope' }, { cursor: '' }]) {
+    for (const bad of [
+      { userId: 'x' },
+      { action: 'User.Sign_in' },
+      { action: 'user..sign_in' },
+      { outcome: 'maybe' },
+      { limit: 0 },
+      { limit: 1001 },
+      { since: new Date('x') },
+      { cursor: 'nope' },
+      { cursor: '' },
+    ]) {
       const { list, log } = setup([]);
       expect(await list({ projectId: PROJECT, ...bad }), JSON.stringify(bad)).toEqual({ ok: false, error: 'invalid_audit_filter' });
       expect(log.names('audit')).toEqual([]);
@@ -100,7 +140,12 @@ describe('list the audit log', () => {
       { ...entry('2', '2030-01-02T00:00:00.000Z'), actor: { kind: 'admin', id: 'cli' }, target: { kind: 'project', id: PROJECT } },
       { ...entry('1', '2030-01-01T00:00:00.000Z'), actor: { kind: 'system', id: null }, target: null },
     ];
-    const known = { [`user:${USER}`]: 'ada@example.com', [`console_account:${ACCOUNT}`]: 'op@example.com', [`api_key:${KEY}`]: 'server (tg_abc…)', [`project:${PROJECT}`]: 'Shop' };
+    const known = {
+      [`user:${USER}`]: 'ada@example.com',
+      [`console_account:${ACCOUNT}`]: 'op@example.com',
+      [`api_key:${KEY}`]: 'server (tg_abc…)',
+      [`project:${PROJECT}`]: 'Shop',
+    };
     const { list, log } = setup(rows, aProject({ id: PROJECT }), known);
     const page = await list({ projectId: PROJECT });
     if (!page.ok) throw new Error(page.error);
@@ -135,7 +180,7 @@ describe('prune the audit log', () => {
   });
 });
 
-describe("billing actions in the audit log", () => {
+describe('billing actions in the audit log', () => {
   const view = { id: 'sub-1', status: 'active', price: { id: 'price-2' }, plan: { name: 'Pro' } } as SubscriptionView;
   it('records each of subscribe, change, cancel, pause and resume as it ends, with the refusal code on failure', async () => {
     const audit = fakeAuditLog();
@@ -152,7 +197,12 @@ describe("billing actions in the audit log", () => {
     expect(await useCases.pauseSubscription(actor, { requestKey: 'k' })).toEqual({ ok: false, error: 'subscription_not_found' });
     await useCases.resumeSubscription(actor, { requestKey: 'k' });
     expect(audit.actions()).toEqual(['billing.subscribe', 'billing.change', 'billing.cancel', 'billing.pause.failed', 'billing.resume']);
-    expect(audit.entries[0]).toMatchObject({ userId: 'user-1', target: { kind: 'subscription', id: 'sub-1' }, ip: '10.0.0.1', details: { status: 'active', price_id: 'price-2', plan: 'Pro' } });
+    expect(audit.entries[0]).toMatchObject({
+      userId: 'user-1',
+      target: { kind: 'subscription', id: 'sub-1' },
+      ip: '10.0.0.1',
+      details: { status: 'active', price_id: 'price-2', plan: 'Pro' },
+    });
     expect(audit.entries[3]).toMatchObject({ outcome: 'failure', reason: 'subscription_not_found', target: null });
   });
 });

@@ -28,9 +28,7 @@ export interface AuditPage {
   nextCursor: string | null;
 }
 
-export type ListAuditEntriesError =
-  | 'project_not_found'
-  | 'invalid_audit_filter';
+export type ListAuditEntriesError = 'project_not_found' | 'invalid_audit_filter';
 
 export interface ListAuditEntriesDeps {
   projects: Pick<ProjectStore, 'findById'>;
@@ -81,6 +79,9 @@ export function makeListAuditEntries(deps: ListAuditEntriesDeps) {
       limit: limit + 1,
     });
     const entries = rows.slice(0, limit);
-    return ok({ entries: await nameEntries(deps.names, project.id, entries), nextCursor: rows.length > limit ? encodeCursor(entries[entries.length - 1]!) : null });
+    return ok({
+      entries: await nameEntries(deps.names, project.id, entries),
+      nextCursor: rows.length > limit ? encodeCursor(entries[entries.length - 1]!) : null,
+    });
   };
 }

@@ -63,16 +63,29 @@ describe('the primary sign-in gate', () => {
   });
 
   it('optional with nothing usable enrolled: a session (backup codes alone, or a method the project no longer allows)', async () => {
-    for (const [enrolled, allowed] of [[[], undefined], [['backup_codes'], undefined], [['sms', 'backup_codes'], ['totp']]] as const) {
+    for (const [enrolled, allowed] of [
+      [[], undefined],
+      [['backup_codes'], undefined],
+      [['sms', 'backup_codes'], ['totp']],
+    ] as const) {
       const { gate, log } = setup([...enrolled]);
-      expect((await gate({ project: project('optional', allowed ? [...allowed] : undefined), user: aUser(), provider: 'email', origin: TEST_ORIGIN })).kind).toBe('session');
+      expect(
+        (await gate({ project: project('optional', allowed ? [...allowed] : undefined), user: aUser(), provider: 'email', origin: TEST_ORIGIN })).kind,
+      ).toBe('session');
       expect(log.names('challenges')).toEqual([]);
     }
   });
 
   it('an enrolled method: a 5-minute challenge, stored hashed, remembering what the session must carry', async () => {
     const { gate, log, clock, audit } = setup(['totp', 'backup_codes']);
-    const outcome = await gate({ project: project('required'), user: aUser(), provider: 'magic-link', ttlSeconds: 900, authCodeId: 'code-1', origin: TEST_ORIGIN });
+    const outcome = await gate({
+      project: project('required'),
+      user: aUser(),
+      provider: 'magic-link',
+      ttlSeconds: 900,
+      authCodeId: 'code-1',
+      origin: TEST_ORIGIN,
+    });
     expect(outcome).toEqual({ kind: 'mfa', challenge: 'mfa_tok1.32', methods: ['totp', 'backup_codes'], enrollmentRequired: false });
     expect(log.of('challenges.insert')[0]!.args).toEqual([
       {
@@ -101,7 +114,12 @@ describe('the primary sign-in gate', () => {
 
   it('required with nothing enrolled: an enrollment challenge and no session', async () => {
     const { gate, log } = setup([]);
-    expect(await gate({ project: project('required'), user: aUser(), provider: 'google', origin: TEST_ORIGIN })).toEqual({ kind: 'mfa', challenge: 'mfa_tok1.32', methods: [], enrollmentRequired: true });
+    expect(await gate({ project: project('required'), user: aUser(), provider: 'google', origin: TEST_ORIGIN })).toEqual({
+      kind: 'mfa',
+      challenge: 'mfa_tok1.32',
+      methods: [],
+      enrollmentRequired: true,
+    });
     expect(log.of('challenges.insert')[0]!.args[0]).toMatchObject({ enrollment: true, ttlSeconds: null, authCodeId: null });
     expect(log.names('issueSession')).toEqual([]);
   });

@@ -1,11 +1,5 @@
 import type { Project } from '../../domain/project';
-import {
-  decidePrimarySignIn,
-  MFA_CHALLENGE_PREFIX,
-  MFA_CHALLENGE_TTL_SECONDS,
-  usableMfaMethods,
-  type MfaMethod,
-} from '../../domain/mfa';
+import { decidePrimarySignIn, MFA_CHALLENGE_PREFIX, MFA_CHALLENGE_TTL_SECONDS, usableMfaMethods, type MfaMethod } from '../../domain/mfa';
 import type { EndUser } from '../../domain/user';
 import { auditEntry, userActor, type AuditLog } from '../audit/audit-log';
 import type { MfaChallengeStore, EnrolledMethodsReader } from '../mfa/mfa.store';
@@ -62,22 +56,27 @@ export interface CompletePrimarySignInDeps {
  */
 export function makeCompletePrimarySignIn(deps: CompletePrimarySignInDeps): SignInGate {
   /** `user.sign_in`: the primary authentication passed; with MFA, `mfa.challenge.issued` too. */
-  const record = (input: PrimarySignInInput, details: { mfa: 'none' | 'challenge' | 'enrollment'; methods?: MfaMethod[]; session_id?: string; new_device?: boolean }) => {
+  const record = (
+    input: PrimarySignInInput,
+    details: { mfa: 'none' | 'challenge' | 'enrollment'; methods?: MfaMethod[]; session_id?: string; new_device?: boolean },
+  ) => {
     const at = deps.clock.now();
     const facts = { actor: userActor(input.user.id), origin: input.origin };
     deps.audit.record(auditEntry(at, input.project.id, 'user.sign_in', { ...facts, details: { provider: input.provider, ...details } }));
     if (details.mfa !== 'none') {
-      deps.audit.record(auditEntry(at, input.project.id, 'mfa.challenge.issued', { ...facts, details: { provider: input.provider, enrollment: details.mfa === 'enrollment', methods: details.methods ?? [] } }));
+      deps.audit.record(
+        auditEntry(at, input.project.id, 'mfa.challenge.issued', {
+          ...facts,
+          details: { provider: input.provider, enrollment: details.mfa === 'enrollment', methods: details.methods ?? [] },
+        }),
+      );
     }
   };
   return async (input: PrimarySignInInput): Promise<PrimarySignInOutcome> => {
     const mfa = deps.mfa;
     if (mfa && input.project.settings.mfaPolicy !== 'off') {
       const enrolled = await mfa.enrollment.enrolledMethods(input.project.id, input.user.id);
-      const decision = decidePrimarySignIn(
-        input.project.settings.mfaPolicy,
-        usableMfaMethods(enrolled, input.project.settings.mfaMethods),
-      );
+      const decision = decidePrimarySignIn(input.project.settings.mfaPolicy, usableMfaMethods(enrolled, input.project.settings.mfaMethods));
       if (decision.kind !== 'session') {
         const challenge = MFA_CHALLENGE_PREFIX + mfa.crypto.randomToken(32);
         const now = mfa.clock.now();

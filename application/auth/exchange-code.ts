@@ -14,7 +14,13 @@ export interface ExchangeCodeDeps {
   codes: Pick<AuthorizationCodeStore, 'consume' | 'markReplayed' | 'wasReplayed'>;
   users: Pick<UserStore, 'findById'>;
   refreshTokens: Pick<RefreshTokenStore, 'revokeByAuthCode'>;
-  completePrimarySignIn: (input: { project: Project; user: EndUser; provider: string; authCodeId?: string | null; origin: RequestOrigin }) => Promise<PrimarySignInOutcome>;
+  completePrimarySignIn: (input: {
+    project: Project;
+    user: EndUser;
+    provider: string;
+    authCodeId?: string | null;
+    origin: RequestOrigin;
+  }) => Promise<PrimarySignInOutcome>;
   audit: AuditLog;
   crypto: TokenCrypto;
   clock: Clock;
@@ -38,7 +44,14 @@ export function makeExchangeCode(deps: ExchangeCodeDeps) {
     const now = deps.clock.now();
     const failed = (reason: string, userId: string | null = null) => {
       const action = reason === 'code_replayed' ? 'token.code.replayed' : 'token.code.exchange.failed';
-      deps.audit.record(auditEntry(now, project.id, action, { actor: userId ? userActor(userId) : { kind: 'user', id: null }, target: userId ? userTarget(userId) : null, origin, reason }));
+      deps.audit.record(
+        auditEntry(now, project.id, action, {
+          actor: userId ? userActor(userId) : { kind: 'user', id: null },
+          target: userId ? userTarget(userId) : null,
+          origin,
+          reason,
+        }),
+      );
       return err('invalid_authorization_code' as const);
     };
     if (!code || code.length > 200) return failed('invalid_authorization_code');

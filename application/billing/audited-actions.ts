@@ -24,7 +24,8 @@ const ACTIONS: Record<Audited, { done: AuditAction; failed: AuditAction }> = {
  * themselves are unchanged; this wraps them where the composition root assembles them.
  */
 export function auditBillingActions<U extends UserUseCases>(useCases: U, deps: { audit: AuditLog; clock: Clock }): U {
-  const wrap = <I, E extends BillingErrorCode>(name: Audited, run: (actor: BillingActor, input: I) => Promise<Result<SubscriptionView, E>>) =>
+  const wrap =
+    <I, E extends BillingErrorCode>(name: Audited, run: (actor: BillingActor, input: I) => Promise<Result<SubscriptionView, E>>) =>
     async (actor: BillingActor, input: I): Promise<Result<SubscriptionView, E>> => {
       const outcome = await run(actor, input);
       const facts = { actor: userActor(actor.user.id), origin: actor.origin ?? SYSTEM_ORIGIN };

@@ -1,6 +1,6 @@
 import type { Plan, Price } from '../../domain/billing/catalog';
 import type { BillingEventType } from '../../domain/billing/events';
-import type { InvoiceReason, InvoiceStatus, PaymentMethodSummary } from '../../domain/billing/invoice';
+import type { InvoiceStatus, PaymentMethodSummary } from '../../domain/billing/invoice';
 import type { Currency } from '../../domain/billing/money';
 import type { EntitlementFacts } from '../../domain/billing/entitlements';
 import type { Subscription } from '../../domain/billing/subscription';

@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { BillingConnection, BillingSubscription } from './billing.store';
 import type { PaymentProcessor } from './payment-processor';
-import { aBillingSubscription, aProject, aStoredPlan, aStoredPrice, aUser, CallLog, fakeSubscriptionLocks, FixedClock, strictBillingDeps, strictFake } from '../testing/fakes';
+import {
+  aBillingSubscription,
+  aProject,
+  aStoredPlan,
+  aStoredPrice,
+  aUser,
+  CallLog,
+  fakeSubscriptionLocks,
+  FixedClock,
+  strictBillingDeps,
+  strictFake,
+} from '../testing/fakes';
 import { makeChangeSubscription, makePreviewChange } from './change-subscription';
 
 const actor = { project: aProject(), user: aUser() };
@@ -57,7 +68,11 @@ describe('which subscription changes the rules allow, before any processor is as
     ['paused (resume first)', { status: 'paused' as const, pausedAt: new Date('2030-05-10T00:00:00.000Z') }, 'subscription_paused'],
     ['pending cancellation (resume first)', { cancelAtPeriodEnd: true, canceledAt: new Date('2030-05-10T00:00:00.000Z') }, 'cancellation_scheduled'],
     ['already on that price', { price: { id: NEW_PRICE.id, planId: 'plan-1', amount: 2000, currency: 'usd', interval: 'month' as const } }, 'same_price'],
-    ['billed in another currency', { price: { id: '00000000-0000-4000-8000-000000000009', planId: 'plan-1', amount: 900, currency: 'eur', interval: 'month' as const } }, 'currency_mismatch'],
+    [
+      'billed in another currency',
+      { price: { id: '00000000-0000-4000-8000-000000000009', planId: 'plan-1', amount: 900, currency: 'eur', interval: 'month' as const } },
+      'currency_mismatch',
+    ],
   ])('refused when %s', async (_case, overrides, error) => {
     const { change, preview, log } = setup({ subscription: aBillingSubscription(overrides) });
     expect(await change(actor, changeTo(NEW_PRICE.id))).toEqual({ ok: false, error });
@@ -85,7 +100,9 @@ describe('which subscription changes the rules allow, before any processor is as
       ok: false,
       error: 'billing_not_connected',
     });
-    expect(await setup({ subscription: aBillingSubscription(), connection: aConnection('sandbox'), sandboxAllowed: false }).change(actor, changeTo(NEW_PRICE.id))).toEqual({
+    expect(
+      await setup({ subscription: aBillingSubscription(), connection: aConnection('sandbox'), sandboxAllowed: false }).change(actor, changeTo(NEW_PRICE.id)),
+    ).toEqual({
       ok: false,
       error: 'sandbox_unavailable',
     });

@@ -1,5 +1,5 @@
 import { type AuditEntry, SYSTEM_ACTOR } from '../../domain/audit';
-import { type AuditLog, auditEntry } from '../audit/audit-log';
+import { auditEntry } from '../audit/audit-log';
 import { SYSTEM_ORIGIN } from '../ports/request-origin';
 import type { BillingInvoice } from './billing.store';
 import type { BillingDeps } from './deps';
@@ -45,7 +45,10 @@ export function makeSettleDuplicate(deps: SettleDuplicateDeps) {
         idempotencyKey: `tollgate-duplicate-refund-${invoice.id}`,
       });
       if (!refunded.ok) {
-        deps.logger.error({ projectId, subscription: processorSubscriptionId, invoice: invoice.id, failure: refunded.failure.kind }, 'billing: refunding a duplicate subscription failed');
+        deps.logger.error(
+          { projectId, subscription: processorSubscriptionId, invoice: invoice.id, failure: refunded.failure.kind },
+          'billing: refunding a duplicate subscription failed',
+        );
         return refunded;
       }
       refunds.push(refunded.value);
@@ -60,7 +63,10 @@ export function makeSettleDuplicate(deps: SettleDuplicateDeps) {
     const outcome = await deps.uow.transaction(async (): Promise<RecordOutcome> => {
       const recorded = await recordSnapshot({ projectId, processor: processor.kind, snapshot: canceled.value, userId, duplicate: true });
       if (!recorded.ok) return recorded;
-      const known = await deps.invoices.findByProcessorIds(processor.kind, refunds.map((r) => r.invoiceId));
+      const known = await deps.invoices.findByProcessorIds(
+        processor.kind,
+        refunds.map((r) => r.invoiceId),
+      );
       const byProcessorId = new Map(known.map((i) => [i.processorInvoiceId, i]));
       const events = [...recorded.events];
       for (const refund of refunds) {

@@ -16,7 +16,20 @@ export type BillingErrorCode =
   | PlanOrderError
   | TrialError
   | RedirectUrlError
-  | Exclude<SubscriptionError, 'payment_required' | 'incomplete_not_expired' | 'period_not_ended' | 'trial_not_ended' | 'grace_period_not_over' | 'subscription_not_incomplete' | 'subscription_not_past_due' | 'subscription_not_trialing' | 'cancellation_not_scheduled' | 'outside_current_period' | 'subscription_not_paused'>
+  | Exclude<
+      SubscriptionError,
+      | 'payment_required'
+      | 'incomplete_not_expired'
+      | 'period_not_ended'
+      | 'trial_not_ended'
+      | 'grace_period_not_over'
+      | 'subscription_not_incomplete'
+      | 'subscription_not_past_due'
+      | 'subscription_not_trialing'
+      | 'cancellation_not_scheduled'
+      | 'outside_current_period'
+      | 'subscription_not_paused'
+    >
   | 'project_not_found'
   | 'user_not_found'
   | 'billing_not_connected'

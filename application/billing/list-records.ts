@@ -55,7 +55,13 @@ export function makeListSubscriptions(deps: Pick<BillingDeps, 'subscriptions' | 
       filter,
       (limit, after) => deps.subscriptions.list(projectId, { userId: filter.userId, status: filter.status, limit, ...(after ? { after } : {}) }),
       async (rows) => {
-        const [names, emails] = await Promise.all([catalogNames(deps.catalog, projectId), deps.directory.emails(projectId, rows.map((s) => s.userId))]);
+        const [names, emails] = await Promise.all([
+          catalogNames(deps.catalog, projectId),
+          deps.directory.emails(
+            projectId,
+            rows.map((s) => s.userId),
+          ),
+        ]);
         return rows.map((s) => ({ ...subscriptionView(s, names), userEmail: emails.get(s.userId) ?? null }));
       },
     );
@@ -76,7 +82,10 @@ export function makeListProjectInvoices(deps: Pick<BillingDeps, 'invoices' | 'pr
       filter,
       (limit, after) => deps.invoices.list(projectId, { userId: filter.userId, status: filter.status, limit, ...(after ? { after } : {}) }),
       async (rows) => {
-        const emails = await deps.directory.emails(projectId, rows.map((i) => i.userId));
+        const emails = await deps.directory.emails(
+          projectId,
+          rows.map((i) => i.userId),
+        );
         return rows.map((i) => operatorInvoiceView(i, emails.get(i.userId) ?? null));
       },
     );

@@ -86,7 +86,14 @@ export function makeListPlans(deps: Pick<BillingDeps, 'catalog' | 'projects'>) {
   return async function listPlans(projectId: string): Promise<Result<OperatorPlanView[], 'project_not_found'>> {
     if ((await deps.projects.findById(projectId)) === null) return err('project_not_found');
     const [plans, prices] = await Promise.all([deps.catalog.listPlans(projectId), deps.catalog.listPrices(projectId)]);
-    return ok(sortPlans(plans).map((plan) => operatorPlanView(plan, prices.filter((p) => p.planId === plan.id))));
+    return ok(
+      sortPlans(plans).map((plan) =>
+        operatorPlanView(
+          plan,
+          prices.filter((p) => p.planId === plan.id),
+        ),
+      ),
+    );
   };
 }
 
@@ -107,7 +114,10 @@ export function makeReorderPlans(deps: ManagePlansDeps) {
     }
     const reordered = reorderPlans(plans, ids);
     if (!reordered.ok) return reordered;
-    await deps.catalog.setPositions(projectId, reordered.value.map((p) => ({ id: p.id, position: p.position })));
+    await deps.catalog.setPositions(
+      projectId,
+      reordered.value.map((p) => ({ id: p.id, position: p.position })),
+    );
     return listPlans(projectId);
   };
 }

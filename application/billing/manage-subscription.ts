@@ -91,6 +91,11 @@ export function makePauseSubscription(deps: BillingDeps) {
  * paid: only the processor's charge can decline.)
  */
 export function makeResumeSubscription(deps: BillingDeps) {
-  const action = subscriptionAction(deps, 'resume', (s, at) => resume(s, at, 'paid'), (p, s, key) => p.resumeSubscription(s.processorSubscriptionId, key));
+  const action = subscriptionAction(
+    deps,
+    'resume',
+    (s, at) => resume(s, at, 'paid'),
+    (p, s, key) => p.resumeSubscription(s.processorSubscriptionId, key),
+  );
   return (actor: BillingActor, input: { requestKey: string }): Promise<Result<SubscriptionView, ResumeSubscriptionError>> => action(actor, input.requestKey);
 }

@@ -215,12 +215,7 @@ export interface PaymentProcessor {
   /** Archives a price: existing subscriptions keep it, new ones cannot use it. */
   archivePrice(priceId: string): Promise<ProcessorResult<void>>;
 
-  createCustomer(input: {
-    email: string | null;
-    name: string | null;
-    metadata: ProcessorMetadata;
-    idempotencyKey: string;
-  }): Promise<ProcessorResult<string>>;
+  createCustomer(input: { email: string | null; name: string | null; metadata: ProcessorMetadata; idempotencyKey: string }): Promise<ProcessorResult<string>>;
   /** A client secret to collect a card with the processor's UI (Stripe Elements). */
   createSetupIntent(customerId: string, idempotencyKey: string): Promise<ProcessorResult<{ id: string; clientSecret: string }>>;
   /** The active promotion code's id, or null when the processor knows no such code. */

@@ -6,10 +6,7 @@ import type { BillingDeps } from './deps';
 import { catalogNames, invoiceView, subscriptionView, toJson } from './views';
 import type { ProcessorInvoice, ProcessorKind, ProcessorSnapshot } from './payment-processor';
 
-export type RecordSnapshotDeps = Pick<
-  BillingDeps,
-  'uow' | 'subscriptions' | 'invoices' | 'catalog' | 'customers' | 'events' | 'clock' | 'crypto' | 'logger'
->;
+export type RecordSnapshotDeps = Pick<BillingDeps, 'uow' | 'subscriptions' | 'invoices' | 'catalog' | 'customers' | 'events' | 'clock' | 'crypto' | 'logger'>;
 
 export interface RecordInput {
   projectId: string;
@@ -92,7 +89,10 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
         await deps.customers.markTrialUsed(projectId, userId, processor);
       }
 
-      const known = await deps.invoices.findByProcessorIds(processor, snapshot.invoices.map((i) => i.id));
+      const known = await deps.invoices.findByProcessorIds(
+        processor,
+        snapshot.invoices.map((i) => i.id),
+      );
       const knownById = new Map(known.map((i) => [i.processorInvoiceId, i]));
       const invoicesBefore = new Map<string, InvoiceState>(
         known.map((i) => [i.processorInvoiceId, { id: i.processorInvoiceId, status: i.status, subtotal: i.subtotal, attemptCount: i.attemptCount }]),
@@ -139,7 +139,12 @@ const pickId = (...ids: Array<string | undefined>): string | undefined => ids.fi
  * Idempotency-Key used again once the processor had forgotten it, metadata copied by hand): then a
  * new one, so no record is ever overwritten by another subscription.
  */
-async function freshId(deps: Pick<RecordSnapshotDeps, 'subscriptions' | 'crypto'>, projectId: string, processorSubscriptionId: string, chosen: string | undefined): Promise<string> {
+async function freshId(
+  deps: Pick<RecordSnapshotDeps, 'subscriptions' | 'crypto'>,
+  projectId: string,
+  processorSubscriptionId: string,
+  chosen: string | undefined,
+): Promise<string> {
   if (chosen === undefined) return deps.crypto.uuid();
   const taken = await deps.subscriptions.findById(projectId, chosen);
   return taken === null || taken.processorSubscriptionId === processorSubscriptionId ? chosen : deps.crypto.uuid();
@@ -182,7 +187,6 @@ function toInvoice(
     updatedAt: now,
   };
 }
-
 
 /** A project event: the spec's fields (type, subscriptionId, amount, currency) plus id, created, userId and the object. */
 export function buildEvent(

@@ -65,7 +65,12 @@ export function makeStartCheckout(deps: BillingDeps) {
       cancelUrl: input.cancelUrl,
       promotionCodeId,
       trialDays,
-      metadata: { projectId: project.id, userId: user.id, subscriptionId: requestScopedId(deps, 'checkout', project.id, user.id, input.requestKey), priceId: price.id },
+      metadata: {
+        projectId: project.id,
+        userId: user.id,
+        subscriptionId: requestScopedId(deps, 'checkout', project.id, user.id, input.requestKey),
+        priceId: price.id,
+      },
       email: user.email,
       idempotencyKey: `tollgate-checkout-${project.id}-${user.id}-${input.requestKey}`,
     });
@@ -73,4 +78,3 @@ export function makeStartCheckout(deps: BillingDeps) {
     return ok(session.value);
   };
 }
-

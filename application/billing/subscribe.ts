@@ -97,7 +97,8 @@ export function makeSubscribe(deps: BillingDeps) {
         // Another subscription was recorded meanwhile (its webhook, while this request ran without
         // the key of the first): this one is a duplicate, refunded and canceled now.
         const settled = await settleDuplicate(project.id, processor, created.value, user.id);
-        if (!settled.ok) deps.logger.error({ projectId: project.id, failure: settled.failure.kind }, 'billing: a duplicate subscription could not be settled yet');
+        if (!settled.ok)
+          deps.logger.error({ projectId: project.id, failure: settled.failure.kind }, 'billing: a duplicate subscription could not be settled yet');
         return err('subscription_exists');
       }
       if (recorded.subscription.trialStart !== null) await deps.customers.markTrialUsed(project.id, user.id, processor.kind);

@@ -2,7 +2,6 @@ import type { Entitlements } from '../../domain/billing/entitlements';
 import type { BillingInterval } from '../../domain/billing/periods';
 import { type SubscriptionState, subscriptionState, upcomingInvoice } from '../../domain/billing/subscription';
 import type { BillingInvoice, BillingSubscription, CatalogStore, StoredPlan, StoredPrice } from './billing.store';
-import type { BillingErrorCode } from './errors';
 import type { ProcessorInvoiceLine, ProcessorKind } from './payment-processor';
 
 /**

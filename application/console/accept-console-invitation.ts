@@ -12,7 +12,10 @@ import type { ConsoleStore } from './console.store';
 import { startConsoleSession, type StartedConsoleSession } from './session-tokens';
 
 export interface AcceptConsoleInvitationDeps {
-  store: Pick<ConsoleStore, 'findPendingInvitationEmailKey' | 'consumeInvitation' | 'findAccountByEmailKey' | 'insertAccount' | 'addMembership' | 'insertSession'>;
+  store: Pick<
+    ConsoleStore,
+    'findPendingInvitationEmailKey' | 'consumeInvitation' | 'findAccountByEmailKey' | 'insertAccount' | 'addMembership' | 'insertSession'
+  >;
   checkTotp: CheckConsoleTotp;
   crypto: TokenCrypto;
   clock: Clock;

@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { ConsoleAccount, ConsoleInvitation } from '../../domain/console';
 import { err, ok } from '../../domain/result';
-import { aConsoleAccount, aProject, CallLog, fakeAuditLog, fakeCrypto, fakeOutbox, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn } from '../testing/fakes';
+import {
+  aConsoleAccount,
+  aProject,
+  CallLog,
+  fakeAuditLog,
+  fakeCrypto,
+  fakeOutbox,
+  fakeRateLimiter,
+  fakeUnitOfWork,
+  FixedClock,
+  strictFake,
+  strictFn,
+} from '../testing/fakes';
 import { makeAcceptConsoleInvitation } from './accept-console-invitation';
 import type { CheckConsoleTotp } from './check-console-totp';
 import type { ConsoleStore } from './console.store';
@@ -53,7 +65,11 @@ describe('inviting someone to a project', () => {
         expiresAt: new Date('2030-01-08T00:00:00.000Z'),
       }),
     );
-    expect(log.calls.filter((c) => c.inTransaction && !c.call.startsWith('crypto')).map((c) => c.call)).toEqual(['store.revokePendingInvitation', 'store.insertInvitation', 'outbox.enqueue']);
+    expect(log.calls.filter((c) => c.inTransaction && !c.call.startsWith('crypto')).map((c) => c.call)).toEqual([
+      'store.revokePendingInvitation',
+      'store.insertInvitation',
+      'outbox.enqueue',
+    ]);
     // The pending invitation is looked up by the address's lower-cased key; only the token's hash is stored.
     expect(log.of('store.revokePendingInvitation')[0]!.args.slice(0, 2)).toEqual(['project-a', 'new.person@example.com']);
     const token = /#(tgi_.+)$/.exec((outbox.messages[0]!.payload as { url: string }).url)![1]!;
@@ -118,7 +134,9 @@ describe('accepting an invitation', () => {
       },
       log,
     );
-    const checkTotp = strictFn<CheckConsoleTotp>('checkTotp', log, async () => (options.totp === 'console_totp_required' ? err('console_totp_required') : ok(undefined)));
+    const checkTotp = strictFn<CheckConsoleTotp>('checkTotp', log, async () =>
+      options.totp === 'console_totp_required' ? err('console_totp_required') : ok(undefined),
+    );
     const accept = makeAcceptConsoleInvitation({ store, checkTotp, crypto: fakeCrypto(log), clock: new FixedClock(), uow: fakeUnitOfWork(log), audit, actor });
     return { accept, log, audit };
   }
@@ -130,14 +148,15 @@ describe('accepting an invitation', () => {
     const account = (accepted as { value: { account: ConsoleAccount } }).value.account;
     expect(log.of('store.insertAccount')[0]!.args).toEqual([account, 'ada@example.com', null]);
     expect(log.of('store.addMembership')[0]!.args.slice(0, 2)).toEqual([account.id, 'project-a']);
-    expect(log.calls.filter((c) => c.inTransaction).map((c) => c.call).filter((c) => !c.startsWith('crypto'))).toEqual([
-      'store.consumeInvitation',
-      'store.findAccountByEmailKey',
-      'store.insertAccount',
-      'store.addMembership',
-      'store.insertSession',
+    expect(
+      log.calls
+        .filter((c) => c.inTransaction)
+        .map((c) => c.call)
+        .filter((c) => !c.startsWith('crypto')),
+    ).toEqual(['store.consumeInvitation', 'store.findAccountByEmailKey', 'store.insertAccount', 'store.addMembership', 'store.insertSession']);
+    expect(audit.entries).toEqual([
+      expect.objectContaining({ action: 'console.invitation.accepted', target: { kind: 'console_invitation', id: 'invitation-1' } }),
     ]);
-    expect(audit.entries).toEqual([expect.objectContaining({ action: 'console.invitation.accepted', target: { kind: 'console_invitation', id: 'invitation-1' } })]);
   });
 
   it('an existing account keeps its role and gets the membership; no account is created', async () => {

@@ -68,14 +68,24 @@ describe('what only an operator may do', () => {
     const log = new CallLog();
     const store = strictFake<Pick<ConsoleStore, 'listAccounts'>>(
       'store',
-      { listAccounts: async () => [{ ...member, projectIds: ['project-a', 'project-deleted'] }, { ...operator, projectIds: [] }] },
+      {
+        listAccounts: async () => [
+          { ...member, projectIds: ['project-a', 'project-deleted'] },
+          { ...operator, projectIds: [] },
+        ],
+      },
       log,
     );
     const list = makeListConsoleAccounts({ store, projects: world(log).projects });
     expect(await list(member)).toEqual(err('console_operator_only'));
     expect(log.names()).toEqual([]);
     // An operator gets every account with the names of its projects; memberships of deleted projects are left out.
-    expect(await list(operator)).toEqual(ok([{ ...member, projects: [{ id: 'project-a', name: 'A' }] }, { ...operator, projects: [] }]));
+    expect(await list(operator)).toEqual(
+      ok([
+        { ...member, projects: [{ id: 'project-a', name: 'A' }] },
+        { ...operator, projects: [] },
+      ]),
+    );
   });
 
   function createProject(mode: ConsoleSignupMode) {

@@ -24,9 +24,11 @@ export type CreateConsoleAccountError = 'invalid_email' | 'console_email_taken' 
  */
 export function makeCreateConsoleAccount(deps: CreateConsoleAccountDeps) {
   const issueLink = makeIssueSignInLink(deps);
-  return async (input: { email: string; role: ConsoleRole; password?: string }): Promise<
-    Result<{ account: ConsoleAccount; link: IssuedSignInLink | null }, CreateConsoleAccountError>
-  > => {
+  return async (input: {
+    email: string;
+    role: ConsoleRole;
+    password?: string;
+  }): Promise<Result<{ account: ConsoleAccount; link: IssuedSignInLink | null }, CreateConsoleAccountError>> => {
     const parsed = parseEmailAddress(input.email);
     if (!parsed.ok) return err('invalid_email');
     if (input.password !== undefined) {

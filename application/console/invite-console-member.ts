@@ -39,9 +39,12 @@ export type InviteConsoleMemberError = 'invalid_email' | 'console_already_member
  * is not invited.
  */
 export function makeInviteConsoleMember(deps: InviteConsoleMemberDeps) {
-  return async (input: { inviter: ConsoleAccount; project: Project; email: string; origin?: RequestOrigin }): Promise<
-    Result<ConsoleInvitation, InviteConsoleMemberError> | RateLimited
-  > => {
+  return async (input: {
+    inviter: ConsoleAccount;
+    project: Project;
+    email: string;
+    origin?: RequestOrigin;
+  }): Promise<Result<ConsoleInvitation, InviteConsoleMemberError> | RateLimited> => {
     const parsed = parseEmailAddress(input.email);
     if (!parsed.ok) return err('invalid_email');
     const limited = await consumeLimits(deps.rateLimiter, [`console-invite:account:${input.inviter.id}`], CONSOLE_INVITATION_LIMIT);

@@ -9,7 +9,10 @@ import { makeIssueSignInLink, type IssueSignInLinkDeps, type IssuedSignInLink } 
  */
 export function makeIssueAccountSignInLink(deps: IssueSignInLinkDeps & { store: Pick<ConsoleStore, 'findAccountById' | 'insertSignInLink'> }) {
   const issue = makeIssueSignInLink(deps);
-  return async (by: ConsoleAccount, accountId: string): Promise<Result<IssuedSignInLink & { account: ConsoleAccount }, 'console_operator_only' | 'console_account_id_not_found'>> => {
+  return async (
+    by: ConsoleAccount,
+    accountId: string,
+  ): Promise<Result<IssuedSignInLink & { account: ConsoleAccount }, 'console_operator_only' | 'console_account_id_not_found'>> => {
     if (by.role !== 'operator') return err('console_operator_only');
     const account = await deps.store.findAccountById(accountId);
     if (!account) return err('console_account_id_not_found');

@@ -40,7 +40,10 @@ export function makeCreateConsoleProject(deps: {
   uow: UnitOfWork;
   mode: ConsoleSignupMode;
 }) {
-  return async (account: ConsoleAccount, input: { name: string; callbackUrls?: string[] }): Promise<Result<CreatedProject, CreateProjectError | 'console_operator_only'>> => {
+  return async (
+    account: ConsoleAccount,
+    input: { name: string; callbackUrls?: string[] },
+  ): Promise<Result<CreatedProject, CreateProjectError | 'console_operator_only'>> => {
     if (account.role !== 'operator' && deps.mode !== 'open') return err('console_operator_only');
     return deps.uow.transaction(async () => {
       const created = await deps.createProject(input);

@@ -21,9 +21,12 @@ export interface RemoveConsoleMemberDeps {
  * Operators have no membership to remove: they see every project.
  */
 export function makeRemoveConsoleMember(deps: RemoveConsoleMemberDeps) {
-  return async (input: { by: ConsoleAccount; projectId: string; accountId: string; origin?: RequestOrigin }): Promise<
-    Result<true, 'console_member_not_found' | 'console_last_member'>
-  > => {
+  return async (input: {
+    by: ConsoleAccount;
+    projectId: string;
+    accountId: string;
+    origin?: RequestOrigin;
+  }): Promise<Result<true, 'console_member_not_found' | 'console_last_member'>> => {
     const removed = await deps.uow.transaction(async () => {
       const count = await deps.store.countMembers(input.projectId);
       if (!canRemoveConsoleMember(input.by.id, input.accountId, count)) return 'last' as const;

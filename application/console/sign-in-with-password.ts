@@ -32,9 +32,12 @@ export interface ConsoleSignInDeps {
  * (`console_totp_required`, only once the password was right), and the browser sends all three again.
  */
 export function makeConsoleSignIn(deps: ConsoleSignInDeps) {
-  return async (input: { email: string; password: string; code?: string; origin: RequestOrigin }): Promise<
-    Result<StartedConsoleSession & { account: ConsoleAccount }, 'invalid_console_credentials' | ConsoleTotpError> | RateLimited
-  > => {
+  return async (input: {
+    email: string;
+    password: string;
+    code?: string;
+    origin: RequestOrigin;
+  }): Promise<Result<StartedConsoleSession & { account: ConsoleAccount }, 'invalid_console_credentials' | ConsoleTotpError> | RateLimited> => {
     const parsed = parseEmailAddress(input.email);
     const emailKey = parsed.ok ? parsed.value.key : input.email.trim().toLowerCase();
     const limited =

@@ -22,8 +22,13 @@ export const CONSOLE_SIGN_UP_LIMIT = { points: 10, windowMs: 60 * 60_000 } as co
  */
 export function makeConsoleSignUp(deps: ConsoleSignUpDeps) {
   const create = makeCreateConsoleAccount(deps);
-  return async (input: { email: string; password: string; origin: RequestOrigin }): Promise<
-    Result<StartedConsoleSession & { account: ConsoleAccount }, 'console_signup_closed' | 'invalid_email' | 'console_email_taken' | PasswordPolicyError> | RateLimited
+  return async (input: {
+    email: string;
+    password: string;
+    origin: RequestOrigin;
+  }): Promise<
+    | Result<StartedConsoleSession & { account: ConsoleAccount }, 'console_signup_closed' | 'invalid_email' | 'console_email_taken' | PasswordPolicyError>
+    | RateLimited
   > => {
     if (deps.mode !== 'open') return err('console_signup_closed');
     const limited = await consumeLimits(deps.rateLimiter, [`console-signup:ip:${input.origin.ip}`], CONSOLE_SIGN_UP_LIMIT);

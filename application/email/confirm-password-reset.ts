@@ -37,7 +37,9 @@ export type ConfirmPasswordResetError =
   | 'provider_not_enabled'
   | 'unsupported_locale'
   | PasswordPolicyError
-  | 'invalid_reset_token' | 'reset_token_expired' | 'reset_token_used';
+  | 'invalid_reset_token'
+  | 'reset_token_expired'
+  | 'reset_token_used';
 
 const classify = (record: PasswordResetRecord | null, now: Date): ConfirmPasswordResetError => {
   if (!record) return 'invalid_reset_token';
@@ -64,7 +66,9 @@ export function makeConfirmPasswordReset(deps: ConfirmPasswordResetDeps) {
     const now = deps.clock.now();
     /** `password.reset.failed` for a token that named an account (an unknown token names nobody). */
     const refused = (error: ConfirmPasswordResetError, userId: string | null) => {
-      deps.audit.record(auditEntry(now, input.project.id, 'password.reset.failed', { actor: { kind: 'user', id: userId }, origin: input.origin, reason: error }));
+      deps.audit.record(
+        auditEntry(now, input.project.id, 'password.reset.failed', { actor: { kind: 'user', id: userId }, origin: input.origin, reason: error }),
+      );
       return err(error);
     };
     if (!found || found.usedAt || !isLive(found.expiresAt, now)) return refused(classify(found, now), found?.userId ?? null);
@@ -81,7 +85,11 @@ export function makeConfirmPasswordReset(deps: ConfirmPasswordResetDeps) {
     });
     if (!done.ok) return done;
     deps.audit.record(
-      auditEntry(now, input.project.id, 'password.reset.completed', { actor: userActor(done.value.userId), origin: input.origin, details: { sessions_ended: done.value.revoked } }),
+      auditEntry(now, input.project.id, 'password.reset.completed', {
+        actor: userActor(done.value.userId),
+        origin: input.origin,
+        details: { sessions_ended: done.value.revoked },
+      }),
     );
     return ok(undefined);
   };

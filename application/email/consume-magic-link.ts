@@ -89,12 +89,13 @@ export function makeConsumeMagicLink(deps: ConsumeMagicLinkDeps) {
       }
       const fail = (e: ConsumeMagicLinkError) => ({ result: err(e), locale: link.mailLocale });
       const project = await deps.projects.findById(link.projectId);
-      if (!project || !project.active || !isProviderEnabled(project, 'magic-link') || !isCallbackUrlRegistered(project, link.callbackUrl)) {
+      if (!project?.active || !isProviderEnabled(project, 'magic-link') || !isCallbackUrlRegistered(project, link.callbackUrl)) {
         return fail('link_unavailable');
       }
       const { user: account, created } = await accountFor(project, link, now);
       if (account.disabled) return fail('link_unavailable');
-      if (created) deps.audit.record(auditEntry(now, project.id, 'user.sign_up', { actor: userActor(account.id), origin, details: { provider: 'magic-link' } }));
+      if (created)
+        deps.audit.record(auditEntry(now, project.id, 'user.sign_up', { actor: userActor(account.id), origin, details: { provider: 'magic-link' } }));
       const user: EndUser = { ...account, emailVerified: true, provider: 'magic-link', updatedAt: now };
       await deps.accounts.update(project.id, user.id, { emailVerified: true, provider: 'magic-link' }, now);
       const outcome = await deps.completePrimarySignIn({ project, user, provider: 'magic-link', ttlSeconds: MAGIC_LINK_TOKEN_TTL_SECONDS, origin });

@@ -52,7 +52,12 @@ export function makeIssuePasswordReset(deps: IssuePasswordResetDeps) {
     const message: EmailMessage = {
       kind: 'password_reset',
       to: user.email!,
-      locale: resolveLocale({ requested: request.locale, stored: user.locale, acceptLanguage: request.acceptLanguage, projectDefault: project.settings.defaultLocale }),
+      locale: resolveLocale({
+        requested: request.locale,
+        stored: user.locale,
+        acceptLanguage: request.acceptLanguage,
+        projectDefault: project.settings.defaultLocale,
+      }),
       projectName: project.name,
       url: withQuery(request.callbackUrl, { token }),
       expiresInMinutes: PASSWORD_RESET_TTL_SECONDS / 60,
@@ -61,7 +66,13 @@ export function makeIssuePasswordReset(deps: IssuePasswordResetDeps) {
       if (await deps.resets.exists(requestId)) return;
       await deps.resets.invalidateAllForUser(project.id, user.id, requestedAt);
       await deps.resets.insert(
-        { id: requestId, projectId: project.id, userId: user.id, createdAt: requestedAt, expiresAt: new Date(requestedAt.getTime() + PASSWORD_RESET_TTL_SECONDS * 1000) },
+        {
+          id: requestId,
+          projectId: project.id,
+          userId: user.id,
+          createdAt: requestedAt,
+          expiresAt: new Date(requestedAt.getTime() + PASSWORD_RESET_TTL_SECONDS * 1000),
+        },
         deps.crypto.hash(token),
       );
       if (request.locale && request.locale !== user.locale) await deps.accounts.update(project.id, user.id, { locale: request.locale }, deps.clock.now());

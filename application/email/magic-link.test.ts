@@ -3,7 +3,20 @@ import type { Project } from '../../domain/project';
 import type { EndUser } from '../../domain/user';
 import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
 import type { ProjectStore } from '../stores/project.store';
-import { aProject, aUser, CallLog, fakeAuditLog, fakeCrypto, fakeOutbox, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
+import {
+  aProject,
+  aUser,
+  CallLog,
+  fakeAuditLog,
+  fakeCrypto,
+  fakeOutbox,
+  fakeRateLimiter,
+  fakeUnitOfWork,
+  FixedClock,
+  strictFake,
+  strictFn,
+  TEST_ORIGIN,
+} from '../testing/fakes';
 import type { UserStore } from '../stores/user.store';
 import { makeConsumeMagicLink } from './consume-magic-link';
 import type { EmailAccount, EmailAccountStore } from './email-account.store';
@@ -12,7 +25,8 @@ import type { MagicLinkRecord, MagicLinkStore } from './magic-link.store';
 import { makeSendMagicLink, type SendMagicLinkInput } from './send-magic-link';
 
 const MINUTE = 60_000;
-const magicProject = (over: Parameters<typeof aProject>[0] = {}) => aProject({ ...over, settings: { enabledProviders: ['email', 'magic-link'], ...over.settings } });
+const magicProject = (over: Parameters<typeof aProject>[0] = {}) =>
+  aProject({ ...over, settings: { enabledProviders: ['email', 'magic-link'], ...over.settings } });
 
 describe('send a magic link', () => {
   const limits = { magicLinkPerIp: { points: 30, windowMs: 15 * MINUTE }, magicLinkPerEmail: { points: 5, windowMs: 15 * MINUTE } };
@@ -21,7 +35,11 @@ describe('send a magic link', () => {
     const clock = new FixedClock('2030-01-01T10:00:00.000Z');
     const outbox = fakeOutbox(log);
     const send = makeSendMagicLink({
-      accounts: strictFake<Pick<EmailAccountStore, 'findByLoginEmail' | 'update'>>('accounts', { findByLoginEmail: async () => account, update: async () => undefined }, log),
+      accounts: strictFake<Pick<EmailAccountStore, 'findByLoginEmail' | 'update'>>(
+        'accounts',
+        { findByLoginEmail: async () => account, update: async () => undefined },
+        log,
+      ),
       links: strictFake<Pick<MagicLinkStore, 'insert'>>('links', { insert: async () => undefined }, log),
       outbox,
       crypto: fakeCrypto(),
@@ -90,7 +108,14 @@ describe('send a magic link', () => {
     expect(outbox.messages).toEqual([
       {
         topic: EMAIL_OUTBOX_TOPIC,
-        payload: { kind: 'magic_link', to: 'New@example.com', locale: 'sv', projectName: 'Acme', url: 'https://auth.example.com/api/proxy/email/magic-link/verify?token=tok1.32', expiresInMinutes: 15 },
+        payload: {
+          kind: 'magic_link',
+          to: 'New@example.com',
+          locale: 'sv',
+          projectName: 'Acme',
+          url: 'https://auth.example.com/api/proxy/email/magic-link/verify?token=tok1.32',
+          expiresInMinutes: 15,
+        },
       },
     ]);
   });
@@ -120,10 +145,22 @@ describe('consume a magic link', () => {
     ...over,
   });
 
-  function setup(options: { consumed?: MagicLinkRecord | null; found?: MagicLinkRecord | null; project?: Project | null; existing?: EmailAccount | null; candidate?: EndUser | null } = {}) {
+  function setup(
+    options: {
+      consumed?: MagicLinkRecord | null;
+      found?: MagicLinkRecord | null;
+      project?: Project | null;
+      existing?: EmailAccount | null;
+      candidate?: EndUser | null;
+    } = {},
+  ) {
     const log = new CallLog();
     const clock = new FixedClock('2030-01-01T10:05:00.000Z');
-    const outcome = (user: EndUser): PrimarySignInOutcome => ({ kind: 'session', session: { token: 'jwt', refreshToken: 'rt_1', expiresAt: clock.now(), sessionId: 's' }, user });
+    const outcome = (user: EndUser): PrimarySignInOutcome => ({
+      kind: 'session',
+      session: { token: 'jwt', refreshToken: 'rt_1', expiresAt: clock.now(), sessionId: 's' },
+      user,
+    });
     const audit = fakeAuditLog();
     const consume = makeConsumeMagicLink({
       links: strictFake<MagicLinkStore>(
@@ -143,7 +180,11 @@ describe('consume a magic link', () => {
         log,
       ),
       users: strictFake<Pick<UserStore, 'findById'>>('users', {}, log),
-      projects: strictFake<Pick<ProjectStore, 'findById'>>('projects', { findById: async () => (options.project === undefined ? magicProject() : options.project) }, log),
+      projects: strictFake<Pick<ProjectStore, 'findById'>>(
+        'projects',
+        { findById: async () => (options.project === undefined ? magicProject() : options.project) },
+        log,
+      ),
       completePrimarySignIn: strictFn('completePrimarySignIn', log, async (i: { user: EndUser }) => outcome(i.user)),
       crypto: fakeCrypto(),
       audit,
@@ -155,7 +196,10 @@ describe('consume a magic link', () => {
 
   it('tells an unknown, used and expired link apart, in the locale of its email', async () => {
     expect(await setup({ consumed: null, found: null }).consume('t')).toEqual({ result: { ok: false, error: 'link_invalid' }, locale: null });
-    expect(await setup({ consumed: null, found: link({ usedAt: new Date(0) }) }).consume('t')).toEqual({ result: { ok: false, error: 'link_used' }, locale: 'sv' });
+    expect(await setup({ consumed: null, found: link({ usedAt: new Date(0) }) }).consume('t')).toEqual({
+      result: { ok: false, error: 'link_used' },
+      locale: 'sv',
+    });
     const expired = setup({ consumed: null, found: link() });
     expired.clock.set(new Date('2030-01-01T10:15:00.000Z'));
     expect(await expired.consume('t')).toEqual({ result: { ok: false, error: 'link_expired' }, locale: 'sv' });
@@ -175,12 +219,18 @@ describe('consume a magic link', () => {
     const { result } = await consume('t');
     expect(result).toMatchObject({ ok: true, value: { callbackUrl: 'https://app.example.com/cb', locale: 'sv', outcome: { kind: 'session' } } });
     const inserted = log.of('accounts.insertWithLoginEmail')[0]!;
-    expect(inserted.args).toEqual([expect.objectContaining({ email: 'new@example.com', provider: 'magic-link', emailVerified: true, locale: 'sv' }), 'new@example.com', null]);
+    expect(inserted.args).toEqual([
+      expect.objectContaining({ email: 'new@example.com', provider: 'magic-link', emailVerified: true, locale: 'sv' }),
+      'new@example.com',
+      null,
+    ]);
     const gate = log.of('completePrimarySignIn')[0]!;
     expect(gate.inTransaction).toBe(true);
     expect(gate.args[0]).toMatchObject({ provider: 'magic-link', ttlSeconds: 900, user: { emailVerified: true }, origin: TEST_ORIGIN });
     // The sign-up is recorded (the sign-in itself by the gate).
-    expect(audit.entries).toEqual([expect.objectContaining({ action: 'user.sign_up', userId: (inserted.args[0] as EndUser).id, ip: TEST_ORIGIN.ip, details: { provider: 'magic-link' } })]);
+    expect(audit.entries).toEqual([
+      expect.objectContaining({ action: 'user.sign_up', userId: (inserted.args[0] as EndUser).id, ip: TEST_ORIGIN.ip, details: { provider: 'magic-link' } }),
+    ]);
   });
 
   it('a disabled account is unavailable', async () => {

@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { RefreshTokenStore } from '../stores/refresh-token.store';
-import { aProject, aUser, CallLog, fakeAuditLog, fakeCrypto, fakeHasher, fakeNotify, fakeOutbox, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, TEST_ORIGIN } from '../testing/fakes';
+import {
+  aProject,
+  aUser,
+  CallLog,
+  fakeAuditLog,
+  fakeCrypto,
+  fakeHasher,
+  fakeNotify,
+  fakeOutbox,
+  fakeRateLimiter,
+  fakeUnitOfWork,
+  FixedClock,
+  strictFake,
+  TEST_ORIGIN,
+} from '../testing/fakes';
 import { makeConfirmPasswordReset, type ConfirmPasswordResetInput } from './confirm-password-reset';
 import type { EmailAccount, EmailAccountStore } from './email-account.store';
 import { EMAIL_OUTBOX_TOPIC } from '../mail/email-message';
@@ -42,7 +56,10 @@ describe('request a password reset', () => {
 
   it('checks provider, callback URL, mail, locale and email first', async () => {
     const { request, log } = setup({ mailConfigured: false });
-    expect(await request(input({ project: aProject({ settings: { enabledProviders: ['magic-link'] } }) }))).toEqual({ ok: false, error: 'provider_not_enabled' });
+    expect(await request(input({ project: aProject({ settings: { enabledProviders: ['magic-link'] } }) }))).toEqual({
+      ok: false,
+      error: 'provider_not_enabled',
+    });
     expect(await request(input({ callbackUrl: 'https://app.example.com/other' }))).toEqual({ ok: false, error: 'callback_url_not_registered' });
     expect(await request(input({ locale: 'xx' }))).toEqual({ ok: false, error: 'email_delivery_not_configured' });
     const mail = setup();
@@ -55,7 +72,12 @@ describe('request a password reset', () => {
     const { request, outbox, log, audit } = setup();
     expect(await request(input({ locale: 'fr' }))).toEqual({ ok: true, value: undefined });
     expect(audit.entries).toEqual([
-      expect.objectContaining({ action: 'password.reset.requested', target: { kind: 'email', id: 'ada@example.com' }, userId: null, requestId: TEST_ORIGIN.requestId }),
+      expect.objectContaining({
+        action: 'password.reset.requested',
+        target: { kind: 'email', id: 'ada@example.com' },
+        userId: null,
+        requestId: TEST_ORIGIN.requestId,
+      }),
     ]);
     expect(outbox.messages).toEqual([
       {
@@ -84,10 +106,12 @@ describe('request a password reset', () => {
     const { request, outbox, log } = setup();
     for (let i = 0; i < 3; i++) expect(await request(input())).toEqual({ ok: true, value: undefined });
     expect(outbox.messages).toHaveLength(2);
-    expect(log.of('rateLimiter.consume').map((c) => c.args[0]).slice(-2)).toEqual([
-      'project-1:email-reset:ip:10.0.0.1',
-      'project-1:email-reset:email:ada@example.com',
-    ]);
+    expect(
+      log
+        .of('rateLimiter.consume')
+        .map((c) => c.args[0])
+        .slice(-2),
+    ).toEqual(['project-1:email-reset:ip:10.0.0.1', 'project-1:email-reset:email:ada@example.com']);
   });
 });
 
@@ -98,7 +122,11 @@ describe('the password reset job', () => {
     const outbox = fakeOutbox(log);
     const issue = makeIssuePasswordReset({
       projects: strictFake<Pick<ProjectStore, 'findById'>>('projects', { findById: async (id) => (id === 'project-1' ? aProject() : null) }, log),
-      accounts: strictFake<Pick<EmailAccountStore, 'findByLoginEmail' | 'update'>>('accounts', { findByLoginEmail: async () => account, update: async () => undefined }, log),
+      accounts: strictFake<Pick<EmailAccountStore, 'findByLoginEmail' | 'update'>>(
+        'accounts',
+        { findByLoginEmail: async () => account, update: async () => undefined },
+        log,
+      ),
       resets: strictFake<Pick<PasswordResetStore, 'insert' | 'invalidateAllForUser' | 'exists'>>(
         'resets',
         { exists: async () => existing, invalidateAllForUser: async () => undefined, insert: async () => undefined },
@@ -111,7 +139,14 @@ describe('the password reset job', () => {
     });
     return { issue, log, outbox };
   }
-  const payload = { projectId: 'project-1', emailKey: 'ada@example.com', callbackUrl: 'https://app.example.com/cb?x=1', locale: null, acceptLanguage: 'it', requestedAt: '2030-01-01T10:00:00.000Z' };
+  const payload = {
+    projectId: 'project-1',
+    emailKey: 'ada@example.com',
+    callbackUrl: 'https://app.example.com/cb?x=1',
+    locale: null,
+    acceptLanguage: 'it',
+    requestedAt: '2030-01-01T10:00:00.000Z',
+  };
 
   it('an unknown or disabled account gets nothing', async () => {
     for (const account of [null, { user: aUser({ disabled: true }), passwordHash: 'x' }]) {
@@ -126,13 +161,26 @@ describe('the password reset job', () => {
     await issue(payload, 'req-1');
     expect(log.of('resets.invalidateAllForUser')[0]!.args).toEqual(['project-1', 'user-1', new Date(payload.requestedAt)]);
     expect(log.of('resets.insert')[0]!.args).toEqual([
-      { id: 'req-1', projectId: 'project-1', userId: 'user-1', createdAt: new Date('2030-01-01T10:00:00.000Z'), expiresAt: new Date('2030-01-01T11:00:00.000Z') },
+      {
+        id: 'req-1',
+        projectId: 'project-1',
+        userId: 'user-1',
+        createdAt: new Date('2030-01-01T10:00:00.000Z'),
+        expiresAt: new Date('2030-01-01T11:00:00.000Z'),
+      },
       'h(tok1.32)',
     ]);
     expect(outbox.messages).toEqual([
       {
         topic: EMAIL_OUTBOX_TOPIC,
-        payload: { kind: 'password_reset', to: 'ada@example.com', locale: 'it', projectName: 'Acme', url: 'https://app.example.com/cb?x=1&token=tok1.32', expiresInMinutes: 60 },
+        payload: {
+          kind: 'password_reset',
+          to: 'ada@example.com',
+          locale: 'it',
+          projectName: 'Acme',
+          url: 'https://app.example.com/cb?x=1&token=tok1.32',
+          expiresInMinutes: 60,
+        },
       },
     ]);
   });
@@ -152,7 +200,15 @@ describe('confirm a password reset', () => {
     const stored: PasswordResetRecord | null =
       record === null
         ? null
-        : { id: 'r1', projectId: 'project-1', userId: 'user-1', createdAt: new Date(clock.now().getTime() - HOUR / 2), expiresAt: new Date(clock.now().getTime() + HOUR / 2), usedAt: null, ...record };
+        : {
+            id: 'r1',
+            projectId: 'project-1',
+            userId: 'user-1',
+            createdAt: new Date(clock.now().getTime() - HOUR / 2),
+            expiresAt: new Date(clock.now().getTime() + HOUR / 2),
+            usedAt: null,
+            ...record,
+          };
     let lookups = 0;
     const audit = fakeAuditLog();
     const confirm = makeConfirmPasswordReset({
@@ -188,7 +244,10 @@ describe('confirm a password reset', () => {
 
   it('checks the provider, the locale and the password policy before the token', async () => {
     const { confirm, log } = setup({});
-    expect(await confirm(input({ project: aProject({ settings: { enabledProviders: [] } }), locale: 'xx', password: 'x' }))).toEqual({ ok: false, error: 'provider_not_enabled' });
+    expect(await confirm(input({ project: aProject({ settings: { enabledProviders: [] } }), locale: 'xx', password: 'x' }))).toEqual({
+      ok: false,
+      error: 'provider_not_enabled',
+    });
     expect(await confirm(input({ locale: 'xx', password: 'x' }))).toEqual({ ok: false, error: 'unsupported_locale' });
     expect(await confirm(input({ password: 'x' }))).toEqual({ ok: false, error: 'password_too_short' });
     expect(log.calls).toEqual([]);
@@ -197,7 +256,9 @@ describe('confirm a password reset', () => {
   it('tells unknown, used and expired tokens apart, expiring at exactly one hour', async () => {
     const unknown = setup(null);
     expect(await unknown.confirm(input())).toEqual({ ok: false, error: 'invalid_reset_token' });
-    expect(unknown.audit.entries).toEqual([expect.objectContaining({ action: 'password.reset.failed', outcome: 'failure', reason: 'invalid_reset_token', userId: null })]);
+    expect(unknown.audit.entries).toEqual([
+      expect.objectContaining({ action: 'password.reset.failed', outcome: 'failure', reason: 'invalid_reset_token', userId: null }),
+    ]);
     const used = setup({ usedAt: new Date(0) });
     expect(await used.confirm(input())).toEqual({ ok: false, error: 'reset_token_used' });
     expect(used.audit.entries).toEqual([expect.objectContaining({ action: 'password.reset.failed', reason: 'reset_token_used', userId: 'user-1' })]);

@@ -1,5 +1,4 @@
 import type { Locale } from '../../domain/locale';
-import type { Project } from '../../domain/project';
 import { ok, type Result } from '../../domain/result';
 import { auditEntry, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
@@ -44,13 +43,18 @@ export type RequestPasswordResetInput = EmailRequestInput & { callbackUrl: strin
  */
 export function makeRequestPasswordReset(deps: RequestPasswordResetDeps) {
   return async (input: RequestPasswordResetInput): Promise<Result<void, EmailRequestRefusal> | RateLimited> => {
-    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, {
-      provider: 'email',
-      callbackUrl: input.callbackUrl,
-      mailConfigured: deps.mailConfigured,
-      locale: input.locale,
-      email: input.email,
-    }, (email) => [['reset:ip', input.ip, deps.limits.resetPerIp]]);
+    const admitted = await admitEmailRequest(
+      deps.rateLimiter,
+      input.project,
+      {
+        provider: 'email',
+        callbackUrl: input.callbackUrl,
+        mailConfigured: deps.mailConfigured,
+        locale: input.locale,
+        email: input.email,
+      },
+      (email) => [['reset:ip', input.ip, deps.limits.resetPerIp]],
+    );
     if (!admitted.ok) return admitted;
     const { email, locale } = admitted.value;
     if (await consumeEmailLimits(deps.rateLimiter, input.project, [['reset:email', email.key, deps.limits.resetPerEmail]])) return ok(undefined);

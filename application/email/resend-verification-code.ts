@@ -1,5 +1,4 @@
 import { resolveLocale } from '../../domain/locale';
-import type { Project } from '../../domain/project';
 import { ok, type Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
 import type { RateLimited, RateLimiter } from '../ports/rate-limiter';
@@ -28,13 +27,18 @@ export type ResendVerificationCodeInput = Omit<EmailRequestInput, 'ip'>;
  */
 export function makeResendVerificationCode(deps: ResendVerificationCodeDeps) {
   return async (input: ResendVerificationCodeInput): Promise<Result<void, EmailRequestRefusal> | RateLimited> => {
-    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, {
-      provider: 'email',
-      callbackUrl: input.callbackUrl,
-      mailConfigured: deps.mailConfigured,
-      locale: input.locale,
-      email: input.email,
-    }, (email) => [['resend:email', email.key, deps.limits.resendPerEmail]]);
+    const admitted = await admitEmailRequest(
+      deps.rateLimiter,
+      input.project,
+      {
+        provider: 'email',
+        callbackUrl: input.callbackUrl,
+        mailConfigured: deps.mailConfigured,
+        locale: input.locale,
+        email: input.email,
+      },
+      (email) => [['resend:email', email.key, deps.limits.resendPerEmail]],
+    );
     if (!admitted.ok) return admitted;
     const { email, locale } = admitted.value;
 

@@ -1,6 +1,5 @@
 import { LINK_TOKEN_BYTES, MAGIC_LINK_TTL_SECONDS, withQuery } from '../../domain/email/rules';
 import { localeFromAcceptLanguage, resolveLocale } from '../../domain/locale';
-import type { Project } from '../../domain/project';
 import { ok, type Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
@@ -38,16 +37,21 @@ export type SendMagicLinkInput = EmailRequestInput & { callbackUrl: string };
  */
 export function makeSendMagicLink(deps: SendMagicLinkDeps) {
   return async (input: SendMagicLinkInput): Promise<Result<void, EmailRequestRefusal> | RateLimited> => {
-    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, {
-      provider: 'magic-link',
-      callbackUrl: input.callbackUrl,
-      mailConfigured: deps.mailConfigured,
-      locale: input.locale,
-      email: input.email,
-    }, (email) => [
-      ['magic-link:ip', input.ip, deps.limits.magicLinkPerIp],
-      ['magic-link:email', email.key, deps.limits.magicLinkPerEmail],
-    ]);
+    const admitted = await admitEmailRequest(
+      deps.rateLimiter,
+      input.project,
+      {
+        provider: 'magic-link',
+        callbackUrl: input.callbackUrl,
+        mailConfigured: deps.mailConfigured,
+        locale: input.locale,
+        email: input.email,
+      },
+      (email) => [
+        ['magic-link:ip', input.ip, deps.limits.magicLinkPerIp],
+        ['magic-link:email', email.key, deps.limits.magicLinkPerEmail],
+      ],
+    );
     if (!admitted.ok) return admitted;
     const { email, locale } = admitted.value;
 

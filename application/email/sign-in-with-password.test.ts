@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { EndUser } from '../../domain/user';
 import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
-import { aProject, aUser, CallLog, fakeAuditLog, fakeCrypto, fakeHasher, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
+import {
+  aProject,
+  aUser,
+  CallLog,
+  fakeAuditLog,
+  fakeCrypto,
+  fakeHasher,
+  fakeRateLimiter,
+  fakeUnitOfWork,
+  FixedClock,
+  strictFake,
+  strictFn,
+  TEST_ORIGIN,
+} from '../testing/fakes';
 import type { EmailAccount, EmailAccountStore } from './email-account.store';
 import { makeSignInWithPassword, type SignInInput } from './sign-in-with-password';
 
@@ -51,7 +64,10 @@ const ada = (over: Partial<EndUser> = {}, passwordHash: string | null = 'hashed:
 describe('sign-in with password', () => {
   it('checks the request before the limits; a missing mail transport does not matter', async () => {
     const { signIn, log } = setup(ada());
-    expect(await signIn(input({ project: aProject({ settings: { enabledProviders: [] } }), locale: 'xx' }))).toEqual({ ok: false, error: 'provider_not_enabled' });
+    expect(await signIn(input({ project: aProject({ settings: { enabledProviders: [] } }), locale: 'xx' }))).toEqual({
+      ok: false,
+      error: 'provider_not_enabled',
+    });
     expect(await signIn(input({ callbackUrl: 'https://app.example.com/cb/', locale: 'xx' }))).toEqual({ ok: false, error: 'callback_url_not_registered' });
     expect(await signIn(input({ locale: 'xx', email: 'bad' }))).toEqual({ ok: false, error: 'unsupported_locale' });
     expect(await signIn(input({ email: 'bad' }))).toEqual({ ok: false, error: 'invalid_email' });
@@ -88,8 +104,25 @@ describe('sign-in with password', () => {
     expect(runs[0]!.log.of('hasher.verify')[0]!.args).toEqual(['hashed:tok1.24', 'correct horse 1']);
     // Each failure is recorded with its reason: about the account when there is one, else naming the address tried.
     expect(runs.map((r) => r.audit.entries)).toEqual([
-      [expect.objectContaining({ action: 'user.sign_in.failed', outcome: 'failure', reason: 'invalid_credentials', userId: null, actor: { kind: 'user', id: null }, details: { provider: 'email', email: 'ada@example.com' } })],
-      [expect.objectContaining({ action: 'user.sign_in.failed', reason: 'invalid_credentials', userId: 'user-1', target: { kind: 'user', id: 'user-1' }, details: { provider: 'email' } })],
+      [
+        expect.objectContaining({
+          action: 'user.sign_in.failed',
+          outcome: 'failure',
+          reason: 'invalid_credentials',
+          userId: null,
+          actor: { kind: 'user', id: null },
+          details: { provider: 'email', email: 'ada@example.com' },
+        }),
+      ],
+      [
+        expect.objectContaining({
+          action: 'user.sign_in.failed',
+          reason: 'invalid_credentials',
+          userId: 'user-1',
+          target: { kind: 'user', id: 'user-1' },
+          details: { provider: 'email' },
+        }),
+      ],
       [expect.objectContaining({ action: 'user.sign_in.failed', reason: 'invalid_credentials', userId: 'user-1', ip: '10.0.0.1', requestId: 'req-1' })],
     ]);
     // No password in any entry.

@@ -1,4 +1,3 @@
-import type { Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
 import { auditEntry, userActor, userTarget, type AuditLog } from '../audit/audit-log';
 import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
@@ -53,15 +52,20 @@ export function makeSignInWithPassword(deps: SignInWithPasswordDeps) {
   };
 
   return async (input: SignInInput): Promise<Result<PrimarySignInOutcome, SignInError> | RateLimited> => {
-    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, {
-      provider: 'email',
-      callbackUrl: input.callbackUrl,
-      locale: input.locale,
-      email: input.email,
-    }, (email) => [
-      ['signin:ip', input.ip, deps.limits.signinPerIp],
-      ['signin:email', email.key, deps.limits.signinPerEmail],
-    ]);
+    const admitted = await admitEmailRequest(
+      deps.rateLimiter,
+      input.project,
+      {
+        provider: 'email',
+        callbackUrl: input.callbackUrl,
+        locale: input.locale,
+        email: input.email,
+      },
+      (email) => [
+        ['signin:ip', input.ip, deps.limits.signinPerIp],
+        ['signin:email', email.key, deps.limits.signinPerEmail],
+      ],
+    );
     if (!admitted.ok) {
       failed(input, admitted.error);
       return admitted;

@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { EndUser } from '../../domain/user';
 import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
-import { aProject, CallLog, fakeAuditLog, fakeCrypto, fakeHasher, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
+import {
+  aProject,
+  CallLog,
+  fakeAuditLog,
+  fakeCrypto,
+  fakeHasher,
+  fakeRateLimiter,
+  fakeUnitOfWork,
+  FixedClock,
+  strictFake,
+  strictFn,
+  TEST_ORIGIN,
+} from '../testing/fakes';
 import type { EmailAccountStore } from './email-account.store';
 import type { EmailLimits } from './limits';
 import { makeSignUpWithPassword, type SignUpInput } from './sign-up-with-password';
@@ -119,9 +131,7 @@ describe('sign-up with password', () => {
     const { signUp, log, inserted, audit } = setup();
     const result = await signUp(input());
     expect(result).toEqual({ ok: true, value: session });
-    expect(inserted).toEqual([
-      expect.objectContaining({ email: 'Ada@example.com', name: 'Ada', provider: 'email', emailVerified: false, locale: 'fr' }),
-    ]);
+    expect(inserted).toEqual([expect.objectContaining({ email: 'Ada@example.com', name: 'Ada', provider: 'email', emailVerified: false, locale: 'fr' })]);
     expect(log.of('accounts.insertWithLoginEmail')[0]!.args.slice(1)).toEqual(['ada@example.com', 'hashed:correct horse 1']);
     const code = log.of('issueVerificationCode')[0]!;
     expect(code.inTransaction).toBe(true);
@@ -129,7 +139,9 @@ describe('sign-up with password', () => {
     const gate = log.of('completePrimarySignIn')[0]!;
     expect(gate.inTransaction).toBe(true);
     expect(gate.args[0]).toMatchObject({ provider: 'email', user: { id: inserted[0]!.id }, origin: TEST_ORIGIN });
-    expect(audit.entries).toEqual([expect.objectContaining({ action: 'user.sign_up', userId: inserted[0]!.id, outcome: 'success', details: { provider: 'email' } })]);
+    expect(audit.entries).toEqual([
+      expect.objectContaining({ action: 'user.sign_up', userId: inserted[0]!.id, outcome: 'success', details: { provider: 'email' } }),
+    ]);
     expect(JSON.stringify(audit.entries)).not.toContain('correct horse');
   });
 

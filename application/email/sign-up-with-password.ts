@@ -1,6 +1,5 @@
 import { localeFromAcceptLanguage, resolveLocale } from '../../domain/locale';
 import { checkPassword, type PasswordPolicyError } from '../../domain/password-policy';
-import type { Project } from '../../domain/project';
 import { err, ok, type Result } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
 import { auditEntry, userActor, type AuditLog } from '../audit/audit-log';
@@ -42,16 +41,21 @@ export type SignUpError = EmailRequestRefusal | PasswordPolicyError | 'email_alr
  */
 export function makeSignUpWithPassword(deps: SignUpWithPasswordDeps) {
   return async (input: SignUpInput): Promise<Result<PrimarySignInOutcome, SignUpError> | RateLimited> => {
-    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, {
-      provider: 'email',
-      callbackUrl: input.callbackUrl,
-      mailConfigured: deps.mailConfigured,
-      locale: input.locale,
-      email: input.email,
-    }, (email) => [
-      ['signup:ip', input.ip, deps.limits.signupPerIp],
-      ['signup:email', email.key, deps.limits.signupPerEmail],
-    ]);
+    const admitted = await admitEmailRequest(
+      deps.rateLimiter,
+      input.project,
+      {
+        provider: 'email',
+        callbackUrl: input.callbackUrl,
+        mailConfigured: deps.mailConfigured,
+        locale: input.locale,
+        email: input.email,
+      },
+      (email) => [
+        ['signup:ip', input.ip, deps.limits.signupPerIp],
+        ['signup:email', email.key, deps.limits.signupPerEmail],
+      ],
+    );
     if (!admitted.ok) return admitted;
     const { email, locale } = admitted.value;
 

@@ -6,7 +6,9 @@ import { makeVerifyEmailCode, type VerifyEmailCodeInput } from './verify-email-c
 
 const limits = { verifyPerIp: { points: 100, windowMs: 900_000 } };
 
-function setup(options: { account?: EmailAccount | null; record?: Partial<VerificationCodeRecord> | null; consumeWins?: boolean; refuse?: Record<string, number> } = {}) {
+function setup(
+  options: { account?: EmailAccount | null; record?: Partial<VerificationCodeRecord> | null; consumeWins?: boolean; refuse?: Record<string, number> } = {},
+) {
   const log = new CallLog();
   const clock = new FixedClock('2030-01-01T00:00:00.000Z');
   const account = options.account === undefined ? { user: aUser({ emailVerified: false }), passwordHash: 'x' } : options.account;
@@ -65,7 +67,10 @@ const input = (over: Partial<VerifyEmailCodeInput> = {}): VerifyEmailCodeInput =
 describe('verify an email code', () => {
   it('checks provider, locale and email before the per-IP limit, which refuses with its retry time', async () => {
     const { verify, log } = setup({ refuse: { 'project-1:email-verify:ip:10.0.0.1': 5_000 } });
-    expect(await verify(input({ project: aProject({ settings: { enabledProviders: [] } }), locale: 'xx' }))).toEqual({ ok: false, error: 'provider_not_enabled' });
+    expect(await verify(input({ project: aProject({ settings: { enabledProviders: [] } }), locale: 'xx' }))).toEqual({
+      ok: false,
+      error: 'provider_not_enabled',
+    });
     expect(await verify(input({ locale: 'xx', email: '' }))).toEqual({ ok: false, error: 'unsupported_locale' });
     expect(await verify(input({ email: 'a@@b' }))).toEqual({ ok: false, error: 'invalid_email' });
     expect(log.calls).toEqual([]);

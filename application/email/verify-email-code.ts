@@ -33,7 +33,9 @@ export type VerifyEmailCodeError =
   | 'provider_not_enabled'
   | 'unsupported_locale'
   | 'invalid_email'
-  | 'invalid_verification_code' | 'verification_code_expired' | 'verification_code_invalidated';
+  | 'invalid_verification_code'
+  | 'verification_code_expired'
+  | 'verification_code_invalidated';
 
 /**
  * After the request checks and the limit per IP, checks a 6-digit code: right, within 5 minutes, and before the 3rd failure (which invalidates
@@ -42,7 +44,9 @@ export type VerifyEmailCodeError =
  */
 export function makeVerifyEmailCode(deps: VerifyEmailCodeDeps) {
   return async (input: VerifyEmailCodeInput): Promise<Result<EndUser, VerifyEmailCodeError> | RateLimited> => {
-    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, { provider: 'email', locale: input.locale, email: input.email }, (email) => [['verify:ip', input.ip, deps.limits.verifyPerIp]]);
+    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, { provider: 'email', locale: input.locale, email: input.email }, (email) => [
+      ['verify:ip', input.ip, deps.limits.verifyPerIp],
+    ]);
     if (!admitted.ok) return admitted;
     const { email, locale } = admitted.value;
 

@@ -51,7 +51,10 @@ export interface MailTransport {
  * The outbox handler of a mail the outbox holds as data (an invitation, a notice): writes it with
  * its renderer and hands it to the transport, which throws to retry. `preview`: the link it carries.
  */
-export function makeDeliverMail<M extends { to: string }>(deps: { renderer: { render(mail: M): RenderedEmail }; transport: MailTransport }, preview: (mail: M) => string) {
+export function makeDeliverMail<M extends { to: string }>(
+  deps: { renderer: { render(mail: M): RenderedEmail }; transport: MailTransport },
+  preview: (mail: M) => string,
+) {
   return async (mail: M, messageId: string): Promise<void> => {
     await deps.transport.send({ ...deps.renderer.render(mail), messageId, to: mail.to, secretPreview: preview(mail) });
   };

@@ -24,9 +24,9 @@ export function makeAuthenticateEnrollmentChallenge(deps: AuthenticateEnrollment
   return async (token: string): Promise<{ project: Project; user: EndUser; challengeId: string } | null> => {
     if (!token.startsWith(MFA_CHALLENGE_PREFIX)) return null;
     const challenge = await deps.challenges.findLive(deps.crypto.hash(token), deps.clock.now());
-    if (!challenge || !challenge.enrollment) return null;
+    if (!challenge?.enrollment) return null;
     const project = await deps.projects.findById(challenge.projectId);
-    if (!project || !project.active) return null;
+    if (!project?.active) return null;
     const user = await deps.users.findById(project.id, challenge.userId);
     if (!user || user.disabled) return null;
     return { project, user, challengeId: challenge.id };

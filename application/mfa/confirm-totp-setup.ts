@@ -23,12 +23,7 @@ export interface ConfirmTotpSetupDeps {
   uow: UnitOfWork;
 }
 
-export type ConfirmTotpSetupError =
-  | MethodUnavailable
-  | 'totp_already_enrolled'
-  | 'totp_setup_not_started'
-  | 'mfa_invalid_code'
-  | 'mfa_invalid_challenge';
+export type ConfirmTotpSetupError = MethodUnavailable | 'totp_already_enrolled' | 'totp_setup_not_started' | 'mfa_invalid_code' | 'mfa_invalid_challenge';
 
 /**
  * POST mfa/totp/verify-setup: a correct code from the app enrolls TOTP (its step counts as used).
@@ -55,7 +50,9 @@ export function makeConfirmTotpSetup(deps: ConfirmTotpSetupDeps) {
         return ok({ session: await deps.finish(challenge, actor.project, actor.user, { method: 'enrollment', origin: actor.origin }) });
       });
       if (done.ok) {
-        deps.audit.record(auditEntry(now, actor.project.id, 'mfa.factor.added', { actor: userActor(actor.user.id), origin: actor.origin, details: { method: 'totp' } }));
+        deps.audit.record(
+          auditEntry(now, actor.project.id, 'mfa.factor.added', { actor: userActor(actor.user.id), origin: actor.origin, details: { method: 'totp' } }),
+        );
       }
       return done;
     } catch (e) {

@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { MfaPolicy } from '../../domain/mfa';
 import { ok } from '../../domain/result';
-import { aProject, aUser, CallLog, fakeAuditLog, fakeNotify, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
+import {
+  aProject,
+  aUser,
+  CallLog,
+  fakeAuditLog,
+  fakeNotify,
+  fakeRateLimiter,
+  fakeUnitOfWork,
+  FixedClock,
+  strictFake,
+  strictFn,
+  TEST_ORIGIN,
+} from '../testing/fakes';
 import type { MfaActor } from './actor';
 import { makeDisableFactor } from './disable-factor';
 
@@ -44,7 +56,9 @@ describe('removing an MFA factor', () => {
       expect(revoked.args).toEqual(['project-1', 'user-1', 'session-mine', clock.now()]);
       expect(revoked.inTransaction).toBe(true);
       // The removal's audit entry says how many other sessions it ended.
-      expect(audit.entries).toEqual([expect.objectContaining({ action: 'mfa.factor.removed', details: { method: 'totp', verified_with: 'totp', other_sessions_ended: 2 } })]);
+      expect(audit.entries).toEqual([
+        expect.objectContaining({ action: 'mfa.factor.removed', details: { method: 'totp', verified_with: 'totp', other_sessions_ended: 2 } }),
+      ]);
     }
   });
 

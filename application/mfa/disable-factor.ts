@@ -71,7 +71,8 @@ export function makeDisableFactor(deps: DisableFactorDeps) {
       else await deps.sms.unenroll(project.id, user.id);
       if (!remaining.includes('totp') && !remaining.includes('sms')) await deps.backupCodes.invalidateAll(project.id, user.id, deps.clock.now());
       // Sessions signed in with the factor must not outlive it (the caller's own stays).
-      const endedSessions = project.settings.mfaPolicy !== 'off' ? await deps.sessions.revokeAllBut(project.id, user.id, actor.sessionId, deps.clock.now()) : null;
+      const endedSessions =
+        project.settings.mfaPolicy !== 'off' ? await deps.sessions.revokeAllBut(project.id, user.id, actor.sessionId, deps.clock.now()) : null;
       await deps.notify({ project, userId: user.id, kind: 'mfa_factor_removed', origin: actor.origin, method: factor });
       deps.audit.record(
         auditEntry(deps.clock.now(), project.id, 'mfa.factor.removed', {

@@ -26,7 +26,9 @@ export function makeEnableSms(deps: EnableSmsDeps) {
       await deps.sms.enroll(actor.project.id, actor.user.id, deps.clock.now());
       await deps.notify({ project: actor.project, userId: actor.user.id, kind: 'mfa_factor_added', origin: actor.origin, method: 'sms' });
     });
-    deps.audit.record(auditEntry(deps.clock.now(), actor.project.id, 'mfa.factor.added', { actor: userActor(actor.user.id), origin: actor.origin, details: { method: 'sms' } }));
+    deps.audit.record(
+      auditEntry(deps.clock.now(), actor.project.id, 'mfa.factor.added', { actor: userActor(actor.user.id), origin: actor.origin, details: { method: 'sms' } }),
+    );
     return ok(undefined);
   };
 }

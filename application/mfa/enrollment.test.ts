@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { MfaMethod, MfaPolicy } from '../../domain/mfa';
 import { err, ok } from '../../domain/result';
-import { aProject, aUser, CallLog, fakeAuditLog, fakeBox, fakeCrypto, fakeNotify, fakeUnitOfWork, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
+import {
+  aProject,
+  aUser,
+  CallLog,
+  fakeAuditLog,
+  fakeBox,
+  fakeCrypto,
+  fakeNotify,
+  fakeUnitOfWork,
+  FixedClock,
+  strictFake,
+  strictFn,
+  TEST_ORIGIN,
+} from '../testing/fakes';
 import type { MfaActor } from './actor';
 import { makeConfirmTotpSetup } from './confirm-totp-setup';
 import { ChallengeAlreadyConsumed, type FinishedSignIn } from './finish-challenge';
@@ -60,7 +73,9 @@ describe('start TOTP enrollment', () => {
 
 describe('confirm TOTP enrollment', () => {
   const challenge = { id: 'ch-9', provider: 'google', ttlSeconds: null, authCodeId: null } as MfaChallengeRecord;
-  function setup(options: { factor?: TotpFactor | null; step?: number | null; confirmed?: boolean; live?: MfaChallengeRecord | null; finishThrows?: boolean } = {}) {
+  function setup(
+    options: { factor?: TotpFactor | null; step?: number | null; confirmed?: boolean; live?: MfaChallengeRecord | null; finishThrows?: boolean } = {},
+  ) {
     const log = new CallLog();
     const clock = new FixedClock('2030-01-01T10:00:00.000Z');
     const finished: FinishedSignIn = { session: { token: 'jwt', refreshToken: 'rt_1', expiresAt: clock.now(), sessionId: 's' }, user: aUser() };
@@ -74,8 +89,16 @@ describe('confirm TOTP enrollment', () => {
         },
         log,
       ),
-      challenges: strictFake<Pick<MfaChallengeStore, 'findLiveById'>>('challenges', { findLiveById: async () => (options.live === undefined ? challenge : options.live) }, log),
-      authenticator: strictFake<Pick<TotpAuthenticator, 'matchStep'>>('authenticator', { matchStep: () => (options.step === undefined ? 77 : options.step) }, log),
+      challenges: strictFake<Pick<MfaChallengeStore, 'findLiveById'>>(
+        'challenges',
+        { findLiveById: async () => (options.live === undefined ? challenge : options.live) },
+        log,
+      ),
+      authenticator: strictFake<Pick<TotpAuthenticator, 'matchStep'>>(
+        'authenticator',
+        { matchStep: () => (options.step === undefined ? 77 : options.step) },
+        log,
+      ),
       finish: strictFn('finish', log, async () => {
         if (options.finishThrows) throw new ChallengeAlreadyConsumed();
         return finished;
@@ -91,7 +114,9 @@ describe('confirm TOTP enrollment', () => {
 
   it('needs a pending setup; a confirmed one is already enrolled', async () => {
     expect(await setup({ factor: null }).confirm(actor(), '123456')).toEqual(err('totp_setup_not_started'));
-    expect(await setup({ factor: { secretEncrypted: 'box(S)', confirmedAt: new Date(0), lastUsedStep: 1 } }).confirm(actor(), '123456')).toEqual(err('totp_already_enrolled'));
+    expect(await setup({ factor: { secretEncrypted: 'box(S)', confirmedAt: new Date(0), lastUsedStep: 1 } }).confirm(actor(), '123456')).toEqual(
+      err('totp_already_enrolled'),
+    );
   });
 
   it('a malformed or wrong code enrolls nothing', async () => {
@@ -120,7 +145,10 @@ describe('confirm TOTP enrollment', () => {
     const { confirm, log, finished } = setup();
     expect(await confirm(actor('required', ['totp'], { enrollmentChallengeId: 'ch-9' }), '123456')).toEqual(ok({ session: finished }));
     expect(log.of('challenges.findLiveById')[0]!.args[0]).toBe('ch-9');
-    expect(log.of('finish')[0]).toMatchObject({ inTransaction: true, args: [challenge, expect.anything(), expect.anything(), { method: 'enrollment', origin: TEST_ORIGIN }] });
+    expect(log.of('finish')[0]).toMatchObject({
+      inTransaction: true,
+      args: [challenge, expect.anything(), expect.anything(), { method: 'enrollment', origin: TEST_ORIGIN }],
+    });
   });
 
   it('an enrollment challenge that expired or was spent meanwhile undoes the enrollment', async () => {
@@ -128,7 +156,9 @@ describe('confirm TOTP enrollment', () => {
     expect(await gone.confirm(actor('required', ['totp'], { enrollmentChallengeId: 'ch-9' }), '123456')).toEqual(err('mfa_invalid_challenge'));
     // The notice was recorded in the transaction that rolled back; nothing is in the audit log.
     expect(gone.audit.entries).toEqual([]);
-    expect(await setup({ finishThrows: true }).confirm(actor('required', ['totp'], { enrollmentChallengeId: 'ch-9' }), '123456')).toEqual(err('mfa_invalid_challenge'));
+    expect(await setup({ finishThrows: true }).confirm(actor('required', ['totp'], { enrollmentChallengeId: 'ch-9' }), '123456')).toEqual(
+      err('mfa_invalid_challenge'),
+    );
   });
 });
 

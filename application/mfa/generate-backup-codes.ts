@@ -51,7 +51,11 @@ export function makeGenerateBackupCodes(deps: GenerateBackupCodesDeps) {
       if (regenerated) await deps.notify({ project: actor.project, userId: actor.user.id, kind: 'backup_codes_regenerated', origin: actor.origin });
     });
     deps.audit.record(
-      auditEntry(deps.clock.now(), actor.project.id, 'mfa.backup_codes.generated', { actor: userActor(actor.user.id), origin: actor.origin, details: { count: list.length, regenerated } }),
+      auditEntry(deps.clock.now(), actor.project.id, 'mfa.backup_codes.generated', {
+        actor: userActor(actor.user.id),
+        origin: actor.origin,
+        details: { count: list.length, regenerated },
+      }),
     );
     return ok({ codes: list });
   };

@@ -30,26 +30,21 @@ export function makeSendSignInSmsCode(deps: SendSignInSmsCodeDeps) {
     challenge: string;
     ip: string;
   }): Promise<
-    | Result<void, 'mfa_invalid_challenge' | 'project_inactive' | 'mfa_method_not_allowed' | 'mfa_method_not_enrolled' | 'sms_unavailable'>
-    | RateLimited
+    Result<void, 'mfa_invalid_challenge' | 'project_inactive' | 'mfa_method_not_allowed' | 'mfa_method_not_enrolled' | 'sms_unavailable'> | RateLimited
   > => {
     const byIp = await consumeLimits(deps.rateLimiter, [`mfa-sms:ip:${input.ip}`], { ...deps.limits.smsSend, points: deps.limits.smsSend.points * 4 });
     if (byIp) return byIp;
     const challenge = await deps.challenges.findLive(deps.crypto.hash(input.challenge), deps.clock.now());
     if (!challenge) return err('mfa_invalid_challenge');
     const project = await deps.projects.findById(challenge.projectId);
-    if (!project || !project.active) return err('project_inactive');
+    if (!project?.active) return err('project_inactive');
     const user = await deps.users.findById(project.id, challenge.userId);
     if (!user || user.disabled) return err('mfa_invalid_challenge');
     if (!effectiveMfaMethods(project.settings.mfaMethods).includes('sms')) return err('mfa_method_not_allowed');
     const phone = await deps.sms.phoneOf(project.id, user.id);
     if (!(await deps.sms.isEnrolled(project.id, user.id)) || !phone.phone || !phone.verified) return err('mfa_method_not_enrolled');
     if (!deps.smsAvailable) return err('sms_unavailable');
-    const limited = await consumeLimits(
-      deps.rateLimiter,
-      [`mfa-sms:challenge:${challenge.id}`, `mfa-sms:user:${project.id}:${user.id}`],
-      deps.limits.smsSend,
-    );
+    const limited = await consumeLimits(deps.rateLimiter, [`mfa-sms:challenge:${challenge.id}`, `mfa-sms:user:${project.id}:${user.id}`], deps.limits.smsSend);
     if (limited) return limited;
     await deps.uow.transaction(() =>
       deps.issueCode({

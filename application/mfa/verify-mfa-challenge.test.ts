@@ -1,10 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import type { MfaMethod } from '../../domain/mfa';
 import type { Project } from '../../domain/project';
-import { err, ok, type Result } from '../../domain/result';
+import { err, ok } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
 import type { ProjectStore } from '../stores/project.store';
-import { aProject, aUser, CallLog, fakeAuditLog, fakeBox, fakeCrypto, fakeNotify, fakeRateLimiter, fakeUnitOfWork, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
+import {
+  aProject,
+  aUser,
+  CallLog,
+  fakeAuditLog,
+  fakeBox,
+  fakeCrypto,
+  fakeNotify,
+  fakeRateLimiter,
+  fakeUnitOfWork,
+  FixedClock,
+  strictFake,
+  strictFn,
+  TEST_ORIGIN,
+} from '../testing/fakes';
 import type { UserStore } from '../stores/user.store';
 import { ChallengeAlreadyConsumed, type FinishedSignIn } from './finish-challenge';
 import type { BackupCodeStore, MfaChallengeRecord, MfaChallengeStore, SmsStore, TotpStore } from './mfa.store';
@@ -26,24 +40,35 @@ const challenge: MfaChallengeRecord = {
   createdAt: new Date('2030-01-01T09:59:00.000Z'),
   expiresAt: new Date('2030-01-01T10:04:00.000Z'),
 };
-const mfaProject = (over: Parameters<typeof aProject>[0] = {}) => aProject({ ...over, settings: { mfaPolicy: 'optional', mfaMethods: ['totp'], ...over.settings } });
+const mfaProject = (over: Parameters<typeof aProject>[0] = {}) =>
+  aProject({ ...over, settings: { mfaPolicy: 'optional', mfaMethods: ['totp'], ...over.settings } });
 
-function setup(options: {
-  live?: MfaChallengeRecord | null;
-  project?: Project | null;
-  user?: EndUser | null;
-  enrolled?: MfaMethod[];
-  code?: FactorCodeCheck;
-  finishThrows?: boolean;
-  refuse?: Record<string, number>;
-} = {}) {
+function setup(
+  options: {
+    live?: MfaChallengeRecord | null;
+    project?: Project | null;
+    user?: EndUser | null;
+    enrolled?: MfaMethod[];
+    code?: FactorCodeCheck;
+    finishThrows?: boolean;
+    refuse?: Record<string, number>;
+  } = {},
+) {
   const log = new CallLog();
   const clock = new FixedClock('2030-01-01T10:00:00.000Z');
   const finished = { session: { token: 'jwt', refreshToken: 'rt_1', expiresAt: clock.now(), sessionId: 's' }, user: aUser() } satisfies FinishedSignIn;
   const audit = fakeAuditLog();
   const verify = makeVerifyMfaChallenge({
-    challenges: strictFake<Pick<MfaChallengeStore, 'findLive'>>('challenges', { findLive: async () => (options.live === undefined ? challenge : options.live) }, log),
-    projects: strictFake<Pick<ProjectStore, 'findById'>>('projects', { findById: async () => (options.project === undefined ? mfaProject() : options.project) }, log),
+    challenges: strictFake<Pick<MfaChallengeStore, 'findLive'>>(
+      'challenges',
+      { findLive: async () => (options.live === undefined ? challenge : options.live) },
+      log,
+    ),
+    projects: strictFake<Pick<ProjectStore, 'findById'>>(
+      'projects',
+      { findById: async () => (options.project === undefined ? mfaProject() : options.project) },
+      log,
+    ),
     users: strictFake<Pick<UserStore, 'findById'>>('users', { findById: async () => (options.user === undefined ? aUser() : options.user) }, log),
     enrollment: strictFake('enrollment', { enrolledMethods: async () => options.enrolled ?? ['totp', 'backup_codes'] }, log),
     verifyCode: strictFn('verifyCode', log, async () => options.code ?? ok(undefined)),
@@ -81,7 +106,12 @@ describe('pass an MFA challenge', () => {
     expect(await verify({ ...input, ip: '1.1.1.1' })).toEqual(err('mfa_invalid_code'));
     expect(await verify({ ...input, ip: '2.2.2.2' })).toEqual(err('mfa_invalid_code'));
     expect(await verify({ ...input, ip: '3.3.3.3' })).toEqual({ ok: false, error: 'rate_limited', retryAfterMs: 15 * 60_000 });
-    expect(log.of('rateLimiter.consume').slice(-2).map((c) => c.args[0])).toEqual(['mfa-verify:ip:3.3.3.3', 'mfa-verify:challenge:ch-1']);
+    expect(
+      log
+        .of('rateLimiter.consume')
+        .slice(-2)
+        .map((c) => c.args[0]),
+    ).toEqual(['mfa-verify:ip:3.3.3.3', 'mfa-verify:challenge:ch-1']);
     expect(log.of('verifyCode')).toHaveLength(2);
   });
 
@@ -101,7 +131,10 @@ describe('pass an MFA challenge', () => {
       inTransaction: true,
       args: [{ projectId: 'project-1', userId: 'user-1', method: 'totp', code: '123456', sms: { purpose: 'sign_in', challengeId: 'ch-1' } }],
     });
-    expect(log.of('finish')[0]).toMatchObject({ inTransaction: true, args: [expect.anything(), expect.anything(), expect.anything(), { method: 'totp', origin: TEST_ORIGIN }] });
+    expect(log.of('finish')[0]).toMatchObject({
+      inTransaction: true,
+      args: [expect.anything(), expect.anything(), expect.anything(), { method: 'totp', origin: TEST_ORIGIN }],
+    });
   });
 
   it('a wrong code does not finish; a challenge spent meanwhile is invalid', async () => {
@@ -110,7 +143,13 @@ describe('pass an MFA challenge', () => {
     expect(wrong.log.names('finish')).toEqual([]);
     expect(wrong.log.names('notify')).toEqual([]);
     expect(wrong.audit.entries).toEqual([
-      expect.objectContaining({ action: 'mfa.challenge.failed', outcome: 'failure', reason: 'mfa_code_expired', userId: 'user-1', details: { method: 'totp' } }),
+      expect.objectContaining({
+        action: 'mfa.challenge.failed',
+        outcome: 'failure',
+        reason: 'mfa_code_expired',
+        userId: 'user-1',
+        details: { method: 'totp' },
+      }),
     ]);
     expect(await setup({ finishThrows: true }).verify(input)).toEqual(err('mfa_invalid_challenge'));
   });
@@ -120,7 +159,9 @@ describe('pass an MFA challenge', () => {
     expect(await verify(input)).toEqual(err('mfa_invalid_code'));
     expect(log.names('finish')).toEqual([]);
     expect(log.of('notify')).toEqual([expect.objectContaining({ inTransaction: true, args: [{ kind: 'totp_replayed', userId: 'user-1' }] })]);
-    expect(audit.entries).toEqual([expect.objectContaining({ action: 'mfa.totp.replayed', outcome: 'failure', reason: 'mfa_invalid_code', ip: TEST_ORIGIN.ip })]);
+    expect(audit.entries).toEqual([
+      expect.objectContaining({ action: 'mfa.totp.replayed', outcome: 'failure', reason: 'mfa_invalid_code', ip: TEST_ORIGIN.ip }),
+    ]);
     expect(JSON.stringify(audit.entries)).not.toContain('123456');
   });
 });
@@ -145,7 +186,11 @@ describe('check a factor code', () => {
       ),
       backupCodes: strictFake<Pick<BackupCodeStore, 'consume'>>('backupCodes', { consume: async () => options.backupOk ?? true }, log),
       sms: strictFake<Pick<SmsStore, 'findLatestCode' | 'consumeCode' | 'recordFailure'>>('sms', {}, log),
-      authenticator: strictFake<Pick<TotpAuthenticator, 'matchStep'>>('authenticator', { matchStep: () => (options.step === undefined ? 1000 : options.step) }, log),
+      authenticator: strictFake<Pick<TotpAuthenticator, 'matchStep'>>(
+        'authenticator',
+        { matchStep: () => (options.step === undefined ? 1000 : options.step) },
+        log,
+      ),
       box: fakeBox(),
       crypto: fakeCrypto(),
       clock,

@@ -71,7 +71,7 @@ export function makeVerifyMfaChallenge(deps: VerifyMfaChallengeDeps) {
     if (limited) return limited;
 
     const project = await deps.projects.findById(challenge.projectId);
-    if (!project || !project.active) return err('project_inactive');
+    if (!project?.active) return err('project_inactive');
     const user = await deps.users.findById(project.id, challenge.userId);
     if (!user || user.disabled) return err('mfa_invalid_challenge');
 

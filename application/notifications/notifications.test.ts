@@ -21,7 +21,12 @@ describe('record a security notification', () => {
   it('records the kind, the user, when and from where; nothing when the project turned the kind off', async () => {
     const { notify, outbox } = setup();
     await notify({ project: aProject(), userId: 'user-1', kind: 'mfa_factor_added', origin: TEST_ORIGIN, method: 'totp' });
-    await notify({ project: aProject({ settings: { securityNotifications: { ...aProject().settings.securityNotifications, password_changed: false } } }), userId: 'user-1', kind: 'password_changed', origin: TEST_ORIGIN });
+    await notify({
+      project: aProject({ settings: { securityNotifications: { ...aProject().settings.securityNotifications, password_changed: false } } }),
+      userId: 'user-1',
+      kind: 'password_changed',
+      origin: TEST_ORIGIN,
+    });
     // Off by default.
     await notify({ project: aProject(), userId: 'user-1', kind: 'new_device', origin: TEST_ORIGIN });
     expect(outbox.messages).toEqual([
@@ -70,7 +75,11 @@ describe('the new-device check', () => {
   });
 
   it('on: remembers the hashed fingerprint; only a new device of a user who had one sends the notice', async () => {
-    for (const [sighting, told] of [['first', false], ['known', false], ['new', true]] as const) {
+    for (const [sighting, told] of [
+      ['first', false],
+      ['known', false],
+      ['new', true],
+    ] as const) {
       const { check, log } = setup(sighting);
       expect(await check({ project: on, userId: 'user-1', origin: TEST_ORIGIN })).toBe(told);
       expect(log.of('devices.remember')[0]!.args).toEqual(['project-1', 'user-1', 'h(Firefox, Linux|10.0.0.0/24)', new Date('2030-01-01T10:00:00.000Z')]);
@@ -87,10 +96,18 @@ describe('the new-device check', () => {
 
 describe('devices', () => {
   it('are named by browser and system families, without versions', () => {
-    expect(deviceSummary('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36')).toBe('Chrome, Windows');
-    expect(deviceSummary('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36 Edg/129.0.0.0')).toBe('Edge, Windows');
-    expect(deviceSummary('Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1')).toBe('Safari, iOS');
-    expect(deviceSummary('Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Mobile Safari/537.36')).toBe('Chrome, Android');
+    expect(deviceSummary('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36')).toBe(
+      'Chrome, Windows',
+    );
+    expect(deviceSummary('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36 Edg/129.0.0.0')).toBe(
+      'Edge, Windows',
+    );
+    expect(
+      deviceSummary('Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'),
+    ).toBe('Safari, iOS');
+    expect(deviceSummary('Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Mobile Safari/537.36')).toBe(
+      'Chrome, Android',
+    );
     expect(deviceSummary('curl/8.5.0')).toBe('curl');
     expect(deviceSummary('something else')).toBeNull();
     expect(deviceSummary(null)).toBeNull();
@@ -130,11 +147,19 @@ describe('deliver a security notification', () => {
     return { deliver, sent, rendered };
   }
 
-  it('writes it in the user\'s locale (else the project\'s), with when, where and the device, to the user\'s address', async () => {
+  it("writes it in the user's locale (else the project's), with when, where and the device, to the user's address", async () => {
     const { deliver, sent, rendered } = setup();
     await deliver(notice, 'msg-1');
     expect(rendered).toEqual([
-      { kind: 'password_changed', locale: 'fi', projectName: 'Acme', occurredAt: new Date('2030-01-01T10:00:00.000Z'), ip: '203.0.113.4', device: 'Firefox, Linux', method: null },
+      {
+        kind: 'password_changed',
+        locale: 'fi',
+        projectName: 'Acme',
+        occurredAt: new Date('2030-01-01T10:00:00.000Z'),
+        ip: '203.0.113.4',
+        device: 'Firefox, Linux',
+        method: null,
+      },
     ]);
     expect(sent).toEqual([{ subject: 's', html: 'h', text: 't', messageId: 'msg-1', to: 'ada@example.com', secretPreview: '' }]);
     const other = setup(aUser({ locale: null }));

@@ -27,8 +27,7 @@ export interface SecurityNotice {
 export const SECURITY_NOTICE_TOPIC = defineTopic<SecurityNotice>({ name: 'email.security_notice', queue: 'mail' });
 
 /** Work no request started (a job, the CLI): no address or device to tell. */
-export const isSystemOrigin = (origin: RequestOrigin): boolean =>
-  origin.ip === SYSTEM_ORIGIN.ip && origin.userAgent === null && origin.requestId === null;
+export const isSystemOrigin = (origin: RequestOrigin): boolean => origin.ip === SYSTEM_ORIGIN.ip && origin.userAgent === null && origin.requestId === null;
 
 /** Tells the user what just happened to their account, when the project sends that kind. */
 export type NotifySecurityEvent = (input: {

@@ -6,7 +6,20 @@ import type { OAuthProvider } from '../../domain/providers';
 import { err, ok } from '../../domain/result';
 import type { ProjectSecrets, ProjectStore } from '../stores/project.store';
 import type { TokenCrypto } from '../ports/crypto';
-import { aProject, aUser, CallLog, fakeAuditLog, fakeBox, fakeCrypto, fakeLogger, fakeRateLimiter, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
+import {
+  aProject,
+  aUser,
+  CallLog,
+  fakeAuditLog,
+  fakeBox,
+  fakeCrypto,
+  fakeLogger,
+  fakeRateLimiter,
+  FixedClock,
+  strictFake,
+  strictFn,
+  TEST_ORIGIN,
+} from '../testing/fakes';
 import type { TokenVerification } from '../tokens/verify-access-token';
 import type { AuthorizationCodeStore } from '../stores/authorization-code.store';
 import { makeCompleteAuthorization, type CompleteAuthorizationInput } from './complete-authorization';
@@ -52,11 +65,23 @@ describe('start an OAuth authorization', () => {
     const start = makeStartAuthorization({
       states: strictFake<Pick<OAuthStateStore, 'insert'>>('states', { insert: async () => undefined }, log),
       providers: registry(log),
-      secrets: strictFake<Pick<ProjectSecrets, 'providerCredentials'>>('secrets', { providerCredentials: async () => (options.creds === undefined ? credentials : options.creds) }, log),
-      verifyAccessToken: strictFn('verifyAccessToken', log, async (_p: Project, token: string): Promise<TokenVerification> =>
-        token === 'good' && options.linkUser
-          ? { valid: true, user: { id: options.linkUser, email: null, name: null, picture: null, provider: 'email', emailVerified: false }, expiresAt: clock.now(), claims: {} }
-          : { valid: false },
+      secrets: strictFake<Pick<ProjectSecrets, 'providerCredentials'>>(
+        'secrets',
+        { providerCredentials: async () => (options.creds === undefined ? credentials : options.creds) },
+        log,
+      ),
+      verifyAccessToken: strictFn(
+        'verifyAccessToken',
+        log,
+        async (_p: Project, token: string): Promise<TokenVerification> =>
+          token === 'good' && options.linkUser
+            ? {
+                valid: true,
+                user: { id: options.linkUser, email: null, name: null, picture: null, provider: 'email', emailVerified: false },
+                expiresAt: clock.now(),
+                claims: {},
+              }
+            : { valid: false },
       ),
       crypto: sha256Crypto(log),
       box: fakeBox(),
@@ -86,7 +111,9 @@ describe('start an OAuth authorization', () => {
     expect(await start(input({ callbackUrl: '', provider: 'myspace', project: inactiveElsewhere }))).toEqual(err('missing_callback_url'));
     expect(await start(input({ provider: 'myspace', project: inactiveElsewhere }))).toEqual(err('unsupported_provider'));
     expect(await start(input({ project: inactiveElsewhere }))).toEqual(err('project_inactive'));
-    expect(await start(input({ project: googleProject({ settings: { callbackUrls: [], enabledProviders: [] } }) }))).toEqual(err('callback_url_not_registered'));
+    expect(await start(input({ project: googleProject({ settings: { callbackUrls: [], enabledProviders: [] } }) }))).toEqual(
+      err('callback_url_not_registered'),
+    );
     expect(await start(input({ project: googleProject({ settings: { enabledProviders: ['github'] } }) }))).toEqual(err('provider_not_enabled'));
     expect(log.calls).toEqual([]);
   });
@@ -101,7 +128,9 @@ describe('start an OAuth authorization', () => {
   });
 
   it('checks a link request: linking on, both fields, a valid token of that very user', async () => {
-    expect(await setup().start(input({ project: googleProject({ settings: { allowAccountLinking: false } }), linkTo: 'u1', linkToken: 'good' }))).toEqual(err('account_linking_disabled'));
+    expect(await setup().start(input({ project: googleProject({ settings: { allowAccountLinking: false } }), linkTo: 'u1', linkToken: 'good' }))).toEqual(
+      err('account_linking_disabled'),
+    );
     expect(await setup().start(input({ linkToken: 'good' }))).toEqual(err('link_request_incomplete'));
     expect(await setup({ linkUser: 'u2' }).start(input({ linkTo: 'u1', linkToken: 'good' }))).toEqual(err('invalid_link_token'));
     expect(await setup({ linkUser: 'u1' }).start(input({ linkTo: 'u1', linkToken: 'bad' }))).toEqual(err('invalid_link_token'));
@@ -136,7 +165,11 @@ describe('start an OAuth authorization', () => {
       sha(state),
     ]);
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    expect(r).toEqual(ok({ redirectUrl: `https://google.example/auth?state=${state}&challenge=${challenge}&nonce=tok3.24&redirect=https://auth.example.com/api/proxy/callback/google` }));
+    expect(r).toEqual(
+      ok({
+        redirectUrl: `https://google.example/auth?state=${state}&challenge=${challenge}&nonce=tok3.24&redirect=https://auth.example.com/api/proxy/callback/google`,
+      }),
+    );
   });
 
   it('the PKCE challenge follows RFC 7636 (appendix B)', async () => {
@@ -178,21 +211,46 @@ describe('complete an OAuth authorization (the provider callback)', () => {
     expiresAt: new Date('2030-01-01T10:05:00.000Z'),
     ...over,
   });
-  function setup(options: { state?: OAuthStateRecord | null; project?: Project | null; exchangeFails?: boolean; creds?: ProviderCredentials | null; resolved?: ReturnType<typeof err> | null } = {}) {
+  function setup(
+    options: {
+      state?: OAuthStateRecord | null;
+      project?: Project | null;
+      exchangeFails?: boolean;
+      creds?: ProviderCredentials | null;
+      resolved?: ReturnType<typeof err> | null;
+    } = {},
+  ) {
     const log = new CallLog();
     const clock = new FixedClock('2030-01-01T10:00:00.000Z');
     const logger = fakeLogger();
     const audit = fakeAuditLog();
     const complete = makeCompleteAuthorization({
-      states: strictFake<Pick<OAuthStateStore, 'consume'>>('states', { consume: async () => (options.state === undefined ? stateRecord() : options.state) }, log),
+      states: strictFake<Pick<OAuthStateStore, 'consume'>>(
+        'states',
+        { consume: async () => (options.state === undefined ? stateRecord() : options.state) },
+        log,
+      ),
       codes: strictFake<Pick<AuthorizationCodeStore, 'insert'>>('codes', { insert: async () => undefined }, log),
-      projects: strictFake<Pick<ProjectStore, 'findById'>>('projects', { findById: async () => (options.project === undefined ? googleProject({ settings: { callbackUrls: ['https://app.example.com/cb?tenant=7'] } }) : options.project) }, log),
-      secrets: strictFake<Pick<ProjectSecrets, 'providerCredentials'>>('secrets', { providerCredentials: async () => (options.creds === undefined ? credentials : options.creds) }, log),
+      projects: strictFake<Pick<ProjectStore, 'findById'>>(
+        'projects',
+        {
+          findById: async () =>
+            options.project === undefined ? googleProject({ settings: { callbackUrls: ['https://app.example.com/cb?tenant=7'] } }) : options.project,
+        },
+        log,
+      ),
+      secrets: strictFake<Pick<ProjectSecrets, 'providerCredentials'>>(
+        'secrets',
+        { providerCredentials: async () => (options.creds === undefined ? credentials : options.creds) },
+        log,
+      ),
       providers: registry(log, async () => {
         if (options.exchangeFails) throw new Error('bad code');
         return profile;
       }),
-      resolveAccount: strictFn('resolveAccount', log, async (i: ResolveAccountInput) => (options.resolved ? options.resolved : ok(aUser({ id: 'user-9', email: i.profile.email })))) as never,
+      resolveAccount: strictFn('resolveAccount', log, async (i: ResolveAccountInput) =>
+        options.resolved ? options.resolved : ok(aUser({ id: 'user-9', email: i.profile.email })),
+      ) as never,
       audit,
       crypto: fakeCrypto(),
       box: fakeBox(),
@@ -202,7 +260,14 @@ describe('complete an OAuth authorization (the provider callback)', () => {
     });
     return { complete, log, clock, logger, audit };
   }
-  const input = (over: Partial<CompleteAuthorizationInput> = {}): CompleteAuthorizationInput => ({ provider: 'google', code: 'pcode', state: 'st', userField: null, origin: TEST_ORIGIN, ...over });
+  const input = (over: Partial<CompleteAuthorizationInput> = {}): CompleteAuthorizationInput => ({
+    provider: 'google',
+    code: 'pcode',
+    state: 'st',
+    userField: null,
+    origin: TEST_ORIGIN,
+    ...over,
+  });
 
   it('refuses an unknown provider and a missing code or state before touching the state', async () => {
     const { complete, log } = setup();
@@ -226,13 +291,19 @@ describe('complete an OAuth authorization (the provider callback)', () => {
     expect(await setup({ project: null }).complete(input())).toEqual(err('project_inactive'));
     expect(await setup({ project: googleProject({ active: false }) }).complete(input())).toEqual(err('project_inactive'));
     expect(await setup({ project: googleProject() }).complete(input())).toEqual(err('callback_url_not_registered'));
-    expect(await setup({ project: googleProject({ settings: { enabledProviders: ['github'], callbackUrls: ['https://app.example.com/cb?tenant=7'] } }) }).complete(input())).toEqual(err('provider_not_enabled'));
+    expect(
+      await setup({ project: googleProject({ settings: { enabledProviders: ['github'], callbackUrls: ['https://app.example.com/cb?tenant=7'] } }) }).complete(
+        input(),
+      ),
+    ).toEqual(err('provider_not_enabled'));
   });
 
   it('a failed exchange (or removed credentials) is token_exchange_failed, logged without secrets', async () => {
     const failed = setup({ exchangeFails: true });
     expect(await failed.complete(input())).toEqual(err('token_exchange_failed'));
-    expect(failed.logger.lines).toEqual([{ level: 'warn', obj: { provider: 'google', projectId: 'project-1', reason: 'bad code' }, msg: 'provider code exchange failed' }]);
+    expect(failed.logger.lines).toEqual([
+      { level: 'warn', obj: { provider: 'google', projectId: 'project-1', reason: 'bad code' }, msg: 'provider code exchange failed' },
+    ]);
     expect(failed.log.names('resolveAccount')).toEqual([]);
     expect(await setup({ creds: null }).complete(input())).toEqual(err('token_exchange_failed'));
   });
@@ -247,7 +318,15 @@ describe('complete an OAuth authorization (the provider callback)', () => {
     const { complete, log, clock, audit } = setup();
     const r = await complete(input({ userField: '{"name":{}}' }));
     expect(log.of('google.exchange')[0]!.args).toEqual([
-      { credentials, code: 'pcode', codeVerifier: 'verifier', redirectUri: 'https://auth.example.com/api/proxy/callback/google', nonce: 'nonce', userField: '{"name":{}}', now: clock.now() },
+      {
+        credentials,
+        code: 'pcode',
+        codeVerifier: 'verifier',
+        redirectUri: 'https://auth.example.com/api/proxy/callback/google',
+        nonce: 'nonce',
+        userField: '{"name":{}}',
+        now: clock.now(),
+      },
     ]);
     expect(log.of('resolveAccount')[0]!.args[0]).toMatchObject({ provider: 'google', profile, linkUserId: null, locale: 'de', origin: TEST_ORIGIN });
     // The code keeps the browser that came back from the provider: the exchange records the sign-in from there.

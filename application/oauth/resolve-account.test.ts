@@ -15,7 +15,20 @@ function setup(options: { identity?: Partial<Identity> | null; candidates?: Link
   const clock = new FixedClock('2030-01-01T10:00:00.000Z');
   let races = options.insertRaces ?? 0;
   const identity: Identity | null = options.identity
-    ? { id: 'i1', projectId: 'project-1', userId: 'user-1', provider: 'github', providerUserId: 'gh-7', email: null, emailVerified: false, name: null, picture: null, createdAt: new Date(0), updatedAt: new Date(0), ...options.identity }
+    ? {
+        id: 'i1',
+        projectId: 'project-1',
+        userId: 'user-1',
+        provider: 'github',
+        providerUserId: 'gh-7',
+        email: null,
+        emailVerified: false,
+        name: null,
+        picture: null,
+        createdAt: new Date(0),
+        updatedAt: new Date(0),
+        ...options.identity,
+      }
     : null;
   const audit = fakeAuditLog();
   const resolve = makeResolveAccount({
@@ -23,7 +36,7 @@ function setup(options: { identity?: Partial<Identity> | null; candidates?: Link
       'identities',
       {
         find: async () => identity,
-        insert: async () => (races-- > 0 ? false : true),
+        insert: async () => !(races-- > 0),
         update: async () => undefined,
         linkCandidates: async () => options.candidates ?? [],
       },
@@ -58,7 +71,10 @@ describe('resolve the account of a provider sign-in', () => {
     const { resolve, log, clock, audit } = setup({ candidates: [{ userId: 'user-1', emailVerified: true, disabled: false, providers: [] }] });
     const r = await resolve(input());
     expect(audit.entries).toEqual([expect.objectContaining({ action: 'user.sign_up', userId: 'uuid-1', details: { provider: 'github' } })]);
-    expect(r).toMatchObject({ ok: true, value: { id: 'uuid-1', email: 'Ada@Example.com', emailVerified: true, provider: 'github', locale: 'de', createdAt: clock.now() } });
+    expect(r).toMatchObject({
+      ok: true,
+      value: { id: 'uuid-1', email: 'Ada@Example.com', emailVerified: true, provider: 'github', locale: 'de', createdAt: clock.now() },
+    });
     expect(log.names('identities.linkCandidates')).toEqual([]);
     expect(log.of('identities.insert')[0]!.args[0]).toMatchObject({ userId: 'uuid-1', provider: 'github', providerUserId: 'gh-7' });
     expect(log.calls.filter((c) => c.call !== 'uow.transaction').every((c) => c.inTransaction)).toBe(true);
@@ -69,7 +85,10 @@ describe('resolve the account of a provider sign-in', () => {
     const { resolve, log, audit } = setup({ identity: {}, users: [user] });
     const r = await resolve(input());
     expect(audit.entries).toEqual([]);
-    expect(r).toMatchObject({ ok: true, value: { id: 'user-1', email: 'other@example.com', emailVerified: false, name: 'Ada L.', picture: 'https://img/ada', provider: 'github' } });
+    expect(r).toMatchObject({
+      ok: true,
+      value: { id: 'user-1', email: 'other@example.com', emailVerified: false, name: 'Ada L.', picture: 'https://img/ada', provider: 'github' },
+    });
     expect(log.of('identities.update')[0]!.args[0]).toMatchObject({ id: 'i1', email: 'Ada@Example.com', emailVerified: true, name: 'Ada L.' });
     expect(log.names('identities.insert')).toEqual([]);
   });
@@ -80,9 +99,14 @@ describe('resolve the account of a provider sign-in', () => {
   });
 
   it('email linking: joins exactly one eligible verified user', async () => {
-    const { resolve, log, audit } = setup({ candidates: [{ userId: 'user-1', emailVerified: true, disabled: false, providers: ['google'] }], users: [aUser()] });
+    const { resolve, log, audit } = setup({
+      candidates: [{ userId: 'user-1', emailVerified: true, disabled: false, providers: ['google'] }],
+      users: [aUser()],
+    });
     expect(await resolve(input({ project: linking }))).toMatchObject({ ok: true, value: { id: 'user-1', provider: 'github' } });
-    expect(audit.entries).toEqual([expect.objectContaining({ action: 'user.identity.linked', userId: 'user-1', details: { provider: 'github', via: 'email' } })]);
+    expect(audit.entries).toEqual([
+      expect.objectContaining({ action: 'user.identity.linked', userId: 'user-1', details: { provider: 'github', via: 'email' } }),
+    ]);
     expect(log.of('identities.linkCandidates')[0]!.args).toEqual(['project-1', 'Ada@Example.com']);
     expect(log.of('identities.insert')[0]!.args[0]).toMatchObject({ userId: 'user-1' });
     expect(log.names('users.insert')).toEqual([]);

@@ -56,7 +56,14 @@ export function makeCreateProject(deps: CreateProjectDeps) {
       if (!key.ok) throw new Error('project vanished inside its own transaction');
       return { project, apiKey: key.value.apiKey, apiKeyId: key.value.record.id, signingSecret };
     });
-    deps.audit.record(auditEntry(now, project.id, 'project.created', { actor: deps.actor, target: { kind: 'project', id: project.id }, origin: SYSTEM_ORIGIN, details: { name } }));
+    deps.audit.record(
+      auditEntry(now, project.id, 'project.created', {
+        actor: deps.actor,
+        target: { kind: 'project', id: project.id },
+        origin: SYSTEM_ORIGIN,
+        details: { name },
+      }),
+    );
     return ok(created);
   };
 }

@@ -122,7 +122,14 @@ export function makeUpdateProject(deps: UpdateProjectDeps) {
       ...creds.map((c) => `providerCredentials.${c.provider}`),
       ...Object.keys(changes.securityNotifications ?? {}).map((k) => `securityNotifications.${k}`),
     ];
-    deps.audit.record(auditEntry(project.updatedAt, project.id, 'project.settings.changed', { actor: deps.actor, target: { kind: 'project', id: project.id }, origin: SYSTEM_ORIGIN, details: { changed } }));
+    deps.audit.record(
+      auditEntry(project.updatedAt, project.id, 'project.settings.changed', {
+        actor: deps.actor,
+        target: { kind: 'project', id: project.id },
+        origin: SYSTEM_ORIGIN,
+        details: { changed },
+      }),
+    );
     return ok(project);
   };
 }

@@ -37,7 +37,12 @@ export function makeEndOtherSessions(deps: EndOtherSessionsDeps) {
     const ended = await deps.sessions.revokeAllBut(input.projectId, input.userId, input.keepSessionId, now);
     deps.audit.record(
       input.keepSessionId === null
-        ? auditEntry(now, input.projectId, 'user.sign_out_everywhere', { actor: input.actor, target: userTarget(input.userId), origin: input.origin, details: { sessions_ended: ended } })
+        ? auditEntry(now, input.projectId, 'user.sign_out_everywhere', {
+            actor: input.actor,
+            target: userTarget(input.userId),
+            origin: input.origin,
+            details: { sessions_ended: ended },
+          })
         : auditEntry(now, input.projectId, 'session.revoked.others', {
             actor: input.actor,
             target: userTarget(input.userId),

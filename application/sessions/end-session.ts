@@ -37,7 +37,12 @@ export function makeEndSession(deps: EndSessionDeps) {
     const found = await deps.sessions.revoke(input.projectId, input.userId, input.sessionId, now);
     if (!found) return err('session_not_found');
     deps.audit.record(
-      auditEntry(now, input.projectId, 'session.revoked', { actor: input.actor, target: { kind: 'session', id: input.sessionId }, user: input.userId, origin: input.origin }),
+      auditEntry(now, input.projectId, 'session.revoked', {
+        actor: input.actor,
+        target: { kind: 'session', id: input.sessionId },
+        user: input.userId,
+        origin: input.origin,
+      }),
     );
     return ok(undefined);
   };

@@ -52,10 +52,15 @@ const byUser = { actor: userActor('user-1'), origin: TEST_ORIGIN };
 const byServer = { actor: apiKeyActor('key-1'), origin: TEST_ORIGIN };
 
 describe("a user's sessions", () => {
-  it('lists the live ones at the current time, marking the caller\'s own', async () => {
+  it("lists the live ones at the current time, marking the caller's own", async () => {
     const { list, log, clock } = setup();
     const r = await list({ projectId: 'project-1', userId: 'user-1', currentSessionId: 's-1' });
-    expect(r).toEqual(ok([{ ...session('s-2'), current: false }, { ...session('s-1'), current: true }]));
+    expect(r).toEqual(
+      ok([
+        { ...session('s-2'), current: false },
+        { ...session('s-1'), current: true },
+      ]),
+    );
     expect(log.of('sessions.listLive')[0]!.args).toEqual(['project-1', 'user-1', clock.now(), SESSION_LIST_LIMIT]);
     // Through the API key nothing is current.
     const server = await setup().list({ projectId: 'project-1', userId: 'user-1', currentSessionId: null });
@@ -68,9 +73,22 @@ describe("a user's sessions", () => {
     expect(log.of('sessions.revoke')[0]!.args).toEqual(['project-1', 'user-1', 's-1', clock.now()]);
     expect(await end({ projectId: 'project-1', userId: 'user-1', sessionId: 's-2', ...byServer })).toEqual(ok(undefined));
     expect(audit.entries).toEqual([
-      expect.objectContaining({ at: clock.now(), action: 'session.revoked', actor: { kind: 'user', id: 'user-1' }, target: { kind: 'session', id: 's-1' }, userId: 'user-1', ip: TEST_ORIGIN.ip, requestId: TEST_ORIGIN.requestId }),
+      expect.objectContaining({
+        at: clock.now(),
+        action: 'session.revoked',
+        actor: { kind: 'user', id: 'user-1' },
+        target: { kind: 'session', id: 's-1' },
+        userId: 'user-1',
+        ip: TEST_ORIGIN.ip,
+        requestId: TEST_ORIGIN.requestId,
+      }),
       // The project server is an operator named by its key; the entry is still about the session's user.
-      expect.objectContaining({ action: 'session.revoked', actor: { kind: 'admin', id: 'api_key:key-1' }, target: { kind: 'session', id: 's-2' }, userId: 'user-1' }),
+      expect.objectContaining({
+        action: 'session.revoked',
+        actor: { kind: 'admin', id: 'api_key:key-1' },
+        target: { kind: 'session', id: 's-2' },
+        userId: 'user-1',
+      }),
     ]);
     const other = setup({ found: false });
     expect(await other.end({ projectId: 'project-1', userId: 'user-1', sessionId: 's-9', ...byUser })).toEqual(err('session_not_found'));

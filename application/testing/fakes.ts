@@ -140,8 +140,11 @@ export function fakeCrypto(log?: CallLog): TokenCrypto {
   return strictFake<TokenCrypto>(
     'crypto',
     {
-      randomToken: (bytes?: number) => `tok${++n}` + (bytes ? `.${bytes}` : ''),
-      randomDigits: (length: number) => String(100000 + ++n).slice(-length).padStart(length, '0'),
+      randomToken: (bytes?: number) => `tok${++n}${bytes ? `.${bytes}` : ''}`,
+      randomDigits: (length: number) =>
+        String(100000 + ++n)
+          .slice(-length)
+          .padStart(length, '0'),
       hash: (token: string) => `h(${token})`,
       safeEqual: (a: string, b: string) => a === b,
       uuid: () => `uuid-${++n}`,
@@ -212,11 +215,7 @@ export function fakeOutbox(log: CallLog): Outbox & { messages: Array<{ topic: To
  * A fixed-window limiter in memory on the given clock: each key allows `rule.points` per
  * `rule.windowMs`. `refuse` makes a key refuse from its first use.
  */
-export function fakeRateLimiter(
-  log: CallLog,
-  clock: Clock,
-  options: { refuse?: Record<string, number> } = {},
-): Pick<RateLimiter, 'consume'> {
+export function fakeRateLimiter(log: CallLog, clock: Clock, options: { refuse?: Record<string, number> } = {}): Pick<RateLimiter, 'consume'> {
   const windows = new Map<string, { count: number; resetAt: number }>();
   return {
     async consume(key: string, rule: RateLimitRule): Promise<RateLimitDecision> {
@@ -303,7 +302,10 @@ export function aUser(overrides: Partial<EndUser> = {}): EndUser {
 export function fakeSubscriptionLocks(
   log: CallLog,
   clock: Clock,
-): SubscriptionLocks & { hold(projectId: string, userId: string, holder: string, until: Date): void; holderOf(projectId: string, userId: string): string | null } {
+): SubscriptionLocks & {
+  hold(projectId: string, userId: string, holder: string, until: Date): void;
+  holderOf(projectId: string, userId: string): string | null;
+} {
   const leases = new Map<string, { holder: string; until: number }>();
   const key = (projectId: string, userId: string) => `${projectId}/${userId}`;
   const live = (projectId: string, userId: string) => {
@@ -459,11 +461,14 @@ type BillingPorts = Omit<BillingDeps, 'uow' | 'clock' | 'crypto' | 'logger' | 'a
 export function strictBillingDeps(
   log: CallLog,
   clock: Clock,
-  impl: { [K in keyof BillingPorts]?: Impl<BillingPorts[K]> } & { settings?: Partial<BillingSettings>; sandbox?: BillingDeps['sandbox']; locks?: SubscriptionLocks } = {},
+  impl: { [K in keyof BillingPorts]?: Impl<BillingPorts[K]> } & {
+    settings?: Partial<BillingSettings>;
+    sandbox?: BillingDeps['sandbox'];
+    locks?: SubscriptionLocks;
+  } = {},
 ): BillingDeps {
   const { settings, sandbox, locks, ...ports } = impl;
-  const port = <K extends keyof BillingPorts>(name: K): BillingPorts[K] =>
-    strictFake<BillingPorts[K]>(name, (ports[name] ?? {}) as Impl<BillingPorts[K]>, log);
+  const port = <K extends keyof BillingPorts>(name: K): BillingPorts[K] => strictFake<BillingPorts[K]>(name, (ports[name] ?? {}) as Impl<BillingPorts[K]>, log);
   return {
     connections: port('connections'),
     catalog: port('catalog'),

@@ -21,7 +21,7 @@ export function makeAuthenticateAccessToken(deps: AuthenticateAccessTokenDeps) {
     const projectId = deps.tokens.peekAudience(token);
     if (!projectId) return null;
     const project = await deps.projects.findById(projectId);
-    if (!project || !project.active) return null;
+    if (!project?.active) return null;
     const verified = await deps.verify(project, token);
     if (!verified.valid) return null;
     const user = await deps.users.findById(project.id, verified.user.id);

@@ -69,7 +69,9 @@ describe('exchange an authorization code', () => {
     });
     expect(log.names('refreshTokens')).toEqual([]);
     // The exchange itself is the project server's request.
-    expect(audit.entries).toEqual([expect.objectContaining({ action: 'token.code.exchange', userId: 'user-1', ip: TEST_ORIGIN.ip, details: { provider: 'github' } })]);
+    expect(audit.entries).toEqual([
+      expect.objectContaining({ action: 'token.code.exchange', userId: 'user-1', ip: TEST_ORIGIN.ip, details: { provider: 'github' } }),
+    ]);
     expect(JSON.stringify(audit.entries)).not.toContain('c0de');
   });
 
@@ -131,7 +133,11 @@ describe('verify an access token', () => {
     );
     const users = strictFake<Pick<UserStore, 'findById'>>('users', { findById: async () => (options.user === undefined ? aUser() : options.user) }, log);
     const verify = makeVerifyAccessToken({
-      secrets: strictFake<Pick<ProjectSecrets, 'signingKey'>>('secrets', { signingKey: async () => (options.key === undefined ? new Uint8Array([7]) : options.key) }, log),
+      secrets: strictFake<Pick<ProjectSecrets, 'signingKey'>>(
+        'secrets',
+        { signingKey: async () => (options.key === undefined ? new Uint8Array([7]) : options.key) },
+        log,
+      ),
       tokens,
       users,
       sessions: strictFake<RevokedSessions>(
@@ -148,7 +154,11 @@ describe('verify an access token', () => {
     });
     const authenticate = makeAuthenticateAccessToken({
       tokens,
-      projects: strictFake<Pick<ProjectStore, 'findById'>>('projects', { findById: async () => (options.project === undefined ? aProject() : options.project) }, log),
+      projects: strictFake<Pick<ProjectStore, 'findById'>>(
+        'projects',
+        { findById: async () => (options.project === undefined ? aProject() : options.project) },
+        log,
+      ),
       users,
       verify,
     });
@@ -173,7 +183,7 @@ describe('verify an access token', () => {
     }
   });
 
-  it("a token of an ended session is valid:false, whether the revoked-session set answers or the database does", async () => {
+  it('a token of an ended session is valid:false, whether the revoked-session set answers or the database does', async () => {
     for (const current of [true, false]) {
       const ended = setup({ ended: { ids: ['session-1'], current } });
       expect(await ended.verify(aProject(), 'jwt')).toEqual({ valid: false });

@@ -69,7 +69,11 @@ export function makeRefreshSession(deps: RefreshSessionDeps) {
     return err('refresh_token_reused');
   };
 
-  const refresh = async (project: Project, refreshToken: string, seen: { row?: StoredRefreshToken }): Promise<Result<RefreshedSession, RefreshSessionError>> => {
+  const refresh = async (
+    project: Project,
+    refreshToken: string,
+    seen: { row?: StoredRefreshToken },
+  ): Promise<Result<RefreshedSession, RefreshSessionError>> => {
     if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 200) return err('invalid_refresh_token');
     const tokenHash = deps.crypto.hash(refreshToken);
     const now = deps.clock.now();

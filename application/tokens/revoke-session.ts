@@ -23,6 +23,13 @@ export function makeRevokeSession(deps: RevokeSessionDeps) {
     if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 200) return;
     const row = await deps.refreshTokens.findByHash(project.id, deps.crypto.hash(refreshToken));
     if (row) await deps.refreshTokens.revokeFamily(row.familyId, deps.clock.now());
-    if (row) deps.audit.record(auditEntry(deps.clock.now(), project.id, 'session.revoked', { actor: { kind: 'user', id: row.userId }, target: { kind: 'session', id: row.familyId }, origin }));
+    if (row)
+      deps.audit.record(
+        auditEntry(deps.clock.now(), project.id, 'session.revoked', {
+          actor: { kind: 'user', id: row.userId },
+          target: { kind: 'session', id: row.familyId },
+          origin,
+        }),
+      );
   };
 }

@@ -15,7 +15,11 @@ const policy = { refreshTokenTtlSeconds: 30 * 24 * 3600, refreshTokenIdleSeconds
 const key = new Uint8Array([1, 2, 3]);
 const secrets = (log: CallLog, k: Uint8Array | null = key) => strictFake<Pick<ProjectSecrets, 'signingKey'>>('secrets', { signingKey: async () => k }, log);
 const codec = (log: CallLog) =>
-  strictFake<Pick<AccessTokenCodec, 'sign'>>('tokens', { sign: async (i: SignAccessTokenInput) => `jwt(${i.claims.sub},${i.claims.sid},${i.ttlSeconds})` }, log);
+  strictFake<Pick<AccessTokenCodec, 'sign'>>(
+    'tokens',
+    { sign: async (i: SignAccessTokenInput) => `jwt(${i.claims.sub},${i.claims.sid},${i.ttlSeconds})` },
+    log,
+  );
 
 describe('issue a session', () => {
   function setup(k: Uint8Array | null = key) {
@@ -34,8 +38,19 @@ describe('issue a session', () => {
 
   it('signs an access token with the session id and stores the rt_ refresh token hashed, with absolute and idle expiry', async () => {
     const { issue, log, clock } = setup();
-    const s = await issue({ project: aProject(), user: aUser(), provider: 'github', authCodeId: 'code-1', origin: { ip: '203.0.113.7', userAgent: 'Firefox/140' } });
-    expect(s).toEqual({ token: 'jwt(user-1,uuid-1,300)', refreshToken: 'rt_tok2.32', expiresAt: new Date(clock.now().getTime() + 300_000), sessionId: 'uuid-1' });
+    const s = await issue({
+      project: aProject(),
+      user: aUser(),
+      provider: 'github',
+      authCodeId: 'code-1',
+      origin: { ip: '203.0.113.7', userAgent: 'Firefox/140' },
+    });
+    expect(s).toEqual({
+      token: 'jwt(user-1,uuid-1,300)',
+      refreshToken: 'rt_tok2.32',
+      expiresAt: new Date(clock.now().getTime() + 300_000),
+      sessionId: 'uuid-1',
+    });
     expect(log.of('tokens.sign')[0]!.args[0]).toEqual({
       secret: key,
       projectId: 'project-1',
@@ -71,7 +86,9 @@ describe('issue a session', () => {
 
   it('a missing signing key is a fault, not a session', async () => {
     const { issue, log } = setup(null);
-    await expect(issue({ project: aProject(), user: aUser(), provider: 'email', origin: { ip: '203.0.113.7', userAgent: null } })).rejects.toThrow(/signing key/);
+    await expect(issue({ project: aProject(), user: aUser(), provider: 'email', origin: { ip: '203.0.113.7', userAgent: null } })).rejects.toThrow(
+      /signing key/,
+    );
     expect(log.names('refreshTokens')).toEqual([]);
   });
 });
@@ -137,7 +154,12 @@ describe('refresh a session', () => {
     expect([idle, absolute].flatMap((s) => s.log.names('refreshTokens.r'))).toEqual([]);
     // Each refusal is recorded, about the session's user when the token named one.
     expect(idle.audit.entries).toEqual([
-      expect.objectContaining({ action: 'token.refresh.failed', reason: 'invalid_refresh_token', actor: { kind: 'user', id: 'user-1' }, target: { kind: 'session', id: 'fam-1' } }),
+      expect.objectContaining({
+        action: 'token.refresh.failed',
+        reason: 'invalid_refresh_token',
+        actor: { kind: 'user', id: 'user-1' },
+        target: { kind: 'session', id: 'fam-1' },
+      }),
     ]);
     const unknown = setup({ rows: [] });
     await unknown.refresh(aProject(), 'rt_x');
@@ -188,7 +210,9 @@ describe('refresh a session', () => {
   it('a retired token outside the grace window revokes the whole session', async () => {
     const { refresh, log, audit } = setup({ rows: rotated('2030-01-01T23:59:49.000Z') });
     expect(await refresh(aProject(), 'rt_x')).toEqual(err('refresh_token_reused'));
-    expect(audit.entries).toEqual([expect.objectContaining({ action: 'token.refresh.reused', outcome: 'failure', reason: 'refresh_token_reused', userId: 'user-1' })]);
+    expect(audit.entries).toEqual([
+      expect.objectContaining({ action: 'token.refresh.reused', outcome: 'failure', reason: 'refresh_token_reused', userId: 'user-1' }),
+    ]);
     expect(log.of('refreshTokens.revokeFamily')[0]!.args).toEqual(['fam-1', new Date('2030-01-02T00:00:00.000Z')]);
   });
 

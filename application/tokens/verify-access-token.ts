@@ -14,9 +14,7 @@ export interface VerifiedUser {
   emailVerified: boolean;
 }
 
-export type TokenVerification =
-  | { valid: true; user: VerifiedUser; expiresAt: Date; claims: Record<string, unknown> }
-  | { valid: false };
+export type TokenVerification = { valid: true; user: VerifiedUser; expiresAt: Date; claims: Record<string, unknown> } | { valid: false };
 
 export interface VerifyAccessTokenDeps {
   secrets: Pick<ProjectSecrets, 'signingKey'>;

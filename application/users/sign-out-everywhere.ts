@@ -8,7 +8,14 @@ import type { RefreshTokenStore } from '../stores/refresh-token.store';
 export function makeSignOutEverywhere(deps: { refreshTokens: Pick<RefreshTokenStore, 'revokeAllForUser'>; audit: AuditLog; actor: AuditActor; clock: Clock }) {
   return async (input: { projectId: string; userId: string }): Promise<number> => {
     const ended = await deps.refreshTokens.revokeAllForUser(input.projectId, input.userId, deps.clock.now());
-    deps.audit.record(auditEntry(deps.clock.now(), input.projectId, 'user.sign_out_everywhere', { actor: deps.actor, target: userTarget(input.userId), origin: SYSTEM_ORIGIN, details: { sessions_ended: ended } }));
+    deps.audit.record(
+      auditEntry(deps.clock.now(), input.projectId, 'user.sign_out_everywhere', {
+        actor: deps.actor,
+        target: userTarget(input.userId),
+        origin: SYSTEM_ORIGIN,
+        details: { sessions_ended: ended },
+      }),
+    );
     return ended;
   };
 }

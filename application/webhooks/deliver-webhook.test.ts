@@ -80,7 +80,14 @@ describe('delivering a webhook attempt', () => {
     expect(await deliver()).toEqual([null]);
     expect(finished).toEqual([
       {
-        result: expect.objectContaining({ deliveryId: 'delivery-1', attempt: 1, statusCode: 204, status: 'succeeded', completedAt: at(0), nextAttemptAt: null }),
+        result: expect.objectContaining({
+          deliveryId: 'delivery-1',
+          attempt: 1,
+          statusCode: 204,
+          status: 'succeeded',
+          completedAt: at(0),
+          nextAttemptAt: null,
+        }),
         streak: { endpointId: 'endpoint-1', outcome: 'succeeded', at: at(0) },
       },
     ]);
@@ -192,7 +199,12 @@ describe('disabling an endpoint', () => {
     const { deliver, log, finished } = setup({ secrets: null, endpoint: { enabled: false, disabledReason: GONE } });
     expect(await deliver()).toEqual([null]);
     expect(log.names('transport')).toEqual([]);
-    expect(finished[0]!.result).toMatchObject({ status: 'failed', nextAttemptAt: null, statusCode: null, error: `not sent: the endpoint is disabled: ${GONE}` });
+    expect(finished[0]!.result).toMatchObject({
+      status: 'failed',
+      nextAttemptAt: null,
+      statusCode: null,
+      error: `not sent: the endpoint is disabled: ${GONE}`,
+    });
     expect(finished[0]!.streak).toBeUndefined();
   });
 

@@ -58,7 +58,8 @@ export function makeNotifyEndpointDisabled(deps: {
           { dedupeKey: `${endpoint.id}:${at.getTime()}:${to.toLowerCase()}`, subject: endpoint.id },
         );
       }
-      if (owners.length === 0) deps.logger.warn({ projectId: endpoint.projectId, endpointId: endpoint.id }, 'webhook endpoint disabled: the project has nobody to tell');
+      if (owners.length === 0)
+        deps.logger.warn({ projectId: endpoint.projectId, endpointId: endpoint.id }, 'webhook endpoint disabled: the project has nobody to tell');
     } catch (e) {
       deps.logger.error({ projectId: endpoint.projectId, endpointId: endpoint.id, err: e }, 'webhook endpoint disabled: the notice could not be queued');
     }

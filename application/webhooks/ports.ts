@@ -11,7 +11,7 @@ export type DestinationRefusal = 'invalid_webhook_url' | 'webhook_url_not_https'
 /** Whether a URL may be delivered to: every address its host resolves to is checked. */
 export type DestinationCheck =
   | { ok: true; addresses: string[] }
-  | { ok: false; error: DestinationRefusal; /** For people: which address and why. */ detail: string };
+  | { ok: false; error: DestinationRefusal /** For people: which address and why. */; detail: string };
 
 export interface WebhookRequest {
   url: string;

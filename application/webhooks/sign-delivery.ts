@@ -39,7 +39,12 @@ export async function sendSigned(
 }
 
 /** What the delivery log records of a response. */
-export function attemptRecord(response: WebhookResponse): { statusCode: number | null; responseExcerpt: string | null; error: string | null; durationMs: number } {
+export function attemptRecord(response: WebhookResponse): {
+  statusCode: number | null;
+  responseExcerpt: string | null;
+  error: string | null;
+  durationMs: number;
+} {
   switch (response.kind) {
     case 'answered':
       return { statusCode: response.status, responseExcerpt: response.excerpt, error: null, durationMs: response.durationMs };

@@ -15,8 +15,7 @@ export class UsageError extends Error {
   }
 }
 
-const usageHint = (spec: CommandSpec) =>
-  `Usage: ${usageOf(spec)}\nRun \`tollgate ${spec.path.join(' ')} --help\` for details.`;
+const usageHint = (spec: CommandSpec) => `Usage: ${usageOf(spec)}\nRun \`tollgate ${spec.path.join(' ')} --help\` for details.`;
 
 export interface OptionSpec {
   /** How many values follow the option: 0 (a flag), 1 or 2. */

@@ -48,13 +48,21 @@ export const AUDIT_COMMANDS: Command[] = [
   {
     path: ['audit', 'list'],
     args: [],
-    summary: 'List a project\'s audit log, newest first: sign-ins, MFA, tokens, revocations, resets, settings, keys, billing',
+    summary: "List a project's audit log, newest first: sign-ins, MFA, tokens, revocations, resets, settings, keys, billing",
     options: {
       project: { arity: 1, required: true, placeholder: '<projectId>', description: 'the project, required' },
       user: { arity: 1, placeholder: '<userId>', description: 'only entries about this end user (as actor or target)' },
-      action: { arity: 1, placeholder: '<action>', description: 'an action or a prefix of one at a dot: user.sign_in (with user.sign_in.failed), mfa, billing' },
+      action: {
+        arity: 1,
+        placeholder: '<action>',
+        description: 'an action or a prefix of one at a dot: user.sign_in (with user.sign_in.failed), mfa, billing',
+      },
       outcome: { arity: 1, placeholder: '<success|failure>', description: 'only successes or only failures' },
-      since: { arity: 1, placeholder: '<time|duration>', description: 'from this time on: ISO 8601 (2026-11-27T10:00:00Z) or a duration before now (30m, 24h, 7d)' },
+      since: {
+        arity: 1,
+        placeholder: '<time|duration>',
+        description: 'from this time on: ISO 8601 (2026-11-27T10:00:00Z) or a duration before now (30m, 24h, 7d)',
+      },
       until: { arity: 1, placeholder: '<time|duration>', description: 'before this time, same forms' },
       limit: { arity: 1, placeholder: '<n>', description: `entries per page, 1 to ${AUDIT_PAGE_MAX} (default 50)` },
       cursor: { arity: 1, placeholder: '<cursor>', description: 'the next page: the cursor the previous page printed' },

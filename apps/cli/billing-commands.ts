@@ -3,7 +3,16 @@ import type { ConnectInput } from '../../application/billing/use-cases';
 import type { PlanInput } from '../../domain/billing/catalog';
 import { BILLING_EVENT_TYPES, isBillingEventType } from '../../domain/billing/events';
 import { INVOICE_STATUSES, type InvoiceStatus } from '../../domain/billing/invoice';
-import { DEFAULT_CURRENCY, currencyExponent, echoAmount, formatMoney, isCurrency, parseAmountInput, parseCurrency, HUNDREDS_ONLY_CURRENCIES } from '../../domain/billing/money';
+import {
+  DEFAULT_CURRENCY,
+  currencyExponent,
+  echoAmount,
+  formatMoney,
+  isCurrency,
+  parseAmountInput,
+  parseCurrency,
+  HUNDREDS_ONLY_CURRENCIES,
+} from '../../domain/billing/money';
 import { BILLING_INTERVALS } from '../../domain/billing/periods';
 import { SUBSCRIPTION_STATUSES } from '../../domain/billing/subscription';
 import type { Result } from '../../domain/result';
@@ -178,7 +187,9 @@ export const BILLING_COMMANDS: Command[] = [
         }
         input = { processor: 'stripe', secretKey, publishableKey, webhookSecret, ...(currency !== undefined ? { currency } : {}) };
       } else {
-        return options.fail(processor === undefined ? 'Missing --processor <stripe|sandbox>.' : `--processor must be "stripe" or "sandbox", got "${processor}".`);
+        return options.fail(
+          processor === undefined ? 'Missing --processor <stripe|sandbox>.' : `--processor must be "stripe" or "sandbox", got "${processor}".`,
+        );
       }
       const projectId = args.projectId!;
       return async (_admin, billing) => {
@@ -190,7 +201,8 @@ export const BILLING_COMMANDS: Command[] = [
         const outro =
           view.processor === 'stripe'
             ? 'In the Stripe dashboard (Developers > Webhooks), add an endpoint with the webhook URL above and enable the events listed in docs/billing.md.'
-            : `Pay with Stripe's test cards (pm_card_visa, or 4242 4242 4242 4242 on the checkout page); move the sandbox clock with: tollgate billing sandbox advance ${projectId} --days 31`;
+            : `Pay with Stripe's test cards (pm_card_visa, or 4242 4242 4242 4242 on the checkout page); move the sandbox clock with: tollgate ` +
+              `billing sandbox advance ${projectId} --days 31`;
         return { json: { projectId, connection: view }, text: [intro, '', connectionText(view), '', outro].join('\n') };
       };
     },
@@ -200,34 +212,38 @@ export const BILLING_COMMANDS: Command[] = [
     args: ['projectId'],
     summary: "Show a project's billing connection: processor, mode, key's last 4, connection date, webhook URL",
     options: {},
-    plan: ({ args }) => async (_admin, billing) => {
-      const projectId = args.projectId!;
-      const found = unwrap(await billing.billingStatus(projectId), { projectId });
-      if (found === null) {
-        return {
-          json: { projectId, connection: null },
-          text: `Billing is not set up for project ${projectId}. Connect it with: tollgate billing connect ${projectId} --processor sandbox (or stripe).`,
-        };
-      }
-      const view = connectionJson(found);
-      return { json: { projectId, connection: view }, text: `Billing of project ${projectId}:\n${connectionText(view)}` };
-    },
+    plan:
+      ({ args }) =>
+      async (_admin, billing) => {
+        const projectId = args.projectId!;
+        const found = unwrap(await billing.billingStatus(projectId), { projectId });
+        if (found === null) {
+          return {
+            json: { projectId, connection: null },
+            text: `Billing is not set up for project ${projectId}. Connect it with: tollgate billing connect ${projectId} --processor sandbox (or stripe).`,
+          };
+        }
+        const view = connectionJson(found);
+        return { json: { projectId, connection: view }, text: `Billing of project ${projectId}:\n${connectionText(view)}` };
+      },
   },
   {
     path: ['billing', 'disconnect'],
     args: ['projectId'],
     summary: 'Stop billing a project through its processor; plans, prices, subscriptions and invoices stay',
     options: {},
-    plan: ({ args }) => async (_admin, billing) => {
-      const projectId = args.projectId!;
-      const { disconnected } = unwrap(await billing.disconnectBilling(projectId), { projectId });
-      return {
-        json: { projectId, disconnected },
-        text: disconnected
-          ? `Disconnected billing of project ${projectId}; its plans, prices, subscriptions and invoices are kept.`
-          : `Project ${projectId} had no billing connection.`,
-      };
-    },
+    plan:
+      ({ args }) =>
+      async (_admin, billing) => {
+        const projectId = args.projectId!;
+        const { disconnected } = unwrap(await billing.disconnectBilling(projectId), { projectId });
+        return {
+          json: { projectId, disconnected },
+          text: disconnected
+            ? `Disconnected billing of project ${projectId}; its plans, prices, subscriptions and invoices are kept.`
+            : `Project ${projectId} had no billing connection.`,
+        };
+      },
   },
   {
     path: ['billing', 'events'],
@@ -247,7 +263,13 @@ export const BILLING_COMMANDS: Command[] = [
         const text = events.length
           ? table(
               ['CREATED', 'TYPE', 'SUBSCRIPTION', 'AMOUNT', 'ID'],
-              events.map((e) => [e.createdAt ?? '', e.type, e.subscriptionId ?? '-', e.amount !== null && e.currency ? money(e.amount, e.currency) : '-', e.id]),
+              events.map((e) => [
+                e.createdAt ?? '',
+                e.type,
+                e.subscriptionId ?? '-',
+                e.amount !== null && e.currency ? money(e.amount, e.currency) : '-',
+                e.id,
+              ]),
             )
           : `No billing events${type ? ` of type ${type}` : ''} for project ${projectId}.`;
         return { json: { projectId, events }, text };
@@ -332,11 +354,13 @@ export const BILLING_COMMANDS: Command[] = [
     args: ['projectId'],
     summary: 'List every plan of a project (hidden ones too), lowest tier first, with prices and processor ids',
     options: {},
-    plan: ({ args }) => async (_admin, billing) => {
-      const projectId = args.projectId!;
-      const plans = unwrap(await billing.listPlans(projectId), { projectId }).map(planJson);
-      return { json: { projectId, plans }, text: planListText(projectId, plans) };
-    },
+    plan:
+      ({ args }) =>
+      async (_admin, billing) => {
+        const projectId = args.projectId!;
+        const plans = unwrap(await billing.listPlans(projectId), { projectId }).map(planJson);
+        return { json: { projectId, plans }, text: planListText(projectId, plans) };
+      },
   },
   {
     path: ['plan', 'reorder'],
@@ -344,11 +368,13 @@ export const BILLING_COMMANDS: Command[] = [
     rest: 'plan',
     summary: 'Set the plan hierarchy: every plan of the project (id or name) once, lowest tier first',
     options: {},
-    plan: ({ args, rest }) => async (_admin, billing) => {
-      const projectId = args.projectId!;
-      const plans = unwrap(await billing.reorderPlans(projectId, rest), { projectId, plans: rest }).map(planJson);
-      return { json: { projectId, plans }, text: `Reordered the plans of project ${projectId}.\n\n${planListText(projectId, plans)}` };
-    },
+    plan:
+      ({ args, rest }) =>
+      async (_admin, billing) => {
+        const projectId = args.projectId!;
+        const plans = unwrap(await billing.reorderPlans(projectId, rest), { projectId, plans: rest }).map(planJson);
+        return { json: { projectId, plans }, text: `Reordered the plans of project ${projectId}.\n\n${planListText(projectId, plans)}` };
+      },
   },
   {
     path: ['price', 'create'],
@@ -387,7 +413,8 @@ export const BILLING_COMMANDS: Command[] = [
         const ctx: BillingErrorContext = { projectId, plan: ref, currency, interval, amount: amountText, priceName: name };
         const code = parseCurrency(currency);
         const amount = parseAmountInput(amountText, code ?? currency);
-        if (amount === null) throw billingError({ ok: false, error: code ? 'invalid_amount' : 'invalid_currency' }, { ...ctx, amountHint: amountHint(code ?? currency) });
+        if (amount === null)
+          throw billingError({ ok: false, error: code ? 'invalid_amount' : 'invalid_currency' }, { ...ctx, amountHint: amountHint(code ?? currency) });
         if (code) progress(`Creating price "${name}" on plan ${ref}: ${echoAmount({ amount, currency: code })} / ${interval} (${code} minor units).`);
         const price = priceJson(unwrap(await billing.createPrice(projectId, ref, { name, amount, currency, interval }), ctx));
         return {
@@ -413,15 +440,17 @@ export const BILLING_COMMANDS: Command[] = [
     args: ['projectId', 'priceId'],
     summary: 'Archive a price: no new subscriptions on it; current subscribers keep it',
     options: {},
-    plan: ({ args }) => async (_admin, billing) => {
-      const projectId = args.projectId!;
-      const priceId = args.priceId!;
-      const price = priceJson(unwrap(await billing.archivePrice(projectId, priceId), { projectId, priceId }));
-      return {
-        json: { projectId, price },
-        text: `Archived price "${price.name}" (${priceLine(price)}, ${price.id}); subscriptions on it keep it.`,
-      };
-    },
+    plan:
+      ({ args }) =>
+      async (_admin, billing) => {
+        const projectId = args.projectId!;
+        const priceId = args.priceId!;
+        const price = priceJson(unwrap(await billing.archivePrice(projectId, priceId), { projectId, priceId }));
+        return {
+          json: { projectId, price },
+          text: `Archived price "${price.name}" (${priceLine(price)}, ${price.id}); subscriptions on it keep it.`,
+        };
+      },
   },
   {
     path: ['subscription', 'list'],
@@ -446,11 +475,17 @@ export const BILLING_COMMANDS: Command[] = [
       const cursor = options.string('cursor');
       const projectId = args.projectId!;
       return async (_admin, billing) => {
-        const filter = { ...(userId !== undefined ? { userId } : {}), ...(status !== undefined ? { status } : {}), limit, ...(cursor !== undefined ? { cursor } : {}) };
+        const filter = {
+          ...(userId !== undefined ? { userId } : {}),
+          ...(status !== undefined ? { status } : {}),
+          limit,
+          ...(cursor !== undefined ? { cursor } : {}),
+        };
         const page = unwrap(await billing.listSubscriptions(projectId, filter), { projectId, userId });
         const subscriptions = page.items;
         const text = subscriptions.length
-          ? table(['ID', 'USER', 'EMAIL', 'STATUS', 'PLAN', 'PRICE', 'PERIOD END', 'PROCESSOR'], subscriptionRows(subscriptions)) + more('subscriptions', page.nextCursor)
+          ? table(['ID', 'USER', 'EMAIL', 'STATUS', 'PLAN', 'PRICE', 'PERIOD END', 'PROCESSOR'], subscriptionRows(subscriptions)) +
+            more('subscriptions', page.nextCursor)
           : `No subscriptions${status ? ` with status ${status}` : ''}${userId ? ` for user ${userId}` : ''} in project ${projectId}${cursor ? ' after this cursor' : ''}.`;
         return { json: { projectId, subscriptions, nextCursor: page.nextCursor }, text };
       };

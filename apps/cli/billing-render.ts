@@ -8,8 +8,7 @@ import { fields, table } from './render';
  * otherwise (connections, plans and prices, subscriptions, invoices, events).
  */
 
-export const iso = (date: Date | string | null | undefined): string | null =>
-  date === null || date === undefined ? null : new Date(date).toISOString();
+export const iso = (date: Date | string | null | undefined): string | null => (date === null || date === undefined ? null : new Date(date).toISOString());
 
 export const money = (amount: number, currency: string): string => (isCurrency(currency) ? formatMoney({ amount, currency }) : `${amount} ${currency}`);
 

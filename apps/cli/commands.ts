@@ -93,7 +93,9 @@ function parseCredentials(ctx: ArgsContext, provider: string, given: string): Pr
   try {
     value = JSON.parse(raw);
   } catch {
-    options.fail(`--provider-credentials ${provider}: the credentials must be a JSON object, e.g. '{"clientId":"...","clientSecret":"..."}' (or null to remove them).`);
+    options.fail(
+      `--provider-credentials ${provider}: the credentials must be a JSON object, e.g. '{"clientId":"...","clientSecret":"..."}' (or null to remove them).`,
+    );
   }
   if (value === null) return null;
   if (typeof value !== 'object' || Array.isArray(value)) {
@@ -132,7 +134,11 @@ function projectChanges(ctx: ArgsContext): ProjectChanges {
   const policy = options.string('mfa-policy');
   if (policy !== undefined) changes.mfaPolicy = policy;
   const methods = options.string('mfa-methods');
-  if (methods !== undefined) changes.mfaMethods = methods.split(',').map((m) => m.trim()).filter(Boolean);
+  if (methods !== undefined)
+    changes.mfaMethods = methods
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean);
   const locale = options.string('default-locale');
   if (locale !== undefined) changes.defaultLocale = locale;
   const notify = options.pairs('notify');
@@ -210,12 +216,14 @@ export const COMMANDS: Command[] = [
     args: ['id'],
     summary: 'Show a project and its settings (never its secrets)',
     options: {},
-    plan: ({ args }) => async (c) => {
-      const project = await c.getProject(args.id!);
-      if (!project) throw useCaseError('project_not_found', { projectId: args.id });
-      const view = projectView(project, await c.listConfiguredCredentials(project.id));
-      return { json: { project: view }, text: projectText(view) };
-    },
+    plan:
+      ({ args }) =>
+      async (c) => {
+        const project = await c.getProject(args.id!);
+        if (!project) throw useCaseError('project_not_found', { projectId: args.id });
+        const view = projectView(project, await c.listConfiguredCredentials(project.id));
+        return { json: { project: view }, text: projectText(view) };
+      },
   },
   {
     path: ['project', 'update'],
@@ -234,7 +242,9 @@ export const COMMANDS: Command[] = [
         arity: 2,
         repeatable: true,
         placeholder: '<provider> <@file|@-|env:NAME|json|null>',
-        description: `set an OAuth provider's client credentials (${OAUTH_PROVIDERS.join(', ')}): read from ${SECRET_SOURCES} (never inline: shell history and npm's echo keep it), or null to remove them`,
+        description:
+          `set an OAuth provider's client credentials (${OAUTH_PROVIDERS.join(', ')}): read from ${SECRET_SOURCES} (never inline: shell history and ` +
+          `npm's echo keep it), or null to remove them`,
       },
       notify: {
         arity: 2,
@@ -284,73 +294,83 @@ export const COMMANDS: Command[] = [
     args: ['projectId'],
     summary: 'List the API keys of a project (prefixes only)',
     options: {},
-    plan: ({ args }) => async (c) => {
-      const project = await c.getProject(args.projectId!);
-      if (!project) throw useCaseError('project_not_found', { projectId: args.projectId });
-      const keys = (await c.listApiKeys(project.id)).map(apiKeyView);
-      const text = keys.length
-        ? table(
-            ['ID', 'PREFIX', 'STATUS', 'CREATED', 'LAST USED', 'LABEL'],
-            keys.map((k) => [k.id, `${k.prefix}…`, k.revokedAt ? 'revoked' : 'active', k.createdAt, k.lastUsedAt ?? 'never', k.label ?? '']),
-          )
-        : `Project ${project.id} has no API keys.`;
-      return { json: { projectId: project.id, apiKeys: keys }, text };
-    },
+    plan:
+      ({ args }) =>
+      async (c) => {
+        const project = await c.getProject(args.projectId!);
+        if (!project) throw useCaseError('project_not_found', { projectId: args.projectId });
+        const keys = (await c.listApiKeys(project.id)).map(apiKeyView);
+        const text = keys.length
+          ? table(
+              ['ID', 'PREFIX', 'STATUS', 'CREATED', 'LAST USED', 'LABEL'],
+              keys.map((k) => [k.id, `${k.prefix}…`, k.revokedAt ? 'revoked' : 'active', k.createdAt, k.lastUsedAt ?? 'never', k.label ?? '']),
+            )
+          : `Project ${project.id} has no API keys.`;
+        return { json: { projectId: project.id, apiKeys: keys }, text };
+      },
   },
   {
     path: ['apikey', 'revoke'],
     args: ['projectId', 'keyId'],
     summary: 'Revoke an API key; requests with it then answer 401',
     options: {},
-    plan: ({ args }) => async (c) => {
-      const revoked = await c.revokeApiKey({ projectId: args.projectId!, keyId: args.keyId! });
-      if (!revoked.ok) throw useCaseError(revoked.error, { projectId: args.projectId, keyId: args.keyId });
-      return {
-        json: { revoked: true, projectId: args.projectId, keyId: args.keyId },
-        text: `Revoked API key ${args.keyId} of project ${args.projectId}.`,
-      };
-    },
+    plan:
+      ({ args }) =>
+      async (c) => {
+        const revoked = await c.revokeApiKey({ projectId: args.projectId!, keyId: args.keyId! });
+        if (!revoked.ok) throw useCaseError(revoked.error, { projectId: args.projectId, keyId: args.keyId });
+        return {
+          json: { revoked: true, projectId: args.projectId, keyId: args.keyId },
+          text: `Revoked API key ${args.keyId} of project ${args.projectId}.`,
+        };
+      },
   },
   {
     path: ['user', 'disable'],
     args: ['projectId', 'userId'],
     summary: 'Disable an end user: sign-ins are refused, every session ends, its tokens stop verifying',
     options: {},
-    plan: ({ args }) => async (c) => {
-      const done = await c.setUserDisabled({ projectId: args.projectId!, userId: args.userId!, disabled: true });
-      if (!done.ok) throw useCaseError(done.error, { projectId: args.projectId, userId: args.userId });
-      return {
-        json: { projectId: args.projectId, userId: args.userId, disabled: true },
-        text: `Disabled user ${args.userId} of project ${args.projectId}; its sessions are ended.`,
-      };
-    },
+    plan:
+      ({ args }) =>
+      async (c) => {
+        const done = await c.setUserDisabled({ projectId: args.projectId!, userId: args.userId!, disabled: true });
+        if (!done.ok) throw useCaseError(done.error, { projectId: args.projectId, userId: args.userId });
+        return {
+          json: { projectId: args.projectId, userId: args.userId, disabled: true },
+          text: `Disabled user ${args.userId} of project ${args.projectId}; its sessions are ended.`,
+        };
+      },
   },
   {
     path: ['user', 'enable'],
     args: ['projectId', 'userId'],
     summary: 'Enable a disabled end user again',
     options: {},
-    plan: ({ args }) => async (c) => {
-      const done = await c.setUserDisabled({ projectId: args.projectId!, userId: args.userId!, disabled: false });
-      if (!done.ok) throw useCaseError(done.error, { projectId: args.projectId, userId: args.userId });
-      return {
-        json: { projectId: args.projectId, userId: args.userId, disabled: false },
-        text: `Enabled user ${args.userId} of project ${args.projectId}.`,
-      };
-    },
+    plan:
+      ({ args }) =>
+      async (c) => {
+        const done = await c.setUserDisabled({ projectId: args.projectId!, userId: args.userId!, disabled: false });
+        if (!done.ok) throw useCaseError(done.error, { projectId: args.projectId, userId: args.userId });
+        return {
+          json: { projectId: args.projectId, userId: args.userId, disabled: false },
+          text: `Enabled user ${args.userId} of project ${args.projectId}.`,
+        };
+      },
   },
   {
     path: ['user', 'sign-out'],
     args: ['projectId', 'userId'],
-    summary: "End every session of an end user (its refresh tokens are revoked)",
+    summary: 'End every session of an end user (its refresh tokens are revoked)',
     options: {},
-    plan: ({ args }) => async (c) => {
-      const ended = await c.signOutEverywhere({ projectId: args.projectId!, userId: args.userId! });
-      return {
-        json: { projectId: args.projectId, userId: args.userId, sessionsEnded: ended },
-        text: `Ended ${ended} session(s) of user ${args.userId} of project ${args.projectId}.`,
-      };
-    },
+    plan:
+      ({ args }) =>
+      async (c) => {
+        const ended = await c.signOutEverywhere({ projectId: args.projectId!, userId: args.userId! });
+        return {
+          json: { projectId: args.projectId, userId: args.userId, sessionsEnded: ended },
+          text: `Ended ${ended} session(s) of user ${args.userId} of project ${args.projectId}.`,
+        };
+      },
   },
   ...USER_COMMANDS,
   ...BILLING_COMMANDS,
@@ -386,4 +406,3 @@ export const GROUPS: Record<string, string> = {
 export function findCommand(words: string[]): Command | undefined {
   return COMMANDS.find((c) => c.path.length === words.length && c.path.every((w, i) => w === words[i]));
 }
-

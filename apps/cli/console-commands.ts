@@ -67,7 +67,9 @@ export const CONSOLE_COMMANDS: Command[] = [
         const { account } = removed.value;
         return {
           json: { account: { id: account.id, email: account.email, role: account.role, totp_enabled: false } },
-          text: `Removed the authenticator app of ${account.email} and ended its console sessions. It signs in with its password alone until it sets up an app again (Account page).`,
+          text:
+            `Removed the authenticator app of ${account.email} and ended its console sessions. It signs in with its password alone until it sets up ` +
+            `an app again (Account page).`,
         };
       };
     },

@@ -52,7 +52,7 @@ function commandHelp(command: Command): string {
   return [
     `Usage: ${usageOf(command)}`,
     '',
-    command.summary + '.',
+    `${command.summary}.`,
     ...(Object.keys(command.options).length ? ['', 'Options:', ...optionLines(command.options)] : []),
     '',
     ...optionLines(GLOBAL_OPTIONS),
@@ -81,9 +81,7 @@ const helpOutput = (text: string, topic: string[]): CommandOutput => ({
 // ---------------------------------------------------------------------------------------------
 // Command resolution
 
-type Resolved =
-  | { kind: 'help'; output: CommandOutput }
-  | { kind: 'command'; command: Command; rest: string[] };
+type Resolved = { kind: 'help'; output: CommandOutput } | { kind: 'command'; command: Command; rest: string[] };
 
 /** True when `path` starts with `prefix` and is longer. */
 const extends_ = (path: string[], prefix: string[]) => path.length > prefix.length && prefix.every((w, i) => path[i] === w);
@@ -137,17 +135,14 @@ function resolve(argv: string[]): Resolved {
   }
   // `words` stopped at the first word that leads nowhere: its parent is a group or subgroup.
   const parent = words.slice(0, -1);
-  throw new UsageError(
-    `Unknown ${parent.join(' ')} command "${words[words.length - 1]}": expected one of ${nextWords(parent).join(', ')}.`,
-    groupHelp(parent),
-  );
+  throw new UsageError(`Unknown ${parent.join(' ')} command "${words[words.length - 1]}": expected one of ${nextWords(parent).join(', ')}.`, groupHelp(parent));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Running
 
 async function write(io: CliIo, json: boolean, output: CommandOutput): Promise<void> {
-  await io.stdout(json ? JSON.stringify(output.json, null, 2) + '\n' : output.text + '\n');
+  await io.stdout(json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
 }
 
 /** Runs one command line and returns the exit code. */
@@ -189,15 +184,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     await write(io, json, output);
     return output.exitCode ?? 0;
   } catch (e) {
-    const failure =
-      e instanceof UsageError
-        ? new CommandError('usage', e.message, 2)
-        : e instanceof CommandError
-          ? e
-          : describeFault(e);
+    const failure = e instanceof UsageError ? new CommandError('usage', e.message, 2) : e instanceof CommandError ? e : describeFault(e);
     io.stderr(`Error: ${failure.message}`);
     if (e instanceof UsageError && e.hint) io.stderr(e.hint);
-    if (json) await io.stdout(JSON.stringify({ error: failure.message, code: failure.code }) + '\n');
+    if (json) await io.stdout(`${JSON.stringify({ error: failure.message, code: failure.code })}\n`);
     return failure.exitCode;
   } finally {
     await runtime?.close().catch((e: unknown) => io.stderr(`Warning: closing the database failed: ${(e as Error).message}`));
@@ -207,7 +197,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 const processIo: CliIo = {
   env: process.env,
   stdout: (text) => new Promise<void>((resolve, reject) => process.stdout.write(text, (e) => (e ? reject(e) : resolve()))),
-  stderr: (text) => process.stderr.write(text + '\n'),
+  stderr: (text) => process.stderr.write(`${text}\n`),
 };
 
 // stdout carries only the command's output: whatever a library prints to the console goes to stderr.

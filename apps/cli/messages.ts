@@ -116,7 +116,9 @@ function badFeature(features: PlanInput['features']): string | undefined {
 const BILLING_OFFENDING: { readonly [C in BillingErrorCode]?: (ctx: BillingErrorContext) => Offending } = {
   project_not_found: (ctx) => ({ tail: `: ${ctx.projectId ?? '(no id)'}` }),
   user_not_found: (ctx) => ({ detail: `${ctx.userId ?? ''} in project ${ctx.projectId ?? ''}` }),
-  plan_not_found: (ctx) => ({ tail: ctx.plan !== undefined ? `: ${quoted(ctx.plan)} in project ${ctx.projectId ?? ''}` : ` in project ${ctx.projectId ?? ''}` }),
+  plan_not_found: (ctx) => ({
+    tail: ctx.plan !== undefined ? `: ${quoted(ctx.plan)} in project ${ctx.projectId ?? ''}` : ` in project ${ctx.projectId ?? ''}`,
+  }),
   plan_name_taken: (ctx) => ({ tail: ctx.planInput?.name !== undefined ? `: ${quoted(ctx.planInput.name.trim())}` : '' }),
   price_not_found: (ctx) => ({ tail: ctx.priceId !== undefined ? `: ${ctx.priceId} in project ${ctx.projectId ?? ''}` : '' }),
   invalid_plan_name: (ctx) => ({ detail: ctx.planInput?.name !== undefined ? quoted(ctx.planInput.name) : undefined }),

@@ -35,7 +35,14 @@ function detailView(d: UserDetail) {
       userAgent: x.userAgent,
     })),
     subscription: s
-      ? { id: s.id, status: s.status, plan: s.plan.name, price: s.price.name, currentPeriodEnd: s.currentPeriodEnd.toISOString(), cancelAtPeriodEnd: s.cancelAtPeriodEnd }
+      ? {
+          id: s.id,
+          status: s.status,
+          plan: s.plan.name,
+          price: s.price.name,
+          currentPeriodEnd: s.currentPeriodEnd.toISOString(),
+          cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+        }
       : null,
   };
 }
@@ -57,7 +64,10 @@ function detailText(v: ReturnType<typeof detailView>): string {
     : ['(none)'];
   rows.push(['MFA factors', factors[0]!], ...factors.slice(1).map((l): [string, string] => ['', l]));
   const s = v.subscription;
-  rows.push(['subscription', s ? `${s.plan} (${s.price}), ${s.status}, period ends ${s.currentPeriodEnd}${s.cancelAtPeriodEnd ? ', cancels then' : ''}` : '(none)']);
+  rows.push([
+    'subscription',
+    s ? `${s.plan} (${s.price}), ${s.status}, period ends ${s.currentPeriodEnd}${s.cancelAtPeriodEnd ? ', cancels then' : ''}` : '(none)',
+  ]);
   const sessions = v.sessions.length
     ? table(
         ['SESSION', 'PROVIDER', 'CREATED', 'LAST USED', 'IP', 'USER AGENT'],
@@ -83,7 +93,12 @@ export const USER_COMMANDS: Command[] = [
       const search = options.string('search');
       const cursor = options.string('cursor');
       return async (c) => {
-        const page = await c.listUsers({ projectId, ...(search !== undefined ? { search } : {}), ...(limit !== undefined ? { limit } : {}), ...(cursor !== undefined ? { cursor } : {}) });
+        const page = await c.listUsers({
+          projectId,
+          ...(search !== undefined ? { search } : {}),
+          ...(limit !== undefined ? { limit } : {}),
+          ...(cursor !== undefined ? { cursor } : {}),
+        });
         if (!page.ok) throw useCaseError(page.error, { projectId });
         const users = page.value.users.map(userView);
         const text = [
@@ -106,12 +121,14 @@ export const USER_COMMANDS: Command[] = [
     args: ['projectId', 'userId'],
     summary: 'Show an end user: identities, MFA factors (never a secret), live sessions, subscription',
     options: {},
-    plan: ({ args }) => async (c) => {
-      const found = await c.showUser({ projectId: args.projectId!, userId: args.userId! });
-      if (!found.ok) throw useCaseError(found.error, { projectId: args.projectId, userId: args.userId });
-      const view = detailView(found.value);
-      return { json: { projectId: args.projectId, ...view }, text: detailText(view) };
-    },
+    plan:
+      ({ args }) =>
+      async (c) => {
+        const found = await c.showUser({ projectId: args.projectId!, userId: args.userId! });
+        if (!found.ok) throw useCaseError(found.error, { projectId: args.projectId, userId: args.userId });
+        const view = detailView(found.value);
+        return { json: { projectId: args.projectId, ...view }, text: detailText(view) };
+      },
   },
   {
     path: ['user', 'mfa-remove'],

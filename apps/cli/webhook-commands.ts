@@ -119,9 +119,13 @@ function eventsOption(options: Options): string[] | undefined {
   const given = options.string('events');
   if (given === undefined) return undefined;
   if (given.trim() === '' || given.trim() === 'all') return [];
-  const names = given.split(',').map((t) => t.trim()).filter(Boolean);
+  const names = given
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   const unknown = names.find((n) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(n));
-  if (unknown !== undefined) options.fail(`--events: unknown event type "${unknown}"; expected a comma-separated list of ${WEBHOOK_EVENT_TYPES.join(', ')} (or all).`);
+  if (unknown !== undefined)
+    options.fail(`--events: unknown event type "${unknown}"; expected a comma-separated list of ${WEBHOOK_EVENT_TYPES.join(', ')} (or all).`);
   return names;
 }
 
@@ -135,9 +139,14 @@ export const WEBHOOK_COMMANDS: Command[] = [
   {
     path: ['webhook', 'create'],
     args: ['projectId'],
-    summary: "Register a webhook endpoint; prints its signing secret (shown once)",
+    summary: 'Register a webhook endpoint; prints its signing secret (shown once)',
     options: {
-      url: { arity: 1, required: true, placeholder: '<url>', description: 'https URL receiving POSTs (http and private hosts only with WEBHOOK_ALLOW_PRIVATE_URLS=true), required' },
+      url: {
+        arity: 1,
+        required: true,
+        placeholder: '<url>',
+        description: 'https URL receiving POSTs (http and private hosts only with WEBHOOK_ALLOW_PRIVATE_URLS=true), required',
+      },
       events: EVENTS_OPTION,
       description: { arity: 1, placeholder: '<text>', description: 'a note to recognise it by (up to 500 characters)' },
     },
@@ -173,17 +182,25 @@ export const WEBHOOK_COMMANDS: Command[] = [
     args: ['projectId'],
     summary: "List a project's webhook endpoints (secret prefixes only)",
     options: {},
-    plan: ({ args }) => async (_admin, _billing, webhooks) => {
-      const projectId = args.projectId!;
-      const endpoints = unwrap(await webhooks.listEndpoints(projectId), { projectId }).map(endpointJson);
-      const text = endpoints.length
-        ? table(
-            ['ID', 'STATE', 'EVENTS', 'SECRET', 'URL'],
-            endpoints.map((e) => [e.id, e.enabled ? 'enabled' : 'disabled', eventsText(e.eventTypes), `${e.secretPrefix}…`, e.url]),
-          ) + (endpoints.some((e) => !e.enabled && e.disabledReason) ? `\n\n${endpoints.filter((e) => e.disabledReason).map((e) => `${e.id}: ${e.disabledReason}`).join('\n')}` : '')
-        : `Project ${projectId} has no webhook endpoints. Add one with: tollgate webhook create ${projectId} --url https://...`;
-      return { json: { projectId, endpoints }, text };
-    },
+    plan:
+      ({ args }) =>
+      async (_admin, _billing, webhooks) => {
+        const projectId = args.projectId!;
+        const endpoints = unwrap(await webhooks.listEndpoints(projectId), { projectId }).map(endpointJson);
+        const text = endpoints.length
+          ? table(
+              ['ID', 'STATE', 'EVENTS', 'SECRET', 'URL'],
+              endpoints.map((e) => [e.id, e.enabled ? 'enabled' : 'disabled', eventsText(e.eventTypes), `${e.secretPrefix}…`, e.url]),
+            ) +
+            (endpoints.some((e) => !e.enabled && e.disabledReason)
+              ? `\n\n${endpoints
+                  .filter((e) => e.disabledReason)
+                  .map((e) => `${e.id}: ${e.disabledReason}`)
+                  .join('\n')}`
+              : '')
+          : `Project ${projectId} has no webhook endpoints. Add one with: tollgate webhook create ${projectId} --url https://...`;
+        return { json: { projectId, endpoints }, text };
+      },
   },
   {
     path: ['webhook', 'update'],
@@ -210,7 +227,9 @@ export const WEBHOOK_COMMANDS: Command[] = [
       const projectId = args.projectId!;
       const endpointId = args.endpointId!;
       return async (_admin, _billing, webhooks) => {
-        const endpoint = endpointJson(unwrap(await webhooks.updateEndpoint(projectId, endpointId, changes), { projectId, endpointId, url, events: options.string('events') }));
+        const endpoint = endpointJson(
+          unwrap(await webhooks.updateEndpoint(projectId, endpointId, changes), { projectId, endpointId, url, events: options.string('events') }),
+        );
         return { json: { projectId, endpoint }, text: `Updated webhook endpoint ${endpoint.id}.\n${endpointText(endpoint)}` };
       };
     },
@@ -220,53 +239,59 @@ export const WEBHOOK_COMMANDS: Command[] = [
     args: ['projectId', 'endpointId'],
     summary: 'Delete a webhook endpoint with its delivery log; pending deliveries stop',
     options: {},
-    plan: ({ args }) => async (_admin, _billing, webhooks) => {
-      const projectId = args.projectId!;
-      const endpointId = args.endpointId!;
-      unwrap(await webhooks.deleteEndpoint(projectId, endpointId), { projectId, endpointId });
-      return { json: { projectId, endpointId, deleted: true }, text: `Deleted webhook endpoint ${endpointId} of project ${projectId}.` };
-    },
+    plan:
+      ({ args }) =>
+      async (_admin, _billing, webhooks) => {
+        const projectId = args.projectId!;
+        const endpointId = args.endpointId!;
+        unwrap(await webhooks.deleteEndpoint(projectId, endpointId), { projectId, endpointId });
+        return { json: { projectId, endpointId, deleted: true }, text: `Deleted webhook endpoint ${endpointId} of project ${projectId}.` };
+      },
   },
   {
     path: ['webhook', 'roll-secret'],
     args: ['projectId', 'endpointId'],
     summary: 'Issue a new signing secret (shown once); the old one also signs for 24 hours',
     options: {},
-    plan: ({ args }) => async (_admin, _billing, webhooks) => {
-      const projectId = args.projectId!;
-      const endpointId = args.endpointId!;
-      const rolled = unwrap(await webhooks.rollSecret(projectId, endpointId), { projectId, endpointId });
-      const until = iso(rolled.previousSecretValidUntil);
-      return {
-        json: { projectId, endpoint: endpointJson(rolled.endpoint), secret: rolled.secret, previousSecretValidUntil: until },
-        text: [
-          `New signing secret for webhook endpoint ${endpointId}. It is shown only now: keep it.`,
-          '',
-          `  signing secret : ${rolled.secret}`,
-          '',
-          `Until ${until} deliveries carry a signature with the old secret too (two v1= values), so your receiver can switch without refusing any.`,
-        ].join('\n'),
-      };
-    },
+    plan:
+      ({ args }) =>
+      async (_admin, _billing, webhooks) => {
+        const projectId = args.projectId!;
+        const endpointId = args.endpointId!;
+        const rolled = unwrap(await webhooks.rollSecret(projectId, endpointId), { projectId, endpointId });
+        const until = iso(rolled.previousSecretValidUntil);
+        return {
+          json: { projectId, endpoint: endpointJson(rolled.endpoint), secret: rolled.secret, previousSecretValidUntil: until },
+          text: [
+            `New signing secret for webhook endpoint ${endpointId}. It is shown only now: keep it.`,
+            '',
+            `  signing secret : ${rolled.secret}`,
+            '',
+            `Until ${until} deliveries carry a signature with the old secret too (two v1= values), so your receiver can switch without refusing any.`,
+          ].join('\n'),
+        };
+      },
   },
   {
     path: ['webhook', 'test'],
     args: ['projectId', 'endpointId'],
     summary: 'Send a signed test event to an endpoint now; exits 1 unless it answers 200',
     options: {},
-    plan: ({ args }) => async (_admin, _billing, webhooks) => {
-      const projectId = args.projectId!;
-      const endpointId = args.endpointId!;
-      const result = unwrap(await webhooks.sendTest(projectId, endpointId), { projectId, endpointId });
-      const said = result.status === null ? (result.error ?? 'no answer') : `answered ${result.status}`;
-      return {
-        json: { projectId, endpointId, ...result },
-        text: result.ok
-          ? `Test event ${result.eventId} delivered: the endpoint answered 200 in ${result.durationMs} ms.`
-          : `Test event ${result.eventId} not accepted: ${said} (${result.durationMs} ms). A receiver answers 200 to a valid test event.`,
-        exitCode: result.ok ? 0 : 1,
-      };
-    },
+    plan:
+      ({ args }) =>
+      async (_admin, _billing, webhooks) => {
+        const projectId = args.projectId!;
+        const endpointId = args.endpointId!;
+        const result = unwrap(await webhooks.sendTest(projectId, endpointId), { projectId, endpointId });
+        const said = result.status === null ? (result.error ?? 'no answer') : `answered ${result.status}`;
+        return {
+          json: { projectId, endpointId, ...result },
+          text: result.ok
+            ? `Test event ${result.eventId} delivered: the endpoint answered 200 in ${result.durationMs} ms.`
+            : `Test event ${result.eventId} not accepted: ${said} (${result.durationMs} ms). A receiver answers 200 to a valid test event.`,
+          exitCode: result.ok ? 0 : 1,
+        };
+      },
   },
   {
     path: ['webhook', 'deliveries'],
@@ -289,17 +314,19 @@ export const WEBHOOK_COMMANDS: Command[] = [
     summary: 'Send one delivery again (same event id and body, signed afresh, a new retry schedule)',
     options: {},
     enqueues: true,
-    plan: ({ args }) => async (_admin, _billing, webhooks) => {
-      const projectId = args.projectId!;
-      const deliveryId = args.deliveryId!;
-      const result = unwrap(await webhooks.resendDelivery(projectId, deliveryId), { projectId, deliveryId });
-      return {
-        json: { projectId, ...result },
-        text: result.queued
-          ? `Delivery ${deliveryId} is queued to be sent again now.`
-          : `Delivery ${deliveryId} is still being retried: its next attempt stands for the resend.`,
-      };
-    },
+    plan:
+      ({ args }) =>
+      async (_admin, _billing, webhooks) => {
+        const projectId = args.projectId!;
+        const deliveryId = args.deliveryId!;
+        const result = unwrap(await webhooks.resendDelivery(projectId, deliveryId), { projectId, deliveryId });
+        return {
+          json: { projectId, ...result },
+          text: result.queued
+            ? `Delivery ${deliveryId} is queued to be sent again now.`
+            : `Delivery ${deliveryId} is still being retried: its next attempt stands for the resend.`,
+        };
+      },
   },
   {
     path: ['webhook', 'retry-now'],
@@ -307,15 +334,17 @@ export const WEBHOOK_COMMANDS: Command[] = [
     summary: 'Run now the next attempt of a delivery waiting for a retry (the schedule goes on from there)',
     options: {},
     enqueues: true,
-    plan: ({ args }) => async (_admin, _billing, webhooks) => {
-      const projectId = args.projectId!;
-      const deliveryId = args.deliveryId!;
-      const result = unwrap(await webhooks.retryDeliveryNow(projectId, deliveryId), { projectId, deliveryId });
-      return {
-        json: { projectId, deliveryId, wasDueAt: result.wasDueAt.toISOString() },
-        text: `Delivery ${deliveryId}: its next attempt runs now (it was due at ${result.wasDueAt.toISOString()}).`,
-      };
-    },
+    plan:
+      ({ args }) =>
+      async (_admin, _billing, webhooks) => {
+        const projectId = args.projectId!;
+        const deliveryId = args.deliveryId!;
+        const result = unwrap(await webhooks.retryDeliveryNow(projectId, deliveryId), { projectId, deliveryId });
+        return {
+          json: { projectId, deliveryId, wasDueAt: result.wasDueAt.toISOString() },
+          text: `Delivery ${deliveryId}: its next attempt runs now (it was due at ${result.wasDueAt.toISOString()}).`,
+        };
+      },
   },
   {
     path: ['webhook', 'replay'],
@@ -337,7 +366,8 @@ export const WEBHOOK_COMMANDS: Command[] = [
         return {
           json: { projectId, endpointId, since: since.toISOString(), ...result },
           text: result.resent
-            ? `Queued ${result.resent} failed deliver${result.resent === 1 ? 'y' : 'ies'} of endpoint ${endpointId} since ${since.toISOString()} to be sent again.`
+            ? `Queued ${result.resent} failed deliver${result.resent === 1 ? 'y' : 'ies'} of endpoint ${endpointId} since ${since.toISOString()} to ` +
+              `be sent again.`
             : `No failed deliveries of endpoint ${endpointId} since ${since.toISOString()}.`,
         };
       };

@@ -15,7 +15,7 @@ export function resolveSecretKey(config: CoreConfig): Buffer {
   if (existsSync(file)) return parseSecretKey(readFileSync(file, 'utf8'));
   mkdirSync(path.dirname(file), { recursive: true });
   const key = randomBytes(32);
-  writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600 });
+  writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600 });
   return key;
 }
 

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import type { EmailLimits } from '../../application/email/limits';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
-  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).transform((v) => ['true', '1', 'yes', 'on'].includes(v));
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
 /** A rate-limit allowance or window: a whole number, at least 1. */
 const limit = (def: number) => z.coerce.number().int().min(1).default(def);
@@ -79,7 +77,12 @@ export const ConfigSchema = z.object({
   OUTBOX_RETRY_LIMIT: int(20),
   OUTBOX_RETRY_DELAY_SECONDS: int(5),
   /** How long one delivery may run before it is failed and retried (also how soon a dead worker's message moves on). */
-  OUTBOX_JOB_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(23 * 3600).default(60),
+  OUTBOX_JOB_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(23 * 3600)
+    .default(60),
   /** Days a delivered (or finally failed) message and its attempts stay in the delivery log. */
   OUTBOX_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** Days audit log entries are kept; the `audit.prune` job deletes older ones every hour. */
@@ -127,10 +130,18 @@ export const ConfigSchema = z.object({
   // MFA
   /** mfa/verify attempts per window, counted per IP, per challenge and per user. */
   MFA_VERIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
-  MFA_VERIFY_WINDOW_SECONDS: z.coerce.number().int().min(1).default(15 * 60),
+  MFA_VERIFY_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(15 * 60),
   /** SMS codes sent per window, per user and per challenge (per IP: four times as many). */
   MFA_SMS_MAX_SENDS: z.coerce.number().int().min(1).default(5),
-  MFA_SMS_WINDOW_SECONDS: z.coerce.number().int().min(1).default(15 * 60),
+  MFA_SMS_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(15 * 60),
 
   // OAuth
   /** Initiations (POST or GET /api/proxy/{provider}) allowed per API key and client IP per window. */
@@ -152,7 +163,10 @@ export const ConfigSchema = z.object({
   DISCORD_USERINFO_URL: z.string().url().default('https://discord.com/api/users/@me'),
   DISCORD_CDN_URL: z.string().url().default('https://cdn.discordapp.com'),
   /** Microsoft Entra endpoints; `{tenant}` is replaced by the project's tenant (AZURE_TENANT by default). */
-  AZURE_TENANT: z.string().regex(/^[\w.-]+$/).default('common'),
+  AZURE_TENANT: z
+    .string()
+    .regex(/^[\w.-]+$/)
+    .default('common'),
   AZURE_AUTHORIZATION_URL: z.string().default('https://login.microsoftonline.com/{tenant}/oauth2/v2.0/authorize'),
   AZURE_TOKEN_URL: z.string().default('https://login.microsoftonline.com/{tenant}/oauth2/v2.0/token'),
   AZURE_USERINFO_URL: z.string().default('https://graph.microsoft.com/oidc/userinfo'),

@@ -26,7 +26,10 @@ async function main() {
   const logger = createLogger(config.LOG_LEVEL);
   // The web console is built once its sources changed (Vite is a development dependency: a
   // deployment installed without it serves the build it shipped with).
-  if (!cluster.isWorker) await ensureDashboardBuilt((m) => logger.info(m)).catch((e: Error) => logger.warn({ err: e.message }, 'the web console could not be built; /dashboard answers 503'));
+  if (!cluster.isWorker)
+    await ensureDashboardBuilt((m) => logger.info(m)).catch((e: Error) =>
+      logger.warn({ err: e.message }, 'the web console could not be built; /dashboard answers 503'),
+    );
   const processes = config.TOLLGATE_PROCESSES === 'auto' ? os.availableParallelism() : config.TOLLGATE_PROCESSES;
   if (cluster.isWorker) return serve(config, logger, { migrate: false, demo: false });
   if (processes <= 1) return serve(config, logger, { migrate: true, demo: true });
@@ -103,7 +106,10 @@ async function primary(config: Config, logger: PinoLogger, processes: number) {
     logger.error({ pid: worker.process.pid, code }, 'server process exited; starting another');
     fork();
   });
-  logger.info({ processes, port: config.PORT, publicUrl: config.publicUrl }, `Tollgate listening on http://localhost:${config.PORT} with ${processes} processes`);
+  logger.info(
+    { processes, port: config.PORT, publicUrl: config.publicUrl },
+    `Tollgate listening on http://localhost:${config.PORT} with ${processes} processes`,
+  );
 
   const embedded = database.embedded;
   const workerLimitMs = DRAIN_LIMIT_MS + 2 * CLOSE_LIMIT_MS;

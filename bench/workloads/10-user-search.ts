@@ -83,7 +83,10 @@ async function userSearchWorkload(databaseUrl: string): Promise<Row> {
     const index = await timeRuns(db, many, runs);
     const indexPlan = await searchPlan(db, many, NEEDLE);
     const ms = (t: Timing) => `p50 ${t.p50.toFixed(2)} ms, p99 ${t.p99.toFixed(2)} ms`;
-    log(`  10. user search "${NEEDLE}", a page of 50: 1 user ${ms(single)}; ${users} users without the index ${ms(scan)}, with it ${ms(index)} (index built in ${buildSeconds.toFixed(1)} s)`);
+    log(
+      `  10. user search "${NEEDLE}", a page of 50: 1 user ${ms(single)}; ${users} users without the index ${ms(scan)}, with it ${ms(index)} ` +
+        `(index built in ${buildSeconds.toFixed(1)} s)`,
+    );
     log(`  plan without the index:\n${scanPlan.text.replace(/^/gm, '    ')}`);
     log(`  plan with users_email_trgm_idx:\n${indexPlan.text.replace(/^/gm, '    ')}`);
     return {
@@ -93,7 +96,9 @@ async function userSearchWorkload(databaseUrl: string): Promise<Row> {
       ratio: { median: scan.p50 / index.p50, min: scan.p50 / index.p50, max: scan.p50 / index.p50 },
       candidate: index,
       base: scan,
-      note: `ms per search (req/s = 1000 / p50); 1 user: p50 ${single.p50.toFixed(2)} ms; plan ${indexPlan.indexes.join(', ') || indexPlan.nodes.join(' > ')} vs ${scanPlan.nodes.join(' > ')}; index built in ${buildSeconds.toFixed(1)} s`,
+      note:
+        `ms per search (req/s = 1000 / p50); 1 user: p50 ${single.p50.toFixed(2)} ms; plan ` +
+        `${indexPlan.indexes.join(', ') || indexPlan.nodes.join(' > ')} vs ${scanPlan.nodes.join(' > ')}; index built in ${buildSeconds.toFixed(1)} s`,
     };
   } finally {
     await db.close();

@@ -29,7 +29,9 @@ export const emailSignin: Workload = {
         baseline: 'argon2id verify (same parameters) behind bare Express',
         goal: '>= 0.9x, p95 <= 2x a single hash',
         ...r,
-        note: `signin p97.5 ${tail.toFixed(1)} ms = ${(tail / Math.max(single.p50, 0.1)).toFixed(1)}x a single hash (${single.p50.toFixed(1)} ms alone); autocannon reports p97.5, not p95`,
+        note:
+          `signin p97.5 ${tail.toFixed(1)} ms = ${(tail / Math.max(single.p50, 0.1)).toFixed(1)}x a single hash (${single.p50.toFixed(1)} ms alone); ` +
+          `autocannon reports p97.5, not p95`,
       },
     ];
   },

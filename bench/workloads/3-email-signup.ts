@@ -10,14 +10,23 @@ export const emailSignup: Workload = {
     const run = Date.now().toString(36);
     const r = await compare(
       'email signup',
-      () => load({ url: `${bs}/argon2/hash`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password }), pid: bench.base.pid }),
+      () =>
+        load({
+          url: `${bs}/argon2/hash`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ password }),
+          pid: bench.base.pid,
+        }),
       () =>
         load({
           pid: bench.tollgate.pid,
           url: `${tg}/api/proxy/email/signup`,
           method: 'POST',
           headers: { 'content-type': 'application/json', ...auth },
-          requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ email: `s-${run}-${n++}@example.com`, password, callback_url: callbackUrl }) }) }],
+          requests: [
+            { setupRequest: (req) => ({ ...req, body: JSON.stringify({ email: `s-${run}-${n++}@example.com`, password, callback_url: callbackUrl }) }) },
+          ],
         }),
     );
     return [{ workload: '3. email signup (hash + insert + outbox in one transaction)', baseline: 'argon2id hash behind bare Express', goal: '>= 0.85x', ...r }];

@@ -2,7 +2,8 @@ import type autocannon from 'autocannon';
 import { compare, load, post } from '../harness';
 import type { Workload } from './workload';
 
-/** PostgreSQL round trips of one refresh rotation (application/tokens/refresh-session.ts): the look-up, then one statement that rotates, inserts the child and ends the grace pair. */
+/** PostgreSQL round trips of one refresh rotation (application/tokens/refresh-session.ts): the look-up,
+ * then one statement that rotates, inserts the child and ends the grace pair. */
 const REFRESH_ROUND_TRIPS = 2;
 
 /** 4. token/refresh rotations/s vs the same number of plain pg round trips. */

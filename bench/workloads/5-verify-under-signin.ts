@@ -10,7 +10,14 @@ export const verifyUnderSignin: Workload = {
     const requests = bench.users.map((email) => JSON.stringify({ email, password, callback_url: callbackUrl }));
     let i = 0;
     const [verify] = await Promise.all([
-      load({ url: `${tg}/api/v1/token/verify`, method: 'POST', connections: 4, overallRate: 200, headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ token }) }),
+      load({
+        url: `${tg}/api/v1/token/verify`,
+        method: 'POST',
+        connections: 4,
+        overallRate: 200,
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify({ token }),
+      }),
       load({
         url: `${tg}/api/proxy/email/signin`,
         method: 'POST',
@@ -18,6 +25,14 @@ export const verifyUnderSignin: Workload = {
         requests: [{ setupRequest: (req) => ({ ...req, body: requests[i++ % requests.length] }) }],
       }),
     ]);
-    return [{ workload: '5. token/verify p99 under signin load', baseline: '-', goal: 'p99 <= 25 ms', candidate: verify!, note: `verify at 200 req/s beside saturating signin` }];
+    return [
+      {
+        workload: '5. token/verify p99 under signin load',
+        baseline: '-',
+        goal: 'p99 <= 25 ms',
+        candidate: verify!,
+        note: `verify at 200 req/s beside saturating signin`,
+      },
+    ];
   },
 };

@@ -8,7 +8,15 @@ export const oauthRoundTrip: Workload = {
   async run(bench) {
     const result = await roundTrips(bench.tg, bench.apiKey, bench.callbackUrl, bench.op).catch((e: Error) => ({ error: e.message }));
     if ('error' in result) {
-      return [{ workload: '6. OAuth round trip', baseline: '-', goal: 'report p50/p99', candidate: { rps: 0, p50: 0, p99: 0, non2xx: 0, errors: 1 }, note: `not measured: ${result.error}` }];
+      return [
+        {
+          workload: '6. OAuth round trip',
+          baseline: '-',
+          goal: 'report p50/p99',
+          candidate: { rps: 0, p50: 0, p99: 0, non2xx: 0, errors: 1 },
+          note: `not measured: ${result.error}`,
+        },
+      ];
     }
     const { coldMs, ...candidate } = result;
     return [

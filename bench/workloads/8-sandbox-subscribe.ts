@@ -65,7 +65,11 @@ export const sandboxSubscribe: Workload = {
         ],
       } as autocannon.Options);
     };
-    const r = await compare('sandbox subscribe + cancel', () => load({ url: `${bs}/pg/${SUBSCRIBE_ROUND_TRIPS}`, method: 'POST', body: '', pid: bench.base.pid }), candidate);
+    const r = await compare(
+      'sandbox subscribe + cancel',
+      () => load({ url: `${bs}/pg/${SUBSCRIBE_ROUND_TRIPS}`, method: 'POST', body: '', pid: bench.base.pid }),
+      candidate,
+    );
     return [
       {
         workload: '8. sandbox subscribe + cancel now (pairs of requests)',

@@ -61,7 +61,13 @@ export const webhookDeliveries: Workload = {
       const round = receiver.expect(burst);
       const base = bench.base;
       const cpuBefore = cpuMicros(base.pid!);
-      const sent = await post(bench.bs, '/webhooks/post', { url: receiver.url, secret: receiver.secret, count: burst, concurrency: WEBHOOK_CONCURRENCY, body: sample });
+      const sent = await post(bench.bs, '/webhooks/post', {
+        url: receiver.url,
+        secret: receiver.secret,
+        count: burst,
+        concurrency: WEBHOOK_CONCURRENCY,
+        body: sample,
+      });
       if (sent.status !== 200) throw new Error(`baseline webhook loop: ${sent.status}`);
       const cpuUs = cpuMicros(base.pid!) - cpuBefore;
       const arrivals = await round.done(60_000);
@@ -69,7 +75,8 @@ export const webhookDeliveries: Workload = {
       return { ...stats, errors: stats.errors + Number(sent.body?.failed ?? 0), cpuUsPerRequest: cpuUs / burst };
     };
     const r = await compare('webhook deliveries', baselineRun, candidate);
-    if (databaseUsPerDelivery.length) log(`  webhook deliveries: PostgreSQL backends' CPU per delivery, by round: ${databaseUsPerDelivery.map((us) => us.toFixed(0)).join(', ')} µs`);
+    if (databaseUsPerDelivery.length)
+      log(`  webhook deliveries: PostgreSQL backends' CPU per delivery, by round: ${databaseUsPerDelivery.map((us) => us.toFixed(0)).join(', ')} µs`);
 
     // Latency at a steady rate, one worker process delivering.
     const worker = startWorker();
@@ -83,11 +90,22 @@ export const webhookDeliveries: Workload = {
         baseline: `bare loop POSTing the same signed payload to the same receiver (node:http, new connection each, ${WEBHOOK_CONCURRENCY} at a time)`,
         goal: '>= 500 deliveries/s',
         ...r,
-        candidate: { ...r.candidate, p50: steady.p50, p99: steady.p99, p97_5: steady.p97_5, errors: r.candidate.errors + steady.errors, non2xx: r.candidate.non2xx + steady.non2xx },
+        candidate: {
+          ...r.candidate,
+          p50: steady.p50,
+          p99: steady.p99,
+          p97_5: steady.p97_5,
+          errors: r.candidate.errors + steady.errors,
+          non2xx: r.candidate.non2xx + steady.non2xx,
+        },
         note:
-          `req/s = deliveries/s of \`npm run worker\` draining ${burst} events recorded beforehand (first arrival to last; recorded at ${median(recordRates).toFixed(0)} events/s by 8 concurrent transactions); ` +
-          `Tollgate p50/p99 = event created -> received at a steady ${steady.rate} events/s; baseline p50/p99 = request built -> received; CPU = worker process / baseline process per delivery` +
-          (databaseUsPerDelivery.length ? `; PostgreSQL backends' CPU per delivery while draining: ${median(databaseUsPerDelivery.slice(-ROUNDS)).toFixed(0)} µs` : ''),
+          `req/s = deliveries/s of \`npm run worker\` draining ${burst} events recorded beforehand (first arrival to last; recorded at ` +
+          `${median(recordRates).toFixed(0)} events/s by 8 concurrent transactions); ` +
+          `Tollgate p50/p99 = event created -> received at a steady ${steady.rate} events/s; baseline p50/p99 = request built -> received; CPU = ` +
+          `worker process / baseline process per delivery` +
+          (databaseUsPerDelivery.length
+            ? `; PostgreSQL backends' CPU per delivery while draining: ${median(databaseUsPerDelivery.slice(-ROUNDS)).toFixed(0)} µs`
+            : ''),
       },
     ];
   },

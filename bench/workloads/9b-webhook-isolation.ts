@@ -32,7 +32,8 @@ export const webhookIsolation: Workload = {
         goal: 'p99 < 1000 ms',
         candidate: { ...steady, rps: 0 },
         note:
-          `p50/p99 = event created -> received at a steady ${steady.rate} events/s to a healthy endpoint, while ${hung} attempts (${stillHanging} at the end) ` +
+          `p50/p99 = event created -> received at a steady ${steady.rate} events/s to a healthy endpoint, while ${hung} attempts (${stillHanging} ` +
+          `at the end) ` +
           `waited on ${WEBHOOK_HUNG_ENDPOINTS} endpoints of the same project that never answer (WEBHOOK_TIMEOUT_MS=60000)`,
       },
     ];

@@ -22,19 +22,29 @@ export const AdminAuditEntrySchema = z.object({
     .string()
     .nullable()
     .optional()
-    .describe("The actor as the console names it: an end user's or console account's email, an API key's label and prefix; null when it has none (the CLI, Tollgate itself, a deleted record)"),
+    .describe(
+      "The actor as the console names it: an end user's or console account's email, an API key's label and prefix; null when it has none (the CLI, " +
+        'Tollgate itself, a deleted record)',
+    ),
   target_name: z
     .string()
     .nullable()
     .optional()
-    .describe("The target as the console names it: an end user's or console account's email, the project's name, an API key's label and prefix, an invitation's address; null otherwise"),
+    .describe(
+      "The target as the console names it: an end user's or console account's email, the project's name, an API key's label and prefix, an " +
+        "invitation's address; null otherwise",
+    ),
 });
 
 export const ListAuditQuerySchema = z.object({
   user: z.string().max(100).optional().describe('Only entries about this end user id (as actor or target)'),
   action: z.string().max(100).optional().describe('An action or a prefix of one at a dot: user.sign_in, mfa, billing'),
   outcome: z.enum(['success', 'failure']).optional(),
-  since: z.string().datetime({ offset: true, message: 'since: an ISO 8601 time, e.g. 2026-11-27T10:00:00Z' }).optional().describe('From this time on (inclusive)'),
+  since: z
+    .string()
+    .datetime({ offset: true, message: 'since: an ISO 8601 time, e.g. 2026-11-27T10:00:00Z' })
+    .optional()
+    .describe('From this time on (inclusive)'),
   until: z.string().datetime({ offset: true, message: 'until: an ISO 8601 time, e.g. 2026-11-27T10:00:00Z' }).optional().describe('Before this time'),
   limit: z.coerce.number().int().min(1).max(1000).optional().describe('Entries per page, 1 to 1000 (default 50)'),
   cursor: z.string().max(200).optional().describe('next_cursor of the previous page'),

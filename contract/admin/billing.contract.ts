@@ -10,18 +10,41 @@ import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../e
  */
 
 export const BILLING_INTERVAL_NAMES = ['month', 'year'] as const;
-export const BILLING_EVENT_NAMES = ['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed', 'invoice.refunded'] as const;
+export const BILLING_EVENT_NAMES = [
+  'subscription.created',
+  'subscription.updated',
+  'subscription.canceled',
+  'invoice.paid',
+  'payment.failed',
+  'invoice.refunded',
+] as const;
 export const INVOICE_STATUS_NAMES = ['open', 'paid', 'void', 'uncollectible'] as const;
 
 const GET = [...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'project_not_found'] as const;
 const WRITE = [...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'project_not_found'] as const;
 /** What reaches the connected processor when the catalog changes (plans and prices are pushed to it). */
 const PUSH = ['processor_rejected', 'processor_unavailable'] as const;
-const PLAN_FIELDS = ['invalid_plan_name', 'invalid_plan_description', 'invalid_feature', 'too_many_features', 'invalid_trial_days', 'trials_not_enabled', 'plan_name_taken'] as const;
+const PLAN_FIELDS = [
+  'invalid_plan_name',
+  'invalid_plan_description',
+  'invalid_feature',
+  'too_many_features',
+  'invalid_trial_days',
+  'trials_not_enabled',
+  'plan_name_taken',
+] as const;
 
 /** The refusals of each route's use case (the handler answers only these). */
 export const ADMIN_BILLING_REFUSALS = {
-  connect: ['invalid_currency', 'sandbox_unavailable', 'invalid_secret_key', 'invalid_publishable_key', 'invalid_webhook_secret', 'processor_rejected_key', ...PUSH],
+  connect: [
+    'invalid_currency',
+    'sandbox_unavailable',
+    'invalid_secret_key',
+    'invalid_publishable_key',
+    'invalid_webhook_secret',
+    'processor_rejected_key',
+    ...PUSH,
+  ],
   createPlan: [...PLAN_FIELDS, ...PUSH],
   updatePlan: [...PLAN_FIELDS, 'plan_not_found', ...PUSH],
   reorderPlans: ['plan_not_found', 'invalid_plan_order'],
@@ -103,7 +126,7 @@ export const AdminInvoiceSchema = z.object({
   subtotal: z.number().int().describe('Sum of the lines, in integer minor units; negative when a downgrade credits more than it charges'),
   amount_due: z.number().int().describe('What the invoice charges (after discounts and credit), in integer minor units'),
   amount_paid: z.number().int().describe('What was paid, in integer minor units'),
-  amount_refunded: z.number().int().describe('What Tollgate refunded of it (a duplicate subscription\'s charge), in integer minor units; 0 when none'),
+  amount_refunded: z.number().int().describe("What Tollgate refunded of it (a duplicate subscription's charge), in integer minor units; 0 when none"),
   period_start: z.string(),
   period_end: z.string(),
   created_at: z.string(),
@@ -170,7 +193,11 @@ export const ReorderPlansBodySchema = z.object({
 export const CreatePriceBodySchema = z
   .object({
     name: z.string().trim().min(1, 'Enter a name (1 to 100 characters)').max(100, 'A name has at most 100 characters'),
-    amount: z.number({ invalid_type_error: 'Enter an amount' }).int('Enter an amount in integer minor units').min(0, 'An amount is 0 or more').describe('Integer minor units of the currency: 1000 is $10.00 in usd, ¥1,000 in jpy'),
+    amount: z
+      .number({ invalid_type_error: 'Enter an amount' })
+      .int('Enter an amount in integer minor units')
+      .min(0, 'An amount is 0 or more')
+      .describe('Integer minor units of the currency: 1000 is $10.00 in usd, ¥1,000 in jpy'),
     currency: z.string().min(3).max(3).optional().describe("Default: the connection's currency, else usd"),
     interval: z.enum(BILLING_INTERVAL_NAMES, { errorMap: () => ({ message: 'Choose month or year' }) }),
   })
@@ -259,7 +286,10 @@ export const adminBillingContract = c.router(
         status: z.string().max(40).optional(),
         ...pageQuery,
       }),
-      responses: { 200: z.object({ subscriptions: z.array(AdminSubscriptionRowSchema), next_cursor: NextCursor }), ...errors(...GET, ...ADMIN_BILLING_REFUSALS.list) },
+      responses: {
+        200: z.object({ subscriptions: z.array(AdminSubscriptionRowSchema), next_cursor: NextCursor }),
+        ...errors(...GET, ...ADMIN_BILLING_REFUSALS.list),
+      },
       summary: "The project's subscriptions, newest first, a page at a time (50 by default)",
     },
     listInvoices: {

@@ -53,7 +53,7 @@ export const adminMembersContract = c.router(
         200: z.object({ members: z.array(ConsoleMemberSchema), invitations: z.array(ConsoleInvitationSchema) }),
         ...errors(...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'project_not_found'),
       },
-      summary: "Who sees the project (its members, then the operators) and its pending invitations",
+      summary: 'Who sees the project (its members, then the operators) and its pending invitations',
     },
     invite: {
       method: 'POST',
@@ -87,7 +87,10 @@ export const adminMembersContract = c.router(
       method: 'POST',
       path: '/api/admin/invitations/accept',
       body: AcceptInvitationBodySchema,
-      responses: { 200: ConsoleSessionSchema, ...errors(...BODY_ROUTE_ERRORS, 'console_invitation_invalid', 'console_totp_required', 'console_totp_invalid', 'rate_limited') },
+      responses: {
+        200: ConsoleSessionSchema,
+        ...errors(...BODY_ROUTE_ERRORS, 'console_invitation_invalid', 'console_totp_required', 'console_totp_invalid', 'rate_limited'),
+      },
       metadata: meta({ auth: 'none' }),
       summary: 'Accept an invitation with its one-time token: creates the member account (or adds the membership) and signs in',
     },
@@ -98,7 +101,7 @@ export const adminMembersContract = c.router(
         200: z.object({ accounts: z.array(ConsoleAccountListItemSchema) }),
         ...errors(...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'console_operator_only'),
       },
-      summary: "Every console account of the deployment, with its projects (operators only)",
+      summary: 'Every console account of the deployment, with its projects (operators only)',
     },
     accountSignInLink: {
       method: 'POST',

@@ -7,11 +7,39 @@ import { z } from 'zod';
  */
 export const PROVIDER_NAMES = ['email', 'magic-link', 'google', 'github', 'discord', 'azure', 'apple'] as const;
 /** The security notifications a project may send its end users (docs/audit.md). */
-export const SECURITY_NOTICE_NAMES = ['password_changed', 'mfa_factor_added', 'mfa_factor_removed', 'backup_codes_regenerated', 'totp_replayed', 'new_device'] as const;
+export const SECURITY_NOTICE_NAMES = [
+  'password_changed',
+  'mfa_factor_added',
+  'mfa_factor_removed',
+  'backup_codes_regenerated',
+  'totp_replayed',
+  'new_device',
+] as const;
 export const OAUTH_PROVIDER_NAMES = ['google', 'github', 'discord', 'azure', 'apple'] as const;
 export const MFA_POLICY_NAMES = ['off', 'optional', 'required'] as const;
 export const MFA_METHOD_NAMES = ['totp', 'sms', 'backup_codes'] as const;
-export const CONSOLE_LOCALES = ['en', 'it', 'es', 'fr', 'de', 'pt', 'ja', 'ko', 'zh', 'nl', 'pl', 'ru', 'sv', 'da', 'nb', 'fi', 'ar', 'he', 'th', 'vi'] as const;
+export const CONSOLE_LOCALES = [
+  'en',
+  'it',
+  'es',
+  'fr',
+  'de',
+  'pt',
+  'ja',
+  'ko',
+  'zh',
+  'nl',
+  'pl',
+  'ru',
+  'sv',
+  'da',
+  'nb',
+  'fi',
+  'ar',
+  'he',
+  'th',
+  'vi',
+] as const;
 
 export const ConsoleAccountSchema = z.object({
   id: z.string(),

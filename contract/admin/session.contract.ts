@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { c, consoleHeaders, meta, shared, SuccessSchema } from '../common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../errors';
-import { ConsoleSessionSchema, RedeemLinkBodySchema, SetPasswordBodySchema, SignInBodySchema, SignUpBodySchema, TotpCodeBodySchema, TotpSetupSchema } from './schemas';
+import {
+  ConsoleSessionSchema,
+  RedeemLinkBodySchema,
+  SetPasswordBodySchema,
+  SignInBodySchema,
+  SignUpBodySchema,
+  TotpCodeBodySchema,
+  TotpSetupSchema,
+} from './schemas';
 
 const SECOND_STEP = ['console_totp_required', 'console_totp_invalid', 'rate_limited'] as const;
 const PASSWORD_ERRORS = ['password_too_short', 'password_too_long', 'password_missing_letter', 'password_missing_number'] as const;
@@ -79,9 +87,16 @@ export const adminSessionContract = c.router(
       body: TotpCodeBodySchema,
       responses: {
         200: SuccessSchema,
-        ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'console_totp_not_started', 'console_totp_already_enabled', 'console_totp_invalid', 'rate_limited'),
+        ...errors(
+          ...BODY_ROUTE_ERRORS,
+          ...AUTH_ERRORS.console,
+          'console_totp_not_started',
+          'console_totp_already_enabled',
+          'console_totp_invalid',
+          'rate_limited',
+        ),
       },
-      summary: "Confirm the authenticator app with its first code: from now on every sign-in asks for a code",
+      summary: 'Confirm the authenticator app with its first code: from now on every sign-in asks for a code',
     },
     disableTotp: {
       method: 'POST',
@@ -92,4 +107,3 @@ export const adminSessionContract = c.router(
     },
   }),
 );
-

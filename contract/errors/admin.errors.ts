@@ -14,6 +14,14 @@ export const adminErrors = {
   invalid_mfa_method: { status: 400, message: 'Unknown MFA method' },
   unknown_notification_kind: { status: 400, message: 'Unknown security notification kind' },
   invalid_provider_credentials: { status: 400, message: 'Invalid OAuth provider credentials' },
-  invalid_user_query: { status: 400, message: 'Invalid user list query: the limit must be 1 to 100, the search at most 320 characters, and the cursor one that a previous page returned' },
-  invalid_audit_filter: { status: 400, message: 'Invalid audit log query: the user must be a user id, the action a dotted name (e.g. user.sign_in), the outcome success or failure, the limit 1 to 1000, and the cursor one that a previous page returned' },
+  invalid_user_query: {
+    status: 400,
+    message: 'Invalid user list query: the limit must be 1 to 100, the search at most 320 characters, and the cursor one that a previous page returned',
+  },
+  invalid_audit_filter: {
+    status: 400,
+    message:
+      'Invalid audit log query: the user must be a user id, the action a dotted name (e.g. user.sign_in), the outcome success or failure, the ' +
+      'limit 1 to 1000, and the cursor one that a previous page returned',
+  },
 } as const satisfies Record<string, ErrorEntry>;

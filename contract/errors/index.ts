@@ -89,7 +89,14 @@ export function errors<C extends ErrorCode>(...codes: readonly C[]): ErrorRespon
  * declared); `invalid_characters` for a string (in the body, the query or the path) holding NUL or
  * an unpaired surrogate.
  */
-export const BODY_ROUTE_ERRORS = ['invalid_request', 'invalid_characters', 'malformed_json', 'payload_too_large', 'unsupported_media_type', 'internal_error'] as const;
+export const BODY_ROUTE_ERRORS = [
+  'invalid_request',
+  'invalid_characters',
+  'malformed_json',
+  'payload_too_large',
+  'unsupported_media_type',
+  'internal_error',
+] as const;
 /** What the HTTP edge can answer on a route without a body (GET): its path or query fails the schema or holds NUL, a fault. */
 export const QUERY_ROUTE_ERRORS = ['invalid_request', 'invalid_characters', 'internal_error'] as const;
 
@@ -122,4 +129,17 @@ export function messageWith(code: ErrorCode, detail?: string, tail = ''): string
 }
 
 export type { ErrorEntry, ErrorStatus };
-export { adminErrors, authErrors, billingErrors, consoleErrors, edgeErrors, emailErrors, mfaErrors, oauthErrors, projectGateErrors, requestErrors, sessionsErrors, webhooksErrors };
+export {
+  adminErrors,
+  authErrors,
+  billingErrors,
+  consoleErrors,
+  edgeErrors,
+  emailErrors,
+  mfaErrors,
+  oauthErrors,
+  projectGateErrors,
+  requestErrors,
+  sessionsErrors,
+  webhooksErrors,
+};

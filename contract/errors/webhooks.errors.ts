@@ -18,14 +18,14 @@ export const webhooksErrors = {
   },
   webhook_url_private: {
     status: 400,
-    message:
-      'Webhook URL not allowed: its host is a private, loopback, link-local or metadata address (only where WEBHOOK_ALLOW_PRIVATE_URLS=true)',
+    message: 'Webhook URL not allowed: its host is a private, loopback, link-local or metadata address (only where WEBHOOK_ALLOW_PRIVATE_URLS=true)',
   },
   webhook_url_unresolvable: { status: 400, message: 'Webhook URL not allowed: its host name does not resolve' },
   invalid_webhook_events: {
     status: 400,
     message:
-      'Invalid webhook events: a comma-separated list of subscription.created, subscription.updated, subscription.canceled, invoice.paid, payment.failed, invoice.refunded (none for all)',
+      'Invalid webhook events: a comma-separated list of subscription.created, subscription.updated, subscription.canceled, invoice.paid, ' +
+      'payment.failed, invoice.refunded (none for all)',
   },
   invalid_webhook_description: { status: 400, message: 'Invalid description: at most 500 characters, no control characters' },
   webhook_endpoint_disabled: { status: 409, message: 'The webhook endpoint is disabled: enable it first' },

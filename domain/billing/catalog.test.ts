@@ -154,12 +154,7 @@ describe('names and lookups', () => {
 });
 
 describe('the hierarchy', () => {
-  const plans = [
-    plan('plan_pro', 2),
-    plan('plan_free', 0),
-    plan('plan_enterprise', 3, { hidden: true }),
-    plan('plan_basic', 1),
-  ];
+  const plans = [plan('plan_pro', 2), plan('plan_free', 0), plan('plan_enterprise', 3, { hidden: true }), plan('plan_basic', 1)];
 
   it('sorts by position, lowest tier first', () => {
     expect(sortPlans(plans).map((p) => p.id)).toEqual(['plan_free', 'plan_basic', 'plan_pro', 'plan_enterprise']);

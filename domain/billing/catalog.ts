@@ -157,8 +157,7 @@ export function validatePlanInput(input: PlanInput): Result<PlanFields, PlanErro
  */
 export function applyPlanUpdate(plan: Plan, patch: Partial<PlanInput>): Result<Plan, PlanError> {
   const trialsEnabled = patch.trialsEnabled ?? plan.trialsEnabled;
-  const defaultTrialDays =
-    patch.defaultTrialDays !== undefined ? patch.defaultTrialDays : trialsEnabled ? plan.defaultTrialDays : null;
+  const defaultTrialDays = patch.defaultTrialDays !== undefined ? patch.defaultTrialDays : trialsEnabled ? plan.defaultTrialDays : null;
   const merged = validatePlanInput({
     name: patch.name ?? plan.name,
     description: patch.description !== undefined ? patch.description : plan.description,
@@ -208,10 +207,7 @@ export function nextPlanPosition(plans: readonly Pick<Plan, 'position'>[]): numb
  * A new hierarchy given as plan ids from lowest to highest. It must name every existing plan exactly
  * once (a permutation); the plans come back in that order with positions 0, 1, 2, ...
  */
-export function reorderPlans<P extends Pick<Plan, 'id' | 'position'>>(
-  plans: readonly P[],
-  orderedIds: readonly string[],
-): Result<P[], PlanOrderError> {
+export function reorderPlans<P extends Pick<Plan, 'id' | 'position'>>(plans: readonly P[], orderedIds: readonly string[]): Result<P[], PlanOrderError> {
   const byId = new Map(plans.map((p) => [p.id, p]));
   if (orderedIds.length !== plans.length || new Set(orderedIds).size !== orderedIds.length) {
     return err('invalid_plan_order');
@@ -253,12 +249,7 @@ export function validatePriceInput(input: PriceInput): Result<PriceFields, Price
 export function pricesOfPlan(prices: readonly Price[], planId: string, options: { activeOnly: boolean }): Price[] {
   return prices
     .filter((p) => p.planId === planId && (!options.activeOnly || p.active))
-    .sort(
-      (a, b) =>
-        (a.interval === b.interval ? 0 : a.interval === 'month' ? -1 : 1) ||
-        a.amount - b.amount ||
-        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-    );
+    .sort((a, b) => (a.interval === b.interval ? 0 : a.interval === 'month' ? -1 : 1) || a.amount - b.amount || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** GET plans: the visible plans in hierarchy order, each with its active prices. */

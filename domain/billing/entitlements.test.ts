@@ -74,9 +74,7 @@ describe('entitlementsOf: which subscriptions entitle', () => {
   it('paused, canceled, incomplete: not entitled; no subscription: null', () => {
     expect(entitlementsOf(value(pause(active(), inApril)).subscription, proPlan, inApril)).toBeNull();
     expect(entitlementsOf(value(cancelNow(active(), inApril)).subscription, proPlan, inApril)).toBeNull();
-    const incomplete = value(
-      startSubscription({ id: 's', price: proPrice, plan: proPlan, at: d('2025-04-01T00:00:00Z'), payment: 'failed' }),
-    ).subscription;
+    const incomplete = value(startSubscription({ id: 's', price: proPrice, plan: proPlan, at: d('2025-04-01T00:00:00Z'), payment: 'failed' })).subscription;
     expect(entitlementsOf(incomplete, proPlan, d('2025-04-01T01:00:00Z'))).toBeNull();
     expect(entitlementsOf({ ...incomplete, status: 'incomplete_expired' }, proPlan, d('2025-04-03T00:00:00Z'))).toBeNull();
     expect(entitlementsOf(null, null, inApril)).toBeNull();

@@ -55,11 +55,7 @@ export function isEntitled(subscription: EntitlementFacts, now: Date): boolean {
  * The entitlements of a user's current subscription on `plan` (the subscription's plan) at `now`,
  * or null when the subscription is missing or does not entitle (see {@link EntitledState}).
  */
-export function entitlementsOf(
-  subscription: EntitlementFacts | null,
-  plan: Pick<Plan, 'id' | 'name' | 'features'> | null,
-  now: Date,
-): Entitlements | null {
+export function entitlementsOf(subscription: EntitlementFacts | null, plan: Pick<Plan, 'id' | 'name' | 'features'> | null, now: Date): Entitlements | null {
   if (subscription === null || plan === null || !isEntitled(subscription, now)) return null;
   if (plan.id !== subscription.price.planId) throw new Error(`Plan ${plan.id} is not the plan of subscription ${subscription.id}`);
   return { plan: plan.name, status: subscriptionState(subscription) as EntitledState, features: [...plan.features] };
@@ -71,11 +67,7 @@ export function entitlementsOf(
  * hierarchy (all plans, hidden ones included). The plan is named by name (trimmed,
  * case-insensitive) or id. An unknown plan name never passes; nor does a user without entitlements.
  */
-export function hasPlan(
-  entitlements: Entitlements | null,
-  planName: string,
-  catalog: readonly Pick<Plan, 'id' | 'name' | 'position'>[],
-): boolean {
+export function hasPlan(entitlements: Entitlements | null, planName: string, catalog: readonly Pick<Plan, 'id' | 'name' | 'position'>[]): boolean {
   if (entitlements === null) return false;
   const required = findPlan(catalog, planName);
   const held = findPlan(catalog, entitlements.plan);
@@ -85,7 +77,7 @@ export function hasPlan(
 
 /** Feature check (spec: "passes when the features list contains the flag"): exact, case-sensitive. */
 export function hasFeature(entitlements: Entitlements | null, feature: string): boolean {
-  return entitlements !== null && entitlements.features.includes(feature);
+  return entitlements?.features.includes(feature) ?? false;
 }
 
 export interface EntitlementCheck {
@@ -98,11 +90,7 @@ export interface EntitlementCheck {
  * both requires both"); with one, that one; with neither, it passes when the user has any entitled
  * subscription at all (the plainest "is a subscriber" question). Empty strings count as absent.
  */
-export function check(
-  entitlements: Entitlements | null,
-  query: EntitlementCheck,
-  catalog: readonly Pick<Plan, 'id' | 'name' | 'position'>[],
-): boolean {
+export function check(entitlements: Entitlements | null, query: EntitlementCheck, catalog: readonly Pick<Plan, 'id' | 'name' | 'position'>[]): boolean {
   if (entitlements === null) return false;
   const plan = query.plan ? query.plan : null;
   const feature = query.feature ? query.feature : null;

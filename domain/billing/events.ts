@@ -14,5 +14,4 @@ export const BILLING_EVENT_TYPES = [
 
 export type BillingEventType = (typeof BILLING_EVENT_TYPES)[number];
 
-export const isBillingEventType = (value: string): value is BillingEventType =>
-  (BILLING_EVENT_TYPES as readonly string[]).includes(value);
+export const isBillingEventType = (value: string): value is BillingEventType => (BILLING_EVENT_TYPES as readonly string[]).includes(value);

@@ -76,11 +76,7 @@ export type IdempotencyDecision = 'new' | 'replay' | 'mismatch' | 'in_progress';
  * (same key, another request: 422), or `in_progress` (same request still running under a live
  * lease: 409, retry later).
  */
-export function idempotencyDecision(
-  stored: StoredIdempotentRequest | null,
-  fingerprint: string,
-  now: Date,
-): IdempotencyDecision {
+export function idempotencyDecision(stored: StoredIdempotentRequest | null, fingerprint: string, now: Date): IdempotencyDecision {
   if (stored === null || now.getTime() - stored.createdAt.getTime() >= IDEMPOTENCY_TTL_SECONDS * 1000) return 'new';
   if (stored.fingerprint !== fingerprint) return 'mismatch';
   if (stored.completedAt !== null) return 'replay';

@@ -7,7 +7,12 @@ const line = (amount: number, kind: InvoiceLine['kind'] = 'subscription'): Invoi
 
 describe('draftInvoice: the customer credit balance', () => {
   it('charges the sum when there is no credit', () => {
-    expect(draftInvoice('subscription_cycle', 'usd', [line(1000)], 0)).toMatchObject({ subtotal: 1000, creditApplied: 0, amountDue: 1000, creditBalanceAfter: 0 });
+    expect(draftInvoice('subscription_cycle', 'usd', [line(1000)], 0)).toMatchObject({
+      subtotal: 1000,
+      creditApplied: 0,
+      amountDue: 1000,
+      creditBalanceAfter: 0,
+    });
   });
 
   it('uses credit first, up to the subtotal', () => {
@@ -68,7 +73,14 @@ describe('payment method summary', () => {
 
 describe('billing event types', () => {
   it('are the five the spec names, and invoice.refunded (a duplicate subscription refunded)', () => {
-    expect([...BILLING_EVENT_TYPES]).toEqual(['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed', 'invoice.refunded']);
+    expect([...BILLING_EVENT_TYPES]).toEqual([
+      'subscription.created',
+      'subscription.updated',
+      'subscription.canceled',
+      'invoice.paid',
+      'payment.failed',
+      'invoice.refunded',
+    ]);
     expect(isBillingEventType('invoice.paid')).toBe(true);
     expect(isBillingEventType('customer.subscription.updated')).toBe(false);
   });

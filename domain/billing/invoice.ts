@@ -1,5 +1,5 @@
-import { type Currency } from './money';
-import { type Period } from './periods';
+import type { Currency } from './money';
+import type { Period } from './periods';
 
 /**
  * What an invoice line is for:
@@ -55,12 +55,7 @@ export interface InvoiceDraft {
  * positive. (Stripe's `customer.balance` has the opposite sign: negative means credit; the Stripe
  * adapter converts.)
  */
-export function draftInvoice(
-  reason: InvoiceReason,
-  currency: Currency,
-  lines: readonly InvoiceLine[],
-  creditBalance: number,
-): InvoiceDraft {
+export function draftInvoice(reason: InvoiceReason, currency: Currency, lines: readonly InvoiceLine[], creditBalance: number): InvoiceDraft {
   if (!Number.isSafeInteger(creditBalance) || creditBalance < 0) {
     throw new RangeError(`Credit balance must be a non-negative integer: ${creditBalance}`);
   }
@@ -104,9 +99,7 @@ export function invoiceListLimit(limit: number | undefined): number | null {
 
 /** Newest first; invoices created in the same millisecond are ordered by id, descending. */
 export function sortInvoicesNewestFirst<I extends Pick<Invoice, 'id' | 'createdAt'>>(invoices: readonly I[]): I[] {
-  return [...invoices].sort(
-    (a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
-  );
+  return [...invoices].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 }
 
 /** What a subscription shows of its card: never the number, only brand, last 4 and expiry. */

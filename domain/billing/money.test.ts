@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CURRENCIES,
-  MAX_AMOUNT,
-  currencyExponent,
-  formatMoney,
-  isCurrency,
-  parseCurrency,
-  toDecimalString,
-  validateAmount,
-} from './money';
+import { CURRENCIES, MAX_AMOUNT, currencyExponent, formatMoney, isCurrency, parseCurrency, toDecimalString, validateAmount } from './money';
 
 describe('parseCurrency', () => {
   it('lower-cases and trims known ISO 4217 codes, as Stripe writes them', () => {

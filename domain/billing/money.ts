@@ -46,7 +46,21 @@ const CURRENCY_SET: ReadonlySet<string> = new Set(CURRENCIES);
  * handled like ISK (see {@link HUNDREDS_ONLY_CURRENCIES}).
  */
 export const ZERO_DECIMAL_CURRENCIES: readonly Currency[] = [
-  'bif', 'clp', 'djf', 'gnf', 'jpy', 'kmf', 'krw', 'mga', 'pyg', 'rwf', 'vnd', 'vuv', 'xaf', 'xof', 'xpf',
+  'bif',
+  'clp',
+  'djf',
+  'gnf',
+  'jpy',
+  'kmf',
+  'krw',
+  'mga',
+  'pyg',
+  'rwf',
+  'vnd',
+  'vuv',
+  'xaf',
+  'xof',
+  'xpf',
 ];
 
 /**

@@ -18,8 +18,7 @@
 export const BILLING_INTERVALS = ['month', 'year'] as const;
 export type BillingInterval = (typeof BILLING_INTERVALS)[number];
 
-export const isBillingInterval = (value: string): value is BillingInterval =>
-  (BILLING_INTERVALS as readonly string[]).includes(value);
+export const isBillingInterval = (value: string): value is BillingInterval => (BILLING_INTERVALS as readonly string[]).includes(value);
 
 export interface Period {
   /** Inclusive. */
@@ -71,8 +70,7 @@ export function cycleBoundary(anchor: Date, interval: BillingInterval, n: number
 /** The index n of the first boundary of the cycle strictly after `after`. */
 function indexAfter(anchor: Date, interval: BillingInterval, after: Date): number {
   const step = monthsPer(interval);
-  const monthsApart =
-    (after.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + (after.getUTCMonth() - anchor.getUTCMonth());
+  const monthsApart = (after.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + (after.getUTCMonth() - anchor.getUTCMonth());
   // Start one step below the estimate and walk: at most a few iterations either way.
   let n = Math.floor(monthsApart / step) - 1;
   while (cycleBoundary(anchor, interval, n).getTime() <= after.getTime()) n += 1;
@@ -101,8 +99,7 @@ export const periodFrom = (anchor: Date, interval: BillingInterval, start: Date)
 });
 
 /** True when `at` lies in [start, end). */
-export const isWithin = (period: Period, at: Date): boolean =>
-  period.start.getTime() <= at.getTime() && at.getTime() < period.end.getTime();
+export const isWithin = (period: Period, at: Date): boolean => period.start.getTime() <= at.getTime() && at.getTime() < period.end.getTime();
 
 /** Length of a period in whole seconds, the unit Stripe prorates by. */
 export const periodSeconds = (period: Period): number => unixSeconds(period.end) - unixSeconds(period.start);

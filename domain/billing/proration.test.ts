@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type PriceSnapshot } from './catalog';
+import type { PriceSnapshot } from './catalog';
 import { previewPriceChange, prorate, resetsBillingCycle } from './proration';
 
 const d = (iso: string): Date => new Date(iso);

@@ -1,4 +1,4 @@
-import { type PriceSnapshot } from './catalog';
+import type { PriceSnapshot } from './catalog';
 import { type InvoiceDraft, type InvoiceLine, draftInvoice } from './invoice';
 import { type Period, cycleBoundary, isWithin, periodSeconds, toWholeSeconds, unixSeconds } from './periods';
 
@@ -72,8 +72,7 @@ export interface PriceChangePreview {
  * A change resets the billing cycle when the interval changes (month <-> year) or when it leaves a
  * free price for a paid one; otherwise the billing dates stay.
  */
-export const resetsBillingCycle = (from: PriceSnapshot, to: PriceSnapshot): boolean =>
-  from.interval !== to.interval || (from.amount === 0 && to.amount > 0);
+export const resetsBillingCycle = (from: PriceSnapshot, to: PriceSnapshot): boolean => from.interval !== to.interval || (from.amount === 0 && to.amount > 0);
 
 /**
  * The invoice of a price change at `at` (whole seconds) within the current period [start, end):

@@ -73,12 +73,7 @@ export function previewChange(
  * turning the subscription past_due. Events: [subscription.updated, invoice.paid (when the
  * prorated invoice has a positive subtotal)].
  */
-export function changePrice<S extends Subscription>(
-  subscription: S,
-  price: Price,
-  at: Date,
-  options: PriceChangeOptions = {},
-): Outcome<S> {
+export function changePrice<S extends Subscription>(subscription: S, price: Price, at: Date, options: PriceChangeOptions = {}): Outcome<S> {
   const preview = previewChange(subscription, price, at, options.creditBalance ?? 0);
   if (!preview.ok) return preview;
   const snapshot = snapshotOf(price);

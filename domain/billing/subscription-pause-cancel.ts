@@ -1,6 +1,6 @@
 import { err, ok } from '../result';
 import { type Period, cycleBoundary, toWholeSeconds } from './periods';
-import { type Subscription } from './subscription-status';
+import type { Subscription } from './subscription-status';
 import {
   type EndedError,
   type Outcome,
@@ -39,10 +39,7 @@ export function cancelNow<S extends Subscription>(subscription: S, at: Date): Ou
   if (ended) return err(ended);
   const now = toWholeSeconds(at);
   return ok(
-    transition(
-      { ...subscription, status: 'canceled', cancelAtPeriodEnd: false, canceledAt: now, endedAt: now, pausedAt: null },
-      ['subscription.canceled'],
-    ),
+    transition({ ...subscription, status: 'canceled', cancelAtPeriodEnd: false, canceledAt: now, endedAt: now, pausedAt: null }, ['subscription.canceled']),
   );
 }
 

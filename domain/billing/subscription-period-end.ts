@@ -12,12 +12,7 @@ import { type Outcome, type PaymentOutcome, endedError, invoiceOrNull, nextPerio
  * - failed -> `past_due` (the past-due clock keeps its first failure); [payment.failed], plus
  *   subscription.updated when it was active.
  */
-export function renew<S extends Subscription>(
-  subscription: S,
-  at: Date,
-  payment: PaymentOutcome | undefined,
-  creditBalance = 0,
-): Outcome<S> {
+export function renew<S extends Subscription>(subscription: S, at: Date, payment: PaymentOutcome | undefined, creditBalance = 0): Outcome<S> {
   const ended = endedError(subscription);
   if (ended) return err(ended);
   if (subscription.status === 'paused') return err('subscription_paused');
@@ -58,12 +53,7 @@ export function retryPayment<S extends Subscription>(subscription: S, payment: P
  * failed -> `past_due` (a failed renewal, as on Stripe where the trial's $0 invoice was the first),
  * [payment.failed, subscription.updated].
  */
-export function endTrial<S extends Subscription>(
-  subscription: S,
-  at: Date,
-  payment: PaymentOutcome | undefined,
-  creditBalance = 0,
-): Outcome<S> {
+export function endTrial<S extends Subscription>(subscription: S, at: Date, payment: PaymentOutcome | undefined, creditBalance = 0): Outcome<S> {
   if (subscription.status !== 'trialing') return err('subscription_not_trialing');
   if (subscription.cancelAtPeriodEnd) return err('cancellation_scheduled');
   const now = toWholeSeconds(at);
@@ -105,12 +95,7 @@ export function endAtPeriodEnd<S extends Subscription>(subscription: S, at: Date
   if (ended) return err(ended);
   if (!subscription.cancelAtPeriodEnd) return err('cancellation_not_scheduled');
   if (toWholeSeconds(at).getTime() < subscription.currentPeriodEnd.getTime()) return err('period_not_ended');
-  return ok(
-    transition(
-      { ...subscription, status: 'canceled', cancelAtPeriodEnd: false, endedAt: subscription.currentPeriodEnd },
-      ['subscription.canceled'],
-    ),
-  );
+  return ok(transition({ ...subscription, status: 'canceled', cancelAtPeriodEnd: false, endedAt: subscription.currentPeriodEnd }, ['subscription.canceled']));
 }
 
 /** Past due for the whole grace period -> `canceled` (retries exhausted). [subscription.canceled] */
@@ -118,12 +103,7 @@ export function endAfterGracePeriod<S extends Subscription>(subscription: S, at:
   if (subscription.status !== 'past_due' || subscription.pastDueAt === null) return err('subscription_not_past_due');
   const now = toWholeSeconds(at);
   if (now.getTime() < graceEndsAt(subscription.pastDueAt).getTime()) return err('grace_period_not_over');
-  return ok(
-    transition(
-      { ...subscription, status: 'canceled', cancelAtPeriodEnd: false, canceledAt: now, endedAt: now },
-      ['subscription.canceled'],
-    ),
-  );
+  return ok(transition({ ...subscription, status: 'canceled', cancelAtPeriodEnd: false, canceledAt: now, endedAt: now }, ['subscription.canceled']));
 }
 
 /** A period ends while paused: the next period starts, nothing is charged, no event. */

@@ -3,14 +3,7 @@ import { type Subscription, graceEndsAt, incompleteExpiresAt } from './subscript
 import { nextPeriod, periodInvoice } from './subscription-transition';
 
 /** What the scheduler (sandbox renewals) must do for a subscription now. */
-export type DueAction =
-  | 'none'
-  | 'expire_incomplete'
-  | 'end_trial'
-  | 'renew'
-  | 'end_at_period_end'
-  | 'end_after_grace_period'
-  | 'skip_paused_period';
+export type DueAction = 'none' | 'expire_incomplete' | 'end_trial' | 'renew' | 'end_at_period_end' | 'end_after_grace_period' | 'skip_paused_period';
 
 /**
  * The transition due at `now`, if any; apply it and ask again until `none` (a clock moved by
@@ -63,10 +56,7 @@ export function nextActionAt(subscription: Subscription): Date | null {
  * The spec's "next invoice amount": the next period's price at the current period's end, less the
  * credit balance; null when nothing will be charged (pending cancellation, paused, ended).
  */
-export function upcomingInvoice(
-  subscription: Subscription,
-  creditBalance = 0,
-): { amount: number; currency: string; date: Date } | null {
+export function upcomingInvoice(subscription: Subscription, creditBalance = 0): { amount: number; currency: string; date: Date } | null {
   if (subscription.cancelAtPeriodEnd) return null;
   if (subscription.status !== 'active' && subscription.status !== 'trialing' && subscription.status !== 'past_due') return null;
   const invoice = periodInvoice('subscription_cycle', subscription.price, nextPeriod(subscription), creditBalance);

@@ -1,4 +1,4 @@
-import { type PriceSnapshot } from './catalog';
+import type { PriceSnapshot } from './catalog';
 import { type Period, addDays, addSeconds } from './periods';
 
 /**
@@ -29,15 +29,7 @@ import { type Period, addDays, addSeconds } from './periods';
  * Stripe subscription's own status stays `active`, https://docs.stripe.com/billing/subscriptions/pause-payment)
  * plus Tollgate's own `paused` status.
  */
-export const SUBSCRIPTION_STATUSES = [
-  'incomplete',
-  'incomplete_expired',
-  'trialing',
-  'active',
-  'past_due',
-  'paused',
-  'canceled',
-] as const;
+export const SUBSCRIPTION_STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'paused', 'canceled'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /** The state shown to people: the status, or `pending_cancellation` while a cancellation is scheduled. */
@@ -90,8 +82,7 @@ export interface Subscription {
   createdAt: Date;
 }
 
-export const isLive = (subscription: Pick<Subscription, 'status'>): boolean =>
-  (LIVE_STATUSES as readonly string[]).includes(subscription.status);
+export const isLive = (subscription: Pick<Subscription, 'status'>): boolean => (LIVE_STATUSES as readonly string[]).includes(subscription.status);
 
 export function subscriptionState(subscription: Pick<Subscription, 'status' | 'cancelAtPeriodEnd'>): SubscriptionState {
   const { status } = subscription;
@@ -107,8 +98,7 @@ export const currentPeriod = (subscription: Pick<Subscription, 'currentPeriodSta
 });
 
 /** When an incomplete subscription expires: 23 hours after creation. */
-export const incompleteExpiresAt = (subscription: Pick<Subscription, 'createdAt'>): Date =>
-  addSeconds(subscription.createdAt, INCOMPLETE_EXPIRY_SECONDS);
+export const incompleteExpiresAt = (subscription: Pick<Subscription, 'createdAt'>): Date => addSeconds(subscription.createdAt, INCOMPLETE_EXPIRY_SECONDS);
 
 /** When a past-due subscription's grace period is over. */
 export const graceEndsAt = (pastDueAt: Date): Date => addDays(pastDueAt, PAST_DUE_GRACE_DAYS);

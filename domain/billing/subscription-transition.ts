@@ -1,9 +1,9 @@
-import { type Result } from '../result';
-import { type PriceSnapshot } from './catalog';
-import { type BillingEventType } from './events';
+import type { Result } from '../result';
+import type { PriceSnapshot } from './catalog';
+import type { BillingEventType } from './events';
 import { type InvoiceDraft, type InvoiceLine, type InvoiceReason, draftInvoice } from './invoice';
 import { type Period, nextCycleBoundary } from './periods';
-import { type Subscription } from './subscription-status';
+import type { Subscription } from './subscription-status';
 
 /** The outcome of charging the card for an invoice with an amount due. */
 export type PaymentOutcome = 'paid' | 'failed';
@@ -58,11 +58,11 @@ export type SubscriptionError =
 
 export type Outcome<S extends Subscription, E extends SubscriptionError = SubscriptionError> = Result<Transition<S>, E>;
 
-export const transition = <S extends Subscription>(
-  subscription: S,
-  events: BillingEventType[],
-  invoice: InvoiceDraft | null = null,
-): Transition<S> => ({ subscription, events, invoice });
+export const transition = <S extends Subscription>(subscription: S, events: BillingEventType[], invoice: InvoiceDraft | null = null): Transition<S> => ({
+  subscription,
+  events,
+  invoice,
+});
 
 /** The refusals of a subscription that is over or never started: never of a live one. */
 export type EndedError = 'subscription_canceled' | 'subscription_incomplete';
@@ -76,16 +76,10 @@ export function endedError(subscription: Subscription): EndedError | null {
 
 export const invoiceOrNull = (invoice: InvoiceDraft): InvoiceDraft | null => (invoice.lines.length > 0 ? invoice : null);
 
-export const paidEvents = (invoice: InvoiceDraft | null): BillingEventType[] =>
-  invoice !== null && invoice.subtotal > 0 ? ['invoice.paid'] : [];
+export const paidEvents = (invoice: InvoiceDraft | null): BillingEventType[] => (invoice !== null && invoice.subtotal > 0 ? ['invoice.paid'] : []);
 
 /** The invoice for one full period of the subscription's price. */
-export function periodInvoice(
-  reason: InvoiceReason,
-  price: PriceSnapshot,
-  period: Period,
-  creditBalance: number,
-): InvoiceDraft {
+export function periodInvoice(reason: InvoiceReason, price: PriceSnapshot, period: Period, creditBalance: number): InvoiceDraft {
   const lines: InvoiceLine[] = price.amount > 0 ? [{ kind: 'subscription', priceId: price.id, amount: price.amount, period }] : [];
   return draftInvoice(reason, price.currency, lines, creditBalance);
 }

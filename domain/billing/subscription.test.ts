@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Price } from './catalog';
+import type { Price } from './catalog';
 import {
   type Subscription,
   type Transition,
@@ -49,8 +49,7 @@ const activeOnApril1 = (): Subscription =>
   value(startSubscription({ id: 'sub_1', price: basic, plan: basicPlan, at: d('2025-04-01T00:00:00Z'), payment: 'paid' })).subscription;
 
 /** A Pro subscription in a 14-day trial from Apr 1 2025 (trial end Apr 15). */
-const trialingOnApril1 = (): Subscription =>
-  value(startSubscription({ id: 'sub_t', price: pro, plan: proPlan, at: d('2025-04-01T00:00:00Z') })).subscription;
+const trialingOnApril1 = (): Subscription => value(startSubscription({ id: 'sub_t', price: pro, plan: proPlan, at: d('2025-04-01T00:00:00Z') })).subscription;
 
 const pastDue = (): Subscription => value(renew(activeOnApril1(), d('2025-05-01T00:00:00Z'), 'failed')).subscription;
 const paused = (): Subscription => value(pause(activeOnApril1(), d('2025-04-10T00:00:00Z'))).subscription;
@@ -128,9 +127,7 @@ describe('startSubscription', () => {
     });
     expect(startSubscription({ id: 's', price: pro, plan: proPlan, at, trialDays: 0 })).toEqual({ ok: false, error: 'invalid_trial_days' });
     expect(startSubscription({ id: 's', price: pro, plan: proPlan, at, trialDays: 731 })).toEqual({ ok: false, error: 'invalid_trial_days' });
-    expect(value(startSubscription({ id: 's', price: pro, plan: proPlan, at, trialDays: 730 })).subscription.trialEnd).toEqual(
-      d('2027-04-01T00:00:00Z'),
-    );
+    expect(value(startSubscription({ id: 's', price: pro, plan: proPlan, at, trialDays: 730 })).subscription.trialEnd).toEqual(d('2027-04-01T00:00:00Z'));
   });
 
   it('a customer who had a trial gets none by default and is refused one on request', () => {
@@ -608,11 +605,7 @@ describe('dueAction and nextActionAt (the renewal scheduler)', () => {
       if (action === 'none') return { sub, events };
       // Each transition runs at the moment it fell due, as a punctual scheduler would.
       const at =
-        action === 'end_after_grace_period'
-          ? graceEndsAt(sub.pastDueAt!)
-          : action === 'expire_incomplete'
-            ? incompleteExpiresAt(sub)
-            : sub.currentPeriodEnd;
+        action === 'end_after_grace_period' ? graceEndsAt(sub.pastDueAt!) : action === 'expire_incomplete' ? incompleteExpiresAt(sub) : sub.currentPeriodEnd;
       const steps: Record<Exclude<typeof action, 'none'>, () => Transition> = {
         renew: () => value(renew(sub, at, payment)),
         end_trial: () => value(endTrial(sub, at, payment)),

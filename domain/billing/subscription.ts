@@ -22,7 +22,7 @@ export {
   isLive,
   subscriptionState,
 } from './subscription-status';
-export { type EndedError, type PaymentOutcome, type SubscriptionError, type Transition } from './subscription-transition';
+export type { EndedError, PaymentOutcome, SubscriptionError, Transition } from './subscription-transition';
 export {
   type StartSubscriptionInput,
   completeInitialPayment,

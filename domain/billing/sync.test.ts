@@ -60,7 +60,12 @@ describe('billingEventsOf', () => {
   });
 
   it('a failed renewal: payment.failed then the status change; another failed attempt is a new payment.failed', () => {
-    const first = billingEventsOf({ before: sub(), after: sub({ status: 'past_due' }), invoicesBefore: none, invoicesAfter: [inv({ id: 'in-2', status: 'open' })] });
+    const first = billingEventsOf({
+      before: sub(),
+      after: sub({ status: 'past_due' }),
+      invoicesBefore: none,
+      invoicesAfter: [inv({ id: 'in-2', status: 'open' })],
+    });
     expect(first.map((e) => e.type)).toEqual(['payment.failed', 'subscription.updated']);
     const known = new Map([['in-2', inv({ id: 'in-2', status: 'open' })]]);
     const retry = billingEventsOf({

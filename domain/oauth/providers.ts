@@ -35,7 +35,10 @@ export const REQUIRED_CREDENTIALS: Record<OAuthProvider, readonly CredentialFiel
 const OPTIONAL_CREDENTIALS: Partial<Record<OAuthProvider, readonly CredentialField[]>> = { azure: ['tenant'] };
 
 /** The fields a provider takes, required ones first. */
-export const credentialFieldsOf = (provider: OAuthProvider): readonly CredentialField[] => [...REQUIRED_CREDENTIALS[provider], ...(OPTIONAL_CREDENTIALS[provider] ?? [])];
+export const credentialFieldsOf = (provider: OAuthProvider): readonly CredentialField[] => [
+  ...REQUIRED_CREDENTIALS[provider],
+  ...(OPTIONAL_CREDENTIALS[provider] ?? []),
+];
 
 /**
  * The shape of a field's value where one is known: an Entra tenant is a tenant id, a domain or
@@ -73,12 +76,14 @@ export function checkProviderCredentials(provider: OAuthProvider, c: ProviderCre
     }
   }
   for (const field of REQUIRED_CREDENTIALS[provider]) {
-    if (!c[field]?.trim()) return { field, problem: 'missing', explanation: `${field} is missing (${provider} needs ${REQUIRED_CREDENTIALS[provider].join(', ')})` };
+    if (!c[field]?.trim())
+      return { field, problem: 'missing', explanation: `${field} is missing (${provider} needs ${REQUIRED_CREDENTIALS[provider].join(', ')})` };
   }
   for (const field of takes) {
     const value = c[field];
     const shape = FIELD_SHAPES[field];
-    if (value !== undefined && shape && !shape.test(value.trim())) return { field, problem: 'malformed', explanation: `${field} is malformed: expected ${shape.expected}` };
+    if (value !== undefined && shape && !shape.test(value.trim()))
+      return { field, problem: 'malformed', explanation: `${field} is malformed: expected ${shape.expected}` };
   }
   return null;
 }

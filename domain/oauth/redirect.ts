@@ -11,5 +11,4 @@ export function callbackRedirectUrl(callbackUrl: string, code: string, clientSta
 }
 
 /** The redirect URI a project registers at the provider. */
-export const providerRedirectUri = (publicUrl: string, provider: string): string =>
-  `${publicUrl.replace(/\/$/, '')}/api/proxy/callback/${provider}`;
+export const providerRedirectUri = (publicUrl: string, provider: string): string => `${publicUrl.replace(/\/$/, '')}/api/proxy/callback/${provider}`;

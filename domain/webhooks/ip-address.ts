@@ -34,7 +34,7 @@ export function parseIpv6(input: string): IpBytes | null {
     const v4 = parseIpv4(last);
     if (!v4) return null;
     tail = v4;
-    text = text.slice(0, lastColon + 1) + '0:0';
+    text = `${text.slice(0, lastColon + 1)}0:0`;
   }
   const halves = text.split('::');
   if (halves.length > 2) return null;

@@ -1,13 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseDescription, parseEventSelection, parseWebhookUrl, selects } from './endpoint';
-import {
-  answerOutcome,
-  failingTooLong,
-  FAILING_ENDPOINT_DISABLE_AFTER_MS,
-  nextAttemptDelaySeconds,
-  WEBHOOK_MAX_ATTEMPTS,
-} from './delivery';
+import { answerOutcome, failingTooLong, FAILING_ENDPOINT_DISABLE_AFTER_MS, nextAttemptDelaySeconds, WEBHOOK_MAX_ATTEMPTS } from './delivery';
 import { isPrivateAddress, parseIpv4, parseIpv6, privateAddressKind } from './ip-address';
 import { deliveryHeaders, eventBody, secretDisplayPrefix, signatureValue, signedContent } from './signature';
 
@@ -80,12 +74,20 @@ describe('private-address rule', () => {
     expect(isPrivateAddress(address)).toBe(true);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.15.255.255', '172.32.0.1', '100.63.255.255', '100.128.0.1', '169.253.0.1', '2606:4700::1111', '::ffff:8.8.8.8', 'fec0::1'])(
-    'accepts the public address %s',
-    (address) => {
-      expect(privateAddressKind(address)).toBeNull();
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.15.255.255',
+    '172.32.0.1',
+    '100.63.255.255',
+    '100.128.0.1',
+    '169.253.0.1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+    'fec0::1',
+  ])('accepts the public address %s', (address) => {
+    expect(privateAddressKind(address)).toBeNull();
+  });
 });
 
 describe('endpoint URL rules', () => {
@@ -107,19 +109,27 @@ describe('endpoint URL rules', () => {
     expect(parseWebhookUrl('https://2130706433/', strict)).toMatchObject({ ok: true, value: { hostname: '127.0.0.1' } });
   });
 
-  it.each(['ftp://example.com/', 'https://user:pw@example.com/', 'https://example.com/#frag', 'https://example.com/#', 'not a url', '/relative', '', `https://example.com/${'a'.repeat(2048)}`])(
-    'refuses %s',
-    (url) => {
-      expect(parseWebhookUrl(url, lenient)).toEqual({ ok: false, error: 'invalid_webhook_url' });
-    },
-  );
+  it.each([
+    'ftp://example.com/',
+    'https://user:pw@example.com/',
+    'https://example.com/#frag',
+    'https://example.com/#',
+    'not a url',
+    '/relative',
+    '',
+    `https://example.com/${'a'.repeat(2048)}`,
+  ])('refuses %s', (url) => {
+    expect(parseWebhookUrl(url, lenient)).toEqual({ ok: false, error: 'invalid_webhook_url' });
+  });
 });
 
 describe('event selection', () => {
   it('is a subset of the six billing types in documented order; empty or all six is every type', () => {
     expect(parseEventSelection(['invoice.paid', 'subscription.created', 'invoice.paid'])).toEqual(['subscription.created', 'invoice.paid']);
     expect(parseEventSelection([])).toEqual([]);
-    expect(parseEventSelection(['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed', 'invoice.refunded'])).toEqual([]);
+    expect(
+      parseEventSelection(['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed', 'invoice.refunded']),
+    ).toEqual([]);
     expect(parseEventSelection(['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed'])).toHaveLength(5);
     expect(parseEventSelection(['invoice.created'])).toBeNull();
     expect(selects([], 'payment.failed')).toBe(true);

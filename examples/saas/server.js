@@ -33,7 +33,8 @@ const events = [];
 app.post('/webhooks/tollgate', express.raw({ type: '*/*' }), async (req, res, next) => {
   try {
     const event = await tollgate.verifyWebhook({ payload: req.body, headers: req.headers });
-    if (!events.some((e) => e.id === event.id)) events.unshift({ id: event.id, type: event.type, userId: event.userId ?? null, created: event.created, verified: true });
+    if (!events.some((e) => e.id === event.id))
+      events.unshift({ id: event.id, type: event.type, userId: event.userId ?? null, created: event.created, verified: true });
     events.splice(100);
     res.sendStatus(200);
   } catch (error) {

@@ -13,7 +13,11 @@ const envFile = path.join(here, '.env.local');
 const publicUrl = process.env.PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
 
 const tollgate = (...args) => {
-  const out = execFileSync(process.execPath, [path.join(repo, 'bin/tollgate.mjs'), ...args, '--json'], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(process.execPath, [path.join(repo, 'bin/tollgate.mjs'), ...args, '--json'], {
+    cwd: repo,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return JSON.parse(out);
 };
 
@@ -28,8 +32,25 @@ if (tollgate('plan', 'list', project).plans.length === 0) {
   console.log('Creating the plans Basic, Pro and Team...');
   tollgate('plan', 'create', project, '--name', 'Basic', '--description', 'For side projects', '--features', 'reports');
   tollgate('plan', 'create', project, '--name', 'Pro', '--description', 'For growing teams', '--features', 'reports, export', '--recommended');
-  tollgate('plan', 'create', project, '--name', 'Team', '--description', 'For whole companies', '--features', 'reports, export, sso', '--trials', '--trial-days', '14');
-  for (const [plan, month] of [['Basic', 1000], ['Pro', 3000], ['Team', 6000]]) {
+  tollgate(
+    'plan',
+    'create',
+    project,
+    '--name',
+    'Team',
+    '--description',
+    'For whole companies',
+    '--features',
+    'reports, export, sso',
+    '--trials',
+    '--trial-days',
+    '14',
+  );
+  for (const [plan, month] of [
+    ['Basic', 1000],
+    ['Pro', 3000],
+    ['Team', 6000],
+  ]) {
     tollgate('price', 'create', project, plan, '--name', 'Monthly', '--amount', String(month), '--interval', 'month');
     tollgate('price', 'create', project, plan, '--name', 'Yearly', '--amount', String(month * 10), '--interval', 'year');
   }

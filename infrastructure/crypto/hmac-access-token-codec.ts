@@ -41,7 +41,7 @@ export class HmacAccessTokenCodec implements AccessTokenCodec {
     const [h, p, s] = parts as [string, string, string];
     if (!B64URL.test(h) || !B64URL.test(p) || !B64URL.test(s)) return null;
     const header = parseJson(h);
-    if (!header || header.alg !== 'HS256' || 'crit' in header || 'b64' in header) return null;
+    if (header?.alg !== 'HS256' || 'crit' in header || 'b64' in header) return null;
     const expected = createHmac('sha256', secret).update(`${h}.${p}`).digest();
     const given = Buffer.from(s, 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;

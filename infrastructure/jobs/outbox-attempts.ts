@@ -72,7 +72,9 @@ export class OutboxAttempts {
       [JSON.stringify(jobs.map((j) => ({ id: j.id, generation: j.generation }))), now, ABANDONED, now],
       { prepare: 'outbox_open_attempts' },
     );
-    return new Map(rows.map((r) => [openedKey(r.id, r.job_generation), { row: r, started: r.started === null ? null : Number(r.started), abandoned: Number(r.abandoned) }]));
+    return new Map(
+      rows.map((r) => [openedKey(r.id, r.job_generation), { row: r, started: r.started === null ? null : Number(r.started), abandoned: Number(r.abandoned) }]),
+    );
   }
 
   /**
@@ -82,8 +84,8 @@ export class OutboxAttempts {
    * handler to run with the payload decrypted and checked.
    */
   async prepare(queue: QueueSettings, job: JobData, opened: Opened | null): Promise<Runnable | null> {
-    const row = opened?.row;
-    if (!row || row.status !== 'pending') return null;
+    if (opened?.row.status !== 'pending') return null;
+    const row = opened.row;
     if (row.generation !== job.generation) {
       // This job's attempt is over and a later one was scheduled; hand that one over if the
       // process that scheduled it died before it could.
@@ -136,7 +138,12 @@ export class OutboxAttempts {
       logger.warn({ outboxId: run.row.id, topic: run.row.topic, attempt: run.attempt, error }, 'outbox delivery attempt failed');
       return { ok: false as const, error };
     };
-    const context = (run: Runnable, signal: AbortSignal): DeliveryContext => ({ messageId: run.row.id, attempt: run.attempt, signal, ...(run.ended ? { ended: run.ended } : {}) });
+    const context = (run: Runnable, signal: AbortSignal): DeliveryContext => ({
+      messageId: run.row.id,
+      attempt: run.attempt,
+      signal,
+      ...(run.ended ? { ended: run.ended } : {}),
+    });
     const { handleBatch } = runs[0]!.handler;
     if (handleBatch) {
       const timeoutSeconds = Math.max(...runs.map((r) => r.timeoutSeconds));

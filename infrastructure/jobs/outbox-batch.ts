@@ -79,7 +79,9 @@ export class OutboxBatch {
               return;
             }
             try {
-              await db.withContext(() => this.attempts.settleFailure({ ...run.settle, attempt: run.attempt, failures: 1, error: result.error, permanent: false }));
+              await db.withContext(() =>
+                this.attempts.settleFailure({ ...run.settle, attempt: run.attempt, failures: 1, error: result.error, permanent: false }),
+              );
               outcomes.set(run.jobId, 'done');
             } catch (e) {
               bookkeepingFailed(jobs.find((j) => j.id === run.jobId)!, e);

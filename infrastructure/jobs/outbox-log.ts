@@ -6,7 +6,13 @@ import { toDate, toDateOrNull } from './outbox-model';
 export class OutboxDeliveryLog implements OutboxLog {
   constructor(private readonly db: Database) {}
 
-  async listMessages(filter: { topic: Topic<unknown>; subject?: string; status?: MessageStatus; before?: Date; limit?: number }): Promise<OutboxMessageSummary[]> {
+  async listMessages(filter: {
+    topic: Topic<unknown>;
+    subject?: string;
+    status?: MessageStatus;
+    before?: Date;
+    limit?: number;
+  }): Promise<OutboxMessageSummary[]> {
     const where = ['topic = ?'];
     const params: unknown[] = [filter.topic.name];
     const and = (condition: string, value: unknown) => {

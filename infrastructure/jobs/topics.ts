@@ -19,7 +19,7 @@ export interface TopicDefinition<P = unknown> {
 export type AnyTopicDefinition = TopicDefinition<any>;
 
 /** True when A and B are the same type (optional and nullable members included). */
-type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 /**
  * Pairs a topic with its schema. Compiles only if the schema's output is exactly the payload type

@@ -15,7 +15,9 @@ const WORDING: Record<ConsoleAccountNoticeKind, { subject: string; what: string;
   },
   totp_removed: {
     subject: 'The authenticator app of your Tollgate console account was removed',
-    what: 'An administrator removed the authenticator app of your Tollgate console account from the deployment (tollgate admin totp-remove) and ended its console sessions: your password alone now signs in.',
+    what:
+      'An administrator removed the authenticator app of your Tollgate console account from the deployment (tollgate admin totp-remove) and ended ' +
+      'its console sessions: your password alone now signs in.',
     advice: 'Set up an authenticator app again on your Account page. If you did not ask for this, tell your operators.',
   },
 };
@@ -28,7 +30,7 @@ export class ConsoleAccountNoticeMailRenderer implements ConsoleAccountNoticeRen
     const text = [w.what, `When: ${notice.at}.`, '', w.advice, notice.accountUrl].join('\n');
     const html = [
       '<!doctype html>',
-      '<html lang="en" dir="ltr"><head><meta charset="utf-8"><title>' + e(w.subject) + '</title></head>',
+      `<html lang="en" dir="ltr"><head><meta charset="utf-8"><title>${e(w.subject)}</title></head>`,
       '<body style="font-family:system-ui,sans-serif;line-height:1.5">',
       `<p>${e(w.what)}</p>`,
       `<p>When: ${e(notice.at)}.</p>`,

@@ -16,14 +16,14 @@ export class ConsoleInvitationMailRenderer implements ConsoleInvitationRenderer 
     const text = [
       `${who} invited you to the Tollgate console of the project "${mail.projectName}".`,
       '',
-      'Open this link to accept (it works once, within ' + days + '):',
+      `Open this link to accept (it works once, within ${days}):`,
       mail.url,
       '',
       'If you did not expect this invitation, ignore this email.',
     ].join('\n');
     const html = [
       '<!doctype html>',
-      '<html lang="en" dir="ltr"><head><meta charset="utf-8"><title>' + e(subject) + '</title></head>',
+      `<html lang="en" dir="ltr"><head><meta charset="utf-8"><title>${e(subject)}</title></head>`,
       '<body style="font-family:system-ui,sans-serif;line-height:1.5">',
       `<p>${e(who)} invited you to the Tollgate console of the project <strong>${e(mail.projectName)}</strong>.</p>`,
       `<p><a href="${e(mail.url)}">Accept the invitation</a></p>`,

@@ -23,11 +23,12 @@ export class EndpointDisabledMailRenderer implements EndpointDisabledRenderer {
     ].join('\n');
     const html = [
       '<!doctype html>',
-      '<html lang="en" dir="ltr"><head><meta charset="utf-8"><title>' + e(subject) + '</title></head>',
+      `<html lang="en" dir="ltr"><head><meta charset="utf-8"><title>${e(subject)}</title></head>`,
       '<body style="font-family:system-ui,sans-serif;line-height:1.5">',
       `<p>Tollgate disabled a webhook endpoint of the project <strong>${e(mail.projectName)}</strong> on ${e(mail.disabledAt)}:</p>`,
       `<p><code>${e(mail.endpointUrl)}</code><br>Why: ${e(mail.reason)}.</p>`,
-      '<p>Events are no longer sent to it. Once it answers again, enable it on the Webhooks page of the console, then resend the deliveries that failed meanwhile (or all at once: <code>tollgate webhook replay</code>).</p>',
+      '<p>Events are no longer sent to it. Once it answers again, enable it on the Webhooks page of the console, then resend the deliveries that ' +
+        'failed meanwhile (or all at once: <code>tollgate webhook replay</code>).</p>',
       `<p><a href="${e(mail.consoleUrl)}">Open the Webhooks page</a></p>`,
       '</body></html>',
     ].join('\n');

@@ -15,8 +15,7 @@ export function loadEmailLocales(dir: string = LOCALES_DIR): Record<Locale, Reco
   ) as Record<Locale, Record<string, Record<string, string>>>;
 }
 
-export const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
 /** "5 minutes", "1 Stunde", "15 分": a duration in the locale's own words. */
 export function formatDuration(minutes: number, locale: Locale): string {
@@ -100,15 +99,19 @@ export class I18nextEmailRenderer implements EmailRenderer, SecurityNoticeRender
       textBody = `${intro}\n\n${action}:\n${url}\n\n${expiry}`;
       htmlBody =
         `<p style="margin:0 0 24px;line-height:1.5">${e(intro)}</p>` +
-        `<p style="margin:0"><a href="${e(url)}" style="display:inline-block;padding:12px 22px;background:#1a73e8;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600">${e(action)}</a></p>` +
+        `<p style="margin:0"><a href="${e(url)}" style="display:inline-block;padding:12px ` +
+        `22px;background:#1a73e8;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600">${e(action)}</a></p>` +
         `<p style="${MUTED}">${e(expiry)}</p>` +
         `<p style="${MUTED}">${e(fallback)}<br><a dir="ltr" href="${e(url)}" style="color:#1a73e8;word-break:break-all">${e(url)}</a></p>`;
     }
     const text = `${heading}\n\n${textBody}\n\n${ignore}\n\n-- \n${footer}\n`;
-    const html = this.document(lng, subject,
+    const html = this.document(
+      lng,
+      subject,
       `<h1 style="margin:0 0 16px;font-size:20px">${e(heading)}</h1>${htmlBody}` +
-      `<p style="${MUTED}">${e(ignore)}</p>` +
-      `<hr style="border:none;border-top:1px solid #e0e0e0;margin:24px 0 12px"><p style="margin:0;color:#80868b;font-size:12px">${e(footer)}</p>`);
+        `<p style="${MUTED}">${e(ignore)}</p>` +
+        `<hr style="border:none;border-top:1px solid #e0e0e0;margin:24px 0 12px"><p style="margin:0;color:#80868b;font-size:12px">${e(footer)}</p>`,
+    );
     return { subject, html, text };
   }
 
@@ -137,31 +140,45 @@ export class I18nextEmailRenderer implements EmailRenderer, SecurityNoticeRender
 
     const text = `${heading}\n\n${intro}\n\n${facts.map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${wasYou}\n${notYou}\n\n-- \n${footer}\n`;
     const rows = facts
-      .map(([k, v, ltr]) => `<tr><td style="padding:4px 12px 4px 0;color:#5f6368;white-space:nowrap;vertical-align:top">${e(k)}</td><td${ltr ? ' dir="ltr"' : ''} style="padding:4px 0;word-break:break-all">${e(v)}</td></tr>`)
+      .map(
+        ([k, v, ltr]) =>
+          `<tr><td style="padding:4px 12px 4px 0;color:#5f6368;white-space:nowrap;vertical-align:top">${e(k)}</td><td${ltr ? ' dir="ltr"' : ''} ` +
+          `style="padding:4px 0;word-break:break-all">${e(v)}</td></tr>`,
+      )
       .join('');
-    const html = this.document(lng, subject,
+    const html = this.document(
+      lng,
+      subject,
       `<h1 style="margin:0 0 16px;font-size:20px">${e(heading)}</h1>` +
-      `<p style="margin:0 0 16px;line-height:1.5">${e(intro)}</p>` +
-      `<table role="presentation" style="border-collapse:collapse;font-size:14px;margin:0 0 16px">${rows}</table>` +
-      `<p style="margin:0 0 8px;line-height:1.5">${e(wasYou)}</p>` +
-      `<p style="margin:0;line-height:1.5;font-weight:600">${e(notYou)}</p>` +
-      `<hr style="border:none;border-top:1px solid #e0e0e0;margin:24px 0 12px"><p style="margin:0;color:#80868b;font-size:12px">${e(footer)}</p>`);
+        `<p style="margin:0 0 16px;line-height:1.5">${e(intro)}</p>` +
+        `<table role="presentation" style="border-collapse:collapse;font-size:14px;margin:0 0 16px">${rows}</table>` +
+        `<p style="margin:0 0 8px;line-height:1.5">${e(wasYou)}</p>` +
+        `<p style="margin:0;line-height:1.5;font-weight:600">${e(notYou)}</p>` +
+        `<hr style="border:none;border-top:1px solid #e0e0e0;margin:24px 0 12px"><p style="margin:0;color:#80868b;font-size:12px">${e(footer)}</p>`,
+    );
     return { subject, html, text };
   }
 
   /** The page a magic-link click answers when the link cannot sign the user in. */
   linkPage(kind: LinkPageKind, locale: Locale): string {
-    return this.document(locale, this.t(locale, 'page.title'),
+    return this.document(
+      locale,
+      this.t(locale, 'page.title'),
       `<h1 style="margin:0 0 12px;font-size:20px">${escapeHtml(this.t(locale, `page.${kind}`))}</h1>` +
-      `<p style="margin:0;line-height:1.5">${escapeHtml(this.t(locale, 'page.retry'))}</p>`);
+        `<p style="margin:0;line-height:1.5">${escapeHtml(this.t(locale, 'page.retry'))}</p>`,
+    );
   }
 
   /** The page a link preview or prefetch gets instead of a sign-in: one button that follows the link. */
   continuePage(url: string, locale: Locale): string {
-    return this.document(locale, this.t(locale, 'page.title'),
+    return this.document(
+      locale,
+      this.t(locale, 'page.title'),
       `<h1 style="margin:0 0 12px;font-size:20px">${escapeHtml(this.t(locale, 'page.continueTitle'))}</h1>` +
-      `<p style="margin:0 0 24px;line-height:1.5">${escapeHtml(this.t(locale, 'page.continueText'))}</p>` +
-      `<p style="margin:0"><a href="${escapeHtml(url)}" rel="nofollow noreferrer" style="display:inline-block;padding:12px 22px;background:#1a73e8;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600">${escapeHtml(this.t(locale, 'page.continueAction'))}</a></p>`);
+        `<p style="margin:0 0 24px;line-height:1.5">${escapeHtml(this.t(locale, 'page.continueText'))}</p>` +
+        `<p style="margin:0"><a href="${escapeHtml(url)}" rel="nofollow noreferrer" style="display:inline-block;padding:12px ` +
+        `22px;background:#1a73e8;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600">${escapeHtml(this.t(locale, 'page.continueAction'))}</a></p>`,
+    );
   }
 
   private document(lng: Locale, title: string, content: string): string {
@@ -170,7 +187,8 @@ export class I18nextEmailRenderer implements EmailRenderer, SecurityNoticeRender
       `<!DOCTYPE html>\n<html lang="${lng}" dir="${dir}">\n<head>\n<meta charset="utf-8">\n` +
       `<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>${escapeHtml(title)}</title>\n</head>\n` +
       `<body style="margin:0;padding:24px;background:#f4f5f7;font-family:-apple-system,'Segoe UI',Roboto,'Noto Sans',Arial,sans-serif;color:#202124">\n` +
-      `<div dir="${dir}" style="max-width:480px;margin:0 auto;background:#ffffff;border-radius:8px;padding:32px;text-align:${dir === 'rtl' ? 'right' : 'left'}">` +
+      `<div dir="${dir}" style="max-width:480px;margin:0 ` +
+      `auto;background:#ffffff;border-radius:8px;padding:32px;text-align:${dir === 'rtl' ? 'right' : 'left'}">` +
       `${content}</div>\n</body>\n</html>\n`
     );
   }

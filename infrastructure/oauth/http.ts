@@ -43,7 +43,12 @@ export async function postTokenRequest(url: string, form: Record<string, string>
 }
 
 /** GETs a provider API resource with the user's access token. */
-export async function getWithAccessToken(url: string, accessToken: string, options: ProviderHttpOptions, headers: Record<string, string> = {}): Promise<unknown> {
+export async function getWithAccessToken(
+  url: string,
+  accessToken: string,
+  options: ProviderHttpOptions,
+  headers: Record<string, string> = {},
+): Promise<unknown> {
   let res: Response;
   try {
     res = await fetch(url, {

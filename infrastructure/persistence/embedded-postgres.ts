@@ -81,7 +81,8 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
  */
 async function inOwnProcessGroup<T>(start: () => Promise<T>): Promise<T> {
   const original = childProcess.spawn;
-  childProcess.spawn = ((command: string, args: readonly string[], options: SpawnOptions = {}) => original(command, args, { ...options, detached: true })) as typeof childProcess.spawn;
+  childProcess.spawn = ((command: string, args: readonly string[], options: SpawnOptions = {}) =>
+    original(command, args, { ...options, detached: true })) as typeof childProcess.spawn;
   syncBuiltinESMExports();
   try {
     return await start();

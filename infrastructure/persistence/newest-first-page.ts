@@ -47,8 +47,5 @@ export async function newestFirstPage(db: Database, page: NewestFirstPageQuery):
     params.push(page.after, page.projectId);
   }
   params.push(Math.max(0, Math.floor(page.limit)));
-  return db.query(
-    `select ${page.columns} from ${page.table} where ${where.join(' and ')} order by created_at desc, ${page.tieBreaker} desc limit ?`,
-    params,
-  );
+  return db.query(`select ${page.columns} from ${page.table} where ${where.join(' and ')} order by created_at desc, ${page.tieBreaker} desc limit ?`, params);
 }

@@ -36,10 +36,11 @@ export class PostgresApiKeyStore implements ApiKeyStore {
 
   async revoke(projectId: string, keyId: string, at: Date): Promise<boolean> {
     if (!isUuid(projectId) || !isUuid(keyId)) return false;
-    const rows = await this.db.query(
-      'update api_keys set revoked_at = ? where id = ? and project_id = ? and revoked_at is null returning id',
-      [at, keyId, projectId],
-    );
+    const rows = await this.db.query('update api_keys set revoked_at = ? where id = ? and project_id = ? and revoked_at is null returning id', [
+      at,
+      keyId,
+      projectId,
+    ]);
     return rows.length > 0;
   }
 

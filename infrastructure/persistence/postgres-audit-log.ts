@@ -5,7 +5,22 @@ import type { AuditActorKind, AuditAction, AuditDetails, AuditEntry, AuditOutcom
 import type { Database } from './database';
 import { isUuid, read, rowMapper } from './rows';
 
-const COLUMNS = ['at', 'project_id', 'user_id', 'actor_kind', 'actor_id', 'action', 'target_kind', 'target_id', 'ip', 'user_agent', 'request_id', 'outcome', 'reason', 'details'] as const;
+const COLUMNS = [
+  'at',
+  'project_id',
+  'user_id',
+  'actor_kind',
+  'actor_id',
+  'action',
+  'target_kind',
+  'target_id',
+  'ip',
+  'user_agent',
+  'request_id',
+  'outcome',
+  'reason',
+  'details',
+] as const;
 const ROW = `(${COLUMNS.map((c) => (c === 'details' ? '?::jsonb' : '?')).join(', ')})`;
 
 /** Text as PostgreSQL can store it: without NUL characters. */
@@ -161,7 +176,8 @@ export class PostgresAuditLog implements AuditLog, AuditLogStore {
         // and only when none of them can be written (the database is away) do they all wait.
         const refused = batch.length > 1 ? await this.insertOneByOne(batch) : batch;
         if (refused.length < batch.length) {
-          if (refused.length > 0) this.logger.error({ err: e, actions: refused.map((r) => r.action) }, 'audit log: entries refused by the database were dropped');
+          if (refused.length > 0)
+            this.logger.error({ err: e, actions: refused.map((r) => r.action) }, 'audit log: entries refused by the database were dropped');
           continue;
         }
         this.buffer.unshift(...batch);
@@ -243,10 +259,7 @@ export class PostgresAuditLog implements AuditLog, AuditLogStore {
       params.push(q.after.at, q.after.id);
     }
     params.push(q.limit);
-    const rows = await this.db.query(
-      `select ${toRow.columns} from audit_log where ${where.join(' and ')} order by at desc, id desc limit ?`,
-      params,
-    );
+    const rows = await this.db.query(`select ${toRow.columns} from audit_log where ${where.join(' and ')} order by at desc, id desc limit ?`, params);
     return rows.map(toEntry);
   }
 

@@ -29,10 +29,7 @@ export class PostgresCustomerStore implements CustomerStore {
 
   async findByProcessorId(processor: ProcessorKind, customerId: string): Promise<BillingCustomer | null> {
     return toCustomer.first(
-      await this.db.query(`select ${toCustomer.columns} from billing_customers where processor = ? and customer_id = ?`, [
-        processor,
-        customerId,
-      ]),
+      await this.db.query(`select ${toCustomer.columns} from billing_customers where processor = ? and customer_id = ?`, [processor, customerId]),
     );
   }
 

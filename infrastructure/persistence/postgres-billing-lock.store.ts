@@ -25,10 +25,12 @@ export class PostgresSubscriptionLocks implements SubscriptionLocks {
 
   async renew(projectId: string, userId: string, holder: string, ttlSeconds: number, now: Date): Promise<boolean> {
     if (!isUuid(projectId) || !isUuid(userId) || !isUuid(holder)) return false;
-    const rows = await this.db.query(
-      'update billing_locks set expires_at = ? where project_id = ? and user_id = ? and holder = ? returning holder',
-      [new Date(now.getTime() + ttlSeconds * 1000), projectId, userId, holder],
-    );
+    const rows = await this.db.query('update billing_locks set expires_at = ? where project_id = ? and user_id = ? and holder = ? returning holder', [
+      new Date(now.getTime() + ttlSeconds * 1000),
+      projectId,
+      userId,
+      holder,
+    ]);
     return rows.length > 0;
   }
 

@@ -50,42 +50,34 @@ export class PostgresCatalogStore implements CatalogStore {
 
   async listPlans(projectId: string): Promise<StoredPlan[]> {
     if (!isUuid(projectId)) return [];
-    const rows = await this.db.query(
-      `select ${toPlan.columns} from billing_plans where project_id = ? order by position, created_at, id`,
-      [projectId],
-    );
+    const rows = await this.db.query(`select ${toPlan.columns} from billing_plans where project_id = ? order by position, created_at, id`, [projectId]);
     return rows.map(toPlan);
   }
 
   async listPrices(projectId: string): Promise<StoredPrice[]> {
     if (!isUuid(projectId)) return [];
-    const rows = await this.db.query(`select ${toPrice.columns} from billing_prices where project_id = ? order by created_at, id`, [
-      projectId,
-    ]);
+    const rows = await this.db.query(`select ${toPrice.columns} from billing_prices where project_id = ? order by created_at, id`, [projectId]);
     return rows.map(toPrice);
   }
 
   async getPlan(projectId: string, planId: string): Promise<StoredPlan | null> {
     if (!isUuid(projectId) || !isUuid(planId)) return null;
-    return toPlan.first(
-      await this.db.query(`select ${toPlan.columns} from billing_plans where id = ? and project_id = ?`, [planId, projectId]),
-    );
+    return toPlan.first(await this.db.query(`select ${toPlan.columns} from billing_plans where id = ? and project_id = ?`, [planId, projectId]));
   }
 
   async getPrice(projectId: string, priceId: string): Promise<StoredPrice | null> {
     if (!isUuid(projectId) || !isUuid(priceId)) return null;
-    return toPrice.first(
-      await this.db.query(`select ${toPrice.columns} from billing_prices where id = ? and project_id = ?`, [priceId, projectId]),
-    );
+    return toPrice.first(await this.db.query(`select ${toPrice.columns} from billing_prices where id = ? and project_id = ?`, [priceId, projectId]));
   }
 
   async findPriceByProcessorId(projectId: string, processor: ProcessorKind, processorPriceId: string): Promise<StoredPrice | null> {
     if (!isUuid(projectId)) return null;
     return toPrice.first(
-      await this.db.query(
-        `select ${toPrice.columns} from billing_prices where project_id = ? and processor = ? and processor_price_id = ? limit 1`,
-        [projectId, processor, processorPriceId],
-      ),
+      await this.db.query(`select ${toPrice.columns} from billing_prices where project_id = ? and processor = ? and processor_price_id = ? limit 1`, [
+        projectId,
+        processor,
+        processorPriceId,
+      ]),
     );
   }
 
@@ -158,20 +150,7 @@ export class PostgresCatalogStore implements CatalogStore {
       `insert into billing_prices (id, project_id, plan_id, name, amount, currency, interval, active, processor, processor_price_id,
          created_at, updated_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        p.id,
-        p.projectId,
-        p.planId,
-        p.name,
-        p.amount,
-        p.currency,
-        p.interval,
-        p.active,
-        p.processor,
-        p.processorPriceId,
-        p.createdAt,
-        p.updatedAt,
-      ],
+      [p.id, p.projectId, p.planId, p.name, p.amount, p.currency, p.interval, p.active, p.processor, p.processorPriceId, p.createdAt, p.updatedAt],
     );
   }
 

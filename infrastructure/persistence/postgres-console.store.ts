@@ -52,7 +52,9 @@ export class PostgresConsoleStore implements ConsoleStore {
   }
 
   async findAccountByEmailKey(emailKey: string): Promise<{ account: ConsoleAccount; passwordHash: string | null } | null> {
-    const rows = await this.db.query<Record<string, unknown>>(`select ${toAccount.columns}, password_hash from console_accounts where email_key = ?`, [emailKey]);
+    const rows = await this.db.query<Record<string, unknown>>(`select ${toAccount.columns}, password_hash from console_accounts where email_key = ?`, [
+      emailKey,
+    ]);
     const row = rows[0];
     return row ? { account: toAccount(row), passwordHash: read.textOrNull(row.password_hash) } : null;
   }
@@ -71,9 +73,7 @@ export class PostgresConsoleStore implements ConsoleStore {
 
   async findTotp(accountId: string): Promise<ConsoleTotp | null> {
     if (!isUuid(accountId)) return null;
-    return toTotp.first(
-      await this.db.query(`select ${toTotp.columns} from console_accounts where id = ? and totp_secret_encrypted is not null`, [accountId]),
-    );
+    return toTotp.first(await this.db.query(`select ${toTotp.columns} from console_accounts where id = ? and totp_secret_encrypted is not null`, [accountId]));
   }
 
   async savePendingTotp(accountId: string, secretEncrypted: string, at: Date): Promise<boolean> {
@@ -113,16 +113,18 @@ export class PostgresConsoleStore implements ConsoleStore {
   }
 
   async insertSession(s: ConsoleSession, tokenHash: string): Promise<void> {
-    await this.db.query(
-      `insert into console_sessions (id, account_id, token_hash, created_at, last_seen_at, expires_at) values (?, ?, ?, ?, ?, ?)`,
-      [s.id, s.accountId, tokenHash, s.createdAt, s.lastSeenAt, s.expiresAt],
-    );
+    await this.db.query(`insert into console_sessions (id, account_id, token_hash, created_at, last_seen_at, expires_at) values (?, ?, ?, ?, ?, ?)`, [
+      s.id,
+      s.accountId,
+      tokenHash,
+      s.createdAt,
+      s.lastSeenAt,
+      s.expiresAt,
+    ]);
   }
 
   async findSessionByTokenHash(tokenHash: string): Promise<ConsoleSession | null> {
-    return toSession.first(
-      await this.db.query(`select ${toSession.columns} from console_sessions where token_hash = ? and revoked_at is null`, [tokenHash]),
-    );
+    return toSession.first(await this.db.query(`select ${toSession.columns} from console_sessions where token_hash = ? and revoked_at is null`, [tokenHash]));
   }
 
   async touchSession(sessionId: string, at: Date): Promise<void> {
@@ -138,10 +140,13 @@ export class PostgresConsoleStore implements ConsoleStore {
   }
 
   async insertSignInLink(link: { id: string; accountId: string; expiresAt: Date; createdAt: Date }, tokenHash: string): Promise<void> {
-    await this.db.query(
-      'insert into console_sign_in_links (id, account_id, token_hash, created_at, expires_at) values (?, ?, ?, ?, ?)',
-      [link.id, link.accountId, tokenHash, link.createdAt, link.expiresAt],
-    );
+    await this.db.query('insert into console_sign_in_links (id, account_id, token_hash, created_at, expires_at) values (?, ?, ?, ?, ?)', [
+      link.id,
+      link.accountId,
+      tokenHash,
+      link.createdAt,
+      link.expiresAt,
+    ]);
   }
 
   async consumeSignInLink(tokenHash: string, now: Date): Promise<string | null> {
@@ -161,7 +166,11 @@ export class PostgresConsoleStore implements ConsoleStore {
   }
 
   async addMembership(accountId: string, projectId: string, at: Date): Promise<void> {
-    await this.db.query('insert into console_memberships (account_id, project_id, created_at) values (?, ?, ?) on conflict do nothing', [accountId, projectId, at]);
+    await this.db.query('insert into console_memberships (account_id, project_id, created_at) values (?, ?, ?) on conflict do nothing', [
+      accountId,
+      projectId,
+      at,
+    ]);
   }
 
   async isMember(accountId: string, projectId: string): Promise<boolean> {
@@ -171,7 +180,9 @@ export class PostgresConsoleStore implements ConsoleStore {
   }
 
   async projectIdsOf(accountId: string): Promise<string[]> {
-    const rows = await this.db.query<{ project_id: string }>('select project_id from console_memberships where account_id = ? order by created_at', [accountId]);
+    const rows = await this.db.query<{ project_id: string }>('select project_id from console_memberships where account_id = ? order by created_at', [
+      accountId,
+    ]);
     return rows.map((r) => r.project_id);
   }
 
@@ -219,10 +230,11 @@ export class PostgresConsoleStore implements ConsoleStore {
   }
 
   async revokePendingInvitation(projectId: string, emailKey: string, at: Date): Promise<void> {
-    await this.db.query(
-      'update console_invitations set revoked_at = ? where project_id = ? and email_key = ? and accepted_at is null and revoked_at is null',
-      [at, projectId, emailKey],
-    );
+    await this.db.query('update console_invitations set revoked_at = ? where project_id = ? and email_key = ? and accepted_at is null and revoked_at is null', [
+      at,
+      projectId,
+      emailKey,
+    ]);
   }
 
   async revokeInvitation(projectId: string, invitationId: string, at: Date): Promise<boolean> {

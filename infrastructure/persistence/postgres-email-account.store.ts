@@ -28,8 +28,21 @@ export class PostgresEmailAccountStore implements EmailAccountStore {
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, null, false, ?, ?, ?, ?)
        on conflict (project_id, login_email) where login_email is not null do nothing
        returning id`,
-      [user.id, user.projectId, user.email, user.name, user.picture, user.provider, user.emailVerified, user.locale, passwordHash,
-        user.disabled, user.createdAt, user.updatedAt, emailKey],
+      [
+        user.id,
+        user.projectId,
+        user.email,
+        user.name,
+        user.picture,
+        user.provider,
+        user.emailVerified,
+        user.locale,
+        passwordHash,
+        user.disabled,
+        user.createdAt,
+        user.updatedAt,
+        emailKey,
+      ],
     );
     return rows.length === 1;
   }
@@ -59,10 +72,10 @@ export class PostgresEmailAccountStore implements EmailAccountStore {
   async update(projectId: string, userId: string, changes: EmailAccountChanges, at: Date): Promise<void> {
     const sets: string[] = ['updated_at = ?'];
     const params: unknown[] = [at];
-    if (changes.provider !== undefined) (sets.push('provider = ?'), params.push(changes.provider));
-    if (changes.emailVerified !== undefined) (sets.push('email_verified = ?'), params.push(changes.emailVerified));
-    if (changes.locale !== undefined) (sets.push('locale = ?'), params.push(changes.locale));
-    if (changes.passwordHash !== undefined) (sets.push('password_hash = ?'), params.push(changes.passwordHash));
+    if (changes.provider !== undefined) sets.push('provider = ?'), params.push(changes.provider);
+    if (changes.emailVerified !== undefined) sets.push('email_verified = ?'), params.push(changes.emailVerified);
+    if (changes.locale !== undefined) sets.push('locale = ?'), params.push(changes.locale);
+    if (changes.passwordHash !== undefined) sets.push('password_hash = ?'), params.push(changes.passwordHash);
     await this.db.query(`update users set ${sets.join(', ')} where project_id = ? and id = ?`, [...params, projectId, userId]);
   }
 }

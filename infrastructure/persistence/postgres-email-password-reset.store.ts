@@ -15,10 +15,14 @@ export class PostgresEmailPasswordResetStore implements PasswordResetStore {
   constructor(private readonly db: Database) {}
 
   async insert(r: Omit<PasswordResetRecord, 'usedAt'>, tokenHash: string): Promise<void> {
-    await this.db.query(
-      'insert into email_password_resets (id, project_id, user_id, token_hash, created_at, expires_at) values (?, ?, ?, ?, ?, ?)',
-      [r.id, r.projectId, r.userId, tokenHash, r.createdAt, r.expiresAt],
-    );
+    await this.db.query('insert into email_password_resets (id, project_id, user_id, token_hash, created_at, expires_at) values (?, ?, ?, ?, ?, ?)', [
+      r.id,
+      r.projectId,
+      r.userId,
+      tokenHash,
+      r.createdAt,
+      r.expiresAt,
+    ]);
   }
 
   async exists(id: string): Promise<boolean> {

@@ -27,10 +27,7 @@ export class PostgresEmailVerificationCodeStore implements VerificationCodeStore
   }
 
   async find(projectId: string, userId: string): Promise<VerificationCodeRecord | null> {
-    const rows = await this.db.query(`select ${toRecord.columns} from email_verification_codes where project_id = ? and user_id = ?`, [
-      projectId,
-      userId,
-    ]);
+    const rows = await this.db.query(`select ${toRecord.columns} from email_verification_codes where project_id = ? and user_id = ?`, [projectId, userId]);
     return toRecord.first(rows);
   }
 

@@ -43,9 +43,7 @@ export class PostgresIdempotentRequestStore implements IdempotentRequestStore {
         [scope, key, fingerprint, now, lease.holder, lease.expiresAt, expired, expired, now],
       );
       if (claimed.length > 0) return { decision: 'new' };
-      const stored = toStored.first(
-        await this.db.query(`select ${toStored.columns} from idempotent_requests where scope = ? and key = ?`, [scope, key]),
-      );
+      const stored = toStored.first(await this.db.query(`select ${toStored.columns} from idempotent_requests where scope = ? and key = ?`, [scope, key]));
       if (stored === null) continue;
       const decision = idempotencyDecision(stored, fingerprint, now);
       if (decision === 'replay') return { decision, status: stored.status ?? 500, body: stored.body };

@@ -29,10 +29,11 @@ export class PostgresIdentityStore implements IdentityStore {
   constructor(private readonly db: Database) {}
 
   async find(projectId: string, provider: string, providerUserId: string): Promise<Identity | null> {
-    const rows = await this.db.query(
-      `select ${toIdentity.columns} from user_identities where project_id = ? and provider = ? and provider_user_id = ?`,
-      [projectId, provider, providerUserId],
-    );
+    const rows = await this.db.query(`select ${toIdentity.columns} from user_identities where project_id = ? and provider = ? and provider_user_id = ?`, [
+      projectId,
+      provider,
+      providerUserId,
+    ]);
     return toIdentity.first(rows);
   }
 
@@ -73,10 +74,10 @@ export class PostgresIdentityStore implements IdentityStore {
 
   async listByUser(projectId: string, userId: string): Promise<Identity[]> {
     if (!isUuid(userId)) return [];
-    const rows = await this.db.query(
-      `select ${toIdentity.columns} from user_identities where project_id = ? and user_id = ? order by created_at`,
-      [projectId, userId],
-    );
+    const rows = await this.db.query(`select ${toIdentity.columns} from user_identities where project_id = ? and user_id = ? order by created_at`, [
+      projectId,
+      userId,
+    ]);
     return rows.map(toIdentity);
   }
 }

@@ -56,10 +56,10 @@ export class PostgresInvoiceStore implements InvoiceStore {
   async findByProcessorIds(processor: ProcessorKind, processorInvoiceIds: readonly string[]): Promise<BillingInvoice[]> {
     if (processorInvoiceIds.length === 0) return [];
     const list = processorInvoiceIds.map(() => '?').join(', ');
-    const rows = await this.db.query(
-      `select ${toInvoice.columns} from billing_invoices where processor = ? and processor_invoice_id in (${list})`,
-      [processor, ...processorInvoiceIds],
-    );
+    const rows = await this.db.query(`select ${toInvoice.columns} from billing_invoices where processor = ? and processor_invoice_id in (${list})`, [
+      processor,
+      ...processorInvoiceIds,
+    ]);
     return rows.map(toInvoice);
   }
 

@@ -23,7 +23,7 @@ export class PostgresKnownDeviceStore implements KnownDeviceStore {
       [projectId, userId, projectId, userId, fingerprint, at, at],
     );
     const row = rows[0];
-    if (!row || !row.inserted) return 'known';
+    if (!row?.inserted) return 'known';
     return row.had_any ? 'new' : 'first';
   }
 }

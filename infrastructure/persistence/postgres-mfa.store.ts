@@ -57,27 +57,25 @@ export class PostgresMfaChallengeStore implements MfaChallengeStore {
   }
 
   async findLive(tokenHash: string, now: Date): Promise<MfaChallengeRecord | null> {
-    const rows = await this.db.query(
-      `select ${toChallenge.columns} from mfa_challenges where token_hash = ? and consumed_at is null and expires_at > ?`,
-      [tokenHash, now],
-    );
+    const rows = await this.db.query(`select ${toChallenge.columns} from mfa_challenges where token_hash = ? and consumed_at is null and expires_at > ?`, [
+      tokenHash,
+      now,
+    ]);
     return toChallenge.first(rows);
   }
 
   async findLiveById(id: string, now: Date): Promise<MfaChallengeRecord | null> {
     if (!isUuid(id)) return null;
-    const rows = await this.db.query(
-      `select ${toChallenge.columns} from mfa_challenges where id = ? and consumed_at is null and expires_at > ?`,
-      [id, now],
-    );
+    const rows = await this.db.query(`select ${toChallenge.columns} from mfa_challenges where id = ? and consumed_at is null and expires_at > ?`, [id, now]);
     return toChallenge.first(rows);
   }
 
   async consume(id: string, now: Date): Promise<boolean> {
-    const rows = await this.db.query(
-      'update mfa_challenges set consumed_at = ? where id = ? and consumed_at is null and expires_at > ? returning id',
-      [now, id, now],
-    );
+    const rows = await this.db.query('update mfa_challenges set consumed_at = ? where id = ? and consumed_at is null and expires_at > ? returning id', [
+      now,
+      id,
+      now,
+    ]);
     return rows.length === 1;
   }
 }
@@ -88,10 +86,7 @@ export class PostgresTotpStore implements TotpStore {
 
   async find(projectId: string, userId: string): Promise<TotpFactor | null> {
     if (!isUuid(userId)) return null;
-    const rows = await this.db.query(`select ${toTotpFactor.columns} from mfa_totp_factors where user_id = ? and project_id = ?`, [
-      userId,
-      projectId,
-    ]);
+    const rows = await this.db.query(`select ${toTotpFactor.columns} from mfa_totp_factors where user_id = ? and project_id = ?`, [userId, projectId]);
     return toTotpFactor.first(rows);
   }
 
@@ -169,10 +164,11 @@ export class PostgresBackupCodeStore implements BackupCodeStore {
   }
 
   async invalidateAll(projectId: string, userId: string, now: Date): Promise<void> {
-    await this.db.query(
-      'update mfa_backup_codes set invalidated_at = ? where user_id = ? and project_id = ? and used_at is null and invalidated_at is null',
-      [now, userId, projectId],
-    );
+    await this.db.query('update mfa_backup_codes set invalidated_at = ? where user_id = ? and project_id = ? and used_at is null and invalidated_at is null', [
+      now,
+      userId,
+      projectId,
+    ]);
   }
 }
 
@@ -190,12 +186,7 @@ export class PostgresSmsStore implements SmsStore {
   }
 
   async setVerifiedPhone(projectId: string, userId: string, phone: string, now: Date): Promise<void> {
-    await this.db.query('update users set phone = ?, phone_verified = true, updated_at = ? where id = ? and project_id = ?', [
-      phone,
-      now,
-      userId,
-      projectId,
-    ]);
+    await this.db.query('update users set phone = ?, phone_verified = true, updated_at = ? where id = ? and project_id = ?', [phone, now, userId, projectId]);
   }
 
   async isEnrolled(projectId: string, userId: string): Promise<boolean> {

@@ -69,10 +69,11 @@ export class PostgresProjectStore implements ProjectStore {
     if (encrypted === null) {
       await this.db.query('update projects set provider_credentials = provider_credentials - ? where id = ?', [provider, projectId]);
     } else {
-      await this.db.query(
-        'update projects set provider_credentials = provider_credentials || jsonb_build_object(?::text, ?::text) where id = ?',
-        [provider, encrypted, projectId],
-      );
+      await this.db.query('update projects set provider_credentials = provider_credentials || jsonb_build_object(?::text, ?::text) where id = ?', [
+        provider,
+        encrypted,
+        projectId,
+      ]);
     }
   }
 }

@@ -43,8 +43,27 @@ export class PostgresRefreshTokenStore implements RefreshTokenStore {
          created_at, expires_at, idle_expires_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
-        r.familyId, r.projectId, r.userId, r.provider, r.createdAt, r.createdAt, r.expiresAt, r.idleExpiresAt, origin.ip, origin.userAgent,
-        r.id, r.projectId, r.userId, r.familyId, r.parentId, tokenHash, r.provider, r.authCodeId, r.createdAt, r.expiresAt, r.idleExpiresAt,
+        r.familyId,
+        r.projectId,
+        r.userId,
+        r.provider,
+        r.createdAt,
+        r.createdAt,
+        r.expiresAt,
+        r.idleExpiresAt,
+        origin.ip,
+        origin.userAgent,
+        r.id,
+        r.projectId,
+        r.userId,
+        r.familyId,
+        r.parentId,
+        tokenHash,
+        r.provider,
+        r.authCodeId,
+        r.createdAt,
+        r.expiresAt,
+        r.idleExpiresAt,
       ],
     );
   }
@@ -110,9 +129,20 @@ export class PostgresRefreshTokenStore implements RefreshTokenStore {
        )
        select ${toStored.columns} from rotated`,
       [
-        input.at, input.at, input.childId, input.successorEncrypted, input.tokenHash, input.projectId, input.at, input.at,
-        input.childId, input.childTokenHash, input.at, input.childIdleExpiresAt,
-        input.at, input.childIdleExpiresAt,
+        input.at,
+        input.at,
+        input.childId,
+        input.successorEncrypted,
+        input.tokenHash,
+        input.projectId,
+        input.at,
+        input.at,
+        input.childId,
+        input.childTokenHash,
+        input.at,
+        input.childIdleExpiresAt,
+        input.at,
+        input.childIdleExpiresAt,
       ],
     );
     return toStored.first(rows);

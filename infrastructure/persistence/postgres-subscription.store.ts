@@ -76,10 +76,10 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
 
   async findLive(projectId: string, userId: string): Promise<BillingSubscription | null> {
     if (!isUuid(projectId) || !isUuid(userId)) return null;
-    const rows = await this.db.query(
-      `select ${columns} from billing_subscriptions where project_id = ? and user_id = ? and status in (${LIVE_SQL})`,
-      [projectId, userId],
-    );
+    const rows = await this.db.query(`select ${columns} from billing_subscriptions where project_id = ? and user_id = ? and status in (${LIVE_SQL})`, [
+      projectId,
+      userId,
+    ]);
     return rows.length > 0 ? toBillingSubscription(rows[0]!) : null;
   }
 
@@ -98,10 +98,10 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
   }
 
   private async byProcessorId(processor: ProcessorKind, processorSubscriptionId: string, lock: '' | ' for update'): Promise<BillingSubscription | null> {
-    const rows = await this.db.query(
-      `select ${columns} from billing_subscriptions where processor = ? and processor_subscription_id = ?${lock}`,
-      [processor, processorSubscriptionId],
-    );
+    const rows = await this.db.query(`select ${columns} from billing_subscriptions where processor = ? and processor_subscription_id = ?${lock}`, [
+      processor,
+      processorSubscriptionId,
+    ]);
     return rows.length > 0 ? toBillingSubscription(rows[0]!) : null;
   }
 

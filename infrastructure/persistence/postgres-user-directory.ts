@@ -30,10 +30,10 @@ export class PostgresUserDirectory implements UserDirectory {
       where.push('(created_at, id) < (?, ?::uuid)');
       params.push(query.after.createdAt, query.after.id);
     }
-    const rows = await this.db.query(
-      `select ${toEndUser.columns} from users where ${where.join(' and ')} order by created_at desc, id desc limit ?`,
-      [...params, query.limit],
-    );
+    const rows = await this.db.query(`select ${toEndUser.columns} from users where ${where.join(' and ')} order by created_at desc, id desc limit ?`, [
+      ...params,
+      query.limit,
+    ]);
     return rows.map((row) => toEndUser(row));
   }
 

@@ -1,6 +1,5 @@
 import type { SecretBox } from '../../application/ports/crypto';
 import type {
-  AttemptResult,
   AttemptSource,
   DeliveryStatus,
   FinishedAttempt,
@@ -77,7 +76,13 @@ const ENDPOINT_COLUMNS_PREFIXED = toEndpoint.columns
   .map((c) => `e.${c} as e_${c}`)
   .join(', ');
 const endpointOf = (row: Record<string, unknown>): WebhookEndpoint =>
-  toEndpoint(Object.fromEntries(Object.entries(row).filter(([k]) => k.startsWith('e_')).map(([k, v]) => [k.slice(2), v])));
+  toEndpoint(
+    Object.fromEntries(
+      Object.entries(row)
+        .filter(([k]) => k.startsWith('e_'))
+        .map(([k, v]) => [k.slice(2), v]),
+    ),
+  );
 
 /**
  * The start of the next attempt of each delivery named (`r`, with its place `i` in the request),
@@ -252,11 +257,10 @@ export class PostgresWebhookEndpointStore implements WebhookEndpointStore {
   }
 
   async disable(id: string, reason: string, now: Date): Promise<boolean> {
-    const rows = await this.db.query(`update webhook_endpoints set enabled = false, disabled_reason = ?, updated_at = ? where id = ? and enabled returning id`, [
-      reason,
-      now,
-      id,
-    ]);
+    const rows = await this.db.query(
+      `update webhook_endpoints set enabled = false, disabled_reason = ?, updated_at = ? where id = ? and enabled returning id`,
+      [reason, now, id],
+    );
     return rows.length > 0;
   }
 }
@@ -367,7 +371,8 @@ export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
     if (deliveries.length === 0) return [];
     const attempts = (
       await this.db.query(
-        `select ${toAttempt.columns} from webhook_attempts where delivery_id in (select jsonb_array_elements_text(?::jsonb)::uuid) order by delivery_id, attempt`,
+        `select ${toAttempt.columns} from webhook_attempts where delivery_id in (select jsonb_array_elements_text(?::jsonb)::uuid) order by ` +
+          `delivery_id, attempt`,
         [JSON.stringify(deliveries.map((d) => d.id))],
       )
     ).map(toAttempt);

@@ -124,7 +124,11 @@ export class HttpWebhookTransport implements WebhookTransport {
         port: url.port,
         path: url.path,
         method: 'POST',
-        headers: { ...request.headers, host: url.port === (https_ ? 443 : 80) ? hostHeader(url) : `${hostHeader(url)}:${url.port}`, 'content-length': Buffer.byteLength(request.body) },
+        headers: {
+          ...request.headers,
+          host: url.port === (https_ ? 443 : 80) ? hostHeader(url) : `${hostHeader(url)}:${url.port}`,
+          'content-length': Buffer.byteLength(request.body),
+        },
         agent: this.agents[https_ ? 'https:' : 'http:'],
         // The certificate is checked for the URL's host, and SNI names it (an IP URL names none).
         ...(https_ && url.ipVersion === null ? { servername: url.hostname } : {}),

@@ -63,7 +63,11 @@ interface Answer {
 
 /** A request as a browser or project server sends it: its own address and User-Agent. */
 async function call(path: string, body: unknown, options: { apiKey?: string; bearer?: string; ip?: string; ua?: string } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-forwarded-for': options.ip ?? '192.0.2.10', 'user-agent': options.ua ?? FIREFOX_WINDOWS };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'x-forwarded-for': options.ip ?? '192.0.2.10',
+    'user-agent': options.ua ?? FIREFOX_WINDOWS,
+  };
   const credential = options.bearer ?? options.apiKey;
   if (credential) headers.authorization = `Bearer ${credential}`;
   const res = await fetch(`${t.baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -76,7 +80,11 @@ async function call(path: string, body: unknown, options: { apiKey?: string; bea
 }
 
 const signUp = (p: TestProject, email: string, extra: { locale?: string; ip?: string; ua?: string } = {}) =>
-  call('/api/proxy/email/signup', { email, password: PASSWORD, callback_url: CALLBACK, ...(extra.locale ? { locale: extra.locale } : {}) }, { apiKey: p.apiKey, ...extra });
+  call(
+    '/api/proxy/email/signup',
+    { email, password: PASSWORD, callback_url: CALLBACK, ...(extra.locale ? { locale: extra.locale } : {}) },
+    { apiKey: p.apiKey, ...extra },
+  );
 const signIn = (p: TestProject, email: string, password = PASSWORD, extra: { ip?: string; ua?: string } = {}) =>
   call('/api/proxy/email/signin', { email, password, callback_url: CALLBACK }, { apiKey: p.apiKey, ...extra });
 
@@ -110,7 +118,11 @@ describe('security notifications', () => {
     expect((await call('/api/proxy/email/reset-password', { email, callback_url: CALLBACK }, { apiKey: main.apiKey })).status).toBe(200);
     const token = new URL(linkOf(await smtp.waitFor(email, 2))).searchParams.get('token')!;
     secrets.add(token);
-    const confirmed = await call('/api/proxy/email/reset-password/confirm', { token, password: NEW_PASSWORD }, { apiKey: main.apiKey, ip: '203.0.113.44', ua: SAFARI_MAC });
+    const confirmed = await call(
+      '/api/proxy/email/reset-password/confirm',
+      { token, password: NEW_PASSWORD },
+      { apiKey: main.apiKey, ip: '203.0.113.44', ua: SAFARI_MAC },
+    );
     expect(confirmed.status).toBe(200);
 
     const notice = await smtp.waitFor(email, 3);
@@ -185,9 +197,23 @@ describe('security notifications', () => {
       'mfa.totp.replayed',
       'mfa.factor.removed',
     ]);
-    expect(entries.find((e) => e.action === 'mfa.totp.replayed')).toMatchObject({ outcome: 'failure', reason: 'mfa_invalid_code', ip: '203.0.113.99', userAgent: SAFARI_MAC });
-    expect(entries.find((e) => e.action === 'mfa.challenge.verified')).toMatchObject({ outcome: 'success', ip: '198.51.100.24', details: { method: 'totp', provider: 'email' } });
-    expect(entries.filter((e) => e.action === 'mfa.backup_codes.generated').map((e) => e.details.regenerated).reverse()).toEqual([false, true]);
+    expect(entries.find((e) => e.action === 'mfa.totp.replayed')).toMatchObject({
+      outcome: 'failure',
+      reason: 'mfa_invalid_code',
+      ip: '203.0.113.99',
+      userAgent: SAFARI_MAC,
+    });
+    expect(entries.find((e) => e.action === 'mfa.challenge.verified')).toMatchObject({
+      outcome: 'success',
+      ip: '198.51.100.24',
+      details: { method: 'totp', provider: 'email' },
+    });
+    expect(
+      entries
+        .filter((e) => e.action === 'mfa.backup_codes.generated')
+        .map((e) => e.details.regenerated)
+        .reverse(),
+    ).toEqual([false, true]);
     expectNoSecret(stdout);
   });
 
@@ -244,7 +270,10 @@ describe('security notifications', () => {
     const code = totpCode(t, secret);
     const passed = await call('/api/proxy/mfa/verify', { challenge: (await signIn(quiet, email)).body.challenge, code, method: 'totp' });
     expect(passed.status).toBe(200);
-    expect((await call('/api/proxy/mfa/verify', { challenge: (await signIn(quiet, email, PASSWORD, { ip: '198.51.100.1' })).body.challenge, code, method: 'totp' })).status).toBe(400);
+    expect(
+      (await call('/api/proxy/mfa/verify', { challenge: (await signIn(quiet, email, PASSWORD, { ip: '198.51.100.1' })).body.challenge, code, method: 'totp' }))
+        .status,
+    ).toBe(400);
     t.clock.advanceSeconds(30);
     expect((await call('/api/proxy/mfa/totp/disable', { code: totpCode(t, secret) }, { bearer: passed.body.token })).status).toBe(200);
     expect((await call('/api/proxy/email/reset-password', { email, callback_url: CALLBACK }, { apiKey: quiet.apiKey })).status).toBe(200);
@@ -270,16 +299,29 @@ describe('the audit log', () => {
     expect((await signIn(main, email, 'wrong password 9', { ip: '203.0.113.9' })).status).toBe(401);
     expect((await signIn(main, 'nobody@example.com', PASSWORD, { ip: '203.0.113.9' })).status).toBe(401);
     const signedIn = await signIn(main, email, PASSWORD, { ip: '203.0.113.10', ua: SAFARI_MAC });
-    const refreshed = await call('/api/proxy/token/refresh', { refresh_token: signedIn.body.refresh_token }, { apiKey: main.apiKey, ip: '192.0.2.200', ua: 'node' });
+    const refreshed = await call(
+      '/api/proxy/token/refresh',
+      { refresh_token: signedIn.body.refresh_token },
+      { apiKey: main.apiKey, ip: '192.0.2.200', ua: 'node' },
+    );
     expect(refreshed.status).toBe(200);
-    expect((await call('/api/proxy/token/revoke', { refresh_token: refreshed.body.refresh_token }, { apiKey: main.apiKey, ip: '192.0.2.200', ua: 'node' })).status).toBe(200);
+    expect(
+      (await call('/api/proxy/token/revoke', { refresh_token: refreshed.body.refresh_token }, { apiKey: main.apiKey, ip: '192.0.2.200', ua: 'node' })).status,
+    ).toBe(200);
 
     const { entries, stdout } = await auditList(main, '--user', userId);
     const actions = entries.map((e) => e.action);
     // Newest first.
     expect(actions).toEqual(['session.revoked', 'token.refresh', 'user.sign_in', 'user.sign_in.failed', 'user.sign_in', 'user.sign_up']);
     const [revoked, refresh, signin, failed, , signup] = entries;
-    expect(signup).toMatchObject({ outcome: 'success', actor: { kind: 'user', id: userId }, userId, ip: '203.0.113.8', userAgent: FIREFOX_WINDOWS, details: { provider: 'email' } });
+    expect(signup).toMatchObject({
+      outcome: 'success',
+      actor: { kind: 'user', id: userId },
+      userId,
+      ip: '203.0.113.8',
+      userAgent: FIREFOX_WINDOWS,
+      details: { provider: 'email' },
+    });
     expect(signup.requestId).toMatch(/.+/);
     expect(failed).toMatchObject({ outcome: 'failure', reason: 'invalid_credentials', ip: '203.0.113.9', target: { kind: 'user', id: userId } });
     expect(signin).toMatchObject({ outcome: 'success', ip: '203.0.113.10', userAgent: SAFARI_MAC, details: { provider: 'email', mfa: 'none' } });
@@ -288,7 +330,10 @@ describe('the audit log', () => {
     expectNoSecret(stdout);
 
     // The failure for an address with no account names the address, not a user.
-    const [failures, resets] = await Promise.all([auditList(main, '--action', 'user.sign_in', '--outcome', 'failure'), auditList(main, '--action', 'password.reset')]);
+    const [failures, resets] = await Promise.all([
+      auditList(main, '--action', 'user.sign_in', '--outcome', 'failure'),
+      auditList(main, '--action', 'password.reset'),
+    ]);
     // The reset of the first test: requested (naming the address: the request does not look the account up), then completed.
     expect(resets.entries.map((e) => [e.action, e.target?.id ?? e.userId]).reverse()).toEqual([
       ['password.reset.requested', 'reset-notice@example.com'],
@@ -318,8 +363,15 @@ describe('the audit log', () => {
 
     const { entries, stdout } = await auditList(main, '--since', new Date(Date.now() - 3_600_000).toISOString());
     const byAction = (action: string) => entries.find((e) => e.action === action);
-    expect(byAction('api_key.created')).toMatchObject({ actor: { kind: 'admin', id: 'cli' }, target: { kind: 'api_key', id: created.key.id }, details: { label: 'ci' } });
-    expect(byAction('project.settings.changed')).toMatchObject({ actor: { kind: 'admin', id: 'cli' }, details: { changed: ['allowAccountLinking', 'securityNotifications.new_device'] } });
+    expect(byAction('api_key.created')).toMatchObject({
+      actor: { kind: 'admin', id: 'cli' },
+      target: { kind: 'api_key', id: created.key.id },
+      details: { label: 'ci' },
+    });
+    expect(byAction('project.settings.changed')).toMatchObject({
+      actor: { kind: 'admin', id: 'cli' },
+      details: { changed: ['allowAccountLinking', 'securityNotifications.new_device'] },
+    });
     expect(byAction('user.sign_out_everywhere')).toMatchObject({ actor: { kind: 'admin', id: 'cli' }, target: { kind: 'user', id: user.id }, userId: user.id });
     expect(byAction('user.disabled')).toMatchObject({ actor: { kind: 'admin', id: 'cli' }, userId: user.id });
     expectNoSecret(stdout);
@@ -347,7 +399,9 @@ describe('the audit log', () => {
     expect(first.nextCursor).toEqual(expect.any(String));
     const second = await auditList(devices, '--limit', '2', '--cursor', first.nextCursor!);
     expect(second.entries).toHaveLength(2);
-    const all = await t.inContext(() => t.tollgate.core.db.query<{ id: string }>('select id from audit_log where project_id = ? order by at desc, id desc limit 4', [devices.id]));
+    const all = await t.inContext(() =>
+      t.tollgate.core.db.query<{ id: string }>('select id from audit_log where project_id = ? order by at desc, id desc limit 4', [devices.id]),
+    );
     expect([...first.entries, ...second.entries].map((e) => e.id)).toEqual(all.map((r) => String(r.id)));
     expect(old.entries).toEqual([]);
     expect(bad.code).toBe(2);

@@ -40,7 +40,12 @@ async function openCheckout(user: User, priceId: string, trialDays?: number): Pr
 }
 
 async function pay(url: string): Promise<void> {
-  const paid = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'card=4242+4242+4242+4242', redirect: 'manual' });
+  const paid = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'card=4242+4242+4242+4242',
+    redirect: 'manual',
+  });
   expect(paid.status).toBe(303);
 }
 
@@ -97,7 +102,8 @@ describe('billing on the sandbox: no free trial twice, no free period, no double
     const bea = await signedIn();
     const subscribed = await bea.client.billing.subscribe({ body: { priceId: basic, paymentMethodId: 'pm_card_visa' } });
     expect(subscribed.status).toBe(201);
-    const startedAt = subscribed.status === 201 ? new Date(subscribed.body.currentPeriodEnd).getTime() - new Date(subscribed.body.currentPeriodStart).getTime() : 0;
+    const startedAt =
+      subscribed.status === 201 ? new Date(subscribed.body.currentPeriodEnd).getTime() - new Date(subscribed.body.currentPeriodStart).getTime() : 0;
     // The issue's steps: 29.5 days on, pause, one more day, resume (a 30- or 31-day month: the renewal passes while paused).
     await advance(startedAt / 86_400_000 - 0.5);
     expect((await bea.client.billing.pause()).status).toBe(200);
@@ -114,7 +120,13 @@ describe('billing on the sandbox: no free trial twice, no free period, no double
       ['subscription_create', 'paid', 1000],
     ]);
     if (resumed.status === 200) expect(resumed.body.currentPeriodStart).toBe(invoices[0]!.lines[0]!.periodStart);
-    expect((await events(bea.id)).map((e) => e.type)).toEqual(['subscription.created', 'invoice.paid', 'subscription.updated', 'invoice.paid', 'subscription.updated']);
+    expect((await events(bea.id)).map((e) => e.type)).toEqual([
+      'subscription.created',
+      'invoice.paid',
+      'subscription.updated',
+      'invoice.paid',
+      'subscription.updated',
+    ]);
   });
 
   it('refunds the charge of a second subscription from two checkouts both paid, on the invoice, with invoice.refunded and an audit entry', async () => {
@@ -126,7 +138,10 @@ describe('billing on the sandbox: no free trial twice, no free period, no double
 
     const live = await subscriptionOf(cy);
     const subs = ok(await t.inContext(() => t.tollgate.billing.listSubscriptions(shop.id, { userId: cy.id, limit: 10 }))).items;
-    expect(subs.map((s) => [s.id === live.id, s.status]).sort()).toEqual([[false, 'canceled'], [true, 'active']]);
+    expect(subs.map((s) => [s.id === live.id, s.status]).sort()).toEqual([
+      [false, 'canceled'],
+      [true, 'active'],
+    ]);
     const invoices = await invoicesOf(cy);
     expect(invoices.map((i) => [i.subscriptionId === live.id, i.amountPaid, i.amountRefunded]).sort()).toEqual([
       [false, 1000, 1000],
@@ -135,9 +150,15 @@ describe('billing on the sandbox: no free trial twice, no free period, no double
     const refunded = invoices.find((i) => i.amountRefunded > 0)!;
     const all = await events(cy.id);
     expect(all.filter((e) => e.subscriptionId === refunded.subscriptionId).map((e) => e.type)).toEqual(['invoice.paid', 'invoice.refunded']);
-    expect(all.find((e) => e.type === 'invoice.refunded')!.payload).toMatchObject({ amount: 1000, currency: 'usd', data: { id: refunded.id, amountRefunded: 1000 } });
+    expect(all.find((e) => e.type === 'invoice.refunded')!.payload).toMatchObject({
+      amount: 1000,
+      currency: 'usd',
+      data: { id: refunded.id, amountRefunded: 1000 },
+    });
     await t.tollgate.core.audit.flush();
     const audit = await t.inContext(() => t.tollgate.core.audit.list({ projectId: shop.id, action: 'billing.refund', limit: 10 }));
-    expect(audit).toEqual([expect.objectContaining({ userId: cy.id, details: expect.objectContaining({ invoice_id: refunded.id, amount: 1000, reason: 'duplicate' }) })]);
+    expect(audit).toEqual([
+      expect.objectContaining({ userId: cy.id, details: expect.objectContaining({ invoice_id: refunded.id, amount: 1000, reason: 'duplicate' }) }),
+    ]);
   });
 });

@@ -73,8 +73,17 @@ async function createProject(name: string): Promise<Project> {
 async function createUser(project: Project, email: string): Promise<EndUser> {
   const now = new Date();
   const user: EndUser = {
-    id: tollgate.core.crypto.uuid(), projectId: project.id, email, name: email.split('@')[0]!, picture: null, provider: 'email',
-    emailVerified: true, locale: 'en', disabled: false, createdAt: now, updatedAt: now,
+    id: tollgate.core.crypto.uuid(),
+    projectId: project.id,
+    email,
+    name: email.split('@')[0]!,
+    picture: null,
+    provider: 'email',
+    emailVerified: true,
+    locale: 'en',
+    disabled: false,
+    createdAt: now,
+    updatedAt: now,
   };
   await inContext(() => tollgate.core.stores.users.insert(user));
   return user;
@@ -88,7 +97,14 @@ const MISSING = '00000000-0000-4000-8000-000000000000';
 
 beforeAll(async () => {
   [db, stripe] = await Promise.all([createTestDatabase(), startFakeStripe()]);
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PUBLIC_URL, DATABASE_URL: db.url, STRIPE_API_URL: stripe.url, STRIPE_MAX_NETWORK_RETRIES: '0' });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    PUBLIC_URL,
+    DATABASE_URL: db.url,
+    STRIPE_API_URL: stripe.url,
+    STRIPE_MAX_NETWORK_RETRIES: '0',
+  });
   tollgate = await createTollgate({
     config,
     databaseUrl: db.url,
@@ -159,8 +175,17 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     // Keys on the command line work too; the human output shows the last 4 and the webhook URL only.
     const [text, status] = await Promise.all([
       cli([
-        'billing', 'connect', store.id, '--processor', 'stripe', '--secret-key', account.secretKey,
-        '--publishable-key', account.publishableKey, '--webhook-secret', account.webhookSecret,
+        'billing',
+        'connect',
+        store.id,
+        '--processor',
+        'stripe',
+        '--secret-key',
+        account.secretKey,
+        '--publishable-key',
+        account.publishableKey,
+        '--webhook-secret',
+        account.webhookSecret,
       ]),
       cli(['billing', 'status', store.id]),
     ]);
@@ -175,7 +200,19 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'tollgate-whsec-')), 'whsec');
     writeFileSync(file, `${account.webhookSecret}\n`, { mode: 0o600 });
     const sourced = await cli(
-      ['billing', 'connect', store.id, '--processor', 'stripe', '--secret-key', 'env:SHOP_STRIPE_KEY', '--publishable-key', account.publishableKey, '--webhook-secret', `@${file}`],
+      [
+        'billing',
+        'connect',
+        store.id,
+        '--processor',
+        'stripe',
+        '--secret-key',
+        'env:SHOP_STRIPE_KEY',
+        '--publishable-key',
+        account.publishableKey,
+        '--webhook-secret',
+        `@${file}`,
+      ],
       { SHOP_STRIPE_KEY: account.secretKey },
     );
     expect([sourced.code, sourced.stderr]).toEqual([0, expect.not.stringContaining('Warning')]);
@@ -196,8 +233,32 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
         STRIPE_SECRET_KEY: unknownKey,
         STRIPE_WEBHOOK_SECRET: account.webhookSecret,
       }),
-      json(['billing', 'connect', store.id, '--processor', 'stripe', '--secret-key', 'sk_nope', '--publishable-key', account.publishableKey, '--webhook-secret', account.webhookSecret]),
-      json(['billing', 'connect', store.id, '--processor', 'stripe', '--secret-key', account.secretKey, '--publishable-key', 'pk_live_abcdefgh12345678', '--webhook-secret', account.webhookSecret]),
+      json([
+        'billing',
+        'connect',
+        store.id,
+        '--processor',
+        'stripe',
+        '--secret-key',
+        'sk_nope',
+        '--publishable-key',
+        account.publishableKey,
+        '--webhook-secret',
+        account.webhookSecret,
+      ]),
+      json([
+        'billing',
+        'connect',
+        store.id,
+        '--processor',
+        'stripe',
+        '--secret-key',
+        account.secretKey,
+        '--publishable-key',
+        'pk_live_abcdefgh12345678',
+        '--webhook-secret',
+        account.webhookSecret,
+      ]),
       json(['billing', 'connect', store.id, '--processor', 'stripe', '--publishable-key', account.publishableKey], { STRIPE_SECRET_KEY: account.secretKey }),
       json(['billing', 'connect', shop.id, '--processor', 'sandbox', '--secret-key', account.secretKey]),
       json(['billing', 'connect', shop.id, '--processor', 'paypal']),
@@ -207,9 +268,15 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     expect([refused.code, refused.json.code]).toEqual([1, 'processor_rejected_key']);
     expect(refused.json.error).toMatch(/^Stripe refused the secret key: Invalid API Key provided/);
     expect(refused.stdout + refused.stderr).not.toContain(unknownKey);
-    expect([badShape.code, badShape.json]).toEqual([1, { code: 'invalid_secret_key', error: expect.stringMatching(/^Invalid Stripe secret key: it starts with sk_test_/) }]);
+    expect([badShape.code, badShape.json]).toEqual([
+      1,
+      { code: 'invalid_secret_key', error: expect.stringMatching(/^Invalid Stripe secret key: it starts with sk_test_/) },
+    ]);
     expect([badPublishable.code, badPublishable.json.code]).toEqual([1, 'invalid_publishable_key']);
-    expect([noWebhookSecret.code, noWebhookSecret.json]).toEqual([2, { code: 'usage', error: expect.stringMatching(/--webhook-secret <whsec_\.\.\.>, or STRIPE_WEBHOOK_SECRET/) }]);
+    expect([noWebhookSecret.code, noWebhookSecret.json]).toEqual([
+      2,
+      { code: 'usage', error: expect.stringMatching(/--webhook-secret <whsec_\.\.\.>, or STRIPE_WEBHOOK_SECRET/) },
+    ]);
     expect([keysForSandbox.code, keysForSandbox.json.code]).toEqual([2, 'usage']);
     expect(keysForSandbox.json.error).toMatch(/--secret-key is for --processor stripe/);
     expect(keysForSandbox.stdout + keysForSandbox.stderr).not.toContain(account.secretKey);
@@ -230,20 +297,60 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     expect(basic.json).toEqual({
       projectId: shop.id,
       plan: {
-        id: expect.any(String), name: 'Basic', description: 'For side projects', features: ['api', 'reports'], hidden: false,
-        recommended: false, trialsEnabled: false, defaultTrialDays: null, position: 0, processorProductId: expect.any(String), prices: [],
+        id: expect.any(String),
+        name: 'Basic',
+        description: 'For side projects',
+        features: ['api', 'reports'],
+        hidden: false,
+        recommended: false,
+        trialsEnabled: false,
+        defaultTrialDays: null,
+        position: 0,
+        processorProductId: expect.any(String),
+        prices: [],
       },
     });
-    const pro = await json(['plan', 'create', shop.id, '--name', 'Pro', '--features', 'api,sso', '--hidden', '--recommended', '--trials', '--trial-days', '14']);
-    expect(pro.json.plan).toMatchObject({ name: 'Pro', features: ['api', 'sso'], hidden: true, recommended: true, trialsEnabled: true, defaultTrialDays: 14, position: 1 });
+    const pro = await json([
+      'plan',
+      'create',
+      shop.id,
+      '--name',
+      'Pro',
+      '--features',
+      'api,sso',
+      '--hidden',
+      '--recommended',
+      '--trials',
+      '--trial-days',
+      '14',
+    ]);
+    expect(pro.json.plan).toMatchObject({
+      name: 'Pro',
+      features: ['api', 'sso'],
+      hidden: true,
+      recommended: true,
+      trialsEnabled: true,
+      defaultTrialDays: 14,
+      position: 1,
+    });
 
     const updated = await json(['plan', 'update', shop.id, 'pro', '--hidden', 'off', '--trial-days', 'none', '--description', 'For teams']);
     expect(updated.code).toBe(0);
-    expect(updated.json.plan).toMatchObject({ id: pro.json.plan.id, hidden: false, recommended: true, trialsEnabled: true, defaultTrialDays: null, description: 'For teams' });
+    expect(updated.json.plan).toMatchObject({
+      id: pro.json.plan.id,
+      hidden: false,
+      recommended: true,
+      trialsEnabled: true,
+      defaultTrialDays: null,
+      description: 'For teams',
+    });
 
     const reordered = await json(['plan', 'reorder', shop.id, pro.json.plan.id, 'Basic']);
     expect(reordered.code).toBe(0);
-    expect(reordered.json.plans.map((p: { name: string; position: number }) => [p.name, p.position])).toEqual([['Pro', 0], ['Basic', 1]]);
+    expect(reordered.json.plans.map((p: { name: string; position: number }) => [p.name, p.position])).toEqual([
+      ['Pro', 0],
+      ['Basic', 1],
+    ]);
     const back = await json(['plan', 'reorder', shop.id, 'Basic', 'Pro']);
     expect(back.json.plans.map((p: { name: string }) => p.name)).toEqual(['Basic', 'Pro']);
 
@@ -264,8 +371,14 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     expect(monthly.json).toEqual({
       projectId: shop.id,
       price: {
-        id: expect.any(String), planId: expect.any(String), name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month',
-        active: true, processorPriceId: expect.any(String),
+        id: expect.any(String),
+        planId: expect.any(String),
+        name: 'Monthly',
+        amount: 1000,
+        currency: 'usd',
+        interval: 'month',
+        active: true,
+        processorPriceId: expect.any(String),
       },
     });
     expect(proMonthly.json.price).toMatchObject({ amount: 2000, currency: 'usd' });
@@ -294,7 +407,13 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     const list = await json(['plan', 'list', shop.id]);
     const pro = list.json.plans.find((p: { name: string }) => p.name === 'Pro');
     expect(pro.prices.map((p: { name: string; amount: number; active: boolean }) => [p.name, p.amount, p.active]).sort()).toEqual(
-      [['Monthly', 2000, true], ['Monthly EUR', 1800, true], ['Monthly JPY', 3000, true], ['Small', 490, true], ['Yearly', 20000, false]].sort(),
+      [
+        ['Monthly', 2000, true],
+        ['Monthly EUR', 1800, true],
+        ['Monthly JPY', 3000, true],
+        ['Small', 490, true],
+        ['Yearly', 20000, false],
+      ].sort(),
     );
     const listText = await cli(['plan', 'list', shop.id]);
     expect(listText.stdout).toMatch(/Yearly\s+\$200\.00 \/ year\s+archived/);
@@ -317,22 +436,77 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
   it('catalog refusals name the value at fault; bad arguments are usage errors; nothing changes', async () => {
     const before = await inContext(() => billing.listPlans(shop.id));
     const cases: Array<{ args: string[]; exit: number; code: string; message: RegExp }> = [
-      { args: ['plan', 'create', shop.id, '--name', ' basic '], exit: 1, code: 'plan_name_taken', message: /^A plan with this name already exists in the project: "basic"\.$/ },
-      { args: ['plan', 'update', shop.id, 'Enterprise', '--recommended', 'on'], exit: 1, code: 'plan_not_found', message: /^Plan not found: "Enterprise" in project / },
+      {
+        args: ['plan', 'create', shop.id, '--name', ' basic '],
+        exit: 1,
+        code: 'plan_name_taken',
+        message: /^A plan with this name already exists in the project: "basic"\.$/,
+      },
+      {
+        args: ['plan', 'update', shop.id, 'Enterprise', '--recommended', 'on'],
+        exit: 1,
+        code: 'plan_not_found',
+        message: /^Plan not found: "Enterprise" in project /,
+      },
       { args: ['plan', 'reorder', shop.id, 'Basic'], exit: 1, code: 'invalid_plan_order', message: /^Invalid plan order: list every plan/ },
-      { args: ['plan', 'create', shop.id, '--name', 'Trial', '--trial-days', '7'], exit: 1, code: 'trials_not_enabled', message: /This plan does not offer trials: --trial-days needs trials/ },
-      { args: ['plan', 'create', shop.id, '--name', 'Bad', '--features', `ok, ${'x'.repeat(101)}`], exit: 1, code: 'invalid_feature', message: /^Invalid feature "x{40}…": each feature flag/ },
-      { args: ['price', 'create', shop.id, 'Basic', '--name', 'Odd', '--amount', '10.5', '--interval', 'month'], exit: 1, code: 'invalid_amount', message: /^Invalid amount "10\.5": .*; or usd with exactly 2 decimals, e\.g\. 10\.00\.$/ },
-      { args: ['price', 'create', shop.id, 'Basic', '--name', 'Yen', '--amount', '10.00', '--currency', 'jpy', '--interval', 'month'], exit: 1, code: 'invalid_amount', message: /jpy takes whole numbers only: give minor units \(1000 is ¥1,000\)/ },
-      { args: ['price', 'create', shop.id, 'Basic', '--name', 'Xyz', '--amount', '100', '--currency', 'xyz', '--interval', 'month'], exit: 1, code: 'invalid_currency', message: /^Invalid currency "xyz": a three-letter ISO 4217 code/ },
-      { args: ['price', 'create', shop.id, 'Basic', '--name', 'Weekly', '--amount', '100', '--interval', 'week'], exit: 1, code: 'invalid_interval', message: /^Invalid interval "week": month or year/ },
-      { args: ['price', 'create', shop.id, 'Gold', '--name', 'Monthly', '--amount', '100', '--interval', 'month'], exit: 1, code: 'plan_not_found', message: /^Plan not found: "Gold"/ },
+      {
+        args: ['plan', 'create', shop.id, '--name', 'Trial', '--trial-days', '7'],
+        exit: 1,
+        code: 'trials_not_enabled',
+        message: /This plan does not offer trials: --trial-days needs trials/,
+      },
+      {
+        args: ['plan', 'create', shop.id, '--name', 'Bad', '--features', `ok, ${'x'.repeat(101)}`],
+        exit: 1,
+        code: 'invalid_feature',
+        message: /^Invalid feature "x{40}…": each feature flag/,
+      },
+      {
+        args: ['price', 'create', shop.id, 'Basic', '--name', 'Odd', '--amount', '10.5', '--interval', 'month'],
+        exit: 1,
+        code: 'invalid_amount',
+        message: /^Invalid amount "10\.5": .*; or usd with exactly 2 decimals, e\.g\. 10\.00\.$/,
+      },
+      {
+        args: ['price', 'create', shop.id, 'Basic', '--name', 'Yen', '--amount', '10.00', '--currency', 'jpy', '--interval', 'month'],
+        exit: 1,
+        code: 'invalid_amount',
+        message: /jpy takes whole numbers only: give minor units \(1000 is ¥1,000\)/,
+      },
+      {
+        args: ['price', 'create', shop.id, 'Basic', '--name', 'Xyz', '--amount', '100', '--currency', 'xyz', '--interval', 'month'],
+        exit: 1,
+        code: 'invalid_currency',
+        message: /^Invalid currency "xyz": a three-letter ISO 4217 code/,
+      },
+      {
+        args: ['price', 'create', shop.id, 'Basic', '--name', 'Weekly', '--amount', '100', '--interval', 'week'],
+        exit: 1,
+        code: 'invalid_interval',
+        message: /^Invalid interval "week": month or year/,
+      },
+      {
+        args: ['price', 'create', shop.id, 'Gold', '--name', 'Monthly', '--amount', '100', '--interval', 'month'],
+        exit: 1,
+        code: 'plan_not_found',
+        message: /^Plan not found: "Gold"/,
+      },
       { args: ['price', 'archive', shop.id, MISSING], exit: 1, code: 'price_not_found', message: new RegExp(`^Price not found: ${MISSING}`) },
       { args: ['price', 'archive', shop.id, 'not-a-price'], exit: 1, code: 'price_not_found', message: /^Price not found: not-a-price/ },
       { args: ['plan', 'list', MISSING], exit: 1, code: 'project_not_found', message: new RegExp(`^Project not found: ${MISSING}`) },
       { args: ['price', 'create', shop.id, 'Basic', '--name', 'Monthly', '--interval', 'month'], exit: 2, code: 'usage', message: /Missing --amount/ },
-      { args: ['price', 'create', shop.id, 'Basic', '--name', 'Monthly', '--amount', 'ten', '--interval', 'month'], exit: 2, code: 'usage', message: /--amount must be a whole number of minor units/ },
-      { args: ['price', 'create', shop.id, 'Basic', '--name', 'Monthly', '--amount', '-5', '--interval', 'month'], exit: 2, code: 'usage', message: /--amount needs a value|--amount must be/ },
+      {
+        args: ['price', 'create', shop.id, 'Basic', '--name', 'Monthly', '--amount', 'ten', '--interval', 'month'],
+        exit: 2,
+        code: 'usage',
+        message: /--amount must be a whole number of minor units/,
+      },
+      {
+        args: ['price', 'create', shop.id, 'Basic', '--name', 'Monthly', '--amount', '-5', '--interval', 'month'],
+        exit: 2,
+        code: 'usage',
+        message: /--amount needs a value|--amount must be/,
+      },
       { args: ['plan', 'update', shop.id, 'Basic'], exit: 2, code: 'usage', message: /Nothing to update/ },
       { args: ['plan', 'update', shop.id, 'Basic', '--hidden'], exit: 2, code: 'usage', message: /--hidden needs a value: --hidden <on\|off>/ },
       { args: ['plan', 'update', shop.id, 'Basic', '--trials', 'yes'], exit: 2, code: 'usage', message: /--trials must be "on" or "off"/ },
@@ -376,14 +550,24 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
       nextCursor: null,
       subscriptions: [
         {
-          id: subscribed.value.id, userId: ada.id, userEmail: ada.email, status: 'active',
+          id: subscribed.value.id,
+          userId: ada.id,
+          userEmail: ada.email,
+          status: 'active',
           plan: { id: basicMonthly.planId, name: 'Basic' },
           price: { id: basicMonthly.id, name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month' },
-          currentPeriodStart: expect.any(String), currentPeriodEnd: expect.any(String),
-          cancelAtPeriodEnd: false, canceledAt: null, endedAt: null, trialStart: null, trialEnd: null, pausedAt: null,
+          currentPeriodStart: expect.any(String),
+          currentPeriodEnd: expect.any(String),
+          cancelAtPeriodEnd: false,
+          canceledAt: null,
+          endedAt: null,
+          trialStart: null,
+          trialEnd: null,
+          pausedAt: null,
           nextInvoice: { amount: 1000, currency: 'usd', date: expect.any(String) },
           paymentMethod: { brand: 'visa', last4: '4242', expMonth: expect.any(Number), expYear: expect.any(Number) },
-          processor: 'sandbox', createdAt: expect.any(String),
+          processor: 'sandbox',
+          createdAt: expect.any(String),
         },
       ],
     });
@@ -397,11 +581,22 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     ]);
     expect(events.code).toBe(0);
     const types = events.json.events.map((e: { type: string; userId: string }) => [e.type, e.userId]);
-    expect(types).toEqual(expect.arrayContaining([['subscription.created', ada.id], ['invoice.paid', ada.id], ['payment.failed', bob.id]]));
+    expect(types).toEqual(
+      expect.arrayContaining([
+        ['subscription.created', ada.id],
+        ['invoice.paid', ada.id],
+        ['payment.failed', bob.id],
+      ]),
+    );
     expect(types).toHaveLength(3);
     expect(paid.json.events).toEqual([
       {
-        id: expect.any(String), type: 'invoice.paid', userId: ada.id, subscriptionId: subscribed.value.id, amount: 1000, currency: 'usd',
+        id: expect.any(String),
+        type: 'invoice.paid',
+        userId: ada.id,
+        subscriptionId: subscribed.value.id,
+        amount: 1000,
+        currency: 'usd',
         createdAt: expect.any(String),
         payload: expect.objectContaining({ type: 'invoice.paid', subscriptionId: subscribed.value.id, amount: 1000, currency: 'usd' }),
       },
@@ -414,7 +609,11 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
       ['subscription', 'list', shop.id, '--status', 'frozen', '--json'],
       ['subscription', 'list', shop.id, '--limit', '0', '--json'],
     ]);
-    expect(bad.map((r) => [r.code, parseJson(r).code])).toEqual([[2, 'usage'], [2, 'usage'], [2, 'usage']]);
+    expect(bad.map((r) => [r.code, parseJson(r).code])).toEqual([
+      [2, 'usage'],
+      [2, 'usage'],
+      [2, 'usage'],
+    ]);
     expect(parseJson(bad[0]!).error).toMatch(/--type must be one of subscription\.created, subscription\.updated/);
   });
 
@@ -424,7 +623,10 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     expect(advanced.json).toEqual({ projectId: shop.id, now: expect.any(String), changed: 1 });
     expect(new Date(advanced.json.now).getTime()).toBeGreaterThan(Date.now() + 31 * 86_400_000);
     const paid = await json(['billing', 'events', shop.id, '--type', 'invoice.paid']);
-    expect(paid.json.events.map((e: { userId: string; amount: number }) => [e.userId, e.amount])).toEqual([[ada.id, 1000], [ada.id, 1000]]);
+    expect(paid.json.events.map((e: { userId: string; amount: number }) => [e.userId, e.amount])).toEqual([
+      [ada.id, 1000],
+      [ada.id, 1000],
+    ]);
     const text = await cli(['billing', 'sandbox', 'advance', shop.id, '--days', '0.5']);
     expect(text.stdout).toMatch(/forward 0\.5 day\(s\): it is now \d{4}-.*\. 0 subscription\(s\) changed\./);
 
@@ -436,7 +638,13 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     const checkout = await inContext(() =>
       billing.startCheckout(
         { project: shop, user: bob },
-        { priceId: proMonthly.id, successUrl: 'http://localhost:3000/done', cancelUrl: 'http://localhost:3000/pricing', promotionCode: 'LAUNCH20', requestKey: 'bob-checkout' },
+        {
+          priceId: proMonthly.id,
+          successUrl: 'http://localhost:3000/done',
+          cancelUrl: 'http://localhost:3000/pricing',
+          promotionCode: 'LAUNCH20',
+          requestKey: 'bob-checkout',
+        },
       ),
     );
     expect(checkout).toMatchObject({ ok: true, value: { url: expect.stringContaining('/sandbox/checkout/') } });
@@ -476,11 +684,25 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     if (!subscriptions.ok) throw new Error(subscriptions.error);
     const [subscription] = subscriptions.value.items;
     const invoice = (reason: string) => ({
-      id: expect.any(String), userId: ada.id, userEmail: ada.email, subscriptionId: subscription!.id, status: 'paid', reason, currency: 'usd',
-      subtotal: 1000, amountDue: 1000, amountPaid: 1000, amountRefunded: 0,
+      id: expect.any(String),
+      userId: ada.id,
+      userEmail: ada.email,
+      subscriptionId: subscription!.id,
+      status: 'paid',
+      reason,
+      currency: 'usd',
+      subtotal: 1000,
+      amountDue: 1000,
+      amountPaid: 1000,
+      amountRefunded: 0,
       lines: [expect.objectContaining({ amount: 1000, proration: false })],
-      periodStart: expect.any(String), periodEnd: expect.any(String), hostedUrl: null, createdAt: expect.any(String), paidAt: expect.any(String),
-      processor: 'sandbox', processorInvoiceId: expect.stringMatching(/^in_/),
+      periodStart: expect.any(String),
+      periodEnd: expect.any(String),
+      hostedUrl: null,
+      createdAt: expect.any(String),
+      paidAt: expect.any(String),
+      processor: 'sandbox',
+      processorInvoiceId: expect.stringMatching(/^in_/),
     });
     const listed = parseJson(all!);
     expect(listed).toEqual({ projectId: shop.id, invoices: [invoice('subscription_cycle'), invoice('subscription_create')], nextCursor: null });
@@ -489,7 +711,9 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     expect(parseJson(adas!).invoices).toEqual(listed.invoices);
     expect([parseJson(bobs!).invoices, parseJson(open!).invoices]).toEqual([[], []]);
     expect(text!.stdout).toMatch(/CREATED\s+USER\s+EMAIL\s+STATUS\s+REASON\s+TOTAL\s+PERIOD\s+ID/);
-    expect(text!.stdout).toMatch(new RegExp(`${ada.id}\\s+${ada.email!.replace(/[.+]/g, '\\$&')}\\s+paid\\s+subscription_cycle\\s+\\$10\\.00\\s+\\S+ – \\S+\\s+${listed.invoices[0].id}`));
+    expect(text!.stdout).toMatch(
+      new RegExp(`${ada.id}\\s+${ada.email!.replace(/[.+]/g, '\\$&')}\\s+paid\\s+subscription_cycle\\s+\\$10\\.00\\s+\\S+ – \\S+\\s+${listed.invoices[0].id}`),
+    );
     expect(none!.stdout.trim()).toBe(`No invoices for user ${bob.id} in project ${shop.id}.`);
 
     // The next page, from the cursor the first page printed.
@@ -509,7 +733,12 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
       ['invoice', 'list', '--json'],
       ['invoice', 'list', MISSING, '--json'],
     ]);
-    expect(bad.map((r) => [r.code, parseJson(r).code])).toEqual([[2, 'usage'], [2, 'usage'], [2, 'usage'], [1, 'project_not_found']]);
+    expect(bad.map((r) => [r.code, parseJson(r).code])).toEqual([
+      [2, 'usage'],
+      [2, 'usage'],
+      [2, 'usage'],
+      [1, 'project_not_found'],
+    ]);
     expect(parseJson(bad[0]!).error).toBe('--status must be one of open, paid, void, uncollectible, got "refunded".');
     expect(parseJson(bad[2]!).error).toBe('Missing <projectId>.');
     expect(parseJson(bad[3]!).error).toContain(MISSING);
@@ -542,8 +771,20 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     ]);
     expect(help.code).toBe(0);
     for (const c of [
-      'billing connect <projectId>', 'billing status', 'billing disconnect', 'billing events', 'billing sandbox advance', 'billing sandbox promo <projectId> <code>',
-      'plan create', 'plan update <projectId> <plan>', 'plan list', 'plan reorder <projectId> <plan>...', 'price create <projectId> <plan>', 'price archive', 'subscription list', 'invoice list',
+      'billing connect <projectId>',
+      'billing status',
+      'billing disconnect',
+      'billing events',
+      'billing sandbox advance',
+      'billing sandbox promo <projectId> <code>',
+      'plan create',
+      'plan update <projectId> <plan>',
+      'plan list',
+      'plan reorder <projectId> <plan>...',
+      'price create <projectId> <plan>',
+      'price archive',
+      'subscription list',
+      'invoice list',
     ]) {
       expect(help.stdout).toContain(c);
     }

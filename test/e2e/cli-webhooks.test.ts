@@ -64,14 +64,27 @@ async function deliveriesNow(endpointId: string) {
 /** Records one event of the project as billing records it (the webhook fan-out in its transaction); answers its id. */
 async function recordEvent(type: 'invoice.paid'): Promise<string> {
   const { core } = app.tollgate;
-  const event = buildEvent(core, { projectId: shop.id, type, userId: core.crypto.uuid(), subscriptionId: core.crypto.uuid(), dedupeKey: null, amount: 1000, currency: 'usd', data: {} });
+  const event = buildEvent(core, {
+    projectId: shop.id,
+    type,
+    userId: core.crypto.uuid(),
+    subscriptionId: core.crypto.uuid(),
+    dedupeKey: null,
+    amount: 1000,
+    currency: 'usd',
+    data: {},
+  });
   await app.inContext(() => webhookEventPublisher({ core, config: app.config }, new PostgresEventPublisher(core.db)).publish(event));
   return event.id;
 }
 
 async function subscribeSomeone(): Promise<void> {
   const user = await app.seedUser(shop.id);
-  ok(await app.inContext(() => app.tollgate.billing.subscribe({ project: shop, user }, { priceId: basic, paymentMethodId: 'pm_card_visa', requestKey: app.tollgate.core.crypto.uuid() })));
+  ok(
+    await app.inContext(() =>
+      app.tollgate.billing.subscribe({ project: shop, user }, { priceId: basic, paymentMethodId: 'pm_card_visa', requestKey: app.tollgate.core.crypto.uuid() }),
+    ),
+  );
 }
 
 beforeAll(async () => {
@@ -161,7 +174,10 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
     // One of the two answered 503: its retry is due in 5 s by the clock; the sweep starts it then.
     const failed = await waitFor(async () => {
       const rows = await app.inContext(() =>
-        app.tollgate.core.db.query<{ id: string }>(`select id from outbox_messages where topic = ? and attempts = 1 and status = 'pending' and dispatched_at is not null`, [WEBHOOK_DELIVERY_TOPIC.name]),
+        app.tollgate.core.db.query<{ id: string }>(
+          `select id from outbox_messages where topic = ? and attempts = 1 and status = 'pending' and dispatched_at is not null`,
+          [WEBHOOK_DELIVERY_TOPIC.name],
+        ),
       );
       return rows[0];
     }, 'the failed attempt');
@@ -172,8 +188,14 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
 
     // Newest first; the test events the CLI sent earlier carry the system clock's time, later than the app's.
     const events = (list: Array<Record<string, any>>) => list.filter((d) => d.eventType !== 'test');
-    await waitFor(async () => (await deliveriesNow(endpointId)).some((d) => d.attempts.length === 2 && d.status === 'succeeded'), 'the retried delivery in the log');
-    const [listed, text] = await Promise.all([json(['webhook', 'deliveries', shop.id, endpointId, '--limit', '10']), cli(['webhook', 'deliveries', shop.id, endpointId, '--limit', '10'])]);
+    await waitFor(
+      async () => (await deliveriesNow(endpointId)).some((d) => d.attempts.length === 2 && d.status === 'succeeded'),
+      'the retried delivery in the log',
+    );
+    const [listed, text] = await Promise.all([
+      json(['webhook', 'deliveries', shop.id, endpointId, '--limit', '10']),
+      cli(['webhook', 'deliveries', shop.id, endpointId, '--limit', '10']),
+    ]);
     expect(listed.code).toBe(0);
     const deliveries = events(listed.json.deliveries);
     expect(deliveries).toHaveLength(2);
@@ -182,7 +204,14 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
     expect(retried!.status).toBe('succeeded');
     expect(retried!.attempts).toEqual([
       { attempt: 1, startedAt: start.toISOString(), durationMs: expect.any(Number), statusCode: 503, responseExcerpt: 'answered 503', error: null },
-      { attempt: 2, startedAt: new Date(start.getTime() + 5_000).toISOString(), durationMs: expect.any(Number), statusCode: 200, responseExcerpt: 'ok', error: null },
+      {
+        attempt: 2,
+        startedAt: new Date(start.getTime() + 5_000).toISOString(),
+        durationMs: expect.any(Number),
+        statusCode: 200,
+        responseExcerpt: 'ok',
+        error: null,
+      },
     ]);
     expect(text.stdout).toMatch(/ATTEMPT\s+TIME\s+STATUS\s+DURATION\s+ANSWER OR ERROR/);
     expect(text.stdout).toMatch(/#1\s+\S+\s+503\s+\d+ ms\s+answered 503/);
@@ -246,16 +275,29 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
     const retried = await json(['webhook', 'retry-now', shop.id, waiting.id]);
     expect(retried.code).toBe(0);
     expect(retried.json).toEqual({ projectId: shop.id, deliveryId: waiting.id, wasDueAt: waiting.nextAttemptAt!.toISOString() });
-    const done = await waitFor(async () => (await deliveriesNow(endpointId)).find((d) => d.id === waiting.id && d.status === 'succeeded'), 'the third attempt, now', 10_000);
+    const done = await waitFor(
+      async () => (await deliveriesNow(endpointId)).find((d) => d.id === waiting.id && d.status === 'succeeded'),
+      'the third attempt, now',
+      10_000,
+    );
     expect(done.attempts.map((a) => a.statusCode)).toEqual([503, 503, 200]);
-    expect(receiver.at('/hooks').filter((r) => r.event.id === eventId).map((r) => r.answered)).toEqual([503, 503, 200]);
+    expect(
+      receiver
+        .at('/hooks')
+        .filter((r) => r.event.id === eventId)
+        .map((r) => r.answered),
+    ).toEqual([503, 503, 200]);
     const text = await cli(['webhook', 'retry-now', shop.id, waiting.id]);
     expect(text.code).toBe(1);
     expect(text.stderr).toMatch(/^Error: The delivery is not waiting for a retry: it is being sent now, or it succeeded or failed \(resend it instead\)/m);
 
     // The Test action's event id is the test delivery's in the log.
     const tested = await json(['webhook', 'test', shop.id, endpointId]);
-    const log = (await json(['webhook', 'deliveries', shop.id, endpointId])).json.deliveries as Array<{ id: string; eventType: string; eventId: string | null }>;
+    const log = (await json(['webhook', 'deliveries', shop.id, endpointId])).json.deliveries as Array<{
+      id: string;
+      eventType: string;
+      eventId: string | null;
+    }>;
     expect(log.find((d) => d.id === tested.json.deliveryId)).toMatchObject({ eventType: 'test', eventId: tested.json.eventId });
     expect(receiver.at('/hooks').at(-1)!.headers['webhook-id']).toBe(tested.json.eventId);
   });
@@ -264,7 +306,11 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
     const updated = await json(['webhook', 'update', shop.id, endpointId, '--events', 'all', '--description', '']);
     expect(updated.json.endpoint).toMatchObject({ eventTypes: [], description: '' });
     // Nothing but create and roll-secret prints a secret.
-    const others = [['webhook', 'list', shop.id], ['webhook', 'update', shop.id, endpointId, '--description', 'x'], ['webhook', 'deliveries', shop.id, endpointId]];
+    const others = [
+      ['webhook', 'list', shop.id],
+      ['webhook', 'update', shop.id, endpointId, '--description', 'x'],
+      ['webhook', 'deliveries', shop.id, endpointId],
+    ];
     const [rolled, text, ...outs] = await Promise.all([
       json(['webhook', 'roll-secret', shop.id, endpointId]),
       cli(['webhook', 'roll-secret', shop.id, endpointId]),
@@ -287,12 +333,17 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
       { args: ['webhook', 'list', MISSING], code: 'project_not_found', message: /^Error: Project not found: 0{8}-/m },
       { args: ['webhook', 'test', shop.id, MISSING], code: 'webhook_endpoint_not_found', message: /^Error: Webhook endpoint not found: 0{8}-\S+ in project/m },
       { args: ['webhook', 'resend', shop.id, MISSING], code: 'webhook_delivery_not_found', message: /^Error: Webhook delivery not found/m },
-      { args: ['webhook', 'create', shop.id, '--url', 'ftp://x.example/'], code: 'invalid_webhook_url', message: /^Error: Invalid webhook URL "ftp:\/\/x.example\/": an absolute https URL/m },
+      {
+        args: ['webhook', 'create', shop.id, '--url', 'ftp://x.example/'],
+        code: 'invalid_webhook_url',
+        message: /^Error: Invalid webhook URL "ftp:\/\/x.example\/": an absolute https URL/m,
+      },
       {
         args: ['webhook', 'create', shop.id, '--url', 'https://localhost/hook'],
         env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'false' },
         code: 'webhook_url_private',
-        message: /^Error: Webhook URL not allowed "https:\/\/localhost\/hook": its host is a private, loopback.*\(localhost resolves to (127\.0\.0\.1|::1), a loopback address\)\.$/m,
+        message:
+          /^Error: Webhook URL not allowed "https:\/\/localhost\/hook": its host is a private, loopback.*\(localhost resolves to (127\.0\.0\.1|::1), a loopback address\)\.$/m,
       },
       {
         args: ['webhook', 'create', shop.id, '--url', 'http://hooks.example.com/'],
@@ -300,7 +351,12 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
         code: 'webhook_url_not_https',
         message: /^Error: Webhook URL not allowed "http:\/\/hooks.example.com\/": it must use https/m,
       },
-      { args: ['webhook', 'create', shop.id, '--url', receiver.url('/x'), '--events', 'invoice.created'], code: 'usage', exit: 2, message: /unknown event type "invoice\.created"/ },
+      {
+        args: ['webhook', 'create', shop.id, '--url', receiver.url('/x'), '--events', 'invoice.created'],
+        code: 'usage',
+        exit: 2,
+        message: /unknown event type "invoice\.created"/,
+      },
       { args: ['webhook', 'replay', shop.id, MISSING, '--since', 'yesterday'], code: 'usage', exit: 2, message: /--since must be an ISO 8601 time/ },
       { args: ['webhook', 'update', shop.id, MISSING], code: 'usage', exit: 2, message: /Nothing to update/ },
       { args: ['webhook', 'create', shop.id], code: 'usage', exit: 2, message: /--url/ },

@@ -24,7 +24,12 @@ type Run = CliRun;
 killCliProcessesAfterEach();
 
 function runIn(databaseUrl: string, args: string[], opts: { bin?: boolean; cwd?: string; env?: Record<string, string>; input?: string } = {}): Promise<Run> {
-  return runCli(args, { bin: opts.bin, cwd: opts.cwd, input: opts.input, env: { ...opts.env, DATABASE_URL: databaseUrl, TOLLGATE_SECRET_KEY: SECRET_KEY, NODE_ENV: 'test' } });
+  return runCli(args, {
+    bin: opts.bin,
+    cwd: opts.cwd,
+    input: opts.input,
+    env: { ...opts.env, DATABASE_URL: databaseUrl, TOLLGATE_SECRET_KEY: SECRET_KEY, NODE_ENV: 'test' },
+  });
 }
 
 const parseJson = parseCliJson;
@@ -143,14 +148,28 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
     const userId = core.crypto.uuid();
     await inContext(() =>
       core.stores.users.insert({
-        id: userId, projectId: acme.id, email: 'ada@example.com', name: 'Ada', picture: null, provider: 'email',
-        emailVerified: true, locale: 'en', disabled: false, createdAt: now, updatedAt: now,
+        id: userId,
+        projectId: acme.id,
+        email: 'ada@example.com',
+        name: 'Ada',
+        picture: null,
+        provider: 'email',
+        emailVerified: true,
+        locale: 'en',
+        disabled: false,
+        createdAt: now,
+        updatedAt: now,
       }),
     );
     const iat = Math.floor(now.getTime() / 1000);
     const token = await new SignJWT({ email: 'ada@example.com', name: 'Ada', picture: null, provider: 'email', email_verified: true })
-      .setProtectedHeader({ alg: 'HS256' }).setSubject(userId).setIssuer(baseUrl).setAudience(acme.id)
-      .setIssuedAt(iat).setExpirationTime(iat + 300).sign(new Uint8Array(Buffer.from(acme.signingSecret, 'base64url')));
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(userId)
+      .setIssuer(baseUrl)
+      .setAudience(acme.id)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 300)
+      .sign(new Uint8Array(Buffer.from(acme.signingSecret, 'base64url')));
     expect((await verify(acme.apiKey, token)).body).toMatchObject({ valid: true, user: { id: userId } });
 
     // Human output carries the same three values.
@@ -176,7 +195,12 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
       [acme.id, 'Acme'],
       [beta.id, 'Beta'],
     ]);
-    expect(show.json.project).toMatchObject({ id: acme.id, name: 'Acme', settings: { mfaMethods: ['totp', 'backup_codes'] }, providerCredentialsConfigured: [] });
+    expect(show.json.project).toMatchObject({
+      id: acme.id,
+      name: 'Acme',
+      settings: { mfaMethods: ['totp', 'backup_codes'] },
+      providerCredentialsConfigured: [],
+    });
     expect(showText.code).toBe(0);
     expect(showText.stdout).toMatch(/name\s*:\s*Acme/);
     expect(showText.stdout).toContain('https://acme.example.com/cb');
@@ -199,18 +223,43 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
     const list = await runIn(db.url, ['project', 'list', '--json'], { env: broken });
     expect(list.stderr).toBe('');
     expect(list.code).toBe(0);
-    expect(parseJson(list).projects.map((p: { id: string }) => p.id).sort()).toEqual([acme.id, beta.id].sort());
+    expect(
+      parseJson(list)
+        .projects.map((p: { id: string }) => p.id)
+        .sort(),
+    ).toEqual([acme.id, beta.id].sort());
   });
 
   it('project update applies every flag through the use case; --active off/on switches the API between 404 and 200', async () => {
     const credentials = { clientId: 'google-client', clientSecret: 'google-very-secret' };
     const [updated, off] = await Promise.all([
       cliJson(
-        'project', 'update', acme.id,
-        '--enable', 'google', '--enable', 'github', '--disable', 'email',
-        '--add-callback-url', 'https://acme.example.com/other', '--remove-callback-url', 'http://localhost:3000/callback',
-        '--account-linking', 'on', '--mfa-policy', 'optional', '--mfa-methods', 'totp,sms',
-        '--default-locale', 'it', '--provider-credentials', 'google', JSON.stringify(credentials), '--name', 'Acme Inc',
+        'project',
+        'update',
+        acme.id,
+        '--enable',
+        'google',
+        '--enable',
+        'github',
+        '--disable',
+        'email',
+        '--add-callback-url',
+        'https://acme.example.com/other',
+        '--remove-callback-url',
+        'http://localhost:3000/callback',
+        '--account-linking',
+        'on',
+        '--mfa-policy',
+        'optional',
+        '--mfa-methods',
+        'totp,sms',
+        '--default-locale',
+        'it',
+        '--provider-credentials',
+        'google',
+        JSON.stringify(credentials),
+        '--name',
+        'Acme Inc',
       ),
       cliJson('project', 'update', beta.id, '--active', 'off'),
     ]);
@@ -242,8 +291,20 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
 
     const [second, on] = await Promise.all([
       cliJson(
-        'project', 'update', acme.id, '--provider-credentials', 'google', 'null', '--account-linking', 'off',
-        '--mfa-policy', 'required', '--enable', 'magic-link', '--enable', 'email',
+        'project',
+        'update',
+        acme.id,
+        '--provider-credentials',
+        'google',
+        'null',
+        '--account-linking',
+        'off',
+        '--mfa-policy',
+        'required',
+        '--enable',
+        'magic-link',
+        '--enable',
+        'email',
       ),
       cliJson('project', 'update', beta.id, '--active', 'on'),
     ]);
@@ -262,9 +323,24 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
     const missing = '00000000-0000-4000-8000-000000000000';
     const cases: Array<{ args: string[]; exit: number; code: string; message: RegExp }> = [
       // Refused by the use cases (these open the database).
-      { args: ['project', 'update', acme.id, '--name', 'Changed', '--enable', 'myspace'], exit: 1, code: 'unknown_provider', message: /Unknown provider "myspace": expected one of email, magic-link, google/ },
-      { args: ['project', 'create', '--name', 'Broken', '--callback-url', 'not a url'], exit: 1, code: 'invalid_callback_url', message: /Invalid callback URL "not a url"/ },
-      { args: ['project', 'update', acme.id, '--mfa-methods', 'totp,carrier-pigeon', '--default-locale', 'fr'], exit: 1, code: 'invalid_mfa_method', message: /Unknown MFA method "carrier-pigeon"/ },
+      {
+        args: ['project', 'update', acme.id, '--name', 'Changed', '--enable', 'myspace'],
+        exit: 1,
+        code: 'unknown_provider',
+        message: /Unknown provider "myspace": expected one of email, magic-link, google/,
+      },
+      {
+        args: ['project', 'create', '--name', 'Broken', '--callback-url', 'not a url'],
+        exit: 1,
+        code: 'invalid_callback_url',
+        message: /Invalid callback URL "not a url"/,
+      },
+      {
+        args: ['project', 'update', acme.id, '--mfa-methods', 'totp,carrier-pigeon', '--default-locale', 'fr'],
+        exit: 1,
+        code: 'invalid_mfa_method',
+        message: /Unknown MFA method "carrier-pigeon"/,
+      },
       { args: ['project', 'show', missing], exit: 1, code: 'project_not_found', message: /Project not found/ },
       // Refused by the argument parser (no database needed).
       { args: ['project', 'update', acme.id, '--provider-credentials', 'google', '{not json'], exit: 2, code: 'usage', message: /must be a JSON object/ },
@@ -438,16 +514,27 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
     expect(await inContext(() => tollgate.core.secrets.providerCredentials(acme.id, 'github'))).toEqual(github);
 
     const discord = { clientId: 'dc-client', clientSecret: 'dc-secret-from-env' };
-    const fromEnv = await runIn(db.url, ['project', 'update', acme.id, '--provider-credentials', 'discord', 'env:DISCORD_OAUTH'], { env: { DISCORD_OAUTH: JSON.stringify(discord) } });
+    const fromEnv = await runIn(db.url, ['project', 'update', acme.id, '--provider-credentials', 'discord', 'env:DISCORD_OAUTH'], {
+      env: { DISCORD_OAUTH: JSON.stringify(discord) },
+    });
     expect(fromEnv.code).toBe(0);
     expect(fromEnv.stdout + fromEnv.stderr).not.toContain('dc-secret-from-env');
     expect(fromEnv.stderr).not.toContain('Warning');
     expect(await inContext(() => tollgate.core.secrets.providerCredentials(acme.id, 'discord'))).toEqual(discord);
 
     // Inline still works, with a warning that names the option and never the secret.
-    const inline = await cli('project', 'update', acme.id, '--provider-credentials', 'discord', JSON.stringify({ clientId: 'dc', clientSecret: 'dc-inline-secret' }));
+    const inline = await cli(
+      'project',
+      'update',
+      acme.id,
+      '--provider-credentials',
+      'discord',
+      JSON.stringify({ clientId: 'dc', clientSecret: 'dc-inline-secret' }),
+    );
     expect(inline.code).toBe(0);
-    expect(inline.stderr).toMatch(/^Warning: --provider-credentials discord was given on the command line, .* give @file, @- \(stdin\) or env:NAME instead\.$/m);
+    expect(inline.stderr).toMatch(
+      /^Warning: --provider-credentials discord was given on the command line, .* give @file, @- \(stdin\) or env:NAME instead\.$/m,
+    );
     expect(inline.stdout + inline.stderr).not.toContain('dc-inline-secret');
 
     const [missing, unset, empty] = await Promise.all([
@@ -455,8 +542,14 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
       cliJson('project', 'update', acme.id, '--provider-credentials', 'github', 'env:TOLLGATE_NO_SUCH_VARIABLE'),
       runIn(db.url, ['project', 'update', acme.id, '--provider-credentials', 'github', '@-', '--json'], { input: '' }),
     ]);
-    expect([missing.code, missing.json]).toEqual([2, { error: expect.stringMatching(/--provider-credentials apple: cannot read ".*nope\.json" \(ENOENT\)/), code: 'usage' }]);
-    expect([unset.code, unset.json]).toEqual([2, { error: '--provider-credentials github: the environment variable TOLLGATE_NO_SUCH_VARIABLE is not set.', code: 'usage' }]);
+    expect([missing.code, missing.json]).toEqual([
+      2,
+      { error: expect.stringMatching(/--provider-credentials apple: cannot read ".*nope\.json" \(ENOENT\)/), code: 'usage' },
+    ]);
+    expect([unset.code, unset.json]).toEqual([
+      2,
+      { error: '--provider-credentials github: the environment variable TOLLGATE_NO_SUCH_VARIABLE is not set.', code: 'usage' },
+    ]);
     expect([empty.code, parseJson(empty)]).toEqual([2, { error: '--provider-credentials github: stdin is empty.', code: 'usage' }]);
   });
 
@@ -466,19 +559,40 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
     const id = p.value.project.id;
     const cases: Array<[string, object, RegExp]> = [
       ['github', { clientId: 'x' }, /^Invalid OAuth provider credentials for github: clientSecret is missing \(github needs clientId, clientSecret\)\.$/],
-      ['azure', { clientId: 'x', clientSecret: 'y', tenant: 'bad tenant!' }, /^Invalid OAuth provider credentials for azure: tenant is malformed: expected a tenant id, a domain/],
-      ['apple', { clientId: 'com.acme.web', teamId: 'TEAM123456', keyId: 'KEY1234567' }, /for apple: privateKey is missing \(apple needs clientId, teamId, keyId, privateKey\)/],
-      ['apple', { clientId: 'com.acme.web', teamId: 'TEAM123456', keyId: 'KEY1234567', privateKey: 'not-a-pem' }, /for apple: privateKey is malformed: expected the PEM of the \.p8 file/],
+      [
+        'azure',
+        { clientId: 'x', clientSecret: 'y', tenant: 'bad tenant!' },
+        /^Invalid OAuth provider credentials for azure: tenant is malformed: expected a tenant id, a domain/,
+      ],
+      [
+        'apple',
+        { clientId: 'com.acme.web', teamId: 'TEAM123456', keyId: 'KEY1234567' },
+        /for apple: privateKey is missing \(apple needs clientId, teamId, keyId, privateKey\)/,
+      ],
+      [
+        'apple',
+        { clientId: 'com.acme.web', teamId: 'TEAM123456', keyId: 'KEY1234567', privateKey: 'not-a-pem' },
+        /for apple: privateKey is malformed: expected the PEM of the \.p8 file/,
+      ],
       ['google', { clientId: 'x', clientSecret: ' ' }, /for google: clientSecret is missing/],
       ['github', { clientId: 'x', clientSecret: 'y', tenant: 'common' }, /for github: tenant is not used by github \(it takes clientId, clientSecret\)/],
     ];
-    const results = await batch(cases.map(([provider, c]) => ['project', 'update', id, '--enable', provider, '--provider-credentials', provider, JSON.stringify(c), '--json']));
+    const results = await batch(
+      cases.map(([provider, c]) => ['project', 'update', id, '--enable', provider, '--provider-credentials', provider, JSON.stringify(c), '--json']),
+    );
     cases.forEach(([provider, , message], i) => {
       const r = results[i]!;
-      expect({ provider, exit: r.code, body: parseJson(r) }).toEqual({ provider, exit: 1, body: { error: expect.stringMatching(message), code: 'invalid_provider_credentials' } });
+      expect({ provider, exit: r.code, body: parseJson(r) }).toEqual({
+        provider,
+        exit: 1,
+        body: { error: expect.stringMatching(message), code: 'invalid_provider_credentials' },
+      });
       expect(r.stderr).toMatch(message.source.startsWith('^') ? new RegExp(`^Error: ${message.source.slice(1)}`, 'm') : message);
     });
-    const after = await inContext(async () => ({ project: await tollgate.admin.getProject(id), configured: await tollgate.admin.listConfiguredCredentials(id) }));
+    const after = await inContext(async () => ({
+      project: await tollgate.admin.getProject(id),
+      configured: await tollgate.admin.listConfiguredCredentials(id),
+    }));
     expect(after.configured).toEqual([]);
     expect(after.project?.settings.enabledProviders).toEqual(p.value.project.settings.enabledProviders);
   });
@@ -490,7 +604,19 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
       expect(help.stdout).toContain(c);
     }
     expect(commandHelp.code).toBe(0);
-    for (const flag of ['--enable', '--disable', '--add-callback-url', '--remove-callback-url', '--account-linking', '--mfa-policy', '--mfa-methods', '--default-locale', '--provider-credentials', '--active', '--name']) {
+    for (const flag of [
+      '--enable',
+      '--disable',
+      '--add-callback-url',
+      '--remove-callback-url',
+      '--account-linking',
+      '--mfa-policy',
+      '--mfa-methods',
+      '--default-locale',
+      '--provider-credentials',
+      '--active',
+      '--name',
+    ]) {
       expect(commandHelp.json.help).toContain(flag);
     }
   });

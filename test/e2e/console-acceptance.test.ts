@@ -54,7 +54,15 @@ beforeAll(async () => {
   if (!browser) return;
   const port = await freePort();
   baseUrl = `http://localhost:${port}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: database.url, TOLLGATE_DATA_DIR: path.join(dataDir, 'data'), NODE_ENV: 'development', LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: database.url,
+    TOLLGATE_DATA_DIR: path.join(dataDir, 'data'),
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+  };
   for (const name of ['TOLLGATE_SECRET_KEY', 'PUBLIC_URL', 'SMTP_URL', 'TEST_DATABASE_URL']) delete env[name];
   server = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/server/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   server.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
@@ -109,7 +117,10 @@ it('fresh start: the printed link opens the console on the Demo project; Google 
     await prices.getByLabel('Amount (USD minor units)').fill(amount);
     await prices.getByLabel('Interval').selectOption(interval);
     await prices.getByRole('button', { name: 'Add price' }).click();
-    await page.getByRole('group', { name: `Create ${name} at ${amount} = ${shown}?` }).getByRole('button', { name: 'Yes, create' }).click();
+    await page
+      .getByRole('group', { name: `Create ${name} at ${amount} = ${shown}?` })
+      .getByRole('button', { name: 'Yes, create' })
+      .click();
     await see(page.getByRole('list', { name: 'Prices of Pro' })).toContainText(shown);
   }
 

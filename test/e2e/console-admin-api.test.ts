@@ -60,7 +60,10 @@ describe('billing', () => {
     );
     expect(bad.code).toBe('processor_rejected_key');
     expect(bad.error).toMatch(/^Stripe refused the secret key: /);
-    const malformed = await json(await call(base, { method: 'PUT', session: op, body: { processor: 'stripe', secret_key: 'nope', publishable_key: 'pk', webhook_secret: 'w' } }), 400);
+    const malformed = await json(
+      await call(base, { method: 'PUT', session: op, body: { processor: 'stripe', secret_key: 'nope', publishable_key: 'pk', webhook_secret: 'w' } }),
+      400,
+    );
     expect(malformed.code).toBe('invalid_secret_key');
     // The failed attempts left the sandbox connected.
     expect((await json(await call(base, { session: op }), 200)).connection.processor).toBe('sandbox');
@@ -74,7 +77,12 @@ describe('billing', () => {
       }),
       200,
     );
-    expect(connected.connection).toMatchObject({ processor: 'stripe', mode: 'test', key_last4: account.secretKey.slice(-4), webhook_url: `${t.baseUrl}/api/webhooks/stripe/${other.id}` });
+    expect(connected.connection).toMatchObject({
+      processor: 'stripe',
+      mode: 'test',
+      key_last4: account.secretKey.slice(-4),
+      webhook_url: `${t.baseUrl}/api/webhooks/stripe/${other.id}`,
+    });
     expect(JSON.stringify(connected)).not.toContain(account.secretKey);
     expect(await json(await call(`/api/admin/projects/${other.id}/billing`, { method: 'DELETE', session: op }), 200)).toEqual({ disconnected: true });
     expect(await json(await call(`/api/admin/projects/${other.id}/billing`, { session: op }), 200)).toEqual({ connection: null });
@@ -84,22 +92,42 @@ describe('billing', () => {
     const plans = `/api/admin/projects/${projectId}/plans`;
     const basic = (await json(await call(plans, { method: 'POST', session: op, body: { name: 'Basic', features: 'export, api,, export' } }), 201)).plan;
     expect(basic).toMatchObject({ name: 'Basic', features: ['export', 'api'], hidden: false, position: 0, prices: [] });
-    const pro = (await json(await call(plans, { method: 'POST', session: op, body: { name: 'Pro', description: 'For teams', recommended: true, trials_enabled: true, default_trial_days: 14 } }), 201)).plan;
+    const pro = (
+      await json(
+        await call(plans, {
+          method: 'POST',
+          session: op,
+          body: { name: 'Pro', description: 'For teams', recommended: true, trials_enabled: true, default_trial_days: 14 },
+        }),
+        201,
+      )
+    ).plan;
     expect(pro).toMatchObject({ recommended: true, trials_enabled: true, default_trial_days: 14, position: 1 });
     expect((await json(await call(plans, { method: 'POST', session: op, body: { name: 'basic' } }), 409)).code).toBe('plan_name_taken');
     expect((await json(await call(plans, { method: 'POST', session: op, body: { name: 'Bad', features: 'a\u0001b' } }), 400)).code).toBe('invalid_feature');
 
     const hidden = await json(await call(`${plans}/${basic.id}`, { method: 'PATCH', session: op, body: { hidden: true, features: 'sso' } }), 200);
     expect(hidden.plan).toMatchObject({ hidden: true, features: ['sso'] });
-    expect((await json(await call(`${plans}/00000000-0000-4000-8000-000000000000`, { method: 'PATCH', session: op, body: { hidden: false } }), 404)).code).toBe('plan_not_found');
+    expect((await json(await call(`${plans}/00000000-0000-4000-8000-000000000000`, { method: 'PATCH', session: op, body: { hidden: false } }), 404)).code).toBe(
+      'plan_not_found',
+    );
 
     const reordered = await json(await call(`${plans}/order`, { method: 'PUT', session: op, body: { plans: [pro.id, basic.id] } }), 200);
     expect(reordered.plans.map((p: { name: string }) => p.name)).toEqual(['Pro', 'Basic']);
     expect((await json(await call(`${plans}/order`, { method: 'PUT', session: op, body: { plans: [pro.id] } }), 400)).code).toBe('invalid_plan_order');
 
-    const price = (await json(await call(`${plans}/${pro.id}/prices`, { method: 'POST', session: op, body: { name: 'Monthly', amount: 1250, interval: 'month' } }), 201)).price;
+    const price = (
+      await json(await call(`${plans}/${pro.id}/prices`, { method: 'POST', session: op, body: { name: 'Monthly', amount: 1250, interval: 'month' } }), 201)
+    ).price;
     expect(price).toMatchObject({ plan_id: pro.id, amount: 1250, currency: 'usd', interval: 'month', active: true });
-    expect((await json(await call(`${plans}/${pro.id}/prices`, { method: 'POST', session: op, body: { name: 'Yen', amount: 5, currency: 'kwd', interval: 'year' } }), 400)).code).toBe('invalid_amount');
+    expect(
+      (
+        await json(
+          await call(`${plans}/${pro.id}/prices`, { method: 'POST', session: op, body: { name: 'Yen', amount: 5, currency: 'kwd', interval: 'year' } }),
+          400,
+        )
+      ).code,
+    ).toBe('invalid_amount');
     const archived = await json(await call(`/api/admin/projects/${projectId}/prices/${price.id}/archive`, { method: 'POST', session: op }), 200);
     expect(archived.price.active).toBe(false);
     const listed = await json(await call(plans, { session: op }), 200);
@@ -110,13 +138,18 @@ describe('billing', () => {
     const clock = `/api/admin/projects/${projectId}/billing/sandbox/clock`;
     const before = await json(await call(clock, { session: op }), 200);
     expect(before).toEqual({ now: t.clock.now().toISOString(), real_now: t.clock.now().toISOString(), ahead_seconds: 0 });
-    const advanced = await json(await call(`/api/admin/projects/${projectId}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 31 } }), 200);
+    const advanced = await json(
+      await call(`/api/admin/projects/${projectId}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 31 } }),
+      200,
+    );
     expect(advanced.changed).toBe(0);
     // The sandbox's time is read back 31 days ahead of real time, which has not moved.
     const after = await json(await call(clock, { session: op }), 200);
     expect(after).toEqual({ now: advanced.now, real_now: before.real_now, ahead_seconds: 31 * 86_400 });
     expect(Date.parse(after.now) - Date.parse(before.now)).toBe(31 * 86_400_000);
-    expect((await json(await call(`/api/admin/projects/${projectId}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 0 } }), 400)).code).toBe('invalid_request');
+    expect(
+      (await json(await call(`/api/admin/projects/${projectId}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 0 } }), 400)).code,
+    ).toBe('invalid_request');
   });
 
   it('invoices: every user’s, newest first, in integer minor units; filtered by user and status; limited; bad filters are 400s', async () => {
@@ -126,13 +159,20 @@ describe('billing', () => {
     await json(await call(`${base}/billing`, { method: 'PUT', session: op, body: { processor: 'sandbox' } }), 200);
     expect(await invoicesOf()).toEqual([]);
     const plan = (await json(await call(`${base}/plans`, { method: 'POST', session: op, body: { name: 'Team' } }), 201)).plan;
-    const price = (await json(await call(`${base}/plans/${plan.id}/prices`, { method: 'POST', session: op, body: { name: 'Monthly', amount: 1250, interval: 'month' } }), 201)).price;
+    const price = (
+      await json(
+        await call(`${base}/plans/${plan.id}/prices`, { method: 'POST', session: op, body: { name: 'Monthly', amount: 1250, interval: 'month' } }),
+        201,
+      )
+    ).price;
 
     // Two end users subscribe through the billing API with the sandbox's test card.
     const subscribe = async (email: string) => {
       const user = await t.seedUser(shop, { email });
       const session = await t.issueSession(shop, user);
-      const created = await createClient({ baseUrl: t.baseUrl, accessToken: session.token }).billing.subscribe({ body: { priceId: price.id, paymentMethodId: 'pm_card_visa' } });
+      const created = await createClient({ baseUrl: t.baseUrl, accessToken: session.token }).billing.subscribe({
+        body: { priceId: price.id, paymentMethodId: 'pm_card_visa' },
+      });
       expect(created.status).toBe(201);
       return { userId: user.id, subscriptionId: (created.body as { id: string }).id };
     };
@@ -143,7 +183,12 @@ describe('billing', () => {
 
     const all = await invoicesOf();
     expect(all).toHaveLength(4);
-    expect(all.map((i: { user_id: string; reason: string }) => i.reason)).toEqual(['subscription_cycle', 'subscription_cycle', 'subscription_create', 'subscription_create']);
+    expect(all.map((i: { user_id: string; reason: string }) => i.reason)).toEqual([
+      'subscription_cycle',
+      'subscription_cycle',
+      'subscription_create',
+      'subscription_create',
+    ]);
     const created = all.map((i: { created_at: string }) => Date.parse(i.created_at));
     expect(created).toEqual([...created].sort((a, b) => b - a));
     const first = all.find((i: { user_id: string; reason: string }) => i.user_id === ada.userId && i.reason === 'subscription_create');
@@ -169,7 +214,10 @@ describe('billing', () => {
     // The subscriptions list names each user by email too.
     const subscriptions = (await json(await call(`${base}/subscriptions`, { session: op }), 200)).subscriptions;
     expect(subscriptions.map((s: { user_id: string; user_email: string | null }) => [s.user_id, s.user_email]).sort()).toEqual(
-      [[ada.userId, 'ada@example.com'], [bob.userId, 'bob@example.com']].sort(),
+      [
+        [ada.userId, 'ada@example.com'],
+        [bob.userId, 'bob@example.com'],
+      ].sort(),
     );
 
     const bobs = await invoicesOf(`?user=${bob.userId}`);
@@ -194,7 +242,10 @@ describe('billing', () => {
     expect([...subsPage.subscriptions, ...subsNext.subscriptions].map((x: { user_id: string }) => x.user_id).sort()).toEqual([ada.userId, bob.userId].sort());
     expect(subsNext.next_cursor).toBeNull();
     for (const path of ['/billing/invoices?cursor=page-2', '/subscriptions?cursor=page-2']) {
-      expect(await json(await call(`${base}${path}`, { session: op }), 400)).toEqual({ error: 'Invalid cursor: pass the next_cursor of the previous page', code: 'invalid_cursor' });
+      expect(await json(await call(`${base}${path}`, { session: op }), 400)).toEqual({
+        error: 'Invalid cursor: pass the next_cursor of the previous page',
+        code: 'invalid_cursor',
+      });
     }
     expect(await invoicesOf(`?user=${ada.userId}&limit=1`)).toEqual([all.find((i: { user_id: string }) => i.user_id === ada.userId)]);
     // A user id of nobody, or not an id at all, has no invoices; an invoice of this project never shows in another.
@@ -206,7 +257,9 @@ describe('billing', () => {
       const bad = await json(await call(`${base}/billing/invoices${query}`, { session: op }), 400);
       expect(bad, query).toEqual({ error: expect.stringMatching(/^Invalid query field (limit|status|user): /), code: 'invalid_request' });
     }
-    expect((await json(await call(`${base}/billing/invoices?status=refunded`, { session: op }), 400)).error).toContain("Expected 'open' | 'paid' | 'void' | 'uncollectible'");
+    expect((await json(await call(`${base}/billing/invoices?status=refunded`, { session: op }), 400)).error).toContain(
+      "Expected 'open' | 'paid' | 'void' | 'uncollectible'",
+    );
     const missing = await json(await call('/api/admin/projects/00000000-0000-4000-8000-000000000000/billing/invoices', { session: op }), 404);
     expect(missing).toEqual({ error: expect.any(String), code: 'project_not_found' });
     expect((await json(await call('/api/admin/projects/not-a-project/billing/invoices', { session: op }), 404)).code).toBe('project_not_found');
@@ -214,7 +267,10 @@ describe('billing', () => {
     // A user without an email (an OAuth account that gave none) shows null.
     const noEmail = await t.seedUser(shop, { email: null, provider: 'github', emailVerified: false });
     const token = (await t.issueSession(shop, noEmail)).token;
-    expect((await createClient({ baseUrl: t.baseUrl, accessToken: token }).billing.subscribe({ body: { priceId: price.id, paymentMethodId: 'pm_card_visa' } })).status).toBe(201);
+    expect(
+      (await createClient({ baseUrl: t.baseUrl, accessToken: token }).billing.subscribe({ body: { priceId: price.id, paymentMethodId: 'pm_card_visa' } }))
+        .status,
+    ).toBe(201);
     const [newest] = (await json(await call(`${base}/subscriptions?limit=1`, { session: op }), 200)).subscriptions;
     expect([newest.user_id, newest.user_email]).toEqual([noEmail.id, null]);
     expect((await invoicesOf(`?user=${noEmail.id}`)).map((i: { user_email: string | null }) => i.user_email)).toEqual([null]);
@@ -252,7 +308,10 @@ describe('webhooks', () => {
     expect(await json(await call(base, { session: op }), 200)).toEqual({ endpoints: [] });
     expect((await json(await call(base, { method: 'POST', session: op, body: { url: 'ftp://nope' } }), 400)).code).toBe('invalid_webhook_url');
 
-    const created = await json(await call(base, { method: 'POST', session: op, body: { url: receiver.url('/hooks'), event_types: ['invoice.paid'], description: 'Shop' } }), 201);
+    const created = await json(
+      await call(base, { method: 'POST', session: op, body: { url: receiver.url('/hooks'), event_types: ['invoice.paid'], description: 'Shop' } }),
+      201,
+    );
     expect(created.secret).toMatch(/^whsec_/);
     expect(created.endpoint).toMatchObject({ url: receiver.url('/hooks'), event_types: ['invoice.paid'], description: 'Shop', enabled: true });
     expect(created.secret.startsWith(created.endpoint.secret_prefix)).toBe(true);
@@ -272,9 +331,9 @@ describe('webhooks', () => {
     expect(log.deliveries).toHaveLength(2);
     expect(log.deliveries[0].attempts[0]).toMatchObject({ attempt: 1, status_code: 500 });
     expect(typeof log.deliveries[0].attempts[0].duration_ms).toBe('number');
-    expect((await json(await call(`/api/admin/projects/${projectId}/webhook-deliveries/${log.deliveries[0].id}/resend`, { method: 'POST', session: op }), 404)).code).toBe(
-      'webhook_delivery_not_found',
-    );
+    expect(
+      (await json(await call(`/api/admin/projects/${projectId}/webhook-deliveries/${log.deliveries[0].id}/resend`, { method: 'POST', session: op }), 404)).code,
+    ).toBe('webhook_delivery_not_found');
 
     const rolled = await json(await call(`${base}/${id}/roll-secret`, { method: 'POST', session: op }), 200);
     expect(rolled.secret).toMatch(/^whsec_/);

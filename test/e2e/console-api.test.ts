@@ -41,7 +41,11 @@ async function member(email: string, projectIds: string[]): Promise<Session> {
   const created = await t.inContext(() => t.tollgate.admin.console.createAccount({ email, role: 'member', password: 'member pass 1' }));
   if (!created.ok) throw new Error(created.error);
   await t.inContext(async () => {
-    for (const id of projectIds) await t.tollgate.core.db.query('insert into console_memberships (account_id, project_id, created_at) values (?, ?, now())', [created.value.account.id, id]);
+    for (const id of projectIds)
+      await t.tollgate.core.db.query('insert into console_memberships (account_id, project_id, created_at) values (?, ?, now())', [
+        created.value.account.id,
+        id,
+      ]);
   });
   return sessionFrom(await api('/api/admin/session', { method: 'POST', body: { email, password: 'member pass 1' } }));
 }
@@ -131,7 +135,8 @@ describe('console sessions', () => {
     const unknown = await api('/api/admin/session', { method: 'POST', body: { email: 'nobody@example.com', password: 'nope nope 1' } });
     expect(unknown.status).toBe(401);
     let last = 0;
-    for (let i = 0; i < 9 && last !== 429; i++) last = (await api('/api/admin/session', { method: 'POST', body: { email: 'pw@example.com', password: 'x' } })).status;
+    for (let i = 0; i < 9 && last !== 429; i++)
+      last = (await api('/api/admin/session', { method: 'POST', body: { email: 'pw@example.com', password: 'x' } })).status;
     expect(last).toBe(429);
   });
 
@@ -151,7 +156,10 @@ describe('projects, settings and API keys', () => {
 
     const created = await api('/api/admin/projects', { method: 'POST', body: { name: 'Console app', callback_urls: ['https://c.example/cb'] }, session: s });
     expect(created.status).toBe(201);
-    const { project, api_key } = (await created.json()) as { project: { id: string; providers: { provider: string; redirect_uri: string | null }[] }; api_key: string };
+    const { project, api_key } = (await created.json()) as {
+      project: { id: string; providers: { provider: string; redirect_uri: string | null }[] };
+      api_key: string;
+    };
     expect(api_key).toMatch(/^tg_/);
     expect(project.providers.find((p) => p.provider === 'google')?.redirect_uri).toBe(`${t.baseUrl}/api/proxy/callback/google`);
     // The key works against the project API.
@@ -187,12 +195,28 @@ describe('projects, settings and API keys', () => {
     // Incomplete or malformed credentials are refused when set, naming the field; nothing is stored.
     const refusals: Array<[string, Record<string, string>, string]> = [
       ['github', { clientId: 'x' }, 'Invalid OAuth provider credentials for github: clientSecret is missing (github needs clientId, clientSecret)'],
-      ['azure', { clientId: 'x', clientSecret: 'azure-secret-value', tenant: 'bad tenant!' }, 'Invalid OAuth provider credentials for azure: tenant is malformed'],
-      ['apple', { clientId: 'com.example.web', teamId: 'T', keyId: 'K', privateKey: 'not-a-key-value' }, 'Invalid OAuth provider credentials for apple: privateKey is malformed'],
-      ['google', { clientId: 'x', clientSecret: 'google-secret-value', teamId: 'T' }, 'Invalid OAuth provider credentials for google: teamId is not used by google'],
+      [
+        'azure',
+        { clientId: 'x', clientSecret: 'azure-secret-value', tenant: 'bad tenant!' },
+        'Invalid OAuth provider credentials for azure: tenant is malformed',
+      ],
+      [
+        'apple',
+        { clientId: 'com.example.web', teamId: 'T', keyId: 'K', privateKey: 'not-a-key-value' },
+        'Invalid OAuth provider credentials for apple: privateKey is malformed',
+      ],
+      [
+        'google',
+        { clientId: 'x', clientSecret: 'google-secret-value', teamId: 'T' },
+        'Invalid OAuth provider credentials for google: teamId is not used by google',
+      ],
     ];
     for (const [provider, credentials, message] of refusals) {
-      const refused = await api(`/api/admin/projects/${project.id}`, { method: 'PATCH', session: s, body: { enable: [provider], provider_credentials: [{ provider, credentials }] } });
+      const refused = await api(`/api/admin/projects/${project.id}`, {
+        method: 'PATCH',
+        session: s,
+        body: { enable: [provider], provider_credentials: [{ provider, credentials }] },
+      });
       const body = (await refused.json()) as { error: string; code: string };
       expect({ provider, status: refused.status, code: body.code }).toEqual({ provider, status: 400, code: 'invalid_provider_credentials' });
       expect(body.error.startsWith(message)).toBe(true);
@@ -206,7 +230,9 @@ describe('projects, settings and API keys', () => {
     expect(key.status).toBe(201);
     const k = (await key.json()) as { api_key: string; key: { id: string; prefix: string } };
     expect(k.api_key.startsWith(k.key.prefix)).toBe(true);
-    const listed = (await (await api(`/api/admin/projects/${project.id}/api-keys`, { session: s })).json()) as { api_keys: { id: string; label: string | null }[] };
+    const listed = (await (await api(`/api/admin/projects/${project.id}/api-keys`, { session: s })).json()) as {
+      api_keys: { id: string; label: string | null }[];
+    };
     expect(listed.api_keys.map((x) => x.label)).toEqual(['default', 'ci']);
     expect((await api(`/api/admin/projects/${project.id}/api-keys/${k.key.id}`, { method: 'DELETE', session: s })).status).toBe(200);
     const twice = await api(`/api/admin/projects/${project.id}/api-keys/${k.key.id}`, { method: 'DELETE', session: s });

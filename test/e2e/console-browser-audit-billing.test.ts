@@ -37,13 +37,30 @@ it('the audit log at 1366x768: an end user named by email with the id on hover; 
   const origin = { ip: '2001:db8:85a3::8a2e:370:7334', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130', requestId: 'req-audit-1' };
   const at = t.clock.now();
   // What the use cases record: a user's sign-in with its details, and settings changed about them.
-  t.tollgate.core.audit.record(auditEntry(at, projectId, 'user.sign_in', { actor: userActor(ada.id), target: userTarget(ada.id), origin, details: { provider: 'email', method: 'password', mfa: 'totp', new_device: true } }));
+  t.tollgate.core.audit.record(
+    auditEntry(at, projectId, 'user.sign_in', {
+      actor: userActor(ada.id),
+      target: userTarget(ada.id),
+      origin,
+      details: { provider: 'email', method: 'password', mfa: 'totp', new_device: true },
+    }),
+  );
   t.tollgate.core.audit.record(
     auditEntry(at, projectId, 'project.settings.changed', {
       actor: { kind: 'admin', id: null },
       target: { kind: 'project', id: projectId },
       origin,
-      details: { changed: ['mfaPolicy', 'emailVerificationRequired', 'sessionLifetimeSeconds', 'callbackUrls', 'allowedOrigins', 'passwordMinLength', 'notifications.new_device'] },
+      details: {
+        changed: [
+          'mfaPolicy',
+          'emailVerificationRequired',
+          'sessionLifetimeSeconds',
+          'callbackUrls',
+          'allowedOrigins',
+          'passwordMinLength',
+          'notifications.new_device',
+        ],
+      },
     }),
   );
   await t.tollgate.core.audit.flush();

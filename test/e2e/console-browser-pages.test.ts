@@ -49,7 +49,10 @@ it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; pl
   await see(page.getByTestId('connection-state')).toContainText('Sandbox');
   await see(page.getByTestId('connection-state')).toContainText('mode sandbox');
 
-  for (const [name, features] of [['Pro', 'sso, audit-log'], ['Starter', 'export']] as const) {
+  for (const [name, features] of [
+    ['Pro', 'sso, audit-log'],
+    ['Starter', 'export'],
+  ] as const) {
     await page.getByLabel('Name', { exact: true }).last().fill(name);
     await page.locator('#new-plan-features').fill(features);
     await page.getByRole('button', { name: 'Create plan' }).click();
@@ -99,7 +102,10 @@ it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; pl
 
   const plans = await t.inContext(() => t.tollgate.billing.listPlans(projectId));
   if (!plans.ok) throw new Error(plans.error);
-  expect(plans.value.map((p) => [p.name, p.position, p.features])).toEqual([['Starter', 0, ['export']], ['Pro', 1, ['sso', 'audit-log']]]);
+  expect(plans.value.map((p) => [p.name, p.position, p.features])).toEqual([
+    ['Starter', 0, ['export']],
+    ['Pro', 1, ['sso', 'audit-log']],
+  ]);
   expect(plans.value[1]!.prices.map((p) => [p.amount, p.currency, p.interval])).toEqual([[1250, 'usd', 'month']]);
 
   // An end user subscribes to Pro with the sandbox's test card: the subscription and its first invoice show.
@@ -107,7 +113,10 @@ it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; pl
   const subscribed = await t.inContext(async () => {
     const project = await t.tollgate.admin.getProject(projectId);
     if (!project) throw new Error('no project');
-    return t.tollgate.billing.subscribe({ project, user }, { priceId: plans.value[1]!.prices[0]!.id, paymentMethodId: 'pm_card_visa', requestKey: 'console-walk' });
+    return t.tollgate.billing.subscribe(
+      { project, user },
+      { priceId: plans.value[1]!.prices[0]!.id, paymentMethodId: 'pm_card_visa', requestKey: 'console-walk' },
+    );
   });
   if (!subscribed.ok) throw new Error(subscribed.error);
   await page.reload();
@@ -132,7 +141,10 @@ it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; pl
     const project = (await t.tollgate.admin.getProject(projectId))!;
     for (let i = 0; i < 50; i++) {
       const payer = await t.seedUser(projectId, { email: `payer-${i}@example.com` });
-      const done = await t.tollgate.billing.subscribe({ project, user: payer }, { priceId: plans.value[1]!.prices[0]!.id, paymentMethodId: 'pm_card_visa', requestKey: `page-${i}` });
+      const done = await t.tollgate.billing.subscribe(
+        { project, user: payer },
+        { priceId: plans.value[1]!.prices[0]!.id, paymentMethodId: 'pm_card_visa', requestKey: `page-${i}` },
+      );
       if (!done.ok) throw new Error(done.error);
     }
   });

@@ -18,15 +18,35 @@ import { launchConsoleBrowser, SHOTS } from '../support/console-browser';
  */
 
 // What the functions run in the page use of the browser's globals (the tests compile without the DOM library).
-interface Box { left: number; right: number; top: number; bottom: number; width: number; height: number }
+interface Box {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+  width: number;
+  height: number;
+}
 interface PageElement {
-  tagName: string; id: string; className: unknown; textContent: string | null; parentElement: PageElement | null;
-  scrollLeft: number; scrollTop: number; scrollWidth: number; scrollHeight: number; clientLeft: number; clientTop: number;
-  getBoundingClientRect(): Box; closest(selector: string): PageElement | null; matches(selector: string): boolean; contains(other: unknown): boolean;
+  tagName: string;
+  id: string;
+  className: unknown;
+  textContent: string | null;
+  parentElement: PageElement | null;
+  scrollLeft: number;
+  scrollTop: number;
+  scrollWidth: number;
+  scrollHeight: number;
+  clientLeft: number;
+  clientTop: number;
+  getBoundingClientRect(): Box;
+  closest(selector: string): PageElement | null;
+  matches(selector: string): boolean;
+  contains(other: unknown): boolean;
 }
 declare const window: { innerWidth: number; scrollTo(x: number, y: number): void };
 declare const document: {
-  body: PageElement; documentElement: { scrollWidth: number };
+  body: PageElement;
+  documentElement: { scrollWidth: number };
   querySelectorAll(selector: string): Iterable<PageElement>;
   createTreeWalker(root: PageElement, show: number): { nextNode(): { textContent: string | null; parentElement: PageElement | null } | null };
   createRange(): { selectNodeContents(node: unknown): void; getBoundingClientRect(): Box };
@@ -56,13 +76,45 @@ const created = async <T>(res: Response): Promise<T> => {
 
 /** A project with something on every page, made through the admin API and the use cases. */
 async function seed(op: ConsoleSession) {
-  const project = await t.createProject({ name: 'Phone-sized storefront with a rather long name', callbackUrls: ['https://storefront.example.com/auth/callback/with/a/long/path'] });
+  const project = await t.createProject({
+    name: 'Phone-sized storefront with a rather long name',
+    callbackUrls: ['https://storefront.example.com/auth/callback/with/a/long/path'],
+  });
   projectId = project.id;
   const base = `/api/admin/projects/${projectId}`;
   expect((await call(`${base}/billing`, { method: 'PUT', session: op, body: { processor: 'sandbox' } })).status).toBe(200);
-  const pro = (await created<{ plan: { id: string } }>(await call(`${base}/plans`, { method: 'POST', session: op, body: { name: 'Pro', description: 'For teams', features: 'sso, audit-log, export, priority-support', recommended: true, trials_enabled: true, default_trial_days: 14 } }))).plan;
-  const price = (await created<{ price: { id: string } }>(await call(`${base}/plans/${pro.id}/prices`, { method: 'POST', session: op, body: { name: 'Monthly', amount: 1250, interval: 'month' } }))).price;
-  await created(await call(`${base}/webhooks`, { method: 'POST', session: op, body: { url: 'http://127.0.0.1:9/hooks/tollgate/billing-events-for-the-storefront', description: 'Storefront billing events', event_types: ['invoice.paid'] } }));
+  const pro = (
+    await created<{ plan: { id: string } }>(
+      await call(`${base}/plans`, {
+        method: 'POST',
+        session: op,
+        body: {
+          name: 'Pro',
+          description: 'For teams',
+          features: 'sso, audit-log, export, priority-support',
+          recommended: true,
+          trials_enabled: true,
+          default_trial_days: 14,
+        },
+      }),
+    )
+  ).plan;
+  const price = (
+    await created<{ price: { id: string } }>(
+      await call(`${base}/plans/${pro.id}/prices`, { method: 'POST', session: op, body: { name: 'Monthly', amount: 1250, interval: 'month' } }),
+    )
+  ).price;
+  await created(
+    await call(`${base}/webhooks`, {
+      method: 'POST',
+      session: op,
+      body: {
+        url: 'http://127.0.0.1:9/hooks/tollgate/billing-events-for-the-storefront',
+        description: 'Storefront billing events',
+        event_types: ['invoice.paid'],
+      },
+    }),
+  );
   await created(await call(`${base}/api-keys`, { method: 'POST', session: op, body: { label: 'storefront backend' } }));
 
   const ada = await t.seedUser(projectId, { email: 'ada.lovelace.with.a.long.address@storefront.example.com', name: 'Ada Lovelace' });
@@ -70,12 +122,20 @@ async function seed(op: ConsoleSession) {
   await t.seedUser(projectId, { email: 'bea@storefront.example.com', provider: 'github' });
   await t.inContext(async () => {
     const domain = (await t.tollgate.admin.getProject(projectId))!;
-    ok(await t.tollgate.billing.subscribe({ project: domain, user: ada }, { priceId: price.id, paymentMethodId: 'pm_card_visa', requestKey: crypto.randomUUID() }));
+    ok(
+      await t.tollgate.billing.subscribe(
+        { project: domain, user: ada },
+        { priceId: price.id, paymentMethodId: 'pm_card_visa', requestKey: crypto.randomUUID() },
+      ),
+    );
   });
   expect((await call(`${base}/users/${ada.id}`, { method: 'PATCH', session: op, body: { disabled: true } })).status).toBe(200);
   expect((await call(`${base}/users/${ada.id}`, { method: 'PATCH', session: op, body: { disabled: false } })).status).toBe(200);
   // Disabling ended every session: this one starts after.
-  await t.issueSession(projectId, ada, 'email', { ip: '2001:db8:85a3::8a2e:370:7334', userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1' });
+  await t.issueSession(projectId, ada, 'email', {
+    ip: '2001:db8:85a3::8a2e:370:7334',
+    userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1',
+  });
   await t.tollgate.core.audit.flush();
 }
 
@@ -120,7 +180,8 @@ async function overflow(p: Page) {
       for (let up = el.parentElement; up && up !== document.body; up = up.parentElement) if (scrolls(up)) return true;
       return false;
     };
-    const name = (el: PageElement) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.trim().split(/\s+/).join('.')}` : ''} "${(el.textContent ?? '').trim().slice(0, 40)}"`;
+    const name = (el: PageElement) =>
+      `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.trim().split(/\s+/).join('.')}` : ''} "${(el.textContent ?? '').trim().slice(0, 40)}"`;
     // The outermost elements that overflow (their overflowing descendants are not listed again).
     const wide: string[] = [];
     const reported = new Set<PageElement>();
@@ -141,7 +202,8 @@ async function overflow(p: Page) {
       const range = document.createRange();
       range.selectNodeContents(node);
       const box = range.getBoundingClientRect();
-      if (box.right > width + 0.5 || box.left < -0.5) wide.push(`the text "${node.textContent.trim().slice(0, 40)}" of ${name(owner)} spans ${Math.round(box.left)}..${Math.round(box.right)}`);
+      if (box.right > width + 0.5 || box.left < -0.5)
+        wide.push(`the text "${node.textContent.trim().slice(0, 40)}" of ${name(owner)} spans ${Math.round(box.left)}..${Math.round(box.right)}`);
     }
     return { scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, wide };
   }, PHONE.width);
@@ -244,7 +306,15 @@ describe('the console at 390 px', () => {
     if (!browser) return ctx.skip();
     await page.goto(`${t.baseUrl}/dashboard/projects/${projectId}`);
     const tabs = page.getByRole('navigation', { name: 'Project' });
-    for (const [label, heading] of [['API keys', 'API keys'], ['Billing', 'Billing'], ['Webhooks', 'Webhooks'], ['Members', 'Members'], ['Users', 'Users'], ['Audit log', 'Audit log'], ['Authentication', 'Phone-sized storefront with a rather long name: authentication']] as const) {
+    for (const [label, heading] of [
+      ['API keys', 'API keys'],
+      ['Billing', 'Billing'],
+      ['Webhooks', 'Webhooks'],
+      ['Members', 'Members'],
+      ['Users', 'Users'],
+      ['Audit log', 'Audit log'],
+      ['Authentication', 'Phone-sized storefront with a rather long name: authentication'],
+    ] as const) {
       await tabs.getByRole('link', { name: label, exact: true }).tap();
       await see(page.getByRole('heading', { level: 1, name: heading, exact: true })).toBeVisible();
       await see(tabs.getByRole('link', { name: label, exact: true })).toBeVisible();
@@ -273,7 +343,8 @@ describe('the console at 390 px', () => {
           const b = up.getBoundingClientRect();
           const left = b.left + up.clientLeft - up.scrollLeft;
           const top = b.top + up.clientTop - up.scrollTop;
-          if (r.left - reach < left || r.right + reach > left + up.scrollWidth || r.top - reach < top || r.bottom + reach > top + up.scrollHeight) cut = `by ${up.tagName.toLowerCase()}.${up.className}`;
+          if (r.left - reach < left || r.right + reach > left + up.scrollWidth || r.top - reach < top || r.bottom + reach > top + up.scrollHeight)
+            cut = `by ${up.tagName.toLowerCase()}.${up.className}`;
         }
         return { visible: el.matches(':focus-visible'), style: style.outlineStyle, width: parseFloat(style.outlineWidth), cut };
       });

@@ -75,7 +75,9 @@ it('an operator signs in with a one-time link, creates a project, configures it,
   await page.screenshot({ path: path.join(SHOTS, 'api-keys.png'), fullPage: true });
 
   // CSRF: a state-changing call from the page without the header is refused.
-  const refused = await page.evaluate(async () => (await fetch('/api/admin/projects', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' })).status);
+  const refused = await page.evaluate(
+    async () => (await fetch('/api/admin/projects', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' })).status,
+  );
   expect(refused).toBe(403);
 
   await page.setViewportSize({ width: 390, height: 800 });

@@ -24,10 +24,12 @@ afterAll(() => walk?.close());
 /** A confirmed TOTP factor (its seed is opaque here: the page never shows one). */
 async function enrollTotp(projectId: string, user: EndUser) {
   await t.inContext(() =>
-    t.tollgate.core.db.query(
-      `insert into mfa_totp_factors (user_id, project_id, secret_enc, created_at, confirmed_at) values (?, ?, 'enc:opaque', ?, ?)`,
-      [user.id, projectId, t.clock.now(), t.clock.now()],
-    ),
+    t.tollgate.core.db.query(`insert into mfa_totp_factors (user_id, project_id, secret_enc, created_at, confirmed_at) values (?, ?, 'enc:opaque', ?, ?)`, [
+      user.id,
+      projectId,
+      t.clock.now(),
+      t.clock.now(),
+    ]),
   );
 }
 

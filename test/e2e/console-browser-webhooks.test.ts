@@ -53,7 +53,8 @@ it('a card has no blank status band; a failed Test is shown as a failure; Retry 
   const outcome = card.getByTestId('test-outcome');
   await see(outcome).toContainText('failed: answered 503 in ');
   // Computed in the page (the test's TypeScript has no DOM types): the outcome's colour, and the theme's --danger.
-  const colourOf = (l: typeof outcome) => l.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
+  const colourOf = (l: typeof outcome) =>
+    l.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
   const danger = await page.evaluate<string>(
     `(() => { const p = document.createElement('span'); p.style.color = 'var(--danger)'; document.body.append(p); const c = getComputedStyle(p).color; p.remove(); return c; })()`,
   );
@@ -66,7 +67,16 @@ it('a card has no blank status band; a failed Test is shown as a failure; Retry 
 
   // An event whose first attempt and its retry 5 s later are refused waits 5 minutes for the next.
   receiver.script('/console-hooks', 503, 503);
-  const event = buildEvent(core, { projectId, type: 'invoice.paid', userId: core.crypto.uuid(), subscriptionId: core.crypto.uuid(), dedupeKey: null, amount: 1000, currency: 'usd', data: {} });
+  const event = buildEvent(core, {
+    projectId,
+    type: 'invoice.paid',
+    userId: core.crypto.uuid(),
+    subscriptionId: core.crypto.uuid(),
+    dedupeKey: null,
+    amount: 1000,
+    currency: 'usd',
+    data: {},
+  });
   await t.inContext(() => webhookEventPublisher({ core, config: t.config }, new PostgresEventPublisher(core.db)).publish(event));
   const attemptsOf = () => receiver.at('/console-hooks').filter((r) => r.event.id === event.id);
   await waitFor(() => attemptsOf().length === 2, 'two refused attempts', 20_000);

@@ -87,7 +87,11 @@ describe('invitations', () => {
     ]);
 
     const opId = (await json(await call('/api/admin/session', { session: op }), 200)).account.id;
-    expect((await audited(projectId, 'console.member.invited'))[0]).toMatchObject({ actor: { kind: 'admin', id: opId }, target: { kind: 'console_invitation', id: invited.invitation.id }, details: { email: 'New.Person@example.com' } });
+    expect((await audited(projectId, 'console.member.invited'))[0]).toMatchObject({
+      actor: { kind: 'admin', id: opId },
+      target: { kind: 'console_invitation', id: invited.invitation.id },
+      details: { email: 'New.Person@example.com' },
+    });
     expect((await audited(projectId, 'console.invitation.accepted'))[0]).toMatchObject({ actor: { kind: 'admin', id: me.account.id } });
   });
 
@@ -171,7 +175,12 @@ describe('accounts (operators only)', () => {
     const outsiderRow = list.accounts.find((a: { email: string }) => a.email === 'outsider@example.com');
     expect(outsiderRow).toMatchObject({ role: 'member', projects: expect.arrayContaining([{ id: otherId, name: 'Elsewhere' }]) });
     expect(list.accounts.find((a: { email: string }) => a.email === 'operator@example.com')).toMatchObject({ role: 'operator', projects: [] });
-    expect(list.accounts.find((a: { email: string }) => a.email === 'existing@example.com').projects.map((p: { name: string }) => p.name).sort()).toEqual(['Acme <Shop>', 'Elsewhere']);
+    expect(
+      list.accounts
+        .find((a: { email: string }) => a.email === 'existing@example.com')
+        .projects.map((p: { name: string }) => p.name)
+        .sort(),
+    ).toEqual(['Acme <Shop>', 'Elsewhere']);
 
     const link = await json(await call(`/api/admin/accounts/${outsiderRow.id}/sign-in-link`, { method: 'POST', session: op }), 201);
     expect(link.url).toMatch(new RegExp(`^${t.baseUrl}/dashboard/link#token=tgl_`));
@@ -185,7 +194,10 @@ describe('accounts (operators only)', () => {
   });
 
   it('a member is refused both routes (403), and nobody without a session gets in (401); the link route needs the CSRF header', async () => {
-    for (const [method, path] of [['GET', '/api/admin/accounts'], ['POST', '/api/admin/accounts/00000000-0000-4000-8000-000000000000/sign-in-link']] as const) {
+    for (const [method, path] of [
+      ['GET', '/api/admin/accounts'],
+      ['POST', '/api/admin/accounts/00000000-0000-4000-8000-000000000000/sign-in-link'],
+    ] as const) {
       expect((await call(path, { method })).status).toBe(401);
       const refused = await call(path, { method, session: outsider });
       expect(refused.status).toBe(403);

@@ -54,7 +54,9 @@ describe('setting up an authenticator app', () => {
 
     const first = await json(await call('/api/admin/account/totp', { method: 'POST', session }), 200);
     expect(first.secret).toMatch(/^[A-Z2-7]{16,}$/);
-    expect(first.uri).toBe(`otpauth://totp/Tollgate%20console:setup%40example.com?secret=${first.secret}&period=30&digits=6&algorithm=SHA1&issuer=Tollgate%20console`);
+    expect(first.uri).toBe(
+      `otpauth://totp/Tollgate%20console:setup%40example.com?secret=${first.secret}&period=30&digits=6&algorithm=SHA1&issuer=Tollgate%20console`,
+    );
     expect(first.qr_code).toMatch(/^data:image\/png;base64,/);
     // Starting again replaces a pending secret: a code of the first one no longer confirms.
     const setup = await json(await call('/api/admin/account/totp', { method: 'POST', session }), 200);
@@ -67,11 +69,16 @@ describe('setting up an authenticator app', () => {
     expect((await json(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(false);
 
     // Stored encrypted, never as the secret itself.
-    const [row] = await t.inContext(() => t.tollgate.core.db.query<{ totp_secret_encrypted: string }>("select totp_secret_encrypted from console_accounts where email_key = 'setup@example.com'"));
+    const [row] = await t.inContext(() =>
+      t.tollgate.core.db.query<{ totp_secret_encrypted: string }>("select totp_secret_encrypted from console_accounts where email_key = 'setup@example.com'"),
+    );
     expect(row!.totp_secret_encrypted).not.toContain(setup.secret);
 
     expect((await call('/api/admin/account/totp/confirm', { method: 'POST', body: { code: 'abcdef' }, session })).status).toBe(401);
-    await json(await call('/api/admin/account/totp/confirm', { method: 'POST', body: { code: codeAt(setup.secret).replace(/^(\d{3})/, '$1 ') }, session }), 200);
+    await json(
+      await call('/api/admin/account/totp/confirm', { method: 'POST', body: { code: codeAt(setup.secret).replace(/^(\d{3})/, '$1 ') }, session }),
+      200,
+    );
     expect((await json(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(true);
     // The account is told by email.
     const notice = await smtp.waitFor('setup@example.com');
@@ -130,7 +137,8 @@ describe('signing in with an authenticator app', () => {
     const { secret } = await withApp('linked@example.com');
     const link = await t.inContext(() => t.tollgate.admin.console.issueSignInLinkByEmail('linked@example.com'));
     if (!link.ok) throw new Error(link.error);
-    const redeem = (code?: string) => call('/api/admin/session/link', { method: 'POST', body: code === undefined ? { token: link.value.token } : { token: link.value.token, code } });
+    const redeem = (code?: string) =>
+      call('/api/admin/session/link', { method: 'POST', body: code === undefined ? { token: link.value.token } : { token: link.value.token, code } });
 
     expect(await json(await redeem(), 401)).toMatchObject({ code: 'console_totp_required' });
     expect(await json(await redeem('111111'), 401)).toMatchObject({ code: 'console_totp_invalid' });
@@ -182,9 +190,12 @@ describe('turning it off', () => {
   it('the account turns it off with a current code; then the password alone signs in', async () => {
     const { secret, session } = await withApp('off@example.com');
     // Operators see who has an app in the accounts list.
-    const listed = async () => (await json(await call('/api/admin/accounts', { session }), 200)).accounts.find((a: { email: string }) => a.email === 'off@example.com');
+    const listed = async () =>
+      (await json(await call('/api/admin/accounts', { session }), 200)).accounts.find((a: { email: string }) => a.email === 'off@example.com');
     expect(await listed()).toMatchObject({ role: 'operator', totp_enabled: true });
-    expect(await json(await call('/api/admin/account/totp/disable', { method: 'POST', body: { code: '222222' }, session }), 401)).toMatchObject({ code: 'console_totp_invalid' });
+    expect(await json(await call('/api/admin/account/totp/disable', { method: 'POST', body: { code: '222222' }, session }), 401)).toMatchObject({
+      code: 'console_totp_invalid',
+    });
     expect((await json(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(true);
     await json(await call('/api/admin/account/totp/disable', { method: 'POST', body: { code: codeAt(secret) }, session }), 200);
     expect((await json(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(false);

@@ -55,7 +55,11 @@ async function enrollMfa(user: EndUser) {
     );
     for (let i = 0; i < 3; i++) {
       await t.tollgate.core.db.query(`insert into mfa_backup_codes (id, project_id, user_id, code_hash, created_at) values (?, ?, ?, ?, ?)`, [
-        t.tollgate.core.crypto.uuid(), project.id, user.id, `hash-${i}-${user.id}`, now,
+        t.tollgate.core.crypto.uuid(),
+        project.id,
+        user.id,
+        `hash-${i}-${user.id}`,
+        now,
       ]);
     }
     await t.tollgate.core.db.query(
@@ -70,7 +74,13 @@ describe('users', () => {
     const all = await json(await call(`${base()}/users`, { session: op }), 200);
     expect(all.users.map((u: { email: string }) => u.email)).toEqual(['carol@example.com', 'Bob@Example.org', 'ada@example.com']);
     expect(all.users[1]).toEqual({
-      id: bob.id, email: 'Bob@Example.org', name: 'Bob', provider: 'github', email_verified: true, disabled: false, created_at: bob.createdAt.toISOString(),
+      id: bob.id,
+      email: 'Bob@Example.org',
+      name: 'Bob',
+      provider: 'github',
+      email_verified: true,
+      disabled: false,
+      created_at: bob.createdAt.toISOString(),
     });
     expect(all.next_cursor).toBeNull();
 
@@ -173,7 +183,9 @@ describe('audit log', () => {
     for (const e of users.entries) expect(e).toMatchObject({ actor: byOp, target: { kind: 'user', id: carol.id }, outcome: 'success' });
 
     const mfa = await json(await call(`${base()}/audit?action=mfa.factor&user=${ada.id}`, { session: op }), 200);
-    expect(mfa.entries).toEqual([expect.objectContaining({ action: 'mfa.factor.removed', actor: byOp, user_id: ada.id, details: { method: 'totp', sessions_ended: 2 } })]);
+    expect(mfa.entries).toEqual([
+      expect.objectContaining({ action: 'mfa.factor.removed', actor: byOp, user_id: ada.id, details: { method: 'totp', sessions_ended: 2 } }),
+    ]);
     const revoked = await json(await call(`${base()}/audit?action=session.revoked`, { session: op }), 200);
     expect(revoked.entries).toEqual([expect.objectContaining({ actor: byOp, user_id: bob.id, target: { kind: 'session', id: expect.any(String) } })]);
 
@@ -206,7 +218,12 @@ describe('audit log names', () => {
 
     // The console's actions on carol: the raw ids stay, the names come beside them.
     for (const e of all.filter((x) => x.action.startsWith('user.') && x.actor.id === opId)) {
-      expect(e).toMatchObject({ actor: { kind: 'admin', id: opId }, actor_name: 'operator@example.com', target: { kind: 'user', id: carol.id }, target_name: 'carol@example.com' });
+      expect(e).toMatchObject({
+        actor: { kind: 'admin', id: opId },
+        actor_name: 'operator@example.com',
+        target: { kind: 'user', id: carol.id },
+        target_name: 'carol@example.com',
+      });
     }
     // The project server, named by its API key's label and prefix, signed bob out everywhere.
     const keyPrefix = project.apiKey.slice(0, 10);
@@ -216,7 +233,9 @@ describe('audit log names', () => {
       target_name: 'Bob@Example.org',
     });
     // Created by an operator who did not say who they are (no name): the project by its name, its key by label and prefix.
-    expect(byAction('project.created')).toEqual([expect.objectContaining({ actor: { kind: 'admin', id: null }, actor_name: null, target: { kind: 'project', id: project.id }, target_name: 'Users' })]);
+    expect(byAction('project.created')).toEqual([
+      expect.objectContaining({ actor: { kind: 'admin', id: null }, actor_name: null, target: { kind: 'project', id: project.id }, target_name: 'Users' }),
+    ]);
     expect(byAction('api_key.created')).toEqual([expect.objectContaining({ actor_name: null, target_name: `default (${keyPrefix}…)` })]);
     // A session has no name of its own.
     expect(byAction('session.revoked')[0]).toMatchObject({ actor_name: 'operator@example.com', target: { kind: 'session' }, target_name: null });

@@ -176,7 +176,11 @@ describe('every contract route rejects malformed input with a 4xx JSON error', (
           [{ cookie: `tollgate_console=${'x'.repeat(3000)}`, authorization: `Bearer ${project.apiKey}` }, undefined],
         ];
         for (const [headers, hint] of cases) {
-          for (const [type, body] of [['application/json', '{}'], ['application/json', '{"a":'], ['text/plain', 'hello']]) {
+          for (const [type, body] of [
+            ['application/json', '{}'],
+            ['application/json', '{"a":'],
+            ['text/plain', 'hello'],
+          ]) {
             const r = await call(route, { headers: { 'content-type': type!, ...headers }, body });
             const label = `${name} ${JSON.stringify(headers).slice(0, 40)} ${type} ${body}`;
             expectClientError(r, label);
@@ -194,11 +198,15 @@ describe('every contract route rejects malformed input with a 4xx JSON error', (
           [{ authorization: 'Bearer nope' }, undefined],
           [{ authorization: 'Basic abc' }, `Authorization must be Bearer ${credential}`],
           [{ authorization: 'abc' }, `Authorization must be Bearer ${credential}`],
-          [{ authorization: 'Bearer ' + 'x'.repeat(3000) }, undefined],
+          [{ authorization: `Bearer ${'x'.repeat(3000)}` }, undefined],
         ];
         for (const [headers, hint] of cases) {
           // The body is never looked at: neither malformed JSON nor a wrong type changes the 401.
-          for (const [type, body] of [['application/json', '{}'], ['application/json', '{"a":'], ['text/plain', 'hello']]) {
+          for (const [type, body] of [
+            ['application/json', '{}'],
+            ['application/json', '{"a":'],
+            ['text/plain', 'hello'],
+          ]) {
             const r = await call(route, { headers: { 'content-type': type!, ...headers }, body });
             const label = `${name} ${JSON.stringify(headers).slice(0, 40)} ${type} ${body}`;
             expectClientError(r, label);
@@ -263,7 +271,9 @@ describe('every contract route rejects malformed input with a 4xx JSON error', (
           headers: { ...(endsConsoleSession ? await consoleSignIn() : authFor(route)), 'content-type': 'application/json' },
           body: 'body' in route ? JSON.stringify(init.body ?? plausibleBody(route)) : undefined,
           redirect: 'manual',
-        }).then(async (res): Promise<Answer> => ({ status: res.status, text: await res.text(), type: res.headers.get('content-type') ?? '', allow: null, route }));
+        }).then(
+          async (res): Promise<Answer> => ({ status: res.status, text: await res.text(), type: res.headers.get('content-type') ?? '', allow: null, route }),
+        );
       const refused = (r: Answer, field: string, found: string, label: string) => {
         expectClientError(r, label);
         expect([r.status, codeOf(r)], `${label}: ${r.text}`).toEqual([400, 'invalid_characters']);
@@ -281,7 +291,12 @@ describe('every contract route rejects malformed input with a 4xx JSON error', (
           expectClientError(await send({ body: { ...plausibleBody(route), [key]: CONTROL } }), `${name} ${key} control characters`);
         }
         // Deeper down and in the names of fields too.
-        refused(await send({ body: { ...plausibleBody(route), nested: [{ deep: 'a\u0000' }] } }), 'body field nested.0.deep', UNSTORABLE[0]![2], `${name} nested`);
+        refused(
+          await send({ body: { ...plausibleBody(route), nested: [{ deep: 'a\u0000' }] } }),
+          'body field nested.0.deep',
+          UNSTORABLE[0]![2],
+          `${name} nested`,
+        );
         refused(await send({ body: { ...plausibleBody(route), 'k\u0000': 1 } }), 'body field name "k\\u0000"', UNSTORABLE[0]![2], `${name} key`);
       }
 
@@ -302,7 +317,7 @@ describe('every contract route rejects malformed input with a 4xx JSON error', (
 
     if (route.method === 'GET') {
       it(`${name}: odd query strings never reach a 5xx`, async () => {
-        for (const query of ['?callback_url[]=a&callback_url[]=b', '?x=%E0%A4%A', '?' + 'a=1&'.repeat(2000), '?callback_url=javascript:alert(1)']) {
+        for (const query of ['?callback_url[]=a&callback_url[]=b', '?x=%E0%A4%A', `?${'a=1&'.repeat(2000)}`, '?callback_url=javascript:alert(1)']) {
           const r = await call(route, { headers: authFor(route), query });
           expectClientError(r, `${name} ${query.slice(0, 40)}`);
         }
@@ -323,7 +338,10 @@ describe('one storage rule for every string', () => {
   it('what the security pass found: NUL in an OAuth state or a sign-up name answers 400 naming the field, not 500', async () => {
     // Google enabled, as when the pass found it (the state would be stored with the sign-in's).
     const enabled = await t.inContext(() =>
-      t.tollgate.admin.updateProject(project.id, { enable: ['google'], providerCredentials: [{ provider: 'google', credentials: { clientId: 'id', clientSecret: 'secret' } }] }),
+      t.tollgate.admin.updateProject(project.id, {
+        enable: ['google'],
+        providerCredentials: [{ provider: 'google', credentials: { clientId: 'id', clientSecret: 'secret' } }],
+      }),
     );
     expect(enabled.ok).toBe(true);
     const state = await post('/api/proxy/google', { callback_url: project.callbackUrl, state: 'a\u0000b' });
@@ -333,14 +351,24 @@ describe('one storage rule for every string', () => {
       code: 'invalid_characters',
       hint: 'A string may hold any character but NUL (U+0000) and unpaired UTF-16 surrogates; other control characters are kept as sent',
     });
-    const name = await post('/api/proxy/email/signup', { email: 'nul@example.com', password: 'correct horse 1', name: 'a\u0000b', callback_url: project.callbackUrl });
+    const name = await post('/api/proxy/email/signup', {
+      email: 'nul@example.com',
+      password: 'correct horse 1',
+      name: 'a\u0000b',
+      callback_url: project.callbackUrl,
+    });
     expect(name.status).toBe(400);
     expect(await name.json()).toMatchObject({ code: 'invalid_characters', error: expect.stringContaining('body field name') });
   });
 
   it('control characters and characters outside the BMP are stored as sent', async () => {
     const name = 'Ada\u0001\u0007\tLovelace\u001b\u007f 🦊';
-    const signup = await post('/api/proxy/email/signup', { email: 'control@example.com', password: 'correct horse 1', name, callback_url: project.callbackUrl });
+    const signup = await post('/api/proxy/email/signup', {
+      email: 'control@example.com',
+      password: 'correct horse 1',
+      name,
+      callback_url: project.callbackUrl,
+    });
     expect(signup.status).toBe(200);
     const { token, user } = (await signup.json()) as { token: string; user: { name: string } };
     expect(user.name).toBe(name);
@@ -351,7 +379,12 @@ describe('one storage rule for every string', () => {
 
 describe('outside the contract', () => {
   it('unknown routes answer 404 JSON', async () => {
-    for (const [method, path] of [['GET', '/api/nope'], ['POST', '/api/nope'], ['GET', '/api/proxy/email/signup/extra'], ['DELETE', '/nope']] as const) {
+    for (const [method, path] of [
+      ['GET', '/api/nope'],
+      ['POST', '/api/nope'],
+      ['GET', '/api/proxy/email/signup/extra'],
+      ['DELETE', '/nope'],
+    ] as const) {
       const res = await fetch(`${t.baseUrl}${path}`, { method });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.headers.get('allow')).toBeNull();
@@ -391,7 +424,11 @@ describe('outside the contract', () => {
   });
 
   it('a path that is not valid percent-encoding answers 400, not 500', async () => {
-    const res = await fetch(`${t.baseUrl}/api/proxy/%E0%A4%A`, { method: 'POST', headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${t.baseUrl}/api/proxy/%E0%A4%A`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: 'invalid_request' });
   });

@@ -135,10 +135,16 @@ describe('PostgreSQL restarted under a server running its jobs and a separate wo
     const secretKey = randomBytes(32);
     const env = { NODE_ENV: 'test', LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '3000' } as const;
     // This process sets up and records events (billing on the sandbox); it never delivers a job.
-    tollgate = await createTollgate({ config: loadConfig({ ...env, PUBLIC_URL: 'http://127.0.0.1:4000' }), databaseUrl: database.url, secretKey, logger: createLogger('silent', false), runWorker: false });
+    tollgate = await createTollgate({
+      config: loadConfig({ ...env, PUBLIC_URL: 'http://127.0.0.1:4000' }),
+      databaseUrl: database.url,
+      secretKey,
+      logger: createLogger('silent', false),
+      runWorker: false,
+    });
     await tollgate.start();
     const tg = tollgate;
-    const run = <T,>(fn: () => Promise<T>) => tg.core.db.withContext(fn);
+    const run = <T>(fn: () => Promise<T>) => tg.core.db.withContext(fn);
     const billing = tg.billing as BillingUseCases;
     const created = await run(() => tg.admin.createProject({ name: 'Outage', callbackUrls: ['https://app.example.com/callback'] }));
     if (!created.ok) throw new Error(created.error);
@@ -160,7 +166,19 @@ describe('PostgreSQL restarted under a server running its jobs and a separate wo
       const list: EndUser[] = [];
       const now = tg.core.clock.now();
       for (let i = 0; i < SUBSCRIPTIONS; i++) {
-        const user: EndUser = { id: tg.core.crypto.uuid(), projectId: project.id, email: `outage-${i}@example.com`, name: null, picture: null, provider: 'email', emailVerified: true, locale: null, disabled: false, createdAt: now, updatedAt: now };
+        const user: EndUser = {
+          id: tg.core.crypto.uuid(),
+          projectId: project.id,
+          email: `outage-${i}@example.com`,
+          name: null,
+          picture: null,
+          provider: 'email',
+          emailVerified: true,
+          locale: null,
+          disabled: false,
+          createdAt: now,
+          updatedAt: now,
+        };
         await tg.core.stores.users.insert(user);
         list.push(user);
       }
@@ -180,7 +198,7 @@ describe('PostgreSQL restarted under a server running its jobs and a separate wo
     // Subscriptions recorded a few at a time while the two processes deliver; a subscribe that
     // fails while the database is away is tried again with its request key.
     let next = 0;
-    let stopRecording = false;
+    const stopRecording = false;
     const recording = Promise.all(
       Array.from({ length: 4 }, async () => {
         while (next < users.length && !stopRecording) {
@@ -227,13 +245,17 @@ describe('PostgreSQL restarted under a server running its jobs and a separate wo
     // Two events a subscription (a subscribe the outage refused after its retries records none).
     expect(eventIds.length).toBeGreaterThan(SUBSCRIPTIONS);
     await waitFor(() => eventIds.every((id) => distinct().has(id)), 'every event delivered', 120_000, 250).catch((e: Error) => {
-      throw new Error(`${e.message}: ${eventIds.filter((id) => !distinct().has(id)).length} of ${eventIds.length} missing\nserver:\n${server.output.slice(-3000)}\nworker:\n${worker.output.slice(-3000)}`);
+      throw new Error(
+        `${e.message}: ${eventIds.filter((id) => !distinct().has(id)).length} of ${eventIds.length} ` +
+          `missing\nserver:\n${server.output.slice(-3000)}\nworker:\n${worker.output.slice(-3000)}`,
+      );
     });
 
     const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
     console.log(
       `database outage test: ${eventIds.length} events, ${receiver.received.length} deliveries (${receiver.received.length - distinct().size} duplicates); ` +
-        `readiness during the restart: ${readiness.join(' ')}; every event delivered ${s(Date.now() - restartedAt)} after the restart, ${s(Date.now() - blipAt)} after the blip`,
+        `readiness during the restart: ${readiness.join(' ')}; every event delivered ${s(Date.now() - restartedAt)} after the restart, ` +
+        `${s(Date.now() - blipAt)} after the blip`,
     );
     expect(server.running, `the server exited:\n${server.output.slice(-4000)}`).toBe(true);
     expect(worker.running, `the worker exited:\n${worker.output.slice(-4000)}`).toBe(true);

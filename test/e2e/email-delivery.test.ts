@@ -38,7 +38,8 @@ describe('delivery through the outbox', () => {
     const outbox = () =>
       t.inContext(() =>
         t.tollgate.core.db.query<{ attempts: number; last_error: string | null; delivered_at: Date | null; payload_enc: string | null }>(
-          "select attempts, last_error, delivered_at, payload_enc from outbox_messages where topic = 'email.send'"),
+          "select attempts, last_error, delivered_at, payload_enc from outbox_messages where topic = 'email.send'",
+        ),
       );
     // Delivery fails while the server is down, and is retried.
     const failed = await until(async () => {

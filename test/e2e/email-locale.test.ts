@@ -98,7 +98,10 @@ describe('locale resolution', () => {
   });
 
   it('writes Arabic and Hebrew emails right to left', async () => {
-    for (const [email, locale] of [['arabic@example.com', 'ar'], ['hebrew@example.com', 'he']] as const) {
+    for (const [email, locale] of [
+      ['arabic@example.com', 'ar'],
+      ['hebrew@example.com', 'he'],
+    ] as const) {
       expect((await post(en, 'magic-link/send', { email, locale })).status).toBe(200);
       const mail = await smtp.waitFor(email);
       expect(mail.lang).toBe(locale);

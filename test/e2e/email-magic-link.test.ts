@@ -31,8 +31,12 @@ async function magicLink(email: string, n = 1, p: TestProject = project): Promis
 const click = (link: string, headers: Record<string, string> = {}) => fetch(link, { redirect: 'manual', headers });
 const secretOf = (p: TestProject) => new Uint8Array(Buffer.from(p.signingSecret, 'base64url'));
 const usersWithEmail = (email: string) =>
-  t.inContext(() => core().db.query<{ id: string; email_verified: boolean; provider: string; login_email: string | null }>(
-    'select id, email_verified, provider, login_email from users where project_id = ? and lower(email) = ? order by created_at', [project.id, email]));
+  t.inContext(() =>
+    core().db.query<{ id: string; email_verified: boolean; provider: string; login_email: string | null }>(
+      'select id, email_verified, provider, login_email from users where project_id = ? and lower(email) = ? order by created_at',
+      [project.id, email],
+    ),
+  );
 
 describe('magic links', () => {
   it('creates the user on first click and redirects to callback_url?token=<JWT> with provider magic-link', async () => {
@@ -91,7 +95,12 @@ describe('magic links', () => {
     const link = await magicLink('prefetch@example.com');
     const head = await fetch(link, { method: 'HEAD', redirect: 'manual' });
     expect(head.status).toBe(200);
-    for (const headers of <Record<string, string>[]>[{ purpose: 'prefetch' }, { 'sec-purpose': 'prefetch;prerender' }, { 'x-moz': 'prefetch' }, { 'user-agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' }]) {
+    for (const headers of <Record<string, string>[]>[
+      { purpose: 'prefetch' },
+      { 'sec-purpose': 'prefetch;prerender' },
+      { 'x-moz': 'prefetch' },
+      { 'user-agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' },
+    ]) {
       const res = await click(link, headers);
       expect(res.status).toBe(200);
       const html = await res.text();
@@ -104,7 +113,7 @@ describe('magic links', () => {
     expect(new URL(res.headers.get('location')!).searchParams.get('token')).toBeTruthy();
   });
 
-  it('answers an expired link (15:01) with a page in the email\'s language, and an unknown one with a page too', async () => {
+  it("answers an expired link (15:01) with a page in the email's language, and an unknown one with a page too", async () => {
     expect(await send('late@example.com', project, { locale: 'es' })).toMatchObject({ status: 200 });
     const link = linkOf(await smtp.waitFor('late@example.com'));
     t.clock.advanceSeconds(15 * 60 + 1);
@@ -155,8 +164,17 @@ describe('magic links', () => {
         const now = t.clock.now();
         const id = core().crypto.uuid();
         await core().stores.users.insert({
-          id, projectId: project.id, email, name: 'Octo', picture: null, provider: 'github',
-          emailVerified: true, locale: null, disabled: false, createdAt: now, updatedAt: now,
+          id,
+          projectId: project.id,
+          email,
+          name: 'Octo',
+          picture: null,
+          provider: 'github',
+          emailVerified: true,
+          locale: null,
+          disabled: false,
+          createdAt: now,
+          updatedAt: now,
         });
         return id;
       });

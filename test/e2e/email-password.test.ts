@@ -30,14 +30,25 @@ const signup = (p: TestProject, body: { email: string; password?: string; name?:
 const signin = (p: TestProject, body: { email: string; password?: string; locale?: string }) =>
   p.client.email.signin({ body: { password: PASSWORD, callback_url: p.callbackUrl, ...body } });
 const post = (path: string, body: unknown, apiKey = project.apiKey) =>
-  fetch(`${t.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${t.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 const core = () => t.tollgate.core;
 const userRow = (email: string) =>
-  t.inContext(async () => (await core().db.query<{ id: string; email: string; password_hash: string; locale: string | null; email_verified: boolean }>(
-    'select id, email, password_hash, locale, email_verified from users where login_email = ?', [email.toLowerCase()]))[0]);
+  t.inContext(
+    async () =>
+      (
+        await core().db.query<{ id: string; email: string; password_hash: string; locale: string | null; email_verified: boolean }>(
+          'select id, email, password_hash, locale, email_verified from users where login_email = ?',
+          [email.toLowerCase()],
+        )
+      )[0],
+  );
 
 describe('email + password', () => {
-  it('signs up, sends the code in the user\'s locale, verifies it, then signs in with email_verified true', async () => {
+  it("signs up, sends the code in the user's locale, verifies it, then signs in with email_verified true", async () => {
     const res = await signup(project, { email: 'ada@example.com', name: 'Ada', locale: 'de' });
     expect(res.status).toBe(200);
     if (res.status !== 200 || !('token' in res.body)) throw new Error('expected a session');
@@ -46,7 +57,11 @@ describe('email + password', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
 
     const secret = new Uint8Array(Buffer.from(project.signingSecret, 'base64url'));
-    const { payload, protectedHeader } = await jwtVerify(res.body.token, secret, { issuer: t.config.publicUrl, audience: project.id, currentDate: t.clock.now() });
+    const { payload, protectedHeader } = await jwtVerify(res.body.token, secret, {
+      issuer: t.config.publicUrl,
+      audience: project.id,
+      currentDate: t.clock.now(),
+    });
     expect(protectedHeader.alg).toBe('HS256');
     expect(payload).toMatchObject({ sub: res.body.user.id, email: 'ada@example.com', name: 'Ada', picture: null, provider: 'email', email_verified: false });
     expect(payload.exp! - payload.iat!).toBe(300);
@@ -212,8 +227,13 @@ describe('email + password', () => {
   it('rate-limits sign-in per email with 429 and Retry-After, across server processes', async () => {
     // A second server on the same database, as another process would be.
     const second = await createTollgate({
-      config: t.config, databaseUrl: t.database.url, secretKey: randomBytes(32), logger: createLogger('silent', false),
-      clock: t.clock, runWorker: false, migrate: false,
+      config: t.config,
+      databaseUrl: t.database.url,
+      secretKey: randomBytes(32),
+      logger: createLogger('silent', false),
+      clock: t.clock,
+      runWorker: false,
+      migrate: false,
     });
     const server = createServer(second.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -69,7 +69,9 @@ describe('password reset', () => {
 
     const refresh = await t.inContext(() =>
       t.tollgate.core.db.query<{ token_hash: string; revoked_at: Date | null }>(
-        'select token_hash, revoked_at from refresh_tokens where user_id = ? order by created_at', [session.user.id]),
+        'select token_hash, revoked_at from refresh_tokens where user_id = ? order by created_at',
+        [session.user.id],
+      ),
     );
     const before = refresh.find((r) => r.token_hash === t.tollgate.core.crypto.hash(session.refresh_token))!;
     expect(before.revoked_at).not.toBeNull();
@@ -130,8 +132,9 @@ describe('password reset', () => {
     expect(known.status).toBe(200);
     expect(unknown.status).toBe(200);
     expect(await unknown.text()).toBe(await known.text());
-    expect([...unknown.headers.keys()].filter((h) => h !== 'x-request-id' && h !== 'date').sort())
-      .toEqual([...known.headers.keys()].filter((h) => h !== 'x-request-id' && h !== 'date').sort());
+    expect([...unknown.headers.keys()].filter((h) => h !== 'x-request-id' && h !== 'date').sort()).toEqual(
+      [...known.headers.keys()].filter((h) => h !== 'x-request-id' && h !== 'date').sort(),
+    );
 
     // Timing: the request does the same work for a known and an unknown address. It only records
     // a reset request for a background job (which looks the account up), so what it writes, and

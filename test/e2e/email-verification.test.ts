@@ -109,8 +109,9 @@ describe('email verification codes', () => {
   it('stores codes only as hashes', async () => {
     const code = await signupAndCode('hashed@example.com');
     const rows = await t.inContext(() =>
-      t.tollgate.core.db.query<Record<string, unknown>>(
-        `select c.* from email_verification_codes c join users u on u.id = c.user_id where u.login_email = ?`, ['hashed@example.com']),
+      t.tollgate.core.db.query<Record<string, unknown>>(`select c.* from email_verification_codes c join users u on u.id = c.user_id where u.login_email = ?`, [
+        'hashed@example.com',
+      ]),
     );
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(code);

@@ -99,8 +99,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
-const post = (path: string, body: string | Buffer, headers: Record<string, string>) =>
-  fetch(`${base}${path}`, { method: 'POST', headers, body });
+const post = (path: string, body: string | Buffer, headers: Record<string, string>) => fetch(`${base}${path}`, { method: 'POST', headers, body });
 
 describe('raw body capture (contract metadata rawBody)', () => {
   it('keeps the exact bytes beside the parsed JSON, and the signature over them is checked before parsing', async () => {
@@ -195,7 +194,11 @@ describe('hints on the real app', () => {
     const bare = await verify(project.apiKey);
     expect(await bare.json()).toEqual({ error: 'Invalid API key', code: 'invalid_api_key', hint: 'Authorization must be Bearer <API_KEY>' });
     const token = await verify(`Bearer ${accessToken}`);
-    expect(await token.json()).toEqual({ error: 'Invalid API key', code: 'invalid_api_key', hint: "This route takes the project's API key (tg_...), not an access token" });
+    expect(await token.json()).toEqual({
+      error: 'Invalid API key',
+      code: 'invalid_api_key',
+      hint: "This route takes the project's API key (tg_...), not an access token",
+    });
     // An unknown key gets the spec's answer only: nothing to learn about keys.
     expect(await (await verify('Bearer tg_unknown')).json()).toEqual({ error: 'Invalid API key', code: 'invalid_api_key' });
     expect((await verify(`bearer ${project.apiKey}`)).status).toBe(200);

@@ -82,7 +82,14 @@ describe('Idempotency-Key after the server is killed with keyed subscribes in fl
       return o.value;
     };
     const priceId = await app.inContext(async () => {
-      ok(await billing.connectBilling(project.id, { processor: 'stripe', secretKey: account.secretKey, publishableKey: account.publishableKey, webhookSecret: account.webhookSecret }));
+      ok(
+        await billing.connectBilling(project.id, {
+          processor: 'stripe',
+          secretKey: account.secretKey,
+          publishableKey: account.publishableKey,
+          webhookSecret: account.webhookSecret,
+        }),
+      );
       ok(await billing.createPlan(project.id, { name: 'Basic' }));
       return ok(await billing.createPrice(project.id, 'Basic', { name: 'Monthly', amount: 1500, currency: 'usd', interval: 'month' })).id;
     });
@@ -122,7 +129,12 @@ describe('Idempotency-Key after the server is killed with keyed subscribes in fl
 
     // Stripe creates each subscription (and charges it) when asked, and answers a minute later.
     fake.delayNext({ method: 'POST', path: '/v1/subscriptions', ms: 60_000, count: USERS });
-    const inFlight = users.map((u) => subscribe(u).then((r) => r.status, () => 'connection lost'));
+    const inFlight = users.map((u) =>
+      subscribe(u).then(
+        (r) => r.status,
+        () => 'connection lost',
+      ),
+    );
     const created = () => fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/subscriptions').length;
     const waitUntil = Date.now() + 30_000;
     while (created() < USERS) {
@@ -154,7 +166,10 @@ describe('Idempotency-Key after the server is killed with keyed subscribes in fl
     console.log(
       `idempotency crash test: retries answered ${answers.map((a) => `${(a.afterMs / 1000).toFixed(1)} s`).join(', ')} after the kill; answers seen: ${JSON.stringify(seen)}`,
     );
-    expect(answers.filter((a) => a.afterMs > RETRY_WINDOW_MS), JSON.stringify({ answers, seen })).toEqual([]);
+    expect(
+      answers.filter((a) => a.afterMs > RETRY_WINDOW_MS),
+      JSON.stringify({ answers, seen }),
+    ).toEqual([]);
 
     // The one subscription each user has, in Tollgate and at the processor, is the one answered.
     const live = await app.inContext(() =>

@@ -16,12 +16,7 @@ export interface HttpResult {
   headers: Headers;
 }
 
-export async function post(
-  t: TestApp,
-  path: string,
-  body?: unknown,
-  options: { bearer?: string; ip?: string } = {},
-): Promise<HttpResult> {
+export async function post(t: TestApp, path: string, body?: unknown, options: { bearer?: string; ip?: string } = {}): Promise<HttpResult> {
   const headers: Record<string, string> = { 'x-forwarded-for': options.ip ?? freshIp() };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;

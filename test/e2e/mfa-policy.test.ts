@@ -1,16 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
-import {
-  challengeOf,
-  decodeJwt,
-  enrollTotp,
-  post,
-  primarySignIn,
-  seedUser,
-  sessionOf,
-  setPolicy,
-  totpCode,
-} from './mfa-helpers';
+import { challengeOf, decodeJwt, enrollTotp, post, primarySignIn, seedUser, sessionOf, setPolicy, totpCode } from './mfa-helpers';
 
 let t: TestApp;
 
@@ -54,7 +44,12 @@ describe('primary sign-in result by MFA policy and enrollment', () => {
   it.each(['optional', 'required'] as const)('%s with a method enrolled: mfa_required, challenge and the enrolled methods, no JWT', async (policy) => {
     const { project, user } = await projectWithEnrolledUser(policy);
     const outcome = challengeOf(await primarySignIn(t, project.id, user));
-    expect(outcome).toEqual({ kind: 'mfa', challenge: expect.stringMatching(/^mfa_[\w-]{40,}$/), methods: ['totp', 'backup_codes'], enrollmentRequired: false });
+    expect(outcome).toEqual({
+      kind: 'mfa',
+      challenge: expect.stringMatching(/^mfa_[\w-]{40,}$/),
+      methods: ['totp', 'backup_codes'],
+      enrollmentRequired: false,
+    });
     expect(JSON.stringify(outcome)).not.toMatch(/eyJ/);
   });
 

@@ -90,7 +90,7 @@ describe('challenges', () => {
     const reused = await verify({ challenge, code: totpCode(t, secret), method: 'totp' });
     expect(reused.status).toBe(400);
     expect(reused.body.code).toBe('mfa_invalid_challenge');
-    const unknown = await verify({ challenge: 'mfa_' + 'x'.repeat(43), code: '123456', method: 'totp' });
+    const unknown = await verify({ challenge: `mfa_${'x'.repeat(43)}`, code: '123456', method: 'totp' });
     expect(unknown.body.code).toBe('mfa_invalid_challenge');
   });
 

@@ -78,7 +78,14 @@ beforeAll(async () => {
       { email: 'octocat@github.example', primary: true, verified: true, visibility: 'public' },
     ],
   });
-  dc.accounts.set('80351110224678912', { id: '80351110224678912', username: 'nelly', global_name: 'Nelly', avatar: 'a_8342729096ea3675442027381ff50dfe', email: 'nelly@discord.example', verified: true });
+  dc.accounts.set('80351110224678912', {
+    id: '80351110224678912',
+    username: 'nelly',
+    global_name: 'Nelly',
+    avatar: 'a_8342729096ea3675442027381ff50dfe',
+    email: 'nelly@discord.example',
+    verified: true,
+  });
 });
 afterAll(async () => {
   await t?.close();

@@ -64,7 +64,10 @@ afterAll(() => t?.close());
 
 describe('OAuth initiation error table, in the spec order', () => {
   it('401 Invalid API key comes first, whatever else is wrong', async () => {
-    expect(await post(null, 'nope', {})).toEqual({ status: 401, body: { ...SPEC.key, hint: 'Missing Authorization header: send Authorization: Bearer <API_KEY>' } });
+    expect(await post(null, 'nope', {})).toEqual({
+      status: 401,
+      body: { ...SPEC.key, hint: 'Missing Authorization header: send Authorization: Bearer <API_KEY>' },
+    });
     expect(await post('tg_unknown', 'google', { callback_url: CALLBACK })).toEqual({ status: 401, body: SPEC.key });
     const res = await getInit('tg_unknown', 'google', { callback_url: CALLBACK });
     expect(res.status).toBe(401);
@@ -176,7 +179,9 @@ describe('OAuth initiation success', () => {
   it("Entra: the tenant is `common` by default and the project's tenant when set", async () => {
     expect((await params('azure')).pathname).toBe('/common/oauth2/v2.0/authorize');
     await t.inContext(() =>
-      t.tollgate.admin.updateProject(p.id, { providerCredentials: [{ provider: 'azure', credentials: { ...credentials.azure, tenant: 'contoso.onmicrosoft.com' } }] }),
+      t.tollgate.admin.updateProject(p.id, {
+        providerCredentials: [{ provider: 'azure', credentials: { ...credentials.azure, tenant: 'contoso.onmicrosoft.com' } }],
+      }),
     );
     expect((await params('azure')).pathname).toBe('/contoso.onmicrosoft.com/oauth2/v2.0/authorize');
   });

@@ -136,8 +136,17 @@ describe('email-based linking (allowAccountLinking on)', () => {
     const pending = await t.inContext(async () => {
       const now = t.clock.now();
       const u = {
-        id: t.tollgate.core.crypto.uuid(), projectId: on.id, email: 'pending@example.com', name: null, picture: null,
-        provider: 'email', emailVerified: false, locale: null, disabled: false, createdAt: now, updatedAt: now,
+        id: t.tollgate.core.crypto.uuid(),
+        projectId: on.id,
+        email: 'pending@example.com',
+        name: null,
+        picture: null,
+        provider: 'email',
+        emailVerified: false,
+        locale: null,
+        disabled: false,
+        createdAt: now,
+        updatedAt: now,
       };
       await t.tollgate.core.stores.users.insert(u);
       return u.id;

@@ -1,7 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { chromium, type Browser } from 'playwright-core';
 import { contract, ERRORS } from '../../contract';
 import type { RouteMetadata } from '../../contract/common';
@@ -14,8 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const flatten = (router: AppRouter): AppRoute[] =>
-  Object.values(router).flatMap((r) => (isAppRoute(r) ? [r] : flatten(r as AppRouter)));
+const flatten = (router: AppRouter): AppRoute[] => Object.values(router).flatMap((r) => (isAppRoute(r) ? [r] : flatten(r as AppRouter)));
 
 describe('GET /api/openapi.json', () => {
   it('is a valid OpenAPI 3 document listing every contract route', async () => {
@@ -41,7 +40,12 @@ describe('error answers in the OpenAPI document', () => {
     for (const route of flatten(contract)) {
       const operation = doc.paths[route.path.replace(/:(\w+)/g, '{$1}')]![route.method.toLowerCase()]!;
       const errorStatuses = Object.keys(route.responses).filter((s) => Number(s) >= 400);
-      expect(Object.keys(operation.responses).filter((s) => Number(s) >= 400).sort(), `${route.method} ${route.path}`).toEqual(errorStatuses.sort());
+      expect(
+        Object.keys(operation.responses)
+          .filter((s) => Number(s) >= 400)
+          .sort(),
+        `${route.method} ${route.path}`,
+      ).toEqual(errorStatuses.sort());
       for (const status of errorStatuses) {
         const schema = operation.responses[status]?.content?.['application/json']?.schema;
         const declared = (route.responses[Number(status)] as z.AnyZodObject).shape.code.options as string[];
@@ -55,7 +59,13 @@ describe('error answers in the OpenAPI document', () => {
       expect(errorStatuses).toContain('500');
       if (route.method !== 'GET' && 'body' in route) expect(errorStatuses).toEqual(expect.arrayContaining(['413', '415']));
       const auth = (route.metadata as RouteMetadata).auth;
-      const security = { apiKey: [{ apiKey: [] }], user: [{ accessToken: [] }], userOrApiKey: [{ accessToken: [] }, { apiKey: [] }], console: [{ consoleSession: [] }], none: [] }[auth];
+      const security = {
+        apiKey: [{ apiKey: [] }],
+        user: [{ accessToken: [] }],
+        userOrApiKey: [{ accessToken: [] }, { apiKey: [] }],
+        console: [{ consoleSession: [] }],
+        none: [],
+      }[auth];
       expect(operation.security, `${route.method} ${route.path}`).toEqual(security);
     }
   });
@@ -109,9 +119,15 @@ describe.skipIf(!CHROMIUM)('/docs in Chromium', () => {
     expect(text).toContain('invalid_request');
     expect(text).not.toMatch(/\binvalid request\b/);
     // The API client of the page sends to this server, not through Scalar's proxy.
-    await page.getByRole('button', { name: /Test Request/ }).first().click();
+    await page
+      .getByRole('button', { name: /Test Request/ })
+      .first()
+      .click();
     const sent = page.waitForResponse((response) => response.url() === `${t.baseUrl}/api/v1/token/verify`);
-    await page.getByRole('button', { name: /^Send\b/ }).first().click();
+    await page
+      .getByRole('button', { name: /^Send\b/ })
+      .first()
+      .click();
     expect((await sent).status()).toBe(401);
     await page.waitForLoadState('networkidle');
     expect(outside).toEqual([]);

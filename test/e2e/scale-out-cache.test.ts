@@ -113,14 +113,28 @@ describe('hot-path caches across processes', () => {
     const core = a.tollgate.core;
     const now = a.clock.now();
     const user = {
-      id: core.crypto.uuid(), projectId: p.id, email: 'cache@example.com', name: null, picture: null,
-      provider: 'email', emailVerified: true, locale: null, disabled: false, createdAt: now, updatedAt: now,
+      id: core.crypto.uuid(),
+      projectId: p.id,
+      email: 'cache@example.com',
+      name: null,
+      picture: null,
+      provider: 'email',
+      emailVerified: true,
+      locale: null,
+      disabled: false,
+      createdAt: now,
+      updatedAt: now,
     };
     await a.inContext(() => core.stores.users.insert(user));
     const iat = Math.floor(now.getTime() / 1000);
     const token = await new SignJWT({ provider: 'email', email: user.email, name: null, picture: null })
-      .setProtectedHeader({ alg: 'HS256' }).setSubject(user.id).setIssuer(b.config.publicUrl).setAudience(p.id)
-      .setIssuedAt(iat).setExpirationTime(iat + 300).sign(new Uint8Array(Buffer.from(p.signingSecret, 'base64url')));
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(user.id)
+      .setIssuer(b.config.publicUrl)
+      .setAudience(p.id)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 300)
+      .sign(new Uint8Array(Buffer.from(p.signingSecret, 'base64url')));
     expect((await verify(b, p, token)).body).toMatchObject({ valid: true });
     expect((await verify(b, p, token)).body).toMatchObject({ valid: true });
     await a.inContext(() => core.stores.users.update({ ...user, disabled: true, updatedAt: a.clock.now() }));

@@ -109,7 +109,9 @@ void browser.changePlan(42);
 
 /** docs/sdk.md's Express example, line for line: it must compile under strict with Express's own types. */
 const DOCS_EXPRESS_LINE = (() => {
-  const line = readFileSync(path.join(ROOT, 'docs/sdk.md'), 'utf8').split('\n').find((l) => l.startsWith("app.get('/api/me', tollgate.requireUser()"));
+  const line = readFileSync(path.join(ROOT, 'docs/sdk.md'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith("app.get('/api/me', tollgate.requireUser()"));
   if (!line) throw new Error("docs/sdk.md has no app.get('/api/me', tollgate.requireUser(), ...) line");
   return line;
 })();
@@ -178,8 +180,14 @@ beforeAll(async () => {
   writeFileSync(path.join(app, 'acceptance/express.ts'), EXPRESS_SERVER);
   const strictNode = { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], skipLibCheck: false };
   writeFileSync(path.join(app, 'acceptance/tsconfig.json'), JSON.stringify({ compilerOptions: { ...strictNode, outDir: 'out' }, include: ['server.ts'] }));
-  writeFileSync(path.join(app, 'acceptance/tsconfig.express.json'), JSON.stringify({ compilerOptions: { ...strictNode, noEmit: true }, include: ['express.ts'] }));
-  writeFileSync(path.join(app, 'acceptance/tsconfig.wrong.json'), JSON.stringify({ compilerOptions: { ...strictNode, noEmit: true, lib: ['ES2023', 'DOM'] }, include: ['wrong.ts'] }));
+  writeFileSync(
+    path.join(app, 'acceptance/tsconfig.express.json'),
+    JSON.stringify({ compilerOptions: { ...strictNode, noEmit: true }, include: ['express.ts'] }),
+  );
+  writeFileSync(
+    path.join(app, 'acceptance/tsconfig.wrong.json'),
+    JSON.stringify({ compilerOptions: { ...strictNode, noEmit: true, lib: ['ES2023', 'DOM'] }, include: ['wrong.ts'] }),
+  );
   await timed('npm install (tarballs + registry, prefer-offline)', () =>
     run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, env: cleanEnv(), maxBuffer: 16 * 1024 * 1024 }),
   );
@@ -190,7 +198,11 @@ beforeAll(async () => {
     await run('npm', ['init', '-y'], { cwd: commonjs, env: cleanEnv() });
     const peers = JSON.parse(readFileSync(path.join(ROOT, 'packages/sdk/package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
     const packages = [TARBALLS.sdk, ...Object.entries(peers.peerDependencies).map(([name, range]) => `${name}@${range}`), '@types/express@5', '@types/node@20'];
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...packages], { cwd: commonjs, env: cleanEnv(), maxBuffer: 16 * 1024 * 1024 });
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...packages], {
+      cwd: commonjs,
+      env: cleanEnv(),
+      maxBuffer: 16 * 1024 * 1024,
+    });
   });
   writeFileSync(path.join(commonjs, 'server.js'), COMMONJS_SERVER);
   writeFileSync(path.join(commonjs, 'express.ts'), EXPRESS_SERVER);
@@ -208,7 +220,9 @@ afterAll(async () => {
   await t?.close();
   if (work) rmSync(work, { recursive: true, force: true });
   const total = timings.reduce((sum, [, ms]) => sum + ms, 0);
-  console.log(`SDK packages test timings (${(total / 1000).toFixed(1)} s in all):\n${timings.map(([phase, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${phase}`).join('\n')}`);
+  console.log(
+    `SDK packages test timings (${(total / 1000).toFixed(1)} s in all):\n${timings.map(([phase, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${phase}`).join('\n')}`,
+  );
 }, 60_000);
 
 async function setUpShop(callbackUrl: string): Promise<void> {
@@ -222,10 +236,26 @@ async function setUpShop(callbackUrl: string): Promise<void> {
     const basic = ok(await billing.createPrice(project.id, 'Basic', { name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month' }));
     ok(await billing.createPrice(project.id, 'Basic', { name: 'Yearly', amount: 10000, currency: 'usd', interval: 'year' }));
     // Trials on but no default length: the button's checkout gives none, so the table must not promise one.
-    ok(await billing.createPlan(project.id, { name: 'Pro', description: 'For growing teams', features: 'reports, export', recommended: true, trialsEnabled: true }));
+    ok(
+      await billing.createPlan(project.id, {
+        name: 'Pro',
+        description: 'For growing teams',
+        features: 'reports, export',
+        recommended: true,
+        trialsEnabled: true,
+      }),
+    );
     const pro = ok(await billing.createPrice(project.id, 'Pro', { name: 'Monthly', amount: 3000, currency: 'usd', interval: 'month' }));
     ok(await billing.createPrice(project.id, 'Pro', { name: 'Yearly', amount: 30000, currency: 'usd', interval: 'year' }));
-    ok(await billing.createPlan(project.id, { name: 'Team', description: 'For whole companies', features: 'reports, export, sso', trialsEnabled: true, defaultTrialDays: 14 }));
+    ok(
+      await billing.createPlan(project.id, {
+        name: 'Team',
+        description: 'For whole companies',
+        features: 'reports, export, sso',
+        trialsEnabled: true,
+        defaultTrialDays: 14,
+      }),
+    );
     const team = ok(await billing.createPrice(project.id, 'Team', { name: 'Monthly', amount: 6000, currency: 'usd', interval: 'month' }));
     ok(await billing.createPrice(project.id, 'Team', { name: 'Yearly', amount: 60000, currency: 'usd', interval: 'year' }));
     prices = { basic: basic.id, pro: pro.id, team: team.id };
@@ -250,7 +280,9 @@ describe('the packed SDK installed in a fresh project', () => {
       const dist = path.join(app, 'node_modules/@tollgate', name, 'dist');
       for (const file of readdirSync(dist).filter((f) => /\.(c?js|d\.c?ts)$/.test(f))) {
         // The code, less its comments (whose examples show imports).
-        const code = readFileSync(path.join(dist, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+        const code = readFileSync(path.join(dist, file), 'utf8')
+          .replace(/\/\*[\s\S]*?\*\//g, '')
+          .replace(/^\s*\/\/.*$/gm, '');
         const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
         for (const specifier of specifiers) {
           // The server entry and the browser entry share one chunk of the same folder.
@@ -287,7 +319,11 @@ describe('the packed SDK installed in a fresh project', () => {
     const subscriber = async (priceId: string | null) => {
       const user = await t.seedUser(project.id);
       if (priceId) {
-        ok(await t.inContext(() => t.tollgate.billing.subscribe({ project, user }, { priceId, paymentMethodId: 'pm_card_visa', requestKey: crypto.randomUUID() })));
+        ok(
+          await t.inContext(() =>
+            t.tollgate.billing.subscribe({ project, user }, { priceId, paymentMethodId: 'pm_card_visa', requestKey: crypto.randomUUID() }),
+          ),
+        );
       }
       return { user, token: (await t.issueSession(project.id, user)).token };
     };
@@ -328,7 +364,10 @@ describe('the packed SDK installed in a fresh project', () => {
     const { token } = await t.issueSession(project.id, user);
     // Node 20 before 20.19 cannot require an ES module: the package must answer require with CommonJS.
     const flags = process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module') ? ['--no-experimental-require-module'] : [];
-    const { stdout } = await run(process.execPath, [...flags, 'server.js', token], { cwd: commonjs, env: cleanEnv({ TOLLGATE_URL: t.baseUrl, TOLLGATE_API_KEY: apiKey }) });
+    const { stdout } = await run(process.execPath, [...flags, 'server.js', token], {
+      cwd: commonjs,
+      env: cleanEnv({ TOLLGATE_URL: t.baseUrl, TOLLGATE_API_KEY: apiKey }),
+    });
     const out = JSON.parse(stdout) as { email: string; file: string; errors: string };
     expect(out).toMatchObject({ email: user.email, errors: 'function' });
     expect(out.file).toMatch(/\.cjs$/);

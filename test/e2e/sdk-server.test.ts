@@ -57,7 +57,12 @@ afterAll(async () => {
 
 async function signedIn(plan: 'Pro' | null) {
   const user = await t.seedUser(project.id);
-  if (plan) ok(await t.inContext(() => t.tollgate.billing.subscribe({ project, user }, { priceId: proPrice, paymentMethodId: 'pm_card_visa', requestKey: crypto.randomUUID() })));
+  if (plan)
+    ok(
+      await t.inContext(() =>
+        t.tollgate.billing.subscribe({ project, user }, { priceId: proPrice, paymentMethodId: 'pm_card_visa', requestKey: crypto.randomUUID() }),
+      ),
+    );
   return { user, token: (await t.issueSession(project.id, user)).token };
 }
 const get = async (path: string, token?: string) => {
@@ -68,7 +73,10 @@ const get = async (path: string, token?: string) => {
 describe('the server helpers', () => {
   it('requireUser: 401 with a clear body without a valid token; req.user with one', async () => {
     const ada = await signedIn(null);
-    expect(await get('/me')).toEqual({ status: 401, body: { error: 'Sign in first: send Authorization: Bearer <ACCESS_TOKEN>', code: 'invalid_access_token' } });
+    expect(await get('/me')).toEqual({
+      status: 401,
+      body: { error: 'Sign in first: send Authorization: Bearer <ACCESS_TOKEN>', code: 'invalid_access_token' },
+    });
     expect(await get('/me', 'nope')).toEqual({ status: 401, body: { error: 'Invalid or expired access token', code: 'invalid_access_token' } });
     expect(await get('/me', ada.token)).toEqual({ status: 200, body: { id: ada.user.id } });
   });
@@ -147,7 +155,11 @@ describe('the session routes a browser uses', () => {
     const bad = await post('/session/signin', { email: 'nobody@example.com', password: 'wrong password 1' });
     expect(bad.status).toBe(401);
     expect(await bad.json()).toMatchObject({ error: 'Invalid email or password', code: 'invalid_credentials' });
-    const form = await fetch(`${base}/tollgate/session/signin`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=a' });
+    const form = await fetch(`${base}/tollgate/session/signin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'email=a',
+    });
     expect(form.status).toBe(415);
   });
 

@@ -35,7 +35,9 @@ afterAll(() => {
 function lineMatching(child: ChildProcess, output: () => string, pattern: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
     const check = () => {
-      const line = output().split('\n').find((l) => pattern.test(l));
+      const line = output()
+        .split('\n')
+        .find((l) => pattern.test(l));
       if (line === undefined) return false;
       child.stdout!.off('data', check);
       child.off('exit', exited);
@@ -57,7 +59,14 @@ function lineMatching(child: ChildProcess, output: () => string, pattern: RegExp
  */
 async function startNpm() {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', TOLLGATE_DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'info', NODE_ENV: 'development' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    TOLLGATE_DATA_DIR: path.join(dir, 'data'),
+    LOG_LEVEL: 'info',
+    NODE_ENV: 'development',
+  };
   delete env.DATABASE_URL;
   const child = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   npm = child;
@@ -81,10 +90,17 @@ const SHUTDOWN_STEPS = [
   'stopped',
 ];
 
-const logLines = (output: string) => output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; level: number });
+const logLines = (output: string) =>
+  output
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { msg: string; level: number });
 
 /** The messages logged, but for the start's own (the embedded PostgreSQL's data folder, listening). */
-const shutdownSteps = (output: string) => logLines(output).map((l) => l.msg).filter((m) => !/embedded PostgreSQL \(data|listening/.test(m));
+const shutdownSteps = (output: string) =>
+  logLines(output)
+    .map((l) => l.msg)
+    .filter((m) => !/embedded PostgreSQL \(data|listening/.test(m));
 
 describe('npm start and signals', () => {
   it('SIGTERM to the npm process: the request in flight is answered, then every step logs and npm exits 0', async () => {
@@ -108,7 +124,8 @@ describe('npm start and signals', () => {
     const answered = new Promise<void>((resolve) => socket.once('end', resolve));
     const body = '{"token":"x"}';
     socket.write(
-      `POST /api/v1/token/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+      `POST /api/v1/token/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: ` +
+        `application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
     );
     await headersReceived;
 
@@ -138,7 +155,10 @@ describe('npm start and signals', () => {
     expect(await exit, output()).toBe(0);
     expect(shutdownSteps(output()), output()).toEqual(SHUTDOWN_STEPS);
     // Nothing went wrong on the way: no warning or error logged, no stack trace printed.
-    expect(logLines(output()).filter((l) => l.level >= 40), output()).toEqual([]);
+    expect(
+      logLines(output()).filter((l) => l.level >= 40),
+      output(),
+    ).toEqual([]);
     expect(output()).not.toMatch(/^\s+at /m);
     expect(existsSync(postmasterPid)).toBe(false);
   }, 120_000);

@@ -44,7 +44,12 @@ async function refresh(refreshToken: string, p: TestProject = project) {
 }
 
 const familyRows = (familyId: string) =>
-  t.inContext(() => t.tollgate.core.db.query<{ id: string; revoked_at: Date | null; rotated_at: Date | null }>('select id, revoked_at, rotated_at from refresh_tokens where family_id = ?', [familyId]));
+  t.inContext(() =>
+    t.tollgate.core.db.query<{ id: string; revoked_at: Date | null; rotated_at: Date | null }>(
+      'select id, revoked_at, rotated_at from refresh_tokens where family_id = ?',
+      [familyId],
+    ),
+  );
 
 beforeAll(async () => {
   t = await startTestApp({
@@ -96,7 +101,11 @@ describe('POST /api/proxy/token/refresh', () => {
     // Once the successor is used, the older token has no grace any more: the pair it kept is
     // forgotten in the same statement, and reuse revokes the session.
     const kept = () =>
-      t.inContext(() => t.tollgate.core.db.query<{ n: number }>('select count(*)::int as n from refresh_tokens where family_id = ? and successor_enc is not null', [decodeJwt(s.token).sid]));
+      t.inContext(() =>
+        t.tollgate.core.db.query<{ n: number }>('select count(*)::int as n from refresh_tokens where family_id = ? and successor_enc is not null', [
+          decodeJwt(s.token).sid,
+        ]),
+      );
     expect(await kept()).toEqual([{ n: 1 }]);
     const r2 = await refresh(r1.body.refresh_token);
     expect(r2.status).toBe(200);

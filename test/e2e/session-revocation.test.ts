@@ -104,7 +104,10 @@ describe('a session ended by any path is refused by token verify at once, in eve
     if (rotated.status !== 200) throw new Error(`refresh answered ${rotated.status}`);
     await validEverywhere(s.token, rotated.body.token);
     a.clock.advanceSeconds(11); // past the reuse grace window: the retired token is presumed stolen
-    expect(await project.client.session.refresh({ body: { refresh_token: s.refreshToken } })).toMatchObject({ status: 401, body: { code: 'refresh_token_reused' } });
+    expect(await project.client.session.refresh({ body: { refresh_token: s.refreshToken } })).toMatchObject({
+      status: 401,
+      body: { code: 'refresh_token_reused' },
+    });
     await refusedEverywhere(s.token, rotated.body.token);
   });
 
@@ -137,7 +140,7 @@ describe('a session ended by any path is refused by token verify at once, in eve
     await validEverywhere((await newSession(user)).token);
   });
 
-  it('sign out everywhere (the CLI\'s user sign-out) ends every session of the user', async () => {
+  it("sign out everywhere (the CLI's user sign-out) ends every session of the user", async () => {
     const user = await seedUser();
     const [s1, s2] = [await newSession(user), await newSession(user)];
     const bystander = await newSession(await seedUser());

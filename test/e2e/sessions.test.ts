@@ -178,7 +178,10 @@ describe('an end user and their sessions', () => {
 
   it('ends every other session and keeps this one', async () => {
     const keep = await sessionOf('others@example.com', from('203.0.113.12', 'Firefox/140'));
-    const others = [await sessionOf('others@example.com', from('203.0.113.13', 'Chrome/130')), await sessionOf('others@example.com', from('203.0.113.14', 'Edge/130'))];
+    const others = [
+      await sessionOf('others@example.com', from('203.0.113.13', 'Chrome/130')),
+      await sessionOf('others@example.com', from('203.0.113.14', 'Edge/130')),
+    ];
     expect(await call('POST', '/api/proxy/sessions/revoke-others', keep.token)).toEqual({ status: 200, body: { success: true, ended: 2 } });
     for (const s of others) expect(await verify(s.token)).toMatchObject({ valid: false });
     expect(await verify(keep.token)).toMatchObject({ valid: true });
@@ -187,14 +190,22 @@ describe('an end user and their sessions', () => {
     // The audit log names the user as the one who ended them, and the session kept.
     const kept = (await call('GET', '/api/proxy/sessions', keep.token)).body.sessions[0].id as string;
     expect((await audited(keep.user.id, 'session.revoked.others')).map((e) => [e.actor, e.target, e.details])).toEqual([
-      [{ kind: 'user', id: keep.user.id }, { kind: 'user', id: keep.user.id }, { sessions_ended: 2, kept_session_id: kept }],
-      [{ kind: 'user', id: keep.user.id }, { kind: 'user', id: keep.user.id }, { sessions_ended: 0, kept_session_id: kept }],
+      [
+        { kind: 'user', id: keep.user.id },
+        { kind: 'user', id: keep.user.id },
+        { sessions_ended: 2, kept_session_id: kept },
+      ],
+      [
+        { kind: 'user', id: keep.user.id },
+        { kind: 'user', id: keep.user.id },
+        { sessions_ended: 0, kept_session_id: kept },
+      ],
     ]);
   });
 });
 
 describe('a project server and the sessions of its users', () => {
-  it('lists and ends them with its API key; an unknown user, or another project\'s, is 404', async () => {
+  it("lists and ends them with its API key; an unknown user, or another project's, is 404", async () => {
     const a = await sessionOf('server@example.com', from('203.0.113.20', 'Firefox/140'));
     t.clock.advanceSeconds(1);
     const b = await sessionOf('server@example.com', from('203.0.113.21', 'Chrome/130'));
@@ -207,7 +218,10 @@ describe('a project server and the sessions of its users', () => {
     ]);
 
     const [newest] = list.body.sessions;
-    expect(await project.client.sessions.endForUser({ params: { userId }, body: { session_id: newest!.id } })).toMatchObject({ status: 200, body: { success: true } });
+    expect(await project.client.sessions.endForUser({ params: { userId }, body: { session_id: newest!.id } })).toMatchObject({
+      status: 200,
+      body: { success: true },
+    });
     expect(await verify(b.token)).toMatchObject({ valid: false });
     expect(await verify(a.token)).toMatchObject({ valid: true });
     expect(await project.client.sessions.endForUser({ params: { userId }, body: { session_id: '00000000-0000-4000-8000-000000000000' } })).toMatchObject({

@@ -28,8 +28,17 @@ beforeAll(async () => {
     const now = t.clock.now();
     const id = t.tollgate.core.crypto.uuid();
     await t.tollgate.core.stores.users.insert({
-      id, projectId: project.id, email: 'ada@example.com', name: 'Ada', picture: null, provider: 'email',
-      emailVerified: true, locale: 'en', disabled: false, createdAt: now, updatedAt: now,
+      id,
+      projectId: project.id,
+      email: 'ada@example.com',
+      name: 'Ada',
+      picture: null,
+      provider: 'email',
+      emailVerified: true,
+      locale: 'en',
+      disabled: false,
+      createdAt: now,
+      updatedAt: now,
     });
     return id;
   });
@@ -60,21 +69,27 @@ describe('POST /api/v1/token/verify', () => {
     ['expired', async () => sign(project, { sub: userId }, { exp: Math.floor(t.clock.now().getTime() / 1000) - 1 })],
     ['wrong issuer', async () => sign(project, { sub: userId }, { iss: 'https://evil.example' })],
     ['wrong audience', async () => sign(project, { sub: userId }, { aud: other.id })],
-    ['another project\'s token', async () => sign(other, { sub: userId })],
+    ["another project's token", async () => sign(other, { sub: userId })],
     ['HS512 header', async () => sign(project, { sub: userId }, { alg: 'HS512' })],
     ['unknown user', async () => sign(project, { sub: '00000000-0000-4000-8000-000000000000' })],
-    ['alg none', async () => {
-      const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-      const now = Math.floor(t.clock.now().getTime() / 1000);
-      return `${enc({ alg: 'none', typ: 'JWT' })}.${enc({ sub: userId, provider: 'email', iss: t.config.publicUrl, aud: project.id, iat: now, exp: now + 300 })}.`;
-    }],
-    ['RS256 header with the secret as HMAC key', async () => {
-      const [, payload] = (await sign(project, { sub: userId })).split('.');
-      const header = Buffer.from(JSON.stringify({ alg: 'RS256', typ: 'JWT' })).toString('base64url');
-      const { createHmac } = await import('node:crypto');
-      const sig = createHmac('sha256', Buffer.from(project.signingSecret, 'base64url')).update(`${header}.${payload}`).digest('base64url');
-      return `${header}.${payload}.${sig}`;
-    }],
+    [
+      'alg none',
+      async () => {
+        const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+        const now = Math.floor(t.clock.now().getTime() / 1000);
+        return `${enc({ alg: 'none', typ: 'JWT' })}.${enc({ sub: userId, provider: 'email', iss: t.config.publicUrl, aud: project.id, iat: now, exp: now + 300 })}.`;
+      },
+    ],
+    [
+      'RS256 header with the secret as HMAC key',
+      async () => {
+        const [, payload] = (await sign(project, { sub: userId })).split('.');
+        const header = Buffer.from(JSON.stringify({ alg: 'RS256', typ: 'JWT' })).toString('base64url');
+        const { createHmac } = await import('node:crypto');
+        const sig = createHmac('sha256', Buffer.from(project.signingSecret, 'base64url')).update(`${header}.${payload}`).digest('base64url');
+        return `${header}.${payload}.${sig}`;
+      },
+    ],
   ])('answers valid:false for %s', async (_name, make) => {
     const res = await project.client.token.verify({ body: { token: await make() } });
     expect(res.status).toBe(200);

@@ -152,7 +152,9 @@ describe('webhook delivery with the worker killed', () => {
       Number(
         (
           await run(() =>
-            tg.core.db.query<{ n: string }>(`select count(*) as n from pgboss.job where name = 'tollgate.webhooks' and state = 'active' and started_on >= ?`, [since]),
+            tg.core.db.query<{ n: string }>(`select count(*) as n from pgboss.job where name = 'tollgate.webhooks' and state = 'active' and started_on >= ?`, [
+              since,
+            ]),
           )
         )[0]!.n,
       );
@@ -182,9 +184,7 @@ describe('webhook delivery with the worker killed', () => {
     await recording;
     if (recordingError) throw recordingError;
 
-    const eventIds = (
-      await run(() => tg.core.db.query<{ id: string }>(`select id from billing_events where project_id = ?`, [project.id]))
-    ).map((e) => e.id);
+    const eventIds = (await run(() => tg.core.db.query<{ id: string }>(`select id from billing_events where project_id = ?`, [project.id]))).map((e) => e.id);
     expect(eventIds).toHaveLength(EVENTS);
 
     let allReceivedAt = 0;
@@ -196,7 +196,13 @@ describe('webhook delivery with the worker killed', () => {
       await waitFor(
         async () =>
           Number(
-            (await run(() => tg.core.db.query<{ n: string }>(`select count(*) as n from webhook_deliveries where endpoint_id = ? and status <> 'succeeded'`, [endpoint.endpoint.id])))[0]!.n,
+            (
+              await run(() =>
+                tg.core.db.query<{ n: string }>(`select count(*) as n from webhook_deliveries where endpoint_id = ? and status <> 'succeeded'`, [
+                  endpoint.endpoint.id,
+                ]),
+              )
+            )[0]!.n,
           ) === 0,
         'every delivery recorded as succeeded',
         30_000,
@@ -205,13 +211,15 @@ describe('webhook delivery with the worker killed', () => {
     } catch (e) {
       const late = await run(() =>
         tg.core.db.query(
-          `select status, attempts, count(*) as n, min(next_attempt_at) as next from outbox_messages where topic = 'webhooks.deliver' group by status, attempts order by 1, 2`,
+          `select status, attempts, count(*) as n, min(next_attempt_at) as next from outbox_messages where topic = 'webhooks.deliver' group by ` +
+            `status, attempts order by 1, 2`,
         ),
       );
       const span = ((kills.at(-1)!.at - kills[0]!.at) / 1000).toFixed(1);
       throw new Error(
         `${(e as Error).message}\noutbox messages by status and attempts: ${JSON.stringify(late)}\n` +
-          `(a delivery abandoned by two kills waits 5 minutes for its third attempt; the kills spanned ${span} s)\nworker output (tail):\n${w.output.slice(-4000)}`,
+          `(a delivery abandoned by two kills waits 5 minutes for its third attempt; the kills spanned ${span} s)\nworker output ` +
+          `(tail):\n${w.output.slice(-4000)}`,
       );
     }
 
@@ -231,13 +239,16 @@ describe('webhook delivery with the worker killed', () => {
     const lastKill = kills.at(-1)!.at;
     console.log(
       [
-        `webhook crash test: ${EVENTS} events, ${received} deliveries received, ${received - ids.size} duplicates, ${ids.size} distinct event ids; ${s(Date.now() - started)} in all`,
+        `webhook crash test: ${EVENTS} events, ${received} deliveries received, ${received - ids.size} duplicates, ${ids.size} distinct event ids; ` +
+          `${s(Date.now() - started)} in all`,
         `  worker killed ${kills.length} times (SIGKILL), started ${w.starts} times; attempts left open by the kills: ${abandoned}`,
         ...kills.map(
           (k, i) =>
-            `  kill ${i + 1} at +${s(k.at - deliveringFrom)}: ${k.received} requests received, ${k.recorded} events recorded, ${k.heldJobs} delivery jobs held by the killed worker`,
+            `  kill ${i + 1} at +${s(k.at - deliveringFrom)}: ${k.received} requests received, ${k.recorded} events recorded, ${k.heldJobs} ` +
+            `delivery jobs held by the killed worker`,
         ),
-        `  set-up ${s(deliveringFrom - started)}; every event id received ${s(allReceivedAt - deliveringFrom)} after delivery began, ${s(allReceivedAt - lastKill)} after the last kill`,
+        `  set-up ${s(deliveringFrom - started)}; every event id received ${s(allReceivedAt - deliveringFrom)} after delivery began, ` +
+          `${s(allReceivedAt - lastKill)} after the last kill`,
       ].join('\n'),
     );
 

@@ -48,7 +48,16 @@ async function project(app: TestApp, receiver: WebhookReceiver, name: string) {
     deliveries: async (endpointId: string) => ok(await run(() => webhooks.listDeliveries(id, endpointId, { limit: 100 }))),
     /** Records one event (committed when this returns) and answers its id. */
     event: async (type: 'invoice.paid' | 'subscription.updated') => {
-      const event = buildEvent(core, { projectId: id, type, userId: core.crypto.uuid(), subscriptionId: core.crypto.uuid(), dedupeKey: null, amount: null, currency: null, data: {} });
+      const event = buildEvent(core, {
+        projectId: id,
+        type,
+        userId: core.crypto.uuid(),
+        subscriptionId: core.crypto.uuid(),
+        dedupeKey: null,
+        amount: null,
+        currency: null,
+        data: {},
+      });
       await run(() => publisher.publish(event));
       return event.id;
     },
@@ -111,13 +120,20 @@ describe('webhook endpoint isolation', { timeout: 90_000 }, () => {
     }
     const healthy = () => receiver.received.filter((r) => r.path.startsWith('/healthy-'));
     await waitFor(() => healthy().length >= expected.length, `${expected.length} healthy deliveries (${healthy().length} arrived)`, 20_000);
-    expect(healthy().map((r) => `${r.path} ${r.event.id}`).sort()).toEqual(expected.sort());
+    expect(
+      healthy()
+        .map((r) => `${r.path} ${r.event.id}`)
+        .sort(),
+    ).toEqual(expected.sort());
     const latencies = healthy()
       .map((r) => arrivals.get(r)! - committed.get(r.event.id)!)
       .sort((x, y) => x - y);
     const p50 = percentile(latencies, 50);
     const p99 = percentile(latencies, 99);
-    console.log(`healthy deliveries with ${HUNG_ATTEMPTS} hung attempts in flight: p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms`);
+    console.log(
+      `healthy deliveries with ${HUNG_ATTEMPTS} hung attempts in flight: p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ` +
+        `${latencies.at(-1)!.toFixed(0)} ms`,
+    );
     expect(p99).toBeLessThan(1000);
 
     // The hung attempts were in flight the whole time: none has ended, none was sent twice.
@@ -157,6 +173,13 @@ describe('an endpoint that never answers, with a backlog', { timeout: 60_000 }, 
     const deliveries = await shop.deliveries(endpoint.id);
     const attempts = deliveries.map((d) => d.attempts.length).sort();
     expect(attempts).toEqual([...Array<number>(30).fill(1), ...Array<number>(10).fill(2)]);
-    expect(new Set(receiver.at('/stuck').filter((r) => r.answered === 200).map((r) => r.event.id)).size).toBe(40);
+    expect(
+      new Set(
+        receiver
+          .at('/stuck')
+          .filter((r) => r.answered === 200)
+          .map((r) => r.event.id),
+      ).size,
+    ).toBe(40);
   });
 });

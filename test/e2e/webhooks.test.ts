@@ -71,8 +71,16 @@ async function setUp(app: TestApp, name = 'Shop', callbackUrls?: string[]) {
 /** The outbox message of a delivery: attempts so far and when (by the clock) the next is due, once handed to the queue. */
 async function messageOf(app: TestApp, deliveryId: string) {
   const rows = await app.inContext(() =>
-    app.tollgate.core.db.query<{ id: string; generation: number; attempts: number; status: string; next_attempt_at: string | Date | null; dispatched_at: string | Date | null }>(
-      `select id, generation, attempts, status, next_attempt_at, dispatched_at from outbox_messages where topic = ? and dedupe_key = ? order by created_at desc limit 1`,
+    app.tollgate.core.db.query<{
+      id: string;
+      generation: number;
+      attempts: number;
+      status: string;
+      next_attempt_at: string | Date | null;
+      dispatched_at: string | Date | null;
+    }>(
+      `select id, generation, attempts, status, next_attempt_at, dispatched_at from outbox_messages where topic = ? and dedupe_key = ? order by ` +
+        `created_at desc limit 1`,
       [WEBHOOK_DELIVERY_TOPIC.name, deliveryId],
     ),
   );
@@ -95,10 +103,10 @@ async function runNextAttempt(app: TestApp, deliveryId: string, failures: number
   const started = async () =>
     (
       await app.inContext(() =>
-        app.tollgate.core.db.query(`select 1 from pgboss.job where data->>'id' = ? and (data->>'generation')::int = ? and (state <> 'created' or start_after <= now())`, [
-          message.id,
-          message.generation,
-        ]),
+        app.tollgate.core.db.query(
+          `select 1 from pgboss.job where data->>'id' = ? and (data->>'generation')::int = ? and (state <> 'created' or start_after <= now())`,
+          [message.id, message.generation],
+        ),
       )
     ).length > 0;
   await waitFor(async () => (await app.tollgate.core.outbox.startDueAttempts()) > 0 || (await started()), `the sweep to start attempt ${failures + 1}`);
@@ -117,7 +125,10 @@ describe('project webhooks', { timeout: 120_000 }, () => {
     if (!created.ok) throw new Error(created.error);
     if (role === 'member') {
       await app.inContext(() =>
-        app.tollgate.core.db.query('insert into console_memberships (account_id, project_id, created_at) values (?, ?, now())', [created.value.account.id, ctx.project.id]),
+        app.tollgate.core.db.query('insert into console_memberships (account_id, project_id, created_at) values (?, ?, now())', [
+          created.value.account.id,
+          ctx.project.id,
+        ]),
       );
     }
   };
@@ -149,7 +160,13 @@ describe('project webhooks', { timeout: 120_000 }, () => {
     const money = await ctx.endpoint(receiver.url('/money'), ['invoice.paid', 'payment.failed']);
     const off = await ctx.endpoint(receiver.url('/off'));
     ok(await ctx.run(() => ctx.webhooks.updateEndpoint(ctx.project.id, off.endpoint.id, { enabled: false })));
-    for (const [path, e] of [['/all', all], ['/created', created], ['/money', money], ['/off', off]] as const) receiver.route(path, e.secret);
+    for (const [path, e] of [
+      ['/all', all],
+      ['/created', created],
+      ['/money', money],
+      ['/off', off],
+    ] as const)
+      receiver.route(path, e.secret);
     expect(all.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(all.endpoint).toMatchObject({ eventTypes: [], enabled: true, secretPrefix: all.secret.slice(0, 10) });
     expect(money.endpoint.eventTypes).toEqual(['invoice.paid', 'payment.failed']);
@@ -169,7 +186,13 @@ describe('project webhooks', { timeout: 120_000 }, () => {
     await waitFor(() => Object.entries(expected).every(([path, types]) => receiver.at(path).length >= types.length), 'every delivery');
     // Delivery order is not promised: compare as sets of (type), then check `created` orders them.
     for (const [path, types] of Object.entries(expected)) {
-      expect(receiver.at(path).map((r) => r.event.type).sort(), path).toEqual([...types].sort());
+      expect(
+        receiver
+          .at(path)
+          .map((r) => r.event.type)
+          .sort(),
+        path,
+      ).toEqual([...types].sort());
     }
     expect(receiver.at('/off')).toEqual([]);
 
@@ -197,7 +220,7 @@ describe('project webhooks', { timeout: 120_000 }, () => {
     const log = await ctx.deliveries(money.endpoint.id);
     expect(log.map((d) => [d.status, d.attemptCount, d.lastStatusCode])).toEqual(Array(3).fill(['succeeded', 1, 200]));
     expect(log[0]!.attempts[0]).toMatchObject({ attempt: 1, statusCode: 200, responseExcerpt: 'ok', error: null });
-    expect((await ctx.deliveries(off.endpoint.id))).toEqual([]);
+    expect(await ctx.deliveries(off.endpoint.id)).toEqual([]);
     for (const e of [all, created, money, off]) ok(await ctx.run(() => ctx.webhooks.deleteEndpoint(ctx.project.id, e.endpoint.id)));
   });
 
@@ -294,7 +317,7 @@ describe('project webhooks', { timeout: 120_000 }, () => {
     ok(await ctx.run(() => ctx.webhooks.deleteEndpoint(ctx.project.id, down.endpoint.id)));
   });
 
-  it('disables an endpoint that answers 410 Gone, and fails its delivery for good; the project\'s members are mailed', async () => {
+  it("disables an endpoint that answers 410 Gone, and fails its delivery for good; the project's members are mailed", async () => {
     // Now the project has a member: the member is told, the operators are not.
     await consoleAccount('owner@example.com', 'member');
     const gone = await ctx.endpoint(receiver.url('/gone'), ['subscription.created']);
@@ -401,7 +424,10 @@ describe('project webhooks', { timeout: 120_000 }, () => {
     ok(await ctx.run(() => ctx.webhooks.updateEndpoint(ctx.project.id, r.endpoint.id, { enabled: true })));
     clock.advance(1000);
     ok(await ctx.subscribe(await app.seedUser(ctx.project.id)));
-    await waitFor(async () => (await ctx.deliveries(r.endpoint.id))[0]?.status === 'failed' && (await ctx.deliveries(r.endpoint.id)).length === 2, 'the second failure');
+    await waitFor(
+      async () => (await ctx.deliveries(r.endpoint.id))[0]?.status === 'failed' && (await ctx.deliveries(r.endpoint.id)).length === 2,
+      'the second failure',
+    );
     ok(await ctx.run(() => ctx.webhooks.updateEndpoint(ctx.project.id, r.endpoint.id, { enabled: true })));
     const [second, first] = await ctx.deliveries(r.endpoint.id);
     expect(receiver.at('/replay')).toHaveLength(2);
@@ -469,7 +495,13 @@ describe('SSRF guard with WEBHOOK_ALLOW_PRIVATE_URLS=false', { timeout: 120_000 
     await receiver?.stop();
   });
 
-  const VECTORS = ['http://127.0.0.1:PORT/ssrf', 'https://10.0.0.1/ssrf', 'http://[::1]:PORT/ssrf', 'http://169.254.169.254/latest/meta-data/', 'http://localhost:PORT/ssrf'];
+  const VECTORS = [
+    'http://127.0.0.1:PORT/ssrf',
+    'https://10.0.0.1/ssrf',
+    'http://[::1]:PORT/ssrf',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://localhost:PORT/ssrf',
+  ];
 
   it('refuses private, loopback, link-local and metadata addresses, and a name resolving to 127.0.0.1, at registration', async () => {
     const ctx = await setUp(strict);
@@ -484,7 +516,10 @@ describe('SSRF guard with WEBHOOK_ALLOW_PRIVATE_URLS=false', { timeout: 120_000 
       error: 'webhook_url_private',
       detail: expect.stringMatching(/^localhost resolves to (127\.0\.0\.1|::1), a loopback address$/),
     });
-    expect(await ctx.run(() => ctx.webhooks.createEndpoint(ctx.project.id, { url: 'https://0x7f.1/x' }))).toMatchObject({ ok: false, error: 'webhook_url_private' });
+    expect(await ctx.run(() => ctx.webhooks.createEndpoint(ctx.project.id, { url: 'https://0x7f.1/x' }))).toMatchObject({
+      ok: false,
+      error: 'webhook_url_private',
+    });
     expect(await ctx.run(() => ctx.webhooks.createEndpoint(ctx.project.id, { url: 'https://[::ffff:169.254.169.254]/x' }))).toMatchObject({
       ok: false,
       error: 'webhook_url_private',

@@ -24,7 +24,12 @@ afterAll(async () => {
 
 const origin = { ip: '203.0.113.7', userAgent: 'curl/8.5.0', requestId: 'req-9' };
 const entry = (projectId: string, action: AuditAction, at: Date, userId: string | null = null): AuditEntry =>
-  auditEntry(at, projectId, action, { actor: { kind: 'user', id: userId }, origin, details: { provider: 'email' }, reason: action.endsWith('.failed') ? 'some_reason' : null });
+  auditEntry(at, projectId, action, {
+    actor: { kind: 'user', id: userId },
+    origin,
+    details: { provider: 'email' },
+    reason: action.endsWith('.failed') ? 'some_reason' : null,
+  });
 const count = async (projectId: string) =>
   Number((await db.withContext(() => db.query<{ n: string }>('select count(*) as n from audit_log where project_id = ?', [projectId])))[0]!.n);
 
@@ -93,8 +98,23 @@ describe('the PostgreSQL audit log', () => {
     expect((await list({ since: new Date(t0 + 1000), until: new Date(t0 + 3000) })).map((e) => e.action)).toEqual(['user.sign_in.failed', 'user.sign_in']);
     const [first, second] = await list({ limit: 2 });
     const rest = await list({ after: { at: second!.at, id: second!.id } });
-    expect(rest.map((e) => e.action)).toEqual(['mfa.challenge.issued', 'user.sign_in', 'user.identity.linked', 'user.sign_in.failed', 'user.sign_in', 'user.sign_up']);
-    expect(first).toMatchObject({ ip: '203.0.113.7', userAgent: 'curl/8.5.0', requestId: 'req-9', outcome: 'failure', reason: 'some_reason', details: { provider: 'email' }, target: null });
+    expect(rest.map((e) => e.action)).toEqual([
+      'mfa.challenge.issued',
+      'user.sign_in',
+      'user.identity.linked',
+      'user.sign_in.failed',
+      'user.sign_in',
+      'user.sign_up',
+    ]);
+    expect(first).toMatchObject({
+      ip: '203.0.113.7',
+      userAgent: 'curl/8.5.0',
+      requestId: 'req-9',
+      outcome: 'failure',
+      reason: 'some_reason',
+      details: { provider: 'email' },
+      target: null,
+    });
     expect((await list({ outcome: 'failure' })).map((e) => e.action)).toEqual(['token.refresh.failed', 'user.sign_in.failed']);
   });
 
@@ -145,14 +165,23 @@ describe('known devices', () => {
     const projectId = randomUUID();
     const userId = randomUUID();
     await db.withContext(async () => {
-      await db.query(`insert into projects (id, name, active, signing_secret_enc, settings, provider_credentials, created_at, updated_at) values (?, 'p', true, 'x', '{}', '{}', now(), now())`, [projectId]);
-      await db.query(`insert into users (id, project_id, provider, email_verified, disabled, created_at, updated_at) values (?, ?, 'email', false, false, now(), now())`, [userId, projectId]);
+      await db.query(
+        `insert into projects (id, name, active, signing_secret_enc, settings, provider_credentials, created_at, updated_at) values (?, 'p', true, 'x', '{}', '{}', now(), now())`,
+        [projectId],
+      );
+      await db.query(
+        `insert into users (id, project_id, provider, email_verified, disabled, created_at, updated_at) values (?, ?, 'email', false, false, now(), now())`,
+        [userId, projectId],
+      );
       const at = new Date('2030-01-01T00:00:00.000Z');
       expect(await devices.remember(projectId, userId, 'fp-a', at)).toBe('first');
       expect(await devices.remember(projectId, userId, 'fp-a', new Date(at.getTime() + 1000))).toBe('known');
       expect(await devices.remember(projectId, userId, 'fp-b', at)).toBe('new');
       expect(await devices.remember(projectId, userId, 'fp-b', at)).toBe('known');
-      const rows = await db.query<{ fingerprint: string; last_seen_at: string | Date }>('select fingerprint, last_seen_at from known_devices where user_id = ? order by fingerprint', [userId]);
+      const rows = await db.query<{ fingerprint: string; last_seen_at: string | Date }>(
+        'select fingerprint, last_seen_at from known_devices where user_id = ? order by fingerprint',
+        [userId],
+      );
       expect(rows.map((r) => [r.fingerprint, new Date(r.last_seen_at).toISOString()])).toEqual([
         ['fp-a', '2030-01-01T00:00:01.000Z'],
         ['fp-b', '2030-01-01T00:00:00.000Z'],

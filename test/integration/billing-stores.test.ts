@@ -1,12 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type {
-  BillingEvent,
-  BillingInvoice,
-  BillingSubscription,
-  StoredPlan,
-  StoredPrice,
-} from '../../application/billing/billing.store';
+import type { BillingEvent, BillingInvoice, BillingSubscription, StoredPlan, StoredPrice } from '../../application/billing/billing.store';
 import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
 import { Database } from '../../infrastructure/persistence/database';
 import { PostgresBillingConnectionStore } from '../../infrastructure/persistence/postgres-billing-connection.store';
@@ -41,10 +35,12 @@ const sql = <T = Record<string, unknown>>(text: string, params: unknown[] = []) 
 
 async function insertProject(name: string): Promise<string> {
   const id = randomUUID();
-  await sql(
-    `insert into projects (id, name, active, signing_secret_enc, settings, created_at, updated_at) values (?, ?, true, 'x', '{}'::jsonb, ?, ?)`,
-    [id, name, T0, T0],
-  );
+  await sql(`insert into projects (id, name, active, signing_secret_enc, settings, created_at, updated_at) values (?, ?, true, 'x', '{}'::jsonb, ?, ?)`, [
+    id,
+    name,
+    T0,
+    T0,
+  ]);
   return id;
 }
 
@@ -533,8 +529,7 @@ describe('subscription store', () => {
     const e = mk(u2!, 4, { status: 'canceled', cancelAtPeriodEnd: true }); // same instant as d: id breaks the tie
     await inContext(async () => {
       for (const x of [a, b, c, d, e]) expect(await s.subscriptions.save(x)).toBe('saved');
-      const ids = async (filter: { userId?: string; status?: string; limit: number }) =>
-        (await s.subscriptions.list(projectId, filter)).map((x) => x.id);
+      const ids = async (filter: { userId?: string; status?: string; limit: number }) => (await s.subscriptions.list(projectId, filter)).map((x) => x.id);
       const [d4, e4] = d.id > e.id ? [d, e] : [e, d];
       expect(await ids({ limit: 10 })).toEqual([d4.id, e4.id, c.id, b.id, a.id]);
       expect(await ids({ limit: 2 })).toEqual([d4.id, e4.id]);
@@ -727,9 +722,7 @@ describe('billing events', () => {
         expect(await s.publisher.publish(event({ projectId, dedupeKey: 'k2' }))).toBe(true);
       }),
     );
-    const results = await Promise.all(
-      Array.from({ length: 20 }, () => inContext(() => s.publisher.publish(event({ projectId, dedupeKey: 'race' })))),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, () => inContext(() => s.publisher.publish(event({ projectId, dedupeKey: 'race' })))));
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await inContext(() => s.events.list(projectId, { limit: 100 }))).toHaveLength(3);
   });

@@ -120,9 +120,7 @@ describe('billing use cases against the Stripe-shaped server', () => {
 
   const stripeSubscriptions = (keys: AccountKeys) => fake.list<Stripe.Subscription>(keys.id, 'subscription');
   const stripeInvoices = (keys: AccountKeys, subscriptionId: string) =>
-    fake
-      .list<Stripe.Invoice>(keys.id, 'invoice')
-      .filter((i) => i.parent?.subscription_details?.subscription === subscriptionId && i.status !== 'draft');
+    fake.list<Stripe.Invoice>(keys.id, 'invoice').filter((i) => i.parent?.subscription_details?.subscription === subscriptionId && i.status !== 'draft');
   /** Stripe's id of a Tollgate subscription (its metadata names Tollgate's id). */
   const stripeIdOf = (p: StripeProject, subscriptionId: string): string => {
     const found = stripeSubscriptions(p.keys).find((s) => s.metadata.tollgate_subscription_id === subscriptionId);
@@ -207,18 +205,37 @@ describe('billing use cases against the Stripe-shaped server', () => {
       const testProducts = fake.list<Stripe.Product>(p.keys.id, 'product').map((x) => x.id);
 
       // The same account again (a rotated webhook secret): nothing is pushed again.
-      ok(await run(() => billing.connectBilling(p.project.id, { processor: 'stripe', secretKey: p.keys.restrictedKey, publishableKey: p.keys.publishableKey, webhookSecret: p.keys.webhookSecret })));
+      ok(
+        await run(() =>
+          billing.connectBilling(p.project.id, {
+            processor: 'stripe',
+            secretKey: p.keys.restrictedKey,
+            publishableKey: p.keys.publishableKey,
+            webhookSecret: p.keys.webhookSecret,
+          }),
+        ),
+      );
       expect(fake.list(p.keys.id, 'product').map((x) => (x as Stripe.Product).id)).toEqual(testProducts);
 
       const live = fake.createAccount({ secretKey: `sk_live_${'L'.repeat(24)}`, publishableKey: `pk_live_${'L'.repeat(24)}` });
       fake.addWebhookEndpoint(live.id, webhookUrl(p.project.id));
       const connected = ok(
         await run(() =>
-          billing.connectBilling(p.project.id, { processor: 'stripe', secretKey: live.secretKey, publishableKey: live.publishableKey, webhookSecret: live.webhookSecret }),
+          billing.connectBilling(p.project.id, {
+            processor: 'stripe',
+            secretKey: live.secretKey,
+            publishableKey: live.publishableKey,
+            webhookSecret: live.webhookSecret,
+          }),
         ),
       );
       expect(connected).toMatchObject({ mode: 'live', accountId: live.id });
-      expect(fake.list<Stripe.Product>(live.id, 'product').map((x) => x.name).sort()).toEqual(['Basic', 'Pro']);
+      expect(
+        fake
+          .list<Stripe.Product>(live.id, 'product')
+          .map((x) => x.name)
+          .sort(),
+      ).toEqual(['Basic', 'Pro']);
       const plans = ok(await run(() => billing.listPlans(p.project.id)));
       const livePrices = fake.list<Stripe.Price>(live.id, 'price').map((x) => x.id);
       expect(plans.flatMap((x) => x.prices).every((x) => livePrices.includes(x.processorPriceId!))).toBe(true);
@@ -518,7 +535,13 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(resumed.currentPeriodEnd.getTime()).toBe(item.current_period_end * 1000);
       const invoices = ok(await run(() => billing.listInvoices(p.actor(user), 10)));
       expect(invoices.filter((i) => i.status === 'paid').map((i) => i.amountPaid)).toEqual([1000, 1000]);
-      expect(await typesOf(p.project, user.id)).toEqual(['subscription.created', 'invoice.paid', 'subscription.updated', 'invoice.paid', 'subscription.updated']);
+      expect(await typesOf(p.project, user.id)).toEqual([
+        'subscription.created',
+        'invoice.paid',
+        'subscription.updated',
+        'invoice.paid',
+        'subscription.updated',
+      ]);
 
       // Paused and resumed within the period just paid: same cycle, nothing more charged.
       ok(await run(() => billing.pauseSubscription(p.actor(user), { requestKey: key() })));
@@ -650,7 +673,7 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(sub).toMatchObject({ status: 'trialing', plan: { name: 'Pro' }, processor: 'stripe' });
       expect(sub.trialEnd!.getTime() - sub.trialStart!.getTime()).toBe(14 * DAY * 1000);
       expect(sub.paymentMethod).toMatchObject({ brand: 'visa', last4: '4242' });
-      expect((await run(() => billing.entitlements(p.actor(user))))).toEqual({ plan: 'Pro', status: 'trialing', features: ['reports', 'export', 'sso'] });
+      expect(await run(() => billing.entitlements(p.actor(user)))).toEqual({ plan: 'Pro', status: 'trialing', features: ['reports', 'export', 'sso'] });
       // A $0 trial invoice is no payment.
       expect(await typesOf(p.project, user.id)).toEqual(['subscription.created']);
       const [stripeSub] = stripeSubscriptions(p.keys);
@@ -658,7 +681,12 @@ describe('billing use cases against the Stripe-shaped server', () => {
 
       // A user with a live subscription changes it instead.
       const again = await run(() =>
-        billing.startCheckout(p.actor(user), { priceId: p.basic.priceId, successUrl: 'https://app.example.com/x', cancelUrl: 'https://app.example.com/y', requestKey: key() }),
+        billing.startCheckout(p.actor(user), {
+          priceId: p.basic.priceId,
+          successUrl: 'https://app.example.com/x',
+          cancelUrl: 'https://app.example.com/y',
+          requestKey: key(),
+        }),
       );
       expect(again).toMatchObject({ ok: false, error: 'subscription_exists' });
 
@@ -683,7 +711,14 @@ describe('billing use cases against the Stripe-shaped server', () => {
       const p = await stripeProject();
       const user = await app.seedUser(p.project.id);
       const start = () =>
-        run(() => billing.startCheckout(p.actor(user), { priceId: p.basic.priceId, successUrl: 'https://app.example.com/done', cancelUrl: 'https://app.example.com/cancel', requestKey: key() }));
+        run(() =>
+          billing.startCheckout(p.actor(user), {
+            priceId: p.basic.priceId,
+            successUrl: 'https://app.example.com/done',
+            cancelUrl: 'https://app.example.com/cancel',
+            requestKey: key(),
+          }),
+        );
       const first = ok(await start());
       const second = ok(await start());
       fake.completeCheckout(first.id, { paymentMethod: 'pm_card_visa' });
@@ -693,7 +728,10 @@ describe('billing use cases against the Stripe-shaped server', () => {
 
       const live = ok(await run(() => billing.currentSubscription(p.actor(user))))!;
       const statuses = stripeSubscriptions(p.keys).map((sub) => [sub.metadata.tollgate_subscription_id === live.id, sub.status]);
-      expect(statuses.sort()).toEqual([[false, 'canceled'], [true, 'active']]);
+      expect(statuses.sort()).toEqual([
+        [false, 'canceled'],
+        [true, 'active'],
+      ]);
       const duplicate = stripeSubscriptions(p.keys).find((sub) => sub.metadata.tollgate_subscription_id !== live.id)!;
       // One refund at Stripe, of the duplicate's whole first charge, on its PaymentIntent.
       const refunds = fake.list<Stripe.Refund>(p.keys.id, 'refund');
@@ -721,7 +759,11 @@ describe('billing use cases against the Stripe-shaped server', () => {
       await app.tollgate.core.audit.flush();
       const audit = await run(() => app.tollgate.core.audit.list({ projectId: p.project.id, action: 'billing.refund', limit: 10 }));
       expect(audit).toHaveLength(1);
-      expect(audit[0]).toMatchObject({ userId: user.id, actor: { kind: 'system' }, details: { invoice_id: refundedInvoice.id, amount: 1000, currency: 'usd', reason: 'duplicate', processor_refund_id: refunds[0]!.id } });
+      expect(audit[0]).toMatchObject({
+        userId: user.id,
+        actor: { kind: 'system' },
+        details: { invoice_id: refundedInvoice.id, amount: 1000, currency: 'usd', reason: 'duplicate', processor_refund_id: refunds[0]!.id },
+      });
 
       // The webhooks again (Stripe retries): nothing is refunded twice.
       for (const event of fake.events(p.keys.id)) await fake.webhooks.redeliver(p.keys.id, event.id);
@@ -735,7 +777,13 @@ describe('billing use cases against the Stripe-shaped server', () => {
       const user = await app.seedUser(p.project.id);
       const start = () =>
         run(() =>
-          billing.startCheckout(p.actor(user), { priceId: p.pro.priceId, successUrl: 'https://app.example.com/done', cancelUrl: 'https://app.example.com/cancel', trialDays: 14, requestKey: key() }),
+          billing.startCheckout(p.actor(user), {
+            priceId: p.pro.priceId,
+            successUrl: 'https://app.example.com/done',
+            cancelUrl: 'https://app.example.com/cancel',
+            trialDays: 14,
+            requestKey: key(),
+          }),
         );
       const first = ok(await start());
       const second = ok(await start());
@@ -754,7 +802,10 @@ describe('billing use cases against the Stripe-shaped server', () => {
       const invoices = ok(await run(() => billing.listInvoices(p.actor(user), 10)));
       expect(invoices.filter((i) => i.subscriptionId === sub.id && i.amountPaid > 0).map((i) => i.amountPaid)).toEqual([3000]);
       // Recorded once it was active: created and paid, never a second trialing.
-      expect((await eventsOf(p.project, user.id)).filter((e) => e.subscriptionId === sub.id).map((e) => e.type)).toEqual(['subscription.created', 'invoice.paid']);
+      expect((await eventsOf(p.project, user.id)).filter((e) => e.subscriptionId === sub.id).map((e) => e.type)).toEqual([
+        'subscription.created',
+        'invoice.paid',
+      ]);
     });
 
     it('applies a promotion code Stripe knows', async () => {

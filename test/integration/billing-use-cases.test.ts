@@ -131,7 +131,12 @@ describe('billing use cases on the sandbox', () => {
       ),
     );
     expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
-    expect(outcomes.filter((o) => !o.ok).map((o) => (o.ok ? '' : o.error)).every((e) => e === 'subscription_exists' || e === 'subscription_busy')).toBe(true);
+    expect(
+      outcomes
+        .filter((o) => !o.ok)
+        .map((o) => (o.ok ? '' : o.error))
+        .every((e) => e === 'subscription_exists' || e === 'subscription_busy'),
+    ).toBe(true);
     const invoices = ok(await run(() => billing.listInvoices(actor(user), 100)));
     expect(invoices).toHaveLength(1);
   });
@@ -141,7 +146,9 @@ describe('billing use cases on the sandbox', () => {
     ok(await run(() => billing.subscribe(actor(payer), { priceId: basic.priceId, paymentMethodId: 'pm_card_visa', requestKey: key() })));
     const failing = await app.seedUser(project.id);
     ok(await run(() => billing.updatePlan(project.id, 'Pro', { defaultTrialDays: 7 })));
-    const trial = ok(await run(() => billing.subscribe(actor(failing), { priceId: pro.priceId, paymentMethodId: 'pm_card_chargeCustomerFail', requestKey: key() })));
+    const trial = ok(
+      await run(() => billing.subscribe(actor(failing), { priceId: pro.priceId, paymentMethodId: 'pm_card_chargeCustomerFail', requestKey: key() })),
+    );
     expect(trial.status).toBe('trialing');
 
     // Day 10: the trial ended on day 7 and its first charge failed.

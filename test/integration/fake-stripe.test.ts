@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStripeTypes, type StripeTypes } from '../support/stripe/conformance';
-import { routeTable, startFakeStripe, stripeOptionsFromUrl, type AccountKeys, type FakeStripe } from '../support/stripe/server';
+import { routeTable, startFakeStripe, stripeOptionsFromUrl, type FakeStripe } from '../support/stripe/server';
 
 /**
  * The Stripe-shaped server, driven only through the real stripe client (stripe-node 18.5, API
@@ -146,7 +146,14 @@ describe('requests: encoding, strictness, errors', () => {
     const prices = await stripe.prices.list({ expand: ['data.product'], lookup_keys: [], limit: 3 });
     expect((prices.data[0]!.product as Stripe.Product).object).toBe('product');
     const recorded = fake.requests.slice(before);
-    expect(recorded[0]).toMatchObject({ method: 'POST', path: '/v1/customers', idempotencyKey: 'cus-u_2', account: keys.id, stripeVersion: '2025-08-27.basil', status: 200 });
+    expect(recorded[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/customers',
+      idempotencyKey: 'cus-u_2',
+      account: keys.id,
+      stripeVersion: '2025-08-27.basil',
+      status: 200,
+    });
     expect(recorded[0]!.params).toEqual({ email: 'b@example.test', metadata: { project: 'p_1', user: 'u_2' } });
     expect(recorded[1]!.params).toEqual({ expand: { 0: 'data.product' }, limit: '3' });
     void basicMonthly;
@@ -176,10 +183,20 @@ describe('requests: encoding, strictness, errors', () => {
     const missing = await rejection(stripe.subscriptions.create({ customer: customer.id }));
     expect(missing.message).toBe('Missing required param: items.');
     expect(missing.code).toBe('parameter_missing');
-    const badEnum = await rejection(stripe.subscriptions.create({ customer: customer.id, items: [{ price: basicMonthly.id }], payment_behavior: 'sometimes' as never }));
-    expect(badEnum.message).toBe('Invalid payment_behavior: must be one of allow_incomplete, default_incomplete, error_if_incomplete, or pending_if_incomplete');
+    const badEnum = await rejection(
+      stripe.subscriptions.create({ customer: customer.id, items: [{ price: basicMonthly.id }], payment_behavior: 'sometimes' as never }),
+    );
+    expect(badEnum.message).toBe(
+      'Invalid payment_behavior: must be one of allow_incomplete, default_incomplete, error_if_incomplete, or pending_if_incomplete',
+    );
     const recorded = fake.unexpected.slice(start).map((u) => `${u.reason} ${u.message.split(' ')[0]}`);
-    expect(recorded).toEqual(['unknown_parameter emial', 'unknown_parameter items[0][plan]', 'unknown_parameter unit_amount', 'unknown_parameter tax_id_data', 'unknown_route GET']);
+    expect(recorded).toEqual([
+      'unknown_parameter emial',
+      'unknown_parameter items[0][plan]',
+      'unknown_parameter unit_amount',
+      'unknown_parameter tax_id_data',
+      'unknown_route GET',
+    ]);
     expect(() => fake.assertNoUnexpectedRequests()).toThrow(/emial/);
     fake.unexpected.length = 0;
     expect(() => fake.assertNoUnexpectedRequests()).not.toThrow();
@@ -233,9 +250,14 @@ describe('idempotency', () => {
     const other = await rejection(stripe.customers.create({ email: 'two@example.test' }, { idempotencyKey: 'k-2' }));
     expect(other).toBeInstanceOf(Stripe.errors.StripeIdempotencyError);
     expect(other.statusCode).toBe(400);
-    expect(other.message).toBe("Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than 'k-2' if you meant to execute a different request.");
+    expect(other.message).toBe(
+      "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than 'k-2' if you " +
+        'meant to execute a different request.',
+    );
     const endpoint = await rejection(stripe.products.create({ name: 'X' }, { idempotencyKey: 'k-2' }));
-    expect(endpoint.message).toMatch(/^Keys for idempotent requests can only be used for the same endpoint they were first used for \('POST \/v1\/customers' vs 'POST \/v1\/products'\)/);
+    expect(endpoint.message).toMatch(
+      /^Keys for idempotent requests can only be used for the same endpoint they were first used for \('POST \/v1\/customers' vs 'POST \/v1\/products'\)/,
+    );
   });
 
   it('saves errors from execution (a decline) but not parameter errors; keys are per account', async () => {
@@ -262,7 +284,14 @@ describe('catalog and customers', () => {
     const { stripe, pro, proMonthly, proYearly, basicMonthly } = await catalog();
     expect(pro).toMatchObject({ object: 'product', active: true, livemode: false, created: START, name: 'Pro' });
     expect(pro.id).toMatch(/^prod_/);
-    expect(proMonthly).toMatchObject({ object: 'price', unit_amount: 3000, currency: 'usd', type: 'recurring', product: pro.id, recurring: { interval: 'month', interval_count: 1, usage_type: 'licensed' } });
+    expect(proMonthly).toMatchObject({
+      object: 'price',
+      unit_amount: 3000,
+      currency: 'usd',
+      type: 'recurring',
+      product: pro.id,
+      recurring: { interval: 'month', interval_count: 1, usage_type: 'licensed' },
+    });
     const renamed = await stripe.products.update(pro.id, { name: 'Pro plan', description: 'Everything', metadata: { tier: '2' } });
     expect(renamed).toMatchObject({ name: 'Pro plan', description: 'Everything', metadata: { tier: '2' } });
     const archived = await stripe.prices.update(proMonthly.id, { active: false, lookup_key: 'pro_monthly_old' });
@@ -276,7 +305,9 @@ describe('catalog and customers', () => {
     const noProduct = await rejection(stripe.prices.create({ product: 'prod_missing', currency: 'usd', unit_amount: 1 }));
     expect(noProduct.message).toBe("No such product: 'prod_missing'");
     expect(noProduct.param).toBe('product');
-    const inactive = await rejection(stripe.subscriptions.create({ customer: (await customerWithCard(stripe)).customer.id, items: [{ price: proMonthly.id }] }));
+    const inactive = await rejection(
+      stripe.subscriptions.create({ customer: (await customerWithCard(stripe)).customer.id, items: [{ price: proMonthly.id }] }),
+    );
     expect(inactive.message).toBe('The price specified is inactive. This field only accepts active prices.');
     void basicMonthly;
   });
@@ -284,10 +315,19 @@ describe('catalog and customers', () => {
   it('creates, updates and retrieves customers; the default payment method must be attached', async () => {
     const { stripe } = await catalog();
     const customer = await stripe.customers.create({ email: 'ada@example.test', name: 'Ada', metadata: { project: 'p', user: 'u' } });
-    expect(customer).toMatchObject({ object: 'customer', email: 'ada@example.test', name: 'Ada', balance: 0, livemode: false, invoice_settings: { default_payment_method: null } });
+    expect(customer).toMatchObject({
+      object: 'customer',
+      email: 'ada@example.test',
+      name: 'Ada',
+      balance: 0,
+      livemode: false,
+      invoice_settings: { default_payment_method: null },
+    });
     expect(customer.id).toMatch(/^cus_/);
     const unattached = await rejection(stripe.customers.update(customer.id, { invoice_settings: { default_payment_method: 'pm_card_visa' } }));
-    expect(unattached.message).toBe('The customer does not have a payment method with the ID pm_card_visa. The payment method must be attached to the customer.');
+    expect(unattached.message).toBe(
+      'The customer does not have a payment method with the ID pm_card_visa. The payment method must be attached to the customer.',
+    );
     const pm = await stripe.paymentMethods.attach('pm_card_visa', { customer: customer.id });
     const updated = await stripe.customers.update(customer.id, { invoice_settings: { default_payment_method: pm.id }, metadata: { user: '' } });
     expect(updated.invoice_settings.default_payment_method).toBe(pm.id);
@@ -341,7 +381,10 @@ describe("Stripe's test cards", () => {
     const updated = await stripe.paymentMethods.update(pm.id, { card: { exp_month: 12, exp_year: 2030 }, billing_details: { name: 'Ada L' } });
     expect(updated.card).toMatchObject({ exp_month: 12, exp_year: 2030 });
     const apiEvent = fake.events(keys.id, 'payment_method.updated')[0]!;
-    expect(apiEvent.data.previous_attributes).toMatchObject({ card: { exp_month: pm.card!.exp_month, exp_year: pm.card!.exp_year }, billing_details: { name: null } });
+    expect(apiEvent.data.previous_attributes).toMatchObject({
+      card: { exp_month: pm.card!.exp_month, exp_year: pm.card!.exp_year },
+      billing_details: { name: null },
+    });
     fake.updateCard(keys.id, pm.id, { exp_year: 2031, last4: '1881' });
     const auto = fake.events(keys.id, 'payment_method.automatically_updated')[0]!;
     expect((auto.data.object as Stripe.PaymentMethod).card).toMatchObject({ exp_year: 2031, last4: '1881' });
@@ -362,7 +405,9 @@ describe("Stripe's test cards", () => {
     const failed = await rejection(stripe.setupIntents.confirm(si2.id, { payment_method: 'pm_card_chargeDeclined' }));
     expect(failed).toBeInstanceOf(Stripe.errors.StripeCardError);
     expect((await stripe.setupIntents.retrieve(si2.id)).last_setup_error?.decline_code).toBe('generic_decline');
-    expect(fake.events(keys.id).map((e) => e.type)).toEqual(expect.arrayContaining(['setup_intent.created', 'setup_intent.succeeded', 'payment_method.attached', 'setup_intent.setup_failed']));
+    expect(fake.events(keys.id).map((e) => e.type)).toEqual(
+      expect.arrayContaining(['setup_intent.created', 'setup_intent.succeeded', 'payment_method.attached', 'setup_intent.setup_failed']),
+    );
   });
 });
 
@@ -384,7 +429,14 @@ describe('subscriptions', () => {
     expect(item(sub).price.id).toBe(basicMonthly.id);
     expect(sub.metadata).toEqual({ tollgate_subscription: 's_1' });
     const invoice = sub.latest_invoice as Stripe.Invoice;
-    expect(invoice).toMatchObject({ status: 'paid', amount_due: 1000, amount_paid: 1000, amount_remaining: 0, currency: 'usd', billing_reason: 'subscription_create' });
+    expect(invoice).toMatchObject({
+      status: 'paid',
+      amount_due: 1000,
+      amount_paid: 1000,
+      amount_remaining: 0,
+      currency: 'usd',
+      billing_reason: 'subscription_create',
+    });
     expect(invoice.parent?.subscription_details?.subscription).toBe(sub.id);
     expect(invoice.lines.data[0]).toMatchObject({ amount: 1000, description: '1 × Basic (at $10.00 / month)', period: { start: START, end: FEB_28 } });
     expect(invoice).not.toHaveProperty('payment_intent');
@@ -408,7 +460,9 @@ describe('subscriptions', () => {
     expect(pi.last_payment_error).toMatchObject({ type: 'card_error', code: 'card_declined', decline_code: 'generic_decline' });
     expect(fake.events(keys.id).map((e) => e.type)).toEqual(expect.arrayContaining(['payment_intent.payment_failed', 'invoice.payment_failed']));
 
-    const error = await rejection(stripe.subscriptions.create({ customer: customer.id, items: [{ price: basicMonthly.id }], payment_behavior: 'error_if_incomplete' }));
+    const error = await rejection(
+      stripe.subscriptions.create({ customer: customer.id, items: [{ price: basicMonthly.id }], payment_behavior: 'error_if_incomplete' }),
+    );
     expect(error).toBeInstanceOf(Stripe.errors.StripeCardError);
     expect(error.statusCode).toBe(402);
     const subs = await stripe.subscriptions.list({ customer: customer.id, status: 'all' });
@@ -444,7 +498,12 @@ describe('subscriptions', () => {
   it('starts a trial with a paid $0 invoice, warns 3 days before its end and charges at trial end', async () => {
     const { stripe, keys, proMonthly } = await catalog();
     const { customer } = await customerWithCard(stripe);
-    const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: proMonthly.id }], trial_period_days: 14, expand: ['latest_invoice'] });
+    const sub = await stripe.subscriptions.create({
+      customer: customer.id,
+      items: [{ price: proMonthly.id }],
+      trial_period_days: 14,
+      expand: ['latest_invoice'],
+    });
     const trialEnd = START + 14 * DAY;
     expect(sub).toMatchObject({ status: 'trialing', trial_start: START, trial_end: trialEnd, billing_cycle_anchor: trialEnd });
     expect(item(sub).current_period_end).toBe(trialEnd);
@@ -459,7 +518,9 @@ describe('subscriptions', () => {
     expect(item(ended)).toMatchObject({ current_period_start: trialEnd, current_period_end: trialEnd + 28 * DAY });
     expect((ended.latest_invoice as Stripe.Invoice).status).toBe('draft');
     fake.advance(keys.id, HOUR);
-    const charged = await stripe.invoices.retrieve(ended.latest_invoice!.toString() === '[object Object]' ? (ended.latest_invoice as Stripe.Invoice).id! : (ended.latest_invoice as string));
+    const charged = await stripe.invoices.retrieve(
+      ended.latest_invoice!.toString() === '[object Object]' ? (ended.latest_invoice as Stripe.Invoice).id! : (ended.latest_invoice as string),
+    );
     expect(charged).toMatchObject({ status: 'paid', amount_paid: 3000, billing_reason: 'subscription_cycle' });
   });
 
@@ -471,7 +532,7 @@ describe('subscriptions', () => {
     fake.advance(keys.id, 7 * DAY + HOUR);
     const after = await stripe.subscriptions.retrieve(sub.id, { expand: ['latest_invoice'] });
     expect(after.status).toBe('past_due');
-    expect((after.latest_invoice as Stripe.Invoice)).toMatchObject({ status: 'open', amount_due: 3000, attempt_count: 1 });
+    expect(after.latest_invoice as Stripe.Invoice).toMatchObject({ status: 'open', amount_due: 3000, attempt_count: 1 });
     const failed = fake.events(keys.id, 'invoice.payment_failed');
     expect(failed).toHaveLength(1);
     expect((failed[0]!.data.object as Stripe.Invoice).id).toBe((after.latest_invoice as Stripe.Invoice).id);
@@ -496,7 +557,12 @@ describe('subscriptions', () => {
     expect(resumed.status).toBe('active');
     expect(item(resumed).current_period_start).toBe(START + 3 * DAY + HOUR);
     expect(fake.events(keys.id, 'customer.subscription.resumed')).toHaveLength(1);
-    const cancelling = await stripe.subscriptions.create({ customer: (await stripe.customers.create({})).id, items: [{ price: basicMonthly.id }], trial_period_days: 1, trial_settings: { end_behavior: { missing_payment_method: 'cancel' } } });
+    const cancelling = await stripe.subscriptions.create({
+      customer: (await stripe.customers.create({})).id,
+      items: [{ price: basicMonthly.id }],
+      trial_period_days: 1,
+      trial_settings: { end_behavior: { missing_payment_method: 'cancel' } },
+    });
     fake.advance(keys.id, DAY);
     expect((await stripe.subscriptions.retrieve(cancelling.id)).status).toBe('canceled');
   });
@@ -610,7 +676,11 @@ describe('price changes and prorations', () => {
     await expect(stripe.invoices.retrieve(preview.id!)).rejects.toThrow(/No such invoice/);
     expect((await stripe.subscriptions.retrieve(sub.id)).items.data[0]!.price.id).toBe(basicMonthly.id);
 
-    const changed = await stripe.subscriptions.update(sub.id, { items: [{ id: item(sub).id, price: proMonthly.id }], proration_behavior: 'create_prorations', proration_date: changeAt });
+    const changed = await stripe.subscriptions.update(sub.id, {
+      items: [{ id: item(sub).id, price: proMonthly.id }],
+      proration_behavior: 'create_prorations',
+      proration_date: changeAt,
+    });
     expect(item(changed).price.id).toBe(proMonthly.id);
     expect(item(changed).current_period_end).toBe(FEB_28);
     expect(changed.latest_invoice).toBe(sub.latest_invoice);
@@ -628,7 +698,12 @@ describe('price changes and prorations', () => {
     const { customer } = await customerWithCard(stripe);
     const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: basicMonthly.id }] });
     fake.advanceTo(keys.id, changeAt);
-    const upgraded = await stripe.subscriptions.update(sub.id, { items: [{ id: item(sub).id, price: proMonthly.id }], proration_behavior: 'always_invoice', proration_date: changeAt, expand: ['latest_invoice'] });
+    const upgraded = await stripe.subscriptions.update(sub.id, {
+      items: [{ id: item(sub).id, price: proMonthly.id }],
+      proration_behavior: 'always_invoice',
+      proration_date: changeAt,
+      expand: ['latest_invoice'],
+    });
     const invoice = upgraded.latest_invoice as Stripe.Invoice;
     expect(invoice).toMatchObject({ billing_reason: 'subscription_update', status: 'paid', amount_paid: 1485, total: 1485 });
     expect(upgraded.status).toBe('active');
@@ -639,12 +714,23 @@ describe('price changes and prorations', () => {
     const fraction = (FEB_28 - downAt) / (FEB_28 - START);
     const credit = -Math.round(3000 * fraction) + Math.round(1000 * fraction);
     expect(credit).toBe(-1906 + 635);
-    const downgraded = await stripe.subscriptions.update(sub.id, { items: [{ id: item(sub).id, price: basicMonthly.id }], proration_behavior: 'always_invoice', expand: ['latest_invoice'] });
+    const downgraded = await stripe.subscriptions.update(sub.id, {
+      items: [{ id: item(sub).id, price: basicMonthly.id }],
+      proration_behavior: 'always_invoice',
+      expand: ['latest_invoice'],
+    });
     expect(downgraded.latest_invoice).toMatchObject({ total: credit, amount_due: 0, status: 'paid', ending_balance: credit });
     expect(((await stripe.customers.retrieve(customer.id)) as Stripe.Customer).balance).toBe(credit);
     fake.advanceTo(keys.id, FEB_28 + HOUR);
     const renewal = (await stripe.invoices.list({ subscription: sub.id })).data[0]!;
-    expect(renewal).toMatchObject({ billing_reason: 'subscription_cycle', total: 1000, starting_balance: credit, amount_due: 0, ending_balance: 1000 + credit, status: 'paid' });
+    expect(renewal).toMatchObject({
+      billing_reason: 'subscription_cycle',
+      total: 1000,
+      starting_balance: credit,
+      amount_due: 0,
+      ending_balance: 1000 + credit,
+      status: 'paid',
+    });
   });
 
   it('proration_behavior none changes the price without prorations', async () => {
@@ -664,7 +750,11 @@ describe('price changes and prorations', () => {
     const { customer } = await customerWithCard(stripe);
     const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: proMonthly.id }] });
     fake.advanceTo(keys.id, changeAt);
-    const yearly = await stripe.subscriptions.update(sub.id, { items: [{ id: item(sub).id, price: proYearly.id }], proration_date: changeAt, expand: ['latest_invoice'] });
+    const yearly = await stripe.subscriptions.update(sub.id, {
+      items: [{ id: item(sub).id, price: proYearly.id }],
+      proration_date: changeAt,
+      expand: ['latest_invoice'],
+    });
     expect(item(yearly)).toMatchObject({ current_period_start: changeAt, current_period_end: Date.UTC(2026, 1, 7, 17) / 1000 });
     expect(yearly.billing_cycle_anchor).toBe(changeAt);
     const invoice = yearly.latest_invoice as Stripe.Invoice;
@@ -682,7 +772,12 @@ describe('coupons and promotion codes', () => {
     const found = await stripe.promotionCodes.list({ code: 'launch25', active: true });
     expect(found.data.map((p) => p.id)).toEqual([promo.id]);
     const { customer } = await customerWithCard(stripe);
-    const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: proMonthly.id }], discounts: [{ promotion_code: promo.id }], expand: ['latest_invoice', 'discounts'] });
+    const sub = await stripe.subscriptions.create({
+      customer: customer.id,
+      items: [{ price: proMonthly.id }],
+      discounts: [{ promotion_code: promo.id }],
+      expand: ['latest_invoice', 'discounts'],
+    });
     const invoice = sub.latest_invoice as Stripe.Invoice;
     expect(invoice).toMatchObject({ subtotal: 3000, total: 2250, amount_paid: 2250 });
     expect(invoice.total_discount_amounts).toEqual([{ amount: 750, discount: (sub.discounts[0] as Stripe.Discount).id }]);
@@ -697,12 +792,21 @@ describe('coupons and promotion codes', () => {
     const coupon = await stripe.coupons.create({ amount_off: 500, currency: 'usd', duration: 'forever' });
     const promo = await stripe.promotionCodes.create({ coupon: coupon.id, code: 'FIVE', max_redemptions: 1 });
     const { customer } = await customerWithCard(stripe);
-    const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: proMonthly.id }], discounts: [{ promotion_code: promo.id }], expand: ['latest_invoice'] });
+    const sub = await stripe.subscriptions.create({
+      customer: customer.id,
+      items: [{ price: proMonthly.id }],
+      discounts: [{ promotion_code: promo.id }],
+      expand: ['latest_invoice'],
+    });
     expect((sub.latest_invoice as Stripe.Invoice).total).toBe(2500);
-    const exhausted = await rejection(stripe.subscriptions.create({ customer: customer.id, items: [{ price: proMonthly.id }], discounts: [{ promotion_code: promo.id }] }));
+    const exhausted = await rejection(
+      stripe.subscriptions.create({ customer: customer.id, items: [{ price: proMonthly.id }], discounts: [{ promotion_code: promo.id }] }),
+    );
     expect(exhausted.message).toBe('This promotion code has reached its maximum number of redemptions.');
     const off = await stripe.promotionCodes.create({ coupon: coupon.id, code: 'OFF', active: false });
-    const inactive = await rejection(stripe.subscriptions.create({ customer: customer.id, items: [{ price: proMonthly.id }], discounts: [{ promotion_code: off.id }] }));
+    const inactive = await rejection(
+      stripe.subscriptions.create({ customer: customer.id, items: [{ price: proMonthly.id }], discounts: [{ promotion_code: off.id }] }),
+    );
     expect(inactive.message).toBe('This promotion code is inactive.');
     const bad = await rejection(stripe.coupons.create({ percent_off: 10, amount_off: 5, currency: 'usd' }));
     expect(bad.message).toBe('You must pass either `amount_off` or `percent_off` (but not both).');
@@ -724,19 +828,34 @@ describe('Checkout', () => {
       allow_promotion_codes: true,
     });
     expect(session.id).toMatch(/^cs_test_/);
-    expect(session).toMatchObject({ object: 'checkout.session', mode: 'subscription', status: 'open', payment_status: 'unpaid', url: `${fake.url}/checkout/${session.id}`, customer: null, subscription: null });
+    expect(session).toMatchObject({
+      object: 'checkout.session',
+      mode: 'subscription',
+      status: 'open',
+      payment_status: 'unpaid',
+      url: `${fake.url}/checkout/${session.id}`,
+      customer: null,
+      subscription: null,
+    });
     const items = await stripe.checkout.sessions.listLineItems(session.id);
     expect(items.data[0]).toMatchObject({ object: 'item', quantity: 1, description: 'Pro' });
 
     const done = fake.completeCheckout(session.id, { paymentMethod: 'pm_card_visa' });
-    expect(done).toMatchObject({ status: 'complete', payment_status: 'no_payment_required', client_reference_id: 'u_42', metadata: { tollgate_project: 'p_1' } });
+    expect(done).toMatchObject({
+      status: 'complete',
+      payment_status: 'no_payment_required',
+      client_reference_id: 'u_42',
+      metadata: { tollgate_project: 'p_1' },
+    });
     const retrieved = await stripe.checkout.sessions.retrieve(session.id, { expand: ['subscription', 'customer'] });
     const sub = retrieved.subscription as Stripe.Subscription;
     expect(sub).toMatchObject({ status: 'trialing', metadata: { tollgate_user: 'u_42' }, trial_end: START + 7 * DAY });
     expect(sub.default_payment_method).toMatch(/^pm_/);
     expect((retrieved.customer as Stripe.Customer).email).toBe('buyer@example.test');
     const types = fake.events(keys.id).map((e) => e.type);
-    expect(types).toEqual(expect.arrayContaining(['customer.created', 'payment_method.attached', 'customer.subscription.created', 'invoice.paid', 'checkout.session.completed']));
+    expect(types).toEqual(
+      expect.arrayContaining(['customer.created', 'payment_method.attached', 'customer.subscription.created', 'invoice.paid', 'checkout.session.completed']),
+    );
     expect(types.indexOf('checkout.session.completed')).toBe(types.length - 1);
     expect(() => fake.completeCheckout(session.id)).toThrow(/complete/);
   });
@@ -745,14 +864,27 @@ describe('Checkout', () => {
     const { stripe, proMonthly } = await catalog();
     const coupon = await stripe.coupons.create({ percent_off: 50, duration: 'forever' });
     await stripe.promotionCodes.create({ coupon: coupon.id, code: 'HALF' });
-    const session = await stripe.checkout.sessions.create({ mode: 'subscription', line_items: [{ price: proMonthly.id, quantity: 1 }], success_url: 'https://app.example.test/ok?s={CHECKOUT_SESSION_ID}', allow_promotion_codes: true });
+    const session = await stripe.checkout.sessions.create({
+      mode: 'subscription',
+      line_items: [{ price: proMonthly.id, quantity: 1 }],
+      success_url: 'https://app.example.test/ok?s={CHECKOUT_SESSION_ID}',
+      allow_promotion_codes: true,
+    });
     const page = await fetch(session.url!);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Promotion code');
-    const declined = await fetch(session.url!, { method: 'POST', body: new URLSearchParams({ payment_method: 'pm_card_chargeCustomerFail', email: 'h@example.test' }), redirect: 'manual' });
+    const declined = await fetch(session.url!, {
+      method: 'POST',
+      body: new URLSearchParams({ payment_method: 'pm_card_chargeCustomerFail', email: 'h@example.test' }),
+      redirect: 'manual',
+    });
     expect(declined.status).toBe(402);
     expect((await stripe.checkout.sessions.retrieve(session.id)).status).toBe('open');
-    const paid = await fetch(session.url!, { method: 'POST', body: new URLSearchParams({ payment_method: 'pm_card_visa', email: 'h@example.test', promotion_code: 'half' }), redirect: 'manual' });
+    const paid = await fetch(session.url!, {
+      method: 'POST',
+      body: new URLSearchParams({ payment_method: 'pm_card_visa', email: 'h@example.test', promotion_code: 'half' }),
+      redirect: 'manual',
+    });
     expect(paid.status).toBe(303);
     expect(paid.headers.get('location')).toBe(`https://app.example.test/ok?s=${session.id}`);
     const done = await stripe.checkout.sessions.retrieve(session.id, { expand: ['invoice'] });
@@ -765,11 +897,17 @@ describe('Checkout', () => {
     const coupon = await stripe.coupons.create({ percent_off: 10 });
     const customer = await stripe.customers.create({ email: 'c@example.test' });
     const base = { mode: 'subscription' as const, line_items: [{ price: proMonthly.id, quantity: 1 }], success_url: 'https://app.example.test/ok' };
-    expect((await rejection(stripe.checkout.sessions.create({ ...base, discounts: [{ coupon: coupon.id }], allow_promotion_codes: true }))).message).toBe('You may only specify one of these parameters: allow_promotion_codes, discounts.');
-    expect((await rejection(stripe.checkout.sessions.create({ ...base, customer: customer.id, customer_email: 'c@example.test' }))).message).toBe('You may only specify one of these parameters: customer, customer_email.');
+    expect((await rejection(stripe.checkout.sessions.create({ ...base, discounts: [{ coupon: coupon.id }], allow_promotion_codes: true }))).message).toBe(
+      'You may only specify one of these parameters: allow_promotion_codes, discounts.',
+    );
+    expect((await rejection(stripe.checkout.sessions.create({ ...base, customer: customer.id, customer_email: 'c@example.test' }))).message).toBe(
+      'You may only specify one of these parameters: customer, customer_email.',
+    );
     expect((await rejection(stripe.checkout.sessions.create({ ...base, success_url: 'not a url' }))).code).toBe('url_invalid');
-    const oneTime = await stripe.prices.create({ product: (basicMonthly.product as string), currency: 'usd', unit_amount: 500 });
-    expect((await rejection(stripe.checkout.sessions.create({ ...base, line_items: [{ price: oneTime.id, quantity: 1 }] }))).message).toBe('You must provide at least one recurring price in `subscription` mode when using prices.');
+    const oneTime = await stripe.prices.create({ product: basicMonthly.product as string, currency: 'usd', unit_amount: 500 });
+    expect((await rejection(stripe.checkout.sessions.create({ ...base, line_items: [{ price: oneTime.id, quantity: 1 }] }))).message).toBe(
+      'You must provide at least one recurring price in `subscription` mode when using prices.',
+    );
     const expiring = await stripe.checkout.sessions.create({ ...base, customer: customer.id });
     expect((await stripe.checkout.sessions.expire(expiring.id)).status).toBe('expired');
     const later = await stripe.checkout.sessions.create(base);
@@ -810,7 +948,9 @@ describe('webhooks', () => {
       expect((events[4]!.data.object as Stripe.Invoice).status).toBe('draft');
       expect(created.request?.id).toMatch(/^req_/);
       expect(created.request?.idempotency_key).toBeNull();
-      expect(() => stripe.webhooks.constructEvent(receiver.received[0]!.body, receiver.received[0]!.signature, 'whsec_wrong')).toThrow(Stripe.errors.StripeSignatureVerificationError);
+      expect(() => stripe.webhooks.constructEvent(receiver.received[0]!.body, receiver.received[0]!.signature, 'whsec_wrong')).toThrow(
+        Stripe.errors.StripeSignatureVerificationError,
+      );
       expect(fake.webhooks.attempts.filter((a) => a.endpointId === endpoint.id).every((a) => a.ok && a.status === 200)).toBe(true);
       const updated = events[2]!;
       expect(updated.data.previous_attributes).toEqual({ invoice_settings: { default_payment_method: null } });
@@ -923,17 +1063,34 @@ describe('shapes match stripe-node 18.5 (API 2025-08-27.basil)', () => {
     const { customer, pm } = await customerWithCard(stripe);
     const coupon = await stripe.coupons.create({ percent_off: 20, duration: 'repeating', duration_in_months: 2 });
     const promo = await stripe.promotionCodes.create({ coupon: coupon.id });
-    const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: basicMonthly.id }], discounts: [{ promotion_code: promo.id }], expand: ['latest_invoice.payments', 'latest_invoice.confirmation_secret', 'discounts'] });
+    const sub = await stripe.subscriptions.create({
+      customer: customer.id,
+      items: [{ price: basicMonthly.id }],
+      discounts: [{ promotion_code: promo.id }],
+      expand: ['latest_invoice.payments', 'latest_invoice.confirmation_secret', 'discounts'],
+    });
     fake.advance(keys.id, 3 * DAY);
     await stripe.subscriptions.update(sub.id, { items: [{ id: item(sub).id, price: proMonthly.id }] });
     const invoice = sub.latest_invoice as Stripe.Invoice;
     const pi = await stripe.paymentIntents.retrieve(invoice.payments!.data[0]!.payment.payment_intent as string);
     const failing = await customerWithCard(stripe, 'pm_card_chargeCustomerFail');
-    const incomplete = await stripe.subscriptions.create({ customer: failing.customer.id, items: [{ price: basicMonthly.id }], expand: ['latest_invoice.payments'] });
+    const incomplete = await stripe.subscriptions.create({
+      customer: failing.customer.id,
+      items: [{ price: basicMonthly.id }],
+      expand: ['latest_invoice.payments'],
+    });
     const failedPi = await stripe.paymentIntents.retrieve((incomplete.latest_invoice as Stripe.Invoice).payments!.data[0]!.payment.payment_intent as string);
-    const session = await stripe.checkout.sessions.create({ mode: 'subscription', line_items: [{ price: proMonthly.id, quantity: 2 }], success_url: 'https://app.example.test/ok', discounts: [{ coupon: coupon.id }] });
+    const session = await stripe.checkout.sessions.create({
+      mode: 'subscription',
+      line_items: [{ price: proMonthly.id, quantity: 2 }],
+      success_url: 'https://app.example.test/ok',
+      discounts: [{ coupon: coupon.id }],
+    });
     fake.completeCheckout(session.id);
-    const preview = await stripe.invoices.createPreview({ subscription: sub.id, subscription_details: { items: [{ id: item(sub).id, price: basicMonthly.id }] } });
+    const preview = await stripe.invoices.createPreview({
+      subscription: sub.id,
+      subscription_details: { items: [{ id: item(sub).id, price: basicMonthly.id }] },
+    });
     const si = await stripe.setupIntents.create({ customer: customer.id });
     const endpoint = await stripe.webhookEndpoints.create({ url: 'https://app.example.test/hook', enabled_events: ['*'] });
     const checks: [string, unknown][] = [

@@ -101,7 +101,7 @@ describe('PostgresIdempotentRequestStore', () => {
     expect((await inA(() => storeA.begin(SCOPE, key, 'fp', lease(clock.now())))).decision).toBe('replay');
   });
 
-  it('hands a dead holder\'s key to a retry of the same request once its lease ran out, and only then', async () => {
+  it("hands a dead holder's key to a retry of the same request once its lease ran out, and only then", async () => {
     const key = fresh();
     const start = clock.now();
     const at = (ms: number) => new Date(start.getTime() + ms);
@@ -159,7 +159,13 @@ describe('runIdempotent', () => {
   };
   const run = makeRunIdempotent({ store, crypto, clock });
   const keepBelow500 = (a: IdempotentAnswer) => a.status < 500;
-  const request = (key: string | null, body: unknown = { priceId: 'p1' }) => ({ scope: SCOPE, key, method: 'POST', path: '/api/proxy/billing/subscribe', body: body as never });
+  const request = (key: string | null, body: unknown = { priceId: 'p1' }) => ({
+    scope: SCOPE,
+    key,
+    method: 'POST',
+    path: '/api/proxy/billing/subscribe',
+    body: body as never,
+  });
 
   it('runs without a key under a fresh one, every time', async () => {
     const keys: string[] = [];
@@ -187,9 +193,24 @@ describe('runIdempotent', () => {
   it('does not keep an answer it was told not to keep (a 5xx), nor a fault: the retry runs again', async () => {
     const key = fresh();
     expect((await run(request(key), async () => ({ status: 502, body: { code: 'processor_unavailable' } }), keepBelow500)).kind).toBe('ran');
-    await expect(run(request(key), async () => { throw new Error('database down'); }, keepBelow500)).rejects.toThrow('database down');
-    expect(await run(request(key), async () => ({ status: 201, body: { ok: true } }), keepBelow500)).toEqual({ kind: 'ran', answer: { status: 201, body: { ok: true } }, key });
-    expect(await run(request(key), async () => ({ status: 500, body: {} }), keepBelow500)).toEqual({ kind: 'replayed', answer: { status: 201, body: { ok: true } } });
+    await expect(
+      run(
+        request(key),
+        async () => {
+          throw new Error('database down');
+        },
+        keepBelow500,
+      ),
+    ).rejects.toThrow('database down');
+    expect(await run(request(key), async () => ({ status: 201, body: { ok: true } }), keepBelow500)).toEqual({
+      kind: 'ran',
+      answer: { status: 201, body: { ok: true } },
+      key,
+    });
+    expect(await run(request(key), async () => ({ status: 500, body: {} }), keepBelow500)).toEqual({
+      kind: 'replayed',
+      answer: { status: 201, body: { ok: true } },
+    });
   });
   it('keeps the key of a request that runs longer than the lease (heartbeats), and lets a retry take over a stalled one', async () => {
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -224,7 +245,10 @@ describe('runIdempotent', () => {
     await sleep(250);
     expect(await silent(request(other), quick(stalledRuns, 'retry'), keepBelow500)).toMatchObject({ kind: 'ran', answer: { body: { ran: 'retry' } } });
     expect(await stalled).toMatchObject({ kind: 'ran', answer: { body: { ran: 'stalled' } } });
-    expect(await silent(request(other), quick(stalledRuns, 'again'), keepBelow500)).toEqual({ kind: 'replayed', answer: { status: 201, body: { ran: 'retry' } } });
+    expect(await silent(request(other), quick(stalledRuns, 'again'), keepBelow500)).toEqual({
+      kind: 'replayed',
+      answer: { status: 201, body: { ran: 'retry' } },
+    });
     expect(stalledRuns).toEqual(['stalled', 'retry']);
   });
 });

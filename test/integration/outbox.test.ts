@@ -12,7 +12,7 @@ import { topicSchema, type AnyTopicDefinition } from '../../infrastructure/jobs/
 import { Database } from '../../infrastructure/persistence/database';
 import { TestClock } from '../support/clock';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { JOB_TIMEOUT_SECONDS, T, TEST_QUEUES, TEST_TOPICS, type TestMessage } from './fixtures/outbox-topics';
+import { T, TEST_QUEUES, TEST_TOPICS, type TestMessage } from './fixtures/outbox-topics';
 import { z } from 'zod';
 
 /**
@@ -120,10 +120,14 @@ async function row(id: string): Promise<Row | undefined> {
 }
 
 const delivered = (id: string, timeoutMs = 10_000) =>
-  waitFor(async () => {
-    const r = await row(id);
-    return r?.delivered_at ? r : undefined;
-  }, timeoutMs, `delivery of ${id}`);
+  waitFor(
+    async () => {
+      const r = await row(id);
+      return r?.delivered_at ? r : undefined;
+    },
+    timeoutMs,
+    `delivery of ${id}`,
+  );
 
 interface Job {
   id: string;
@@ -148,10 +152,14 @@ const liveJobs = async (id: string) => (await jobsFor(id)).filter((j) => ['creat
 
 /** The job as pg-boss leaves it once the worker has settled it (the row is settled a moment before). */
 async function settledJobs(id: string, states: string[]): Promise<Job[]> {
-  return waitFor(async () => {
-    const jobs = await jobsFor(id);
-    return jobs.length === states.length && jobs.every((j, i) => j.state === states[i]) ? jobs : undefined;
-  }, 5_000, `jobs of ${id} to be ${states.join(', ')}`);
+  return waitFor(
+    async () => {
+      const jobs = await jobsFor(id);
+      return jobs.length === states.length && jobs.every((j, i) => j.state === states[i]) ? jobs : undefined;
+    },
+    5_000,
+    `jobs of ${id} to be ${states.join(', ')}`,
+  );
 }
 
 const enqueue = <P>(topic: Topic<P>, payload: NoInfer<P>, options?: Parameters<PgBossOutbox['enqueue']>[2]) =>
@@ -328,10 +336,14 @@ describe('PgBossOutbox: the transactional guarantees', () => {
     await delivered(ids[1]!);
     await delivered(ids[2]!);
     for (const id of ids.slice(1)) expect(await settledJobs(id, ['completed'])).toMatchObject([{ id, state: 'completed', retry_count: 0 }]);
-    const broken = await waitFor(async () => {
-      const r = await row(ids[0]!);
-      return r?.attempts ? r : undefined;
-    }, 5_000, 'the failed attempt');
+    const broken = await waitFor(
+      async () => {
+        const r = await row(ids[0]!);
+        return r?.attempts ? r : undefined;
+      },
+      5_000,
+      'the failed attempt',
+    );
     expect(broken).toMatchObject({ status: 'pending', delivered_at: null, last_error: 'permanently broken', generation: 1 });
     // Its next attempt is a job of its own, due a minute later.
     expect(broken.attempts).toBe(1);
@@ -379,10 +391,14 @@ describe('PgBossOutbox: the transactional guarantees', () => {
     // No retries for this one: its first failure gives it up (until the queue revives it).
     const exhausted = await enqueue(T.later, { n: 'exhausted' }, { retry: exponentialRetry(0, 1) });
 
-    const givenUp = await waitFor(async () => {
-      const r = await row(exhausted);
-      return r?.status === 'failed' ? r : undefined;
-    }, 10_000, 'retries to run out');
+    const givenUp = await waitFor(
+      async () => {
+        const r = await row(exhausted);
+        return r?.status === 'failed' ? r : undefined;
+      },
+      10_000,
+      'retries to run out',
+    );
     expect(givenUp).toMatchObject({ attempts: 1, last_error: 'mailbox full', next_attempt_at: null });
     expect(givenUp.revive_at).toEqual(new Date(clock.now().getTime() + 15 * 60_000));
     await waitFor(async () => (await row(retrying))!.attempts >= 1, 10_000, 'a first attempt');
@@ -420,7 +436,11 @@ describe('PgBossOutbox: the transactional guarantees', () => {
     let err = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    await waitFor(async () => out.includes('ready') || (child.exitCode !== null && Promise.reject(new Error(`worker A exited: ${err}`))), 20_000, 'worker A to start');
+    await waitFor(
+      async () => out.includes('ready') || (child.exitCode !== null && Promise.reject(new Error(`worker A exited: ${err}`))),
+      20_000,
+      'worker A to start',
+    );
 
     const payload = { to: 'survivor@example.com', code: '777001' };
     const id = await enqueue(T.mail, payload);
@@ -455,7 +475,10 @@ describe('PgBossOutbox: the transactional guarantees', () => {
       [2, 'succeeded'],
     ]);
     expect(attempts[0]!.error).toMatch(/^abandoned/);
-    expect(await settledJobs(id, ['completed', 'completed'])).toMatchObject([{ id, retry_count: 1 }, { id: jobIdFor(id, 1), retry_count: 0 }]);
+    expect(await settledJobs(id, ['completed', 'completed'])).toMatchObject([
+      { id, retry_count: 1 },
+      { id: jobIdFor(id, 1), retry_count: 0 },
+    ]);
     await stopNode(b);
     worker = await startWorkerNode();
   });
@@ -553,10 +576,14 @@ describe('PgBossOutbox: topics, queues and policies', () => {
       if (attempt === 1) throw new Error('endpoint answered 500');
     });
     const id = await enqueue(T.hook, { n: 'hourly' }, { retry: retrySchedule([3600]) });
-    const failed = await waitFor(async () => {
-      const r = await row(id);
-      return r?.attempts === 1 && r.dispatched_at ? r : undefined;
-    }, 10_000, 'the first failure and its next attempt queued');
+    const failed = await waitFor(
+      async () => {
+        const r = await row(id);
+        return r?.attempts === 1 && r.dispatched_at ? r : undefined;
+      },
+      10_000,
+      'the first failure and its next attempt queued',
+    );
     // Not due yet by the clock: nothing moves.
     expect(await producer.outbox.startDueAttempts()).toBe(0);
     clock.set(failed.next_attempt_at!);
@@ -575,10 +602,14 @@ describe('PgBossOutbox: topics, queues and policies', () => {
       throw new Error('connection refused');
     });
     const id = await enqueue(T.hook, { n: 'doomed' }, { subject: 'endpoint-2' });
-    const failed = await waitFor(async () => {
-      const r = await row(id);
-      return r?.status === 'failed' ? r : undefined;
-    }, 15_000, 'the schedule to run out');
+    const failed = await waitFor(
+      async () => {
+        const r = await row(id);
+        return r?.status === 'failed' ? r : undefined;
+      },
+      15_000,
+      'the schedule to run out',
+    );
     expect(failed).toMatchObject({ attempts: 3, last_error: 'connection refused', next_attempt_at: null, revive_at: null });
     // Kept for a redelivery: the payload stays (encrypted) until delivered.
     expect(failed.payload_enc).toMatch(/^v1\./);
@@ -593,10 +624,14 @@ describe('PgBossOutbox: topics, queues and policies', () => {
       if (attempt === 1) throw new Error('endpoint answered 500');
     });
     const id = await enqueue(T.hook, { n: 'restart' }, { retry: retrySchedule([30]) });
-    const failedOnce = await waitFor(async () => {
-      const r = await row(id);
-      return r?.attempts === 1 ? r : undefined;
-    }, 10_000, 'the first failure');
+    const failedOnce = await waitFor(
+      async () => {
+        const r = await row(id);
+        return r?.attempts === 1 ? r : undefined;
+      },
+      10_000,
+      'the first failure',
+    );
 
     // The worker stops before the next attempt is due: that attempt waits in pg-boss, 30 s on.
     await stopNode(worker!);
@@ -677,10 +712,14 @@ describe('PgBossOutbox: topics, queues and policies', () => {
     });
     const id = await loose.db.withContext(() => loose.outbox.enqueue(T.strict, { to: 'leak@example.com', code: 'abcdef' }));
     await stopNode(loose);
-    const failed = await waitFor(async () => {
-      const r = await row(id);
-      return r?.status === 'failed' ? r : undefined;
-    }, 10_000, 'the message to fail');
+    const failed = await waitFor(
+      async () => {
+        const r = await row(id);
+        return r?.status === 'failed' ? r : undefined;
+      },
+      10_000,
+      'the message to fail',
+    );
     expect(failed.last_error).toBe("the payload does not match the topic's schema: code: invalid_string");
     expect(failed.revive_at).toBeNull();
     expect(callsFor(id)).toEqual([]);

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type PaymentProcessor,
-  type ProcessorFailure,
-  type ProcessorInvoice,
-  type ProcessorMetadata,
-  type ProcessorResult,
-  type ProcessorSnapshot,
+import type {
+  PaymentProcessor,
+  ProcessorFailure,
+  ProcessorInvoice,
+  ProcessorMetadata,
+  ProcessorResult,
+  ProcessorSnapshot,
 } from '../../application/billing/payment-processor';
 import type { Plan, Price, PriceSnapshot } from '../../domain/billing/catalog';
 import { type BillingInterval, SECONDS_PER_DAY, addDays, cycleBoundary } from '../../domain/billing/periods';
@@ -436,12 +436,17 @@ export function describePaymentProcessorContract(name: string, setup: () => Prom
       expect(refund.id).toEqual(expect.any(String));
       const replayed = must(await processor.refundInvoice(invoice.id, { amount: 1000, reason: 'duplicate', idempotencyKey: refundKey }));
       expect(replayed.id).toBe(refund.id);
-      expect(failureOf(await processor.refundInvoice(invoice.id, { amount: 1, reason: 'duplicate', idempotencyKey: key('refund') })).kind).toBe('invalid_request');
+      expect(failureOf(await processor.refundInvoice(invoice.id, { amount: 1, reason: 'duplicate', idempotencyKey: key('refund') })).kind).toBe(
+        'invalid_request',
+      );
 
       // An invoice with nothing paid (a trial's) has nothing to refund.
       const trial = must(await subscribe(await customer(), price!.id, 'pm_card_visa', 7));
       const free = trial.invoices[0];
-      if (free) expect(failureOf(await processor.refundInvoice(free.id, { amount: 1, reason: 'duplicate', idempotencyKey: key('refund') })).kind).toBe('invalid_request');
+      if (free)
+        expect(failureOf(await processor.refundInvoice(free.id, { amount: 1, reason: 'duplicate', idempotencyKey: key('refund') })).kind).toBe(
+          'invalid_request',
+        );
     });
 
     it('resumes a pending cancellation', async () => {

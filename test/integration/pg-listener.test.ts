@@ -67,9 +67,7 @@ describe('PgListener', () => {
   it('says it is down when its backend is ended, comes back within about a second, says so, and receives again', async () => {
     const { listener, events, warnings } = aListener(database.url, 'tollgate-listener-kill');
     await listener.start();
-    const killed = await notifier.query(
-      `select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = 'tollgate-listener-kill'`,
-    );
+    const killed = await notifier.query(`select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = 'tollgate-listener-kill'`);
     expect(killed.rows).toEqual([{ ok: true }]);
 
     await expect.poll(() => events).toContain('down');

@@ -47,7 +47,10 @@ describe('PostgresRateLimiter', () => {
     expect(decisions.filter((d) => d.allowed)).toHaveLength(17);
     expect(decisions.filter((d) => !d.allowed)).toHaveLength(33);
     // Every consume counted once: remaining values of the allowed ones are 16..0, each exactly once.
-    const remaining = decisions.filter((d) => d.allowed).map((d) => d.remaining).sort((a, b) => a - b);
+    const remaining = decisions
+      .filter((d) => d.allowed)
+      .map((d) => d.remaining)
+      .sort((a, b) => a - b);
     expect(remaining).toEqual(Array.from({ length: 17 }, (_, i) => i));
     expect(await storedPoints(key)).toBe(50);
   });

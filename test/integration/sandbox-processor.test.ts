@@ -87,7 +87,15 @@ async function product(name: string, amounts: number[], options: { interval?: 'm
   const productId = must(await on.upsertProduct(plan, null, { projectId }));
   const prices: string[] = [];
   for (const amount of amounts) {
-    const price: Price = { id: randomUUID(), planId: plan.id, name: `${name} monthly`, amount, currency: 'usd', interval: options.interval ?? 'month', active: true };
+    const price: Price = {
+      id: randomUUID(),
+      planId: plan.id,
+      name: `${name} monthly`,
+      amount,
+      currency: 'usd',
+      interval: options.interval ?? 'month',
+      active: true,
+    };
     prices.push(must(await on.createPrice(price, productId, { projectId, priceId: price.id })));
   }
   return { productId, prices };
@@ -113,7 +121,12 @@ async function advance(seconds: number, project = projectId) {
 describe('test payment methods', () => {
   it('clones a succeeding test card into a pm_sbx_ card with its brand, last 4 and expiry', async () => {
     const { prices } = await product('Cards', [1000]);
-    const cards = { pm_card_visa: ['visa', '4242'], pm_card_mastercard: ['mastercard', '4444'], pm_card_amex: ['amex', '0005'], pm_card_discover: ['discover', '1117'] };
+    const cards = {
+      pm_card_visa: ['visa', '4242'],
+      pm_card_mastercard: ['mastercard', '4444'],
+      pm_card_amex: ['amex', '0005'],
+      pm_card_discover: ['discover', '1117'],
+    };
     for (const [pm, [brand, last4]] of Object.entries(cards)) {
       const s = must(await subscribe(await customer(), prices[0]!, pm)).subscription;
       expect(s.paymentMethod).toEqual({ id: expect.stringMatching(/^pm_sbx_[0-9a-f]{32}$/), brand, last4, expMonth: 12, expYear: 2025 });
@@ -139,14 +152,20 @@ describe('test payment methods', () => {
       expect(failureOf(await subscribe(customerId, prices[0]!, pm))).toEqual({ kind: 'card_declined', declineCode, message });
     }
     expect(must(await processor.listSubscriptionIds(customerId))).toEqual([]);
-    const stored = await sql<{ n: string }>(`select count(*) as n from sandbox_objects where project_id = ? and kind in ('payment_method', 'subscription', 'invoice')`, [projectId]);
+    const stored = await sql<{ n: string }>(
+      `select count(*) as n from sandbox_objects where project_id = ? and kind in ('payment_method', 'subscription', 'invoice')`,
+      [projectId],
+    );
     expect(Number(stored[0]!.n)).toBe(0);
   });
 
   it('attaches pm_card_chargeCustomerFail as the default card, then declines the charge and keeps no subscription', async () => {
     const { prices } = await product('Fails', [1000]);
     const customerId = await customer();
-    expect(failureOf(await subscribe(customerId, prices[0]!, 'pm_card_chargeCustomerFail'))).toMatchObject({ kind: 'card_declined', declineCode: 'generic_decline' });
+    expect(failureOf(await subscribe(customerId, prices[0]!, 'pm_card_chargeCustomerFail'))).toMatchObject({
+      kind: 'card_declined',
+      declineCode: 'generic_decline',
+    });
     const rows = await sql<{ kind: string; parent_id: string; data: { defaultPaymentMethodId: string | null } }>(
       `select kind, parent_id, data from sandbox_objects where project_id = ? and kind in ('payment_method', 'customer', 'subscription')`,
       [projectId],
@@ -175,8 +194,14 @@ describe('test payment methods', () => {
   it('refuses unknown customers, prices and ids of another project as Stripe words it', async () => {
     const { prices } = await product('Scoped', [1000]);
     const ada = await customer();
-    expect(failureOf(await subscribe('cus_sbx_missing', prices[0]!, 'pm_card_visa'))).toEqual({ kind: 'invalid_request', message: "No such customer: 'cus_sbx_missing'" });
-    expect(failureOf(await subscribe(ada, 'price_sbx_missing', 'pm_card_visa'))).toEqual({ kind: 'invalid_request', message: "No such price: 'price_sbx_missing'" });
+    expect(failureOf(await subscribe('cus_sbx_missing', prices[0]!, 'pm_card_visa'))).toEqual({
+      kind: 'invalid_request',
+      message: "No such customer: 'cus_sbx_missing'",
+    });
+    expect(failureOf(await subscribe(ada, 'price_sbx_missing', 'pm_card_visa'))).toEqual({
+      kind: 'invalid_request',
+      message: "No such price: 'price_sbx_missing'",
+    });
 
     const other = sandboxFor(await insertTestProject(db));
     expect(failureOf(await subscribe(ada, prices[0]!, 'pm_card_visa', null, other.processor)).message).toBe(`No such customer: '${ada}'`);
@@ -306,7 +331,10 @@ describe('clock and due work', () => {
     // Resumed on Apr 10 (70 days after Jan 31): a month from then, charged now.
     expect(resumed.subscription.currentPeriodStart.toISOString()).toBe('2024-04-10T12:00:00.000Z');
     expect(resumed.subscription.currentPeriodEnd.toISOString()).toBe('2024-05-10T12:00:00.000Z');
-    expect(resumed.invoices.map((i) => [i.reason, i.amountPaid])).toEqual([['subscription_create', 1000], ['subscription_update', 1000]]);
+    expect(resumed.invoices.map((i) => [i.reason, i.amountPaid])).toEqual([
+      ['subscription_create', 1000],
+      ['subscription_update', 1000],
+    ]);
   });
 
   it('applies what fell due before a change that arrives before runDue', async () => {
@@ -401,8 +429,14 @@ describe('checkout page', () => {
     });
     expect(must(await processor.checkoutSubscriptionId(session.id))).toBeNull();
 
-    expect(failureOf(await control.completeCheckout(session.id, '4000 0000 0000 0002'))).toMatchObject({ kind: 'card_declined', declineCode: 'generic_decline' });
-    expect(failureOf(await control.completeCheckout(session.id, '4000000000009995'))).toMatchObject({ kind: 'card_declined', declineCode: 'insufficient_funds' });
+    expect(failureOf(await control.completeCheckout(session.id, '4000 0000 0000 0002'))).toMatchObject({
+      kind: 'card_declined',
+      declineCode: 'generic_decline',
+    });
+    expect(failureOf(await control.completeCheckout(session.id, '4000000000009995'))).toMatchObject({
+      kind: 'card_declined',
+      declineCode: 'insufficient_funds',
+    });
     expect(failureOf(await control.completeCheckout(session.id, '4000000000000341'))).toMatchObject({ kind: 'card_declined' });
     expect(failureOf(await control.completeCheckout(session.id, '1234 5678'))).toMatchObject({ kind: 'invalid_payment_method' });
     expect((await control.getCheckout(session.id))!.status).toBe('open');
@@ -546,10 +580,18 @@ describe('idempotency', () => {
     expect(failureOf(await processor.createCustomer({ ...customerInput, email: 'other@example.test' }))).toEqual({
       kind: 'invalid_request',
       message:
-        "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than 'customer-key-1' if you meant to execute a different request.",
+        'Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than ' +
+        "'customer-key-1' if you meant to execute a different request.",
     });
 
-    const declined = { customerId, priceId: prices[0]!, paymentMethodId: 'pm_card_chargeDeclined', trialDays: null, metadata: { projectId }, idempotencyKey: 'sub-key-1' };
+    const declined = {
+      customerId,
+      priceId: prices[0]!,
+      paymentMethodId: 'pm_card_chargeDeclined',
+      trialDays: null,
+      metadata: { projectId },
+      idempotencyKey: 'sub-key-1',
+    };
     const first = failureOf(await processor.createSubscription(declined));
     expect(failureOf(await processor.createSubscription(declined))).toEqual(first);
 

@@ -70,10 +70,11 @@ describe('the Sessions migration', () => {
     projectId = randomUUID();
     const t0 = new Date('2029-12-01T00:00:00Z');
     await run(() =>
-      db.query(
-        `insert into projects (id, name, signing_secret_enc, settings, created_at, updated_at) values (?, 'P', 'x', '{}'::jsonb, ?, ?)`,
-        [projectId, t0, t0],
-      ),
+      db.query(`insert into projects (id, name, signing_secret_enc, settings, created_at, updated_at) values (?, 'P', 'x', '{}'::jsonb, ?, ?)`, [
+        projectId,
+        t0,
+        t0,
+      ]),
     );
     const user = await run(async () => {
       const id = randomUUID();
@@ -87,8 +88,19 @@ describe('the Sessions migration', () => {
           `insert into refresh_tokens (id, project_id, user_id, family_id, token_hash, provider, created_at, expires_at, idle_expires_at,
              last_used_at, rotated_at, revoked_at)
            values (?, ?, ?, ?, ?, 'github', ?, ?, ?, ?, ?, ?)`,
-          [randomUUID(), projectId, user, family, `h-${randomUUID()}`, created, new Date(t0.getTime() + 30 * DAY), new Date(created.getTime() + 14 * DAY),
-            over.lastUsed ?? null, over.rotated ?? null, over.revoked ?? null],
+          [
+            randomUUID(),
+            projectId,
+            user,
+            family,
+            `h-${randomUUID()}`,
+            created,
+            new Date(t0.getTime() + 30 * DAY),
+            new Date(created.getTime() + 14 * DAY),
+            over.lastUsed ?? null,
+            over.rotated ?? null,
+            over.revoked ?? null,
+          ],
         ),
       );
     const t1 = new Date(t0.getTime() + DAY);
@@ -174,7 +186,14 @@ describe('the revoked-session set', () => {
     const bus = new InvalidationBus(database.url, logger);
     const set = new RevokedSessionSet(bus, new PostgresSessionStore(db), clock, logger, { windowMs: 16 * 60_000, enabled: options.enabled ?? true });
     if (options.start ?? true) await bus.start();
-    return { bus, set, stop: async () => { set.stop(); await bus.stop(); } };
+    return {
+      bus,
+      set,
+      stop: async () => {
+        set.stop();
+        await bus.stop();
+      },
+    };
   }
   const ask = (set: RevokedSessionSet, id: string) => run(async () => set.isRevoked(id));
 

@@ -93,9 +93,7 @@ async function setup() {
   const basicMonthly = unwrap(await processor.createPrice(price('prc_basic_m', 'pln_basic', 1000), basic, { projectId: PROJECT }));
   const proMonthly = unwrap(await processor.createPrice(price('prc_pro_m', 'pln_pro', 3000), pro, { projectId: PROJECT }));
   const proYearly = unwrap(await processor.createPrice(price('prc_pro_y', 'pln_pro', 30000, 'year'), pro, { projectId: PROJECT }));
-  const customer = unwrap(
-    await processor.createCustomer({ email: 'ada@example.test', name: 'Ada', metadata: meta(), idempotencyKey: 'customer:usr_1' }),
-  );
+  const customer = unwrap(await processor.createCustomer({ email: 'ada@example.test', name: 'Ada', metadata: meta(), idempotencyKey: 'customer:usr_1' }));
   return { keys, processor, basic, pro, basicMonthly, proMonthly, proYearly, customer };
 }
 
@@ -168,7 +166,12 @@ describe('credentials and errors', () => {
       [500, 'cus:usr_3:create-customer'],
       [200, 'cus:usr_3:create-customer'],
     ]);
-    expect(fake.list<Stripe.Customer>(s.keys.id, 'customer').filter((c) => c.email === 'r@example.test').map((c) => c.id)).toEqual([id]);
+    expect(
+      fake
+        .list<Stripe.Customer>(s.keys.id, 'customer')
+        .filter((c) => c.email === 'r@example.test')
+        .map((c) => c.id),
+    ).toEqual([id]);
   });
 
   it('answers an invalid request with Stripe’s message, never throwing', async () => {
@@ -386,7 +389,11 @@ describe('subscribing', () => {
       [`/v1/customers/${s.customer}`, 'subscribe:usr_1:1:default-payment-method'],
       ['/v1/subscriptions', 'subscribe:usr_1:1:create-subscription'],
     ]);
-    expect(writes[2]!.params).toMatchObject({ payment_behavior: 'error_if_incomplete', default_payment_method: subscription.paymentMethod!.id, items: { 0: { price: s.basicMonthly } } });
+    expect(writes[2]!.params).toMatchObject({
+      payment_behavior: 'error_if_incomplete',
+      default_payment_method: subscription.paymentMethod!.id,
+      items: { 0: { price: s.basicMonthly } },
+    });
     expect(JSON.stringify(fake.requests.slice(before).map((r) => r.params))).not.toContain('payment_intent');
   });
 
@@ -483,8 +490,22 @@ describe('changing price', () => {
       currency: 'usd',
       subtotal: 1485,
       lines: [
-        { kind: 'unused_time', description: 'Unused time on Basic after 07 Feb 2025', priceId: s.basicMonthly, amount: -743, periodStart: at(changeAt), periodEnd: at(FEB_28) },
-        { kind: 'remaining_time', description: 'Remaining time on Pro after 07 Feb 2025', priceId: s.proMonthly, amount: 2228, periodStart: at(changeAt), periodEnd: at(FEB_28) },
+        {
+          kind: 'unused_time',
+          description: 'Unused time on Basic after 07 Feb 2025',
+          priceId: s.basicMonthly,
+          amount: -743,
+          periodStart: at(changeAt),
+          periodEnd: at(FEB_28),
+        },
+        {
+          kind: 'remaining_time',
+          description: 'Remaining time on Pro after 07 Feb 2025',
+          priceId: s.proMonthly,
+          amount: 2228,
+          periodStart: at(changeAt),
+          periodEnd: at(FEB_28),
+        },
       ],
       periodStart: at(START),
       periodEnd: at(FEB_28),
@@ -500,7 +521,11 @@ describe('changing price', () => {
     expect(invoice).toMatchObject({ reason: 'subscription_update', status: 'paid', subtotal: 1485, amountDue: 1485, amountPaid: 1485 });
     expect(invoice.lines).toEqual(preview.lines);
     const update = fake.requests.filter((r) => r.path === `/v1/subscriptions/${subscription.id}` && r.method === 'POST').pop()!;
-    expect(update.params).toMatchObject({ proration_behavior: 'always_invoice', payment_behavior: 'error_if_incomplete', items: { 0: { price: s.proMonthly } } });
+    expect(update.params).toMatchObject({
+      proration_behavior: 'always_invoice',
+      payment_behavior: 'error_if_incomplete',
+      items: { 0: { price: s.proMonthly } },
+    });
     expect(update.idempotencyKey).toBe('change:1:change-price');
     // Already on the price: nothing more is sent or charged.
     expect(unwrap(await s.processor.changeSubscription(subscription.id, s.proMonthly, 'change:2')).invoices).toHaveLength(2);
@@ -530,7 +555,11 @@ describe('changing price', () => {
   it('answers a declined proration charge with card_declined and leaves the price as it was', async () => {
     const s = await setup();
     const { subscription } = unwrap(await subscribe(s));
-    fake.setChargeOutcome(s.keys.id, subscription.paymentMethod!.id, { code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' });
+    fake.setChargeOutcome(s.keys.id, subscription.paymentMethod!.id, {
+      code: 'card_declined',
+      decline_code: 'insufficient_funds',
+      message: 'Your card has insufficient funds.',
+    });
     fake.advanceTo(s.keys.id, changeAt);
     expect(failure(await s.processor.changeSubscription(subscription.id, s.proMonthly, 'change:declined'))).toEqual({
       kind: 'card_declined',
@@ -551,7 +580,9 @@ describe('cancel, pause and resume', () => {
     const pending = unwrap(await s.processor.cancelSubscription(subscription.id, { atPeriodEnd: true, idempotencyKey: 'cancel:a' }));
     expect(pending.subscription).toMatchObject({ status: 'active', cancelAtPeriodEnd: true, canceledAt: at(START + 3 * DAY), endedAt: null });
     const writes = fake.requests.length;
-    expect(unwrap(await s.processor.cancelSubscription(subscription.id, { atPeriodEnd: true, idempotencyKey: 'cancel:b' })).subscription.cancelAtPeriodEnd).toBe(true);
+    expect(
+      unwrap(await s.processor.cancelSubscription(subscription.id, { atPeriodEnd: true, idempotencyKey: 'cancel:b' })).subscription.cancelAtPeriodEnd,
+    ).toBe(true);
     expect(fake.requests.slice(writes).filter((r) => r.method !== 'GET')).toEqual([]);
 
     const resumed = unwrap(await s.processor.resumeSubscription(subscription.id, 'resume:a'));
@@ -600,7 +631,12 @@ describe('cancel, pause and resume', () => {
 
     // The renewal passed while paused: billing_cycle_anchor=now, a whole period charged, no proration.
     const resumed = unwrap(await s.processor.resumeSubscription(subscription.id, 'resume:1'));
-    expect(resumed.subscription).toMatchObject({ status: 'active', pausedAt: null, currentPeriodStart: at(FEB_28 + 2 * HOUR), billingCycleAnchor: at(FEB_28 + 2 * HOUR) });
+    expect(resumed.subscription).toMatchObject({
+      status: 'active',
+      pausedAt: null,
+      currentPeriodStart: at(FEB_28 + 2 * HOUR),
+      billingCycleAnchor: at(FEB_28 + 2 * HOUR),
+    });
     expect(resumed.invoices.map((i) => [i.reason, i.status, i.amountPaid])).toEqual([
       ['subscription_create', 'paid', 1000],
       ['subscription_cycle', 'void', 0],
@@ -637,7 +673,9 @@ describe('Stripe states Tollgate reads but does not make', () => {
     expect(unwrap(await s.processor.getSubscription(created.id))!.subscription.paymentMethod).toMatchObject({ id: card.id, last4: '4242' });
     const resumed = unwrap(await s.processor.resumeSubscription(created.id, 'resume:stripe-paused'));
     expect(resumed.subscription).toMatchObject({ status: 'active', pausedAt: null, currentPeriodStart: at(START + 3 * DAY + HOUR) });
-    expect(fake.requests.filter((r) => r.path === `/v1/subscriptions/${created.id}/resume`).map((r) => r.idempotencyKey)).toEqual(['resume:stripe-paused:resume']);
+    expect(fake.requests.filter((r) => r.path === `/v1/subscriptions/${created.id}/resume`).map((r) => r.idempotencyKey)).toEqual([
+      'resume:stripe-paused:resume',
+    ]);
   });
 
   it('maps unpaid to past_due, needs both halves of Tollgate’s pause, and skips drafts', async () => {
@@ -646,7 +684,9 @@ describe('Stripe states Tollgate reads but does not make', () => {
     const stored = fake.get<Stripe.Subscription>(s.keys.id, subscription.id)!;
     expect(subscriptionOf({ ...stored, status: 'unpaid' }).status).toBe('past_due');
     expect(subscriptionOf({ ...stored, pause_collection: { behavior: 'void', resumes_at: null } }).status).toBe('active');
-    expect(subscriptionOf({ ...stored, pause_collection: { behavior: 'keep_as_draft', resumes_at: null }, metadata: { tollgate_paused_at: '1' } }).status).toBe('active');
+    expect(subscriptionOf({ ...stored, pause_collection: { behavior: 'keep_as_draft', resumes_at: null }, metadata: { tollgate_paused_at: '1' } }).status).toBe(
+      'active',
+    );
     expect(subscriptionOf({ ...stored, metadata: { tollgate_paused_at: String(START) } }).status).toBe('active');
     const marked = { ...stored, pause_collection: { behavior: 'void' as const, resumes_at: null }, metadata: { tollgate_paused_at: String(START) } };
     expect(subscriptionOf(marked)).toMatchObject({ status: 'paused', pausedAt: at(START) });
@@ -659,7 +699,15 @@ describe('Stripe states Tollgate reads but does not make', () => {
     expect(invoiceOf({ ...invoice, billing_reason: 'manual' }, invoice.lines.data)!.reason).toBe('manual');
     expect(invoiceOf({ ...invoice, billing_reason: 'subscription_threshold' }, invoice.lines.data)!.reason).toBe('manual');
     const line = invoice.lines.data[0]!;
-    const pending = { ...line, amount: -250, parent: { type: 'invoice_item_details' as const, subscription_item_details: null, invoice_item_details: { invoice_item: 'ii_1', proration: true, proration_details: null, subscription: subscription.id } } };
+    const pending = {
+      ...line,
+      amount: -250,
+      parent: {
+        type: 'invoice_item_details' as const,
+        subscription_item_details: null,
+        invoice_item_details: { invoice_item: 'ii_1', proration: true, proration_details: null, subscription: subscription.id },
+      },
+    };
     expect(invoiceOf(invoice, [pending])!.lines[0]).toMatchObject({ kind: 'unused_time', amount: -250, priceId: s.basicMonthly });
   });
 });
@@ -668,7 +716,11 @@ describe('renewals as Stripe reports them', () => {
   it('reports a failed renewal as past_due since the charge, with the open invoice', async () => {
     const s = await setup();
     const { subscription } = unwrap(await subscribe(s));
-    fake.setChargeOutcome(s.keys.id, subscription.paymentMethod!.id, { code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' });
+    fake.setChargeOutcome(s.keys.id, subscription.paymentMethod!.id, {
+      code: 'card_declined',
+      decline_code: 'insufficient_funds',
+      message: 'Your card has insufficient funds.',
+    });
     fake.advanceTo(s.keys.id, FEB_28 + HOUR);
     const { subscription: after, invoices } = unwrap(await s.processor.getSubscription(subscription.id))!;
     expect(after).toMatchObject({ status: 'past_due', pastDueAt: at(FEB_28 + HOUR), currentPeriodStart: at(FEB_28) });
@@ -770,11 +822,18 @@ describe('webhooks', () => {
   it('maps a failed payment and a completed checkout', async () => {
     const s = await signedSetup();
     const { subscription } = unwrap(await subscribe(s));
-    fake.setChargeOutcome(s.keys.id, subscription.paymentMethod!.id, { code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' });
+    fake.setChargeOutcome(s.keys.id, subscription.paymentMethod!.id, {
+      code: 'card_declined',
+      decline_code: 'generic_decline',
+      message: 'Your card was declined.',
+    });
     fake.advanceTo(s.keys.id, FEB_28 + HOUR);
     const failed = eventOf(s.keys, 'payment_intent.payment_failed');
     const f = signed(s.keys, failed.id);
-    expect(webhooks.verify(f.body, f.header, s.keys.webhookSecret, new Date())).toMatchObject({ ok: true, value: { subject: { kind: 'customer', customerId: s.customer } } });
+    expect(webhooks.verify(f.body, f.header, s.keys.webhookSecret, new Date())).toMatchObject({
+      ok: true,
+      value: { subject: { kind: 'customer', customerId: s.customer } },
+    });
 
     const session = unwrap(
       await s.processor.createCheckout({
@@ -810,7 +869,11 @@ describe('webhooks', () => {
     const s = await signedSetup();
     const { subscription } = unwrap(await subscribe(s));
     const hint = (type: string) => webhooks.hints(Buffer.from(fake.webhooks.signedRequest(s.keys.id, eventOf(s.keys, type).id).payload));
-    expect(hint('customer.subscription.created')).toEqual({ projectId: PROJECT, customerId: s.customer, eventId: eventOf(s.keys, 'customer.subscription.created').id });
+    expect(hint('customer.subscription.created')).toEqual({
+      projectId: PROJECT,
+      customerId: s.customer,
+      eventId: eventOf(s.keys, 'customer.subscription.created').id,
+    });
     expect(hint('invoice.paid')).toMatchObject({ projectId: PROJECT, customerId: s.customer });
     expect(hint('customer.created')).toMatchObject({ projectId: PROJECT, customerId: s.customer });
     expect(hint('payment_intent.succeeded')).toMatchObject({ projectId: null, customerId: s.customer });
@@ -818,7 +881,11 @@ describe('webhooks', () => {
     expect(webhooks.hints(Buffer.from('not json'))).toBeNull();
     expect(webhooks.hints(Buffer.from('[1,2]'))).toBeNull();
     expect(webhooks.hints(Buffer.from('{"type":"x"}'))).toBeNull();
-    expect(webhooks.hints(Buffer.from('{"type":"x","data":{"object":{"metadata":{"tollgate_project_id":7}}}}'))).toEqual({ projectId: null, customerId: null, eventId: null });
+    expect(webhooks.hints(Buffer.from('{"type":"x","data":{"object":{"metadata":{"tollgate_project_id":7}}}}'))).toEqual({
+      projectId: null,
+      customerId: null,
+      eventId: null,
+    });
     expect(subscription.metadata.projectId).toBe(PROJECT);
   });
 

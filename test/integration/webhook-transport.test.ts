@@ -37,7 +37,11 @@ const lookups: string[] = [];
 const resolver: ResolveHost = async (hostname) => {
   lookups.push(hostname);
   if (hostname === 'pinned.test') return [{ address: '127.0.0.1', family: 4 }];
-  if (hostname === 'mixed.test') return [{ address: '93.184.215.14', family: 4 }, { address: '10.1.2.3', family: 4 }];
+  if (hostname === 'mixed.test')
+    return [
+      { address: '93.184.215.14', family: 4 },
+      { address: '10.1.2.3', family: 4 },
+    ];
   if (hostname === 'metadata.test') return [{ address: '::ffff:169.254.169.254', family: 6 }];
   throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
 };
@@ -66,7 +70,10 @@ describe('HttpWebhookTransport', () => {
       error: 'webhook_url_private',
       detail: 'mixed.test resolves to 10.1.2.3, a private address',
     });
-    expect(await send('https://metadata.test/latest', false)).toMatchObject({ kind: 'refused', detail: 'metadata.test resolves to ::ffff:169.254.169.254, a cloud metadata address' });
+    expect(await send('https://metadata.test/latest', false)).toMatchObject({
+      kind: 'refused',
+      detail: 'metadata.test resolves to ::ffff:169.254.169.254, a cloud metadata address',
+    });
     expect(await send(`https://pinned.test:${port}/hook`, false)).toMatchObject({ kind: 'refused', error: 'webhook_url_private' });
     expect(await send('https://nowhere.test/hook', false)).toMatchObject({ kind: 'refused', error: 'webhook_url_unresolvable' });
     expect(await transport.check('https://mixed.test/', false)).toMatchObject({ ok: false, error: 'webhook_url_private' });

@@ -19,6 +19,15 @@ export function see(locator: Locator, timeout = 15_000) {
     toHaveCount: (count: number) => expect.poll(() => locator.count(), options).toBe(count),
     toBeChecked: () => expect.poll(() => locator.isChecked(), options).toBe(true),
     toBeVisible: () => expect.poll(() => locator.isVisible(), options).toBe(true),
-    toBeFocused: () => expect.poll(() => locator.evaluate((el: { ownerDocument: { activeElement: unknown } }) => el === el.ownerDocument.activeElement, undefined, { timeout: 1_000 }).catch(() => false), options).toBe(true),
+    toBeFocused: () =>
+      expect
+        .poll(
+          () =>
+            locator
+              .evaluate((el: { ownerDocument: { activeElement: unknown } }) => el === el.ownerDocument.activeElement, undefined, { timeout: 1_000 })
+              .catch(() => false),
+          options,
+        )
+        .toBe(true),
   };
 }

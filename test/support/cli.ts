@@ -34,7 +34,13 @@ export function killCliProcessesAfterEach(): void {
  */
 export function runCli(
   args: string[],
-  options: { env: Record<string, string | undefined>; unset?: readonly string[]; bin?: boolean; cwd?: string; /** Written to the command's stdin (none otherwise). */ input?: string },
+  options: {
+    env: Record<string, string | undefined>;
+    unset?: readonly string[];
+    bin?: boolean;
+    cwd?: string /** Written to the command's stdin (none otherwise). */;
+    input?: string;
+  },
 ): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['LOG_LEVEL', ...(options.unset ?? [])]) delete env[name];
@@ -44,7 +50,11 @@ export function runCli(
   }
   const entry = options.bin ? [path.join(ROOT, 'bin/tollgate.mjs')] : [CLI_BUNDLE];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...entry, ...args], { cwd: options.cwd ?? ROOT, env, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...entry, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     if (options.input !== undefined) child.stdin!.end(options.input);
     let stdout = '';
     let stderr = '';

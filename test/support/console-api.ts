@@ -36,7 +36,10 @@ export function consoleApi(t: () => TestApp) {
     if (!created.ok) throw new Error(created.error);
     await t().inContext(async () => {
       for (const id of projectIds) {
-        await t().tollgate.core.db.query('insert into console_memberships (account_id, project_id, created_at) values (?, ?, now())', [created.value.account.id, id]);
+        await t().tollgate.core.db.query('insert into console_memberships (account_id, project_id, created_at) values (?, ?, now())', [
+          created.value.account.id,
+          id,
+        ]);
       }
     });
     return sessionFrom(await call('/api/admin/session', { method: 'POST', body: { email, password: 'member pass 1' } }));

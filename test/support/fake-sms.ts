@@ -35,7 +35,7 @@ export interface FakeSms {
  * other request fails the test (see PeerServer).
  */
 export async function startFakeSms(): Promise<FakeSms> {
-  const accountSid = 'AC' + 'f'.repeat(32);
+  const accountSid = `AC${'f'.repeat(32)}`;
   const authToken = 'test-auth-token';
   const from = '+15005550006';
   const messages: FakeSmsMessage[] = [];
@@ -44,7 +44,7 @@ export async function startFakeSms(): Promise<FakeSms> {
   const arrivals = new Set<() => void>();
   const peer = await PeerServer.start('FakeSms', {
     [`POST /2010-04-01/Accounts/${accountSid}/Messages.json`]: (req) => {
-      const expected = 'Basic ' + Buffer.from(`${accountSid}:${authToken}`).toString('base64');
+      const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
       if (req.headers.authorization !== expected) {
         state.rejected++;
         return json(401, { code: 20003, message: 'Authenticate', status: 401 });

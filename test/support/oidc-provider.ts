@@ -153,29 +153,31 @@ export class OidcPeer {
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_post',
     });
-    this.provider = withoutExpectedWarnings(() => new this.Provider(this.issuer, {
-      clients: [client('google'), client('azure'), client('apple')],
-      jwks: { keys: [this.signingJwk] },
-      cookies: { keys: ['oidc-peer-cookie-key'] },
-      claims: { openid: ['sub'], email: ['email', 'email_verified', 'xms_edov'], profile: ['name', 'picture'] },
-      scopes: ['openid', 'email', 'profile', 'name'],
-      conformIdTokenClaims: false,
-      ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 3600, AuthorizationCode: 60 },
-      features: { devInteractions: { enabled: false } },
-      pkce: { required: () => true },
-      interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
-      findAccount: async (_ctx: unknown, id: string) => {
-        const account = accounts.get(id);
-        if (!account) return undefined;
-        return { accountId: id, claims: async () => ({ ...account, sub: id }) };
-      },
-      renderError: async (ctx: { type: string; body: unknown }, out: Record<string, unknown>) => {
-        ctx.type = 'json';
-        ctx.body = out;
-      },
-    }));
+    this.provider = withoutExpectedWarnings(
+      () =>
+        new this.Provider(this.issuer, {
+          clients: [client('google'), client('azure'), client('apple')],
+          jwks: { keys: [this.signingJwk] },
+          cookies: { keys: ['oidc-peer-cookie-key'] },
+          claims: { openid: ['sub'], email: ['email', 'email_verified', 'xms_edov'], profile: ['name', 'picture'] },
+          scopes: ['openid', 'email', 'profile', 'name'],
+          conformIdTokenClaims: false,
+          ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 3600, AuthorizationCode: 60 },
+          features: { devInteractions: { enabled: false } },
+          pkce: { required: () => true },
+          interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+          findAccount: async (_ctx: unknown, id: string) => {
+            const account = accounts.get(id);
+            if (!account) return undefined;
+            return { accountId: id, claims: async () => ({ ...account, sub: id }) };
+          },
+          renderError: async (ctx: { type: string; body: unknown }, out: Record<string, unknown>) => {
+            ctx.type = 'json';
+            ctx.body = out;
+          },
+        }),
+    );
     this.provider.proxy = false;
-    const peer = this;
     this.provider.use(async (ctx: any, next: () => Promise<void>) => {
       // Apple always issues an id_token for `name email`; oidc-provider needs `openid` for that.
       if (ctx.path === '/auth' && ctx.query.client_id === CLIENTS.apple.id) {
@@ -184,8 +186,8 @@ export class OidcPeer {
       }
       await next();
       // Apple adds the user's name to the form it posts, on the first authorization only.
-      if (peer.appleUser && typeof ctx.body === 'string' && ctx.body.includes('/api/proxy/callback/apple') && ctx.body.includes('<form method="post"')) {
-        const value = JSON.stringify({ name: { firstName: peer.appleUser.firstName, lastName: peer.appleUser.lastName }, email: peer.appleUser.email })
+      if (this.appleUser && typeof ctx.body === 'string' && ctx.body.includes('/api/proxy/callback/apple') && ctx.body.includes('<form method="post"')) {
+        const value = JSON.stringify({ name: { firstName: this.appleUser.firstName, lastName: this.appleUser.lastName }, email: this.appleUser.email })
           .replaceAll('&', '&amp;')
           .replaceAll('"', '&quot;')
           .replaceAll('<', '&lt;');
@@ -204,7 +206,12 @@ export class OidcPeer {
   private async interaction(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const details = await this.provider.interactionDetails(req, res);
     if (this.deny) {
-      await this.provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'End-User aborted interaction' }, { mergeWithLastSubmission: false });
+      await this.provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'End-User aborted interaction' },
+        { mergeWithLastSubmission: false },
+      );
       return;
     }
     if (details.prompt.name === 'login') {

@@ -4,7 +4,12 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-export async function waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, timeoutMs: number, everyMs = 50): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  what: string,
+  timeoutMs: number,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -83,7 +88,8 @@ export class TollgateProcess {
         const out = this.current;
         const match = typeof pattern === 'string' ? (out.includes(pattern) ? pattern : null) : (out.match(pattern)?.[0] ?? null);
         if (match) return match;
-        if (!this.running) throw new Error(`${this.entry} exited (${this.exitCode ?? this.exitSignal}) before printing ${pattern}:\n${this.output.slice(-4000)}`);
+        if (!this.running)
+          throw new Error(`${this.entry} exited (${this.exitCode ?? this.exitSignal}) before printing ${pattern}:\n${this.output.slice(-4000)}`);
         return null;
       },
       `${this.entry} to print ${pattern}`,

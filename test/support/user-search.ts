@@ -25,10 +25,11 @@ export async function seedUsers(db: Database, projectId: string, count: number):
 /** Adds one user with this email (the needle a search looks for). */
 export async function addUser(db: Database, projectId: string, email: string): Promise<void> {
   await db.withContext(() =>
-    db.query(
-      `insert into users (id, project_id, email, provider, email_verified, created_at, updated_at) values (?, ?, ?, 'email', true, now(), now())`,
-      [randomUUID(), projectId, email],
-    ),
+    db.query(`insert into users (id, project_id, email, provider, email_verified, created_at, updated_at) values (?, ?, ?, 'email', true, now(), now())`, [
+      randomUUID(),
+      projectId,
+      email,
+    ]),
   );
 }
 

@@ -133,7 +133,9 @@ export class WebhookReceiver {
     } catch {
       sdkVerified = false;
     }
-    const signatures = String(headers['x-service-signature'] ?? '').split(' ').filter(Boolean);
+    const signatures = String(headers['x-service-signature'] ?? '')
+      .split(' ')
+      .filter(Boolean);
     const request: ReceivedWebhook = {
       path,
       headers,

@@ -21,8 +21,13 @@ describe('HmacAccessTokenCodec', () => {
 
   it('verifies tokens signed by jose, and its own', async () => {
     const iat = now.getTime() / 1000;
-    const byJose = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer(issuer).setAudience([projectId, 'other'])
-      .setIssuedAt(iat).setExpirationTime(iat + 60).sign(secret);
+    const byJose = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(issuer)
+      .setAudience([projectId, 'other'])
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 60)
+      .sign(secret);
     expect((await codec.verify(byJose, secret, projectId, now))?.claims.sub).toBe('user-1');
     const own = await codec.sign({ secret, projectId, claims, ttlSeconds: 60, now });
     const verified = await codec.verify(own, secret, projectId, now);
@@ -32,8 +37,13 @@ describe('HmacAccessTokenCodec', () => {
   it('refuses expiry at exactly exp, a future nbf, crit headers, other algorithms and bad encodings', async () => {
     const iat = now.getTime() / 1000;
     const sign = (header: Record<string, unknown>, extra: Record<string, unknown> = {}, exp = iat + 60) =>
-      new SignJWT({ ...claims, ...extra }).setProtectedHeader({ alg: 'HS256', ...header }).setIssuer(issuer).setAudience(projectId)
-        .setIssuedAt(iat).setExpirationTime(exp).sign(secret);
+      new SignJWT({ ...claims, ...extra })
+        .setProtectedHeader({ alg: 'HS256', ...header })
+        .setIssuer(issuer)
+        .setAudience(projectId)
+        .setIssuedAt(iat)
+        .setExpirationTime(exp)
+        .sign(secret);
     expect(await codec.verify(await sign({}, {}, iat), secret, projectId, now)).toBeNull();
     expect(await codec.verify(await sign({}, { nbf: iat + 10 }), secret, projectId, now)).toBeNull();
     const good = await sign({});
@@ -47,8 +57,13 @@ describe('HmacAccessTokenCodec', () => {
     expect(await codec.verify(`${h}.${p}.${s}=`, secret, projectId, now)).toBeNull();
     expect(await codec.verify(`${h}.${p}`, secret, projectId, now)).toBeNull();
     expect(await codec.verify(`${h}.${p}.${s}`, new Uint8Array(randomBytes(32)), projectId, now)).toBeNull();
-    const hs512 = await new SignJWT(claims).setProtectedHeader({ alg: 'HS512' }).setIssuer(issuer).setAudience(projectId)
-      .setIssuedAt(iat).setExpirationTime(iat + 60).sign(secret);
+    const hs512 = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS512' })
+      .setIssuer(issuer)
+      .setAudience(projectId)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 60)
+      .sign(secret);
     expect(await codec.verify(hs512, secret, projectId, now)).toBeNull();
     expect(await codec.verify(good, secret, 'another-project', now)).toBeNull();
     expect(await codec.verify(good, secret, projectId, now)).not.toBeNull();

@@ -53,7 +53,14 @@ describe('loadConfig', () => {
   });
 
   it('coerces numbers and booleans from strings, and ignores unrelated variables', () => {
-    const c = loadConfig({ PORT: '8080', DATABASE_POOL_MAX: '3', TOLLGATE_DEMO_PROJECT: 'off', TOLLGATE_PROCESSES: 'auto', OUTBOX_JOB_TIMEOUT_SECONDS: '5', PATH: '/usr/bin' });
+    const c = loadConfig({
+      PORT: '8080',
+      DATABASE_POOL_MAX: '3',
+      TOLLGATE_DEMO_PROJECT: 'off',
+      TOLLGATE_PROCESSES: 'auto',
+      OUTBOX_JOB_TIMEOUT_SECONDS: '5',
+      PATH: '/usr/bin',
+    });
     expect(c).toMatchObject({ PORT: 8080, DATABASE_POOL_MAX: 3, TOLLGATE_DEMO_PROJECT: false, TOLLGATE_PROCESSES: 'auto', OUTBOX_JOB_TIMEOUT_SECONDS: 5 });
     expect(c).not.toHaveProperty('PATH');
   });
@@ -114,7 +121,12 @@ describe('loadConfig', () => {
       const message = errorOf(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'loud', NODE_ENV: 'staging', TOLLGATE_WORKER: 'maybe' }));
       const lines = message.split('\n');
       expect(lines[0]).toBe('Invalid configuration:');
-      expect(lines.slice(1).map((l) => l.trim().split(':')[0]).sort()).toEqual(['LOG_LEVEL', 'NODE_ENV', 'PORT', 'TOLLGATE_WORKER']);
+      expect(
+        lines
+          .slice(1)
+          .map((l) => l.trim().split(':')[0])
+          .sort(),
+      ).toEqual(['LOG_LEVEL', 'NODE_ENV', 'PORT', 'TOLLGATE_WORKER']);
     });
 
     it.each([

@@ -41,7 +41,7 @@ describe('who hears about a project', () => {
   });
 });
 
-describe('the notice of a change to a console account\'s authenticator app', () => {
+describe("the notice of a change to a console account's authenticator app", () => {
   it('says what changed, when, and what to do, for each change; values escaped in the HTML', () => {
     const renderer = new ConsoleAccountNoticeMailRenderer();
     const base = { to: 'ada@example.com', at: '2026-03-02T09:00:00.000Z', accountUrl: 'https://auth.example.com/dashboard/account?a=1&b=2' };

@@ -71,10 +71,14 @@ describe.concurrent('dependency rule (.dependency-cruiser.cjs)', () => {
     ['contract/ imports server code', 'contract-is-shippable', 'contract/index.ts'],
     ['an import cycle is made of type-only imports', 'no-circular', 'apps/server/features/feature.ts'],
     ['an application folder imports one listed after it', 'application-folders-one-way', 'application/stores/user.store.ts'],
-  ])('fails when %s', async (_what, rule, file) => {
-    const result = await cruiseViolations();
-    expect(result.code).not.toBe(0);
-    // The rule is reported for the file that breaks it.
-    expect(result.output).toMatch(new RegExp(`${rule}:\\s+${file.replace(/[./]/g, '\\$&')}`));
-  }, 60_000);
+  ])(
+    'fails when %s',
+    async (_what, rule, file) => {
+      const result = await cruiseViolations();
+      expect(result.code).not.toBe(0);
+      // The rule is reported for the file that breaks it.
+      expect(result.output).toMatch(new RegExp(`${rule}:\\s+${file.replace(/[./]/g, '\\$&')}`));
+    },
+    60_000,
+  );
 });

@@ -11,7 +11,7 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 function recordingLogger() {
   const lines: string[] = [];
-  const log = (obj: object, msg?: string) => void lines.push(JSON.stringify(obj) + ' ' + (msg ?? ''));
+  const log = (obj: object, msg?: string) => void lines.push(`${JSON.stringify(obj)} ${msg ?? ''}`);
   const logger: Logger = { info: log, warn: log, error: log, debug: log };
   return { logger, lines };
 }

@@ -32,13 +32,21 @@ describe('email locale files', () => {
 describe('I18nextEmailRenderer', () => {
   const renderer = new I18nextEmailRenderer(locales);
   const message = (over: Partial<EmailMessage>): EmailMessage => ({
-    kind: 'verification_code', to: 'a@example.com', locale: 'en', projectName: 'Acme <b>&', code: '012345', expiresInMinutes: 5, ...over,
+    kind: 'verification_code',
+    to: 'a@example.com',
+    locale: 'en',
+    projectName: 'Acme <b>&',
+    code: '012345',
+    expiresInMinutes: 5,
+    ...over,
   });
 
   it.each(SUPPORTED_LOCALES)('renders all three emails in %s, with the project name, HTML and text', (lng) => {
     const subjects = new Set<string>();
     for (const kind of ['verification_code', 'password_reset', 'magic_link'] as const) {
-      const r = renderer.render(message({ kind, locale: lng, url: 'https://app.example.com/cb?token=abc&x=1', expiresInMinutes: kind === 'password_reset' ? 60 : 5 }));
+      const r = renderer.render(
+        message({ kind, locale: lng, url: 'https://app.example.com/cb?token=abc&x=1', expiresInMinutes: kind === 'password_reset' ? 60 : 5 }),
+      );
       expect(r.subject).toContain('Acme <b>&');
       expect(r.html).toContain('Acme &lt;b&gt;&amp;');
       expect(r.html).not.toContain('Acme <b>');
@@ -59,7 +67,7 @@ describe('I18nextEmailRenderer', () => {
     expect(subjects.size).toBe(3);
   });
 
-  it('writes durations in the locale\'s words', () => {
+  it("writes durations in the locale's words", () => {
     expect(formatDuration(5, 'en')).toBe('5 minutes');
     expect(formatDuration(60, 'en')).toBe('1 hour');
     expect(formatDuration(15, 'de')).toBe('15 Minuten');

@@ -1,6 +1,6 @@
 import { isAppRoute, type AppRoute, type AppRouter, type ClientInferResponseBody } from '@ts-rest/core';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { contract } from '../../contract';
 import type { RouteMetadata } from '../../contract/common';
 import {

@@ -62,9 +62,10 @@ describe('the README and the guides, in the README order', () => {
         ];
         const uses = [...code.matchAll(/\$\{?([A-Za-z_]\w*)/g)];
         // In order of appearance: a use before its assignment in the same block is a use of an unset name.
-        const events = [...defines.map((m) => ({ at: m.index!, name: m[1]!, define: true })), ...uses.map((m) => ({ at: m.index!, name: m[1]!, define: false }))].sort(
-          (a, b) => a.at - b.at || Number(b.define) - Number(a.define),
-        );
+        const events = [
+          ...defines.map((m) => ({ at: m.index!, name: m[1]!, define: true })),
+          ...uses.map((m) => ({ at: m.index!, name: m[1]!, define: false })),
+        ].sort((a, b) => a.at - b.at || Number(b.define) - Number(a.define));
         for (const event of events) {
           if (event.define) set.add(event.name);
           else if (!set.has(event.name) && !RECIPE_INPUTS[file]?.includes(event.name)) unset.push(`${file}:${block.line}: $${event.name}`);
@@ -107,7 +108,14 @@ describe('the README and the guides, in the README order', () => {
 });
 
 describe('the field helper of the walkthroughs', () => {
-  const helpers = walk().flatMap((file) => shellBlocks(file).flatMap((b) => b.code.split('\n').filter((l) => l.startsWith('field() {')).map((definition) => ({ file, definition }))));
+  const helpers = walk().flatMap((file) =>
+    shellBlocks(file).flatMap((b) =>
+      b.code
+        .split('\n')
+        .filter((l) => l.startsWith('field() {'))
+        .map((definition) => ({ file, definition })),
+    ),
+  );
   const field = (definition: string, answer: string, name: string) =>
     spawnSync('bash', ['-c', `${definition}\nfield ${name}`], { input: answer, encoding: 'utf8', cwd: ROOT });
 

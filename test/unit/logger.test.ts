@@ -53,7 +53,10 @@ describe('createLogger', () => {
   it('redacts password, token, code and refresh_token fields at the top level and one level down', () => {
     const { logger, entries, raw } = capture();
     logger.info({ password: SECRETS.password, token: SECRETS.token, code: SECRETS.code, refresh_token: SECRETS.refresh, email: 'ada@example.com' }, 'top');
-    logger.info({ body: { password: SECRETS.password, token: SECRETS.token, code: SECRETS.code, refresh_token: SECRETS.refresh, email: 'ada@example.com' } }, 'nested');
+    logger.info(
+      { body: { password: SECRETS.password, token: SECRETS.token, code: SECRETS.code, refresh_token: SECRETS.refresh, email: 'ada@example.com' } },
+      'nested',
+    );
     const [top, nested] = entries();
     const expected = { password: '[redacted]', token: '[redacted]', code: '[redacted]', refresh_token: '[redacted]', email: 'ada@example.com' };
     expect(top).toMatchObject(expected);

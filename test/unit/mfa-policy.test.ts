@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decidePrimarySignIn,
-  effectiveMfaMethods,
-  isBackupCodeShape,
-  isE164,
-  normalizeBackupCode,
-  usableMfaMethods,
-} from '../../domain/mfa';
+import { decidePrimarySignIn, effectiveMfaMethods, isBackupCodeShape, isE164, normalizeBackupCode, usableMfaMethods } from '../../domain/mfa';
 import { OtplibTotpAuthenticator } from '../../infrastructure/mfa/otplib-totp-authenticator';
 import * as OTPAuth from 'otpauth';
 

@@ -30,7 +30,14 @@ describe('retry policies', () => {
 
   it('refuses malformed policies (they may come from a caller or a stored row)', () => {
     expect(() => assertRetryPolicy(retrySchedule([0, 5]))).not.toThrow();
-    for (const bad of [null, {}, { kind: 'schedule', delaysSeconds: [-1] }, { kind: 'schedule', delaysSeconds: [Number.NaN] }, { kind: 'exponential', limit: 1.5, firstDelaySeconds: 1 }, { kind: 'linear' }]) {
+    for (const bad of [
+      null,
+      {},
+      { kind: 'schedule', delaysSeconds: [-1] },
+      { kind: 'schedule', delaysSeconds: [Number.NaN] },
+      { kind: 'exponential', limit: 1.5, firstDelaySeconds: 1 },
+      { kind: 'linear' },
+    ]) {
       expect(() => assertRetryPolicy(bad)).toThrow('invalid retry policy');
     }
   });
@@ -48,8 +55,14 @@ describe('outbox job ids', () => {
 
 describe('the error text of a failed attempt', () => {
   it('keeps the message, drops what the payload carries (codes, tokens, addresses), and is bounded', () => {
-    const payload = { to: '+15555550123', body: '493817 is your Acme verification code. It expires in 5 minutes.', nested: { url: 'https://x.example/r?token=AbC123xyz' } };
-    const error = new Error('gateway refused +15555550123: body "493817 is your Acme verification code. It expires in 5 minutes."; code 493817; token AbC123xyz');
+    const payload = {
+      to: '+15555550123',
+      body: '493817 is your Acme verification code. It expires in 5 minutes.',
+      nested: { url: 'https://x.example/r?token=AbC123xyz' },
+    };
+    const error = new Error(
+      'gateway refused +15555550123: body "493817 is your Acme verification code. It expires in 5 minutes."; code 493817; token AbC123xyz',
+    );
     expect(safeErrorText(error, payload)).toBe('gateway refused [redacted]: body "[redacted]"; code [redacted]; token [redacted]');
     expect(safeErrorText('x'.repeat(2000))).toHaveLength(500);
     expect(safeErrorText({ not: 'an error' })).toBe('error');

@@ -32,7 +32,11 @@ function sessionServer() {
     jar.cookie = current;
     void init;
     const token = jwt(generation);
-    return Response.json({ token, expiresAt: new Date(Date.now() + 300_000).toISOString(), user: { id: 'u1', email: 'ada@example.com', name: 'Ada', picture: null, provider: 'email', email_verified: true } });
+    return Response.json({
+      token,
+      expiresAt: new Date(Date.now() + 300_000).toISOString(),
+      user: { id: 'u1', email: 'ada@example.com', name: 'Ada', picture: null, provider: 'email', email_verified: true },
+    });
   };
   return {
     fetch: fetch as typeof globalThis.fetch,
@@ -58,7 +62,10 @@ function webLocks(): LockManagerLike {
     request<T>(name: string, callback: () => Promise<T>): Promise<T> {
       const previous = tails.get(name) ?? Promise.resolve();
       const run = previous.then(callback, callback);
-      tails.set(name, run.catch(() => undefined));
+      tails.set(
+        name,
+        run.catch(() => undefined),
+      );
       return run;
     },
   };
@@ -90,7 +97,11 @@ describe('refresh single-flight', () => {
   it('across tabs with Web Locks, the tabs take turns: no rotated token is presented again and the session lives', async () => {
     const server = sessionServer();
     const locks = webLocks();
-    const tabs = [tab({ fetch: server.fetch, locks, channel: null }), tab({ fetch: server.fetch, locks, channel: null }), tab({ fetch: server.fetch, locks, channel: null })];
+    const tabs = [
+      tab({ fetch: server.fetch, locks, channel: null }),
+      tab({ fetch: server.fetch, locks, channel: null }),
+      tab({ fetch: server.fetch, locks, channel: null }),
+    ];
     await Promise.all(tabs.map((t) => t.start()));
     expect(server.isRevoked()).toBe(false);
     expect(server.presented).toEqual(['rt_0', 'rt_1', 'rt_2']);
@@ -101,7 +112,10 @@ describe('refresh single-flight', () => {
     const server = sessionServer();
     const locks = webLocks();
     const name = `tollgate-test-${Math.random()}`;
-    const [a, b] = [tab({ fetch: server.fetch, locks, channel: new BroadcastChannel(name) }), tab({ fetch: server.fetch, locks, channel: new BroadcastChannel(name) })];
+    const [a, b] = [
+      tab({ fetch: server.fetch, locks, channel: new BroadcastChannel(name) }),
+      tab({ fetch: server.fetch, locks, channel: new BroadcastChannel(name) }),
+    ];
     const first = await a.getToken();
     // Let b receive a's session over the channel, then both ask at once.
     await new Promise((r) => setTimeout(r, 20));

@@ -81,7 +81,10 @@ describe('@tollgate/react', () => {
     const { readFileSync } = await import('node:fs');
     const code = readFileSync(path.join(out, 'react-browser.min.mjs'));
     const gzip = gzipSync(code, { level: 9 }).length;
-    console.log(`@tollgate/react browser bundle (with @tollgate/sdk/browser, without react): ${(code.length / 1024).toFixed(1)} kB minified, ${(gzip / 1024).toFixed(1)} kB gzip`);
+    console.log(
+      `@tollgate/react browser bundle (with @tollgate/sdk/browser, without react): ${(code.length / 1024).toFixed(1)} kB minified, ` +
+        `${(gzip / 1024).toFixed(1)} kB gzip`,
+    );
     expect(gzip).toBeLessThan(30 * 1024);
   });
 });

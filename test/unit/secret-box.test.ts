@@ -48,7 +48,7 @@ describe('AesGcmSecretBox', () => {
     expect(() => box.decrypt(withPart(sealed, 3, (b) => Buffer.concat([b, Buffer.from([0])])))).toThrow(/could not be authenticated/);
   });
 
-  it('refuses a truncated tag, even the genuine tag\'s own prefix', () => {
+  it("refuses a truncated tag, even the genuine tag's own prefix", () => {
     const sealed = box.encrypt('short tags make forgery cheap');
     for (const length of [4, 8, 12, 15]) {
       expect(() => box.decrypt(withPart(sealed, 2, (b) => b.subarray(0, length)))).toThrow('unrecognised ciphertext');
@@ -89,7 +89,7 @@ describe('AesGcmSecretBox', () => {
 
 describe('parseSecretKey', () => {
   // Bytes chosen so that base64 contains '+' and '/', and base64url '-' and '_'.
-  const bytes = Buffer.from('fbff' + 'ab'.repeat(27) + 'fbffbf', 'hex');
+  const bytes = Buffer.from(`fbff${'ab'.repeat(27)}fbffbf`, 'hex');
 
   it('reads 64 hex characters, either case', () => {
     expect(bytes).toHaveLength(32);

@@ -53,11 +53,36 @@ export function App() {
     navigate('/account');
   };
 
-  if (path === '/link') return <Shell><LinkPage onSignedIn={signedIn} /></Shell>;
-  if (path === '/invitation') return <Shell><InvitationPage onSignedIn={invited} /></Shell>;
-  if (fault) return <Shell><ErrorNote message={fault} onRetry={load} /></Shell>;
-  if (me === undefined) return <Shell><Loading what="your session" /></Shell>;
-  if (me === null) return <Shell><SignInPage onSignedIn={signedIn} /></Shell>;
+  if (path === '/link')
+    return (
+      <Shell>
+        <LinkPage onSignedIn={signedIn} />
+      </Shell>
+    );
+  if (path === '/invitation')
+    return (
+      <Shell>
+        <InvitationPage onSignedIn={invited} />
+      </Shell>
+    );
+  if (fault)
+    return (
+      <Shell>
+        <ErrorNote message={fault} onRetry={load} />
+      </Shell>
+    );
+  if (me === undefined)
+    return (
+      <Shell>
+        <Loading what="your session" />
+      </Shell>
+    );
+  if (me === null)
+    return (
+      <Shell>
+        <SignInPage onSignedIn={signedIn} />
+      </Shell>
+    );
 
   const signOut = async () => {
     await api.session.signOut();
@@ -70,7 +95,7 @@ export function App() {
   const user = /^\/projects\/([^/]+)\/users(?:\/([^/]+))?$/.exec(path);
   const audit = /^\/projects\/([^/]+)\/audit$/.exec(path);
   let page: ReactNode;
-  if (user && user[2]) page = <UserPage projectId={user[1]!} userId={user[2]} />;
+  if (user?.[2]) page = <UserPage projectId={user[1]!} userId={user[2]} />;
   else if (user) page = <UsersPage projectId={user[1]!} />;
   else if (audit) page = <AuditPage projectId={audit[1]!} me={me} />;
   else if (project && project[2] === 'api-keys') page = <ApiKeysPage projectId={project[1]!} />;
@@ -120,4 +145,3 @@ function Shell(props: { children: ReactNode; nav?: ReactNode }) {
     </>
   );
 }
-

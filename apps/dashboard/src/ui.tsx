@@ -193,7 +193,11 @@ export function useLoad<R extends Answer, T>(request: () => Promise<R>, pick: (b
  * far (null until the first page), `next` (the next page's cursor, null on the last), `more` to
  * append the next page, `reload` to start again from the newest.
  */
-export function usePages<R extends Answer, T>(request: (cursor: string | null) => Promise<R>, pick: (body: OkBody<R>) => { rows: T[]; next: string | null }, deps: DependencyList) {
+export function usePages<R extends Answer, T>(
+  request: (cursor: string | null) => Promise<R>,
+  pick: (body: OkBody<R>) => { rows: T[]; next: string | null },
+  deps: DependencyList,
+) {
   const [rows, setRows] = useState<T[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);

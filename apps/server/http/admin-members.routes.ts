@@ -14,7 +14,15 @@ const s = initServer();
 export interface AdminMemberRouteDeps {
   accounts: Pick<
     ConsoleAccounts,
-    'projectAccess' | 'listMembers' | 'inviteMember' | 'revokeInvitation' | 'removeMember' | 'acceptInvitation' | 'listAccounts' | 'issueAccountSignInLink' | 'signInLinkUrl'
+    | 'projectAccess'
+    | 'listMembers'
+    | 'inviteMember'
+    | 'revokeInvitation'
+    | 'removeMember'
+    | 'acceptInvitation'
+    | 'listAccounts'
+    | 'issueAccountSignInLink'
+    | 'signInLinkUrl'
   >;
   /** Answers a new session (cookie and body), as the other sign-in routes do. */
   started: (res: Response, value: StartedConsoleSession & { account: ConsoleAccount }) => { status: 200; body: z.infer<typeof ConsoleSessionSchema> };
@@ -60,7 +68,9 @@ export function makeAdminMemberRoutes(deps: AdminMemberRouteDeps) {
       const i = r.value;
       return {
         status: 201,
-        body: { invitation: { id: i.id, email: i.email, invited_by: inviter.email, created_at: i.createdAt.toISOString(), expires_at: i.expiresAt.toISOString() } },
+        body: {
+          invitation: { id: i.id, email: i.email, invited_by: inviter.email, created_at: i.createdAt.toISOString(), expires_at: i.expiresAt.toISOString() },
+        },
       };
     },
     revokeInvitation: async ({ res, params }) => {
@@ -87,7 +97,14 @@ export function makeAdminMemberRoutes(deps: AdminMemberRouteDeps) {
       return {
         status: 200,
         body: {
-          accounts: r.value.map((a) => ({ id: a.id, email: a.email, role: a.role, projects: a.projects, totp_enabled: a.totpEnabled, created_at: a.createdAt.toISOString() })),
+          accounts: r.value.map((a) => ({
+            id: a.id,
+            email: a.email,
+            role: a.role,
+            projects: a.projects,
+            totp_enabled: a.totpEnabled,
+            created_at: a.createdAt.toISOString(),
+          })),
         },
       };
     },

@@ -88,7 +88,12 @@ export function makeAdminWebhookRoutes(deps: AdminWebhookRouteDeps) {
     update: async ({ res, params, body }) => {
       const p = await access(res, params.projectId);
       if (!p.ok) return p.response;
-      const r = await webhooks.updateEndpoint(p.id, params.endpointId, { url: body.url, eventTypes: body.event_types, description: body.description, enabled: body.enabled });
+      const r = await webhooks.updateEndpoint(p.id, params.endpointId, {
+        url: body.url,
+        eventTypes: body.event_types,
+        description: body.description,
+        enabled: body.enabled,
+      });
       if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { endpoint: endpointView(r.value) } };
     },

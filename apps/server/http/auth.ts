@@ -40,8 +40,7 @@ export type Authenticator<C extends string = AuthErrorCode> = (req: Request, res
 export type AuthenticatorRegistry = { readonly [K in RouteAuth]: Authenticator<AuthErrorCodeOf<K>> };
 
 /** The authenticator of a route's kind, as named by its contract metadata. */
-export const authenticatorFor = (registry: AuthenticatorRegistry, metadata: RouteMetadata): Authenticator =>
-  registry[metadata.auth] as Authenticator;
+export const authenticatorFor = (registry: AuthenticatorRegistry, metadata: RouteMetadata): Authenticator => registry[metadata.auth] as Authenticator;
 
 /** The use cases the built-in authenticators call. */
 export interface RouteAuthDeps {
@@ -120,7 +119,8 @@ export function userOrApiKeyAuthenticator(
 ): Authenticator<AuthErrorCodeOf<'userOrApiKey'>> {
   return async (req, res) => {
     const read = readAuthorization(req);
-    if (read.kind === 'missing') return { code: 'invalid_access_token', hint: 'Missing Authorization header: send Authorization: Bearer <ACCESS_TOKEN> or Bearer <API_KEY>' };
+    if (read.kind === 'missing')
+      return { code: 'invalid_access_token', hint: 'Missing Authorization header: send Authorization: Bearer <ACCESS_TOKEN> or Bearer <API_KEY>' };
     if (read.kind === 'malformed') return { code: 'invalid_access_token', hint: 'Authorization must be Bearer <ACCESS_TOKEN> or Bearer <API_KEY>' };
     const auth = authOf(res);
     if (read.token.startsWith(API_KEY_PREFIX)) {

@@ -2,7 +2,14 @@ import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import { billingContract } from '../../../contract/billing.contract';
 import type { BillingActor, ProcessorUseCases, UserUseCases } from '../../../application/billing/use-cases';
-import { type ChangePreviewView, type InvoiceLineView, type InvoiceView, type PlanView, planView, type SubscriptionView } from '../../../application/billing/views';
+import {
+  type ChangePreviewView,
+  type InvoiceLineView,
+  type InvoiceView,
+  type PlanView,
+  planView,
+  type SubscriptionView,
+} from '../../../application/billing/views';
 import { requestKeyOf } from './idempotency';
 import { failureResponse } from './rate-limit';
 import { authOf, originOf, projectOf, rawBodyOf } from './request-context';
@@ -122,13 +129,14 @@ export function makeBillingRoutes(billing: BillingRouteUseCases) {
 
     setupIntent: async ({ res }) => {
       const r = await billing.createSetupIntent(actorOf(res), requestKeyOf(res));
-      return r.ok
-        ? { status: 200, body: { clientSecret: r.value.clientSecret, publishableKey: r.value.publishableKey } }
-        : failureResponse(res, r);
+      return r.ok ? { status: 200, body: { clientSecret: r.value.clientSecret, publishableKey: r.value.publishableKey } } : failureResponse(res, r);
     },
 
     subscribe: async ({ body, req, res }) => {
-      const r = await billing.subscribe({ ...actorOf(res), origin: originOf(req, res) }, { priceId: body.priceId, paymentMethodId: body.paymentMethodId, requestKey: requestKeyOf(res) });
+      const r = await billing.subscribe(
+        { ...actorOf(res), origin: originOf(req, res) },
+        { priceId: body.priceId, paymentMethodId: body.paymentMethodId, requestKey: requestKeyOf(res) },
+      );
       return r.ok ? { status: 201, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 
@@ -157,12 +165,18 @@ export function makeBillingRoutes(billing: BillingRouteUseCases) {
     },
 
     change: async ({ body, req, res }) => {
-      const r = await billing.changeSubscription({ ...actorOf(res), origin: originOf(req, res) }, { newPriceId: body.new_price_id, requestKey: requestKeyOf(res) });
+      const r = await billing.changeSubscription(
+        { ...actorOf(res), origin: originOf(req, res) },
+        { newPriceId: body.new_price_id, requestKey: requestKeyOf(res) },
+      );
       return r.ok ? { status: 200, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 
     cancel: async ({ body, req, res }) => {
-      const r = await billing.cancelSubscription({ ...actorOf(res), origin: originOf(req, res) }, { atPeriodEnd: body.at_period_end ?? true, requestKey: requestKeyOf(res) });
+      const r = await billing.cancelSubscription(
+        { ...actorOf(res), origin: originOf(req, res) },
+        { atPeriodEnd: body.at_period_end ?? true, requestKey: requestKeyOf(res) },
+      );
       return r.ok ? { status: 200, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 

@@ -45,8 +45,7 @@ export function makeBodyReader(limit: string) {
   // The exact bytes: no inflating (a signature covers what was sent), no charset decoding.
   const raw = express.raw({ type: () => true, limit, inflate: false });
 
-  const run = (parser: RequestHandler, req: Request, res: Response) =>
-    new Promise<unknown>((resolve) => parser(req, res, (err?: unknown) => resolve(err)));
+  const run = (parser: RequestHandler, req: Request, res: Response) => new Promise<unknown>((resolve) => parser(req, res, (err?: unknown) => resolve(err)));
 
   /** A body-parser error as a failure; anything else is a fault, thrown. */
   const failureOf = (err: unknown, request: Request): BodyFailure => {
@@ -71,7 +70,10 @@ export function makeBodyReader(limit: string) {
     const type = request.headers['content-type'];
     if (isJson(type) || (kind === 'form' && isForm(type))) return null;
     const accepted = kind === 'form' ? 'application/x-www-form-urlencoded or application/json' : 'application/json';
-    return { code: 'unsupported_media_type', hint: `${type ? `Content-Type ${type.split(';')[0]!.trim()} is not accepted` : 'The body has no Content-Type'}: send ${accepted}` };
+    return {
+      code: 'unsupported_media_type',
+      hint: `${type ? `Content-Type ${type.split(';')[0]!.trim()} is not accepted` : 'The body has no Content-Type'}: send ${accepted}`,
+    };
   };
 
   return {

@@ -33,11 +33,7 @@ export function mountDashboard(app: express.Express, dist = DASHBOARD_DIST): voi
     res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
     next();
   };
-  app.use(
-    '/dashboard/assets',
-    csp,
-    express.static(path.join(dist, 'assets'), { index: false, fallthrough: false, immutable: true, maxAge: '365d' }),
-  );
+  app.use('/dashboard/assets', csp, express.static(path.join(dist, 'assets'), { index: false, fallthrough: false, immutable: true, maxAge: '365d' }));
   app.get(['/dashboard', '/dashboard/*'], csp, (_req, res) => {
     const index = path.join(dist, 'index.html');
     if (!existsSync(index)) {

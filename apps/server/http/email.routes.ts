@@ -86,7 +86,13 @@ export function makeEmailRoutes(deps: EmailRouteDeps) {
     },
 
     confirmPasswordReset: async ({ body, req, res }) => {
-      const r = await deps.confirmReset({ project: projectOf(res), token: body.token, password: body.password, locale: body.locale ?? null, origin: originOf(req, res) });
+      const r = await deps.confirmReset({
+        project: projectOf(res),
+        token: body.token,
+        password: body.password,
+        locale: body.locale ?? null,
+        origin: originOf(req, res),
+      });
       return r.ok ? success() : errorResponse(r.error);
     },
 
@@ -110,7 +116,8 @@ const PREFETCH_HEADERS: Array<[string, RegExp]> = [
   ['x-moz', /prefetch/i],
 ];
 /** Chat and social apps that fetch links to draw previews. */
-const PREVIEW_AGENTS = /Slackbot|facebookexternalhit|Facebot|Twitterbot|WhatsApp|TelegramBot|Discordbot|LinkedInBot|SkypeUriPreview|Iframely|Embedly|redditbot|Pinterestbot|vkShare|Googlebot|bingbot|Applebot/i;
+const PREVIEW_AGENTS =
+  /Slackbot|facebookexternalhit|Facebot|Twitterbot|WhatsApp|TelegramBot|Discordbot|LinkedInBot|SkypeUriPreview|Iframely|Embedly|redditbot|Pinterestbot|vkShare|Googlebot|bingbot|Applebot/i;
 
 const isPrefetch = (req: Request): boolean =>
   PREFETCH_HEADERS.some(([h, re]) => typeof req.headers[h] === 'string' && re.test(req.headers[h] as string)) ||

@@ -44,35 +44,37 @@ type Implementation = Handler | { handler: Handler; middleware?: unknown[] };
  * JSON body as sent (canonical: key order and spacing do not matter).
  */
 export function withIdempotency<R extends Record<string, unknown>>(contract: AppRouter, router: R, run: RunIdempotent): R {
-  const wrap = (handler: Handler): Handler => async (args) => {
-    const { req, res } = args;
-    const auth = authOf(res);
-    if (!auth.project || !auth.user) throw new Error('an idempotent route needs an authenticated user (auth: user)');
-    const header = req.headers['idempotency-key'];
-    const outcome = await run(
-      {
-        scope: `${auth.project.id}:${auth.user.id}`,
-        key: header === undefined ? null : Array.isArray(header) ? header.join(', ') : header,
-        method: req.method,
-        path: req.path,
-        body: req.body as JsonValue | undefined,
-      },
-      (key) => {
-        res.locals[REQUEST_KEY] = key;
-        return handler(args);
-      },
-      isKeptAnswer,
-    );
-    switch (outcome.kind) {
-      case 'refused':
-        return errorResponse(outcome.error);
-      case 'replayed':
-        res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
-        return outcome.answer;
-      case 'ran':
-        return outcome.answer;
-    }
-  };
+  const wrap =
+    (handler: Handler): Handler =>
+    async (args) => {
+      const { req, res } = args;
+      const auth = authOf(res);
+      if (!auth.project || !auth.user) throw new Error('an idempotent route needs an authenticated user (auth: user)');
+      const header = req.headers['idempotency-key'];
+      const outcome = await run(
+        {
+          scope: `${auth.project.id}:${auth.user.id}`,
+          key: header === undefined ? null : Array.isArray(header) ? header.join(', ') : header,
+          method: req.method,
+          path: req.path,
+          body: req.body as JsonValue | undefined,
+        },
+        (key) => {
+          res.locals[REQUEST_KEY] = key;
+          return handler(args);
+        },
+        isKeptAnswer,
+      );
+      switch (outcome.kind) {
+        case 'refused':
+          return errorResponse(outcome.error);
+        case 'replayed':
+          res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+          return outcome.answer;
+        case 'ran':
+          return outcome.answer;
+      }
+    };
 
   const walk = (schema: AppRouter, implementation: Record<string, unknown>): Record<string, unknown> => {
     const out: Record<string, unknown> = { ...implementation };

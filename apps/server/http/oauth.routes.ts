@@ -48,7 +48,13 @@ export function makeOAuthRoutes(deps: OAuthRouteDeps) {
     });
 
   const callback = async (provider: string, f: { code?: string; state?: string; user?: string }, req: Request, res: Response) => {
-    const done = await deps.completeAuthorization({ provider, code: f.code ?? null, state: f.state ?? null, userField: f.user ?? null, origin: originOf(req, res) });
+    const done = await deps.completeAuthorization({
+      provider,
+      code: f.code ?? null,
+      state: f.state ?? null,
+      userField: f.user ?? null,
+      origin: originOf(req, res),
+    });
     if (!done.ok) return errorResponse(done.error);
     res.setHeader('location', done.value.redirectUrl);
     return { status: 302 as const, body: undefined };

@@ -42,7 +42,10 @@ export function buildOpenApiDocument(publicUrl: string) {
         title: 'Tollgate API',
         version: '0.1.0',
         description:
-          'Authentication and subscription billing for your projects. Project servers authenticate with `Authorization: Bearer <API_KEY>`; user-scoped routes take `Authorization: Bearer <ACCESS_TOKEN>`. Every error body is `{"error": "<message>", "code": "<stable_code>"}`, sometimes with a `hint` saying what was wrong; each route lists, per status, the codes it can answer (switch on `code`, not on the message). Any path also answers 404 `not_found`, and 405 `method_not_allowed` with an `Allow` header for a method it does not serve.',
+          'Authentication and subscription billing for your projects. Project servers authenticate with `Authorization: Bearer <API_KEY>`; ' +
+          'user-scoped routes take `Authorization: Bearer <ACCESS_TOKEN>`. Every error body is `{"error": "<message>", "code": "<stable_code>"}`, ' +
+          'sometimes with a `hint` saying what was wrong; each route lists, per status, the codes it can answer (switch on `code`, not on the ' +
+          'message). Any path also answers 404 `not_found`, and 405 `method_not_allowed` with an `Allow` header for a method it does not serve.',
       },
       servers: [{ url: publicUrl }],
       components: {

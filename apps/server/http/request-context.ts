@@ -29,7 +29,7 @@ export type AuthorizationHeader = { kind: 'missing' } | { kind: 'malformed' } | 
 
 export function readAuthorization(req: Request): AuthorizationHeader {
   const header = req.headers.authorization;
-  if (!header || !header.trim()) return { kind: 'missing' };
+  if (!header?.trim()) return { kind: 'missing' };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match ? { kind: 'bearer', token: match[1]! } : { kind: 'malformed' };
 }

@@ -27,14 +27,16 @@ const CARD_MAX_LENGTH = 64;
 const CSS = [
   'body{margin:0;padding:24px;background:#f4f5f7;font-family:-apple-system,"Segoe UI",Roboto,"Noto Sans",Arial,sans-serif;color:#202124}',
   'main{max-width:440px;margin:0 auto;background:#fff;border-radius:8px;padding:32px;box-shadow:0 1px 3px rgba(0,0,0,.08)}',
-  '.mode{display:inline-block;margin:0 0 16px;padding:2px 8px;border-radius:4px;background:#fff4e5;color:#8a4b00;font-size:12px;font-weight:600;letter-spacing:.02em}',
+  '.mode{display:inline-block;margin:0 0 16px;padding:2px ' +
+    '8px;border-radius:4px;background:#fff4e5;color:#8a4b00;font-size:12px;font-weight:600;letter-spacing:.02em}',
   'h1{margin:0 0 4px;font-size:20px}',
   '.price{margin:0 0 16px;font-size:28px;font-weight:600}',
   '.price small{font-size:14px;font-weight:400;color:#5f6368}',
   'dl{margin:0 0 20px;display:grid;grid-template-columns:auto 1fr;gap:6px 12px;font-size:14px}',
   'dt{color:#5f6368}dd{margin:0}',
   'label{display:block;margin:0 0 6px;font-size:14px;font-weight:600}',
-  'input{box-sizing:border-box;width:100%;padding:10px 12px;border:1px solid #c4c7c5;border-radius:6px;font-size:16px;font-family:ui-monospace,Menlo,Consolas,monospace}',
+  'input{box-sizing:border-box;width:100%;padding:10px 12px;border:1px solid ' +
+    '#c4c7c5;border-radius:6px;font-size:16px;font-family:ui-monospace,Menlo,Consolas,monospace}',
   'button{margin:16px 0 0;width:100%;padding:12px;border:0;border-radius:6px;background:#1a73e8;color:#fff;font-size:16px;font-weight:600;cursor:pointer}',
   '.error{margin:0 0 16px;padding:10px 12px;border-radius:6px;background:#fce8e6;color:#a50e0e;font-size:14px}',
   '.cards{margin:20px 0 0;font-size:13px;color:#5f6368}',
@@ -82,8 +84,12 @@ const intervalWord = (interval: string) => (interval === 'year' ? 'year' : inter
 /** The checkout form: what is bought, for how much, the card field (a test card filled in) and the test cards. */
 export function renderCheckoutPage(view: SandboxCheckoutView, options: { error?: string; card?: string } = {}): string {
   const price = formatMoney({ amount: view.amount, currency: view.currency });
-  const details: Array<[string, string]> = [['Plan', view.planName], ['Price', view.priceName]];
-  if (view.trialDays !== null) details.push(['Trial', `${view.trialDays} days free: nothing is charged today, then ${price} per ${intervalWord(view.interval)}`]);
+  const details: Array<[string, string]> = [
+    ['Plan', view.planName],
+    ['Price', view.priceName],
+  ];
+  if (view.trialDays !== null)
+    details.push(['Trial', `${view.trialDays} days free: nothing is charged today, then ${price} per ${intervalWord(view.interval)}`]);
   if (view.percentOff !== null) details.push(['Discount', `${view.percentOff}% off the first invoice`]);
   if (view.email !== null) details.push(['Email', view.email]);
   const card = options.card ?? DEFAULT_CARD;
@@ -109,7 +115,7 @@ export function renderCheckoutPage(view: SandboxCheckoutView, options: { error?:
 export function renderMessagePage(title: string, message: string, link?: { href: string; text: string }): string {
   return document(
     title,
-    `<h1>${e(title)}</h1>\n<p>${e(message)}</p>` + (link ? `\n<a class="cancel" href="${e(link.href)}" rel="noreferrer">${e(link.text)}</a>` : ''),
+    `<h1>${e(title)}</h1>\n<p>${e(message)}</p>${link ? `\n<a class="cancel" href="${e(link.href)}" rel="noreferrer">${e(link.text)}</a>` : ''}`,
   );
 }
 
@@ -137,7 +143,16 @@ export function mountSandboxCheckout(app: express.Express, billing: SandboxCheck
     const { status, message } = ERRORS[code];
     if (code === 'checkout_not_open' && view) {
       const done = view.status === 'complete';
-      return send(res, status, renderMessagePage(done ? 'Already paid' : 'Checkout expired', detail ?? message, done ? { href: view.successUrl, text: 'Continue' } : { href: view.cancelUrl, text: 'Return' }), view);
+      return send(
+        res,
+        status,
+        renderMessagePage(
+          done ? 'Already paid' : 'Checkout expired',
+          detail ?? message,
+          done ? { href: view.successUrl, text: 'Continue' } : { href: view.cancelUrl, text: 'Return' },
+        ),
+        view,
+      );
     }
     send(res, status, renderMessagePage(code === 'checkout_not_found' ? 'Checkout not found' : 'Checkout unavailable', detail ?? message), view);
   };
@@ -185,7 +200,12 @@ export function mountSandboxCheckout(app: express.Express, billing: SandboxCheck
       const view = await load(res, req.params.id);
       if (!view) return;
       if (card === '' || card.length > CARD_MAX_LENGTH) {
-        return send(res, 400, renderCheckoutPage(view, { error: 'Enter a card number (one of the test cards below)', card: card.slice(0, CARD_MAX_LENGTH) }), view);
+        return send(
+          res,
+          400,
+          renderCheckoutPage(view, { error: 'Enter a card number (one of the test cards below)', card: card.slice(0, CARD_MAX_LENGTH) }),
+          view,
+        );
       }
       const r = await billing.completeSandboxCheckout(view.id, card);
       if (r.ok) return res.redirect(303, r.value.redirectTo);

@@ -56,13 +56,25 @@ export function makeSessionsRoutes(deps: SessionsRouteDeps) {
     },
     end: async ({ body, req, res }) => {
       const me = signedInOf(res);
-      const r = await deps.endSession({ projectId: me.projectId, userId: me.userId, sessionId: body.session_id, actor: userActor(me.userId), origin: originOf(req, res) });
+      const r = await deps.endSession({
+        projectId: me.projectId,
+        userId: me.userId,
+        sessionId: body.session_id,
+        actor: userActor(me.userId),
+        origin: originOf(req, res),
+      });
       if (r.ok) return { status: 200, body: { success: true as const } };
       return r.error === 'user_not_found' ? userGone() : errorResponse(r.error);
     },
     endOthers: async ({ req, res }) => {
       const me = signedInOf(res);
-      const r = await deps.endOtherSessions({ projectId: me.projectId, userId: me.userId, keepSessionId: me.sessionId, actor: userActor(me.userId), origin: originOf(req, res) });
+      const r = await deps.endOtherSessions({
+        projectId: me.projectId,
+        userId: me.userId,
+        keepSessionId: me.sessionId,
+        actor: userActor(me.userId),
+        origin: originOf(req, res),
+      });
       return r.ok ? { status: 200, body: { success: true as const, ended: r.value } } : userGone();
     },
     listForUser: async ({ params, res }) => {
@@ -80,7 +92,13 @@ export function makeSessionsRoutes(deps: SessionsRouteDeps) {
       return r.ok ? { status: 200, body: { success: true as const } } : errorResponse(r.error);
     },
     endAllForUser: async ({ params, req, res }) => {
-      const r = await deps.endOtherSessions({ projectId: projectOf(res).id, userId: params.userId, keepSessionId: null, actor: projectServerOf(res), origin: originOf(req, res) });
+      const r = await deps.endOtherSessions({
+        projectId: projectOf(res).id,
+        userId: params.userId,
+        keepSessionId: null,
+        actor: projectServerOf(res),
+        origin: originOf(req, res),
+      });
       return r.ok ? { status: 200, body: { success: true as const, ended: r.value } } : errorResponse(r.error);
     },
   });

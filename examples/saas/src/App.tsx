@@ -22,7 +22,11 @@ export function App() {
       </section>
       <section aria-labelledby="report-title">
         <h2 id="report-title">Pro report</h2>
-        <Protect plan="pro" fallback={<p data-testid="report-locked">The report is for the Pro plan and above: pick one in the table.</p>} loading={<p>Loading…</p>}>
+        <Protect
+          plan="pro"
+          fallback={<p data-testid="report-locked">The report is for the Pro plan and above: pick one in the table.</p>}
+          loading={<p>Loading…</p>}
+        >
           <Report />
         </Protect>
       </section>
@@ -46,7 +50,8 @@ function SignIn() {
     setBusy(true);
     setError(null);
     try {
-      const answer = submitter?.value === 'signup' ? await signUp({ email, password, name: String(form.get('name') || '') || null }) : await signIn({ email, password });
+      const answer =
+        submitter?.value === 'signup' ? await signUp({ email, password, name: String(form.get('name') || '') || null }) : await signIn({ email, password });
       if ('mfa_required' in answer) setError('This account uses multi-factor authentication, which this example does not show.');
     } catch (e) {
       setError(isTollgateError(e) ? e.message : String(e));
@@ -137,13 +142,13 @@ function SubscriptionPanel() {
     void tollgate.subscription().then((s) => setEnds(s?.cancelAtPeriodEnd ? s.currentPeriodEnd : null));
   }, [tollgate, entitlements]);
   if (!entitlements) return null;
-  const act = (run: () => Promise<unknown>) => () =>
-    void run().catch((e: unknown) => setError(isTollgateError(e) ? e.message : String(e)));
+  const act = (run: () => Promise<unknown>) => () => void run().catch((e: unknown) => setError(isTollgateError(e) ? e.message : String(e)));
   return (
     <section aria-labelledby="subscription-title">
       <h2 id="subscription-title">Your subscription</h2>
       <p data-testid="subscription">
-        {entitlements.plan} ({entitlements.status.replace('_', ' ')}){ends ? `, ends on ${new Date(ends).toLocaleDateString('en-US', { dateStyle: 'long' })}` : ''}
+        {entitlements.plan} ({entitlements.status.replace('_', ' ')})
+        {ends ? `, ends on ${new Date(ends).toLocaleDateString('en-US', { dateStyle: 'long' })}` : ''}
       </p>
       {error && <p role="alert">{error}</p>}
       {ends ? (

@@ -85,7 +85,8 @@ export class SandboxContext {
           if (decision === 'mismatch') {
             return processorFailed(
               invalidRequest(
-                `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
+                `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than ` +
+                  `'${key}' if you meant to execute a different request.`,
               ),
             );
           }

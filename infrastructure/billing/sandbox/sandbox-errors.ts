@@ -7,8 +7,7 @@ import type { Decline } from './test-cards';
 
 export const invalidRequest = (message: string): RequestFailure => ({ kind: 'invalid_request', message });
 export const noSuch = (what: string, id: string) => processorFailed(invalidRequest(`No such ${what}: '${id}'`));
-export const declined = (decline: Decline) =>
-  processorFailed({ kind: 'card_declined', message: decline.message, declineCode: decline.declineCode });
+export const declined = (decline: Decline) => processorFailed({ kind: 'card_declined', message: decline.message, declineCode: decline.declineCode });
 
 /** Stripe-like words for the domain's refusals. */
 function refusalMessage(error: SubscriptionError): string {

@@ -65,14 +65,7 @@ export class SandboxInvoices {
   constructor(private readonly ctx: SandboxContext) {}
 
   /** Stores an invoice of a subscription, paid or left open after a failed attempt. */
-  async recordInvoice(
-    projectId: string,
-    subscriptionId: string,
-    customerId: string,
-    invoice: BilledInvoice,
-    payment: PaymentOutcome,
-    at: Date,
-  ): Promise<void> {
+  async recordInvoice(projectId: string, subscriptionId: string, customerId: string, invoice: BilledInvoice, payment: PaymentOutcome, at: Date): Promise<void> {
     const number = (await this.ctx.objects.countChildren(projectId, 'invoice', subscriptionId)) + 1;
     const lines = await this.describeLines(projectId, invoice.lines);
     const starts = invoice.lines.map((l) => l.period.start.getTime());
@@ -98,7 +91,16 @@ export class SandboxInvoices {
       createdAt: iso(at),
       paidAt: paid ? iso(at) : null,
     };
-    await this.ctx.objects.insert({ id: this.ctx.newId('invoice'), projectId, kind: 'invoice', parentId: subscriptionId, data, dueAt: null, createdAt: at, updatedAt: at });
+    await this.ctx.objects.insert({
+      id: this.ctx.newId('invoice'),
+      projectId,
+      kind: 'invoice',
+      parentId: subscriptionId,
+      data,
+      dueAt: null,
+      createdAt: at,
+      updatedAt: at,
+    });
   }
 
   /** Lines with Stripe's descriptions: "1 × Pro (at $10.00 / month)", "Unused time on Pro after 15 Jan 2025". */

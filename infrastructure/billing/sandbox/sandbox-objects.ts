@@ -237,10 +237,10 @@ export class SandboxObjects {
   /** An object by id in any project (checkout pages are reached by the session id alone). */
   async getAnyProject<D>(kind: SandboxKind, id: string, options: { lock?: boolean } = {}): Promise<SandboxObject<D> | null> {
     if (!id.startsWith(ID_PREFIX[kind])) return null;
-    const rows = await this.db.query(
-      `select ${toObject.columns} from sandbox_objects where id = ? and kind = ?${options.lock ? ' for update' : ''}`,
-      [id, kind],
-    );
+    const rows = await this.db.query(`select ${toObject.columns} from sandbox_objects where id = ? and kind = ?${options.lock ? ' for update' : ''}`, [
+      id,
+      kind,
+    ]);
     return rows.length > 0 ? toSandboxObject<D>(rows[0]!) : null;
   }
 
@@ -298,10 +298,11 @@ export class SandboxObjects {
   }
 
   async countChildren(projectId: string, kind: SandboxKind, parentId: string): Promise<number> {
-    const rows = await this.db.query<{ n: string }>(
-      `select count(*) as n from sandbox_objects where project_id = ? and kind = ? and parent_id = ?`,
-      [projectId, kind, parentId],
-    );
+    const rows = await this.db.query<{ n: string }>(`select count(*) as n from sandbox_objects where project_id = ? and kind = ? and parent_id = ?`, [
+      projectId,
+      kind,
+      parentId,
+    ]);
     return read.number(rows[0]?.n ?? 0);
   }
 
@@ -338,12 +339,7 @@ export class SandboxObjects {
    * Up to `limit` subscriptions due at their project's sandbox time (`now` plus the project's
    * offset), after `afterId` in id order.
    */
-  async dueSubscriptions(
-    now: Date,
-    projectId: string | null,
-    afterId: string,
-    limit: number,
-  ): Promise<Array<{ id: string; projectId: string }>> {
+  async dueSubscriptions(now: Date, projectId: string | null, afterId: string, limit: number): Promise<Array<{ id: string; projectId: string }>> {
     const rows = await this.db.query<{ id: string; project_id: string }>(
       `select o.id, o.project_id from sandbox_objects o
          left join sandbox_clocks c on c.project_id = o.project_id

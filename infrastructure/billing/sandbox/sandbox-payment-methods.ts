@@ -57,7 +57,16 @@ export class SandboxPaymentMethods {
     now: Date,
   ): Promise<SandboxObject<CustomerData>> {
     if (card.attach) {
-      await this.ctx.objects.insert({ id: card.id, projectId, kind: 'payment_method', parentId: customer.id, data: card.data, dueAt: null, createdAt: now, updatedAt: now });
+      await this.ctx.objects.insert({
+        id: card.id,
+        projectId,
+        kind: 'payment_method',
+        parentId: customer.id,
+        data: card.data,
+        dueAt: null,
+        createdAt: now,
+        updatedAt: now,
+      });
     }
     const updated = { ...customer, data: { ...customer.data, defaultPaymentMethodId: card.id }, updatedAt: now };
     await this.ctx.objects.update(updated);

@@ -4,8 +4,7 @@ import type { SandboxContext } from './sandbox-context';
 import type { PromotionCodeData } from './sandbox-objects';
 
 /** A promotion code's percent off: more than 0, at most 100, at most two decimals (Stripe's `percent_off`). */
-export const isPercentOff = (p: number): boolean =>
-  Number.isFinite(p) && p > 0 && p <= 100 && Math.abs(p * 100 - Math.round(p * 100)) < 1e-9;
+export const isPercentOff = (p: number): boolean => Number.isFinite(p) && p > 0 && p <= 100 && Math.abs(p * 100 - Math.round(p * 100)) < 1e-9;
 
 /** A promotion code as the sandbox takes it: letters, digits, `-` and `_`, 1 to 50 characters. */
 export const isPromotionCode = (code: string): boolean => /^[A-Za-z0-9_-]{1,50}$/.test(code.trim());
@@ -38,7 +37,16 @@ export class SandboxPromotionCodes {
         return;
       }
       const data: PromotionCodeData = { code: trimmed, percentOff, active: true };
-      await this.ctx.objects.insert({ id: this.ctx.newId('promotion_code'), projectId, kind: 'promotion_code', parentId: null, data, dueAt: null, createdAt: now, updatedAt: now });
+      await this.ctx.objects.insert({
+        id: this.ctx.newId('promotion_code'),
+        projectId,
+        kind: 'promotion_code',
+        parentId: null,
+        data,
+        dueAt: null,
+        createdAt: now,
+        updatedAt: now,
+      });
     });
   }
 }

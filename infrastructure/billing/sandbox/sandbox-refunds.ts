@@ -24,7 +24,9 @@ export class SandboxRefunds {
       const refunded = invoice.data.amountRefunded ?? 0;
       const left = invoice.data.status === 'paid' ? invoice.data.amountPaid - refunded : 0;
       if (left <= 0) {
-        return processorFailed(invalidRequest(refunded > 0 ? `Invoice ${invoiceId} has already been refunded.` : `Invoice ${invoiceId} has no payment to refund.`));
+        return processorFailed(
+          invalidRequest(refunded > 0 ? `Invoice ${invoiceId} has already been refunded.` : `Invoice ${invoiceId} has no payment to refund.`),
+        );
       }
       if (!Number.isSafeInteger(input.amount) || input.amount <= 0 || input.amount > left) {
         return processorFailed(invalidRequest(`Refund amount (${input.amount}) is greater than unrefunded amount on charge (${left}).`));

@@ -169,7 +169,8 @@ export class SandboxSubscriptionChanges {
     });
   }
 
-  /** Ends a trial now (Stripe's `trial_end=now`): a new period starts and is charged; a decline makes it past due. A subscription out of its trial is answered as it is. */
+  /** Ends a trial now (Stripe's `trial_end=now`): a new period starts and is charged; a decline makes it
+   * past due. A subscription out of its trial is answered as it is. */
   endTrial(projectId: string, subscriptionId: string, key: string): Promise<ProcessorResult<ProcessorSnapshot>> {
     return this.operate(projectId, subscriptionId, key, 'subscriptions.end_trial', {}, async (subscription, { row, now, customer }) => {
       // Already out of its trial (ended here before, or by time): nothing to do, as Tollgate's Stripe adapter answers.

@@ -168,8 +168,12 @@ export class SandboxSubscriptions {
     return { row: await this.saveSubscription(row, subscription, { pendingPercentOff, unreported: false }, now), changed: true };
   }
 
-
-  async saveSubscription(row: SandboxObject<SubscriptionData>, subscription: Subscription, patch: Partial<SubscriptionData>, now: Date): Promise<SandboxObject<SubscriptionData>> {
+  async saveSubscription(
+    row: SandboxObject<SubscriptionData>,
+    subscription: Subscription,
+    patch: Partial<SubscriptionData>,
+    now: Date,
+  ): Promise<SandboxObject<SubscriptionData>> {
     const updated: SandboxObject<SubscriptionData> = {
       ...row,
       data: { ...row.data, ...patch, subscription: subscriptionToJson(subscription) },
@@ -203,9 +207,7 @@ export class SandboxSubscriptions {
         trialEnd: s.trialEnd,
         pausedAt: s.pausedAt,
         pastDueAt: s.pastDueAt,
-        paymentMethod: card
-          ? { id: card.id, brand: card.data.brand, last4: card.data.last4, expMonth: card.data.expMonth, expYear: card.data.expYear }
-          : null,
+        paymentMethod: card ? { id: card.id, brand: card.data.brand, last4: card.data.last4, expMonth: card.data.expMonth, expYear: card.data.expYear } : null,
         metadata: { ...row.data.metadata },
         createdAt: s.createdAt,
       },

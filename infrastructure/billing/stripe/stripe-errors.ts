@@ -92,8 +92,7 @@ function stripeFailure(error: Stripe.errors.StripeError): ProcessorFailure {
   }
   if (error instanceof Stripe.errors.StripeInvalidRequestError) {
     const param = error.param ?? '';
-    const aboutPaymentMethod =
-      PAYMENT_METHOD_PARAM.test(param) || (error.code === 'resource_missing' && /paymentmethod|payment method/i.test(message));
+    const aboutPaymentMethod = PAYMENT_METHOD_PARAM.test(param) || (error.code === 'resource_missing' && /paymentmethod|payment method/i.test(message));
     return aboutPaymentMethod ? { kind: 'invalid_payment_method', message } : { kind: 'invalid_request', message };
   }
   if (error instanceof Stripe.errors.StripeIdempotencyError) return { kind: 'invalid_request', message };
@@ -105,5 +104,4 @@ function stripeFailure(error: Stripe.errors.StripeError): ProcessorFailure {
 }
 
 /** Stripe's "No such subscription: 'sub_x'" and other unknown ids. */
-export const isResourceMissing = (error: unknown): boolean =>
-  error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'resource_missing';
+export const isResourceMissing = (error: unknown): boolean => error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'resource_missing';

@@ -1,10 +1,5 @@
 import type Stripe from 'stripe';
-import type {
-  ProcessorInvoice,
-  ProcessorInvoiceLine,
-  ProcessorMetadata,
-  ProcessorSubscription,
-} from '../../../application/billing/payment-processor';
+import type { ProcessorInvoice, ProcessorInvoiceLine, ProcessorMetadata, ProcessorSubscription } from '../../../application/billing/payment-processor';
 import type { InvoiceReason, InvoiceStatus, PaymentMethodSummary } from '../../../domain/billing/invoice';
 import type { SubscriptionStatus } from '../../../domain/billing/subscription';
 import { StripeShapeError } from './stripe-errors';
@@ -47,8 +42,7 @@ export function metadataOf(metadata: Stripe.Metadata | null | undefined): Partia
 }
 
 export const toDate = (unixSeconds: number): Date => new Date(unixSeconds * 1000);
-export const toDateOrNull = (unixSeconds: number | null | undefined): Date | null =>
-  typeof unixSeconds === 'number' ? toDate(unixSeconds) : null;
+export const toDateOrNull = (unixSeconds: number | null | undefined): Date | null => (typeof unixSeconds === 'number' ? toDate(unixSeconds) : null);
 export const toUnix = (date: Date): number => Math.floor(date.getTime() / 1000);
 
 /** The id of a field that is an id or, expanded, an object with one. */

@@ -111,10 +111,7 @@ export class StripeSubscriptionChanges {
     return this.reads.snapshotAfterWrite(updated);
   }
 
-  async cancelSubscription(
-    subscriptionId: string,
-    options: { atPeriodEnd: boolean; idempotencyKey: string },
-  ): Promise<ProcessorSnapshot> {
+  async cancelSubscription(subscriptionId: string, options: { atPeriodEnd: boolean; idempotencyKey: string }): Promise<ProcessorSnapshot> {
     const subscription = await this.reads.retrieve(subscriptionId);
     if (hasEnded(subscription)) return this.reads.snapshotOf(subscription);
     if (options.atPeriodEnd) {
@@ -220,5 +217,4 @@ function renewedWhilePaused(subscription: Stripe.Subscription): boolean {
   return pausedAt !== null && start > pausedAt;
 }
 
-const hasEnded = (subscription: Stripe.Subscription): boolean =>
-  subscription.status === 'canceled' || subscription.status === 'incomplete_expired';
+const hasEnded = (subscription: Stripe.Subscription): boolean => subscription.status === 'canceled' || subscription.status === 'incomplete_expired';

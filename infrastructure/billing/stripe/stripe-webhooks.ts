@@ -74,8 +74,7 @@ export function subjectOf(type: string, object: Json | null): ProcessorEventSubj
 }
 
 /** The body's bytes as a Buffer (no copy), as stripe-node's signature check takes them. */
-const bufferOf = (rawBody: Uint8Array): Buffer =>
-  Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+const bufferOf = (rawBody: Uint8Array): Buffer => (Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength));
 
 /**
  * Stripe's webhooks (https://docs.stripe.com/webhooks): the signature travels in the

@@ -112,7 +112,8 @@ export class Migration20261124000000Billing extends Migration {
       );`);
     this.addSql(`create unique index billing_subscriptions_processor_idx on billing_subscriptions(processor, processor_subscription_id);`);
     this.addSql(
-      `create unique index billing_subscriptions_live_idx on billing_subscriptions(project_id, user_id) where status in ('trialing', 'active', 'past_due', 'paused');`,
+      `create unique index billing_subscriptions_live_idx on billing_subscriptions(project_id, user_id) where status in ('trialing', 'active', ` +
+        `'past_due', 'paused');`,
     );
     this.addSql(`create index billing_subscriptions_user_idx on billing_subscriptions(project_id, user_id, created_at desc);`);
     this.addSql(`

@@ -49,10 +49,7 @@ export function TollgateProvider({ client: given, locale, children, ...options }
       if (!given) client.destroy();
     };
   }, [client, given]);
-  const value = useMemo(
-    () => ({ client, locale: resolveLocale(locale ?? (typeof navigator !== 'undefined' ? navigator.language : 'en')) }),
-    [client, locale],
-  );
+  const value = useMemo(() => ({ client, locale: resolveLocale(locale ?? (typeof navigator !== 'undefined' ? navigator.language : 'en')) }), [client, locale]);
   return <TollgateContext.Provider value={value}>{children}</TollgateContext.Provider>;
 }
 

@@ -11,4 +11,14 @@ export type { TollgateProviderProps, UseUser, UseEntitlements, ProtectProps } fr
 export { PricingTable, type PricingTableProps } from './pricing-table';
 export { LOCALES, MESSAGES, resolveLocale, formatMoney, type Locale, type Messages } from './messages';
 export { createBrowserClient, BrowserClient, TollgateError, isTollgateError } from '@tollgate/sdk/browser';
-export type { BrowserState, BrowserClientOptions, EntitlementCheck, Entitlements, Plan, Price, Subscription, ChangePreview, TollgateUser } from '@tollgate/sdk/browser';
+export type {
+  BrowserState,
+  BrowserClientOptions,
+  EntitlementCheck,
+  Entitlements,
+  Plan,
+  Price,
+  Subscription,
+  ChangePreview,
+  TollgateUser,
+} from '@tollgate/sdk/browser';

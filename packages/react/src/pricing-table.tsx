@@ -209,14 +209,24 @@ export function PricingTable(props: PricingTableProps) {
                   aria-busy={busy === price.id ? 'true' : undefined}
                   onClick={() => void choose(plan, price)}
                 >
-                  {currentPrice ? t.currentPlan : !signedIn ? (props.onSignInRequired ? t.subscribe : t.signInToSubscribe) : subscription ? format(t.switchTo, { plan: plan.name }) : t.subscribe}
+                  {currentPrice
+                    ? t.currentPlan
+                    : !signedIn
+                      ? props.onSignInRequired
+                        ? t.subscribe
+                        : t.signInToSubscribe
+                      : subscription
+                        ? format(t.switchTo, { plan: plan.name })
+                        : t.subscribe}
                 </button>
               )}
             </li>
           );
         })}
       </ul>
-      {pending && <ChangeDialog pending={pending} locale={locale} t={t} busy={busy !== null} onConfirm={() => void confirm()} onCancel={() => setPending(null)} />}
+      {pending && (
+        <ChangeDialog pending={pending} locale={locale} t={t} busy={busy !== null} onConfirm={() => void confirm()} onCancel={() => setPending(null)} />
+      )}
     </div>
   );
 }

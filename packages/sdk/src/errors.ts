@@ -45,7 +45,9 @@ export function isTollgateError(value: unknown): value is TollgateError {
 }
 
 function isErrorBody(body: unknown): body is TollgateErrorBody {
-  return typeof body === 'object' && body !== null && typeof (body as TollgateErrorBody).error === 'string' && typeof (body as TollgateErrorBody).code === 'string';
+  return (
+    typeof body === 'object' && body !== null && typeof (body as TollgateErrorBody).error === 'string' && typeof (body as TollgateErrorBody).code === 'string'
+  );
 }
 
 /** The TollgateError of an answer that is not a success. */

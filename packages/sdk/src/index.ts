@@ -100,7 +100,12 @@ export interface Tollgate {
    * Checks a webhook delivery (signature, timestamp within 5 minutes) and answers its event;
    * throws WebhookVerificationError with the status to answer (400 or 401). `payload` is the raw body.
    */
-  verifyWebhook(options: { payload: string | Uint8Array | ArrayBuffer; headers: Headers | Record<string, string | string[] | undefined>; secret?: string; now?: number }): Promise<WebhookEvent>;
+  verifyWebhook(options: {
+    payload: string | Uint8Array | ArrayBuffer;
+    headers: Headers | Record<string, string | string[] | undefined>;
+    secret?: string;
+    now?: number;
+  }): Promise<WebhookEvent>;
   /**
    * Framework-neutral check of a request (fetch `Request` or Node request): its Bearer access token,
    * and when `requirement` is given the entitlement. Answers the user or the refusal to send.
@@ -156,10 +161,7 @@ export function createTollgate(options: TollgateOptions): Tollgate {
   }
 
   async function has(userToken: string, requirement: EntitlementCheck): Promise<boolean> {
-    const [granted, plans] = await Promise.all([
-      entitlements(userToken),
-      requirement.plan !== undefined ? products() : Promise.resolve([] as RankedPlan[]),
-    ]);
+    const [granted, plans] = await Promise.all([entitlements(userToken), requirement.plan !== undefined ? products() : Promise.resolve([] as RankedPlan[])]);
     return satisfies(granted, requirement, plans);
   }
 

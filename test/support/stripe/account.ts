@@ -80,7 +80,9 @@ export class Account implements AccountKeys {
   render: (account: Account, object: StripeObject) => StripeObject = (_a, o) => clone(o);
   onEvents: (account: Account, events: Stripe.Event[]) => void = () => {};
 
-  constructor(init: Partial<AccountKeys> & { name?: string; email?: string; country?: string; defaultCurrency?: string; now: number; restrictedKeyDenies?: string[] }) {
+  constructor(
+    init: Partial<AccountKeys> & { name?: string; email?: string; country?: string; defaultCurrency?: string; now: number; restrictedKeyDenies?: string[] },
+  ) {
     this.id = init.id ?? newId('acct', 16);
     this.secretKey = init.secretKey ?? `sk_test_${randomString(32)}`;
     this.restrictedKey = init.restrictedKey ?? `rk_test_${randomString(32)}`;

@@ -34,7 +34,7 @@ const MINIMUM_CHARGE: Record<string, number> = { usd: 50, eur: 50, gbp: 30, cad:
 export function formatAmount(amount: number, currency: string): string {
   const symbols: Record<string, string> = { usd: '$', eur: '€', gbp: '£', jpy: '¥' };
   const value = ZERO_DECIMAL.has(currency) ? String(amount) : (amount / 100).toFixed(2);
-  return `${symbols[currency] ?? currency.toUpperCase() + ' '}${value}`;
+  return `${symbols[currency] ?? `${currency.toUpperCase()} `}${value}`;
 }
 
 function intervalText(price: Stripe.Price): string {
@@ -91,7 +91,16 @@ function periodLine(acct: Account, sub: Sub, item: Stripe.SubscriptionItem, peri
 }
 
 /** A pending proration invoice item (invoiceitem.created), billed on the next invoice. */
-function prorationItem(acct: Account, sub: Sub, itemId: string, price: Stripe.Price, qty: number, amount: number, description: string, period: { start: number; end: number }): Stripe.InvoiceItem {
+function prorationItem(
+  acct: Account,
+  sub: Sub,
+  itemId: string,
+  price: Stripe.Price,
+  qty: number,
+  amount: number,
+  description: string,
+  period: { start: number; end: number },
+): Stripe.InvoiceItem {
   const ii: Stripe.InvoiceItem = {
     id: newId('ii'),
     object: 'invoiceitem',
@@ -107,7 +116,11 @@ function prorationItem(acct: Account, sub: Sub, itemId: string, price: Stripe.Pr
     metadata: {},
     parent: { subscription_details: { subscription: sub.id, subscription_item: itemId }, type: 'subscription_details' },
     period,
-    pricing: { price_details: { price: price.id, product: price.product as string }, type: 'price_details', unit_amount_decimal: qty ? String(amount / qty) : String(amount) },
+    pricing: {
+      price_details: { price: price.id, product: price.product as string },
+      type: 'price_details',
+      unit_amount_decimal: qty ? String(amount / qty) : String(amount),
+    },
     proration: true,
     quantity: qty,
     tax_rates: [],
@@ -136,7 +149,15 @@ function lineFromItem(acct: Account, ii: Stripe.InvoiceItem): LineSpec {
 }
 
 /** Proration lines for moving `qty × oldPrice` to `newQty × newPrice` at time `t` within [start, end). */
-function prorations(acct: Account, item: Stripe.SubscriptionItem, oldPrice: Stripe.Price, oldQty: number, newPrice: Stripe.Price | null, newQty: number, t: number) {
+function prorations(
+  acct: Account,
+  item: Stripe.SubscriptionItem,
+  oldPrice: Stripe.Price,
+  oldQty: number,
+  newPrice: Stripe.Price | null,
+  newQty: number,
+  t: number,
+) {
   const start = item.current_period_start;
   const end = item.current_period_end;
   const fraction = (end - t) / (end - start);
@@ -144,10 +165,22 @@ function prorations(acct: Account, item: Stripe.SubscriptionItem, oldPrice: Stri
   const label = (price: Stripe.Price, qty: number) => `${qty > 1 ? `${qty} × ` : ''}${productName(acct, price)}`;
   const out: { price: Stripe.Price; qty: number; amount: number; description: string }[] = [];
   const oldAmount = (oldPrice.unit_amount ?? 0) * oldQty;
-  if (oldAmount > 0) out.push({ price: oldPrice, qty: oldQty, amount: -Math.round(oldAmount * fraction), description: `Unused time on ${label(oldPrice, oldQty)} after ${when}` });
+  if (oldAmount > 0)
+    out.push({
+      price: oldPrice,
+      qty: oldQty,
+      amount: -Math.round(oldAmount * fraction),
+      description: `Unused time on ${label(oldPrice, oldQty)} after ${when}`,
+    });
   if (newPrice) {
     const newAmount = (newPrice.unit_amount ?? 0) * newQty;
-    if (newAmount > 0) out.push({ price: newPrice, qty: newQty, amount: Math.round(newAmount * fraction), description: `Remaining time on ${label(newPrice, newQty)} after ${when}` });
+    if (newAmount > 0)
+      out.push({
+        price: newPrice,
+        qty: newQty,
+        amount: Math.round(newAmount * fraction),
+        description: `Remaining time on ${label(newPrice, newQty)} after ${when}`,
+      });
   }
   return out.map((p) => ({ ...p, period: { start: t, end } }));
 }
@@ -235,7 +268,13 @@ export function createInvoice(acct: Account, init: InvoiceInit): Inv {
   const id = init.preview ? `upcoming_in_${randomString(24)}` : newId('in');
   const pending = init.includePending
     ? acct
-        .all<Stripe.InvoiceItem>('invoiceitem', (x) => x.invoice === null && x.customer === customer.id && (init.subscription ? x.parent?.subscription_details?.subscription === init.subscription.id : true))
+        .all<Stripe.InvoiceItem>(
+          'invoiceitem',
+          (x) =>
+            x.invoice === null &&
+            x.customer === customer.id &&
+            (init.subscription ? x.parent?.subscription_details?.subscription === init.subscription.id : true),
+        )
         .reverse()
     : [];
   const specs = [...pending.map((ii) => lineFromItem(acct, ii)), ...init.lines];
@@ -265,7 +304,12 @@ export function createInvoice(acct: Account, init: InvoiceInit): Inv {
           type: 'subscription_item_details',
         }
       : {
-          invoice_item_details: { invoice_item: l.invoiceItem ?? '', proration: l.proration, proration_details: { credited_items: null }, subscription: l.subscription },
+          invoice_item_details: {
+            invoice_item: l.invoiceItem ?? '',
+            proration: l.proration,
+            proration_details: { credited_items: null },
+            subscription: l.subscription,
+          },
           subscription_item_details: null,
           type: 'invoice_item_details',
         },
@@ -380,7 +424,11 @@ export function finalizeInvoice(acct: Account, settings: Settings, inv: Inv) {
   if (inv.status !== 'draft') return;
   const customer = acct.get(inv.customer as string) as Stripe.Customer;
   const sub = subscriptionOfInvoice(acct, inv);
-  computeTotals(acct, inv, activeDiscounts(acct, sub, inv.created).filter((d) => inv.discounts.includes(d.id)));
+  computeTotals(
+    acct,
+    inv,
+    activeDiscounts(acct, sub, inv.created).filter((d) => inv.discounts.includes(d.id)),
+  );
   const starting = customer.balance;
   const net = inv.total + starting;
   acct.update(inv, (o) => {
@@ -396,10 +444,14 @@ export function finalizeInvoice(acct: Account, settings: Settings, inv: Inv) {
     o.hosted_invoice_url = `${settings.baseUrl}/invoices/${o.id}`;
     o.invoice_pdf = `${settings.baseUrl}/invoices/${o.id}/pdf`;
   });
-  acct.update(customer, (o) => {
-    o.next_invoice_sequence = (o.next_invoice_sequence ?? 1) + 1;
-    o.balance = Math.min(0, net);
-  }, starting !== Math.min(0, net) ? 'customer.updated' : undefined);
+  acct.update(
+    customer,
+    (o) => {
+      o.next_invoice_sequence = (o.next_invoice_sequence ?? 1) + 1;
+      o.balance = Math.min(0, net);
+    },
+    starting !== Math.min(0, net) ? 'customer.updated' : undefined,
+  );
   for (const d of inv.discounts) {
     if (inv.subtotal > 0) acct.state(d as string).discountInvoices = (acct.state(d as string).discountInvoices ?? 0) + 1;
   }
@@ -588,7 +640,14 @@ function payAndSettle(acct: Account, inv: Inv, pmId: string | null): PaymentResu
 
 // ---- discounts on subscriptions --------------------------------------------------------------
 
-function redeemDiscounts(acct: Account, entries: Params[] | undefined, customer: string, subId: string | null, checkoutSession: string | null, param = 'discounts'): Stripe.Discount[] {
+function redeemDiscounts(
+  acct: Account,
+  entries: Params[] | undefined,
+  customer: string,
+  subId: string | null,
+  checkoutSession: string | null,
+  param = 'discounts',
+): Stripe.Discount[] {
   if (!entries) return [];
   return entries.map((entry, i) => {
     const at = `${param}[${i}]`;
@@ -665,7 +724,9 @@ export function createSubscription(ctx: Ctx, p: Params, opts: CreateOptions = {}
   for (const [i, price] of prices.entries()) {
     if (price.currency !== first.currency) throw invalidRequest('All prices on a subscription must have the same `currency`.', { param: `items[${i}][price]` });
     if (price.recurring!.interval !== first.recurring!.interval || price.recurring!.interval_count !== first.recurring!.interval_count) {
-      throw invalidRequest('All prices on a subscription must have the same `recurring.interval` and `recurring.interval_count`.', { param: `items[${i}][price]` });
+      throw invalidRequest('All prices on a subscription must have the same `recurring.interval` and `recurring.interval_count`.', {
+        param: `items[${i}][price]`,
+      });
     }
   }
   if (new Set(prices.map((x: Stripe.Price) => x.id)).size !== prices.length) {
@@ -791,7 +852,8 @@ export function createSubscription(ctx: Ctx, p: Params, opts: CreateOptions = {}
     const pmId = defaultPaymentMethod(acct, stored);
     if (!pmId && behavior === 'error_if_incomplete') {
       throw invalidRequest(
-        'This customer has no attached payment source or default payment method. Please consider adding a default payment method. For more information, visit https://stripe.com/docs/billing/subscriptions/payment-methods-setting#payment-method-priority.',
+        'This customer has no attached payment source or default payment method. Please consider adding a default payment method. For more ' +
+          'information, visit https://stripe.com/docs/billing/subscriptions/payment-methods-setting#payment-method-priority.',
         { code: 'resource_missing' },
       );
     }
@@ -848,15 +910,21 @@ function applyItemChanges(ctx: Ctx, sub: Sub, p: Params, preview: boolean): Upda
       const oldPrice = priceOf(acct, item);
       const oldQty = item.quantity ?? 1;
       if (change.deleted) {
-        if (items.length === 1) throw invalidRequest('A subscription must have at least one active plan. To cancel a subscription, please use the cancel API endpoint on /v1/subscriptions.', { param: at('deleted') });
+        if (items.length === 1)
+          throw invalidRequest(
+            'A subscription must have at least one active plan. To cancel a subscription, please use the cancel API endpoint on /v1/subscriptions.',
+            { param: at('deleted') },
+          );
         if (prorate) for (const pr of prorations(acct, item, oldPrice, oldQty, null, 0, t)) credits.push({ item: item.id, ...pr, qty: pr.qty });
         items.splice(items.indexOf(item), 1);
         continue;
       }
       const newPrice = change.price ? checkPrice(acct, change.price, at('price')) : oldPrice;
       const newQty = change.quantity ?? oldQty;
-      if (newPrice.currency !== sub.currency) throw invalidRequest('The price specified has a different currency than the subscription.', { param: at('price') });
-      if (newPrice.recurring!.interval !== oldPrice.recurring!.interval || newPrice.recurring!.interval_count !== oldPrice.recurring!.interval_count) intervalChanged = true;
+      if (newPrice.currency !== sub.currency)
+        throw invalidRequest('The price specified has a different currency than the subscription.', { param: at('price') });
+      if (newPrice.recurring!.interval !== oldPrice.recurring!.interval || newPrice.recurring!.interval_count !== oldPrice.recurring!.interval_count)
+        intervalChanged = true;
       if (newPrice.id === oldPrice.id && newQty === oldQty) {
         if (change.metadata !== undefined) item.metadata = applyMetadata(item.metadata, change.metadata);
         continue;
@@ -870,7 +938,8 @@ function applyItemChanges(ctx: Ctx, sub: Sub, p: Params, preview: boolean): Upda
     } else {
       if (!change.price) throw missingParameter(at('price'));
       const price = checkPrice(acct, change.price, at('price'));
-      if (items.some((x) => x.price.id === price.id)) throw invalidRequest(`Cannot add multiple subscription items with the same price: ${price.id}`, { param: at('price') });
+      if (items.some((x) => x.price.id === price.id))
+        throw invalidRequest(`Cannot add multiple subscription items with the same price: ${price.id}`, { param: at('price') });
       if (price.currency !== sub.currency) throw invalidRequest('The price specified has a different currency than the subscription.', { param: at('price') });
       const base = items[0]!.price;
       if (price.recurring!.interval !== base.recurring!.interval || price.recurring!.interval_count !== base.recurring!.interval_count) {
@@ -902,7 +971,8 @@ function applyItemChanges(ctx: Ctx, sub: Sub, p: Params, preview: boolean): Upda
   }
   if (typeof p.trial_end === 'number') {
     if (p.trial_end <= now) throw invalidRequest('Invalid timestamp: must be an integer Unix timestamp in the future.', { param: 'trial_end' });
-    if (sub.status !== 'trialing') throw invalidRequest('This Stripe-shaped test server only changes `trial_end` of a subscription that is trialing.', { param: 'trial_end' });
+    if (sub.status !== 'trialing')
+      throw invalidRequest('This Stripe-shaped test server only changes `trial_end` of a subscription that is trialing.', { param: 'trial_end' });
     sub.trial_end = p.trial_end;
     sub.billing_cycle_anchor = p.trial_end;
     for (const item of items) item.current_period_end = p.trial_end;
@@ -930,7 +1000,10 @@ function applyItemChanges(ctx: Ctx, sub: Sub, p: Params, preview: boolean): Upda
       autoFinalizeAt: null,
       preview,
     });
-  } else if (prorationBehavior === 'always_invoice' && pendingItems.length + acct.all('invoiceitem', (x) => x.invoice === null && x.parent?.subscription_details?.subscription === sub.id).length > 0) {
+  } else if (
+    prorationBehavior === 'always_invoice' &&
+    pendingItems.length + acct.all('invoiceitem', (x) => x.invoice === null && x.parent?.subscription_details?.subscription === sub.id).length > 0
+  ) {
     immediateInvoice = createInvoice(acct, {
       customer: sub.customer as string,
       subscription: sub,
@@ -953,7 +1026,12 @@ const updateFields: Fields = {
   payment_behavior: s.enum(['allow_incomplete', 'default_incomplete', 'error_if_incomplete', 'pending_if_incomplete']),
   cancel_at_period_end: s.bool(),
   cancel_at: s.ts({ emptyable: true }),
-  cancellation_details: s.obj({ comment: s.str({ emptyable: true }), feedback: s.enum(['customer_service', 'low_quality', 'missing_features', 'other', 'switched_service', 'too_complex', 'too_expensive', 'unused'], { emptyable: true }) }),
+  cancellation_details: s.obj({
+    comment: s.str({ emptyable: true }),
+    feedback: s.enum(['customer_service', 'low_quality', 'missing_features', 'other', 'switched_service', 'too_complex', 'too_expensive', 'unused'], {
+      emptyable: true,
+    }),
+  }),
   default_payment_method: s.str({ emptyable: true }),
   description: s.str({ emptyable: true }),
   metadata: s.meta(),
@@ -976,7 +1054,9 @@ export function updateSubscription(ctx: Ctx, p: Params, path: Record<string, str
   }
   const behavior: string = p.payment_behavior ?? 'allow_incomplete';
   if (behavior === 'pending_if_incomplete') {
-    throw invalidRequest('This Stripe-shaped test server does not implement pending updates (`payment_behavior=pending_if_incomplete`).', { param: 'payment_behavior' });
+    throw invalidRequest('This Stripe-shaped test server does not implement pending updates (`payment_behavior=pending_if_incomplete`).', {
+      param: 'payment_behavior',
+    });
   }
   if (p.pause_collection && !['active', 'trialing', 'past_due', 'unpaid'].includes(sub.status)) {
     throw invalidRequest(`You cannot pause collection on a subscription with status ${sub.status}.`, { param: 'pause_collection' });
@@ -990,13 +1070,21 @@ export function updateSubscription(ctx: Ctx, p: Params, path: Record<string, str
     sub.cancel_at_period_end = p.cancel_at_period_end;
     sub.cancel_at = p.cancel_at_period_end ? periodOf(sub).end : null;
     sub.canceled_at = p.cancel_at_period_end ? now : null;
-    sub.cancellation_details = { comment: sub.cancellation_details?.comment ?? null, feedback: sub.cancellation_details?.feedback ?? null, reason: p.cancel_at_period_end ? 'cancellation_requested' : null };
+    sub.cancellation_details = {
+      comment: sub.cancellation_details?.comment ?? null,
+      feedback: sub.cancellation_details?.feedback ?? null,
+      reason: p.cancel_at_period_end ? 'cancellation_requested' : null,
+    };
   }
   if (p.cancel_at !== undefined) {
     sub.cancel_at = p.cancel_at;
     sub.cancel_at_period_end = p.cancel_at !== null && p.cancel_at === periodOf(sub).end;
     sub.canceled_at = p.cancel_at ? now : null;
-    sub.cancellation_details = { comment: sub.cancellation_details?.comment ?? null, feedback: sub.cancellation_details?.feedback ?? null, reason: p.cancel_at ? 'cancellation_requested' : null };
+    sub.cancellation_details = {
+      comment: sub.cancellation_details?.comment ?? null,
+      feedback: sub.cancellation_details?.feedback ?? null,
+      reason: p.cancel_at ? 'cancellation_requested' : null,
+    };
   }
   if (p.cancellation_details) {
     const d = sub.cancellation_details ?? { comment: null, feedback: null, reason: null };
@@ -1046,7 +1134,17 @@ function previousAttributesOf(acct: Account, before: StripeObject, sub: Sub) {
 
 // ---- subscriptions: cancel, expire, renew (clock) --------------------------------------------
 
-export function cancelSubscription(ctx: Ctx, sub: Sub, opts: { invoiceNow?: boolean; prorate?: boolean; details?: Params; endedAt?: number; reason?: 'cancellation_requested' | 'payment_disputed' | 'payment_failed' }) {
+export function cancelSubscription(
+  ctx: Ctx,
+  sub: Sub,
+  opts: {
+    invoiceNow?: boolean;
+    prorate?: boolean;
+    details?: Params;
+    endedAt?: number;
+    reason?: 'cancellation_requested' | 'payment_disputed' | 'payment_failed';
+  },
+) {
   const { acct, settings } = ctx;
   const now = acct.now;
   if (opts.prorate && ['active', 'past_due'].includes(sub.status)) {
@@ -1057,7 +1155,16 @@ export function cancelSubscription(ctx: Ctx, sub: Sub, opts: { invoiceNow?: bool
     }
   }
   if (opts.invoiceNow && acct.all('invoiceitem', (x) => x.invoice === null && x.parent?.subscription_details?.subscription === sub.id).length) {
-    const inv = createInvoice(acct, { customer: sub.customer as string, subscription: sub, billingReason: 'subscription_update', lines: [], periodStart: now, periodEnd: now, includePending: true, autoFinalizeAt: null });
+    const inv = createInvoice(acct, {
+      customer: sub.customer as string,
+      subscription: sub,
+      billingReason: 'subscription_update',
+      lines: [],
+      periodStart: now,
+      periodEnd: now,
+      includePending: true,
+      autoFinalizeAt: null,
+    });
     finalizeInvoice(acct, settings, inv);
     attemptPayment(acct, acct.get(inv.id) as Inv);
     sub.latest_invoice = inv.id;
@@ -1230,10 +1337,14 @@ function dueTasks(ctx: Ctx, until: number): Task[] {
           run: () => {
             const latest = sub.latest_invoice ? (acct.get(sub.latest_invoice as string) as Inv) : null;
             if (latest?.status === 'open') voidInvoice(acct, latest);
-            acct.update(sub, (o) => {
-              o.status = 'incomplete_expired';
-              o.ended_at = acct.now;
-            }, 'customer.subscription.updated');
+            acct.update(
+              sub,
+              (o) => {
+                o.status = 'incomplete_expired';
+                o.ended_at = acct.now;
+              },
+              'customer.subscription.updated',
+            );
           },
         });
       }
@@ -1245,7 +1356,11 @@ function dueTasks(ctx: Ctx, until: number): Task[] {
       if (at <= until && at < sub.trial_end) tasks.push({ at, priority: 1, run: () => maybeTrialWillEnd(acct, sub) });
     }
     if (sub.pause_collection?.resumes_at && sub.pause_collection.resumes_at <= until) {
-      tasks.push({ at: sub.pause_collection.resumes_at, priority: 2, run: () => acct.update(sub, (o) => void (o.pause_collection = null), 'customer.subscription.updated') });
+      tasks.push({
+        at: sub.pause_collection.resumes_at,
+        priority: 2,
+        run: () => acct.update(sub, (o) => void (o.pause_collection = null), 'customer.subscription.updated'),
+      });
     }
     const end = periodOf(sub).end;
     if (sub.cancel_at !== null && sub.cancel_at <= until && sub.cancel_at <= end) {
@@ -1296,17 +1411,36 @@ function createPreview(ctx: Ctx, p: Params) {
   return acct.dryRun(() => {
     const details: Params = p.subscription_details ?? {};
     if (!p.subscription) {
-      if (!details.items) throw invalidRequest('You must pass a `subscription` or `subscription_details[items]` to preview an invoice.', { param: 'subscription_details[items]' });
-      const sub = createSubscription({ ...ctx }, { customer: p.customer, items: details.items, trial_end: details.trial_end, payment_behavior: 'default_incomplete', discounts: p.discounts });
+      if (!details.items)
+        throw invalidRequest('You must pass a `subscription` or `subscription_details[items]` to preview an invoice.', {
+          param: 'subscription_details[items]',
+        });
+      const sub = createSubscription(
+        { ...ctx },
+        { customer: p.customer, items: details.items, trial_end: details.trial_end, payment_behavior: 'default_incomplete', discounts: p.discounts },
+      );
       const inv = acct.get(sub.latest_invoice as string) as Inv;
       return asPreview(acct, inv, null);
     }
     const sub = acct.find<Sub>('subscription', p.subscription, 'subscription', 'subscription');
     if (p.customer && sub.customer !== p.customer) throw invalidRequest('The subscription does not belong to this customer.', { param: 'subscription' });
-    if (['canceled', 'incomplete_expired'].includes(sub.status)) throw invalidRequest('No upcoming invoices for a canceled subscription.', { code: 'invoice_upcoming_none' });
+    if (['canceled', 'incomplete_expired'].includes(sub.status))
+      throw invalidRequest('No upcoming invoices for a canceled subscription.', { code: 'invoice_upcoming_none' });
     const changes = details.items || details.trial_end !== undefined || details.billing_cycle_anchor !== undefined;
     let outcome: UpdateOutcome | null = null;
-    if (changes) outcome = applyItemChanges(ctx, sub, { items: details.items, proration_behavior: details.proration_behavior, proration_date: details.proration_date, trial_end: details.trial_end, billing_cycle_anchor: details.billing_cycle_anchor }, true);
+    if (changes)
+      outcome = applyItemChanges(
+        ctx,
+        sub,
+        {
+          items: details.items,
+          proration_behavior: details.proration_behavior,
+          proration_date: details.proration_date,
+          trial_end: details.trial_end,
+          billing_cycle_anchor: details.billing_cycle_anchor,
+        },
+        true,
+      );
     if (p.discounts) sub.discounts = redeemDiscounts(acct, p.discounts, sub.customer as string, sub.id, null).map((d) => d.id);
     if (outcome?.immediateInvoice) return asPreview(acct, outcome.immediateInvoice, details.proration_date ?? outcome.prorationDate);
     const cancels = details.cancel_at_period_end ?? sub.cancel_at_period_end;
@@ -1377,7 +1511,8 @@ function invoicePay(ctx: Ctx, p: Params, path: Record<string, string>) {
   if (p.payment_method) {
     const pm = resolvePaymentMethod(acct, p.payment_method);
     if (!pm.customer) attachPaymentMethod(acct, pm.id, stored.customer as string);
-    else if (pm.customer !== stored.customer) throw invalidRequest('The PaymentMethod must belong to the customer of the invoice.', { param: 'payment_method' });
+    else if (pm.customer !== stored.customer)
+      throw invalidRequest('The PaymentMethod must belong to the customer of the invoice.', { param: 'payment_method' });
     pmId = pm.id;
   }
   const result = payAndSettle(acct, stored, pmId);
@@ -1398,11 +1533,14 @@ function paymentIntentConfirm(ctx: Ctx, p: Params, path: Record<string, string>)
   if (!payment) throw invalidRequest('This Stripe-shaped test server only confirms the PaymentIntents of invoices.');
   const inv = acct.get(payment.invoice as string) as Inv;
   let pmId = p.payment_method ?? (pi.payment_method as string | null);
-  if (!pmId) throw invalidRequest('You cannot confirm this PaymentIntent because it\'s missing a payment method.', { code: 'payment_intent_unexpected_state' });
+  if (!pmId) throw invalidRequest("You cannot confirm this PaymentIntent because it's missing a payment method.", { code: 'payment_intent_unexpected_state' });
   const pm = resolvePaymentMethod(acct, pmId);
   if (!pm.customer) attachPaymentMethod(acct, pm.id, inv.customer as string);
   pmId = pm.id;
-  if (p.setup_future_usage || (acct.get(subscriptionOfInvoice(acct, inv)?.id ?? '') as Sub | undefined)?.payment_settings?.save_default_payment_method === 'on_subscription') {
+  if (
+    p.setup_future_usage ||
+    (acct.get(subscriptionOfInvoice(acct, inv)?.id ?? '') as Sub | undefined)?.payment_settings?.save_default_payment_method === 'on_subscription'
+  ) {
     const sub = subscriptionOfInvoice(acct, inv);
     if (sub && !sub.default_payment_method) acct.update(sub, (o) => void (o.default_payment_method = pmId));
   }
@@ -1435,8 +1573,20 @@ const subscriptionCreateFields: Fields = {
 };
 
 export const billingRoutes: Route[] = [
-  { method: 'POST', path: '/v1/subscriptions', paramsType: 'SubscriptionCreateParams', fields: subscriptionCreateFields, handler: (ctx, p) => createSubscription(ctx, p) },
-  { method: 'GET', path: '/v1/subscriptions/:id', paramsType: 'SubscriptionRetrieveParams', fields: {}, handler: (ctx, _p, path) => ctx.acct.find('subscription', path.id!, 'subscription') },
+  {
+    method: 'POST',
+    path: '/v1/subscriptions',
+    paramsType: 'SubscriptionCreateParams',
+    fields: subscriptionCreateFields,
+    handler: (ctx, p) => createSubscription(ctx, p),
+  },
+  {
+    method: 'GET',
+    path: '/v1/subscriptions/:id',
+    paramsType: 'SubscriptionRetrieveParams',
+    fields: {},
+    handler: (ctx, _p, path) => ctx.acct.find('subscription', path.id!, 'subscription'),
+  },
   { method: 'POST', path: '/v1/subscriptions/:id', paramsType: 'SubscriptionUpdateParams', fields: updateFields, handler: updateSubscription },
   {
     method: 'DELETE',
@@ -1446,7 +1596,11 @@ export const billingRoutes: Route[] = [
     handler: (ctx, p, path) => {
       const sub = ctx.acct.find<Sub>('subscription', path.id!, 'subscription');
       if (sub.status === 'canceled' || sub.status === 'incomplete_expired') {
-        throw invalidRequest(`This subscription is already ${sub.status === 'canceled' ? 'canceled' : 'expired'}.`, { code: 'resource_missing', status: 404, param: 'id' });
+        throw invalidRequest(`This subscription is already ${sub.status === 'canceled' ? 'canceled' : 'expired'}.`, {
+          code: 'resource_missing',
+          status: 404,
+          param: 'id',
+        });
       }
       cancelSubscription(ctx, sub, { invoiceNow: p.invoice_now, prorate: p.prorate, details: p.cancellation_details });
       return sub;
@@ -1456,7 +1610,11 @@ export const billingRoutes: Route[] = [
     method: 'POST',
     path: '/v1/subscriptions/:id/resume',
     paramsType: 'SubscriptionResumeParams',
-    fields: { billing_cycle_anchor: s.enum(['now', 'unchanged']), proration_behavior: s.enum(['always_invoice', 'create_prorations', 'none']), proration_date: s.int() },
+    fields: {
+      billing_cycle_anchor: s.enum(['now', 'unchanged']),
+      proration_behavior: s.enum(['always_invoice', 'create_prorations', 'none']),
+      proration_date: s.int(),
+    },
     handler: (ctx, _p, path) => {
       const { acct, settings } = ctx;
       const sub = acct.find<Sub>('subscription', path.id!, 'subscription');
@@ -1472,7 +1630,16 @@ export const billingRoutes: Route[] = [
         item.current_period_end = end;
       }
       sub.status = 'active';
-      const inv = createInvoice(acct, { customer: sub.customer as string, subscription: sub, billingReason: 'subscription_update', lines: itemsOf(sub).map((item) => periodLine(acct, sub, item, { start: now, end }, false)), periodStart: now, periodEnd: now, includePending: true, autoFinalizeAt: null });
+      const inv = createInvoice(acct, {
+        customer: sub.customer as string,
+        subscription: sub,
+        billingReason: 'subscription_update',
+        lines: itemsOf(sub).map((item) => periodLine(acct, sub, item, { start: now, end }, false)),
+        periodStart: now,
+        periodEnd: now,
+        includePending: true,
+        autoFinalizeAt: null,
+      });
       sub.latest_invoice = inv.id;
       finalizeInvoice(acct, settings, inv);
       const stored = acct.get(inv.id) as Inv;
@@ -1486,7 +1653,14 @@ export const billingRoutes: Route[] = [
     method: 'GET',
     path: '/v1/subscriptions',
     paramsType: 'SubscriptionListParams',
-    fields: { ...listFields, customer: s.str(), price: s.str(), status: s.enum(['active', 'all', 'canceled', 'ended', 'incomplete', 'incomplete_expired', 'past_due', 'paused', 'trialing', 'unpaid']), created: createdFilter, collection_method: s.enum(['charge_automatically', 'send_invoice']) },
+    fields: {
+      ...listFields,
+      customer: s.str(),
+      price: s.str(),
+      status: s.enum(['active', 'all', 'canceled', 'ended', 'incomplete', 'incomplete_expired', 'past_due', 'paused', 'trialing', 'unpaid']),
+      created: createdFilter,
+      collection_method: s.enum(['charge_automatically', 'send_invoice']),
+    },
     handler: (ctx, p) =>
       paginate(
         ctx.acct.all<Sub>('subscription', (x) => {
@@ -1526,15 +1700,36 @@ export const billingRoutes: Route[] = [
       throw resourceMissing('subscription_item', path.id!);
     },
   },
-  { method: 'GET', path: '/v1/invoices/:id', paramsType: 'InvoiceRetrieveParams', fields: {}, handler: (ctx, _p, path) => ctx.acct.find('invoice', path.id!, 'invoice') },
+  {
+    method: 'GET',
+    path: '/v1/invoices/:id',
+    paramsType: 'InvoiceRetrieveParams',
+    fields: {},
+    handler: (ctx, _p, path) => ctx.acct.find('invoice', path.id!, 'invoice'),
+  },
   {
     method: 'GET',
     path: '/v1/invoices',
     paramsType: 'InvoiceListParams',
-    fields: { ...listFields, customer: s.str(), subscription: s.str(), status: s.enum(['draft', 'open', 'paid', 'uncollectible', 'void']), collection_method: s.enum(['charge_automatically', 'send_invoice']), created: createdFilter },
+    fields: {
+      ...listFields,
+      customer: s.str(),
+      subscription: s.str(),
+      status: s.enum(['draft', 'open', 'paid', 'uncollectible', 'void']),
+      collection_method: s.enum(['charge_automatically', 'send_invoice']),
+      created: createdFilter,
+    },
     handler: (ctx, p) =>
       paginate(
-        ctx.acct.all<Inv>('invoice', (x) => (!p.customer || x.customer === p.customer) && (!p.subscription || x.parent?.subscription_details?.subscription === p.subscription) && (!p.status || x.status === p.status) && (!p.collection_method || x.collection_method === p.collection_method) && matchesCreated(x.created, p.created)),
+        ctx.acct.all<Inv>(
+          'invoice',
+          (x) =>
+            (!p.customer || x.customer === p.customer) &&
+            (!p.subscription || x.parent?.subscription_details?.subscription === p.subscription) &&
+            (!p.status || x.status === p.status) &&
+            (!p.collection_method || x.collection_method === p.collection_method) &&
+            matchesCreated(x.created, p.created),
+        ),
         p,
         '/v1/invoices',
       ),
@@ -1569,7 +1764,13 @@ export const billingRoutes: Route[] = [
     },
     handler: createPreview,
   },
-  { method: 'POST', path: '/v1/invoices/:id/pay', paramsType: 'InvoicePayParams', fields: { payment_method: s.str(), off_session: s.bool(), paid_out_of_band: s.bool(), forgive: s.bool() }, handler: invoicePay },
+  {
+    method: 'POST',
+    path: '/v1/invoices/:id/pay',
+    paramsType: 'InvoicePayParams',
+    fields: { payment_method: s.str(), off_session: s.bool(), paid_out_of_band: s.bool(), forgive: s.bool() },
+    handler: invoicePay,
+  },
   {
     method: 'POST',
     path: '/v1/invoices/:id/finalize',
@@ -1578,7 +1779,8 @@ export const billingRoutes: Route[] = [
     handler: (ctx, p, path) => {
       const { acct, settings } = ctx;
       const inv = acct.find<Inv>('invoice', path.id!, 'invoice');
-      if (inv.status !== 'draft') throw invalidRequest(`This invoice is already finalized, you can't re-finalize a non-draft invoice.`, { code: 'invoice_not_editable' });
+      if (inv.status !== 'draft')
+        throw invalidRequest(`This invoice is already finalized, you can't re-finalize a non-draft invoice.`, { code: 'invoice_not_editable' });
       finalizeInvoice(acct, settings, inv);
       const stored = acct.get(inv.id) as Inv;
       if (p.auto_advance !== false && stored.status === 'open') payAndSettle(acct, stored, null);
@@ -1592,7 +1794,8 @@ export const billingRoutes: Route[] = [
     fields: {},
     handler: (ctx, _p, path) => {
       const inv = ctx.acct.find<Inv>('invoice', path.id!, 'invoice');
-      if (inv.status !== 'open' && inv.status !== 'uncollectible') throw invalidRequest(`You can only void an open or uncollectible invoice; this invoice is ${inv.status}.`, { code: 'invoice_not_editable' });
+      if (inv.status !== 'open' && inv.status !== 'uncollectible')
+        throw invalidRequest(`You can only void an open or uncollectible invoice; this invoice is ${inv.status}.`, { code: 'invoice_not_editable' });
       voidInvoice(ctx.acct, inv);
       return inv;
     },
@@ -1604,7 +1807,8 @@ export const billingRoutes: Route[] = [
     fields: {},
     handler: (ctx, _p, path) => {
       const inv = ctx.acct.find<Inv>('invoice', path.id!, 'invoice');
-      if (inv.status !== 'open') throw invalidRequest(`You can only mark an open invoice as uncollectible; this invoice is ${inv.status}.`, { code: 'invoice_not_editable' });
+      if (inv.status !== 'open')
+        throw invalidRequest(`You can only mark an open invoice as uncollectible; this invoice is ${inv.status}.`, { code: 'invoice_not_editable' });
       ctx.acct.update(inv, (o) => {
         o.status = 'uncollectible';
         o.status_transitions.marked_uncollectible_at = ctx.acct.now;
@@ -1617,15 +1821,32 @@ export const billingRoutes: Route[] = [
     method: 'GET',
     path: '/v1/invoice_payments',
     paramsType: 'InvoicePaymentListParams',
-    fields: { ...listFields, invoice: s.str(), payment: s.obj({ type: s.req(s.enum(['payment_intent'])), payment_intent: s.str() }), status: s.enum(['canceled', 'open', 'paid']) },
+    fields: {
+      ...listFields,
+      invoice: s.str(),
+      payment: s.obj({ type: s.req(s.enum(['payment_intent'])), payment_intent: s.str() }),
+      status: s.enum(['canceled', 'open', 'paid']),
+    },
     handler: (ctx, p) =>
       paginate(
-        ctx.acct.all<Stripe.InvoicePayment>('invoice_payment', (x) => (!p.invoice || x.invoice === p.invoice) && (!p.payment?.payment_intent || x.payment.payment_intent === p.payment.payment_intent) && (!p.status || x.status === p.status)),
+        ctx.acct.all<Stripe.InvoicePayment>(
+          'invoice_payment',
+          (x) =>
+            (!p.invoice || x.invoice === p.invoice) &&
+            (!p.payment?.payment_intent || x.payment.payment_intent === p.payment.payment_intent) &&
+            (!p.status || x.status === p.status),
+        ),
         p,
         '/v1/invoice_payments',
       ),
   },
-  { method: 'GET', path: '/v1/invoice_payments/:id', paramsType: 'InvoicePaymentRetrieveParams', fields: {}, handler: (ctx, _p, path) => ctx.acct.find('invoice_payment', path.id!, 'invoice_payment') },
+  {
+    method: 'GET',
+    path: '/v1/invoice_payments/:id',
+    paramsType: 'InvoicePaymentRetrieveParams',
+    fields: {},
+    handler: (ctx, _p, path) => ctx.acct.find('invoice_payment', path.id!, 'invoice_payment'),
+  },
   {
     method: 'GET',
     path: '/v1/invoiceitems',
@@ -1633,25 +1854,55 @@ export const billingRoutes: Route[] = [
     fields: { ...listFields, customer: s.str(), invoice: s.str(), pending: s.bool(), created: createdFilter },
     handler: (ctx, p) =>
       paginate(
-        ctx.acct.all<Stripe.InvoiceItem>('invoiceitem', (x) => (!p.customer || x.customer === p.customer) && (!p.invoice || x.invoice === p.invoice) && (p.pending === undefined || (x.invoice === null) === p.pending) && matchesCreated(x.date, p.created)),
+        ctx.acct.all<Stripe.InvoiceItem>(
+          'invoiceitem',
+          (x) =>
+            (!p.customer || x.customer === p.customer) &&
+            (!p.invoice || x.invoice === p.invoice) &&
+            (p.pending === undefined || (x.invoice === null) === p.pending) &&
+            matchesCreated(x.date, p.created),
+        ),
         p,
         '/v1/invoiceitems',
       ),
   },
-  { method: 'GET', path: '/v1/invoiceitems/:id', paramsType: 'InvoiceItemRetrieveParams', fields: {}, handler: (ctx, _p, path) => ctx.acct.find('invoiceitem', path.id!, 'invoiceitem') },
-  { method: 'GET', path: '/v1/payment_intents/:id', paramsType: 'PaymentIntentRetrieveParams', fields: { client_secret: s.str() }, handler: (ctx, _p, path) => ctx.acct.find('payment_intent', path.id!, 'payment_intent') },
+  {
+    method: 'GET',
+    path: '/v1/invoiceitems/:id',
+    paramsType: 'InvoiceItemRetrieveParams',
+    fields: {},
+    handler: (ctx, _p, path) => ctx.acct.find('invoiceitem', path.id!, 'invoiceitem'),
+  },
+  {
+    method: 'GET',
+    path: '/v1/payment_intents/:id',
+    paramsType: 'PaymentIntentRetrieveParams',
+    fields: { client_secret: s.str() },
+    handler: (ctx, _p, path) => ctx.acct.find('payment_intent', path.id!, 'payment_intent'),
+  },
   {
     method: 'GET',
     path: '/v1/payment_intents',
     paramsType: 'PaymentIntentListParams',
     fields: { ...listFields, customer: s.str(), created: createdFilter },
-    handler: (ctx, p) => paginate(ctx.acct.all<Stripe.PaymentIntent>('payment_intent', (x) => (!p.customer || x.customer === p.customer) && matchesCreated(x.created, p.created)), p, '/v1/payment_intents'),
+    handler: (ctx, p) =>
+      paginate(
+        ctx.acct.all<Stripe.PaymentIntent>('payment_intent', (x) => (!p.customer || x.customer === p.customer) && matchesCreated(x.created, p.created)),
+        p,
+        '/v1/payment_intents',
+      ),
   },
   {
     method: 'POST',
     path: '/v1/payment_intents/:id/confirm',
     paramsType: 'PaymentIntentConfirmParams',
-    fields: { payment_method: s.str(), off_session: s.bool(), return_url: s.str(), setup_future_usage: s.enum(['off_session', 'on_session'], { emptyable: true }), error_on_requires_action: s.bool() },
+    fields: {
+      payment_method: s.str(),
+      off_session: s.bool(),
+      return_url: s.str(),
+      setup_future_usage: s.enum(['off_session', 'on_session'], { emptyable: true }),
+      error_on_requires_action: s.bool(),
+    },
     handler: paymentIntentConfirm,
   },
   {
@@ -1678,10 +1929,16 @@ export const billingRoutes: Route[] = [
     fields: {},
     handler: (ctx) => {
       const totals = new Map<string, number>();
-      for (const pi of ctx.acct.all<Stripe.PaymentIntent>('payment_intent', (x) => x.status === 'succeeded')) totals.set(pi.currency, (totals.get(pi.currency) ?? 0) + refundableOf(ctx.acct, pi));
+      for (const pi of ctx.acct.all<Stripe.PaymentIntent>('payment_intent', (x) => x.status === 'succeeded'))
+        totals.set(pi.currency, (totals.get(pi.currency) ?? 0) + refundableOf(ctx.acct, pi));
       if (!totals.size) totals.set(ctx.acct.defaultCurrency, 0);
       const available = [...totals].map(([currency, amount]) => ({ amount, currency, source_types: { card: amount } }));
-      const balance: Stripe.Balance = { object: 'balance', available, livemode: false, pending: available.map((a) => ({ amount: 0, currency: a.currency, source_types: { card: 0 } })) };
+      const balance: Stripe.Balance = {
+        object: 'balance',
+        available,
+        livemode: false,
+        pending: available.map((a) => ({ amount: 0, currency: a.currency, source_types: { card: 0 } })),
+      };
       return balance as unknown as StripeObject;
     },
   },

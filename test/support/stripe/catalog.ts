@@ -105,7 +105,19 @@ function productUpdate(ctx: Ctx, p: Record<string, any>, path: Record<string, st
   return acct.update(
     product,
     (o) => {
-      for (const key of ['name', 'active', 'description', 'images', 'marketing_features', 'statement_descriptor', 'tax_code', 'unit_label', 'url', 'shippable', 'default_price'] as const) {
+      for (const key of [
+        'name',
+        'active',
+        'description',
+        'images',
+        'marketing_features',
+        'statement_descriptor',
+        'tax_code',
+        'unit_label',
+        'url',
+        'shippable',
+        'default_price',
+      ] as const) {
         if (p[key] !== undefined) (o as any)[key] = p[key];
       }
       o.metadata = applyMetadata(o.metadata, p.metadata);
@@ -197,9 +209,13 @@ function claimLookupKey(acct: Account, key: string, transfer: boolean, self: str
   if (!transfer) {
     throw invalidRequest(`A price (\`${holder.id}\`) already uses that lookup key.`, { param: 'lookup_key' });
   }
-  acct.update(holder, (o) => {
-    o.lookup_key = null;
-  }, 'price.updated');
+  acct.update(
+    holder,
+    (o) => {
+      o.lookup_key = null;
+    },
+    'price.updated',
+  );
 }
 
 const priceCreateFields: Fields = {
@@ -272,7 +288,9 @@ function couponCreate(ctx: Ctx, p: Record<string, any>): Stripe.Coupon {
   const { acct } = ctx;
   if (p.id && acct.get(p.id)) throw invalidRequest('Coupon already exists.', { param: 'id', code: 'resource_already_exists' });
   if ((p.percent_off === undefined) === (p.amount_off === undefined)) {
-    throw invalidRequest('You must pass either `amount_off` or `percent_off` (but not both).', { param: p.amount_off === undefined ? 'percent_off' : 'amount_off' });
+    throw invalidRequest('You must pass either `amount_off` or `percent_off` (but not both).', {
+      param: p.amount_off === undefined ? 'percent_off' : 'amount_off',
+    });
   }
   if (p.amount_off !== undefined && !p.currency) throw invalidRequest('You must pass currency when passing amount_off', { param: 'currency' });
   if (p.currency) checkCurrency(p.currency, 'currency');
@@ -314,7 +332,10 @@ function promotionCodeCreate(ctx: Ctx, p: Record<string, any>): Stripe.Promotion
     throw invalidRequest('Promotion codes may only contain letters (a-z, A-Z) and digits (0-9).', { param: 'code' });
   }
   const code = p.code ?? randomString(8, 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789');
-  const clash = acct.all<Stripe.PromotionCode>('promotion_code', (x) => x.active && x.code.toLowerCase() === code.toLowerCase() && (x.customer ?? null) === (p.customer ?? null));
+  const clash = acct.all<Stripe.PromotionCode>(
+    'promotion_code',
+    (x) => x.active && x.code.toLowerCase() === code.toLowerCase() && (x.customer ?? null) === (p.customer ?? null),
+  );
   if (clash.length) throw invalidRequest(`An active promotion code with \`code: ${code}\` already exists.`, { param: 'code' });
   if (p.customer) acct.find('customer', p.customer, 'customer', 'customer');
   const promo: Stripe.PromotionCode = {
@@ -349,7 +370,8 @@ export function promotionCodeProblem(acct: Account, promo: Stripe.PromotionCode,
   const coupon = acct.get(typeof promo.coupon === 'string' ? promo.coupon : promo.coupon.id) as Stripe.Coupon | undefined;
   if (!promo.active) return 'This promotion code is inactive.';
   if (promo.expires_at !== null && acct.now > promo.expires_at) return 'This promotion code has expired.';
-  if (promo.max_redemptions !== null && promo.times_redeemed >= promo.max_redemptions) return 'This promotion code has reached its maximum number of redemptions.';
+  if (promo.max_redemptions !== null && promo.times_redeemed >= promo.max_redemptions)
+    return 'This promotion code has reached its maximum number of redemptions.';
   if (!coupon || !couponValid(acct, coupon)) return 'This promotion code cannot be redeemed because the associated coupon is no longer valid.';
   if (promo.customer && customer && promo.customer !== customer) return 'This promotion code cannot be redeemed by this customer.';
   if (promo.restrictions.minimum_amount !== null && amount !== undefined) {
@@ -364,9 +386,39 @@ export function promotionCodeProblem(acct: Account, promo: Stripe.PromotionCode,
 // ---- routes ----------------------------------------------------------------------------------
 
 export const catalogRoutes: Route[] = [
-  { method: 'POST', path: '/v1/products', paramsType: 'ProductCreateParams', fields: { ...productFields, name: s.req(s.str({ max: 5000 })), id: s.str(), default_price_data: s.obj({ currency: s.req(currency()), unit_amount: s.int({ min: 0 }), unit_amount_decimal: s.num({ min: 0 }), recurring: s.obj({ interval: s.req(s.enum(['day', 'week', 'month', 'year'])), interval_count: s.int({ min: 1 }) }), metadata: s.meta(), tax_behavior: s.enum(['exclusive', 'inclusive', 'unspecified']) }) }, handler: productCreate },
-  { method: 'GET', path: '/v1/products/:id', fields: {}, paramsType: 'ProductRetrieveParams', handler: (ctx, _p, path) => ctx.acct.find('product', path.id!, 'product') },
-  { method: 'POST', path: '/v1/products/:id', paramsType: 'ProductUpdateParams', fields: { ...productFields, name: s.str({ max: 5000 }), default_price: s.str() }, handler: productUpdate },
+  {
+    method: 'POST',
+    path: '/v1/products',
+    paramsType: 'ProductCreateParams',
+    fields: {
+      ...productFields,
+      name: s.req(s.str({ max: 5000 })),
+      id: s.str(),
+      default_price_data: s.obj({
+        currency: s.req(currency()),
+        unit_amount: s.int({ min: 0 }),
+        unit_amount_decimal: s.num({ min: 0 }),
+        recurring: s.obj({ interval: s.req(s.enum(['day', 'week', 'month', 'year'])), interval_count: s.int({ min: 1 }) }),
+        metadata: s.meta(),
+        tax_behavior: s.enum(['exclusive', 'inclusive', 'unspecified']),
+      }),
+    },
+    handler: productCreate,
+  },
+  {
+    method: 'GET',
+    path: '/v1/products/:id',
+    fields: {},
+    paramsType: 'ProductRetrieveParams',
+    handler: (ctx, _p, path) => ctx.acct.find('product', path.id!, 'product'),
+  },
+  {
+    method: 'POST',
+    path: '/v1/products/:id',
+    paramsType: 'ProductUpdateParams',
+    fields: { ...productFields, name: s.str({ max: 5000 }), default_price: s.str() },
+    handler: productUpdate,
+  },
   { method: 'DELETE', path: '/v1/products/:id', paramsType: 'ProductDeleteParams', noExpand: true, fields: {}, handler: productDelete as never },
   {
     method: 'GET',
@@ -375,25 +427,55 @@ export const catalogRoutes: Route[] = [
     fields: { ...listFields, active: s.bool(), ids: s.arr(s.str()), created: createdFilter, shippable: s.bool(), url: s.str() },
     handler: (ctx, p) =>
       paginate(
-        ctx.acct.all<Stripe.Product>('product', (x) => (p.active === undefined || x.active === p.active) && (!p.ids || p.ids.includes(x.id)) && (p.shippable === undefined || x.shippable === p.shippable) && (p.url === undefined || x.url === p.url) && matchesCreated(x.created, p.created)),
+        ctx.acct.all<Stripe.Product>(
+          'product',
+          (x) =>
+            (p.active === undefined || x.active === p.active) &&
+            (!p.ids || p.ids.includes(x.id)) &&
+            (p.shippable === undefined || x.shippable === p.shippable) &&
+            (p.url === undefined || x.url === p.url) &&
+            matchesCreated(x.created, p.created),
+        ),
         p,
         '/v1/products',
       ),
   },
   { method: 'POST', path: '/v1/prices', paramsType: 'PriceCreateParams', fields: priceCreateFields, handler: (ctx, p) => createPrice(ctx.acct, p) },
-  { method: 'GET', path: '/v1/prices/:id', fields: {}, paramsType: 'PriceRetrieveParams', handler: (ctx, _p, path) => ctx.acct.find('price', path.id!, 'price') },
+  {
+    method: 'GET',
+    path: '/v1/prices/:id',
+    fields: {},
+    paramsType: 'PriceRetrieveParams',
+    handler: (ctx, _p, path) => ctx.acct.find('price', path.id!, 'price'),
+  },
   {
     method: 'POST',
     path: '/v1/prices/:id',
     paramsType: 'PriceUpdateParams',
-    fields: { active: s.bool(), lookup_key: s.str({ max: 200, emptyable: true }), transfer_lookup_key: s.bool(), nickname: s.str({ emptyable: true }), metadata: s.meta(), tax_behavior: s.enum(['exclusive', 'inclusive', 'unspecified']) },
+    fields: {
+      active: s.bool(),
+      lookup_key: s.str({ max: 200, emptyable: true }),
+      transfer_lookup_key: s.bool(),
+      nickname: s.str({ emptyable: true }),
+      metadata: s.meta(),
+      tax_behavior: s.enum(['exclusive', 'inclusive', 'unspecified']),
+    },
     handler: priceUpdate,
   },
   {
     method: 'GET',
     path: '/v1/prices',
     paramsType: 'PriceListParams',
-    fields: { ...listFields, active: s.bool(), currency: currency(), product: s.str(), type: s.enum(['one_time', 'recurring']), lookup_keys: s.arr(s.str(), { maxItems: 10 }), recurring: s.obj({ interval: s.enum(['day', 'week', 'month', 'year']), usage_type: s.enum(['licensed', 'metered']), meter: s.str() }), created: createdFilter },
+    fields: {
+      ...listFields,
+      active: s.bool(),
+      currency: currency(),
+      product: s.str(),
+      type: s.enum(['one_time', 'recurring']),
+      lookup_keys: s.arr(s.str(), { maxItems: 10 }),
+      recurring: s.obj({ interval: s.enum(['day', 'week', 'month', 'year']), usage_type: s.enum(['licensed', 'metered']), meter: s.str() }),
+      created: createdFilter,
+    },
     handler: priceList,
   },
   {
@@ -415,7 +497,13 @@ export const catalogRoutes: Route[] = [
     },
     handler: couponCreate,
   },
-  { method: 'GET', path: '/v1/coupons/:id', fields: {}, paramsType: 'CouponRetrieveParams', handler: (ctx, _p, path) => ctx.acct.find('coupon', path.id!, 'coupon') },
+  {
+    method: 'GET',
+    path: '/v1/coupons/:id',
+    fields: {},
+    paramsType: 'CouponRetrieveParams',
+    handler: (ctx, _p, path) => ctx.acct.find('coupon', path.id!, 'coupon'),
+  },
   {
     method: 'POST',
     path: '/v1/coupons/:id',
@@ -423,10 +511,14 @@ export const catalogRoutes: Route[] = [
     fields: { name: s.str({ max: 40, emptyable: true }), metadata: s.meta() },
     handler: (ctx, p, path) => {
       const coupon = ctx.acct.find<Stripe.Coupon>('coupon', path.id!, 'coupon');
-      return ctx.acct.update(coupon, (o) => {
-        if (p.name !== undefined) o.name = p.name;
-        o.metadata = applyMetadata(o.metadata, p.metadata);
-      }, 'coupon.updated');
+      return ctx.acct.update(
+        coupon,
+        (o) => {
+          if (p.name !== undefined) o.name = p.name;
+          o.metadata = applyMetadata(o.metadata, p.metadata);
+        },
+        'coupon.updated',
+      );
     },
   },
   {
@@ -445,7 +537,18 @@ export const catalogRoutes: Route[] = [
       return { id: coupon.id, object: 'coupon', deleted: true };
     }) as never,
   },
-  { method: 'GET', path: '/v1/coupons', paramsType: 'CouponListParams', fields: { ...listFields, created: createdFilter }, handler: (ctx, p) => paginate(ctx.acct.all<Stripe.Coupon>('coupon', (x) => matchesCreated(x.created, p.created)), p, '/v1/coupons') },
+  {
+    method: 'GET',
+    path: '/v1/coupons',
+    paramsType: 'CouponListParams',
+    fields: { ...listFields, created: createdFilter },
+    handler: (ctx, p) =>
+      paginate(
+        ctx.acct.all<Stripe.Coupon>('coupon', (x) => matchesCreated(x.created, p.created)),
+        p,
+        '/v1/coupons',
+      ),
+  },
   {
     method: 'POST',
     path: '/v1/promotion_codes',
@@ -462,7 +565,13 @@ export const catalogRoutes: Route[] = [
     },
     handler: promotionCodeCreate,
   },
-  { method: 'GET', path: '/v1/promotion_codes/:id', fields: {}, paramsType: 'PromotionCodeRetrieveParams', handler: (ctx, _p, path) => ctx.acct.find('promotion_code', path.id!, 'promotion code') },
+  {
+    method: 'GET',
+    path: '/v1/promotion_codes/:id',
+    fields: {},
+    paramsType: 'PromotionCodeRetrieveParams',
+    handler: (ctx, _p, path) => ctx.acct.find('promotion_code', path.id!, 'promotion code'),
+  },
   {
     method: 'POST',
     path: '/v1/promotion_codes/:id',
@@ -473,10 +582,14 @@ export const catalogRoutes: Route[] = [
       if (p.active === true && !promo.active && !couponValid(ctx.acct, ctx.acct.find<Stripe.Coupon>('coupon', promo.coupon.id, 'coupon'))) {
         throw invalidRequest('This promotion code cannot be reactivated because its coupon is no longer valid.', { param: 'active' });
       }
-      return ctx.acct.update(promo, (o) => {
-        if (p.active !== undefined) o.active = p.active;
-        o.metadata = applyMetadata(o.metadata, p.metadata);
-      }, 'promotion_code.updated');
+      return ctx.acct.update(
+        promo,
+        (o) => {
+          if (p.active !== undefined) o.active = p.active;
+          o.metadata = applyMetadata(o.metadata, p.metadata);
+        },
+        'promotion_code.updated',
+      );
     },
   },
   {

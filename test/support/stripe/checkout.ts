@@ -35,7 +35,8 @@ function sessionCreate(ctx: Ctx, p: Record<string, any>): Session {
   if (!p.success_url) throw missingParameter('success_url');
   checkUrl(p.success_url, 'success_url');
   checkUrl(p.cancel_url, 'cancel_url');
-  if (p.customer && p.customer_email) throw invalidRequest('You may only specify one of these parameters: customer, customer_email.', { param: 'customer_email' });
+  if (p.customer && p.customer_email)
+    throw invalidRequest('You may only specify one of these parameters: customer, customer_email.', { param: 'customer_email' });
   if (p.discounts && p.allow_promotion_codes) {
     throw invalidRequest('You may only specify one of these parameters: allow_promotion_codes, discounts.', { param: 'allow_promotion_codes' });
   }
@@ -174,7 +175,8 @@ export function completeSession(ctx: Ctx, sessionId: string, opts: CompleteCheck
   if (session.status !== 'open') throw invalidRequest(`This Checkout Session is ${session.status}.`, { code: 'checkout_session_unexpected_state' });
   const state = acct.state(sessionId).session!;
   let customerId = session.customer as string | null;
-  const email = opts.email ?? session.customer_email ?? (customerId ? ((acct.get(customerId)?.email as string | null) ?? null) : null) ?? 'customer@example.test';
+  const email =
+    opts.email ?? session.customer_email ?? (customerId ? ((acct.get(customerId)?.email as string | null) ?? null) : null) ?? 'customer@example.test';
   if (!customerId) {
     const customer: Stripe.Customer = {
       id: newId('cus', 14),
@@ -282,7 +284,13 @@ export const checkoutRoutes: Route[] = [
     },
     handler: sessionCreate,
   },
-  { method: 'GET', path: '/v1/checkout/sessions/:id', paramsType: 'Checkout.SessionRetrieveParams', fields: {}, handler: (ctx, _p, path) => ctx.acct.find('checkout.session', path.id!, 'checkout.session') },
+  {
+    method: 'GET',
+    path: '/v1/checkout/sessions/:id',
+    paramsType: 'Checkout.SessionRetrieveParams',
+    fields: {},
+    handler: (ctx, _p, path) => ctx.acct.find('checkout.session', path.id!, 'checkout.session'),
+  },
   {
     method: 'GET',
     path: '/v1/checkout/sessions',
@@ -290,7 +298,10 @@ export const checkoutRoutes: Route[] = [
     fields: { ...listFields, customer: s.str(), subscription: s.str(), status: s.enum(['complete', 'expired', 'open']), created: createdFilter },
     handler: (ctx, p) =>
       paginate(
-        ctx.acct.all<Session>('checkout.session', (x) => (!p.customer || x.customer === p.customer) && (!p.subscription || x.subscription === p.subscription) && (!p.status || x.status === p.status)),
+        ctx.acct.all<Session>(
+          'checkout.session',
+          (x) => (!p.customer || x.customer === p.customer) && (!p.subscription || x.subscription === p.subscription) && (!p.status || x.status === p.status),
+        ),
         p,
         '/v1/checkout/sessions',
       ),
@@ -313,7 +324,9 @@ export const checkoutRoutes: Route[] = [
     handler: (ctx, _p, path) => {
       const session = ctx.acct.find<Session>('checkout.session', path.id!, 'checkout.session');
       if (session.status !== 'open') {
-        throw invalidRequest(`Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${session.status}".`, { code: 'checkout_session_unexpected_state' });
+        throw invalidRequest(`Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${session.status}".`, {
+          code: 'checkout_session_unexpected_state',
+        });
       }
       ctx.acct.update(session, (o) => {
         o.status = 'expired';

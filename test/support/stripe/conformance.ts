@@ -20,7 +20,14 @@ export function loadStripeTypes(typeNames: string[]): StripeTypes {
   const dir = path.resolve('test/support/stripe');
   const file = path.join(dir, '__stripe_types_probe__.ts');
   const source = `import Stripe from 'stripe';\n${typeNames.map((n, i) => `export type T${i} = Stripe.${n};`).join('\n')}\n`;
-  const options: ts.CompilerOptions = { strict: true, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, target: ts.ScriptTarget.ES2022, types: [], noEmit: true };
+  const options: ts.CompilerOptions = {
+    strict: true,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    target: ts.ScriptTarget.ES2022,
+    types: [],
+    noEmit: true,
+  };
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   const fileExists = host.fileExists.bind(host);
@@ -64,11 +71,13 @@ export function loadStripeTypes(typeNames: string[]): StripeTypes {
       return;
     }
     if (typeof value === 'number') {
-      if (!options.some((m) => m.flags & (ts.TypeFlags.Number | ts.TypeFlags.NumberLiteral))) errors.push(`${at}: number, but declared ${checker.typeToString(type)}`);
+      if (!options.some((m) => m.flags & (ts.TypeFlags.Number | ts.TypeFlags.NumberLiteral)))
+        errors.push(`${at}: number, but declared ${checker.typeToString(type)}`);
       return;
     }
     if (typeof value === 'boolean') {
-      if (!options.some((m) => m.flags & (ts.TypeFlags.Boolean | ts.TypeFlags.BooleanLiteral))) errors.push(`${at}: boolean, but declared ${checker.typeToString(type)}`);
+      if (!options.some((m) => m.flags & (ts.TypeFlags.Boolean | ts.TypeFlags.BooleanLiteral)))
+        errors.push(`${at}: boolean, but declared ${checker.typeToString(type)}`);
       return;
     }
     if (Array.isArray(value)) {
@@ -164,16 +173,20 @@ export function loadStripeTypes(typeNames: string[]): StripeTypes {
           errors.push(`${at}: a decimal here, but stripe-node declares ${checker.typeToString(type)}`);
         return;
       case 'int':
-        if (!options.some((m) => m.flags & (ts.TypeFlags.Number | ts.TypeFlags.NumberLiteral))) errors.push(`${at}: a number here, but stripe-node declares ${checker.typeToString(type)}`);
+        if (!options.some((m) => m.flags & (ts.TypeFlags.Number | ts.TypeFlags.NumberLiteral)))
+          errors.push(`${at}: a number here, but stripe-node declares ${checker.typeToString(type)}`);
         return;
       case 'bool':
-        if (!options.some((m) => m.flags & (ts.TypeFlags.Boolean | ts.TypeFlags.BooleanLiteral))) errors.push(`${at}: a boolean here, but stripe-node declares ${checker.typeToString(type)}`);
+        if (!options.some((m) => m.flags & (ts.TypeFlags.Boolean | ts.TypeFlags.BooleanLiteral)))
+          errors.push(`${at}: a boolean here, but stripe-node declares ${checker.typeToString(type)}`);
         return;
       case 'ts':
-        if (!options.some((m) => m.flags & (ts.TypeFlags.Number | ts.TypeFlags.NumberLiteral))) errors.push(`${at}: a timestamp here, but stripe-node declares ${checker.typeToString(type)}`);
+        if (!options.some((m) => m.flags & (ts.TypeFlags.Number | ts.TypeFlags.NumberLiteral)))
+          errors.push(`${at}: a timestamp here, but stripe-node declares ${checker.typeToString(type)}`);
         return;
       case 'metadata':
-        if (!options.some((m) => isObjectType(m) && checker.getIndexTypeOfType(m, ts.IndexKind.String))) errors.push(`${at}: metadata here, but stripe-node declares ${checker.typeToString(type)}`);
+        if (!options.some((m) => isObjectType(m) && checker.getIndexTypeOfType(m, ts.IndexKind.String)))
+          errors.push(`${at}: metadata here, but stripe-node declares ${checker.typeToString(type)}`);
         return;
     }
   }

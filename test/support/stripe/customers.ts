@@ -30,7 +30,11 @@ const lost: Decline = { code: 'card_declined', decline_code: 'lost_card', messag
 const stolen: Decline = { code: 'card_declined', decline_code: 'stolen_card', message: 'Your card was declined.' };
 const expired: Decline = { code: 'expired_card', decline_code: 'expired_card', message: 'Your card has expired.' };
 const cvc: Decline = { code: 'incorrect_cvc', decline_code: 'incorrect_cvc', message: "Your card's security code is incorrect." };
-const processing: Decline = { code: 'processing_error', decline_code: 'processing_error', message: 'An error occurred while processing your card. Try again in a little bit.' };
+const processing: Decline = {
+  code: 'processing_error',
+  decline_code: 'processing_error',
+  message: 'An error occurred while processing your card. Try again in a little bit.',
+};
 
 export const TEST_CARDS: Record<string, TestCard> = {
   pm_card_visa: { number: '4242424242424242', brand: 'visa', funding: 'credit' },
@@ -102,7 +106,7 @@ export function paymentMethodFromTestToken(acct: Account, token: string): Stripe
 export function resolvePaymentMethod(acct: Account, id: string, param = 'payment_method'): Stripe.PaymentMethod {
   if (isTestToken(id)) return paymentMethodFromTestToken(acct, id);
   const pm = acct.get(id);
-  if (!pm || pm.object !== 'payment_method') throw resourceMissing('PaymentMethod', id, param);
+  if (pm?.object !== 'payment_method') throw resourceMissing('PaymentMethod', id, param);
   return pm as Stripe.PaymentMethod;
 }
 
@@ -132,11 +136,11 @@ export function attachPaymentMethod(acct: Account, pmIdOrToken: string, customer
 /** "The customer does not have a payment method with the ID pm_x." unless attached to it. */
 export function requireAttached(acct: Account, pmId: string, customerId: string, param: string): Stripe.PaymentMethod {
   const pm = acct.get(pmId) as Stripe.PaymentMethod | undefined;
-  if (!pm || pm.object !== 'payment_method' || pm.customer !== customerId) {
-    throw invalidRequest(
-      `The customer does not have a payment method with the ID ${pmId}. The payment method must be attached to the customer.`,
-      { param, code: 'resource_missing' },
-    );
+  if (pm?.object !== 'payment_method' || pm.customer !== customerId) {
+    throw invalidRequest(`The customer does not have a payment method with the ID ${pmId}. The payment method must be attached to the customer.`, {
+      param,
+      code: 'resource_missing',
+    });
   }
   return pm;
 }
@@ -235,13 +239,21 @@ function paymentMethodDetach(ctx: Ctx, _p: Record<string, any>, path: Record<str
     throw invalidRequest(`The payment method ${pm.id} is not attached to a customer so detachment is impossible.`, { code: 'payment_method_unexpected_state' });
   }
   const customer = acct.get(pm.customer as string) as Stripe.Customer | undefined;
-  acct.update(pm, (o) => {
-    o.customer = null;
-  }, 'payment_method.detached');
+  acct.update(
+    pm,
+    (o) => {
+      o.customer = null;
+    },
+    'payment_method.detached',
+  );
   if (customer && customer.invoice_settings.default_payment_method === pm.id) {
-    acct.update(customer, (o) => {
-      o.invoice_settings.default_payment_method = null;
-    }, 'customer.updated');
+    acct.update(
+      customer,
+      (o) => {
+        o.invoice_settings.default_payment_method = null;
+      },
+      'customer.updated',
+    );
   }
   return pm;
 }
@@ -329,7 +341,11 @@ function setupIntentConfirm(ctx: Ctx, p: Record<string, any>, path: Record<strin
     throw invalidRequest(`You cannot confirm this SetupIntent because it has a status of ${si.status}.`, { code: 'setup_intent_unexpected_state' });
   }
   const pmId = p.payment_method ?? (si.payment_method as string | null);
-  if (!pmId) throw invalidRequest('You cannot confirm this SetupIntent because it\'s missing a payment method. To confirm a SetupIntent, you must provide a payment method.', { code: 'setup_intent_unexpected_state' });
+  if (!pmId)
+    throw invalidRequest(
+      "You cannot confirm this SetupIntent because it's missing a payment method. To confirm a SetupIntent, you must provide a payment method.",
+      { code: 'setup_intent_unexpected_state' },
+    );
   const pm = resolvePaymentMethod(acct, pmId);
   const card = acct.state(pm.id).card;
   if (card?.behaviour === 'decline_on_attach') {
@@ -337,7 +353,13 @@ function setupIntentConfirm(ctx: Ctx, p: Record<string, any>, path: Record<strin
     acct.update(si, (o) => {
       o.payment_method = null;
       o.status = 'requires_payment_method';
-      o.last_setup_error = { type: 'card_error', code: decline.code as never, decline_code: decline.decline_code, message: decline.message, payment_method: pm };
+      o.last_setup_error = {
+        type: 'card_error',
+        code: decline.code as never,
+        decline_code: decline.decline_code,
+        message: decline.message,
+        payment_method: pm,
+      };
     });
     acct.emit('setup_intent.setup_failed', si);
     throw cardError(decline, { setup_intent: acct.render(acct, si) }).committed();
@@ -355,7 +377,13 @@ function setupIntentConfirm(ctx: Ctx, p: Record<string, any>, path: Record<strin
 // ---- routes ----------------------------------------------------------------------------------
 
 export const customerRoutes: Route[] = [
-  { method: 'POST', path: '/v1/customers', paramsType: 'CustomerCreateParams', fields: { ...customerFields, payment_method: s.str() }, handler: customerCreate },
+  {
+    method: 'POST',
+    path: '/v1/customers',
+    paramsType: 'CustomerCreateParams',
+    fields: { ...customerFields, payment_method: s.str() },
+    handler: customerCreate,
+  },
   {
     method: 'GET',
     path: '/v1/customers/:id',
@@ -363,7 +391,7 @@ export const customerRoutes: Route[] = [
     fields: {},
     handler: (ctx, _p, path) => {
       const c = ctx.acct.get(path.id!);
-      if (!c || c.object !== 'customer') throw resourceMissing('customer', path.id!);
+      if (c?.object !== 'customer') throw resourceMissing('customer', path.id!);
       return c.deleted ? { id: c.id, object: 'customer', deleted: true } : c;
     },
   },
@@ -373,7 +401,12 @@ export const customerRoutes: Route[] = [
     path: '/v1/customers',
     paramsType: 'CustomerListParams',
     fields: { ...listFields, email: s.str({ max: 512 }), created: createdFilter },
-    handler: (ctx, p) => paginate(ctx.acct.all<Stripe.Customer>('customer', (x) => (p.email === undefined || x.email === p.email) && matchesCreated(x.created, p.created)), p, '/v1/customers'),
+    handler: (ctx, p) =>
+      paginate(
+        ctx.acct.all<Stripe.Customer>('customer', (x) => (p.email === undefined || x.email === p.email) && matchesCreated(x.created, p.created)),
+        p,
+        '/v1/customers',
+      ),
   },
   {
     method: 'GET',
@@ -397,7 +430,12 @@ export const customerRoutes: Route[] = [
     path: '/v1/payment_methods/:id',
     paramsType: 'PaymentMethodUpdateParams',
     fields: {
-      billing_details: s.obj({ address: addressFields, email: s.str({ emptyable: true }), name: s.str({ emptyable: true }), phone: s.str({ emptyable: true }) }),
+      billing_details: s.obj({
+        address: addressFields,
+        email: s.str({ emptyable: true }),
+        name: s.str({ emptyable: true }),
+        phone: s.str({ emptyable: true }),
+      }),
       card: s.obj({ exp_month: s.int({ min: 1, max: 12 }), exp_year: s.int() }),
       metadata: s.meta(),
       allow_redisplay: s.enum(['always', 'limited', 'unspecified']),
@@ -439,7 +477,13 @@ export const customerRoutes: Route[] = [
     },
     handler: setupIntentCreate,
   },
-  { method: 'GET', path: '/v1/setup_intents/:id', paramsType: 'SetupIntentRetrieveParams', fields: { client_secret: s.str() }, handler: (ctx, _p, path) => ctx.acct.find('setup_intent', path.id!, 'setup_intent') },
+  {
+    method: 'GET',
+    path: '/v1/setup_intents/:id',
+    paramsType: 'SetupIntentRetrieveParams',
+    fields: { client_secret: s.str() },
+    handler: (ctx, _p, path) => ctx.acct.find('setup_intent', path.id!, 'setup_intent'),
+  },
   {
     method: 'POST',
     path: '/v1/setup_intents/:id',
@@ -461,7 +505,13 @@ export const customerRoutes: Route[] = [
       });
     },
   },
-  { method: 'POST', path: '/v1/setup_intents/:id/confirm', paramsType: 'SetupIntentConfirmParams', fields: { payment_method: s.str(), return_url: s.str() }, handler: setupIntentConfirm },
+  {
+    method: 'POST',
+    path: '/v1/setup_intents/:id/confirm',
+    paramsType: 'SetupIntentConfirmParams',
+    fields: { payment_method: s.str(), return_url: s.str() },
+    handler: setupIntentConfirm,
+  },
   {
     method: 'POST',
     path: '/v1/setup_intents/:id/cancel',

@@ -60,11 +60,9 @@ export function paramError(message: string, param: string, code?: string) {
   return invalidRequest(message, { param, ...(code ? { code } : {}), beforeExecution: true });
 }
 
-export const unknownParameter = (param: string) =>
-  paramError(`Received unknown parameter: ${param}`, param, 'parameter_unknown');
+export const unknownParameter = (param: string) => paramError(`Received unknown parameter: ${param}`, param, 'parameter_unknown');
 
-export const missingParameter = (param: string) =>
-  paramError(`Missing required param: ${param}.`, param, 'parameter_missing');
+export const missingParameter = (param: string) => paramError(`Missing required param: ${param}.`, param, 'parameter_missing');
 
 /** "No such customer: 'cus_123'" with code resource_missing and HTTP 404. */
 export function resourceMissing(kind: string, id: string, param = 'id') {
@@ -73,7 +71,8 @@ export function resourceMissing(kind: string, id: string, param = 'id') {
 
 export function unrecognizedUrl(method: string, path: string) {
   const trailing = path.endsWith('/')
-    ? ' If you are trying to list objects, remove the trailing slash. If you are trying to retrieve an object, make sure you passed a valid (non-empty) identifier in your code.'
+    ? ' If you are trying to list objects, remove the trailing slash. If you are trying to retrieve an object, make sure you passed a valid ' +
+      '(non-empty) identifier in your code.'
     : '';
   return new StripeApiError(
     404,

@@ -99,19 +99,17 @@ export const listFields: Fields = {
 
 export const createdFilter: Schema = s.obj({ gt: s.int(), gte: s.int(), lt: s.int(), lte: s.int() });
 
-export interface UnknownParamHook {
-  (path: string): string | null;
-}
+export type UnknownParamHook = (path: string) => string | null;
 
 const emptyStringError = (path: string) =>
   paramError(
-    `You passed an empty string for '${path}'. We assume empty values are an attempt to unset a parameter; however '${path}' cannot be unset. You should remove '${path}' from your request or supply a non-empty value.`,
+    `You passed an empty string for '${path}'. We assume empty values are an attempt to unset a parameter; however '${path}' cannot be unset. You ` +
+      `should remove '${path}' from your request or supply a non-empty value.`,
     path,
     'parameter_invalid_empty',
   );
 
-const orList = (values: readonly string[]) =>
-  values.length <= 2 ? values.join(' or ') : `${values.slice(0, -1).join(', ')}, or ${values[values.length - 1]}`;
+const orList = (values: readonly string[]) => (values.length <= 2 ? values.join(' or ') : `${values.slice(0, -1).join(', ')}, or ${values[values.length - 1]}`);
 
 function describe(raw: Raw): string {
   return typeof raw === 'string' ? raw : JSON.stringify(raw);
@@ -141,7 +139,11 @@ function convert(schema: Schema, raw: Raw, path: string, unknownHint: UnknownPar
     case 'number': {
       const ok = typeof raw === 'string' && (schema.t === 'int' ? /^-?\d+$/.test(raw) : /^-?\d+(\.\d+)?$/.test(raw));
       if (!ok) {
-        throw paramError(`Invalid ${schema.t === 'int' ? 'integer' : 'decimal'}: ${describe(raw)}`, path, schema.t === 'int' ? 'parameter_invalid_integer' : undefined);
+        throw paramError(
+          `Invalid ${schema.t === 'int' ? 'integer' : 'decimal'}: ${describe(raw)}`,
+          path,
+          schema.t === 'int' ? 'parameter_invalid_integer' : undefined,
+        );
       }
       const n = Number(raw);
       if (schema.min !== undefined && n < schema.min) throw paramError(`This value must be greater than or equal to ${schema.min}.`, path);

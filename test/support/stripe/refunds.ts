@@ -21,13 +21,12 @@ import { newId, paginate } from './util';
 
 /** What is left to refund of a PaymentIntent. */
 export function refundableOf(acct: { all<T>(type: string, filter?: (o: T) => boolean): T[] }, pi: Stripe.PaymentIntent): number {
-  const refunded = acct
-    .all<Stripe.Refund>('refund', (r) => r.payment_intent === pi.id && r.status === 'succeeded')
-    .reduce((sum, r) => sum + r.amount, 0);
+  const refunded = acct.all<Stripe.Refund>('refund', (r) => r.payment_intent === pi.id && r.status === 'succeeded').reduce((sum, r) => sum + r.amount, 0);
   return pi.amount_received - refunded;
 }
 
-const money = (amount: number, currency: string) => `${currency === 'usd' ? '$' : ''}${(amount / 100).toFixed(2)}${currency === 'usd' ? '' : ` ${currency.toUpperCase()}`}`;
+const money = (amount: number, currency: string) =>
+  `${currency === 'usd' ? '$' : ''}${(amount / 100).toFixed(2)}${currency === 'usd' ? '' : ` ${currency.toUpperCase()}`}`;
 
 export const refundRoutes: Route[] = [
   {
@@ -55,7 +54,10 @@ export const refundRoutes: Route[] = [
       }
       const pi = acct.find<Stripe.PaymentIntent>('payment_intent', p.payment_intent, 'payment_intent', 'payment_intent');
       if (pi.status !== 'succeeded') {
-        throw invalidRequest(`This PaymentIntent (${pi.id}) does not have a successful charge to refund.`, { param: 'payment_intent', code: 'charge_not_refundable' });
+        throw invalidRequest(`This PaymentIntent (${pi.id}) does not have a successful charge to refund.`, {
+          param: 'payment_intent',
+          code: 'charge_not_refundable',
+        });
       }
       const left = refundableOf(acct, pi);
       if (left <= 0) throw invalidRequest(`Charge for PaymentIntent ${pi.id} has already been refunded.`, { code: 'charge_already_refunded' });
@@ -102,7 +104,10 @@ export const refundRoutes: Route[] = [
     fields: { ...listFields, charge: s.str(), payment_intent: s.str(), created: createdFilter },
     handler: (ctx, p) =>
       paginate(
-        ctx.acct.all<Stripe.Refund>('refund', (r) => (!p.payment_intent || r.payment_intent === p.payment_intent) && (!p.charge || r.charge === p.charge) && matchesCreated(r.created, p.created)),
+        ctx.acct.all<Stripe.Refund>(
+          'refund',
+          (r) => (!p.payment_intent || r.payment_intent === p.payment_intent) && (!p.charge || r.charge === p.charge) && matchesCreated(r.created, p.created),
+        ),
         p,
         '/v1/refunds',
       ) as unknown as ReturnType<Route['handler']>,

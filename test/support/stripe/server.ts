@@ -10,16 +10,7 @@ import { checkoutRoutes, completeSession, type CompleteCheckoutOptions } from '.
 import type { Ctx, Route, Settings } from './context';
 import { customerRoutes } from './customers';
 import { refundRoutes } from './refunds';
-import {
-  authenticationError,
-  idempotencyError,
-  invalidRequest,
-  maskKey,
-  permissionError,
-  StripeApiError,
-  unrecognizedUrl,
-  type Decline,
-} from './errors';
+import { authenticationError, idempotencyError, invalidRequest, maskKey, permissionError, StripeApiError, unrecognizedUrl, type Decline } from './errors';
 import { parseForm, validateParams, type RawTree } from './params';
 import { expand, renderObject } from './render';
 import { clone, newId, stripeTypesDir } from './util';
@@ -201,7 +192,10 @@ function stripeDeclares(paramsType: string | undefined, name: string): boolean {
       const [ns, iface] = paramsType.includes('.') ? paramsType.split('.') : [null, paramsType];
       const file = ns ? path.join(dir, ns, `${iface!.replace(/(Create|Retrieve|List|Update|Expire|ListLineItems)Params$/, '')}sResource.d.ts`) : null;
       const candidates = file ? [file] : [];
-      const base = iface!.replace(/(Create|Retrieve|List|Update|Delete|Cancel|Attach|Detach|Confirm|Pay|Resume|CreatePreview|FinalizeInvoice|VoidInvoice|MarkUncollectible|ListPaymentMethods)Params$/, '');
+      const base = iface!.replace(
+        /(Create|Retrieve|List|Update|Delete|Cancel|Attach|Detach|Confirm|Pay|Resume|CreatePreview|FinalizeInvoice|VoidInvoice|MarkUncollectible|ListPaymentMethods)Params$/,
+        '',
+      );
       candidates.push(path.join(dir, `${base}sResource.d.ts`), path.join(dir, `${base}Resource.d.ts`));
       for (const f of candidates) {
         let text: string;
@@ -272,14 +266,19 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
     else if (header?.startsWith('Basic ')) key = Buffer.from(header.slice(6), 'base64').toString('utf8').split(':')[0] ?? '';
     if (!key) {
       throw authenticationError(
-        "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'). See https://stripe.com/docs/api#authentication for details, or we can help at https://support.stripe.com/.",
+        "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: " +
+          "Bearer YOUR_SECRET_KEY'). See https://stripe.com/docs/api#authentication for details, or we can help at https://support.stripe.com/.",
       );
     }
-    if (/\s/.test(key)) throw authenticationError(`Invalid API Key provided: ${maskKey(key)}. This key contains at least one space. Please delete the spaces and try again.`);
+    if (/\s/.test(key))
+      throw authenticationError(`Invalid API Key provided: ${maskKey(key)}. This key contains at least one space. Please delete the spaces and try again.`);
     const acct = accountsByKey.get(key);
     if (!acct) throw authenticationError(`Invalid API Key provided: ${maskKey(key)}`);
     if (key === acct.publishableKey) {
-      throw authenticationError('This API call cannot be made with a publishable API key. Please use a secret API key. You can find a list of your API keys at https://dashboard.stripe.com/account/apikeys.');
+      throw authenticationError(
+        'This API call cannot be made with a publishable API key. Please use a secret API key. You can find a list of your API keys at ' +
+          'https://dashboard.stripe.com/account/apikeys.',
+      );
     }
     return { acct, restricted: key === acct.restrictedKey };
   }
@@ -318,7 +317,9 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
       record.account = acct.id;
       if (strictVersion && record.stripeVersion && record.stripeVersion !== API_VERSION) {
         unexpected.push({ method, path: url.pathname, reason: 'api_version', message: `Stripe-Version ${record.stripeVersion}` });
-        throw invalidRequest(`This Stripe-shaped test server implements API version ${API_VERSION} only; the request asked for ${record.stripeVersion}.`, { beforeExecution: true });
+        throw invalidRequest(`This Stripe-shaped test server implements API version ${API_VERSION} only; the request asked for ${record.stripeVersion}.`, {
+          beforeExecution: true,
+        });
       }
       if (req.headers['stripe-account'] || req.headers['stripe-context']) {
         unexpected.push({ method, path: url.pathname, reason: 'unsupported_header', message: 'Stripe-Account / Stripe-Context (Connect)' });
@@ -363,12 +364,14 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
         else if (saved) {
           if (saved.method !== method || saved.path !== url.pathname) {
             throw idempotencyError(
-              `Keys for idempotent requests can only be used for the same endpoint they were first used for ('${saved.method} ${saved.path}' vs '${method} ${url.pathname}'). Try using a key other than '${idemKey}' if you meant to execute a different request.`,
+              `Keys for idempotent requests can only be used for the same endpoint they were first used for ('${saved.method} ${saved.path}' vs ` +
+                `'${method} ${url.pathname}'). Try using a key other than '${idemKey}' if you meant to execute a different request.`,
             );
           }
           if (saved.params !== canonical) {
             throw idempotencyError(
-              `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idemKey}' if you meant to execute a different request.`,
+              `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than ` +
+                `'${idemKey}' if you meant to execute a different request.`,
             );
           }
           record.status = saved.status;
@@ -377,19 +380,28 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
           return;
         }
       }
-      const params = validateParams(route.fields, raw, (p) => {
-        const top = p.split('[')[0]!;
-        const hint = p === top && stripeDeclares(route!.paramsType, top) ? '(Stripe accepts this parameter; this Stripe-shaped test server does not implement it)' : null;
-        unexpected.push({ method, path: url.pathname, reason: 'unknown_parameter', message: `${p}${hint ? ` ${hint}` : ''}` });
-        return hint;
-      }, !route.noExpand);
+      const params = validateParams(
+        route.fields,
+        raw,
+        (p) => {
+          const top = p.split('[')[0]!;
+          const hint =
+            p === top && stripeDeclares(route!.paramsType, top)
+              ? '(Stripe accepts this parameter; this Stripe-shaped test server does not implement it)'
+              : null;
+          unexpected.push({ method, path: url.pathname, reason: 'unknown_parameter', message: `${p}${hint ? ` ${hint}` : ''}` });
+          return hint;
+        },
+        !route.noExpand,
+      );
       if (restricted && acct.restrictedKeyDenies.some((d) => `${method} ${url.pathname}`.startsWith(d))) {
         throw permissionError(
-          `The provided key '${maskKey(acct.restrictedKey)}' does not have the required permissions for this endpoint on account '${acct.id}'. Having more permissions would allow this request to continue.`,
+          `The provided key '${maskKey(acct.restrictedKey)}' does not have the required permissions for this endpoint on account '${acct.id}'. ` +
+            `Having more permissions would allow this request to continue.`,
         );
       }
       const info: RequestInfo = { requestId, idempotencyKey: record.idempotencyKey };
-      let status = 200;
+      const status = 200;
       let body: string;
       try {
         body = acct.transaction(info, () => {
@@ -399,7 +411,15 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
       } catch (e) {
         if (!(e instanceof StripeApiError)) throw e;
         if (idemKey && !e.beforeExecution) {
-          acct.idempotency.set(idemKey, { method, path: url.pathname, params: canonical, status: e.status, body: JSON.stringify({ error: e.body }, null, 2), requestId, createdAt: acct.now });
+          acct.idempotency.set(idemKey, {
+            method,
+            path: url.pathname,
+            params: canonical,
+            status: e.status,
+            body: JSON.stringify({ error: e.body }, null, 2),
+            requestId,
+            createdAt: acct.now,
+          });
         }
         throw e;
       }
@@ -452,12 +472,16 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
     return `<!doctype html><html><head><meta charset="utf-8"><title>Checkout ${esc(session.id)}</title></head><body>
 <h1>Test checkout</h1><p>Status: <span id="status">${esc(session.status)}</span></p><ul>${rows}</ul>
 ${error ? `<p id="error" role="alert">${esc(error)}</p>` : ''}
-${session.status === 'open' ? `<form method="post" action="/checkout/${esc(session.id)}">
+${
+  session.status === 'open'
+    ? `<form method="post" action="/checkout/${esc(session.id)}">
 <label>Email <input name="email" value="${esc(session.customer_email ?? '')}"></label>
 <label>Card <select name="payment_method">${cards}</select></label>
 ${session.allow_promotion_codes ? '<label>Promotion code <input name="promotion_code"></label>' : ''}
 <button type="submit">Pay</button></form>
-${session.cancel_url ? `<form method="post" action="/checkout/${esc(session.id)}/cancel"><button type="submit">Cancel</button></form>` : ''}` : ''}
+${session.cancel_url ? `<form method="post" action="/checkout/${esc(session.id)}/cancel"><button type="submit">Cancel</button></form>` : ''}`
+    : ''
+}
 </body></html>`;
   }
 
@@ -479,7 +503,11 @@ ${session.cancel_url ? `<form method="post" action="/checkout/${esc(session.id)}
       }
       const value = (k: string) => (typeof form[k] === 'string' && form[k] ? (form[k] as string) : undefined);
       try {
-        const done = api.completeCheckout(session.id, { paymentMethod: value('payment_method'), email: value('email'), promotionCode: value('promotion_code') });
+        const done = api.completeCheckout(session.id, {
+          paymentMethod: value('payment_method'),
+          email: value('email'),
+          promotionCode: value('promotion_code'),
+        });
         res.writeHead(303, { location: (done.success_url ?? '/').replace('{CHECKOUT_SESSION_ID}', done.id) });
         return res.end();
       } catch (e) {
@@ -491,7 +519,12 @@ ${session.cancel_url ? `<form method="post" action="/checkout/${esc(session.id)}
     if (inv) {
       for (const acct of accountsById.values()) {
         const i = acct.get(inv[1]!);
-        if (i) return html(200, `<!doctype html><html><body><h1>Invoice ${esc(i.number)}</h1><p>Status: ${esc(i.status)}</p><p>Amount due: ${esc(i.amount_due)} ${esc(i.currency)}</p></body></html>`);
+        if (i)
+          return html(
+            200,
+            `<!doctype html><html><body><h1>Invoice ${esc(i.number)}</h1><p>Status: ${esc(i.status)}</p><p>Amount due: ${esc(i.amount_due)} ` +
+              `${esc(i.currency)}</p></body></html>`,
+          );
       }
     }
     return html(404, '<p>Not found</p>');
@@ -499,7 +532,12 @@ ${session.cancel_url ? `<form method="post" action="/checkout/${esc(session.id)}
 
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const handler = url.pathname.startsWith('/v1/') || url.pathname === '/v1' ? handleApi : url.pathname.startsWith('/checkout/') || url.pathname.startsWith('/invoices/') ? handlePage : handleApi;
+    const handler =
+      url.pathname.startsWith('/v1/') || url.pathname === '/v1'
+        ? handleApi
+        : url.pathname.startsWith('/checkout/') || url.pathname.startsWith('/invoices/')
+          ? handlePage
+          : handleApi;
     handler(req, res, url).catch((e) => {
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' });
@@ -520,7 +558,9 @@ ${session.cancel_url ? `<form method="post" action="/checkout/${esc(session.id)}
     createAccount,
     assertNoUnexpectedRequests() {
       if (unexpected.length) {
-        throw new Error(`Unexpected requests to the Stripe-shaped server:\n${unexpected.map((u) => `  ${u.method} ${u.path}: ${u.reason} ${u.message}`).join('\n')}`);
+        throw new Error(
+          `Unexpected requests to the Stripe-shaped server:\n${unexpected.map((u) => `  ${u.method} ${u.path}: ${u.reason} ${u.message}`).join('\n')}`,
+        );
       }
     },
     now: (ref) => account(ref).now,
@@ -552,25 +592,40 @@ ${session.cancel_url ? `<form method="post" action="/checkout/${esc(session.id)}
     },
     addWebhookEndpoint(ref, url, opts = {}) {
       const acct = account(ref);
-      const { endpoint, secret } = createEndpoint(acct, dispatcher, { url, enabled_events: opts.enabledEvents ?? ['*'], secret: opts.secret ?? acct.webhookSecret });
+      const { endpoint, secret } = createEndpoint(acct, dispatcher, {
+        url,
+        enabled_events: opts.enabledEvents ?? ['*'],
+        secret: opts.secret ?? acct.webhookSecret,
+      });
       return { id: endpoint.id, secret };
     },
     setChargeOutcome(ref, pmId, decline) {
       const acct = account(ref);
       if (!acct.get(pmId)) throw new Error(`No PaymentMethod ${pmId}`);
       acct.state(pmId).card = decline
-        ? { behaviour: 'decline_on_charge', decline: { code: decline.code ?? 'card_declined', decline_code: decline.decline_code ?? 'generic_decline', message: decline.message ?? 'Your card was declined.' } }
+        ? {
+            behaviour: 'decline_on_charge',
+            decline: {
+              code: decline.code ?? 'card_declined',
+              decline_code: decline.decline_code ?? 'generic_decline',
+              message: decline.message ?? 'Your card was declined.',
+            },
+          }
         : { behaviour: 'ok' };
     },
     updateCard(ref, pmId, card) {
       const acct = account(ref);
       acct.transaction(null, () => {
         const pm = acct.find<Stripe.PaymentMethod>('payment_method', pmId, 'PaymentMethod');
-        acct.update(pm, (o) => {
-          if (card.exp_month !== undefined) o.card!.exp_month = card.exp_month;
-          if (card.exp_year !== undefined) o.card!.exp_year = card.exp_year;
-          if (card.last4 !== undefined) o.card!.last4 = card.last4;
-        }, 'payment_method.automatically_updated');
+        acct.update(
+          pm,
+          (o) => {
+            if (card.exp_month !== undefined) o.card!.exp_month = card.exp_month;
+            if (card.exp_year !== undefined) o.card!.exp_year = card.exp_year;
+            if (card.last4 !== undefined) o.card!.last4 = card.last4;
+          },
+          'payment_method.automatically_updated',
+        );
       });
     },
     failNext(failure = {}) {

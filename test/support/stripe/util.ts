@@ -17,7 +17,11 @@ export function randomString(length: number, alphabet = ALPHABET): string {
 export const newId = (prefix: string, length = 24) => `${prefix}_${randomString(length)}`;
 
 export const fingerprint = (value: string) =>
-  createHash('sha256').update(value).digest('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, 16);
+  createHash('sha256')
+    .update(value)
+    .digest('base64')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, 16);
 
 export const DAY = 86_400;
 export type Interval = 'day' | 'week' | 'month' | 'year';

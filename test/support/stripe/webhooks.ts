@@ -213,7 +213,16 @@ export class WebhookDispatcher {
   private async send(item: Queued, opts: DeliverOptions, redelivery: boolean, retry = 0): Promise<DeliveryAttempt> {
     const { event, endpoint } = item;
     const { payload, header } = this.signedRequest(event, endpoint, opts);
-    const attempt: DeliveryAttempt = { eventId: event.id, type: event.type, endpointId: endpoint.id, url: endpoint.url, status: 0, ok: false, redelivery: redelivery || retry > 0, at: Date.now() };
+    const attempt: DeliveryAttempt = {
+      eventId: event.id,
+      type: event.type,
+      endpointId: endpoint.id,
+      url: endpoint.url,
+      status: 0,
+      ok: false,
+      redelivery: redelivery || retry > 0,
+      at: Date.now(),
+    };
     try {
       const res = await fetch(endpoint.url, {
         method: 'POST',
@@ -251,7 +260,8 @@ export class WebhookDispatcher {
 function checkEvents(events: string[]) {
   const known = knownEventTypes();
   events.forEach((type, i) => {
-    if (type !== '*' && known.size && !known.has(type)) throw paramError(`Invalid enabled_events[${i}]: ${type} is not a valid event type.`, `enabled_events[${i}]`);
+    if (type !== '*' && known.size && !known.has(type))
+      throw paramError(`Invalid enabled_events[${i}]: ${type} is not a valid event type.`, `enabled_events[${i}]`);
   });
 }
 
@@ -264,7 +274,11 @@ function checkUrl(url: string) {
   }
 }
 
-export function createEndpoint(account: Account, dispatcher: WebhookDispatcher, init: { url: string; enabled_events: string[]; description?: string; metadata?: Record<string, string | null>; secret?: string; api_version?: string }) {
+export function createEndpoint(
+  account: Account,
+  dispatcher: WebhookDispatcher,
+  init: { url: string; enabled_events: string[]; description?: string; metadata?: Record<string, string | null>; secret?: string; api_version?: string },
+) {
   const endpoint: WebhookEndpointRecord = {
     id: newId('we'),
     object: 'webhook_endpoint',
@@ -290,7 +304,13 @@ export function webhookRoutes(dispatcher: WebhookDispatcher): Route[] {
       method: 'POST',
       path: '/v1/webhook_endpoints',
       paramsType: 'WebhookEndpointCreateParams',
-      fields: { url: s.req(s.str({ max: 5000 })), enabled_events: s.req(s.arr(s.str())), description: s.str({ max: 5000, emptyable: true }), metadata: s.meta(), api_version: s.str() },
+      fields: {
+        url: s.req(s.str({ max: 5000 })),
+        enabled_events: s.req(s.arr(s.str())),
+        description: s.str({ max: 5000, emptyable: true }),
+        metadata: s.meta(),
+        api_version: s.str(),
+      },
       handler: (ctx, p) => {
         checkUrl(p.url);
         checkEvents(p.enabled_events);
@@ -301,7 +321,13 @@ export function webhookRoutes(dispatcher: WebhookDispatcher): Route[] {
         return { ...endpoint, secret };
       },
     },
-    { method: 'GET', path: '/v1/webhook_endpoints/:id', paramsType: 'WebhookEndpointRetrieveParams', fields: {}, handler: (ctx, _p, path) => ctx.acct.find('webhook_endpoint', path.id!, 'webhook endpoint') },
+    {
+      method: 'GET',
+      path: '/v1/webhook_endpoints/:id',
+      paramsType: 'WebhookEndpointRetrieveParams',
+      fields: {},
+      handler: (ctx, _p, path) => ctx.acct.find('webhook_endpoint', path.id!, 'webhook endpoint'),
+    },
     {
       method: 'POST',
       path: '/v1/webhook_endpoints/:id',
@@ -332,7 +358,13 @@ export function webhookRoutes(dispatcher: WebhookDispatcher): Route[] {
         return { id: path.id!, object: 'webhook_endpoint', deleted: true };
       },
     },
-    { method: 'GET', path: '/v1/webhook_endpoints', paramsType: 'WebhookEndpointListParams', fields: listFields, handler: (ctx, p) => paginate(ctx.acct.all('webhook_endpoint'), p, '/v1/webhook_endpoints') },
+    {
+      method: 'GET',
+      path: '/v1/webhook_endpoints',
+      paramsType: 'WebhookEndpointListParams',
+      fields: listFields,
+      handler: (ctx, p) => paginate(ctx.acct.all('webhook_endpoint'), p, '/v1/webhook_endpoints'),
+    },
     {
       method: 'GET',
       path: '/v1/events/:id',
@@ -348,7 +380,13 @@ export function webhookRoutes(dispatcher: WebhookDispatcher): Route[] {
       method: 'GET',
       path: '/v1/events',
       paramsType: 'EventListParams',
-      fields: { ...listFields, type: s.str(), types: s.arr(s.str(), { maxItems: 20 }), created: s.obj({ gt: s.int(), gte: s.int(), lt: s.int(), lte: s.int() }), delivery_success: s.bool() },
+      fields: {
+        ...listFields,
+        type: s.str(),
+        types: s.arr(s.str(), { maxItems: 20 }),
+        created: s.obj({ gt: s.int(), gte: s.int(), lt: s.int(), lte: s.int() }),
+        delivery_success: s.bool(),
+      },
       handler: (ctx, p) => {
         const matchType = (t: string) => {
           if (p.type) return p.type.endsWith('.*') ? t.startsWith(p.type.slice(0, -1)) : t === p.type;
@@ -358,7 +396,14 @@ export function webhookRoutes(dispatcher: WebhookDispatcher): Route[] {
         const c = p.created ?? {};
         const items = [...ctx.acct.events]
           .reverse()
-          .filter((e) => matchType(e.type) && (c.gt === undefined || e.created > c.gt) && (c.gte === undefined || e.created >= c.gte) && (c.lt === undefined || e.created < c.lt) && (c.lte === undefined || e.created <= c.lte));
+          .filter(
+            (e) =>
+              matchType(e.type) &&
+              (c.gt === undefined || e.created > c.gt) &&
+              (c.gte === undefined || e.created >= c.gte) &&
+              (c.lt === undefined || e.created < c.lt) &&
+              (c.lte === undefined || e.created <= c.lte),
+          );
         if (p.type && p.types) throw invalidRequest('You may only specify one of these parameters: type, types.', { param: 'types' });
         return paginate(items as never[], p, '/v1/events');
       },
@@ -371,7 +416,18 @@ export function accountObject(acct: Account): Stripe.Account {
   return {
     id: acct.id,
     object: 'account',
-    business_profile: { annual_revenue: null, estimated_worker_count: null, mcc: null, minority_owned_business_designation: null, name: acct.name, support_address: null, support_email: null, support_phone: null, support_url: null, url: null },
+    business_profile: {
+      annual_revenue: null,
+      estimated_worker_count: null,
+      mcc: null,
+      minority_owned_business_designation: null,
+      name: acct.name,
+      support_address: null,
+      support_email: null,
+      support_phone: null,
+      support_url: null,
+      url: null,
+    },
     business_type: null,
     capabilities: { card_payments: 'active', transfers: 'active' },
     charges_enabled: true,

@@ -19,7 +19,12 @@ export function ApiKeysPage(props: { projectId: string }) {
   const [created, setCreated] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<Key | null>(null);
 
-  const { data: keys, error, setError, reload: load } = useLoad(
+  const {
+    data: keys,
+    error,
+    setError,
+    reload: load,
+  } = useLoad(
     () => api.projects.listApiKeys({ params: { projectId: props.projectId } }),
     (body) => body.api_keys,
     [props.projectId],

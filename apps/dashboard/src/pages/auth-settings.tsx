@@ -1,5 +1,12 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { CallbackUrlSchema, CONSOLE_LOCALES, MFA_METHOD_NAMES, MFA_POLICY_NAMES, SECURITY_NOTICE_NAMES, UpdateProjectBodySchema } from '../../../../contract/admin';
+import {
+  CallbackUrlSchema,
+  CONSOLE_LOCALES,
+  MFA_METHOD_NAMES,
+  MFA_POLICY_NAMES,
+  SECURITY_NOTICE_NAMES,
+  UpdateProjectBodySchema,
+} from '../../../../contract/admin';
 import { mfaPolicyChangeEffect } from '../../../../domain/console';
 import { api, errorMessage } from '../api';
 import { CopyButton, ErrorNote, Loading, PageTitle, ProjectNav, useLoad } from '../ui';
@@ -8,18 +15,49 @@ type Detail = Extract<Awaited<ReturnType<typeof api.projects.get>>, { status: 20
 type Update = Parameters<typeof api.projects.update>[0]['body'];
 
 const CREDENTIAL_FIELDS: Record<string, Array<[string, string]>> = {
-  google: [['clientId', 'Client ID'], ['clientSecret', 'Client secret']],
-  github: [['clientId', 'Client ID'], ['clientSecret', 'Client secret']],
-  discord: [['clientId', 'Client ID'], ['clientSecret', 'Client secret']],
-  azure: [['clientId', 'Application (client) ID'], ['clientSecret', 'Client secret'], ['tenant', 'Tenant (optional, common by default)']],
-  apple: [['clientId', 'Services ID'], ['teamId', 'Team ID'], ['keyId', 'Key ID'], ['privateKey', 'Private key (PEM)']],
+  google: [
+    ['clientId', 'Client ID'],
+    ['clientSecret', 'Client secret'],
+  ],
+  github: [
+    ['clientId', 'Client ID'],
+    ['clientSecret', 'Client secret'],
+  ],
+  discord: [
+    ['clientId', 'Client ID'],
+    ['clientSecret', 'Client secret'],
+  ],
+  azure: [
+    ['clientId', 'Application (client) ID'],
+    ['clientSecret', 'Client secret'],
+    ['tenant', 'Tenant (optional, common by default)'],
+  ],
+  apple: [
+    ['clientId', 'Services ID'],
+    ['teamId', 'Team ID'],
+    ['keyId', 'Key ID'],
+    ['privateKey', 'Private key (PEM)'],
+  ],
 };
-const NAMES: Record<string, string> = { email: 'Email and password', 'magic-link': 'Magic link', google: 'Google', github: 'GitHub', discord: 'Discord', azure: 'Microsoft Entra', apple: 'Apple' };
+const NAMES: Record<string, string> = {
+  email: 'Email and password',
+  'magic-link': 'Magic link',
+  google: 'Google',
+  github: 'GitHub',
+  discord: 'Discord',
+  azure: 'Microsoft Entra',
+  apple: 'Apple',
+};
 
 export function AuthSettingsPage(props: { projectId: string }) {
   const [notice, setNotice] = useState<string | null>(null);
 
-  const { data: project, setData: setProject, error, reload: load } = useLoad(
+  const {
+    data: project,
+    setData: setProject,
+    error,
+    reload: load,
+  } = useLoad(
     () => api.projects.get({ params: { projectId: props.projectId } }),
     (body) => body.project,
     [props.projectId],
@@ -73,7 +111,8 @@ function ProviderCard(props: { provider: Detail['providers'][number]; save: Save
   const p = props.provider;
   const [error, setError] = useState<string | null>(null);
   const name = NAMES[p.provider] ?? p.provider;
-  const toggle = async () => setError(await props.save(p.enabled ? { disable: [p.provider] } : { enable: [p.provider] }, `${name} ${p.enabled ? 'disabled' : 'enabled'}.`));
+  const toggle = async () =>
+    setError(await props.save(p.enabled ? { disable: [p.provider] } : { enable: [p.provider] }, `${name} ${p.enabled ? 'disabled' : 'enabled'}.`));
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const data = new FormData(e.currentTarget);
@@ -99,7 +138,8 @@ function ProviderCard(props: { provider: Detail['providers'][number]; save: Save
       {p.redirect_uri ? (
         <>
           <p className="small">
-            Redirect URI to register at {name}: <code data-testid={`redirect-${p.provider}`}>{p.redirect_uri}</code> <CopyButton value={p.redirect_uri} label={`${name} redirect URI`} />
+            Redirect URI to register at {name}: <code data-testid={`redirect-${p.provider}`}>{p.redirect_uri}</code>{' '}
+            <CopyButton value={p.redirect_uri} label={`${name} redirect URI`} />
           </p>
           <p className="small muted">{p.credentials_configured ? 'Credentials are set (never shown again). Saving replaces them.' : 'No credentials yet.'}</p>
           <form onSubmit={submit} noValidate className="grid">
@@ -147,7 +187,12 @@ function CallbackUrls(props: { urls: string[]; save: Save }) {
         {props.urls.map((u) => (
           <li key={u}>
             <code>{u}</code>{' '}
-            <button type="button" className="secondary small" aria-label={`Remove ${u}`} onClick={async () => setError(await props.save({ remove_callback_urls: [u] }, 'Callback URL removed.'))}>
+            <button
+              type="button"
+              className="secondary small"
+              aria-label={`Remove ${u}`}
+              onClick={async () => setError(await props.save({ remove_callback_urls: [u] }, 'Callback URL removed.'))}
+            >
               Remove
             </button>
           </li>
@@ -215,7 +260,12 @@ function Mfa(props: { policy: (typeof MFA_POLICY_NAMES)[number]; methods: string
         <legend>Methods users may enroll</legend>
         {MFA_METHOD_NAMES.map((m) => (
           <label key={m} className="choice">
-            <input type="checkbox" checked={methods.includes(m)} onChange={() => setMethods(methods.includes(m) ? methods.filter((x) => x !== m) : [...methods, m])} /> {m.replace('_', ' ')}
+            <input
+              type="checkbox"
+              checked={methods.includes(m)}
+              onChange={() => setMethods(methods.includes(m) ? methods.filter((x) => x !== m) : [...methods, m])}
+            />{' '}
+            {m.replace('_', ' ')}
           </label>
         ))}
       </fieldset>
@@ -261,7 +311,8 @@ const NOTICES: Record<(typeof SECURITY_NOTICE_NAMES)[number], [string, string]> 
   totp_replayed: ['Authenticator code reused', 'A code already used was entered again: refused, but a sign someone else saw it.'],
   new_device: [
     'Sign-in from a new device',
-    'A sign-in came from a device new to the user (a browser family and network it has not signed in from before; the first device never sends it). Off by default: it sends a mail at every new browser or network, and while off nothing about devices is stored.',
+    'A sign-in came from a device new to the user (a browser family and network it has not signed in from before; the first device never sends ' +
+      'it). Off by default: it sends a mail at every new browser or network, and while off nothing about devices is stored.',
   ],
 };
 
@@ -270,7 +321,9 @@ function Notifications(props: { settings: Partial<Record<(typeof SECURITY_NOTICE
   return (
     <section className="panel" aria-labelledby="notifications">
       <h2 id="notifications">Security notifications</h2>
-      <p className="muted">Emails sent to an end user (in their language, through the mail queue) when something changes on their account. Users without an email address get none.</p>
+      <p className="muted">
+        Emails sent to an end user (in their language, through the mail queue) when something changes on their account. Users without an email address get none.
+      </p>
       {SECURITY_NOTICE_NAMES.map((kind) => {
         const on = props.settings[kind] ?? kind !== 'new_device';
         const [title, what] = NOTICES[kind];
@@ -284,7 +337,10 @@ function Notifications(props: { settings: Partial<Record<(typeof SECURITY_NOTICE
               onChange={async () => setError(await props.save({ security_notifications: { [kind]: !on } }, `${title} notification ${on ? 'off' : 'on'}.`))}
             />
             <span>
-              <strong>{title}</strong> <span id={`notice-${kind}`} className="muted">{what}</span>
+              <strong>{title}</strong>{' '}
+              <span id={`notice-${kind}`} className="muted">
+                {what}
+              </span>
             </span>
           </label>
         );

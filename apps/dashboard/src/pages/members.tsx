@@ -29,7 +29,7 @@ function Confirm(props: { label: string; question: string; yes: string; onYes: (
       </button>
     );
   return (
-    <span role="group" aria-label={props.label + '?'}>
+    <span role="group" aria-label={`${props.label}?`}>
       {props.question}{' '}
       <button type="button" className="danger small" onClick={() => (setAsking(false), props.onYes())}>
         {props.yes}
@@ -46,7 +46,12 @@ export function MembersPage(props: { projectId: string; me: Me }) {
   const [formError, setFormError] = useState<string | null>(null);
   const [sent, setSent] = useState<string | null>(null);
 
-  const { data, error, setError, reload: load } = useLoad(
+  const {
+    data,
+    error,
+    setError,
+    reload: load,
+  } = useLoad(
     () => api.members.list({ params: { projectId: props.projectId } }),
     (body) => body,
     [props.projectId],
@@ -146,7 +151,12 @@ export function MembersPage(props: { projectId: string; me: Me }) {
                     <td>{i.invited_by ?? <span className="muted">a removed account</span>}</td>
                     <td>{new Date(i.expires_at).getTime() <= Date.now() ? <span className="badge off">expired</span> : when(i.expires_at)}</td>
                     <td>
-                      <Confirm label={`Revoke the invitation of ${i.email}`} question="Its link will stop working." yes="Yes, revoke" onYes={() => void revoke(i)} />
+                      <Confirm
+                        label={`Revoke the invitation of ${i.email}`}
+                        question="Its link will stop working."
+                        yes="Yes, revoke"
+                        onYes={() => void revoke(i)}
+                      />
                     </td>
                   </tr>
                 ))}
@@ -157,7 +167,10 @@ export function MembersPage(props: { projectId: string; me: Me }) {
       ) : null}
       <form onSubmit={invite} noValidate className="panel" aria-labelledby="invite-title">
         <h2 id="invite-title">Invite a member</h2>
-        <p className="muted">They receive an email with a link that works once, for 7 days, and then see this project only. Inviting the same address again replaces the pending invitation.</p>
+        <p className="muted">
+          They receive an email with a link that works once, for 7 days, and then see this project only. Inviting the same address again replaces the pending
+          invitation.
+        </p>
         <label htmlFor="invite-email">Email</label>
         <input id="invite-email" name="email" type="email" autoComplete="off" maxLength={320} />
         <ErrorNote message={formError} />
@@ -173,7 +186,12 @@ type AccountRow = z.infer<typeof ConsoleAccountListItemSchema>;
 /** Every console account of the deployment (operators only), and a one-time sign-in link for one, shown once. */
 export function AccountsPage() {
   const [link, setLink] = useState<{ email: string; url: string } | null>(null);
-  const { data: accounts, error, setError, reload: load } = useLoad(
+  const {
+    data: accounts,
+    error,
+    setError,
+    reload: load,
+  } = useLoad(
     () => api.members.listAccounts(),
     (body) => body.accounts,
     [],
@@ -186,7 +204,10 @@ export function AccountsPage() {
   return (
     <section>
       <PageTitle>Accounts</PageTitle>
-      <p className="muted">Every console account of this deployment. A sign-in link works once, within an hour (as <code>npm run tollgate -- admin link --email …</code> makes in the Tollgate folder).</p>
+      <p className="muted">
+        Every console account of this deployment. A sign-in link works once, within an hour (as <code>npm run tollgate -- admin link --email …</code> makes in
+        the Tollgate folder).
+      </p>
       {link ? <ShownOnce title={`Sign-in link for ${link.email}`} value={link.url} onDone={() => setLink(null)} /> : null}
       <ErrorNote message={error} onRetry={load} />
       {accounts === null && !error ? <Loading what="accounts" /> : null}
@@ -209,7 +230,13 @@ export function AccountsPage() {
                 <td>
                   <span className="badge">{a.role}</span>
                 </td>
-                <td>{a.role === 'operator' ? <span className="muted">every project</span> : a.projects.map((p) => p.name).join(', ') || <span className="muted">none</span>}</td>
+                <td>
+                  {a.role === 'operator' ? (
+                    <span className="muted">every project</span>
+                  ) : (
+                    a.projects.map((p) => p.name).join(', ') || <span className="muted">none</span>
+                  )}
+                </td>
                 <td>{a.totp_enabled ? <span className="badge">authenticator app</span> : <span className="muted">off</span>}</td>
                 <td>{when(a.created_at)}</td>
                 <td>

@@ -14,7 +14,12 @@ export function ProjectsPage(props: { me: Me }) {
   const [formError, setFormError] = useState<string | null>(null);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
 
-  const { data: projects, error, setError, reload: load } = useLoad(
+  const {
+    data: projects,
+    error,
+    setError,
+    reload: load,
+  } = useLoad(
     () => api.projects.list(),
     (body) => body.projects,
     [],

@@ -109,11 +109,7 @@ export function SignInPage(props: { onSignedIn: OnSignedIn }) {
       <section className="narrow">
         <PageTitle>Two-step sign-in</PageTitle>
         <p>{credentials.email}</p>
-        <TotpStep
-          send={(code) => api.session.signIn({ body: { ...credentials, code } })}
-          onSignedIn={props.onSignedIn}
-          onCancel={() => setCredentials(null)}
-        />
+        <TotpStep send={(code) => api.session.signIn({ body: { ...credentials, code } })} onSignedIn={props.onSignedIn} onCancel={() => setCredentials(null)} />
       </section>
     );
   }
@@ -140,8 +136,8 @@ export function SignInPage(props: { onSignedIn: OnSignedIn }) {
         </p>
       ) : (
         <p className="muted">
-          No password yet? An operator gets a one-time sign-in link from <code>npm run tollgate -- admin create --email you@example.com</code> in the
-          Tollgate folder (or <code>npm run tollgate -- admin link --email you@example.com</code> for an account that exists).
+          No password yet? An operator gets a one-time sign-in link from <code>npm run tollgate -- admin create --email you@example.com</code> in the Tollgate
+          folder (or <code>npm run tollgate -- admin link --email you@example.com</code> for an account that exists).
         </p>
       )}
     </section>

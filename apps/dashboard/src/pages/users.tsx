@@ -38,7 +38,9 @@ export function UsersPage(props: { projectId: string }) {
       </form>
       <ErrorNote message={users.error} onRetry={users.reload} />
       {users.rows === null && !users.error ? <Loading what="users" /> : null}
-      {users.rows && users.rows.length === 0 ? <p className="muted">{search ? `No user's email contains “${search}”.` : 'This project has no users yet.'}</p> : null}
+      {users.rows && users.rows.length === 0 ? (
+        <p className="muted">{search ? `No user's email contains “${search}”.` : 'This project has no users yet.'}</p>
+      ) : null}
       {users.rows && users.rows.length > 0 ? (
         <TableBox caption="Users, newest first">
           <thead>
@@ -78,7 +80,12 @@ export function UserPage(props: { projectId: string; userId: string }) {
   const [confirming, setConfirming] = useState<string | null>(null);
   const params = { projectId: props.projectId, userId: props.userId };
 
-  const { data: detail, error, setError, reload: load } = useLoad(
+  const {
+    data: detail,
+    error,
+    setError,
+    reload: load,
+  } = useLoad(
     () => api.users.get({ params: { projectId: props.projectId, userId: props.userId } }),
     (body) => body,
     [props.projectId, props.userId],
@@ -88,7 +95,7 @@ export function UserPage(props: { projectId: string; userId: string }) {
   const act = async (run: () => Promise<{ status: number; body: unknown }>, done: (body: any) => string) => {
     setConfirming(null);
     const r = await run().catch(() => null);
-    if (!r || r.status !== 200) return setError(r ? errorMessage(r.body) : UNREACHABLE);
+    if (r?.status !== 200) return setError(r ? errorMessage(r.body) : UNREACHABLE);
     setError(null);
     setNotice(done(r.body));
     await load();
@@ -131,13 +138,30 @@ export function UserPage(props: { projectId: string; userId: string }) {
       </dl>
       <div className="actions">
         {u.disabled ? (
-          <button type="button" onClick={() => act(() => api.users.setDisabled({ params, body: { disabled: false } }), () => 'User enabled: they can sign in again.')}>
+          <button
+            type="button"
+            onClick={() =>
+              act(
+                () => api.users.setDisabled({ params, body: { disabled: false } }),
+                () => 'User enabled: they can sign in again.',
+              )
+            }
+          >
             Enable user
           </button>
         ) : confirming === 'disable' ? (
           <span role="group" aria-label="Disable this user?">
             Sign-ins will be refused and every session ends.{' '}
-            <button type="button" className="danger small" onClick={() => act(() => api.users.setDisabled({ params, body: { disabled: true } }), () => 'User disabled; their sessions ended.')}>
+            <button
+              type="button"
+              className="danger small"
+              onClick={() =>
+                act(
+                  () => api.users.setDisabled({ params, body: { disabled: true } }),
+                  () => 'User disabled; their sessions ended.',
+                )
+              }
+            >
               Yes, disable
             </button>{' '}
             <button type="button" className="secondary small" onClick={() => setConfirming(null)}>
@@ -152,7 +176,16 @@ export function UserPage(props: { projectId: string; userId: string }) {
         {confirming === 'sign-out' ? (
           <span role="group" aria-label="Sign this user out everywhere?">
             Every session ends; their apps must sign in again.{' '}
-            <button type="button" className="danger small" onClick={() => act(() => api.users.signOutEverywhere({ params }), (b) => `Signed out everywhere.${ended(b.sessions_ended)}`)}>
+            <button
+              type="button"
+              className="danger small"
+              onClick={() =>
+                act(
+                  () => api.users.signOutEverywhere({ params }),
+                  (b) => `Signed out everywhere.${ended(b.sessions_ended)}`,
+                )
+              }
+            >
               Yes, sign out everywhere
             </button>{' '}
             <button type="button" className="secondary small" onClick={() => setConfirming(null)}>
@@ -210,7 +243,10 @@ export function UserPage(props: { projectId: string; userId: string }) {
                         type="button"
                         className="danger small"
                         onClick={() =>
-                          act(() => api.users.removeMfaFactor({ params: { ...params, factor: f.kind } }), (b) => `${FACTOR_NAMES[f.kind]} removed.${ended(b.sessions_ended)}`)
+                          act(
+                            () => api.users.removeMfaFactor({ params: { ...params, factor: f.kind } }),
+                            (b) => `${FACTOR_NAMES[f.kind]} removed.${ended(b.sessions_ended)}`,
+                          )
                         }
                       >
                         Yes, remove
@@ -220,7 +256,12 @@ export function UserPage(props: { projectId: string; userId: string }) {
                       </button>
                     </span>
                   ) : (
-                    <button type="button" className="secondary small" aria-label={`Remove ${FACTOR_NAMES[f.kind]}`} onClick={() => setConfirming(`factor:${f.kind}`)}>
+                    <button
+                      type="button"
+                      className="secondary small"
+                      aria-label={`Remove ${FACTOR_NAMES[f.kind]}`}
+                      onClick={() => setConfirming(`factor:${f.kind}`)}
+                    >
                       Remove
                     </button>
                   )}
@@ -258,7 +299,12 @@ export function UserPage(props: { projectId: string; userId: string }) {
                     type="button"
                     className="secondary small"
                     aria-label={`End the session started ${when(s.created_at)}`}
-                    onClick={() => act(() => api.users.endSession({ params: { ...params, sessionId: s.id } }), () => 'Session ended.')}
+                    onClick={() =>
+                      act(
+                        () => api.users.endSession({ params: { ...params, sessionId: s.id } }),
+                        () => 'Session ended.',
+                      )
+                    }
                   >
                     End
                   </button>

@@ -20,7 +20,11 @@ export function WebhooksPage(props: { projectId: string }) {
   const [formError, setFormError] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ title: string; value: string } | null>(null);
 
-  const { data: endpoints, error, reload: load } = useLoad(
+  const {
+    data: endpoints,
+    error,
+    reload: load,
+  } = useLoad(
     () => api.webhooks.list({ params: { projectId } }),
     (body) => body.endpoints,
     [projectId],
@@ -54,7 +58,13 @@ export function WebhooksPage(props: { projectId: string }) {
       {endpoints && endpoints.length === 0 ? <p className="muted">No endpoints yet: add one below to receive billing events.</p> : null}
       <ul className="cards" aria-label="Endpoints">
         {(endpoints ?? []).map((ep) => (
-          <EndpointCard key={ep.id} projectId={projectId} endpoint={ep} reload={load} showSecret={(value) => setSecret({ title: `New signing secret of ${ep.url}`, value })} />
+          <EndpointCard
+            key={ep.id}
+            projectId={projectId}
+            endpoint={ep}
+            reload={load}
+            showSecret={(value) => setSecret({ title: `New signing secret of ${ep.url}`, value })}
+          />
         ))}
       </ul>
       <form onSubmit={create} noValidate className="panel" aria-labelledby="new-endpoint">
@@ -159,7 +169,8 @@ function EndpointCard(props: { projectId: string; endpoint: Endpoint; reload: ()
         </span>
       </div>
       <p className="small muted">
-        {ep.description ? `${ep.description} · ` : ''}Events: {ep.event_types.length ? ep.event_types.join(', ') : 'all'} · secret <code>{ep.secret_prefix}…</code>
+        {ep.description ? `${ep.description} · ` : ''}Events: {ep.event_types.length ? ep.event_types.join(', ') : 'all'} · secret{' '}
+        <code>{ep.secret_prefix}…</code>
         {ep.disabled_reason ? ` · ${ep.disabled_reason}` : ''}
       </p>
       {/* The live region is always there (so that its news is read out) but takes no room while empty. */}

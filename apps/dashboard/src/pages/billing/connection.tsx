@@ -18,7 +18,13 @@ export function ConnectionPanel(props: { projectId: string; connection: Connecti
     const body =
       processor === 'sandbox'
         ? { processor, ...(currency ? { currency } : {}) }
-        : { processor, secret_key: field('secret_key'), publishable_key: field('publishable_key'), webhook_secret: field('webhook_secret'), ...(currency ? { currency } : {}) };
+        : {
+            processor,
+            secret_key: field('secret_key'),
+            publishable_key: field('publishable_key'),
+            webhook_secret: field('webhook_secret'),
+            ...(currency ? { currency } : {}),
+          };
     const parsed = ConnectBillingBodySchema.safeParse(body);
     if (!parsed.success) return setFormError(firstIssue(parsed));
     setFormError(null);
@@ -64,7 +70,8 @@ export function ConnectionPanel(props: { projectId: string; connection: Connecti
       <fieldset>
         <legend>Processor</legend>
         <label className="choice">
-          <input type="radio" name="processor" value="sandbox" checked={processor === 'sandbox'} onChange={() => setProcessor('sandbox')} /> Sandbox (test cards, no real money)
+          <input type="radio" name="processor" value="sandbox" checked={processor === 'sandbox'} onChange={() => setProcessor('sandbox')} /> Sandbox (test
+          cards, no real money)
         </label>
         <label className="choice">
           <input type="radio" name="processor" value="stripe" checked={processor === 'stripe'} onChange={() => setProcessor('stripe')} /> Stripe

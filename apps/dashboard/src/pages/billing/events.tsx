@@ -4,7 +4,11 @@ import { money } from './format';
 
 export function BillingEvents(props: { projectId: string }) {
   const params = { projectId: props.projectId };
-  const events = useLoad(() => api.billing.listEvents({ params, query: {} }), (b) => b.events, [props.projectId]);
+  const events = useLoad(
+    () => api.billing.listEvents({ params, query: {} }),
+    (b) => b.events,
+    [props.projectId],
+  );
   return (
     <>
       <h2>Billing events</h2>

@@ -24,4 +24,5 @@ export const invoiceReason = (reason: string) => INVOICE_REASONS[reason] ?? reas
 export const firstIssue = (r: { success: false; error: { issues: Array<{ message: string }> } }) => r.error.issues[0]!.message;
 
 /** A price as it will be created, shown back before it is: `490 = $4.90 / month`. */
-export const echoPrice = (p: { amount: number; currency: string; interval: string }) => `${echoAmount({ amount: p.amount, currency: p.currency }, locale())} / ${p.interval}`;
+export const echoPrice = (p: { amount: number; currency: string; interval: string }) =>
+  `${echoAmount({ amount: p.amount, currency: p.currency }, locale())} / ${p.interval}`;

@@ -34,7 +34,11 @@ export function PlansEditor(props: { projectId: string; plans: Plan[]; currency:
   const drop = (targetId: string) => {
     if (!dragging || dragging === targetId) return;
     const ids = plans.map((p) => p.id).filter((id) => id !== dragging);
-    ids.splice(plans.findIndex((p) => p.id === targetId), 0, dragging);
+    ids.splice(
+      plans.findIndex((p) => p.id === targetId),
+      0,
+      dragging,
+    );
     const name = plans.find((p) => p.id === dragging)!.name;
     void reorder(ids, `${name} moved to tier ${ids.indexOf(dragging) + 1} of ${plans.length}.`);
   };
@@ -87,14 +91,27 @@ export function PlansEditor(props: { projectId: string; plans: Plan[]; currency:
             <div className="row">
               <h3>
                 <span className="tier">Tier {i + 1}</span>
-                {plan.name} {plan.hidden ? <span className="badge off">hidden</span> : null} {plan.recommended ? <span className="badge">recommended</span> : null}{' '}
+                {plan.name} {plan.hidden ? <span className="badge off">hidden</span> : null}{' '}
+                {plan.recommended ? <span className="badge">recommended</span> : null}{' '}
                 {plan.trials_enabled ? <span className="badge">trials{plan.default_trial_days ? `: ${plan.default_trial_days} days` : ''}</span> : null}
               </h3>
               <span className="actions">
-                <button type="button" className="secondary small" disabled={i === 0} aria-label={`Move up ${plan.name} (to a lower tier)`} onClick={() => move(i, -1)}>
+                <button
+                  type="button"
+                  className="secondary small"
+                  disabled={i === 0}
+                  aria-label={`Move up ${plan.name} (to a lower tier)`}
+                  onClick={() => move(i, -1)}
+                >
                   Move up
                 </button>
-                <button type="button" className="secondary small" disabled={i === plans.length - 1} aria-label={`Move down ${plan.name} (to a higher tier)`} onClick={() => move(i, 1)}>
+                <button
+                  type="button"
+                  className="secondary small"
+                  disabled={i === plans.length - 1}
+                  aria-label={`Move down ${plan.name} (to a higher tier)`}
+                  onClick={() => move(i, 1)}
+                >
                   Move down
                 </button>
               </span>

@@ -78,7 +78,11 @@ export function Prices(props: { projectId: string; plan: Plan; currency: string;
             }}
           />
           <p id={`${prefix}-echo`} className="small muted" data-testid="amount-echo" aria-live="polite">
-            {amountText.trim() === '' ? `Minor units: ${example}` : amount === null ? `Not an amount in ${currency.toUpperCase()} minor units (${example})` : echoPrice({ amount, currency, interval })}
+            {amountText.trim() === ''
+              ? `Minor units: ${example}`
+              : amount === null
+                ? `Not an amount in ${currency.toUpperCase()} minor units (${example})`
+                : echoPrice({ amount, currency, interval })}
           </p>
         </div>
         <div>

@@ -18,7 +18,11 @@ function ahead(seconds: number): string {
 
 export function SandboxClock(props: { projectId: string; onDone: (notice: string) => void }) {
   const [formError, setFormError] = useState<string | null>(null);
-  const clock = useLoad(() => api.billing.sandboxClock({ params: { projectId: props.projectId } }), (b) => b, [props.projectId]);
+  const clock = useLoad(
+    () => api.billing.sandboxClock({ params: { projectId: props.projectId } }),
+    (b) => b,
+    [props.projectId],
+  );
   const advance = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const parsed = AdvanceSandboxBodySchema.safeParse({ days: Number(new FormData(e.currentTarget).get('days')) });
@@ -42,7 +46,9 @@ export function SandboxClock(props: { projectId: string; onDone: (notice: string
         )}
       </p>
       <ErrorNote message={clock.error} onRetry={clock.reload} />
-      <p className="muted">Move the sandbox's time forward: renewals, trial ends and scheduled cancellations that fall due are applied, and invoices are dated by the sandbox time.</p>
+      <p className="muted">
+        Move the sandbox's time forward: renewals, trial ends and scheduled cancellations that fall due are applied, and invoices are dated by the sandbox time.
+      </p>
       <label htmlFor="advance-days">Days</label>
       <input id="advance-days" name="days" type="number" min={1} defaultValue={31} />
       <ErrorNote message={formError} />

@@ -37,7 +37,10 @@ export function SubscriptionsList(props: { projectId: string }) {
                 <td>
                   {money(s.price.amount, s.price.currency)} / {s.price.interval}
                 </td>
-                <td>{s.status}{s.cancel_at_period_end ? ' (cancels at period end)' : ''}</td>
+                <td>
+                  {s.status}
+                  {s.cancel_at_period_end ? ' (cancels at period end)' : ''}
+                </td>
                 <td>{when(s.current_period_end)}</td>
               </tr>
             ))}
