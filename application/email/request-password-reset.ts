@@ -53,7 +53,7 @@ export function makeRequestPasswordReset(deps: RequestPasswordResetDeps) {
         locale: input.locale,
         email: input.email,
       },
-      (email) => [['reset:ip', input.ip, deps.limits.resetPerIp]],
+      () => [['reset:ip', input.ip, deps.limits.resetPerIp]],
     );
     if (!admitted.ok) return admitted;
     const { email, locale } = admitted.value;

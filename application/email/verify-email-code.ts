@@ -44,7 +44,7 @@ export type VerifyEmailCodeError =
  */
 export function makeVerifyEmailCode(deps: VerifyEmailCodeDeps) {
   return async (input: VerifyEmailCodeInput): Promise<Result<EndUser, VerifyEmailCodeError> | RateLimited> => {
-    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, { provider: 'email', locale: input.locale, email: input.email }, (email) => [
+    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, { provider: 'email', locale: input.locale, email: input.email }, () => [
       ['verify:ip', input.ip, deps.limits.verifyPerIp],
     ]);
     if (!admitted.ok) return admitted;

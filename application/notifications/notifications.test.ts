@@ -141,7 +141,12 @@ describe('deliver a security notification', () => {
     const deliver = makeDeliverSecurityNotice({
       projects: strictFake<Pick<ProjectStore, 'findById'>>('projects', { findById: async () => project }, log),
       users: strictFake<Pick<UserStore, 'findById'>>('users', { findById: async () => user }, log),
-      renderer: { renderSecurityNotice: (m) => (rendered.push(m), { subject: 's', html: 'h', text: 't' }) },
+      renderer: {
+        renderSecurityNotice: (m) => {
+          rendered.push(m);
+          return { subject: 's', html: 'h', text: 't' };
+        },
+      },
       transport: { send: async (m) => void sent.push(m) },
     });
     return { deliver, sent, rendered };

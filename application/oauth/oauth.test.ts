@@ -165,9 +165,10 @@ describe('start an OAuth authorization', () => {
       sha(state),
     ]);
     const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const callback = 'https://auth.example.com/api/proxy/callback/google';
     expect(r).toEqual(
       ok({
-        redirectUrl: `https://google.example/auth?state=${state}&challenge=${challenge}&nonce=tok3.24&redirect=https://auth.example.com/api/proxy/callback/google`,
+        redirectUrl: `https://google.example/auth?state=${state}&challenge=${challenge}&nonce=tok3.24&redirect=${callback}`,
       }),
     );
   });

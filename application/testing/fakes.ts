@@ -223,7 +223,10 @@ export function fakeRateLimiter(log: CallLog, clock: Clock, options: { refuse?: 
       const now = clock.now().getTime();
       if (options.refuse && key in options.refuse) return { allowed: false, remaining: 0, retryAfterMs: options.refuse[key]! };
       let w = windows.get(key);
-      if (!w || w.resetAt <= now) windows.set(key, (w = { count: 0, resetAt: now + rule.windowMs }));
+      if (!w || w.resetAt <= now) {
+        w = { count: 0, resetAt: now + rule.windowMs };
+        windows.set(key, w);
+      }
       w.count++;
       return { allowed: w.count <= rule.points, remaining: Math.max(0, rule.points - w.count), retryAfterMs: w.resetAt - now };
     },

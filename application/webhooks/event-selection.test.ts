@@ -75,7 +75,10 @@ describe("an endpoint's event selection", () => {
       {
         insert: async (endpoint) => void stored.push(endpoint),
         get: async () => (existing ? aWebhookEndpoint({ id: ENDPOINT, projectId: PROJECT, ...existing }) : null),
-        update: async (endpoint) => (stored.push(endpoint), true),
+        update: async (endpoint) => {
+          stored.push(endpoint);
+          return true;
+        },
       },
       log,
     );

@@ -108,8 +108,15 @@ const listLimit = (options: Options) => options.int('limit', 1, 500);
 const CURSOR_OPTION = { arity: 1, placeholder: '<cursor>', description: 'the next page: the cursor the previous page printed' } as const;
 const more = (what: string, nextCursor: string | null) => (nextCursor ? `\n\nMore ${what}: add --cursor ${nextCursor}` : '');
 
+/** What a list printed when it found nothing, with the filters it was given. */
+const noneFound = (what: string, filter: { projectId: string; status?: string | undefined; userId?: string | undefined; cursor?: string | undefined }) =>
+  `No ${what}${filter.status ? ` with status ${filter.status}` : ''}${filter.userId ? ` for user ${filter.userId}` : ''} ` +
+  `in project ${filter.projectId}${filter.cursor ? ' after this cursor' : ''}.`;
+
 // ---------------------------------------------------------------------------------------------
 // Commands
+
+const FEATURES_HOW = { create: 'trimmed, duplicates dropped', update: 'replaces the list; "" clears it' } as const;
 
 const planOptions = (mode: 'create' | 'update') => ({
   name: {
@@ -122,7 +129,7 @@ const planOptions = (mode: 'create' | 'update') => ({
   features: {
     arity: 1 as const,
     placeholder: '<"a, b">',
-    description: `feature flags granted by the plan, comma-separated (${mode === 'update' ? 'replaces the list; "" clears it' : 'trimmed, duplicates dropped'})`,
+    description: `feature flags granted by the plan, comma-separated (${FEATURES_HOW[mode]})`,
   },
   ...(mode === 'create'
     ? {
@@ -486,7 +493,7 @@ export const BILLING_COMMANDS: Command[] = [
         const text = subscriptions.length
           ? table(['ID', 'USER', 'EMAIL', 'STATUS', 'PLAN', 'PRICE', 'PERIOD END', 'PROCESSOR'], subscriptionRows(subscriptions)) +
             more('subscriptions', page.nextCursor)
-          : `No subscriptions${status ? ` with status ${status}` : ''}${userId ? ` for user ${userId}` : ''} in project ${projectId}${cursor ? ' after this cursor' : ''}.`;
+          : noneFound('subscriptions', { projectId, status, userId, cursor });
         return { json: { projectId, subscriptions, nextCursor: page.nextCursor }, text };
       };
     },
@@ -519,7 +526,7 @@ export const BILLING_COMMANDS: Command[] = [
         const invoices = page.items;
         const text = invoices.length
           ? table(['CREATED', 'USER', 'EMAIL', 'STATUS', 'REASON', 'TOTAL', 'PERIOD', 'ID'], invoiceRows(invoices)) + more('invoices', page.nextCursor)
-          : `No invoices${status ? ` with status ${status}` : ''}${userId ? ` for user ${userId}` : ''} in project ${projectId}${cursor ? ' after this cursor' : ''}.`;
+          : noneFound('invoices', { projectId, status, userId, cursor });
         return { json: { projectId, invoices, nextCursor: page.nextCursor }, text };
       };
     },

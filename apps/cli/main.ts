@@ -167,7 +167,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const warn = (line: string) => io.stderr(`Warning: ${line}`);
     const execute = command.plan({ args: parsed.args, rest: parsed.rest, options: new Options(parsed, command), env: io.env, progress, warn });
 
-    let config;
+    let config: ReturnType<typeof loadCoreConfig>;
     try {
       config = loadCoreConfig(io.env);
     } catch (e) {

@@ -90,7 +90,8 @@ function deliveriesText(endpointId: string, deliveries: ReturnType<typeof delive
   if (deliveries.length === 0) return `No deliveries to endpoint ${endpointId} yet.`;
   return deliveries
     .map((d) => {
-      const head = `${d.createdAt}  ${d.eventType}  ${d.status}${d.nextAttemptAt && d.status === 'pending' ? ` (next attempt ${d.nextAttemptAt})` : ''}  delivery ${d.id}${d.eventId ? `  event ${d.eventId}` : ''}`;
+      const next = d.nextAttemptAt && d.status === 'pending' ? ` (next attempt ${d.nextAttemptAt})` : '';
+      const head = `${d.createdAt}  ${d.eventType}  ${d.status}${next}  delivery ${d.id}${d.eventId ? `  event ${d.eventId}` : ''}`;
       const rows = d.attempts.map((a) => [
         `#${a.attempt}`,
         a.startedAt ?? '',

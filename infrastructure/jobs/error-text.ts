@@ -22,8 +22,9 @@ function secretsOf(payload: unknown): string[] {
     if (typeof value === 'string') {
       if (value.length >= 4) found.add(value);
       for (const word of value.split(/[^\p{L}\p{N}_~+-]+/u)) if (word.length >= 4 && /\d/.test(word)) found.add(word);
-    } else if (Array.isArray(value)) value.forEach((v) => visit(v, depth + 1));
-    else if (value && typeof value === 'object') Object.values(value).forEach((v) => visit(v, depth + 1));
+    } else if (value && typeof value === 'object') {
+      for (const v of Array.isArray(value) ? value : Object.values(value)) visit(v, depth + 1);
+    }
   };
   visit(payload, 0);
   // Longest first, so a value is replaced whole before a word inside it.

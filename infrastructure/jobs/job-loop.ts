@@ -13,7 +13,7 @@ export interface JobLoopOptions<T> {
    * them with, and those done), or nothing: then every job is done when it resolves and failed
    * when it throws.
    */
-  handle(jobs: PgBoss.Job<T>[]): Promise<BatchOutcome | void>;
+  handle(jobs: PgBoss.Job<T>[]): Promise<BatchOutcome | undefined>;
   logger: Logger;
 }
 

@@ -155,7 +155,10 @@ export class OutboxWorkers {
   private loadOf(queue: QueueSettings): SubjectLoad | undefined {
     if (!queue.subjectIsolation) return undefined;
     let load = this.subjectLoads.get(queue.name);
-    if (!load) this.subjectLoads.set(queue.name, (load = new SubjectLoad(queue.subjectIsolation)));
+    if (!load) {
+      load = new SubjectLoad(queue.subjectIsolation);
+      this.subjectLoads.set(queue.name, load);
+    }
     return load;
   }
 

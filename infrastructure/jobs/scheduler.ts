@@ -59,7 +59,10 @@ export class PgBossScheduler {
         batchSize: 1,
         pollingIntervalMs: (this.deps.pollingIntervalSeconds ?? 5) * 1000,
         logger: this.deps.logger,
-        handle: () => this.run(job, timeoutSeconds),
+        handle: async () => {
+          await this.run(job, timeoutSeconds);
+          return undefined;
+        },
       });
       loop.start();
       this.loops.push(loop);

@@ -16,6 +16,7 @@ export interface TopicDefinition<P = unknown> {
 }
 
 /** Any topic's definition, as the adapter holds them side by side. */
+// biome-ignore lint/suspicious/noExplicitAny: definitions of every payload type side by side; each is checked against its own schema where it is defined
 export type AnyTopicDefinition = TopicDefinition<any>;
 
 /** True when A and B are the same type (optional and nullable members included). */

@@ -177,7 +177,8 @@ export class I18nextEmailRenderer implements EmailRenderer, SecurityNoticeRender
       `<h1 style="margin:0 0 12px;font-size:20px">${escapeHtml(this.t(locale, 'page.continueTitle'))}</h1>` +
         `<p style="margin:0 0 24px;line-height:1.5">${escapeHtml(this.t(locale, 'page.continueText'))}</p>` +
         `<p style="margin:0"><a href="${escapeHtml(url)}" rel="nofollow noreferrer" style="display:inline-block;padding:12px ` +
-        `22px;background:#1a73e8;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600">${escapeHtml(this.t(locale, 'page.continueAction'))}</a></p>`,
+        '22px;background:#1a73e8;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600">' +
+        `${escapeHtml(this.t(locale, 'page.continueAction'))}</a></p>`,
     );
   }
 

@@ -72,10 +72,17 @@ export class PostgresEmailAccountStore implements EmailAccountStore {
   async update(projectId: string, userId: string, changes: EmailAccountChanges, at: Date): Promise<void> {
     const sets: string[] = ['updated_at = ?'];
     const params: unknown[] = [at];
-    if (changes.provider !== undefined) sets.push('provider = ?'), params.push(changes.provider);
-    if (changes.emailVerified !== undefined) sets.push('email_verified = ?'), params.push(changes.emailVerified);
-    if (changes.locale !== undefined) sets.push('locale = ?'), params.push(changes.locale);
-    if (changes.passwordHash !== undefined) sets.push('password_hash = ?'), params.push(changes.passwordHash);
+    const columns: ReadonlyArray<readonly [string, unknown]> = [
+      ['provider', changes.provider],
+      ['email_verified', changes.emailVerified],
+      ['locale', changes.locale],
+      ['password_hash', changes.passwordHash],
+    ];
+    for (const [column, value] of columns) {
+      if (value === undefined) continue;
+      sets.push(`${column} = ?`);
+      params.push(value);
+    }
     await this.db.query(`update users set ${sets.join(', ')} where project_id = ? and id = ?`, [...params, projectId, userId]);
   }
 }

@@ -383,7 +383,8 @@ export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
 
   async reopen(projectId: string, id: string, now: Date): Promise<boolean> {
     const rows = await this.db.query(
-      `update webhook_deliveries set status = 'pending', completed_at = null, next_attempt_at = coalesce(case when status = 'pending' then next_attempt_at end, ?)
+      `update webhook_deliveries
+          set status = 'pending', completed_at = null, next_attempt_at = coalesce(case when status = 'pending' then next_attempt_at end, ?)
         where project_id = ? and id = ? returning id`,
       [now, projectId, id],
     );

@@ -153,6 +153,7 @@ export function ProjectNav(props: { projectId: string; current: 'auth' | 'api-ke
  */
 export function TableBox(props: { caption: string; children: ReactNode }) {
   return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a table that scrolls sideways takes the focus to scroll (axe: scrollable-region-focusable)
     <div className="table-wrap" tabIndex={0} role="region" aria-label={props.caption}>
       <table>
         <caption className="visually-hidden">{props.caption}</caption>

@@ -99,15 +99,21 @@ export function makeBodyReader(limit: string) {
      * every request with a body, and each awaited promise costs on the hot paths.
      */
     parse(request: Request, res: Response, kind: BodyKind, done: (failure: BodyFailure | null) => void, fault: (error: unknown) => void): void {
-      if (kind === 'none') return done(null);
+      if (kind === 'none') {
+        done(null);
+        return;
+      }
       if (kind === 'raw-json') {
         const parsed = parseStrictJson(rawBodyOf(request).toString('utf8'));
-        if (!parsed.ok) return done({ code: 'malformed_json', hint: 'The body is not valid JSON (an object or an array)' });
-        request.body = parsed.value;
-        return done(null);
+        if (parsed.ok) request.body = parsed.value;
+        done(parsed.ok ? null : { code: 'malformed_json', hint: 'The body is not valid JSON (an object or an array)' });
+        return;
       }
       const refused = contentTypeRefusal(request, kind);
-      if (refused) return done(refused);
+      if (refused) {
+        done(refused);
+        return;
+      }
       const parser = kind === 'form' && isForm(request.headers['content-type']) ? form : json;
       parser(request, res, (err?: unknown) => {
         if (!err) return done(null);

@@ -116,8 +116,28 @@ const PREFETCH_HEADERS: Array<[string, RegExp]> = [
   ['x-moz', /prefetch/i],
 ];
 /** Chat and social apps that fetch links to draw previews. */
-const PREVIEW_AGENTS =
-  /Slackbot|facebookexternalhit|Facebot|Twitterbot|WhatsApp|TelegramBot|Discordbot|LinkedInBot|SkypeUriPreview|Iframely|Embedly|redditbot|Pinterestbot|vkShare|Googlebot|bingbot|Applebot/i;
+const PREVIEW_AGENTS = new RegExp(
+  [
+    'Slackbot',
+    'facebookexternalhit',
+    'Facebot',
+    'Twitterbot',
+    'WhatsApp',
+    'TelegramBot',
+    'Discordbot',
+    'LinkedInBot',
+    'SkypeUriPreview',
+    'Iframely',
+    'Embedly',
+    'redditbot',
+    'Pinterestbot',
+    'vkShare',
+    'Googlebot',
+    'bingbot',
+    'Applebot',
+  ].join('|'),
+  'i',
+);
 
 const isPrefetch = (req: Request): boolean =>
   PREFETCH_HEADERS.some(([h, re]) => typeof req.headers[h] === 'string' && re.test(req.headers[h] as string)) ||

@@ -15,7 +15,10 @@ export interface RequestAuth {
   console?: ConsoleActor;
 }
 
-export const authOf = (res: Response): RequestAuth => (res.locals.auth ??= {}) as RequestAuth;
+export const authOf = (res: Response): RequestAuth => {
+  res.locals.auth ??= {};
+  return res.locals.auth as RequestAuth;
+};
 
 /** The project resolved from the API key; only called on routes whose contract says auth 'apiKey'. */
 export function projectOf(res: Response): Project {

@@ -65,7 +65,11 @@ export function PricingTable(props: PricingTableProps) {
     let live = true;
     client.plans().then(
       (list) => live && setPlans(list),
-      (e: unknown) => live && (setPlans([]), setError(isTollgateError(e) ? e.message : String(e))),
+      (e: unknown) => {
+        if (!live) return;
+        setPlans([]);
+        setError(isTollgateError(e) ? e.message : String(e));
+      },
     );
     return () => {
       live = false;
@@ -166,6 +170,7 @@ export function PricingTable(props: PricingTableProps) {
         </p>
       )}
       {plans.length === 0 && !error && <p className="tg-pricing__empty">{t.noPlans}</p>}
+      {/* biome-ignore lint/a11y/noRedundantRoles: Safari drops a list's semantics when its style removes the markers; the role keeps them */}
       <ul className="tg-pricing__plans" role="list">
         {plans.map((plan) => {
           const price = priceFor(plan, shown) ?? plan.prices[0];

@@ -17,7 +17,7 @@ export interface NodeRequestLike {
   secure?: boolean;
   socket?: { remoteAddress?: string | undefined; encrypted?: boolean } | undefined;
   ip?: string | undefined;
-  on?(event: string, listener: (...args: any[]) => void): unknown;
+  on?(event: string, listener: (...args: never[]) => void): unknown;
 }
 
 /** A Node response (`http.ServerResponse`, Express's `res`). */

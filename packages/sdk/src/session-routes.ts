@@ -273,7 +273,11 @@ export function makeSessionRoutes(deps: Deps, options: SessionRoutesOptions): Se
           for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
           res.end(answer.body);
         },
-        (error: unknown) => (next ? next(error) : ((res.statusCode = 500), res.end())),
+        (error: unknown) => {
+          if (next) return next(error);
+          res.statusCode = 500;
+          res.end();
+        },
       );
     },
     async fetch(request, mountPath) {

@@ -45,7 +45,14 @@ export function BillingPage(props: { projectId: string }) {
       <ErrorNote message={error} onRetry={load} />
       {connection === undefined && !error ? <Loading what="billing" /> : null}
       {connection !== undefined ? (
-        <ConnectionPanel projectId={projectId} connection={connection} onChange={(c, done) => (setConnection(c), setNotice(done))} />
+        <ConnectionPanel
+          projectId={projectId}
+          connection={connection}
+          onChange={(c, done) => {
+            setConnection(c);
+            setNotice(done);
+          }}
+        />
       ) : null}
       {connection?.processor === 'sandbox' ? <SandboxClock projectId={projectId} onDone={setNotice} /> : null}
       {plans ? <PlansEditor projectId={projectId} plans={plans} currency={currency} setPlans={setPlans} setNotice={setNotice} /> : null}

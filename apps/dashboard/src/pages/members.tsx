@@ -31,7 +31,14 @@ function Confirm(props: { label: string; question: string; yes: string; onYes: (
   return (
     <span role="group" aria-label={`${props.label}?`}>
       {props.question}{' '}
-      <button type="button" className="danger small" onClick={() => (setAsking(false), props.onYes())}>
+      <button
+        type="button"
+        className="danger small"
+        onClick={() => {
+          setAsking(false);
+          props.onYes();
+        }}
+      >
         {props.yes}
       </button>{' '}
       <button type="button" className="secondary small" onClick={() => setAsking(false)}>

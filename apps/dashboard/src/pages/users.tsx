@@ -92,12 +92,12 @@ export function UserPage(props: { projectId: string; userId: string }) {
   );
 
   /** Runs an action; says what it did, or the API's message. */
-  const act = async (run: () => Promise<{ status: number; body: unknown }>, done: (body: any) => string) => {
+  const act = async <R extends { status: number; body: unknown }>(run: () => Promise<R>, done: (body: Extract<R, { status: 200 }>['body']) => string) => {
     setConfirming(null);
     const r = await run().catch(() => null);
     if (r?.status !== 200) return setError(r ? errorMessage(r.body) : UNREACHABLE);
     setError(null);
-    setNotice(done(r.body));
+    setNotice(done((r as Extract<R, { status: 200 }>).body));
     await load();
   };
 

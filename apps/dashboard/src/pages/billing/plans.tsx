@@ -76,7 +76,10 @@ export function PlansEditor(props: { projectId: string; plans: Plan[]; currency:
               e.dataTransfer.setData('text/plain', plan.id);
               setDragging(plan.id);
             }}
-            onDragEnd={() => (setDragging(null), setOver(null))}
+            onDragEnd={() => {
+              setDragging(null);
+              setOver(null);
+            }}
             onDragOver={(e) => {
               e.preventDefault();
               setOver(plan.id);
