@@ -21,9 +21,9 @@ export function render(rows: Row[], mem: Record<string, number>): string {
     const ratio = r.ratio ? `${r.ratio.median.toFixed(2)}x (${r.ratio.min.toFixed(2)}–${r.ratio.max.toFixed(2)})` : '-';
     const cpu = r.candidate.cpuUsPerRequest === undefined ? '-' : `${fmt(r.candidate.cpuUsPerRequest, 0)} / ${fmt(r.base?.cpuUsPerRequest, 0)}`;
     const base = r.base ? `${fmt(r.base.p50)} / ${fmt(r.base.p99)}` : '-';
-    lines.push(
-      `| ${r.workload} | ${r.baseline} | ${ratio} | ${r.goal} | ${fmt(r.candidate.rps, 0)} | ${fmt(r.candidate.p50)} / ${fmt(r.candidate.p99)} | ${fmt(r.base?.rps, 0)} | ${base} | ${cpu} | ${r.candidate.non2xx + r.candidate.errors}${r.note ? ` — ${r.note}` : ''} |`,
-    );
+    const candidate = `${fmt(r.candidate.rps, 0)} | ${fmt(r.candidate.p50)} / ${fmt(r.candidate.p99)}`;
+    const failed = `${r.candidate.non2xx + r.candidate.errors}${r.note ? ` — ${r.note}` : ''}`;
+    lines.push(`| ${r.workload} | ${r.baseline} | ${ratio} | ${r.goal} | ${candidate} | ${fmt(r.base?.rps, 0)} | ${base} | ${cpu} | ${failed} |`);
   }
   lines.push('', '| memory | MiB |', '|---|---|');
   for (const [k, v] of Object.entries(mem)) lines.push(`| ${k} | ${v.toFixed(0)} |`);

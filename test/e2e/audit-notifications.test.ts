@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoredAuditEntry } from '../../domain/audit';
+import type { ApiBody, ChallengeBody, SessionBody } from '../support/api-body';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { killCliProcessesAfterEach, parseCliJson, runCli } from '../support/cli';
 import { linkOf, startTestSmtp, type ReceivedMail, type TestSmtp } from '../support/smtp';
@@ -56,13 +58,21 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-interface Answer {
+/** An answer; `T` is what the test reads its body as. */
+interface Answer<T> {
   status: number;
-  body: any;
+  body: T;
 }
 
+/** An entry as `tollgate audit list --json` prints it: the stored entry, its time in ISO 8601. */
+type ListedEntry = Omit<StoredAuditEntry, 'at'> & { at: string };
+
 /** A request as a browser or project server sends it: its own address and User-Agent. */
-async function call(path: string, body: unknown, options: { apiKey?: string; bearer?: string; ip?: string; ua?: string } = {}): Promise<Answer> {
+async function call<T = unknown>(
+  path: string,
+  body: unknown,
+  options: { apiKey?: string; bearer?: string; ip?: string; ua?: string } = {},
+): Promise<Answer<T>> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'x-forwarded-for': options.ip ?? '192.0.2.10',
@@ -79,14 +89,14 @@ async function call(path: string, body: unknown, options: { apiKey?: string; bea
   return { status: res.status, body: parsed };
 }
 
-const signUp = (p: TestProject, email: string, extra: { locale?: string; ip?: string; ua?: string } = {}) =>
-  call(
+const signUp = <T = unknown>(p: TestProject, email: string, extra: { locale?: string; ip?: string; ua?: string } = {}) =>
+  call<T>(
     '/api/proxy/email/signup',
     { email, password: PASSWORD, callback_url: CALLBACK, ...(extra.locale ? { locale: extra.locale } : {}) },
     { apiKey: p.apiKey, ...extra },
   );
-const signIn = (p: TestProject, email: string, password = PASSWORD, extra: { ip?: string; ua?: string } = {}) =>
-  call('/api/proxy/email/signin', { email, password, callback_url: CALLBACK }, { apiKey: p.apiKey, ...extra });
+const signIn = <T = unknown>(p: TestProject, email: string, password = PASSWORD, extra: { ip?: string; ua?: string } = {}) =>
+  call<T>('/api/proxy/email/signin', { email, password, callback_url: CALLBACK }, { apiKey: p.apiKey, ...extra });
 
 /** `tollgate <args>` against the test's database, as the operator runs it. */
 function cli(...args: string[]) {
@@ -96,11 +106,11 @@ function cli(...args: string[]) {
 }
 
 /** `tollgate audit list --json`, after this process wrote what it buffered. */
-async function auditList(project: TestProject, ...args: string[]): Promise<{ entries: any[]; nextCursor: string | null; stdout: string }> {
+async function auditList(project: TestProject, ...args: string[]): Promise<{ entries: ListedEntry[]; nextCursor: string | null; stdout: string }> {
   await t.tollgate.core.audit.flush();
   const r = await cli('audit', 'list', '--project', project.id, ...(args.includes('--limit') ? [] : ['--limit', '1000']), ...args, '--json');
   expect(r.code, r.stderr).toBe(0);
-  const json = parseCliJson(r);
+  const json = parseCliJson<{ entries: ListedEntry[]; nextCursor: string | null }>(r);
   return { entries: json.entries, nextCursor: json.nextCursor, stdout: r.stdout };
 }
 
@@ -142,12 +152,12 @@ describe('security notifications', () => {
 
   it('MFA in German: factor added, backup codes regenerated (not the first set), a replayed TOTP code, factor removed', async () => {
     const email = 'faktor@example.com';
-    const up = await signUp(mfa, email, { locale: 'de' });
+    const up = await signUp<SessionBody>(mfa, email, { locale: 'de' });
     expect(up.status).toBe(200);
     await smtp.waitFor(email, 1);
-    const bearer = up.body.token as string;
+    const bearer = up.body.token;
 
-    const setup = await call('/api/proxy/mfa/totp/setup', {}, { bearer });
+    const setup = await call<ApiBody<'mfa', 'totpSetup'>>('/api/proxy/mfa/totp/setup', {}, { bearer });
     const secret = setup.body.secret as string;
     expect((await call('/api/proxy/mfa/totp/verify-setup', { code: totpCode(t, secret) }, { bearer, ip: '198.51.100.23' })).status).toBe(200);
     const added = await smtp.waitFor(email, 2);
@@ -166,11 +176,15 @@ describe('security notifications', () => {
 
     // A sign-in passes its challenge with a code; the same code on the next challenge is a replay.
     const code = totpCode(t, secret);
-    const first = await signIn(mfa, email);
+    const first = await signIn<ChallengeBody>(mfa, email);
     expect(first.body).toMatchObject({ mfa_required: true });
-    const passed = await call('/api/proxy/mfa/verify', { challenge: first.body.challenge, code, method: 'totp' }, { ip: '198.51.100.24' });
+    const passed = await call<ApiBody<'mfa', 'verify'>>(
+      '/api/proxy/mfa/verify',
+      { challenge: first.body.challenge, code, method: 'totp' },
+      { ip: '198.51.100.24' },
+    );
     expect(passed.status).toBe(200);
-    const second = await signIn(mfa, email);
+    const second = await signIn<ChallengeBody>(mfa, email);
     const replay = await call('/api/proxy/mfa/verify', { challenge: second.body.challenge, code, method: 'totp' }, { ip: '203.0.113.99', ua: SAFARI_MAC });
     expect(replay).toMatchObject({ status: 400, body: { code: 'mfa_invalid_code' } });
     const replayed = await smtp.waitFor(email, 4);
@@ -252,27 +266,37 @@ describe('security notifications', () => {
       code: 'unknown_notification_kind',
     });
     expect(updated.code, updated.stderr).toBe(0);
-    expect(parseCliJson(updated).project.settings.securityNotifications).toEqual(Object.fromEntries(ALL_KINDS.map((k) => [k, false])));
+    const notices = parseCliJson<{ project: { settings: { securityNotifications: Record<string, boolean> } } }>(updated).project.settings.securityNotifications;
+    expect(notices).toEqual(Object.fromEntries(ALL_KINDS.map((k) => [k, false])));
     // `project show` lists them (the defaults here).
     expect(text.stdout).toMatch(/notifications\s+: password_changed: on\n\s+mfa_factor_added: on\n(.*\n){3}\s+new_device: off/);
     expect((await cli('project', 'show', quiet.id, '--json')).stdout).toContain('"totp_replayed": false');
     await t.tollgate.core.invalidation.sync();
 
     const email = 'quiet@example.com';
-    const up = await signUp(quiet, email);
+    const up = await signUp<SessionBody>(quiet, email);
     await smtp.waitFor(email, 1);
-    const bearer = up.body.token as string;
-    const secret = (await call('/api/proxy/mfa/totp/setup', {}, { bearer })).body.secret as string;
+    const bearer = up.body.token;
+    const secret = (await call<ApiBody<'mfa', 'totpSetup'>>('/api/proxy/mfa/totp/setup', {}, { bearer })).body.secret;
     expect((await call('/api/proxy/mfa/totp/verify-setup', { code: totpCode(t, secret) }, { bearer })).status).toBe(200);
     t.clock.advanceSeconds(30);
     await call('/api/proxy/mfa/backup-codes/generate', {}, { bearer });
     expect((await call('/api/proxy/mfa/backup-codes/generate', {}, { bearer })).status).toBe(200);
     const code = totpCode(t, secret);
-    const passed = await call('/api/proxy/mfa/verify', { challenge: (await signIn(quiet, email)).body.challenge, code, method: 'totp' });
+    const passed = await call<ApiBody<'mfa', 'verify'>>('/api/proxy/mfa/verify', {
+      challenge: (await signIn<ChallengeBody>(quiet, email)).body.challenge,
+      code,
+      method: 'totp',
+    });
     expect(passed.status).toBe(200);
     expect(
-      (await call('/api/proxy/mfa/verify', { challenge: (await signIn(quiet, email, PASSWORD, { ip: '198.51.100.1' })).body.challenge, code, method: 'totp' }))
-        .status,
+      (
+        await call('/api/proxy/mfa/verify', {
+          challenge: (await signIn<ChallengeBody>(quiet, email, PASSWORD, { ip: '198.51.100.1' })).body.challenge,
+          code,
+          method: 'totp',
+        })
+      ).status,
     ).toBe(400);
     t.clock.advanceSeconds(30);
     expect((await call('/api/proxy/mfa/totp/disable', { code: totpCode(t, secret) }, { bearer: passed.body.token })).status).toBe(200);
@@ -294,12 +318,12 @@ describe('security notifications', () => {
 describe('the audit log', () => {
   it('sign-up, sign-in and its failure with the reason, refresh, revoke, reset: with IP, user agent and request id', async () => {
     const email = 'audited@example.com';
-    const up = await signUp(main, email, { ip: '203.0.113.8' });
-    const userId = up.body.user.id as string;
+    const up = await signUp<SessionBody>(main, email, { ip: '203.0.113.8' });
+    const userId = up.body.user.id;
     expect((await signIn(main, email, 'wrong password 9', { ip: '203.0.113.9' })).status).toBe(401);
     expect((await signIn(main, 'nobody@example.com', PASSWORD, { ip: '203.0.113.9' })).status).toBe(401);
-    const signedIn = await signIn(main, email, PASSWORD, { ip: '203.0.113.10', ua: SAFARI_MAC });
-    const refreshed = await call(
+    const signedIn = await signIn<SessionBody>(main, email, PASSWORD, { ip: '203.0.113.10', ua: SAFARI_MAC });
+    const refreshed = await call<ApiBody<'session', 'refresh'>>(
       '/api/proxy/token/refresh',
       { refresh_token: signedIn.body.refresh_token },
       { apiKey: main.apiKey, ip: '192.0.2.200', ua: 'node' },
@@ -322,11 +346,11 @@ describe('the audit log', () => {
       userAgent: FIREFOX_WINDOWS,
       details: { provider: 'email' },
     });
-    expect(signup.requestId).toMatch(/.+/);
+    expect(signup!.requestId).toMatch(/.+/);
     expect(failed).toMatchObject({ outcome: 'failure', reason: 'invalid_credentials', ip: '203.0.113.9', target: { kind: 'user', id: userId } });
     expect(signin).toMatchObject({ outcome: 'success', ip: '203.0.113.10', userAgent: SAFARI_MAC, details: { provider: 'email', mfa: 'none' } });
-    expect(refresh).toMatchObject({ outcome: 'success', ip: '192.0.2.200', userAgent: 'node', target: { kind: 'session', id: signin.details.session_id } });
-    expect(revoked).toMatchObject({ target: { kind: 'session', id: signin.details.session_id }, ip: '192.0.2.200' });
+    expect(refresh).toMatchObject({ outcome: 'success', ip: '192.0.2.200', userAgent: 'node', target: { kind: 'session', id: signin!.details.session_id } });
+    expect(revoked).toMatchObject({ target: { kind: 'session', id: signin!.details.session_id }, ip: '192.0.2.200' });
     expectNoSecret(stdout);
 
     // The failure for an address with no account names the address, not a user.
@@ -358,7 +382,7 @@ describe('the audit log', () => {
       cli('user', 'disable', main.id, user.id, '--json'),
     ]);
     for (const r of results) expect(r.code, r.stderr).toBe(0);
-    const created = parseCliJson(results[0]!);
+    const created = parseCliJson<{ apiKey: string; key: { id: string } }>(results[0]!);
     secrets.add(created.apiKey);
 
     const { entries, stdout } = await auditList(main, '--since', new Date(Date.now() - 3_600_000).toISOString());
@@ -419,6 +443,6 @@ describe('the audit log', () => {
     expect(deleted).toBe(before);
     const after = (await auditList(devices)).entries;
     expect(after.map((e) => e.action)).toEqual(['user.sign_in']);
-    expect(new Date(after[0].at).getTime()).toBe(t.clock.now().getTime());
+    expect(new Date(after[0]!.at).getTime()).toBe(t.clock.now().getTime());
   });
 });

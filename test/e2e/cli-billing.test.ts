@@ -50,9 +50,32 @@ function cli(args: string[], env: Record<string, string | undefined> = {}): Prom
 
 const parseJson = parseCliJson;
 
-async function json(args: string[], env?: Record<string, string | undefined>) {
+/** `tollgate <args> --json`; `T` is what the test reads the output as. */
+async function json<T extends object = Record<string, unknown>>(args: string[], env?: Record<string, string | undefined>) {
   const r = await cli([...args, '--json'], env);
-  return { ...r, json: parseJson(r) };
+  return { ...r, json: parseJson<T>(r) };
+}
+
+/** A price as the billing commands print it with --json (the fields these tests read). */
+interface PriceJson {
+  id: string;
+  name: string;
+  amount: number;
+  active: boolean;
+  processorPriceId: string | null;
+}
+/** A plan as the billing commands print it with --json (the fields these tests read). */
+interface PlanJson {
+  id: string;
+  name: string;
+  position: number;
+  processorProductId: string | null;
+  prices: PriceJson[];
+}
+/** An invoice as `invoice list --json` prints it (the fields these tests read). */
+interface InvoiceJson {
+  id: string;
+  createdAt: string;
 }
 
 /** Runs command lines `width` processes at a time. */
@@ -310,7 +333,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
         prices: [],
       },
     });
-    const pro = await json([
+    const pro = await json<{ plan: PlanJson }>([
       'plan',
       'create',
       shop.id,
@@ -345,13 +368,13 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
       description: 'For teams',
     });
 
-    const reordered = await json(['plan', 'reorder', shop.id, pro.json.plan.id, 'Basic']);
+    const reordered = await json<{ plans: PlanJson[] }>(['plan', 'reorder', shop.id, pro.json.plan.id, 'Basic']);
     expect(reordered.code).toBe(0);
     expect(reordered.json.plans.map((p: { name: string; position: number }) => [p.name, p.position])).toEqual([
       ['Pro', 0],
       ['Basic', 1],
     ]);
-    const back = await json(['plan', 'reorder', shop.id, 'Basic', 'Pro']);
+    const back = await json<{ plans: PlanJson[] }>(['plan', 'reorder', shop.id, 'Basic', 'Pro']);
     expect(back.json.plans.map((p: { name: string }) => p.name)).toEqual(['Basic', 'Pro']);
 
     const [list, text] = await Promise.all([json(['plan', 'list', shop.id]), cli(['plan', 'list', shop.id])]);
@@ -365,7 +388,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     const [monthly, proMonthly, proYearly] = await Promise.all([
       json(['price', 'create', shop.id, 'Basic', '--name', 'Monthly', '--amount', '1000', '--interval', 'month']),
       json(['price', 'create', shop.id, 'Pro', '--name', 'Monthly', '--amount', '20.00', '--interval', 'month']),
-      json(['price', 'create', shop.id, 'Pro', '--name', 'Yearly', '--amount', '200.00', '--currency', 'USD', '--interval', 'year']),
+      json<{ price: PriceJson }>(['price', 'create', shop.id, 'Pro', '--name', 'Yearly', '--amount', '200.00', '--currency', 'USD', '--interval', 'year']),
     ]);
     expect(monthly.code).toBe(0);
     expect(monthly.json).toEqual({
@@ -401,12 +424,12 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     const archived = await json(['price', 'archive', shop.id, proYearly.json.price.id]);
     expect(archived.code).toBe(0);
     expect(archived.json.price).toMatchObject({ id: proYearly.json.price.id, active: false });
-    const again = await json(['price', 'archive', shop.id, proYearly.json.price.id]);
+    const again = await json<{ price: PriceJson }>(['price', 'archive', shop.id, proYearly.json.price.id]);
     expect([again.code, again.json.price.active]).toEqual([0, false]);
 
-    const list = await json(['plan', 'list', shop.id]);
+    const list = await json<{ plans: PlanJson[] }>(['plan', 'list', shop.id]);
     const pro = list.json.plans.find((p: { name: string }) => p.name === 'Pro');
-    expect(pro.prices.map((p: { name: string; amount: number; active: boolean }) => [p.name, p.amount, p.active]).sort()).toEqual(
+    expect(pro!.prices.map((p: { name: string; amount: number; active: boolean }) => [p.name, p.amount, p.active]).sort()).toEqual(
       [
         ['Monthly', 2000, true],
         ['Monthly EUR', 1800, true],
@@ -421,16 +444,16 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
   });
 
   it('on a Stripe project, plans and prices are pushed to Stripe: the list shows the product and price ids', async () => {
-    const plan = await json(['plan', 'create', store.id, '--name', 'Team', '--features', 'api']);
+    const plan = await json<{ plan: PlanJson }>(['plan', 'create', store.id, '--name', 'Team', '--features', 'api']);
     expect(plan.json.plan.processorProductId).toMatch(/^prod_/);
-    const price = await json(['price', 'create', store.id, 'Team', '--name', 'Monthly', '--amount', '1500', '--interval', 'month']);
+    const price = await json<{ price: PriceJson }>(['price', 'create', store.id, 'Team', '--name', 'Monthly', '--amount', '1500', '--interval', 'month']);
     expect(price.json.price.processorPriceId).toMatch(/^price_/);
-    const account = (await json(['billing', 'status', store.id])).json.connection.accountId as string;
-    expect(stripe.get(account, plan.json.plan.processorProductId)).toMatchObject({ name: 'Team' });
-    expect(stripe.get(account, price.json.price.processorPriceId)).toMatchObject({ unit_amount: 1500, currency: 'usd', recurring: { interval: 'month' } });
+    const account = (await json<{ connection: { accountId: string } }>(['billing', 'status', store.id])).json.connection.accountId;
+    expect(stripe.get(account, plan.json.plan.processorProductId!)).toMatchObject({ name: 'Team' });
+    expect(stripe.get(account, price.json.price.processorPriceId!)).toMatchObject({ unit_amount: 1500, currency: 'usd', recurring: { interval: 'month' } });
     const list = await cli(['plan', 'list', store.id]);
-    expect(list.stdout).toContain(plan.json.plan.processorProductId);
-    expect(list.stdout).toContain(price.json.price.processorPriceId);
+    expect(list.stdout).toContain(plan.json.plan.processorProductId!);
+    expect(list.stdout).toContain(price.json.price.processorPriceId!);
   });
 
   it('catalog refusals name the value at fault; bad arguments are usage errors; nothing changes', async () => {
@@ -539,10 +562,10 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
 
     const [all, active, canceled, bobs, limited] = await Promise.all([
       json(['subscription', 'list', shop.id]),
-      json(['subscription', 'list', shop.id, '--status', 'active', '--user', ada.id]),
+      json<{ subscriptions: Array<{ id: string }> }>(['subscription', 'list', shop.id, '--status', 'active', '--user', ada.id]),
       json(['subscription', 'list', shop.id, '--status', 'canceled']),
       json(['subscription', 'list', shop.id, '--user', bob.id]),
-      json(['subscription', 'list', shop.id, '--limit', '1']),
+      json<{ subscriptions: Array<{ id: string }> }>(['subscription', 'list', shop.id, '--limit', '1']),
     ]);
     expect(all.code).toBe(0);
     expect(all.json).toEqual({
@@ -575,7 +598,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     expect([canceled.json.subscriptions, bobs.json.subscriptions, limited.json.subscriptions.length]).toEqual([[], [], 1]);
 
     const [events, paid, text] = await Promise.all([
-      json(['billing', 'events', shop.id]),
+      json<{ events: Array<{ type: string; userId: string }> }>(['billing', 'events', shop.id]),
       json(['billing', 'events', shop.id, '--type', 'invoice.paid']),
       cli(['billing', 'events', shop.id]),
     ]);
@@ -618,11 +641,11 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
   });
 
   it('billing sandbox advance moves the clock and renews; billing sandbox promo creates a code checkout accepts', async () => {
-    const advanced = await json(['billing', 'sandbox', 'advance', shop.id, '--days', '32']);
+    const advanced = await json<{ now: string }>(['billing', 'sandbox', 'advance', shop.id, '--days', '32']);
     expect(advanced.code).toBe(0);
     expect(advanced.json).toEqual({ projectId: shop.id, now: expect.any(String), changed: 1 });
     expect(new Date(advanced.json.now).getTime()).toBeGreaterThan(Date.now() + 31 * 86_400_000);
-    const paid = await json(['billing', 'events', shop.id, '--type', 'invoice.paid']);
+    const paid = await json<{ events: Array<{ userId: string; amount: number }> }>(['billing', 'events', shop.id, '--type', 'invoice.paid']);
     expect(paid.json.events.map((e: { userId: string; amount: number }) => [e.userId, e.amount])).toEqual([
       [ada.id, 1000],
       [ada.id, 1000],
@@ -704,26 +727,26 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
       processor: 'sandbox',
       processorInvoiceId: expect.stringMatching(/^in_/),
     });
-    const listed = parseJson(all!);
+    const listed = parseJson<{ invoices: InvoiceJson[] }>(all!);
     expect(listed).toEqual({ projectId: shop.id, invoices: [invoice('subscription_cycle'), invoice('subscription_create')], nextCursor: null });
-    expect(Date.parse(listed.invoices[0].createdAt)).toBeGreaterThan(Date.parse(listed.invoices[1].createdAt));
-    expect(parseJson(limited!)).toMatchObject({ invoices: [listed.invoices[0]], nextCursor: listed.invoices[0].id });
+    expect(Date.parse(listed.invoices[0]!.createdAt)).toBeGreaterThan(Date.parse(listed.invoices[1]!.createdAt));
+    expect(parseJson(limited!)).toMatchObject({ invoices: [listed.invoices[0]], nextCursor: listed.invoices[0]!.id });
     expect(parseJson(adas!).invoices).toEqual(listed.invoices);
     expect([parseJson(bobs!).invoices, parseJson(open!).invoices]).toEqual([[], []]);
     expect(text!.stdout).toMatch(/CREATED\s+USER\s+EMAIL\s+STATUS\s+REASON\s+TOTAL\s+PERIOD\s+ID/);
     expect(text!.stdout).toMatch(
-      new RegExp(`${ada.id}\\s+${ada.email!.replace(/[.+]/g, '\\$&')}\\s+paid\\s+subscription_cycle\\s+\\$10\\.00\\s+\\S+ – \\S+\\s+${listed.invoices[0].id}`),
+      new RegExp(`${ada.id}\\s+${ada.email!.replace(/[.+]/g, '\\$&')}\\s+paid\\s+subscription_cycle\\s+\\$10\\.00\\s+\\S+ – \\S+\\s+${listed.invoices[0]!.id}`),
     );
     expect(none!.stdout.trim()).toBe(`No invoices for user ${bob.id} in project ${shop.id}.`);
 
     // The next page, from the cursor the first page printed.
     const [second, secondText, badCursor] = await batch([
-      ['invoice', 'list', shop.id, '--limit', '1', '--cursor', listed.invoices[0].id, '--json'],
+      ['invoice', 'list', shop.id, '--limit', '1', '--cursor', listed.invoices[0]!.id, '--json'],
       ['invoice', 'list', shop.id, '--limit', '1'],
       ['invoice', 'list', shop.id, '--cursor', 'page-2', '--json'],
     ]);
     expect(parseJson(second!)).toMatchObject({ invoices: [listed.invoices[1]], nextCursor: null });
-    expect(secondText!.stdout.trim().split('\n').at(-1)).toBe(`More invoices: add --cursor ${listed.invoices[0].id}`);
+    expect(secondText!.stdout.trim().split('\n').at(-1)).toBe(`More invoices: add --cursor ${listed.invoices[0]!.id}`);
     expect(badCursor!.code).toBe(1);
     expect(parseJson(badCursor!)).toMatchObject({ error: 'Invalid cursor: pass the next_cursor of the previous page.', code: 'invalid_cursor' });
 
@@ -763,7 +786,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     const [help, group, sub, missing, unknown, unknownSub, commandHelp] = await Promise.all([
       cli(['--help']),
       cli(['billing', '--help']),
-      json(['billing', 'sandbox', '--help']),
+      json<{ commands: Array<{ command: string }> }>(['billing', 'sandbox', '--help']),
       json(['billing', 'sandbox']),
       json(['billing', 'refund', shop.id]),
       json(['billing', 'sandbox', 'rewind', shop.id]),

@@ -35,9 +35,24 @@ function cli(args: string[], env: Record<string, string | undefined> = {}): Prom
   });
 }
 
-async function json(args: string[], env?: Record<string, string | undefined>) {
+/** `tollgate <args> --json`; `T` is what the test reads the output as. */
+async function json<T extends object = Record<string, unknown>>(args: string[], env?: Record<string, string | undefined>) {
   const r = await cli([...args, '--json'], env);
-  return { ...r, json: parseCliJson(r) };
+  return { ...r, json: parseCliJson<T>(r) };
+}
+
+/** A webhook endpoint as the webhook commands print it with --json (the fields these tests read). */
+interface EndpointJson {
+  id: string;
+  updatedAt: string;
+}
+/** A delivery as `webhook deliveries --json` prints it (the fields these tests read). */
+interface DeliveryJson {
+  id: string;
+  eventType: string;
+  eventId: string | null;
+  status: string;
+  attempts: unknown[];
 }
 
 async function waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, timeoutMs = 15_000): Promise<T> {
@@ -112,7 +127,17 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
 
   it('webhook create prints the signing secret once; list shows its prefix only', async () => {
     const [created, text] = await Promise.all([
-      json(['webhook', 'create', shop.id, '--url', receiver.url('/hooks'), '--events', 'subscription.created,invoice.paid', '--description', 'Orders']),
+      json<{ secret: string; endpoint: EndpointJson }>([
+        'webhook',
+        'create',
+        shop.id,
+        '--url',
+        receiver.url('/hooks'),
+        '--events',
+        'subscription.created,invoice.paid',
+        '--description',
+        'Orders',
+      ]),
       cli(['webhook', 'create', shop.id, '--url', receiver.url('/other')]),
     ]);
     expect(created.code).toBe(0);
@@ -142,13 +167,13 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
     expect(text.stdout).toMatch(/signing secret : whsec_/);
     expect(text.stdout).toMatch(/events\s*: all events/);
 
-    const [listed, listText] = await Promise.all([json(['webhook', 'list', shop.id]), cli(['webhook', 'list', shop.id])]);
+    const [listed, listText] = await Promise.all([json<{ endpoints: EndpointJson[] }>(['webhook', 'list', shop.id]), cli(['webhook', 'list', shop.id])]);
     expect(listed.json.endpoints.map((e: { id: string }) => e.id)).toContain(endpointId);
     expect(listed.stdout + listText.stdout).not.toContain(secret);
     expect(listText.stdout).toContain(`${secret.slice(0, 10)}…`);
     expect(listText.stdout).toMatch(/subscription\.created, invoice\.paid/);
     const other = listed.json.endpoints.find((e: { id: string }) => e.id !== endpointId);
-    expect((await json(['webhook', 'delete', shop.id, other.id])).json).toEqual({ projectId: shop.id, endpointId: other.id, deleted: true });
+    expect((await json(['webhook', 'delete', shop.id, other!.id])).json).toEqual({ projectId: shop.id, endpointId: other!.id, deleted: true });
   });
 
   it('webhook test: exit 0 when the receiver answers 200, 1 otherwise, with status and duration', async () => {
@@ -187,13 +212,13 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
     expect(failed).toBeTruthy();
 
     // Newest first; the test events the CLI sent earlier carry the system clock's time, later than the app's.
-    const events = (list: Array<Record<string, any>>) => list.filter((d) => d.eventType !== 'test');
+    const events = (list: DeliveryJson[]) => list.filter((d) => d.eventType !== 'test');
     await waitFor(
       async () => (await deliveriesNow(endpointId)).some((d) => d.attempts.length === 2 && d.status === 'succeeded'),
       'the retried delivery in the log',
     );
     const [listed, text] = await Promise.all([
-      json(['webhook', 'deliveries', shop.id, endpointId, '--limit', '10']),
+      json<{ deliveries: DeliveryJson[] }>(['webhook', 'deliveries', shop.id, endpointId, '--limit', '10']),
       cli(['webhook', 'deliveries', shop.id, endpointId, '--limit', '10']),
     ]);
     expect(listed.code).toBe(0);
@@ -219,7 +244,7 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
   });
 
   it('webhook resend sends one delivery again; webhook replay resends the failed ones since a time', async () => {
-    const latest = ((await json(['webhook', 'deliveries', shop.id, endpointId, '--limit', '20'])).json.deliveries as Array<Record<string, any>>).find(
+    const latest = (await json<{ deliveries: DeliveryJson[] }>(['webhook', 'deliveries', shop.id, endpointId, '--limit', '20'])).json.deliveries.find(
       (d) => d.eventType !== 'test',
     );
     const before = receiver.at('/hooks').length;
@@ -236,7 +261,7 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
     await subscribeSomeone();
     await waitFor(async () => (await deliveriesNow(endpointId)).filter((d) => d.status === 'failed').length === 2, 'both deliveries of the event to fail');
     receiver.answerWith('/hooks', 200);
-    const [listed, listText] = await Promise.all([json(['webhook', 'list', shop.id]), cli(['webhook', 'list', shop.id])]);
+    const [listed, listText] = await Promise.all([json<{ endpoints: EndpointJson[] }>(['webhook', 'list', shop.id]), cli(['webhook', 'list', shop.id])]);
     expect(listed.json.endpoints[0]).toMatchObject({ id: endpointId, enabled: false, disabledReason: 'the endpoint answered 410 Gone' });
     expect(listText.stdout).toContain(`${endpointId}: the endpoint answered 410 Gone`);
     const refused = await json(['webhook', 'replay', shop.id, endpointId, '--since', since]);
@@ -251,56 +276,55 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
     expect(again.stdout).toMatch(/^No failed deliveries of endpoint/);
   });
 
-  it('webhook retry-now runs at once the next attempt of a delivery waiting for a retry; one not waiting is refused; a test delivery shows its event id', async () => {
-    // The first attempt and its retry 5 s later both answer 503: the next is due in 5 minutes.
-    receiver.script('/hooks', 503, 503);
-    const eventId = await recordEvent('invoice.paid');
-    const waiting = await waitFor(
-      // The second attempt's row is closed by the handler and the delivery's next attempt set by
-      // the outbox just after: wait for both.
-      async () =>
-        (await deliveriesNow(endpointId)).find(
-          (d) =>
-            d.eventId === eventId &&
-            d.attempts.length === 2 &&
-            d.attempts[1]!.durationMs !== null &&
-            d.status === 'pending' &&
-            d.nextAttemptAt !== null &&
-            d.nextAttemptAt.getTime() - clock.now().getTime() > 60_000,
-        ),
-      'two failed attempts of the delivery, the next one scheduled',
-      20_000,
-    );
-    expect(waiting.nextAttemptAt!.getTime() - clock.now().getTime()).toBeGreaterThan(4 * 60_000);
-    const retried = await json(['webhook', 'retry-now', shop.id, waiting.id]);
-    expect(retried.code).toBe(0);
-    expect(retried.json).toEqual({ projectId: shop.id, deliveryId: waiting.id, wasDueAt: waiting.nextAttemptAt!.toISOString() });
-    const done = await waitFor(
-      async () => (await deliveriesNow(endpointId)).find((d) => d.id === waiting.id && d.status === 'succeeded'),
-      'the third attempt, now',
-      10_000,
-    );
-    expect(done.attempts.map((a) => a.statusCode)).toEqual([503, 503, 200]);
-    expect(
-      receiver
-        .at('/hooks')
-        .filter((r) => r.event.id === eventId)
-        .map((r) => r.answered),
-    ).toEqual([503, 503, 200]);
-    const text = await cli(['webhook', 'retry-now', shop.id, waiting.id]);
-    expect(text.code).toBe(1);
-    expect(text.stderr).toMatch(/^Error: The delivery is not waiting for a retry: it is being sent now, or it succeeded or failed \(resend it instead\)/m);
+  it(
+    'webhook retry-now runs at once the next attempt of a delivery waiting for a retry; ' + 'one not waiting is refused; a test delivery shows its event id',
+    async () => {
+      // The first attempt and its retry 5 s later both answer 503: the next is due in 5 minutes.
+      receiver.script('/hooks', 503, 503);
+      const eventId = await recordEvent('invoice.paid');
+      const waiting = await waitFor(
+        // The second attempt's row is closed by the handler and the delivery's next attempt set by
+        // the outbox just after: wait for both.
+        async () =>
+          (await deliveriesNow(endpointId)).find(
+            (d) =>
+              d.eventId === eventId &&
+              d.attempts.length === 2 &&
+              d.attempts[1]!.durationMs !== null &&
+              d.status === 'pending' &&
+              d.nextAttemptAt !== null &&
+              d.nextAttemptAt.getTime() - clock.now().getTime() > 60_000,
+          ),
+        'two failed attempts of the delivery, the next one scheduled',
+        20_000,
+      );
+      expect(waiting.nextAttemptAt!.getTime() - clock.now().getTime()).toBeGreaterThan(4 * 60_000);
+      const retried = await json(['webhook', 'retry-now', shop.id, waiting.id]);
+      expect(retried.code).toBe(0);
+      expect(retried.json).toEqual({ projectId: shop.id, deliveryId: waiting.id, wasDueAt: waiting.nextAttemptAt!.toISOString() });
+      const done = await waitFor(
+        async () => (await deliveriesNow(endpointId)).find((d) => d.id === waiting.id && d.status === 'succeeded'),
+        'the third attempt, now',
+        10_000,
+      );
+      expect(done.attempts.map((a) => a.statusCode)).toEqual([503, 503, 200]);
+      expect(
+        receiver
+          .at('/hooks')
+          .filter((r) => r.event.id === eventId)
+          .map((r) => r.answered),
+      ).toEqual([503, 503, 200]);
+      const text = await cli(['webhook', 'retry-now', shop.id, waiting.id]);
+      expect(text.code).toBe(1);
+      expect(text.stderr).toMatch(/^Error: The delivery is not waiting for a retry: it is being sent now, or it succeeded or failed \(resend it instead\)/m);
 
-    // The Test action's event id is the test delivery's in the log.
-    const tested = await json(['webhook', 'test', shop.id, endpointId]);
-    const log = (await json(['webhook', 'deliveries', shop.id, endpointId])).json.deliveries as Array<{
-      id: string;
-      eventType: string;
-      eventId: string | null;
-    }>;
-    expect(log.find((d) => d.id === tested.json.deliveryId)).toMatchObject({ eventType: 'test', eventId: tested.json.eventId });
-    expect(receiver.at('/hooks').at(-1)!.headers['webhook-id']).toBe(tested.json.eventId);
-  });
+      // The Test action's event id is the test delivery's in the log.
+      const tested = await json(['webhook', 'test', shop.id, endpointId]);
+      const log = (await json<{ deliveries: DeliveryJson[] }>(['webhook', 'deliveries', shop.id, endpointId])).json.deliveries;
+      expect(log.find((d) => d.id === tested.json.deliveryId)).toMatchObject({ eventType: 'test', eventId: tested.json.eventId });
+      expect(receiver.at('/hooks').at(-1)!.headers['webhook-id']).toBe(tested.json.eventId);
+    },
+  );
 
   it('webhook update and roll-secret; delete removes the endpoint', async () => {
     const updated = await json(['webhook', 'update', shop.id, endpointId, '--events', 'all', '--description', '']);
@@ -312,7 +336,7 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
       ['webhook', 'deliveries', shop.id, endpointId],
     ];
     const [rolled, text, ...outs] = await Promise.all([
-      json(['webhook', 'roll-secret', shop.id, endpointId]),
+      json<{ secret: string; previousSecretValidUntil: string; endpoint: EndpointJson }>(['webhook', 'roll-secret', shop.id, endpointId]),
       cli(['webhook', 'roll-secret', shop.id, endpointId]),
       ...others.map((args) => cli(args)),
     ]);
@@ -342,8 +366,11 @@ describe('tollgate webhook CLI', { timeout: 120_000 }, () => {
         args: ['webhook', 'create', shop.id, '--url', 'https://localhost/hook'],
         env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'false' },
         code: 'webhook_url_private',
-        message:
-          /^Error: Webhook URL not allowed "https:\/\/localhost\/hook": its host is a private, loopback.*\(localhost resolves to (127\.0\.0\.1|::1), a loopback address\)\.$/m,
+        message: new RegExp(
+          String.raw`^Error: Webhook URL not allowed "https:\/\/localhost\/hook": its host is a private, loopback.*` +
+            String.raw`\(localhost resolves to (127\.0\.0\.1|::1), a loopback address\)\.$`,
+          'm',
+        ),
       },
       {
         args: ['webhook', 'create', shop.id, '--url', 'http://hooks.example.com/'],

@@ -34,15 +34,37 @@ function runIn(databaseUrl: string, args: string[], opts: { bin?: boolean; cwd?:
 
 const parseJson = parseCliJson;
 
+/** A project as the project commands print it with --json (the fields these tests read). */
+interface ProjectJson {
+  id: string;
+  name: string;
+  active: boolean;
+  settings: Record<string, unknown>;
+  providerCredentialsConfigured: string[];
+}
+/** `project create --json`: the project, its first API key and its signing secret. */
+interface CreatedJson {
+  project: ProjectJson;
+  apiKey: string;
+  apiKeyId: string;
+  signingSecret: string;
+}
+/** `user list --json`: a page of users. */
+interface UsersJson {
+  users: Array<{ id: string }>;
+  nextCursor: string | null;
+}
+
 let db: TestDatabase;
 let unmigrated: TestDatabase;
 let server: Server;
 let baseUrl: string;
 let tollgate: Tollgate;
 const cli = (...args: string[]) => runIn(db.url, args);
-async function cliJson(...args: string[]) {
+/** `tollgate <args> --json`; `T` is what the test reads the output as. */
+async function cliJson<T extends object = Record<string, unknown>>(...args: string[]) {
   const r = await cli(...args, '--json');
-  return { ...r, json: parseJson(r) };
+  return { ...r, json: parseJson<T>(r) };
 }
 const verify = (apiKey: string, token = 'not-a-jwt') => createClient({ baseUrl, apiKey }).token.verify({ body: { token } });
 /**
@@ -116,7 +138,16 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
 
   it('project create prints id, API key and signing secret once; the key and secret work over HTTP', async () => {
     const [created, text] = await Promise.all([
-      cliJson('project', 'create', '--name', 'Acme', '--callback-url', 'https://acme.example.com/cb', '--callback-url', 'http://localhost:3000/callback'),
+      cliJson<CreatedJson>(
+        'project',
+        'create',
+        '--name',
+        'Acme',
+        '--callback-url',
+        'https://acme.example.com/cb',
+        '--callback-url',
+        'http://localhost:3000/callback',
+      ),
       cli('project', 'create', '--name', 'Beta'),
     ]);
     expect(created.code).toBe(0);
@@ -184,7 +215,7 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
 
   it('project list and show print settings and never secrets; the bin launcher works from another directory', async () => {
     const [list, show, showText] = await Promise.all([
-      cliJson('project', 'list'),
+      cliJson<{ projects: ProjectJson[] }>('project', 'list'),
       cliJson('project', 'show', acme.id),
       runIn(db.url, ['project', 'show', acme.id], { bin: true, cwd: os.tmpdir() }),
     ]);
@@ -224,7 +255,7 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
     expect(list.stderr).toBe('');
     expect(list.code).toBe(0);
     expect(
-      parseJson(list)
+      parseJson<{ projects: ProjectJson[] }>(list)
         .projects.map((p: { id: string }) => p.id)
         .sort(),
     ).toEqual([acme.id, beta.id].sort());
@@ -233,7 +264,7 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
   it('project update applies every flag through the use case; --active off/on switches the API between 404 and 200', async () => {
     const credentials = { clientId: 'google-client', clientSecret: 'google-very-secret' };
     const [updated, off] = await Promise.all([
-      cliJson(
+      cliJson<{ project: ProjectJson }>(
         'project',
         'update',
         acme.id,
@@ -261,7 +292,7 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
         '--name',
         'Acme Inc',
       ),
-      cliJson('project', 'update', beta.id, '--active', 'off'),
+      cliJson<{ project: ProjectJson }>('project', 'update', beta.id, '--active', 'off'),
     ]);
     expect(updated.code).toBe(0);
     expect(updated.json.project).toMatchObject({
@@ -306,7 +337,7 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
         '--enable',
         'email',
       ),
-      cliJson('project', 'update', beta.id, '--active', 'on'),
+      cliJson<{ project: ProjectJson }>('project', 'update', beta.id, '--active', 'on'),
     ]);
     expect(second.code).toBe(0);
     expect(second.json.project).toMatchObject({
@@ -398,12 +429,15 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
     expect((await verify(acme.apiKey)).status).toBe(200);
     expect([unknownProject.code, unknownProject.json.code]).toEqual([1, 'project_not_found']);
 
-    const [list, again] = await Promise.all([cliJson('apikey', 'list', acme.id), cliJson('apikey', 'revoke', acme.id, ci.key.id)]);
+    const [list, again] = await Promise.all([
+      cliJson<{ apiKeys: Array<{ id: string; label: string; revokedAt: string | null; lastUsedAt: string | null }> }>('apikey', 'list', acme.id),
+      cliJson('apikey', 'revoke', acme.id, ci.key.id),
+    ]);
     expect(list.json.apiKeys.map((k: { id: string; label: string; revokedAt: string | null }) => [k.id, k.label, k.revokedAt !== null])).toEqual([
       [acme.apiKeyId, 'default', false],
       [ci.key.id, 'ci', true],
     ]);
-    expect(list.json.apiKeys[0].lastUsedAt).not.toBeNull(); // the HTTP calls above used it
+    expect(list.json.apiKeys[0]!.lastUsedAt).not.toBeNull(); // the HTTP calls above used it
     expect(list.stdout).not.toContain(ci.apiKey);
     expect(list.stdout).not.toContain(acme.apiKey);
     expect([again.code, again.json.code]).toEqual([1, 'api_key_not_found']);
@@ -411,7 +445,7 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
   });
 
   it('user sign-out ends every session of a user; user disable refuses its tokens until user enable', async () => {
-    const created = await cliJson('project', 'create', '--name', 'Gamma', '--callback-url', 'http://localhost:3000/callback');
+    const created = await cliJson<CreatedJson>('project', 'create', '--name', 'Gamma', '--callback-url', 'http://localhost:3000/callback');
     const gamma = { id: created.json.project.id as string, apiKey: created.json.apiKey as string };
     const client = createClient({ baseUrl, apiKey: gamma.apiKey });
     const credentials = { email: 'grace@example.com', password: 'correct horse 1', callback_url: 'http://localhost:3000/callback' };
@@ -440,7 +474,7 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
   });
 
   it('user list searches and pages, user show prints identities, factors and sessions (no secret), user mfa-remove removes a factor', async () => {
-    const created = await cliJson('project', 'create', '--name', 'Delta', '--callback-url', 'http://localhost:3000/callback');
+    const created = await cliJson<CreatedJson>('project', 'create', '--name', 'Delta', '--callback-url', 'http://localhost:3000/callback');
     const delta = { id: created.json.project.id as string, apiKey: created.json.apiKey as string };
     const client = createClient({ baseUrl, apiKey: delta.apiKey });
     const ids: string[] = [];
@@ -465,8 +499,8 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
       ['user', 'show', delta.id, adaId],
       ['user', 'mfa-remove', delta.id, adaId, 'pin', '--json'],
     ]);
-    expect(parseJson(search!).users.map((u: { id: string }) => u.id)).toEqual([beaId]);
-    const first = parseJson(page1!);
+    expect(parseJson<UsersJson>(search!).users.map((u: { id: string }) => u.id)).toEqual([beaId]);
+    const first = parseJson<UsersJson>(page1!);
     expect(first.users).toHaveLength(1);
     expect(first.nextCursor).toEqual(expect.any(String));
     expect(shown!.code).toBe(0);
@@ -478,10 +512,10 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
     expect(parseJson(badFactor!)).toMatchObject({ code: 'usage' });
 
     const [page2, removed] = await batch([
-      ['user', 'list', delta.id, '--limit', '1', '--cursor', first.nextCursor, '--json'],
+      ['user', 'list', delta.id, '--limit', '1', '--cursor', first.nextCursor!, '--json'],
       ['user', 'mfa-remove', delta.id, adaId, 'totp', '--json'],
     ]);
-    expect(parseJson(page2!).users.map((u: { id: string }) => u.id)).toEqual(first.users[0].id === adaId ? [beaId] : [adaId]);
+    expect(parseJson<UsersJson>(page2!).users.map((u: { id: string }) => u.id)).toEqual(first.users[0]!.id === adaId ? [beaId] : [adaId]);
     expect(parseJson(removed!)).toEqual({ projectId: delta.id, userId: adaId, factor: 'totp', sessionsEnded: 1 });
 
     const [after, again] = await batch([
@@ -495,63 +529,66 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
     expect(audit).toEqual([expect.objectContaining({ actor: { kind: 'admin', id: 'cli' }, userId: adaId })]);
   });
 
-  it('--provider-credentials reads the JSON from @file, @- (stdin) or env:NAME, never echoing it; inline secrets warn; unreadable sources are usage errors', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-cli-'));
-    const file = path.join(dir, 'apple.json');
-    const privateKey = '-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMGbyapplekeybody\nline-three\n-----END PRIVATE KEY-----\n';
-    const credentials = { clientId: 'com.acme.web', teamId: 'TEAM123456', keyId: 'KEY1234567', privateKey };
-    writeFileSync(file, JSON.stringify(credentials, null, 2));
-    const updated = await cliJson('project', 'update', acme.id, '--provider-credentials', 'apple', `@${file}`);
-    expect(updated.code).toBe(0);
-    expect(updated.json.project.providerCredentialsConfigured).toContain('apple');
-    expect(updated.stdout + updated.stderr).not.toContain('MIGTAgEAMBMG');
-    expect(await inContext(() => tollgate.core.secrets.providerCredentials(acme.id, 'apple'))).toEqual(credentials);
+  it(
+    '--provider-credentials reads the JSON from @file, @- (stdin) or env:NAME, never echoing it; ' + 'inline secrets warn; unreadable sources are usage errors',
+    async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-cli-'));
+      const file = path.join(dir, 'apple.json');
+      const privateKey = '-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMGbyapplekeybody\nline-three\n-----END PRIVATE KEY-----\n';
+      const credentials = { clientId: 'com.acme.web', teamId: 'TEAM123456', keyId: 'KEY1234567', privateKey };
+      writeFileSync(file, JSON.stringify(credentials, null, 2));
+      const updated = await cliJson<{ project: ProjectJson }>('project', 'update', acme.id, '--provider-credentials', 'apple', `@${file}`);
+      expect(updated.code).toBe(0);
+      expect(updated.json.project.providerCredentialsConfigured).toContain('apple');
+      expect(updated.stdout + updated.stderr).not.toContain('MIGTAgEAMBMG');
+      expect(await inContext(() => tollgate.core.secrets.providerCredentials(acme.id, 'apple'))).toEqual(credentials);
 
-    const github = { clientId: 'gh-client', clientSecret: 'gh-secret-from-stdin' };
-    const piped = await runIn(db.url, ['project', 'update', acme.id, '--provider-credentials', 'github', '@-', '--json'], { input: JSON.stringify(github) });
-    expect(piped.code).toBe(0);
-    expect(piped.stdout + piped.stderr).not.toContain('gh-secret-from-stdin');
-    expect(await inContext(() => tollgate.core.secrets.providerCredentials(acme.id, 'github'))).toEqual(github);
+      const github = { clientId: 'gh-client', clientSecret: 'gh-secret-from-stdin' };
+      const piped = await runIn(db.url, ['project', 'update', acme.id, '--provider-credentials', 'github', '@-', '--json'], { input: JSON.stringify(github) });
+      expect(piped.code).toBe(0);
+      expect(piped.stdout + piped.stderr).not.toContain('gh-secret-from-stdin');
+      expect(await inContext(() => tollgate.core.secrets.providerCredentials(acme.id, 'github'))).toEqual(github);
 
-    const discord = { clientId: 'dc-client', clientSecret: 'dc-secret-from-env' };
-    const fromEnv = await runIn(db.url, ['project', 'update', acme.id, '--provider-credentials', 'discord', 'env:DISCORD_OAUTH'], {
-      env: { DISCORD_OAUTH: JSON.stringify(discord) },
-    });
-    expect(fromEnv.code).toBe(0);
-    expect(fromEnv.stdout + fromEnv.stderr).not.toContain('dc-secret-from-env');
-    expect(fromEnv.stderr).not.toContain('Warning');
-    expect(await inContext(() => tollgate.core.secrets.providerCredentials(acme.id, 'discord'))).toEqual(discord);
+      const discord = { clientId: 'dc-client', clientSecret: 'dc-secret-from-env' };
+      const fromEnv = await runIn(db.url, ['project', 'update', acme.id, '--provider-credentials', 'discord', 'env:DISCORD_OAUTH'], {
+        env: { DISCORD_OAUTH: JSON.stringify(discord) },
+      });
+      expect(fromEnv.code).toBe(0);
+      expect(fromEnv.stdout + fromEnv.stderr).not.toContain('dc-secret-from-env');
+      expect(fromEnv.stderr).not.toContain('Warning');
+      expect(await inContext(() => tollgate.core.secrets.providerCredentials(acme.id, 'discord'))).toEqual(discord);
 
-    // Inline still works, with a warning that names the option and never the secret.
-    const inline = await cli(
-      'project',
-      'update',
-      acme.id,
-      '--provider-credentials',
-      'discord',
-      JSON.stringify({ clientId: 'dc', clientSecret: 'dc-inline-secret' }),
-    );
-    expect(inline.code).toBe(0);
-    expect(inline.stderr).toMatch(
-      /^Warning: --provider-credentials discord was given on the command line, .* give @file, @- \(stdin\) or env:NAME instead\.$/m,
-    );
-    expect(inline.stdout + inline.stderr).not.toContain('dc-inline-secret');
+      // Inline still works, with a warning that names the option and never the secret.
+      const inline = await cli(
+        'project',
+        'update',
+        acme.id,
+        '--provider-credentials',
+        'discord',
+        JSON.stringify({ clientId: 'dc', clientSecret: 'dc-inline-secret' }),
+      );
+      expect(inline.code).toBe(0);
+      expect(inline.stderr).toMatch(
+        /^Warning: --provider-credentials discord was given on the command line, .* give @file, @- \(stdin\) or env:NAME instead\.$/m,
+      );
+      expect(inline.stdout + inline.stderr).not.toContain('dc-inline-secret');
 
-    const [missing, unset, empty] = await Promise.all([
-      cliJson('project', 'update', acme.id, '--provider-credentials', 'apple', `@${path.join(dir, 'nope.json')}`),
-      cliJson('project', 'update', acme.id, '--provider-credentials', 'github', 'env:TOLLGATE_NO_SUCH_VARIABLE'),
-      runIn(db.url, ['project', 'update', acme.id, '--provider-credentials', 'github', '@-', '--json'], { input: '' }),
-    ]);
-    expect([missing.code, missing.json]).toEqual([
-      2,
-      { error: expect.stringMatching(/--provider-credentials apple: cannot read ".*nope\.json" \(ENOENT\)/), code: 'usage' },
-    ]);
-    expect([unset.code, unset.json]).toEqual([
-      2,
-      { error: '--provider-credentials github: the environment variable TOLLGATE_NO_SUCH_VARIABLE is not set.', code: 'usage' },
-    ]);
-    expect([empty.code, parseJson(empty)]).toEqual([2, { error: '--provider-credentials github: stdin is empty.', code: 'usage' }]);
-  });
+      const [missing, unset, empty] = await Promise.all([
+        cliJson('project', 'update', acme.id, '--provider-credentials', 'apple', `@${path.join(dir, 'nope.json')}`),
+        cliJson('project', 'update', acme.id, '--provider-credentials', 'github', 'env:TOLLGATE_NO_SUCH_VARIABLE'),
+        runIn(db.url, ['project', 'update', acme.id, '--provider-credentials', 'github', '@-', '--json'], { input: '' }),
+      ]);
+      expect([missing.code, missing.json]).toEqual([
+        2,
+        { error: expect.stringMatching(/--provider-credentials apple: cannot read ".*nope\.json" \(ENOENT\)/), code: 'usage' },
+      ]);
+      expect([unset.code, unset.json]).toEqual([
+        2,
+        { error: '--provider-credentials github: the environment variable TOLLGATE_NO_SUCH_VARIABLE is not set.', code: 'usage' },
+      ]);
+      expect([empty.code, parseJson(empty)]).toEqual([2, { error: '--provider-credentials github: stdin is empty.', code: 'usage' }]);
+    },
+  );
 
   it('incomplete or malformed provider credentials are refused when set, naming the field; nothing is stored', async () => {
     const p = await inContext(() => tollgate.admin.createProject({ name: 'Creds' }));

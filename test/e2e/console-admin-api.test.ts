@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../contract';
+import { createClient, type ErrorBody } from '../../contract';
 import { startTestApp, type TestApp } from '../support/app';
+import type { AdminBody } from '../support/api-body';
 import { consoleApi, type ConsoleSession } from '../support/console-api';
 import { startFakeStripe, type FakeStripe } from '../support/stripe/server';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -34,7 +35,7 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-const json = async <T = any>(res: Response, status: number): Promise<T> => {
+const json = async <T = unknown>(res: Response, status: number): Promise<T> => {
   const body = await res.json();
   expect(res.status, JSON.stringify(body)).toBe(status);
   return body as T;
@@ -45,12 +46,12 @@ describe('billing', () => {
     const base = `/api/admin/projects/${projectId}/billing`;
     expect(await json(await call(base, { session: op }), 200)).toEqual({ connection: null });
 
-    const sandbox = await json(await call(base, { method: 'PUT', session: op, body: { processor: 'sandbox' } }), 200);
+    const sandbox = await json<AdminBody<'billing', 'connect'>>(await call(base, { method: 'PUT', session: op, body: { processor: 'sandbox' } }), 200);
     expect(sandbox.connection).toMatchObject({ processor: 'sandbox', mode: 'sandbox', key_last4: null, currency: 'usd' });
     expect(Date.parse(sandbox.connection.connected_at)).not.toBeNaN();
 
     const account = stripe.createAccount();
-    const bad = await json(
+    const bad = await json<ErrorBody>(
       await call(base, {
         method: 'PUT',
         session: op,
@@ -60,16 +61,16 @@ describe('billing', () => {
     );
     expect(bad.code).toBe('processor_rejected_key');
     expect(bad.error).toMatch(/^Stripe refused the secret key: /);
-    const malformed = await json(
+    const malformed = await json<ErrorBody>(
       await call(base, { method: 'PUT', session: op, body: { processor: 'stripe', secret_key: 'nope', publishable_key: 'pk', webhook_secret: 'w' } }),
       400,
     );
     expect(malformed.code).toBe('invalid_secret_key');
     // The failed attempts left the sandbox connected.
-    expect((await json(await call(base, { session: op }), 200)).connection.processor).toBe('sandbox');
+    expect((await json<AdminBody<'billing', 'get'>>(await call(base, { session: op }), 200)).connection!.processor).toBe('sandbox');
 
     const other = await t.createProject({ name: 'Stripe one' });
-    const connected = await json(
+    const connected = await json<AdminBody<'billing', 'connect'>>(
       await call(`/api/admin/projects/${other.id}/billing`, {
         method: 'PUT',
         session: op,
@@ -90,10 +91,15 @@ describe('billing', () => {
 
   it('plans in hierarchy order: create, update, reorder; prices added and archived; the sandbox clock moves', async () => {
     const plans = `/api/admin/projects/${projectId}/plans`;
-    const basic = (await json(await call(plans, { method: 'POST', session: op, body: { name: 'Basic', features: 'export, api,, export' } }), 201)).plan;
+    const basic = (
+      await json<AdminBody<'billing', 'createPlan', 201>>(
+        await call(plans, { method: 'POST', session: op, body: { name: 'Basic', features: 'export, api,, export' } }),
+        201,
+      )
+    ).plan;
     expect(basic).toMatchObject({ name: 'Basic', features: ['export', 'api'], hidden: false, position: 0, prices: [] });
     const pro = (
-      await json(
+      await json<AdminBody<'billing', 'createPlan', 201>>(
         await call(plans, {
           method: 'POST',
           session: op,
@@ -103,64 +109,84 @@ describe('billing', () => {
       )
     ).plan;
     expect(pro).toMatchObject({ recommended: true, trials_enabled: true, default_trial_days: 14, position: 1 });
-    expect((await json(await call(plans, { method: 'POST', session: op, body: { name: 'basic' } }), 409)).code).toBe('plan_name_taken');
-    expect((await json(await call(plans, { method: 'POST', session: op, body: { name: 'Bad', features: 'a\u0001b' } }), 400)).code).toBe('invalid_feature');
-
-    const hidden = await json(await call(`${plans}/${basic.id}`, { method: 'PATCH', session: op, body: { hidden: true, features: 'sso' } }), 200);
-    expect(hidden.plan).toMatchObject({ hidden: true, features: ['sso'] });
-    expect((await json(await call(`${plans}/00000000-0000-4000-8000-000000000000`, { method: 'PATCH', session: op, body: { hidden: false } }), 404)).code).toBe(
-      'plan_not_found',
+    expect((await json<ErrorBody>(await call(plans, { method: 'POST', session: op, body: { name: 'basic' } }), 409)).code).toBe('plan_name_taken');
+    expect((await json<ErrorBody>(await call(plans, { method: 'POST', session: op, body: { name: 'Bad', features: 'a\u0001b' } }), 400)).code).toBe(
+      'invalid_feature',
     );
 
-    const reordered = await json(await call(`${plans}/order`, { method: 'PUT', session: op, body: { plans: [pro.id, basic.id] } }), 200);
+    const hidden = await json<AdminBody<'billing', 'updatePlan'>>(
+      await call(`${plans}/${basic.id}`, { method: 'PATCH', session: op, body: { hidden: true, features: 'sso' } }),
+      200,
+    );
+    expect(hidden.plan).toMatchObject({ hidden: true, features: ['sso'] });
+    expect(
+      (await json<ErrorBody>(await call(`${plans}/00000000-0000-4000-8000-000000000000`, { method: 'PATCH', session: op, body: { hidden: false } }), 404)).code,
+    ).toBe('plan_not_found');
+
+    const reordered = await json<AdminBody<'billing', 'reorderPlans'>>(
+      await call(`${plans}/order`, { method: 'PUT', session: op, body: { plans: [pro.id, basic.id] } }),
+      200,
+    );
     expect(reordered.plans.map((p: { name: string }) => p.name)).toEqual(['Pro', 'Basic']);
-    expect((await json(await call(`${plans}/order`, { method: 'PUT', session: op, body: { plans: [pro.id] } }), 400)).code).toBe('invalid_plan_order');
+    expect((await json<ErrorBody>(await call(`${plans}/order`, { method: 'PUT', session: op, body: { plans: [pro.id] } }), 400)).code).toBe(
+      'invalid_plan_order',
+    );
 
     const price = (
-      await json(await call(`${plans}/${pro.id}/prices`, { method: 'POST', session: op, body: { name: 'Monthly', amount: 1250, interval: 'month' } }), 201)
+      await json<AdminBody<'billing', 'createPrice', 201>>(
+        await call(`${plans}/${pro.id}/prices`, { method: 'POST', session: op, body: { name: 'Monthly', amount: 1250, interval: 'month' } }),
+        201,
+      )
     ).price;
     expect(price).toMatchObject({ plan_id: pro.id, amount: 1250, currency: 'usd', interval: 'month', active: true });
     expect(
       (
-        await json(
+        await json<ErrorBody>(
           await call(`${plans}/${pro.id}/prices`, { method: 'POST', session: op, body: { name: 'Yen', amount: 5, currency: 'kwd', interval: 'year' } }),
           400,
         )
       ).code,
     ).toBe('invalid_amount');
-    const archived = await json(await call(`/api/admin/projects/${projectId}/prices/${price.id}/archive`, { method: 'POST', session: op }), 200);
+    const archived = await json<AdminBody<'billing', 'archivePrice'>>(
+      await call(`/api/admin/projects/${projectId}/prices/${price.id}/archive`, { method: 'POST', session: op }),
+      200,
+    );
     expect(archived.price.active).toBe(false);
-    const listed = await json(await call(plans, { session: op }), 200);
-    expect(listed.plans[0].prices).toEqual([expect.objectContaining({ id: price.id, active: false })]);
+    const listed = await json<AdminBody<'billing', 'listPlans'>>(await call(plans, { session: op }), 200);
+    expect(listed.plans[0]!.prices).toEqual([expect.objectContaining({ id: price.id, active: false })]);
 
     expect(await json(await call(`/api/admin/projects/${projectId}/subscriptions`, { session: op }), 200)).toEqual({ subscriptions: [], next_cursor: null });
     expect(await json(await call(`/api/admin/projects/${projectId}/billing/events?type=invoice.paid`, { session: op }), 200)).toEqual({ events: [] });
     const clock = `/api/admin/projects/${projectId}/billing/sandbox/clock`;
-    const before = await json(await call(clock, { session: op }), 200);
+    const before = await json<AdminBody<'billing', 'sandboxClock'>>(await call(clock, { session: op }), 200);
     expect(before).toEqual({ now: t.clock.now().toISOString(), real_now: t.clock.now().toISOString(), ahead_seconds: 0 });
-    const advanced = await json(
+    const advanced = await json<AdminBody<'billing', 'advanceSandbox'>>(
       await call(`/api/admin/projects/${projectId}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 31 } }),
       200,
     );
     expect(advanced.changed).toBe(0);
     // The sandbox's time is read back 31 days ahead of real time, which has not moved.
-    const after = await json(await call(clock, { session: op }), 200);
+    const after = await json<AdminBody<'billing', 'sandboxClock'>>(await call(clock, { session: op }), 200);
     expect(after).toEqual({ now: advanced.now, real_now: before.real_now, ahead_seconds: 31 * 86_400 });
     expect(Date.parse(after.now) - Date.parse(before.now)).toBe(31 * 86_400_000);
     expect(
-      (await json(await call(`/api/admin/projects/${projectId}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 0 } }), 400)).code,
+      (await json<ErrorBody>(await call(`/api/admin/projects/${projectId}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 0 } }), 400))
+        .code,
     ).toBe('invalid_request');
   });
 
   it('invoices: every user’s, newest first, in integer minor units; filtered by user and status; limited; bad filters are 400s', async () => {
     const shop = (await t.createProject({ name: 'Invoiced' })).id;
     const base = `/api/admin/projects/${shop}`;
-    const invoicesOf = async (query = '') => (await json(await call(`${base}/billing/invoices${query}`, { session: op }), 200)).invoices;
+    const invoicesOf = async (query = '') =>
+      (await json<AdminBody<'billing', 'listInvoices'>>(await call(`${base}/billing/invoices${query}`, { session: op }), 200)).invoices;
     await json(await call(`${base}/billing`, { method: 'PUT', session: op, body: { processor: 'sandbox' } }), 200);
     expect(await invoicesOf()).toEqual([]);
-    const plan = (await json(await call(`${base}/plans`, { method: 'POST', session: op, body: { name: 'Team' } }), 201)).plan;
+    const plan = (
+      await json<AdminBody<'billing', 'createPlan', 201>>(await call(`${base}/plans`, { method: 'POST', session: op, body: { name: 'Team' } }), 201)
+    ).plan;
     const price = (
-      await json(
+      await json<AdminBody<'billing', 'createPrice', 201>>(
         await call(`${base}/plans/${plan.id}/prices`, { method: 'POST', session: op, body: { name: 'Monthly', amount: 1250, interval: 'month' } }),
         201,
       )
@@ -179,7 +205,14 @@ describe('billing', () => {
     const ada = await subscribe('ada@example.com');
     const bob = await subscribe('bob@example.com');
     // A month later on the sandbox clock both subscriptions renew: two more invoices.
-    expect((await json(await call(`${base}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 32 } }), 200)).changed).toBe(2);
+    expect(
+      (
+        await json<AdminBody<'billing', 'advanceSandbox'>>(
+          await call(`${base}/billing/sandbox/advance`, { method: 'POST', session: op, body: { days: 32 } }),
+          200,
+        )
+      ).changed,
+    ).toBe(2);
 
     const all = await invoicesOf();
     expect(all).toHaveLength(4);
@@ -209,10 +242,10 @@ describe('billing', () => {
       created_at: expect.any(String),
       paid_at: expect.any(String),
     });
-    expect(Date.parse(first.period_end) - Date.parse(first.period_start)).toBeGreaterThan(27 * 86_400_000);
+    expect(Date.parse(first!.period_end) - Date.parse(first!.period_start)).toBeGreaterThan(27 * 86_400_000);
 
     // The subscriptions list names each user by email too.
-    const subscriptions = (await json(await call(`${base}/subscriptions`, { session: op }), 200)).subscriptions;
+    const subscriptions = (await json<AdminBody<'billing', 'listSubscriptions'>>(await call(`${base}/subscriptions`, { session: op }), 200)).subscriptions;
     expect(subscriptions.map((s: { user_id: string; user_email: string | null }) => [s.user_id, s.user_email]).sort()).toEqual(
       [
         [ada.userId, 'ada@example.com'],
@@ -221,7 +254,7 @@ describe('billing', () => {
     );
 
     const bobs = await invoicesOf(`?user=${bob.userId}`);
-    expect(bobs.map((i: { user_id: string; subscription_id: string }) => [i.user_id, i.subscription_id])).toEqual([
+    expect(bobs.map((i) => [i.user_id, i.subscription_id])).toEqual([
       [bob.userId, bob.subscriptionId],
       [bob.userId, bob.subscriptionId],
     ]);
@@ -230,15 +263,15 @@ describe('billing', () => {
     // Paging by limit, as the other lists: the newest n.
     expect(await invoicesOf('?limit=1')).toEqual(all.slice(0, 1));
     // Page by page: each page's next_cursor leads to the next; the last page's is null.
-    const pageOf = async (path: string) => json(await call(`${base}${path}`, { session: op }), 200);
-    const first3 = await pageOf('/billing/invoices?limit=3');
-    expect(first3).toEqual({ invoices: all.slice(0, 3), next_cursor: all[2].id });
+    const pageOf = async <T>(path: string) => json<T>(await call(`${base}${path}`, { session: op }), 200);
+    const first3 = await pageOf<AdminBody<'billing', 'listInvoices'>>('/billing/invoices?limit=3');
+    expect(first3).toEqual({ invoices: all.slice(0, 3), next_cursor: all[2]!.id });
     expect(await pageOf(`/billing/invoices?limit=3&cursor=${first3.next_cursor}`)).toEqual({ invoices: all.slice(3), next_cursor: null });
     expect(await pageOf(`/billing/invoices?limit=4`)).toMatchObject({ next_cursor: null });
-    const subsPage = await pageOf('/subscriptions?limit=1');
+    const subsPage = await pageOf<AdminBody<'billing', 'listSubscriptions'>>('/subscriptions?limit=1');
     expect(subsPage.subscriptions).toHaveLength(1);
-    const subsNext = await pageOf(`/subscriptions?limit=1&cursor=${subsPage.next_cursor}`);
-    expect(subsNext.subscriptions.map((x: { id: string }) => x.id)).not.toContain(subsPage.subscriptions[0].id);
+    const subsNext = await pageOf<AdminBody<'billing', 'listSubscriptions'>>(`/subscriptions?limit=1&cursor=${subsPage.next_cursor}`);
+    expect(subsNext.subscriptions.map((x: { id: string }) => x.id)).not.toContain(subsPage.subscriptions[0]!.id);
     expect([...subsPage.subscriptions, ...subsNext.subscriptions].map((x: { user_id: string }) => x.user_id).sort()).toEqual([ada.userId, bob.userId].sort());
     expect(subsNext.next_cursor).toBeNull();
     for (const path of ['/billing/invoices?cursor=page-2', '/subscriptions?cursor=page-2']) {
@@ -251,18 +284,25 @@ describe('billing', () => {
     // A user id of nobody, or not an id at all, has no invoices; an invoice of this project never shows in another.
     expect(await invoicesOf('?user=00000000-0000-4000-8000-000000000000')).toEqual([]);
     expect(await invoicesOf('?user=not-a-user')).toEqual([]);
-    expect((await json(await call(`/api/admin/projects/${projectId}/billing/invoices?user=${ada.userId}`, { session: op }), 200)).invoices).toEqual([]);
+    expect(
+      (
+        await json<AdminBody<'billing', 'listInvoices'>>(
+          await call(`/api/admin/projects/${projectId}/billing/invoices?user=${ada.userId}`, { session: op }),
+          200,
+        )
+      ).invoices,
+    ).toEqual([]);
 
     for (const query of ['?limit=0', '?limit=501', '?limit=ten', '?status=refunded', `?user=${'x'.repeat(101)}`]) {
       const bad = await json(await call(`${base}/billing/invoices${query}`, { session: op }), 400);
       expect(bad, query).toEqual({ error: expect.stringMatching(/^Invalid query field (limit|status|user): /), code: 'invalid_request' });
     }
-    expect((await json(await call(`${base}/billing/invoices?status=refunded`, { session: op }), 400)).error).toContain(
+    expect((await json<ErrorBody>(await call(`${base}/billing/invoices?status=refunded`, { session: op }), 400)).error).toContain(
       "Expected 'open' | 'paid' | 'void' | 'uncollectible'",
     );
     const missing = await json(await call('/api/admin/projects/00000000-0000-4000-8000-000000000000/billing/invoices', { session: op }), 404);
     expect(missing).toEqual({ error: expect.any(String), code: 'project_not_found' });
-    expect((await json(await call('/api/admin/projects/not-a-project/billing/invoices', { session: op }), 404)).code).toBe('project_not_found');
+    expect((await json<ErrorBody>(await call('/api/admin/projects/not-a-project/billing/invoices', { session: op }), 404)).code).toBe('project_not_found');
 
     // A user without an email (an OAuth account that gave none) shows null.
     const noEmail = await t.seedUser(shop, { email: null, provider: 'github', emailVerified: false });
@@ -271,8 +311,8 @@ describe('billing', () => {
       (await createClient({ baseUrl: t.baseUrl, accessToken: token }).billing.subscribe({ body: { priceId: price.id, paymentMethodId: 'pm_card_visa' } }))
         .status,
     ).toBe(201);
-    const [newest] = (await json(await call(`${base}/subscriptions?limit=1`, { session: op }), 200)).subscriptions;
-    expect([newest.user_id, newest.user_email]).toEqual([noEmail.id, null]);
+    const [newest] = (await json<AdminBody<'billing', 'listSubscriptions'>>(await call(`${base}/subscriptions?limit=1`, { session: op }), 200)).subscriptions;
+    expect([newest!.user_id, newest!.user_email]).toEqual([noEmail.id, null]);
     expect((await invoicesOf(`?user=${noEmail.id}`)).map((i: { user_email: string | null }) => i.user_email)).toEqual([null]);
   });
 
@@ -306,9 +346,9 @@ describe('webhooks', () => {
   it('an endpoint: created with its secret shown once, Tested both ways, its log read, a delivery resent, its secret rolled, disabled, deleted', async () => {
     const base = `/api/admin/projects/${projectId}/webhooks`;
     expect(await json(await call(base, { session: op }), 200)).toEqual({ endpoints: [] });
-    expect((await json(await call(base, { method: 'POST', session: op, body: { url: 'ftp://nope' } }), 400)).code).toBe('invalid_webhook_url');
+    expect((await json<ErrorBody>(await call(base, { method: 'POST', session: op, body: { url: 'ftp://nope' } }), 400)).code).toBe('invalid_webhook_url');
 
-    const created = await json(
+    const created = await json<AdminBody<'webhooks', 'create', 201>>(
       await call(base, { method: 'POST', session: op, body: { url: receiver.url('/hooks'), event_types: ['invoice.paid'], description: 'Shop' } }),
       201,
     );
@@ -327,21 +367,26 @@ describe('webhooks', () => {
     const failed = await json(await call(`${base}/${id}/test`, { method: 'POST', session: op }), 200);
     expect(failed).toMatchObject({ ok: false, status: 500 });
 
-    const log = await json(await call(`${base}/${id}/deliveries`, { session: op }), 200);
+    const log = await json<AdminBody<'webhooks', 'deliveries'>>(await call(`${base}/${id}/deliveries`, { session: op }), 200);
     expect(log.deliveries).toHaveLength(2);
-    expect(log.deliveries[0].attempts[0]).toMatchObject({ attempt: 1, status_code: 500 });
-    expect(typeof log.deliveries[0].attempts[0].duration_ms).toBe('number');
+    expect(log.deliveries[0]!.attempts[0]).toMatchObject({ attempt: 1, status_code: 500 });
+    expect(typeof log.deliveries[0]!.attempts[0]!.duration_ms).toBe('number');
     expect(
-      (await json(await call(`/api/admin/projects/${projectId}/webhook-deliveries/${log.deliveries[0].id}/resend`, { method: 'POST', session: op }), 404)).code,
+      (
+        await json<ErrorBody>(
+          await call(`/api/admin/projects/${projectId}/webhook-deliveries/${log.deliveries[0]!.id}/resend`, { method: 'POST', session: op }),
+          404,
+        )
+      ).code,
     ).toBe('webhook_delivery_not_found');
 
-    const rolled = await json(await call(`${base}/${id}/roll-secret`, { method: 'POST', session: op }), 200);
+    const rolled = await json<AdminBody<'webhooks', 'rollSecret'>>(await call(`${base}/${id}/roll-secret`, { method: 'POST', session: op }), 200);
     expect(rolled.secret).toMatch(/^whsec_/);
     expect(rolled.secret).not.toBe(created.secret);
-    const disabled = await json(await call(`${base}/${id}`, { method: 'PATCH', session: op, body: { enabled: false } }), 200);
+    const disabled = await json<AdminBody<'webhooks', 'update'>>(await call(`${base}/${id}`, { method: 'PATCH', session: op, body: { enabled: false } }), 200);
     expect(disabled.endpoint.enabled).toBe(false);
     expect(await json(await call(`${base}/${id}`, { method: 'DELETE', session: op }), 200)).toEqual({ success: true });
-    expect((await json(await call(`${base}/${id}/test`, { method: 'POST', session: op }), 404)).code).toBe('webhook_endpoint_not_found');
+    expect((await json<ErrorBody>(await call(`${base}/${id}/test`, { method: 'POST', session: op }), 404)).code).toBe('webhook_endpoint_not_found');
   });
 
   it('every webhook route: 401 without a session, 403 without CSRF, 404 to a member of another project', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
+import type { AdminBody } from '../support/api-body';
 
 /**
  * The admin API the web console calls, over HTTP against the real server: console sessions
@@ -179,7 +180,7 @@ describe('projects, settings and API keys', () => {
       },
     });
     expect(patch.status).toBe(200);
-    const updated = ((await patch.json()) as { project: any }).project;
+    const updated = ((await patch.json()) as AdminBody<'projects', 'update'>).project;
     expect(updated.settings).toMatchObject({
       enabled_providers: ['email', 'google'],
       callback_urls: ['https://c.example/cb', 'https://c.example/other'],
@@ -188,7 +189,7 @@ describe('projects, settings and API keys', () => {
       mfa_methods: ['totp'],
       default_locale: 'it',
     });
-    expect(updated.providers.find((p: any) => p.provider === 'google')).toMatchObject({ enabled: true, credentials_configured: true });
+    expect(updated.providers.find((p) => p.provider === 'google')).toMatchObject({ enabled: true, credentials_configured: true });
     expect(JSON.stringify(updated)).not.toContain('secret');
     const invalid = await api(`/api/admin/projects/${project.id}`, { method: 'PATCH', session: s, body: { add_callback_urls: ['ftp://x'] } });
     expect(invalid.status).toBe(400);
@@ -222,8 +223,8 @@ describe('projects, settings and API keys', () => {
       expect(body.error.startsWith(message)).toBe(true);
       expect(body.error).not.toContain(credentials.clientSecret ?? credentials.privateKey ?? '\u0000');
     }
-    const unchanged = ((await (await api(`/api/admin/projects/${project.id}`, { session: s })).json()) as { project: any }).project;
-    expect(unchanged.providers.filter((p: any) => p.credentials_configured).map((p: any) => p.provider)).toEqual(['google']);
+    const unchanged = ((await (await api(`/api/admin/projects/${project.id}`, { session: s })).json()) as AdminBody<'projects', 'get'>).project;
+    expect(unchanged.providers.filter((p) => p.credentials_configured).map((p) => p.provider)).toEqual(['google']);
     expect(unchanged.settings.enabled_providers).toEqual(['email', 'google']);
 
     const key = await api(`/api/admin/projects/${project.id}/api-keys`, { method: 'POST', session: s, body: { label: 'ci' } });

@@ -31,7 +31,8 @@ afterAll(async () => {
 /** Opens a console page as the operator (signed in with a one-time link the first time). */
 const open = consoleOpener(() => walk, 'pages@example.com');
 
-it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; plans are created and reordered; a price is typed in minor units and shown back before it is created; a subscription’s invoice is listed', async (ctx) => {
+it('billing: a bad Stripe key shows Stripe’s refusal; the sandbox connects; plans are created and reordered; ' +
+  'a price is typed in minor units and shown back before it is created; a subscription’s invoice is listed', async (ctx) => {
   if (!browser) return ctx.skip();
   await open(`/projects/${projectId}/billing`, 'Billing');
   await see(page.getByText('No plans yet')).toBeVisible();

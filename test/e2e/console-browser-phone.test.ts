@@ -180,8 +180,11 @@ async function overflow(p: Page) {
       for (let up = el.parentElement; up && up !== document.body; up = up.parentElement) if (scrolls(up)) return true;
       return false;
     };
-    const name = (el: PageElement) =>
-      `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.trim().split(/\s+/).join('.')}` : ''} "${(el.textContent ?? '').trim().slice(0, 40)}"`;
+    const name = (el: PageElement) => {
+      const id = el.id ? `#${el.id}` : '';
+      const classes = el.className && typeof el.className === 'string' ? `.${el.className.trim().split(/\s+/).join('.')}` : '';
+      return `${el.tagName.toLowerCase()}${id}${classes} "${(el.textContent ?? '').trim().slice(0, 40)}"`;
+    };
     // The outermost elements that overflow (their overflowing descendants are not listed again).
     const wide: string[] = [];
     const reported = new Set<PageElement>();

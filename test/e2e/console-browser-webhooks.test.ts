@@ -56,7 +56,8 @@ it('a card has no blank status band; a failed Test is shown as a failure; Retry 
   const colourOf = (l: typeof outcome) =>
     l.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
   const danger = await page.evaluate<string>(
-    `(() => { const p = document.createElement('span'); p.style.color = 'var(--danger)'; document.body.append(p); const c = getComputedStyle(p).color; p.remove(); return c; })()`,
+    `(() => { const p = document.createElement('span'); p.style.color = 'var(--danger)'; document.body.append(p); ` +
+      'const c = getComputedStyle(p).color; p.remove(); return c; })()',
   );
   const shown = await colourOf(outcome);
   expect(shown).toBe(danger);

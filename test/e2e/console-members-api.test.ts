@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
+import type { AdminBody } from '../support/api-body';
 import { consoleApi, type ConsoleSession } from '../support/console-api';
 import { linkOf, startTestSmtp, type TestSmtp } from '../support/smtp';
 
@@ -31,7 +32,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-const json = async <T = any>(res: Response, status: number): Promise<T> => {
+const json = async <T = unknown>(res: Response, status: number): Promise<T> => {
   const body = await res.json();
   expect(res.status, JSON.stringify(body)).toBe(status);
   return body as T;
@@ -49,7 +50,7 @@ async function audited(project: string, action: string) {
 
 describe('invitations', () => {
   it('an operator invites by email; the mail (escaped) carries a one-time link that creates the member account and signs it in, once', async () => {
-    const invited = await json(await invite(op, 'New.Person@Example.com'), 201);
+    const invited = await json<AdminBody<'members', 'invite', 201>>(await invite(op, 'New.Person@Example.com'), 201);
     expect(invited.invitation).toMatchObject({ email: 'New.Person@example.com', invited_by: 'operator@example.com' });
 
     const mail = await smtp.waitFor('new.person@example.com');
@@ -59,16 +60,16 @@ describe('invitations', () => {
     const url = linkOf(mail);
     expect(url).toMatch(new RegExp(`^${t.baseUrl}/dashboard/invitation#token=tgi_`));
 
-    const list = await json(await call(`/api/admin/projects/${projectId}/members`, { session: op }), 200);
+    const list = await json<AdminBody<'members', 'list'>>(await call(`/api/admin/projects/${projectId}/members`, { session: op }), 200);
     expect(list.invitations).toEqual([expect.objectContaining({ email: 'New.Person@example.com', invited_by: 'operator@example.com' })]);
     // The token is stored only as its hash.
     const stored = await t.inContext(() => t.tollgate.core.db.query<{ token_hash: string }>('select token_hash from console_invitations'));
     expect(stored.map((r) => r.token_hash)).not.toContain(tokenOf(url));
 
     const session = await sessionFrom(await accept(tokenOf(url)));
-    const me = await json(await call('/api/admin/session', { session }), 200);
+    const me = await json<AdminBody<'session', 'get'>>(await call('/api/admin/session', { session }), 200);
     expect(me.account).toMatchObject({ email: 'New.Person@example.com', role: 'member' });
-    const projects = await json(await call('/api/admin/projects', { session }), 200);
+    const projects = await json<AdminBody<'projects', 'list'>>(await call('/api/admin/projects', { session }), 200);
     expect(projects.projects.map((p: { id: string }) => p.id)).toEqual([projectId]);
     expect((await call(`/api/admin/projects/${otherId}`, { session })).status).toBe(404);
     // It sets a password on the Account page, then signs in with it.
@@ -79,14 +80,14 @@ describe('invitations', () => {
     expect(reused.status).toBe(401);
     expect(await reused.json()).toMatchObject({ code: 'console_invitation_invalid' });
 
-    const after = await json(await call(`/api/admin/projects/${projectId}/members`, { session: op }), 200);
+    const after = await json<AdminBody<'members', 'list'>>(await call(`/api/admin/projects/${projectId}/members`, { session: op }), 200);
     expect(after.invitations).toEqual([]);
     expect(after.members).toEqual([
       expect.objectContaining({ email: 'New.Person@example.com', role: 'member' }),
       expect.objectContaining({ email: 'operator@example.com', role: 'operator' }),
     ]);
 
-    const opId = (await json(await call('/api/admin/session', { session: op }), 200)).account.id;
+    const opId = (await json<AdminBody<'session', 'get'>>(await call('/api/admin/session', { session: op }), 200)).account.id;
     expect((await audited(projectId, 'console.member.invited'))[0]).toMatchObject({
       actor: { kind: 'admin', id: opId },
       target: { kind: 'console_invitation', id: invited.invitation.id },
@@ -102,7 +103,7 @@ describe('invitations', () => {
     const url = linkOf(await smtp.waitFor('existing@example.com'));
     const session = await sessionFrom(await accept(tokenOf(url)));
     expect(await json(await call('/api/admin/session', { session }), 200)).toMatchObject({ account: { email: 'existing@example.com', role: 'member' } });
-    const projects = await json(await call('/api/admin/projects', { session }), 200);
+    const projects = await json<AdminBody<'projects', 'list'>>(await call('/api/admin/projects', { session }), 200);
     expect(projects.projects.map((p: { id: string }) => p.id).sort()).toEqual([projectId, otherId].sort());
 
     for (const email of ['member-a@example.com', 'OPERATOR@example.com']) {
@@ -116,7 +117,7 @@ describe('invitations', () => {
   });
 
   it('a pending invitation can be revoked: its link stops working', async () => {
-    const { invitation } = await json(await invite(op, 'revoked@example.com'), 201);
+    const { invitation } = await json<AdminBody<'members', 'invite', 201>>(await invite(op, 'revoked@example.com'), 201);
     const url = linkOf(await smtp.waitFor('revoked@example.com'));
     await json(await call(`/api/admin/projects/${projectId}/invitations/${invitation.id}`, { method: 'DELETE', session: op }), 200);
     expect((await accept(tokenOf(url))).status).toBe(401);
@@ -144,7 +145,7 @@ describe('members', () => {
     const a = await member('team-a@example.com', [project]);
     const b = await member('team-b@example.com', [project]);
     const ids = async () => {
-      const list = await json(await call(`/api/admin/projects/${project}/members`, { session: op }), 200);
+      const list = await json<AdminBody<'members', 'list'>>(await call(`/api/admin/projects/${project}/members`, { session: op }), 200);
       return Object.fromEntries(list.members.map((m: { email: string; account_id: string }) => [m.email, m.account_id])) as Record<string, string>;
     };
     const before = await ids();
@@ -171,18 +172,21 @@ describe('members', () => {
 
 describe('accounts (operators only)', () => {
   it('lists every console account with its projects, and makes a one-time sign-in link for one', async () => {
-    const list = await json(await call('/api/admin/accounts', { session: op }), 200);
+    const list = await json<AdminBody<'members', 'listAccounts'>>(await call('/api/admin/accounts', { session: op }), 200);
     const outsiderRow = list.accounts.find((a: { email: string }) => a.email === 'outsider@example.com');
     expect(outsiderRow).toMatchObject({ role: 'member', projects: expect.arrayContaining([{ id: otherId, name: 'Elsewhere' }]) });
     expect(list.accounts.find((a: { email: string }) => a.email === 'operator@example.com')).toMatchObject({ role: 'operator', projects: [] });
     expect(
       list.accounts
-        .find((a: { email: string }) => a.email === 'existing@example.com')
+        .find((a: { email: string }) => a.email === 'existing@example.com')!
         .projects.map((p: { name: string }) => p.name)
         .sort(),
     ).toEqual(['Acme <Shop>', 'Elsewhere']);
 
-    const link = await json(await call(`/api/admin/accounts/${outsiderRow.id}/sign-in-link`, { method: 'POST', session: op }), 201);
+    const link = await json<AdminBody<'members', 'accountSignInLink', 201>>(
+      await call(`/api/admin/accounts/${outsiderRow!.id}/sign-in-link`, { method: 'POST', session: op }),
+      201,
+    );
     expect(link.url).toMatch(new RegExp(`^${t.baseUrl}/dashboard/link#token=tgl_`));
     const token = decodeURIComponent(new URL(link.url).hash.replace(/^#token=/, ''));
     const session = await sessionFrom(await call('/api/admin/session/link', { method: 'POST', body: { token } }));
@@ -234,18 +238,21 @@ describe('authorization of the project routes', () => {
 });
 
 describe('expiry', () => {
-  it('inviting again replaces the pending invitation; a link older than 7 days is refused (by the injected clock; last: every session ends with it)', async () => {
-    await json(await invite(op, 'late@example.com'), 201);
-    const first = linkOf(await smtp.waitFor('late@example.com', 1));
-    await json(await invite(op, 'late@example.com'), 201);
-    const second = linkOf(await smtp.waitFor('late@example.com', 2));
-    const list = await json(await call(`/api/admin/projects/${projectId}/members`, { session: op }), 200);
-    expect(list.invitations.filter((i: { email: string }) => i.email === 'late@example.com')).toHaveLength(1);
-    expect((await accept(tokenOf(first))).status).toBe(401);
+  it(
+    'inviting again replaces the pending invitation; ' + 'a link older than 7 days is refused (by the injected clock; last: every session ends with it)',
+    async () => {
+      await json(await invite(op, 'late@example.com'), 201);
+      const first = linkOf(await smtp.waitFor('late@example.com', 1));
+      await json(await invite(op, 'late@example.com'), 201);
+      const second = linkOf(await smtp.waitFor('late@example.com', 2));
+      const list = await json<AdminBody<'members', 'list'>>(await call(`/api/admin/projects/${projectId}/members`, { session: op }), 200);
+      expect(list.invitations.filter((i: { email: string }) => i.email === 'late@example.com')).toHaveLength(1);
+      expect((await accept(tokenOf(first))).status).toBe(401);
 
-    t.clock.advanceSeconds(7 * 86_400 + 1);
-    const expired = await accept(tokenOf(second));
-    expect(expired.status).toBe(401);
-    expect(await expired.json()).toMatchObject({ code: 'console_invitation_invalid' });
-  });
+      t.clock.advanceSeconds(7 * 86_400 + 1);
+      const expired = await accept(tokenOf(second));
+      expect(expired.status).toBe(401);
+      expect(await expired.json()).toMatchObject({ code: 'console_invitation_invalid' });
+    },
+  );
 });

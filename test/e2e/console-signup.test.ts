@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app';
 import { see } from '../support/browser';
+import type { AdminBody } from '../support/api-body';
 import { consoleApi } from '../support/console-api';
 import { openConsoleWalk, SHOTS, type ConsoleWalk } from '../support/console-browser';
 
@@ -20,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => walk?.close());
 const { call, sessionFrom } = consoleApi(() => t);
 
-const json = async <T = any>(res: Response, status: number): Promise<T> => {
+const json = async <T = unknown>(res: Response, status: number): Promise<T> => {
   const body = await res.json();
   expect(res.status, JSON.stringify(body)).toBe(status);
   return body as T;
@@ -41,12 +42,17 @@ describe('open sign-up, over the API', () => {
     await sessionFrom(await call('/api/admin/session', { method: 'POST', body: { email: 'founder@example.com', password: 'good pass 1' } }));
 
     // It creates a project of its own (the API key shown once) and sees only its projects.
-    const made = await json(await call('/api/admin/projects', { method: 'POST', body: { name: 'Founder app' }, session }), 201);
+    const made = await json<AdminBody<'projects', 'create', 201>>(
+      await call('/api/admin/projects', { method: 'POST', body: { name: 'Founder app' }, session }),
+      201,
+    );
     expect(made.api_key).toMatch(/^tg_/);
     const other = await sessionFrom(await signUp('other@example.com', 'other pass 2'));
-    expect((await json(await call('/api/admin/projects', { session: other }), 200)).projects).toEqual([]);
+    expect((await json<AdminBody<'projects', 'list'>>(await call('/api/admin/projects', { session: other }), 200)).projects).toEqual([]);
     expect(await json(await call(`/api/admin/projects/${made.project.id}`, { session: other }), 404)).toMatchObject({ code: 'project_not_found' });
-    expect((await json(await call('/api/admin/projects', { session }), 200)).projects.map((p: { name: string }) => p.name)).toEqual(['Founder app']);
+    expect((await json<AdminBody<'projects', 'list'>>(await call('/api/admin/projects', { session }), 200)).projects.map((p) => p.name)).toEqual([
+      'Founder app',
+    ]);
   });
 });
 

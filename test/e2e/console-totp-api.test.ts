@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
 import { runCli } from '../support/cli';
+import type { ErrorBody } from '../../contract';
+import type { AdminBody } from '../support/api-body';
 import { consoleApi, type ConsoleSession } from '../support/console-api';
 import { linkOf, startTestSmtp, type TestSmtp } from '../support/smtp';
 import { authenticatorApp } from './mfa-helpers';
@@ -25,7 +27,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-const json = async <T = any>(res: Response, status: number): Promise<T> => {
+const json = async <T = unknown>(res: Response, status: number): Promise<T> => {
   const body = await res.json();
   expect(res.status, JSON.stringify(body)).toBe(status);
   return body as T;
@@ -40,33 +42,33 @@ const signIn = (email: string, password: string, code?: string) =>
 async function withApp(email: string, password = 'console pass 1'): Promise<{ secret: string; session: ConsoleSession; id: string }> {
   const session = await operator(email);
   await json(await call('/api/admin/account/password', { method: 'PUT', body: { password }, session }), 200);
-  const setup = await json(await call('/api/admin/account/totp', { method: 'POST', session }), 200);
+  const setup = await json<AdminBody<'session', 'startTotp'>>(await call('/api/admin/account/totp', { method: 'POST', session }), 200);
   await json(await call('/api/admin/account/totp/confirm', { method: 'POST', body: { code: codeAt(setup.secret) }, session }), 200);
   nextStep();
-  const me = await json(await call('/api/admin/session', { session }), 200);
+  const me = await json<AdminBody<'session', 'get'>>(await call('/api/admin/session', { session }), 200);
   return { secret: setup.secret, session, id: me.account.id };
 }
 
 describe('setting up an authenticator app', () => {
   it('start gives a secret and its QR code, pending until a first code confirms it; then the session says totp_enabled', async () => {
     const session = await operator('setup@example.com');
-    expect((await json(await call('/api/admin/session', { session }), 200)).account).toMatchObject({ totp_enabled: false });
+    expect((await json<AdminBody<'session', 'get'>>(await call('/api/admin/session', { session }), 200)).account).toMatchObject({ totp_enabled: false });
 
-    const first = await json(await call('/api/admin/account/totp', { method: 'POST', session }), 200);
+    const first = await json<AdminBody<'session', 'startTotp'>>(await call('/api/admin/account/totp', { method: 'POST', session }), 200);
     expect(first.secret).toMatch(/^[A-Z2-7]{16,}$/);
     expect(first.uri).toBe(
       `otpauth://totp/Tollgate%20console:setup%40example.com?secret=${first.secret}&period=30&digits=6&algorithm=SHA1&issuer=Tollgate%20console`,
     );
     expect(first.qr_code).toMatch(/^data:image\/png;base64,/);
     // Starting again replaces a pending secret: a code of the first one no longer confirms.
-    const setup = await json(await call('/api/admin/account/totp', { method: 'POST', session }), 200);
+    const setup = await json<AdminBody<'session', 'startTotp'>>(await call('/api/admin/account/totp', { method: 'POST', session }), 200);
     expect(setup.secret).not.toBe(first.secret);
     expect(await json(await call('/api/admin/account/totp/confirm', { method: 'POST', body: { code: codeAt(first.secret) }, session }), 401)).toMatchObject({
       code: 'console_totp_invalid',
       error: 'Wrong code, or a code already used: enter the current code from your authenticator app',
     });
     // Pending: it is not asked for at sign-in yet.
-    expect((await json(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(false);
+    expect((await json<AdminBody<'session', 'get'>>(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(false);
 
     // Stored encrypted, never as the secret itself.
     const [row] = await t.inContext(() =>
@@ -79,7 +81,7 @@ describe('setting up an authenticator app', () => {
       await call('/api/admin/account/totp/confirm', { method: 'POST', body: { code: codeAt(setup.secret).replace(/^(\d{3})/, '$1 ') }, session }),
       200,
     );
-    expect((await json(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(true);
+    expect((await json<AdminBody<'session', 'get'>>(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(true);
     // The account is told by email.
     const notice = await smtp.waitFor('setup@example.com');
     expect(notice.subject).toBe('Two-step sign-in is on for your Tollgate console account');
@@ -96,7 +98,7 @@ describe('setting up an authenticator app', () => {
     expect(await json(await call('/api/admin/account/totp/confirm', { method: 'POST', body: { code: '123456' }, session }), 409)).toMatchObject({
       code: 'console_totp_not_started',
     });
-    const empty = await json(await call('/api/admin/account/totp/confirm', { method: 'POST', body: { code: ' ' }, session }), 400);
+    const empty = await json<ErrorBody>(await call('/api/admin/account/totp/confirm', { method: 'POST', body: { code: ' ' }, session }), 400);
     expect(empty.error).toContain('Enter the 6-digit code from your authenticator app');
   });
 
@@ -126,7 +128,10 @@ describe('signing in with an authenticator app', () => {
 
     const code = codeAt(secret);
     const session = await sessionFrom(await signIn('two@example.com', 'console pass 1', code));
-    expect((await json(await call('/api/admin/session', { session }), 200)).account).toMatchObject({ email: 'two@example.com', totp_enabled: true });
+    expect((await json<AdminBody<'session', 'get'>>(await call('/api/admin/session', { session }), 200)).account).toMatchObject({
+      email: 'two@example.com',
+      totp_enabled: true,
+    });
     // The same code (its time step is spent) does not sign in again.
     expect(await json(await signIn('two@example.com', 'console pass 1', code), 401)).toMatchObject({ code: 'console_totp_invalid' });
     nextStep();
@@ -154,7 +159,7 @@ describe('signing in with an authenticator app', () => {
     const created = await t.inContext(() => t.tollgate.admin.console.createAccount({ email: 'guest@example.com', role: 'member', password: 'guest pass 1' }));
     if (!created.ok) throw new Error(created.error);
     const guest = await sessionFrom(await signIn('guest@example.com', 'guest pass 1'));
-    const setup = await json(await call('/api/admin/account/totp', { method: 'POST', session: guest }), 200);
+    const setup = await json<AdminBody<'session', 'startTotp'>>(await call('/api/admin/account/totp', { method: 'POST', session: guest }), 200);
     await json(await call('/api/admin/account/totp/confirm', { method: 'POST', body: { code: codeAt(setup.secret) }, session: guest }), 200);
     nextStep();
 
@@ -165,7 +170,7 @@ describe('signing in with an authenticator app', () => {
 
     expect(await json(await accept(), 401)).toMatchObject({ code: 'console_totp_required' });
     const session = await sessionFrom(await accept(codeAt(setup.secret)));
-    const projects = await json(await call('/api/admin/projects', { session }), 200);
+    const projects = await json<AdminBody<'projects', 'list'>>(await call('/api/admin/projects', { session }), 200);
     expect(projects.projects.map((p: { id: string }) => p.id)).toEqual([projectId]);
   });
 
@@ -191,14 +196,16 @@ describe('turning it off', () => {
     const { secret, session } = await withApp('off@example.com');
     // Operators see who has an app in the accounts list.
     const listed = async () =>
-      (await json(await call('/api/admin/accounts', { session }), 200)).accounts.find((a: { email: string }) => a.email === 'off@example.com');
+      (await json<AdminBody<'members', 'listAccounts'>>(await call('/api/admin/accounts', { session }), 200)).accounts.find(
+        (a: { email: string }) => a.email === 'off@example.com',
+      );
     expect(await listed()).toMatchObject({ role: 'operator', totp_enabled: true });
     expect(await json(await call('/api/admin/account/totp/disable', { method: 'POST', body: { code: '222222' }, session }), 401)).toMatchObject({
       code: 'console_totp_invalid',
     });
-    expect((await json(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(true);
+    expect((await json<AdminBody<'session', 'get'>>(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(true);
     await json(await call('/api/admin/account/totp/disable', { method: 'POST', body: { code: codeAt(secret) }, session }), 200);
-    expect((await json(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(false);
+    expect((await json<AdminBody<'session', 'get'>>(await call('/api/admin/session', { session }), 200)).account.totp_enabled).toBe(false);
     // Told by email: when it was turned on, and now that it is off (a wrong code told nothing).
     expect((await smtp.waitFor('off@example.com', 2)).subject).toBe('Two-step sign-in is off for your Tollgate console account');
     expect((await smtp.settle('off@example.com', 300)).map((m) => m.subject)).toEqual([
@@ -221,7 +228,7 @@ describe('turning it off', () => {
     expect(removed.stdout).toContain('Removed the authenticator app of lost@example.com and ended its console sessions');
     expect((await call('/api/admin/session', { session })).status).toBe(401);
     const fresh = await sessionFrom(await signIn('lost@example.com', 'console pass 1'));
-    expect((await json(await call('/api/admin/session', { session: fresh }), 200)).account.totp_enabled).toBe(false);
+    expect((await json<AdminBody<'session', 'get'>>(await call('/api/admin/session', { session: fresh }), 200)).account.totp_enabled).toBe(false);
     // The account learns that someone removed its app from the shell.
     const removedNotice = await smtp.waitFor('lost@example.com', 2);
     expect(removedNotice.subject).toBe('The authenticator app of your Tollgate console account was removed');

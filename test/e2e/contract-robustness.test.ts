@@ -262,7 +262,8 @@ describe('every contract route rejects malformed input with a 4xx JSON error', (
       });
     }
 
-    it(`${name}: NUL and lone surrogates in any string of the body, query or path answer 400 invalid_characters naming it; control characters never a 5xx`, async () => {
+    const invalidCharacters = `${name}: NUL and lone surrogates in any string of the body, query or path answer 400 invalid_characters naming it`;
+    it(`${invalidCharacters}; control characters never a 5xx`, async () => {
       // Signing out of the console ends the session the other admin routes walk with: it gets a new one each time.
       const endsConsoleSession = auth === 'console' && route.method === 'DELETE' && route.path === '/api/admin/session';
       const send = async (init: { body?: unknown; query?: string; path?: string }) =>

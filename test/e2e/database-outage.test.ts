@@ -204,7 +204,7 @@ describe('PostgreSQL restarted under a server running its jobs and a separate wo
         while (next < users.length && !stopRecording) {
           const user = users[next++]!;
           const requestKey = tg.core.crypto.uuid();
-          for (let attempt = 0; !stopRecording; attempt++) {
+          while (!stopRecording) {
             try {
               await run(() => billing.subscribe({ project, user }, { priceId, paymentMethodId: 'pm_card_visa', requestKey }));
               break;

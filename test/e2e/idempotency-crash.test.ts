@@ -163,9 +163,8 @@ describe('Idempotency-Key after the server is killed with keyed subscribes in fl
         }
       }),
     );
-    console.log(
-      `idempotency crash test: retries answered ${answers.map((a) => `${(a.afterMs / 1000).toFixed(1)} s`).join(', ')} after the kill; answers seen: ${JSON.stringify(seen)}`,
-    );
+    const after = answers.map((a) => `${(a.afterMs / 1000).toFixed(1)} s`).join(', ');
+    console.log(`idempotency crash test: retries answered ${after} after the kill; answers seen: ${JSON.stringify(seen)}`);
     expect(
       answers.filter((a) => a.afterMs > RETRY_WINDOW_MS),
       JSON.stringify({ answers, seen }),

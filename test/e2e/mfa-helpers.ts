@@ -1,7 +1,9 @@
 import * as OTPAuth from 'otpauth';
 import type { PrimarySignInOutcome } from '../../application/auth/complete-primary-sign-in';
+import type { AccessTokenClaims } from '../../domain/access-token';
 import { SYSTEM_ORIGIN } from '../../application/ports/request-origin';
 import type { EndUser } from '../../domain/user';
+import type { ApiBody } from '../support/api-body';
 import type { TestApp } from '../support/app';
 
 /** Helpers shared by the MFA end-to-end tests. Primary sign-in runs in-process through the gate. */
@@ -10,13 +12,14 @@ let ipCounter = 0;
 /** A fresh client address per call (the app trusts X-Forwarded-For from loopback in these tests). */
 export const freshIp = () => `10.${(++ipCounter >> 16) & 255}.${(ipCounter >> 8) & 255}.${ipCounter & 255}`;
 
-export interface HttpResult {
+/** An answer; `T` is what the test reads its body as (e.g. ApiBody<'mfa', 'verify'>, or ErrorBody for a refusal). */
+export interface HttpResult<T = unknown> {
   status: number;
-  body: any;
+  body: T;
   headers: Headers;
 }
 
-export async function post(t: TestApp, path: string, body?: unknown, options: { bearer?: string; ip?: string } = {}): Promise<HttpResult> {
+export async function post<T = unknown>(t: TestApp, path: string, body?: unknown, options: { bearer?: string; ip?: string } = {}): Promise<HttpResult<T>> {
   const headers: Record<string, string> = { 'x-forwarded-for': options.ip ?? freshIp() };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
@@ -82,11 +85,11 @@ export function totpCode(t: TestApp, secret: string, offsetSeconds = 0): string 
 }
 
 /** setup + verify-setup with `bearer` (an access token or an enrollment challenge). */
-export async function enrollTotp(t: TestApp, bearer: string): Promise<{ secret: string; verify: HttpResult }> {
-  const setup = await post(t, '/api/proxy/mfa/totp/setup', undefined, { bearer });
+export async function enrollTotp(t: TestApp, bearer: string): Promise<{ secret: string; verify: HttpResult<ApiBody<'mfa', 'totpVerifySetup'>> }> {
+  const setup = await post<ApiBody<'mfa', 'totpSetup'>>(t, '/api/proxy/mfa/totp/setup', undefined, { bearer });
   if (setup.status !== 200) throw new Error(`totp/setup answered ${setup.status} ${JSON.stringify(setup.body)}`);
   const secret = setup.body.secret as string;
-  const verify = await post(t, '/api/proxy/mfa/totp/verify-setup', { code: totpCode(t, secret) }, { bearer });
+  const verify = await post<ApiBody<'mfa', 'totpVerifySetup'>>(t, '/api/proxy/mfa/totp/verify-setup', { code: totpCode(t, secret) }, { bearer });
   if (verify.status !== 200) throw new Error(`verify-setup answered ${verify.status} ${JSON.stringify(verify.body)}`);
   // The step just used cannot be used again: later codes come from the next step.
   t.clock.advanceSeconds(30);
@@ -103,6 +106,7 @@ export function challengeOf(outcome: PrimarySignInOutcome) {
   return outcome;
 }
 
-export function decodeJwt(token: string): Record<string, any> {
+/** The claims of an access token (not verified: the test reads what the server put in it). */
+export function decodeJwt(token: string): AccessTokenClaims & { iat: number; exp: number } {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
 }

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorBody } from '../../contract';
+import type { ApiBody } from '../support/api-body';
 import { startTestApp, type TestApp } from '../support/app';
 import { challengeOf, decodeJwt, enrollTotp, post, primarySignIn, seedUser, sessionOf, setPolicy, totpCode } from './mfa-helpers';
 
@@ -16,10 +18,10 @@ async function projectWithEnrolledUser(policy: 'off' | 'optional' | 'required') 
   const user = await seedUser(t, project.id);
   const { token } = sessionOf(await primarySignIn(t, project.id, user));
   const { secret } = await enrollTotp(t, token);
-  const codes = await post(t, '/api/proxy/mfa/backup-codes/generate', undefined, { bearer: token });
+  const codes = await post<ApiBody<'mfa', 'backupCodesGenerate'>>(t, '/api/proxy/mfa/backup-codes/generate', undefined, { bearer: token });
   expect(codes.status).toBe(200);
   await setPolicy(t, project.id, policy);
-  return { project, user, secret, token, backupCodes: codes.body.codes as string[] };
+  return { project, user, secret, token, backupCodes: codes.body.codes };
 }
 
 describe('primary sign-in result by MFA policy and enrollment', () => {
@@ -108,7 +110,7 @@ describe('required policy: enrollment with the challenge as Bearer', () => {
     const user = await seedUser(t, project.id, `enroll-${Date.now()}@example.com`);
     const { challenge } = challengeOf(await primarySignIn(t, project.id, user, { provider: 'github', ttlSeconds: 300 }));
 
-    const setup = await post(t, '/api/proxy/mfa/totp/setup', undefined, { bearer: challenge });
+    const setup = await post<ApiBody<'mfa', 'totpSetup'>>(t, '/api/proxy/mfa/totp/setup', undefined, { bearer: challenge });
     expect(setup.status).toBe(200);
     const { secret, uri, qr_code } = setup.body;
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
@@ -124,7 +126,12 @@ describe('required policy: enrollment with the challenge as Bearer', () => {
     expect(wrong.status).toBe(400);
     expect(wrong.body).toEqual({ error: 'Invalid code', code: 'mfa_invalid_code' });
 
-    const done = await post(t, '/api/proxy/mfa/totp/verify-setup', { code: totpCode(t, secret) }, { bearer: challenge });
+    const done = await post<Extract<ApiBody<'mfa', 'totpVerifySetup'>, { token: string }>>(
+      t,
+      '/api/proxy/mfa/totp/verify-setup',
+      { code: totpCode(t, secret) },
+      { bearer: challenge },
+    );
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ success: true, refresh_token: expect.stringMatching(/^rt_/), user: { id: user.id, email: user.email } });
     // The session carries what the primary sign-in asked for: provider and lifetime.
@@ -137,7 +144,7 @@ describe('required policy: enrollment with the challenge as Bearer', () => {
     // The challenge is spent: it no longer opens the setup endpoints.
     expect((await post(t, '/api/proxy/mfa/totp/setup', undefined, { bearer: challenge })).status).toBe(401);
 
-    const codes = await post(t, '/api/proxy/mfa/backup-codes/generate', undefined, { bearer: done.body.token });
+    const codes = await post<ApiBody<'mfa', 'backupCodesGenerate'>>(t, '/api/proxy/mfa/backup-codes/generate', undefined, { bearer: done.body.token });
     expect(codes.status).toBe(200);
     expect(codes.body.codes).toHaveLength(10);
     expect(new Set(codes.body.codes).size).toBe(10);
@@ -154,12 +161,12 @@ describe('required policy: enrollment with the challenge as Bearer', () => {
     const user = await seedUser(t, project.id);
     const { challenge } = challengeOf(await primarySignIn(t, project.id, user));
     for (const path of ['/api/proxy/mfa/totp/disable', '/api/proxy/mfa/sms/disable']) {
-      const res = await post(t, path, { code: '123456' }, { bearer: challenge });
+      const res = await post<ErrorBody>(t, path, { code: '123456' }, { bearer: challenge });
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('invalid_access_token');
     }
     // Nothing enrolled yet: backup codes need TOTP or SMS first.
-    const early = await post(t, '/api/proxy/mfa/backup-codes/generate', undefined, { bearer: challenge });
+    const early = await post<ErrorBody>(t, '/api/proxy/mfa/backup-codes/generate', undefined, { bearer: challenge });
     expect(early.status).toBe(400);
     expect(early.body.code).toBe('mfa_not_enrolled');
     expect((await post(t, '/api/proxy/mfa/totp/setup', undefined, { bearer: challenge })).status).toBe(200);
@@ -181,7 +188,7 @@ describe('primary auth -> challenge -> verify -> JWT and refresh token', () => {
   it('verifies with TOTP and issues the session the primary sign-in would have issued', async () => {
     const { project, user, secret } = await projectWithEnrolledUser('optional');
     const outcome = challengeOf(await primarySignIn(t, project.id, user, { provider: 'magic-link', ttlSeconds: 900 }));
-    const res = await post(t, '/api/proxy/mfa/verify', { challenge: outcome.challenge, code: totpCode(t, secret), method: 'totp' });
+    const res = await post<ApiBody<'mfa', 'verify'>>(t, '/api/proxy/mfa/verify', { challenge: outcome.challenge, code: totpCode(t, secret), method: 'totp' });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['refresh_token', 'token', 'user']);
     expect(res.body.user).toEqual({ id: user.id, email: user.email, name: user.name, email_verified: true });
@@ -204,10 +211,10 @@ describe('primary auth -> challenge -> verify -> JWT and refresh token', () => {
     expect(sms.body).toEqual({ error: 'MFA method not enrolled', code: 'mfa_method_not_enrolled' });
     await setPolicy(t, project.id, 'optional', ['sms']);
     await setPolicy(t, project.id, 'optional', ['totp']);
-    const noSms = await post(t, '/api/proxy/mfa/verify', { challenge, code: '123456', method: 'sms' });
+    const noSms = await post<ErrorBody>(t, '/api/proxy/mfa/verify', { challenge, code: '123456', method: 'sms' });
     expect(noSms.status).toBe(400);
     expect(noSms.body.code).toBe('mfa_method_not_allowed');
-    const bad = await post(t, '/api/proxy/mfa/verify', { challenge, code: '123456', method: 'email' });
+    const bad = await post<ErrorBody>(t, '/api/proxy/mfa/verify', { challenge, code: '123456', method: 'email' });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('invalid_request');
     const ok = await post(t, '/api/proxy/mfa/verify', { challenge, code: totpCode(t, secret), method: 'totp' });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiBody, ChallengeBody, SessionBody } from '../support/api-body';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { FakeGitHub } from '../support/fake-github';
 import { browse } from '../support/oidc-provider';
@@ -53,14 +54,14 @@ const signup = (p: TestProject, email: string) =>
 const signin = (p: TestProject, email: string) =>
   post(t, '/api/proxy/email/signin', { email, password: PASSWORD, callback_url: p.callbackUrl }, { bearer: p.apiKey });
 
-function expectSession(body: any) {
+function expectSession(body: unknown): asserts body is SessionBody {
   expect(body).toMatchObject({ token: expect.any(String), user: { id: expect.any(String) } });
-  expect(body.mfa_required).toBeUndefined();
+  expect((body as Partial<ChallengeBody>).mfa_required).toBeUndefined();
 }
-function expectChallenge(body: any, methods: string[]) {
+function expectChallenge(body: unknown, methods: string[]): asserts body is ChallengeBody {
   expect(body).toEqual({ mfa_required: true, challenge: expect.stringMatching(/^mfa_/), methods });
 }
-function expectEnrollment(body: any) {
+function expectEnrollment(body: unknown): asserts body is ChallengeBody {
   expect(body).toEqual({ mfa_required: true, challenge: expect.stringMatching(/^mfa_/), methods: [], enrollment_required: true });
 }
 
@@ -85,7 +86,11 @@ describe('email signup and signin', () => {
     const challenged = await signin(p, email);
     expect(challenged.status).toBe(200);
     expectChallenge(challenged.body, ['totp']);
-    const verified = await post(t, '/api/proxy/mfa/verify', { challenge: challenged.body.challenge, code: totpCode(t, secret), method: 'totp' });
+    const verified = await post<ApiBody<'mfa', 'verify'>>(t, '/api/proxy/mfa/verify', {
+      challenge: challenged.body.challenge,
+      code: totpCode(t, secret),
+      method: 'totp',
+    });
     expect(verified.status).toBe(200);
     expect(verified.body).toMatchObject({ refresh_token: expect.stringMatching(/^rt_/), user: { id: first.body.user.id, email } });
     expect(decodeJwt(verified.body.token)).toMatchObject({ sub: first.body.user.id, provider: 'email' });
@@ -142,7 +147,7 @@ describe('magic link', () => {
     expect(challenged.searchParams.get('token')).toBeNull();
     expect(challenged.searchParams.get('mfa_required')).toBe('true');
     const challenge = challenged.searchParams.get('challenge')!;
-    const verified = await post(t, '/api/proxy/mfa/verify', { challenge, code: totpCode(t, secret), method: 'totp' });
+    const verified = await post<ApiBody<'mfa', 'verify'>>(t, '/api/proxy/mfa/verify', { challenge, code: totpCode(t, secret), method: 'totp' });
     expect(verified.status).toBe(200);
     // The session after MFA is the magic-link one: provider magic-link, 15 minutes.
     const claims = decodeJwt(verified.body.token);
@@ -201,7 +206,11 @@ describe('OAuth code exchange', () => {
     const challenged = await oauthSignIn(p, account);
     expect(challenged.status).toBe(200);
     expectChallenge(challenged.body, ['totp']);
-    const verified = await post(t, '/api/proxy/mfa/verify', { challenge: challenged.body.challenge, code: totpCode(t, secret), method: 'totp' });
+    const verified = await post<ApiBody<'mfa', 'verify'>>(t, '/api/proxy/mfa/verify', {
+      challenge: challenged.body.challenge,
+      code: totpCode(t, secret),
+      method: 'totp',
+    });
     expect(verified.status).toBe(200);
     const claims = decodeJwt(verified.body.token);
     expect(claims).toMatchObject({ sub: off.body.user.id, provider: 'github' });

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorBody } from '../../contract';
+import type { ApiBody } from '../support/api-body';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { startFakeSms, type FakeSms } from '../support/fake-sms';
 import { challengeOf, freshIp, post, primarySignIn, seedUser, sessionOf, setPolicy } from './mfa-helpers';
@@ -50,7 +52,7 @@ describe('phone number and SMS enrollment', () => {
     const { token } = sessionOf(await primarySignIn(t, project.id, user));
     const phone = newPhone();
 
-    const invalid = await post(t, '/api/proxy/mfa/sms/phone', { phone: '0612345678' }, { bearer: token });
+    const invalid = await post<ErrorBody>(t, '/api/proxy/mfa/sms/phone', { phone: '0612345678' }, { bearer: token });
     expect(invalid.status).toBe(400);
     expect(invalid.body.code).toBe('mfa_invalid_phone');
     const early = await post(t, '/api/proxy/mfa/sms/enable', undefined, { bearer: token });
@@ -64,7 +66,7 @@ describe('phone number and SMS enrollment', () => {
     expect(message.body).toMatch(/^\d{6} is your Texting Co verification code\. It expires in 5 minutes\.$/);
     const code = /^(\d{6})/.exec(message.body)![1]!;
 
-    const wrong = await post(t, '/api/proxy/mfa/sms/phone/verify', { code: code === '000000' ? '111111' : '000000' }, { bearer: token });
+    const wrong = await post<ErrorBody>(t, '/api/proxy/mfa/sms/phone/verify', { code: code === '000000' ? '111111' : '000000' }, { bearer: token });
     expect(wrong.status).toBe(400);
     expect(wrong.body.code).toBe('mfa_invalid_code');
     const right = await post(t, '/api/proxy/mfa/sms/phone/verify', { code }, { bearer: token });
@@ -87,9 +89,9 @@ describe('phone number and SMS enrollment', () => {
     const code = await sms.nextCode(phone);
     const wrong = code === '999999' ? '999998' : '999999';
     for (let i = 0; i < 3; i++) {
-      expect((await post(t, '/api/proxy/mfa/sms/phone/verify', { code: wrong }, { bearer: token })).body.code).toBe('mfa_invalid_code');
+      expect((await post<ErrorBody>(t, '/api/proxy/mfa/sms/phone/verify', { code: wrong }, { bearer: token })).body.code).toBe('mfa_invalid_code');
     }
-    const blocked = await post(t, '/api/proxy/mfa/sms/phone/verify', { code }, { bearer: token });
+    const blocked = await post<ErrorBody>(t, '/api/proxy/mfa/sms/phone/verify', { code }, { bearer: token });
     expect(blocked.status).toBe(400);
     expect(blocked.body.code).toBe('mfa_code_expired');
 
@@ -98,7 +100,7 @@ describe('phone number and SMS enrollment', () => {
     t.clock.advanceSeconds(5 * 60);
     // The 5-minute access token expired with it: sign in again.
     const token2 = sessionOf(await primarySignIn(t, project.id, user)).token;
-    expect((await post(t, '/api/proxy/mfa/sms/phone/verify', { code: second }, { bearer: token2 })).body.code).toBe('mfa_code_expired');
+    expect((await post<ErrorBody>(t, '/api/proxy/mfa/sms/phone/verify', { code: second }, { bearer: token2 })).body.code).toBe('mfa_code_expired');
 
     await post(t, '/api/proxy/mfa/sms/phone', { phone }, { bearer: token2 });
     const third = await sms.nextCode(phone, 2);
@@ -114,7 +116,7 @@ describe('signing in with SMS', () => {
     const phone = await enrollSms(sessionOf(await primarySignIn(t, project.id, user)).token);
     const { challenge } = challengeOf(await primarySignIn(t, project.id, user, { provider: 'google' }));
 
-    const none = await post(t, '/api/proxy/mfa/verify', { challenge, code: '123456', method: 'sms' });
+    const none = await post<ErrorBody>(t, '/api/proxy/mfa/verify', { challenge, code: '123456', method: 'sms' });
     expect(none.body.code).toBe('mfa_code_expired');
     const code = await sendSignInCode(challenge, phone);
     const stored = await t.inContext(() => t.tollgate.core.db.query('select * from mfa_sms_codes where user_id = ?', [user.id]));
@@ -126,7 +128,7 @@ describe('signing in with SMS', () => {
 
     // The code belonged to that challenge only.
     const other = challengeOf(await primarySignIn(t, project.id, user)).challenge;
-    expect((await post(t, '/api/proxy/mfa/verify', { challenge: other, code, method: 'sms' })).body.code).toBe('mfa_code_expired');
+    expect((await post<ErrorBody>(t, '/api/proxy/mfa/verify', { challenge: other, code, method: 'sms' })).body.code).toBe('mfa_code_expired');
   });
 
   it('a new code replaces the old one; codes die with their 5-minute challenge', async () => {
@@ -135,7 +137,8 @@ describe('signing in with SMS', () => {
     const { challenge } = challengeOf(await primarySignIn(t, project.id, user));
     const first = await sendSignInCode(challenge, phone);
     const second = await sendSignInCode(challenge, phone);
-    if (first !== second) expect((await post(t, '/api/proxy/mfa/verify', { challenge, code: first, method: 'sms' })).body.code).toBe('mfa_invalid_code');
+    if (first !== second)
+      expect((await post<ErrorBody>(t, '/api/proxy/mfa/verify', { challenge, code: first, method: 'sms' })).body.code).toBe('mfa_invalid_code');
     const late = challengeOf(await primarySignIn(t, project.id, user)).challenge;
     const code = await sendSignInCode(late, phone);
     t.clock.advanceSeconds(4 * 60);
@@ -143,7 +146,7 @@ describe('signing in with SMS', () => {
     const freshCode = await sendSignInCode(stillFresh, phone);
     t.clock.advanceSeconds(61);
     // `late` is past its 5 minutes (challenge and code); `stillFresh` is at 61 s.
-    expect((await post(t, '/api/proxy/mfa/verify', { challenge: late, code, method: 'sms' })).body.code).toBe('mfa_invalid_challenge');
+    expect((await post<ErrorBody>(t, '/api/proxy/mfa/verify', { challenge: late, code, method: 'sms' })).body.code).toBe('mfa_invalid_challenge');
     expect((await post(t, '/api/proxy/mfa/verify', { challenge: stillFresh, code: freshCode, method: 'sms' })).status).toBe(200);
   });
 
@@ -161,12 +164,12 @@ describe('signing in with SMS', () => {
   });
 
   it('send-code refuses unknown challenges and users without SMS', async () => {
-    expect((await post(t, '/api/proxy/mfa/sms/send-code', { challenge: 'mfa_nope' })).body.code).toBe('mfa_invalid_challenge');
+    expect((await post<ErrorBody>(t, '/api/proxy/mfa/sms/send-code', { challenge: 'mfa_nope' })).body.code).toBe('mfa_invalid_challenge');
     const p = await t.createProject();
     await setPolicy(t, p.id, 'required', ['totp', 'sms']);
     const user = await seedUser(t, p.id);
     const { challenge } = challengeOf(await primarySignIn(t, p.id, user));
-    const res = await post(t, '/api/proxy/mfa/sms/send-code', { challenge });
+    const res = await post<ErrorBody>(t, '/api/proxy/mfa/sms/send-code', { challenge });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('mfa_method_not_enrolled');
   });
@@ -180,11 +183,11 @@ describe('required policy: enrollment by SMS with the challenge as Bearer', () =
     const first = challengeOf(await primarySignIn(t, p.id, user));
     expect(first).toMatchObject({ enrollmentRequired: true, methods: [] });
     const phone = await enrollSms(first.challenge);
-    const codes = await post(t, '/api/proxy/mfa/backup-codes/generate', undefined, { bearer: first.challenge });
+    const codes = await post<ApiBody<'mfa', 'backupCodesGenerate'>>(t, '/api/proxy/mfa/backup-codes/generate', undefined, { bearer: first.challenge });
     expect(codes.status).toBe(200);
     expect(codes.body.codes).toHaveLength(10);
     const smsCode = await sendSignInCode(first.challenge, phone);
-    const done = await post(t, '/api/proxy/mfa/verify', { challenge: first.challenge, code: smsCode, method: 'sms' });
+    const done = await post<ApiBody<'mfa', 'verify'>>(t, '/api/proxy/mfa/verify', { challenge: first.challenge, code: smsCode, method: 'sms' });
     expect(done.status).toBe(200);
     expect(done.body.user.id).toBe(user.id);
     expect(challengeOf(await primarySignIn(t, p.id, user))).toMatchObject({ enrollmentRequired: false, methods: ['sms', 'backup_codes'] });
@@ -200,7 +203,7 @@ describe('removing SMS', () => {
     const phone = await enrollSms(token);
 
     await setPolicy(t, p.id, 'required');
-    const kept = await post(t, '/api/proxy/mfa/sms/disable', { code: '123456' }, { bearer: token });
+    const kept = await post<ErrorBody>(t, '/api/proxy/mfa/sms/disable', { code: '123456' }, { bearer: token });
     expect(kept.status).toBe(409);
     expect(kept.body.code).toBe('mfa_last_method');
 
@@ -208,7 +211,7 @@ describe('removing SMS', () => {
     const before = sms.countTo(phone);
     expect((await post(t, '/api/proxy/mfa/sms/disable/send-code', undefined, { bearer: token })).status).toBe(200);
     const code = await sms.nextCode(phone, before);
-    const wrong = await post(t, '/api/proxy/mfa/sms/disable', { code: code === '000000' ? '000001' : '000000' }, { bearer: token });
+    const wrong = await post<ErrorBody>(t, '/api/proxy/mfa/sms/disable', { code: code === '000000' ? '000001' : '000000' }, { bearer: token });
     expect(wrong.body.code).toBe('mfa_invalid_code');
     const done = await post(t, '/api/proxy/mfa/sms/disable', { code }, { bearer: token });
     expect(done.status).toBe(200);

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorBody } from '../../contract';
+import type { ApiBody, SessionBody } from '../support/api-body';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { challengeOf, enrollTotp, freshIp, post, primarySignIn, seedUser, sessionOf, setPolicy, totpCode } from './mfa-helpers';
 
@@ -19,7 +21,7 @@ async function enrolledUser(withBackupCodes = false) {
   const { secret } = await enrollTotp(t, token);
   let backupCodes: string[] = [];
   if (withBackupCodes) {
-    const res = await post(t, '/api/proxy/mfa/backup-codes/generate', undefined, { bearer: token });
+    const res = await post<ApiBody<'mfa', 'backupCodesGenerate'>>(t, '/api/proxy/mfa/backup-codes/generate', undefined, { bearer: token });
     expect(res.status).toBe(200);
     backupCodes = res.body.codes;
   }
@@ -27,7 +29,8 @@ async function enrolledUser(withBackupCodes = false) {
 }
 
 const newChallenge = async (user: Awaited<ReturnType<typeof enrolledUser>>['user']) => challengeOf(await primarySignIn(t, project.id, user)).challenge;
-const verify = (body: Record<string, unknown>, ip?: string) => post(t, '/api/proxy/mfa/verify', body, ip ? { ip } : {});
+/** mfa/verify from `ip`; `T` is what the test reads the answer as (the session, or ErrorBody for a refusal). */
+const verify = <T = unknown>(body: Record<string, unknown>, ip?: string) => post<T>(t, '/api/proxy/mfa/verify', body, ip ? { ip } : {});
 
 describe('TOTP verification', () => {
   it('accepts the previous step (-30 s) and refuses codes 60 s away in either direction', async () => {
@@ -36,7 +39,7 @@ describe('TOTP verification', () => {
     t.clock.advanceSeconds(30);
     const challenge = await newChallenge(user);
     for (const offset of [-60, 60, -90, 90]) {
-      const res = await verify({ challenge, code: totpCode(t, secret, offset), method: 'totp' });
+      const res = await verify<ErrorBody>({ challenge, code: totpCode(t, secret, offset), method: 'totp' });
       expect(res.status, `offset ${offset}`).toBe(400);
       expect(res.body.code).toBe('mfa_invalid_code');
     }
@@ -55,7 +58,7 @@ describe('TOTP verification', () => {
     const { user, secret } = await enrolledUser();
     const code = totpCode(t, secret);
     expect((await verify({ challenge: await newChallenge(user), code, method: 'totp' })).status).toBe(200);
-    const replay = await verify({ challenge: await newChallenge(user), code, method: 'totp' });
+    const replay = await verify<ErrorBody>({ challenge: await newChallenge(user), code, method: 'totp' });
     expect(replay.status).toBe(400);
     expect(replay.body.code).toBe('mfa_invalid_code');
     const older = await verify({ challenge: await newChallenge(user), code: totpCode(t, secret, -30), method: 'totp' });
@@ -87,10 +90,10 @@ describe('challenges', () => {
     t.clock.advanceSeconds(4 * 60 + 59);
     expect((await verify({ challenge, code: totpCode(t, secret), method: 'totp' })).status).toBe(200);
     t.clock.advanceSeconds(30);
-    const reused = await verify({ challenge, code: totpCode(t, secret), method: 'totp' });
+    const reused = await verify<ErrorBody>({ challenge, code: totpCode(t, secret), method: 'totp' });
     expect(reused.status).toBe(400);
     expect(reused.body.code).toBe('mfa_invalid_challenge');
-    const unknown = await verify({ challenge: `mfa_${'x'.repeat(43)}`, code: '123456', method: 'totp' });
+    const unknown = await verify<ErrorBody>({ challenge: `mfa_${'x'.repeat(43)}`, code: '123456', method: 'totp' });
     expect(unknown.body.code).toBe('mfa_invalid_challenge');
   });
 
@@ -118,7 +121,7 @@ describe('backup codes', () => {
     const { user, backupCodes } = await enrolledUser(true);
     const [code] = backupCodes;
     expect((await verify({ challenge: await newChallenge(user), code: code!.toUpperCase(), method: 'backup_codes' })).status).toBe(200);
-    const again = await verify({ challenge: await newChallenge(user), code, method: 'backup_codes' });
+    const again = await verify<ErrorBody>({ challenge: await newChallenge(user), code, method: 'backup_codes' });
     expect(again.status).toBe(400);
     expect(again.body.code).toBe('mfa_invalid_code');
     expect((await verify({ challenge: await newChallenge(user), code: backupCodes[1], method: 'backup_codes' })).status).toBe(200);
@@ -126,7 +129,7 @@ describe('backup codes', () => {
 
   it('a new generation invalidates every earlier code', async () => {
     const { user, token, backupCodes } = await enrolledUser(true);
-    const regenerated = await post(t, '/api/proxy/mfa/backup-codes/generate', undefined, { bearer: token });
+    const regenerated = await post<ApiBody<'mfa', 'backupCodesGenerate'>>(t, '/api/proxy/mfa/backup-codes/generate', undefined, { bearer: token });
     expect(regenerated.status).toBe(200);
     expect(regenerated.body.codes.some((c: string) => backupCodes.includes(c))).toBe(false);
     const old = await verify({ challenge: await newChallenge(user), code: backupCodes[0], method: 'backup_codes' });
@@ -184,28 +187,29 @@ describe('removing TOTP', () => {
     const user = await seedUser(t, p.id);
     const { challenge } = challengeOf(await primarySignIn(t, p.id, user));
     const { secret, verify: finished } = await enrollTotp(t, challenge);
-    const token = finished.body.token as string;
+    // With an enrollment challenge, verify-setup finishes the sign-in: its answer carries the session.
+    const token = (finished.body as SessionBody).token;
     expect((await post(t, '/api/proxy/mfa/backup-codes/generate', undefined, { bearer: token })).status).toBe(200);
 
-    const last = await post(t, '/api/proxy/mfa/totp/disable', { code: totpCode(t, secret) }, { bearer: token });
+    const last = await post<ErrorBody>(t, '/api/proxy/mfa/totp/disable', { code: totpCode(t, secret) }, { bearer: token });
     expect(last.status).toBe(409);
     expect(last.body.code).toBe('mfa_last_method');
 
     await setPolicy(t, p.id, 'optional');
-    const wrong = await post(t, '/api/proxy/mfa/totp/disable', { code: totpCode(t, secret, 90) }, { bearer: token });
+    const wrong = await post<ErrorBody>(t, '/api/proxy/mfa/totp/disable', { code: totpCode(t, secret, 90) }, { bearer: token });
     expect(wrong.status).toBe(400);
     expect(wrong.body.code).toBe('mfa_invalid_code');
     const done = await post(t, '/api/proxy/mfa/totp/disable', { code: totpCode(t, secret) }, { bearer: token });
     expect(done.status).toBe(200);
     expect(done.body).toEqual({ success: true });
     expect((await primarySignIn(t, p.id, user)).kind).toBe('session');
-    const again = await post(t, '/api/proxy/mfa/totp/disable', { code: totpCode(t, secret) }, { bearer: token });
+    const again = await post<ErrorBody>(t, '/api/proxy/mfa/totp/disable', { code: totpCode(t, secret) }, { bearer: token });
     expect(again.body.code).toBe('mfa_method_not_enrolled');
   });
 
   it('answers 409 to a second setup once TOTP is enrolled', async () => {
     const { token } = await enrolledUser();
-    const res = await post(t, '/api/proxy/mfa/totp/setup', undefined, { bearer: token });
+    const res = await post<ErrorBody>(t, '/api/proxy/mfa/totp/setup', undefined, { bearer: token });
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('totp_already_enrolled');
   });

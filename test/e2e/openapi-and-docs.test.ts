@@ -115,6 +115,8 @@ describe.skipIf(!CHROMIUM)('/docs in Chromium', () => {
     // The operation's error answers: each code in a code element, spelled as the API answers it.
     const code = page.locator('code', { hasText: /^invalid_request$/ }).first();
     await expect.poll(() => code.isVisible(), { timeout: 15_000 }).toBe(true);
+    // The rendered text is what the reader sees; textContent would add hidden elements and script source.
+    // biome-ignore lint/performance/useDomNodeTextContent: a Playwright locator's rendered text, not a DOM node's
     const text = await page.locator('body').innerText();
     expect(text).toContain('invalid_request');
     expect(text).not.toMatch(/\binvalid request\b/);

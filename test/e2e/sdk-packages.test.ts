@@ -220,9 +220,8 @@ afterAll(async () => {
   await t?.close();
   if (work) rmSync(work, { recursive: true, force: true });
   const total = timings.reduce((sum, [, ms]) => sum + ms, 0);
-  console.log(
-    `SDK packages test timings (${(total / 1000).toFixed(1)} s in all):\n${timings.map(([phase, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${phase}`).join('\n')}`,
-  );
+  const phases = timings.map(([phase, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${phase}`).join('\n');
+  console.log(`SDK packages test timings (${(total / 1000).toFixed(1)} s in all):\n${phases}`);
 }, 60_000);
 
 async function setUpShop(callbackUrl: string): Promise<void> {

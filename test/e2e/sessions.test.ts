@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../contract';
 import type { EndUser } from '../../domain/user';
 import { PostgresAuthorizationCodeStore } from '../../infrastructure/persistence/postgres-authorization-code.store';
+import type { ApiBody } from '../support/api-body';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { linkOf, startTestSmtp, type TestSmtp } from '../support/smtp';
 
@@ -34,13 +35,14 @@ afterAll(async () => {
 /** A request from a browser at `ip` with user agent `ua` (the test app trusts X-Forwarded-For from loopback). */
 const from = (ip: string, ua: string) => ({ 'x-forwarded-for': ip, 'user-agent': ua });
 
-async function call(method: 'GET' | 'POST', path: string, bearer: string, body?: unknown) {
+/** `T` is what the test reads the answer's body as (e.g. ApiBody<'sessions', 'list'>). */
+async function call<T = unknown>(method: 'GET' | 'POST', path: string, bearer: string, body?: unknown) {
   const res = await fetch(`${t.baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${bearer}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: (await res.json()) as T };
 }
 
 const accounts = new Set<string>();
@@ -77,7 +79,10 @@ const users = new Map<string, EndUser>();
  */
 async function sessionOf(email: string, device: Record<string, string>) {
   let user = users.get(email);
-  if (!user) users.set(email, (user = await t.seedUser(project.id, { email })));
+  if (!user) {
+    user = await t.seedUser(project.id, { email });
+    users.set(email, user);
+  }
   const s = await t.issueSession(project.id, user, 'email', { ip: device['x-forwarded-for']!, userAgent: device['user-agent']! });
   return { token: s.token, refresh_token: s.refreshToken, user: { id: user.id } };
 }
@@ -96,7 +101,7 @@ describe('an end user and their sessions', () => {
     const laptop = await signIn('ada@example.com', from('203.0.113.7', 'Firefox/140 (laptop)'));
     t.clock.advanceSeconds(60);
     const phone = await signIn('ada@example.com', from('198.51.100.20', 'Safari/18 (phone)'));
-    const list = await call('GET', '/api/proxy/sessions', laptop.token);
+    const list = await call<ApiBody<'sessions', 'list'>>('GET', '/api/proxy/sessions', laptop.token);
     expect(list.status).toBe(200);
     const now = t.clock.now();
     expect(list.body.sessions).toEqual([
@@ -122,7 +127,7 @@ describe('an end user and their sessions', () => {
       },
     ]);
     // The phone sees the same two, its own marked current.
-    const fromPhone = await call('GET', '/api/proxy/sessions', phone.token);
+    const fromPhone = await call<ApiBody<'sessions', 'list'>>('GET', '/api/proxy/sessions', phone.token);
     expect(fromPhone.body.sessions.map((s: { current: boolean }) => s.current)).toEqual([true, false]);
     // The SDK has the routes too.
     const sdk = await createClient({ baseUrl: t.baseUrl, accessToken: phone.token }).sessions.list();
@@ -131,13 +136,13 @@ describe('an end user and their sessions', () => {
 
   it('a refresh moves last used; verifying a token does not, and the absolute end does not move', async () => {
     const s = await sessionOf('refresh@example.com', from('203.0.113.8', 'Firefox/140'));
-    const [before] = (await call('GET', '/api/proxy/sessions', s.token)).body.sessions;
+    const [before] = (await call<ApiBody<'sessions', 'list'>>('GET', '/api/proxy/sessions', s.token)).body.sessions;
     t.clock.advanceSeconds(120);
     expect(await verify(s.token)).toMatchObject({ valid: true });
-    expect((await call('GET', '/api/proxy/sessions', s.token)).body.sessions[0]).toEqual(before);
+    expect((await call<ApiBody<'sessions', 'list'>>('GET', '/api/proxy/sessions', s.token)).body.sessions[0]).toEqual(before);
     const refreshed = await project.client.session.refresh({ body: { refresh_token: s.refresh_token } });
     if (refreshed.status !== 200) throw new Error(`refresh answered ${refreshed.status}`);
-    const [after] = (await call('GET', '/api/proxy/sessions', refreshed.body.token)).body.sessions;
+    const [after] = (await call<ApiBody<'sessions', 'list'>>('GET', '/api/proxy/sessions', refreshed.body.token)).body.sessions;
     expect(after).toEqual({ ...before, last_used_at: t.clock.now().toISOString() });
   });
 
@@ -145,16 +150,18 @@ describe('an end user and their sessions', () => {
     const one = await sessionOf('end@example.com', from('203.0.113.9', 'Firefox/140'));
     const two = await sessionOf('end@example.com', from('203.0.113.10', 'Chrome/130'));
     const stranger = await sessionOf('stranger@example.com', from('203.0.113.11', 'Chrome/130'));
-    const sessions = (await call('GET', '/api/proxy/sessions', one.token)).body.sessions as Array<{ id: string; current: boolean }>;
+    const sessions = (await call<ApiBody<'sessions', 'list'>>('GET', '/api/proxy/sessions', one.token)).body.sessions;
     const other = sessions.find((s) => !s.current)!;
     expect(await call('POST', '/api/proxy/sessions/revoke', one.token, { session_id: other.id })).toEqual({ status: 200, body: { success: true } });
     expect(await verify(two.token)).toMatchObject({ valid: false });
     expect((await project.client.session.refresh({ body: { refresh_token: two.refresh_token } })).status).toBe(401);
     expect(await verify(one.token)).toMatchObject({ valid: true });
-    expect((await call('GET', '/api/proxy/sessions', one.token)).body.sessions.map((s: { id: string }) => s.id)).not.toContain(other.id);
+    expect((await call<ApiBody<'sessions', 'list'>>('GET', '/api/proxy/sessions', one.token)).body.sessions.map((s: { id: string }) => s.id)).not.toContain(
+      other.id,
+    );
     expect((await call('POST', '/api/proxy/sessions/revoke', one.token, { session_id: other.id })).status).toBe(200);
 
-    const theirs = (await call('GET', '/api/proxy/sessions', stranger.token)).body.sessions[0].id as string;
+    const theirs = (await call<ApiBody<'sessions', 'list'>>('GET', '/api/proxy/sessions', stranger.token)).body.sessions[0]!.id;
     for (const id of [theirs, '00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
       expect(await call('POST', '/api/proxy/sessions/revoke', one.token, { session_id: id })).toEqual({
         status: 404,
@@ -185,10 +192,10 @@ describe('an end user and their sessions', () => {
     expect(await call('POST', '/api/proxy/sessions/revoke-others', keep.token)).toEqual({ status: 200, body: { success: true, ended: 2 } });
     for (const s of others) expect(await verify(s.token)).toMatchObject({ valid: false });
     expect(await verify(keep.token)).toMatchObject({ valid: true });
-    expect((await call('GET', '/api/proxy/sessions', keep.token)).body.sessions).toHaveLength(1);
+    expect((await call<ApiBody<'sessions', 'list'>>('GET', '/api/proxy/sessions', keep.token)).body.sessions).toHaveLength(1);
     expect((await call('POST', '/api/proxy/sessions/revoke-others', keep.token)).body).toEqual({ success: true, ended: 0 });
     // The audit log names the user as the one who ended them, and the session kept.
-    const kept = (await call('GET', '/api/proxy/sessions', keep.token)).body.sessions[0].id as string;
+    const kept = (await call<ApiBody<'sessions', 'list'>>('GET', '/api/proxy/sessions', keep.token)).body.sessions[0]!.id;
     expect((await audited(keep.user.id, 'session.revoked.others')).map((e) => [e.actor, e.target, e.details])).toEqual([
       [
         { kind: 'user', id: keep.user.id },
@@ -293,7 +300,7 @@ describe('where the user signed in from, when the browser is not the last caller
     const click = await fetch(link, { redirect: 'manual', headers: from('192.0.2.33', 'Firefox/140 (clicker)') });
     expect(click.status).toBe(302);
     const token = new URL(click.headers.get('location')!).searchParams.get('token')!;
-    const list = await call('GET', '/api/proxy/sessions', token);
+    const list = await call<ApiBody<'sessions', 'list'>>('GET', '/api/proxy/sessions', token);
     expect(list.body.sessions).toMatchObject([{ ip: '192.0.2.33', user_agent: 'Firefox/140 (clicker)', provider: 'magic-link', current: true }]);
   });
 });

@@ -584,40 +584,44 @@ describe('acceptance: a receiver on the Demo project', { timeout: 120_000 }, () 
     await receiver?.stop();
   });
 
-  it('subscribe -> subscription.created and invoice.paid, validly signed; receiver down during a plan change -> subscription.updated on a retry; the log shows the attempts', async () => {
-    const ctx = await setUp(app, 'Demo', [DEMO_CALLBACK_URL]);
-    const hook = await ctx.endpoint(receiver.url('/tollgate'));
-    receiver.route('/tollgate', hook.secret);
-    const user = await app.seedUser(ctx.project.id);
+  it(
+    'subscribe -> subscription.created and invoice.paid, validly signed; ' +
+      'receiver down during a plan change -> subscription.updated on a retry; the log shows the attempts',
+    async () => {
+      const ctx = await setUp(app, 'Demo', [DEMO_CALLBACK_URL]);
+      const hook = await ctx.endpoint(receiver.url('/tollgate'));
+      receiver.route('/tollgate', hook.secret);
+      const user = await app.seedUser(ctx.project.id);
 
-    ok(await ctx.subscribe(user));
-    await waitFor(() => receiver.received.length === 2, 'subscription.created and invoice.paid');
-    expect(receiver.received.map((r) => r.event.type).sort()).toEqual(['invoice.paid', 'subscription.created']);
-    expect(receiver.received.every((r) => r.validFor.length === 1 && r.sdkVerified)).toBe(true);
+      ok(await ctx.subscribe(user));
+      await waitFor(() => receiver.received.length === 2, 'subscription.created and invoice.paid');
+      expect(receiver.received.map((r) => r.event.type).sort()).toEqual(['invoice.paid', 'subscription.created']);
+      expect(receiver.received.every((r) => r.validFor.length === 1 && r.sdkVerified)).toBe(true);
 
-    await receiver.stop();
-    ok(await ctx.change(user));
-    // The plan change records subscription.updated and the prorated invoice.paid: both fail.
-    const failed = await waitFor(async () => {
-      const l = (await ctx.deliveries(hook.endpoint.id)).slice(0, 2);
-      return l.length === 2 && l.every((d) => d.attempts[0]?.error) ? l : undefined;
-    }, 'the failed attempts while the receiver is down');
-    expect(failed.map((d) => d.eventType).sort()).toEqual(['invoice.paid', 'subscription.updated']);
-    const updated = failed.find((d) => d.eventType === 'subscription.updated')!;
-    expect(updated.attempts[0]!.error).toMatch(/ECONNREFUSED/);
-    await receiver.start();
-    for (const d of failed) await runNextAttempt(app, d.id, 1);
-    await waitFor(() => receiver.received.length === 4, 'the retries');
-    const retried = receiver.received.find((r) => r.event.type === 'subscription.updated')!;
-    expect(retried.validFor).toEqual([hook.secret]);
-    expect(retried.sdkVerified).toBe(true);
-    expect(retried.event.subscriptionId).toBe(receiver.received[0]!.event.subscriptionId);
+      await receiver.stop();
+      ok(await ctx.change(user));
+      // The plan change records subscription.updated and the prorated invoice.paid: both fail.
+      const failed = await waitFor(async () => {
+        const l = (await ctx.deliveries(hook.endpoint.id)).slice(0, 2);
+        return l.length === 2 && l.every((d) => d.attempts[0]?.error) ? l : undefined;
+      }, 'the failed attempts while the receiver is down');
+      expect(failed.map((d) => d.eventType).sort()).toEqual(['invoice.paid', 'subscription.updated']);
+      const updated = failed.find((d) => d.eventType === 'subscription.updated')!;
+      expect(updated.attempts[0]!.error).toMatch(/ECONNREFUSED/);
+      await receiver.start();
+      for (const d of failed) await runNextAttempt(app, d.id, 1);
+      await waitFor(() => receiver.received.length === 4, 'the retries');
+      const retried = receiver.received.find((r) => r.event.type === 'subscription.updated')!;
+      expect(retried.validFor).toEqual([hook.secret]);
+      expect(retried.sdkVerified).toBe(true);
+      expect(retried.event.subscriptionId).toBe(receiver.received[0]!.event.subscriptionId);
 
-    const after = (await ctx.deliveries(hook.endpoint.id)).find((d) => d.id === updated.id)!;
-    expect(after).toMatchObject({ status: 'succeeded', attemptCount: 2, lastStatusCode: 200 });
-    expect(after.attempts.map((a) => [a.attempt, a.statusCode, a.error === null ? null : 'error'])).toEqual([
-      [1, null, 'error'],
-      [2, 200, null],
-    ]);
-  });
+      const after = (await ctx.deliveries(hook.endpoint.id)).find((d) => d.id === updated.id)!;
+      expect(after).toMatchObject({ status: 'succeeded', attemptCount: 2, lastStatusCode: 200 });
+      expect(after.attempts.map((a) => [a.attempt, a.statusCode, a.error === null ? null : 'error'])).toEqual([
+        [1, null, 'error'],
+        [2, 200, null],
+      ]);
+    },
+  );
 });

@@ -71,7 +71,9 @@ describe('the PostgreSQL audit log', () => {
     const log = new PostgresAuditLog(db, logger);
     const t0 = Date.parse('2030-01-01T00:00:00.000Z');
     const actions: AuditAction[] = ['user.sign_up', 'user.sign_in', 'user.sign_in.failed', 'user.identity.linked', 'user.sign_in', 'mfa.challenge.issued'];
-    actions.forEach((a, i) => log.record(entry(projectId, a, new Date(t0 + i * 1000), i % 2 === 0 ? user : null)));
+    actions.forEach((a, i) => {
+      log.record(entry(projectId, a, new Date(t0 + i * 1000), i % 2 === 0 ? user : null));
+    });
     log.record(entry(other, 'user.sign_in', new Date(t0)));
     // Two entries of one instant keep their order of recording.
     log.record(entry(projectId, 'token.refresh', new Date(t0 + 10_000)));
@@ -166,7 +168,8 @@ describe('known devices', () => {
     const userId = randomUUID();
     await db.withContext(async () => {
       await db.query(
-        `insert into projects (id, name, active, signing_secret_enc, settings, provider_credentials, created_at, updated_at) values (?, 'p', true, 'x', '{}', '{}', now(), now())`,
+        'insert into projects (id, name, active, signing_secret_enc, settings, provider_credentials, created_at, updated_at) ' +
+          "values (?, 'p', true, 'x', '{}', '{}', now(), now())",
         [projectId],
       );
       await db.query(

@@ -671,29 +671,33 @@ describe('invoice store', () => {
     });
   });
 
-  it('pages a project’s invoices after a cursor (an invoice id) in the same order, through ties in time and with filters; an unknown cursor gives an empty page', async () => {
-    const shop = await insertProject('Invoice pages');
-    const [ada, bob] = [await insertUser(shop), await insertUser(shop)];
-    const of = (userId: string, seconds: number, status: BillingInvoice['status'] = 'paid') =>
-      invoice(userId, { projectId: shop, createdAt: at(seconds), status });
-    // Recorded in this order: within a second, the later recorded is the newer.
-    const [a1, b2, a2, b2open, a3] = [of(ada, 1), of(bob, 2), of(ada, 2), of(bob, 2, 'open'), of(ada, 3)];
-    const elsewhere = invoice(await insertUser(otherProject), { projectId: otherProject, createdAt: at(9) });
-    await inContext(() =>
-      db.transaction(async () => {
-        for (const i of [a1, b2, a2, b2open, a3, elsewhere]) await s.invoices.save(i);
-      }),
-    );
-    await inContext(async () => {
-      const page = async (filter: { userId?: string; status?: BillingInvoice['status']; after?: string }, limit = 2) =>
-        (await s.invoices.list(shop, { limit, ...filter })).map((i) => i.id);
-      await expectCursorPaging(page, [a3.id, b2open.id, a2.id, b2.id, a1.id], elsewhere.id);
-      expect(await page({ userId: ada, after: a3.id }, 10)).toEqual([a2.id, a1.id]);
-      expect(await page({ userId: bob, after: a3.id }, 10)).toEqual([b2open.id, b2.id]);
-      expect(await page({ status: 'paid', after: b2open.id }, 10)).toEqual([a2.id, b2.id, a1.id]);
-      expect(await page({ status: 'open', after: a2.id }, 10)).toEqual([]);
-    });
-  });
+  it(
+    'pages a project’s invoices after a cursor (an invoice id) in the same order, through ties in time and with filters; ' +
+      'an unknown cursor gives an empty page',
+    async () => {
+      const shop = await insertProject('Invoice pages');
+      const [ada, bob] = [await insertUser(shop), await insertUser(shop)];
+      const of = (userId: string, seconds: number, status: BillingInvoice['status'] = 'paid') =>
+        invoice(userId, { projectId: shop, createdAt: at(seconds), status });
+      // Recorded in this order: within a second, the later recorded is the newer.
+      const [a1, b2, a2, b2open, a3] = [of(ada, 1), of(bob, 2), of(ada, 2), of(bob, 2, 'open'), of(ada, 3)];
+      const elsewhere = invoice(await insertUser(otherProject), { projectId: otherProject, createdAt: at(9) });
+      await inContext(() =>
+        db.transaction(async () => {
+          for (const i of [a1, b2, a2, b2open, a3, elsewhere]) await s.invoices.save(i);
+        }),
+      );
+      await inContext(async () => {
+        const page = async (filter: { userId?: string; status?: BillingInvoice['status']; after?: string }, limit = 2) =>
+          (await s.invoices.list(shop, { limit, ...filter })).map((i) => i.id);
+        await expectCursorPaging(page, [a3.id, b2open.id, a2.id, b2.id, a1.id], elsewhere.id);
+        expect(await page({ userId: ada, after: a3.id }, 10)).toEqual([a2.id, a1.id]);
+        expect(await page({ userId: bob, after: a3.id }, 10)).toEqual([b2open.id, b2.id]);
+        expect(await page({ status: 'paid', after: b2open.id }, 10)).toEqual([a2.id, b2.id, a1.id]);
+        expect(await page({ status: 'open', after: a2.id }, 10)).toEqual([]);
+      });
+    },
+  );
 });
 
 describe('billing events', () => {

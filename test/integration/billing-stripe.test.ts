@@ -707,70 +707,74 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(paying).toMatchObject({ status: 'active', trialStart: null });
     });
 
-    it('cancels at Stripe a second subscription from two checkouts both paid, keeping one live; refunds its charge, records it on the invoice, sends invoice.refunded and audits it', async () => {
-      const p = await stripeProject();
-      const user = await app.seedUser(p.project.id);
-      const start = () =>
-        run(() =>
-          billing.startCheckout(p.actor(user), {
-            priceId: p.basic.priceId,
-            successUrl: 'https://app.example.com/done',
-            cancelUrl: 'https://app.example.com/cancel',
-            requestKey: key(),
-          }),
-        );
-      const first = ok(await start());
-      const second = ok(await start());
-      fake.completeCheckout(first.id, { paymentMethod: 'pm_card_visa' });
-      await fake.webhooks.settled();
-      fake.completeCheckout(second.id, { paymentMethod: 'pm_card_visa' });
-      await fake.webhooks.settled();
+    it(
+      'cancels at Stripe a second subscription from two checkouts both paid, keeping one live; ' +
+        'refunds its charge, records it on the invoice, sends invoice.refunded and audits it',
+      async () => {
+        const p = await stripeProject();
+        const user = await app.seedUser(p.project.id);
+        const start = () =>
+          run(() =>
+            billing.startCheckout(p.actor(user), {
+              priceId: p.basic.priceId,
+              successUrl: 'https://app.example.com/done',
+              cancelUrl: 'https://app.example.com/cancel',
+              requestKey: key(),
+            }),
+          );
+        const first = ok(await start());
+        const second = ok(await start());
+        fake.completeCheckout(first.id, { paymentMethod: 'pm_card_visa' });
+        await fake.webhooks.settled();
+        fake.completeCheckout(second.id, { paymentMethod: 'pm_card_visa' });
+        await fake.webhooks.settled();
 
-      const live = ok(await run(() => billing.currentSubscription(p.actor(user))))!;
-      const statuses = stripeSubscriptions(p.keys).map((sub) => [sub.metadata.tollgate_subscription_id === live.id, sub.status]);
-      expect(statuses.sort()).toEqual([
-        [false, 'canceled'],
-        [true, 'active'],
-      ]);
-      const duplicate = stripeSubscriptions(p.keys).find((sub) => sub.metadata.tollgate_subscription_id !== live.id)!;
-      // One refund at Stripe, of the duplicate's whole first charge, on its PaymentIntent.
-      const refunds = fake.list<Stripe.Refund>(p.keys.id, 'refund');
-      expect(refunds).toHaveLength(1);
-      expect(refunds[0]).toMatchObject({ amount: 1000, currency: 'usd', reason: 'duplicate', status: 'succeeded' });
-      const [charged] = stripeInvoices(p.keys, duplicate.id).filter((i) => i.amount_paid > 0);
-      const [payment] = fake.list<Stripe.InvoicePayment>(p.keys.id, 'invoice_payment').filter((x) => x.invoice === charged!.id);
-      expect(refunds[0]!.payment_intent).toBe(payment!.payment.payment_intent);
-      // The user paid once, net.
-      const stripe = new Stripe(p.keys.secretKey, { ...fake.clientOptions, maxNetworkRetries: 0 });
-      expect((await stripe.balance.retrieve()).available).toEqual([expect.objectContaining({ amount: 1000, currency: 'usd' })]);
+        const live = ok(await run(() => billing.currentSubscription(p.actor(user))))!;
+        const statuses = stripeSubscriptions(p.keys).map((sub) => [sub.metadata.tollgate_subscription_id === live.id, sub.status]);
+        expect(statuses.sort()).toEqual([
+          [false, 'canceled'],
+          [true, 'active'],
+        ]);
+        const duplicate = stripeSubscriptions(p.keys).find((sub) => sub.metadata.tollgate_subscription_id !== live.id)!;
+        // One refund at Stripe, of the duplicate's whole first charge, on its PaymentIntent.
+        const refunds = fake.list<Stripe.Refund>(p.keys.id, 'refund');
+        expect(refunds).toHaveLength(1);
+        expect(refunds[0]).toMatchObject({ amount: 1000, currency: 'usd', reason: 'duplicate', status: 'succeeded' });
+        const [charged] = stripeInvoices(p.keys, duplicate.id).filter((i) => i.amount_paid > 0);
+        const [payment] = fake.list<Stripe.InvoicePayment>(p.keys.id, 'invoice_payment').filter((x) => x.invoice === charged!.id);
+        expect(refunds[0]!.payment_intent).toBe(payment!.payment.payment_intent);
+        // The user paid once, net.
+        const stripe = new Stripe(p.keys.secretKey, { ...fake.clientOptions, maxNetworkRetries: 0 });
+        expect((await stripe.balance.retrieve()).available).toEqual([expect.objectContaining({ amount: 1000, currency: 'usd' })]);
 
-      const invoices = ok(await run(() => billing.listInvoices(p.actor(user), 10)));
-      expect(invoices.map((i) => [i.subscriptionId === live.id, i.amountPaid, i.amountRefunded]).sort()).toEqual([
-        [false, 1000, 1000],
-        [true, 1000, 0],
-      ]);
-      const refundedInvoice = invoices.find((i) => i.amountRefunded > 0)!;
-      const events = await eventsOf(p.project, user.id);
-      const refunded = events.filter((e) => e.type === 'invoice.refunded');
-      expect(refunded).toHaveLength(1);
-      expect(refunded[0]!.payload).toMatchObject({ amount: 1000, currency: 'usd', data: { id: refundedInvoice.id, amountRefunded: 1000 } });
-      // The duplicate never was the user's subscription: no created or canceled event for it.
-      expect(events.filter((e) => e.subscriptionId === refundedInvoice.subscriptionId).map((e) => e.type)).toEqual(['invoice.paid', 'invoice.refunded']);
-      await app.tollgate.core.audit.flush();
-      const audit = await run(() => app.tollgate.core.audit.list({ projectId: p.project.id, action: 'billing.refund', limit: 10 }));
-      expect(audit).toHaveLength(1);
-      expect(audit[0]).toMatchObject({
-        userId: user.id,
-        actor: { kind: 'system' },
-        details: { invoice_id: refundedInvoice.id, amount: 1000, currency: 'usd', reason: 'duplicate', processor_refund_id: refunds[0]!.id },
-      });
+        const invoices = ok(await run(() => billing.listInvoices(p.actor(user), 10)));
+        expect(invoices.map((i) => [i.subscriptionId === live.id, i.amountPaid, i.amountRefunded]).sort()).toEqual([
+          [false, 1000, 1000],
+          [true, 1000, 0],
+        ]);
+        const refundedInvoice = invoices.find((i) => i.amountRefunded > 0)!;
+        const events = await eventsOf(p.project, user.id);
+        const refunded = events.filter((e) => e.type === 'invoice.refunded');
+        expect(refunded).toHaveLength(1);
+        expect(refunded[0]!.payload).toMatchObject({ amount: 1000, currency: 'usd', data: { id: refundedInvoice.id, amountRefunded: 1000 } });
+        // The duplicate never was the user's subscription: no created or canceled event for it.
+        expect(events.filter((e) => e.subscriptionId === refundedInvoice.subscriptionId).map((e) => e.type)).toEqual(['invoice.paid', 'invoice.refunded']);
+        await app.tollgate.core.audit.flush();
+        const audit = await run(() => app.tollgate.core.audit.list({ projectId: p.project.id, action: 'billing.refund', limit: 10 }));
+        expect(audit).toHaveLength(1);
+        expect(audit[0]).toMatchObject({
+          userId: user.id,
+          actor: { kind: 'system' },
+          details: { invoice_id: refundedInvoice.id, amount: 1000, currency: 'usd', reason: 'duplicate', processor_refund_id: refunds[0]!.id },
+        });
 
-      // The webhooks again (Stripe retries): nothing is refunded twice.
-      for (const event of fake.events(p.keys.id)) await fake.webhooks.redeliver(p.keys.id, event.id);
-      await fake.webhooks.settled();
-      expect(fake.list(p.keys.id, 'refund')).toHaveLength(1);
-      expect((await eventsOf(p.project, user.id)).filter((e) => e.type === 'invoice.refunded')).toHaveLength(1);
-    });
+        // The webhooks again (Stripe retries): nothing is refunded twice.
+        for (const event of fake.events(p.keys.id)) await fake.webhooks.redeliver(p.keys.id, event.id);
+        await fake.webhooks.settled();
+        expect(fake.list(p.keys.id, 'refund')).toHaveLength(1);
+        expect((await eventsOf(p.project, user.id)).filter((e) => e.type === 'invoice.refunded')).toHaveLength(1);
+      },
+    );
 
     it('gives one trial per user even with two checkouts opened up front: the second starts active and is charged at once', async () => {
       const p = await stripeProject();

@@ -170,7 +170,14 @@ describe('runIdempotent', () => {
   it('runs without a key under a fresh one, every time', async () => {
     const keys: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const r = await run(request(null), async (key) => (keys.push(key), { status: 201, body: { i } }), keepBelow500);
+      const r = await run(
+        request(null),
+        async (key) => {
+          keys.push(key);
+          return { status: 201, body: { i } };
+        },
+        keepBelow500,
+      );
       expect(r).toMatchObject({ kind: 'ran', answer: { status: 201, body: { i } } });
     }
     expect(keys[0]).not.toBe(keys[1]);
@@ -179,7 +186,10 @@ describe('runIdempotent', () => {
   it('replays the same request, refuses another body and a bad key, compares bodies canonically', async () => {
     const key = fresh();
     let runs = 0;
-    const work = async (k: string) => (runs++, { status: 201, body: { key: k } });
+    const work = async (k: string) => {
+      runs++;
+      return { status: 201, body: { key: k } };
+    };
     expect(await run(request(key, { a: 1, b: [1, { c: 2 }] }), work, keepBelow500)).toEqual({ kind: 'ran', answer: { status: 201, body: { key } }, key });
     // Key order does not matter, values do.
     expect(await run(request(key, { b: [1, { c: 2 }], a: 1 }), work, keepBelow500)).toEqual({ kind: 'replayed', answer: { status: 201, body: { key } } });
@@ -223,7 +233,10 @@ describe('runIdempotent', () => {
       }
       return { status: 201, body: { ran: name } };
     };
-    const quick = (runs: string[], name: string) => async () => (runs.push(name), { status: 201, body: { ran: name } });
+    const quick = (runs: string[], name: string) => async () => {
+      runs.push(name);
+      return { status: 201, body: { ran: name } };
+    };
 
     // Renewed every 20 ms: a retry in the middle of the run is refused, the first run's answer kept.
     const beating = makeRunIdempotent({ store, crypto, clock, heartbeatMs: 20 });

@@ -85,7 +85,14 @@ function gate() {
   const opened = new Promise<void>((r) => (open = r));
   const arrived = new Promise<void>((r) => (reached = r));
   gates.push(open);
-  return { open, arrived, pass: () => (reached(), opened) };
+  return {
+    open,
+    arrived,
+    pass: () => {
+      reached();
+      return opened;
+    },
+  };
 }
 
 interface Row {

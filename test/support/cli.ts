@@ -69,8 +69,11 @@ export function runCli(
   });
 }
 
-/** stdout must be exactly one JSON object (whole-output JSON.parse). */
-export function parseCliJson(r: CliRun): Record<string, any> {
+/**
+ * stdout must be exactly one JSON object (whole-output JSON.parse). `T` is what the test reads it as
+ * (the fields of the command's --json output it looks at).
+ */
+export function parseCliJson<T extends object = Record<string, unknown>>(r: CliRun): T {
   let value: unknown;
   try {
     value = JSON.parse(r.stdout);
@@ -80,5 +83,5 @@ export function parseCliJson(r: CliRun): Record<string, any> {
   expect(value).toBeTypeOf('object');
   expect(Array.isArray(value)).toBe(false);
   expect(value).not.toBeNull();
-  return value as Record<string, any>;
+  return value as T;
 }

@@ -34,7 +34,8 @@ type WithShared = typeof globalThis & { [SHARED]?: Shared };
  */
 export default async function setup(project: TestProject) {
   const holder = globalThis as WithShared;
-  const shared = (holder[SHARED] ??= { services: startServices(), users: 0 });
+  const shared = holder[SHARED] ?? { services: startServices(), users: 0 };
+  holder[SHARED] = shared;
   shared.users += 1;
   const services = await shared.services;
   project.provide('adminDatabaseUrl', services.adminDatabaseUrl);

@@ -321,10 +321,11 @@ export type BrowseResult =
 function formPost(html: string): { action: string; fields: Record<string, string> } | null {
   const form = /<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/i.exec(html);
   if (!form) return null;
-  const unescape = (s: string) => s.replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
+  const unescapeHtml = (s: string) =>
+    s.replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
   const fields: Record<string, string> = {};
-  for (const m of form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/>/g)) fields[m[1]!] = unescape(m[2]!);
-  return { action: unescape(form[1]!), fields };
+  for (const m of form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/>/g)) fields[m[1]!] = unescapeHtml(m[2]!);
+  return { action: unescapeHtml(form[1]!), fields };
 }
 
 /**

@@ -56,7 +56,12 @@ type PlanNode = { 'Node Type': string; 'Index Name'?: string; Plans?: PlanNode[]
  */
 export async function searchPlan(db: Database, projectId: string, text: string): Promise<{ text: string; indexes: string[]; nodes: string[] }> {
   let statement: { sql: string; params: unknown[] } | null = null;
-  const recording = { query: async (sql: string, params: unknown[] = []) => ((statement = { sql, params }), []) } as unknown as Database;
+  const recording = {
+    query: async (sql: string, params: unknown[] = []) => {
+      statement = { sql, params };
+      return [];
+    },
+  } as unknown as Database;
   await new PostgresUserDirectory(recording).search(projectId, { emailContains: text, limit: 50 });
   if (statement === null) throw new Error('the search sent no statement');
   const { sql, params } = statement;

@@ -32,7 +32,9 @@ function sandbox(files: Record<string, string>): string {
   }
   return dir;
 }
-afterAll(() => sandboxes.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of sandboxes) rmSync(d, { recursive: true, force: true });
+});
 
 // One sandbox holds a violation of each rule, cruised once (a cruise is a process of its own that
 // takes seconds); each case checks its rule is reported. The project tree is cruised beside it.

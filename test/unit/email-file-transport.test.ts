@@ -7,7 +7,9 @@ import type { Logger } from '../../application/ports/logger';
 import { FileMailTransport } from '../../infrastructure/mail/file-mail-transport';
 
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 function recordingLogger() {
   const lines: string[] = [];

@@ -2,6 +2,14 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, requestScope } from '../../apps/server/http/logger';
 
+/** A JSON log line as these tests read it: any field, and the nested objects they look into. */
+interface LogLine {
+  [field: string]: unknown;
+  req: { headers: unknown };
+  request: { headers: unknown };
+  err: { headers: unknown; message: unknown; code: unknown };
+}
+
 /** A logger writing JSON lines into memory. */
 function capture(level = 'info') {
   const lines: string[] = [];
@@ -15,7 +23,7 @@ function capture(level = 'info') {
   return {
     logger,
     raw: () => lines.join('\n'),
-    entries: () => lines.map((l) => JSON.parse(l) as Record<string, any>),
+    entries: () => lines.map((l) => JSON.parse(l) as LogLine),
   };
 }
 

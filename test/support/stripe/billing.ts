@@ -890,7 +890,7 @@ interface UpdateOutcome {
 
 /** Applies an update's items/trial/cycle changes; shared by `update` and `create_preview`. */
 function applyItemChanges(ctx: Ctx, sub: Sub, p: Params, preview: boolean): UpdateOutcome {
-  const { acct, settings } = ctx;
+  const { acct } = ctx;
   const now = acct.now;
   const period = periodOf(sub);
   const prorationBehavior: string = p.proration_behavior ?? 'create_prorations';

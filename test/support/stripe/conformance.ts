@@ -87,7 +87,9 @@ export function loadStripeTypes(typeNames: string[]): StripeTypes {
         return;
       }
       const element = checker.getTypeArguments(array as ts.TypeReference)[0]!;
-      value.forEach((v, i) => check(element, v, `${at}[${i}]`, errors, depth + 1, partial));
+      value.forEach((v, i) => {
+        check(element, v, `${at}[${i}]`, errors, depth + 1, partial);
+      });
       return;
     }
     if (typeof value === 'object') {

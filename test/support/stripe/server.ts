@@ -192,10 +192,10 @@ function stripeDeclares(paramsType: string | undefined, name: string): boolean {
       const [ns, iface] = paramsType.includes('.') ? paramsType.split('.') : [null, paramsType];
       const file = ns ? path.join(dir, ns, `${iface!.replace(/(Create|Retrieve|List|Update|Expire|ListLineItems)Params$/, '')}sResource.d.ts`) : null;
       const candidates = file ? [file] : [];
-      const base = iface!.replace(
-        /(Create|Retrieve|List|Update|Delete|Cancel|Attach|Detach|Confirm|Pay|Resume|CreatePreview|FinalizeInvoice|VoidInvoice|MarkUncollectible|ListPaymentMethods)Params$/,
-        '',
-      );
+      const methods =
+        'Create|Retrieve|List|Update|Delete|Cancel|Attach|Detach|Confirm|Pay|Resume|' +
+        'CreatePreview|FinalizeInvoice|VoidInvoice|MarkUncollectible|ListPaymentMethods';
+      const base = iface!.replace(new RegExp(`(${methods})Params$`), '');
       candidates.push(path.join(dir, `${base}sResource.d.ts`), path.join(dir, `${base}Resource.d.ts`));
       for (const f of candidates) {
         let text: string;
@@ -219,7 +219,7 @@ function stripeDeclares(paramsType: string | undefined, name: string): boolean {
 }
 
 /** Every endpoint the server answers (without a dispatcher: for the conformance test). */
-export function routeTable(dispatcher = new WebhookDispatcher(() => new Map(), { timeoutMs: 0, retryDelaysMs: [], paused: true })): Route[] {
+export function routeTable(dispatcher = new WebhookDispatcher({ timeoutMs: 0, retryDelaysMs: [], paused: true })): Route[] {
   return [...catalogRoutes, ...customerRoutes, ...billingRoutes, ...refundRoutes, ...checkoutRoutes, ...webhookRoutes(dispatcher)];
 }
 
@@ -232,7 +232,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
   const delays: InjectedDelay[] = [];
   const matches = (f: { method?: string; path?: string | RegExp }, method: string, pathname: string) =>
     (!f.method || f.method === method) && (!f.path || (typeof f.path === 'string' ? f.path === pathname : f.path.test(pathname)));
-  const dispatcher = new WebhookDispatcher(() => accountsById, {
+  const dispatcher = new WebhookDispatcher({
     timeoutMs: options.webhookTimeoutMs ?? 5000,
     retryDelaysMs: options.webhookRetryDelaysMs ?? [],
     paused: options.holdWebhooks ?? false,
@@ -340,7 +340,9 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
         throw unrecognizedUrl(method, url.pathname);
       }
       const pathParams: Record<string, string> = {};
-      route.names.forEach((n, i) => (pathParams[n] = decodeURIComponent(match![i + 1]!)));
+      route.names.forEach((n, i) => {
+        pathParams[n] = decodeURIComponent(match![i + 1]!);
+      });
       const failure = failures.find((f) => matches(f, method, url.pathname));
       if (failure) {
         failure.count = (failure.count ?? 1) - 1;

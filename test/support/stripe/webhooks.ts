@@ -85,10 +85,7 @@ export class WebhookDispatcher {
   private idle: (() => void)[] = [];
   private readonly secrets = new Map<string, string>();
 
-  constructor(
-    private readonly accountsById: () => Map<string, Account>,
-    private readonly opts: { timeoutMs: number; retryDelaysMs: number[]; paused: boolean },
-  ) {
+  constructor(private readonly opts: { timeoutMs: number; retryDelaysMs: number[]; paused: boolean }) {
     this.paused = opts.paused;
   }
 
