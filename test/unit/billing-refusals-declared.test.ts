@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { contract } from '../../contract';
 import { errorResponse } from '../../apps/server/http/errors';
 import type { Err } from '../../domain/result';
-import { type BillingErrorCode, processorError, refuseFailure } from './errors';
-import type { RequestFailure } from './payment-processor';
-import type { OperatorUseCases, ProcessorUseCases, UserUseCases } from './use-cases';
+import { type BillingErrorCode, processorError, refuseFailure } from '../../application/billing/errors';
+import type { RequestFailure } from '../../application/billing/payment-processor';
+import type { OperatorUseCases, ProcessorUseCases, UserUseCases } from '../../application/billing/use-cases';
 
 /**
  * A billing route answers its use case's refusal with the answer for its code (`failureResponse`,

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { contract } from '../../contract';
 import { errorResponse } from '../../apps/server/http/errors';
 import type { Err } from '../../domain/result';
-import type { WebhookErrorCode } from './errors';
-import type { WebhookUseCases } from './use-cases';
+import type { WebhookErrorCode } from '../../application/webhooks/errors';
+import type { WebhookUseCases } from '../../application/webhooks/use-cases';
 
 /**
  * A console webhook route answers its use case's refusal with the answer for its code
