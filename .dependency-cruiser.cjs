@@ -28,6 +28,7 @@ const applicationFolders = [
   'oauth',
   'auth',
   'email',
+  'organizations',
   'billing',
   'users',
   'webhooks',

@@ -5,6 +5,7 @@ import { c } from './common';
 import { emailContract } from './email.contract';
 import { mfaContract } from './mfa.contract';
 import { oauthContract } from './oauth.contract';
+import { organizationsContract, serverOrganizationsContract } from './organizations.contract';
 import { sessionContract } from './session.contract';
 import { sessionsContract } from './sessions.contract';
 import { tokenContract } from './token.contract';
@@ -13,8 +14,10 @@ export * from './common';
 export * from './errors';
 export * from './billing.contract';
 export * from './webhook-signature';
+export * from './organizations.contract';
 export * from './admin';
 export { billingContract, emailContract, mfaContract, oauthContract, sessionContract, sessionsContract, tokenContract };
+export { organizationsContract, serverOrganizationsContract };
 
 /** The whole HTTP surface of Tollgate. The OpenAPI document and the SDK are generated from it. */
 export const contract = c.router(
@@ -23,6 +26,9 @@ export const contract = c.router(
     session: sessionContract,
     // Before oauth: routes are served in this order, and GET /api/proxy/{provider} would match /api/proxy/sessions.
     sessions: sessionsContract,
+    // Before oauth too: /api/proxy/organizations and /api/proxy/invitations.
+    organizations: organizationsContract,
+    serverOrganizations: serverOrganizationsContract,
     email: emailContract,
     oauth: oauthContract,
     mfa: mfaContract,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiKeyHeaders, c, shared } from './common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors } from './errors';
+import { ActiveOrganizationSchema } from './organizations.contract';
 
 export const TokenUserSchema = z.object({
   id: z.string(),
@@ -23,8 +24,15 @@ export const tokenContract = c.router(
       body: z.object({ token: z.string().max(8192) }),
       responses: {
         200: z.union([
-          z.object({ valid: z.literal(true), user: TokenUserSchema, expiresAt: z.string().describe('ISO 8601') }),
-          z.object({ valid: z.literal(false), user: z.null(), expiresAt: z.null() }),
+          z.object({
+            valid: z.literal(true),
+            user: TokenUserSchema,
+            expiresAt: z.string().describe('ISO 8601'),
+            organization: ActiveOrganizationSchema.nullable().describe(
+              "The token's active organization as it is now (role and permissions current; null when none, or when the user left it or it was deleted)",
+            ),
+          }),
+          z.object({ valid: z.literal(false), user: z.null(), expiresAt: z.null(), organization: z.null() }),
         ]),
         ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.apiKey),
       },

@@ -6,6 +6,7 @@ import { adminWebhooksContract } from './webhooks.contract';
 import { adminSessionContract } from './session.contract';
 import { adminUsersContract } from './users.contract';
 import { adminAuditContract } from './audit.contract';
+import { adminOrganizationsContract } from './organizations.contract';
 
 export * from './schemas';
 export * from './billing.contract';
@@ -13,8 +14,9 @@ export * from './webhooks.contract';
 export * from './members.contract';
 export * from './users.contract';
 export * from './audit.contract';
+export * from './organizations.contract';
 export { adminBillingContract, adminMembersContract, adminProjectsContract, adminSessionContract, adminWebhooksContract };
-export { adminUsersContract, adminAuditContract };
+export { adminUsersContract, adminAuditContract, adminOrganizationsContract };
 
 /** The admin API the web console calls (auth kind 'console'), mounted under /api/admin. */
 export const adminContract = c.router({
@@ -25,4 +27,5 @@ export const adminContract = c.router({
   members: adminMembersContract,
   users: adminUsersContract,
   audit: adminAuditContract,
+  organizations: adminOrganizationsContract,
 });

@@ -7,6 +7,7 @@ import { emailErrors } from './email.errors';
 import { authErrors, edgeErrors, projectGateErrors, requestErrors } from './http.errors';
 import { mfaErrors } from './mfa.errors';
 import { oauthErrors } from './oauth.errors';
+import { organizationsErrors } from './organizations.errors';
 import { sessionsErrors } from './sessions.errors';
 import type { ErrorEntry, ErrorStatus } from './types';
 import { webhooksErrors } from './webhooks.errors';
@@ -31,6 +32,7 @@ export const ERRORS = {
   ...webhooksErrors,
   ...consoleErrors,
   ...sessionsErrors,
+  ...organizationsErrors,
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;

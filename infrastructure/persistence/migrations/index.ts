@@ -17,6 +17,7 @@ import { Migration20261204000000InvoiceListing } from './Migration20261204000000
 import { Migration20261205000000BillingRefunds } from './Migration20261205000000BillingRefunds';
 import { Migration20261206000000IdempotencyLease } from './Migration20261206000000IdempotencyLease';
 import { Migration20261207000000UserSearchTrigram } from './Migration20261207000000UserSearchTrigram';
+import { Migration20261208000000Organizations } from './Migration20261208000000Organizations';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261205000000BillingRefunds', class: Migration20261205000000BillingRefunds },
   { name: 'Migration20261206000000IdempotencyLease', class: Migration20261206000000IdempotencyLease },
   { name: 'Migration20261207000000UserSearchTrigram', class: Migration20261207000000UserSearchTrigram },
+  { name: 'Migration20261208000000Organizations', class: Migration20261208000000Organizations },
 ];
