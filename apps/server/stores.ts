@@ -20,6 +20,7 @@ import { PostgresInvoiceStore } from '../../infrastructure/persistence/postgres-
 import { PostgresKnownDeviceStore } from '../../infrastructure/persistence/postgres-known-device.store';
 import { PostgresBackupCodeStore, PostgresMfaChallengeStore, PostgresSmsStore, PostgresTotpStore } from '../../infrastructure/persistence/postgres-mfa.store';
 import { PostgresOAuthStateStore } from '../../infrastructure/persistence/postgres-oauth-state.store';
+import { PostgresOrganizationStore } from '../../infrastructure/persistence/postgres-organization.store';
 import { PostgresProcessorEventLog } from '../../infrastructure/persistence/postgres-processor-event.store';
 import { PostgresProjectStore } from '../../infrastructure/persistence/postgres-project.store';
 import { PostgresRefreshTokenStore } from '../../infrastructure/persistence/postgres-refresh-token.store';
@@ -78,6 +79,8 @@ export interface Stores {
     entitlements: PostgresEntitlementsReader;
   };
   webhooks: { endpoints: PostgresWebhookEndpointStore; deliveries: PostgresWebhookDeliveryStore };
+  /** Organizations, their members, invitations and verified domains, and the project's organization settings. */
+  organizations: PostgresOrganizationStore;
 }
 
 export interface StoreOptions {
@@ -130,5 +133,6 @@ export function buildStores(db: Database, { box, sessionsEnded }: StoreOptions):
       entitlements: new PostgresEntitlementsReader(db),
     },
     webhooks: { endpoints: new PostgresWebhookEndpointStore(db, box), deliveries: new PostgresWebhookDeliveryStore(db, box) },
+    organizations: new PostgresOrganizationStore(db),
   };
 }
