@@ -10,6 +10,8 @@ export const SECURITY_NOTICE_KINDS = [
   'backup_codes_regenerated',
   'totp_replayed',
   'new_device',
+  'organization_role_changed',
+  'organization_removed',
 ] as const;
 export type SecurityNoticeKind = (typeof SECURITY_NOTICE_KINDS)[number];
 
@@ -25,9 +27,16 @@ export const defaultSecurityNoticeSettings = (): SecurityNoticeSettings => ({
   backup_codes_regenerated: true,
   totp_replayed: true,
   new_device: false,
+  organization_role_changed: true,
+  organization_removed: true,
 });
 
-/** Whether a project sends this kind (a project stored before the setting existed has the defaults). */
+/** The kinds about the user's membership of an organization: they name the organization (and the role). */
+export const ORGANIZATION_NOTICE_KINDS = ['organization_role_changed', 'organization_removed'] as const satisfies readonly SecurityNoticeKind[];
+
+export const isOrganizationNoticeKind = (kind: SecurityNoticeKind): boolean => (ORGANIZATION_NOTICE_KINDS as readonly string[]).includes(kind);
+
+/** Whether a project sends this kind (a project stored before the setting, or before the kind, existed has the default). */
 export const isNoticeEnabled = (settings: { securityNotifications?: Partial<SecurityNoticeSettings> }, kind: SecurityNoticeKind): boolean =>
   settings.securityNotifications?.[kind] ?? defaultSecurityNoticeSettings()[kind];
 

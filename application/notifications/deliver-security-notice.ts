@@ -31,6 +31,8 @@ export function makeDeliverSecurityNotice(deps: DeliverSecurityNoticeDeps) {
       ip: notice.ip,
       device: deviceSummary(notice.userAgent),
       method: notice.method,
+      organizationName: notice.organizationName,
+      role: notice.role,
     });
     await deps.transport.send({ ...rendered, messageId, to: user.email, secretPreview: '' });
   };

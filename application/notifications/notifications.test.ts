@@ -40,9 +40,45 @@ describe('record a security notification', () => {
           ip: '10.0.0.1',
           userAgent: TEST_ORIGIN.userAgent,
           method: 'totp',
+          organizationName: null,
+          role: null,
         } satisfies SecurityNotice,
       },
     ]);
+  });
+
+  it('an organization notice (on by default) names the organization and the role, never the address of the request that made it', async () => {
+    const { notify, outbox } = setup();
+    const organization = { name: 'Research', role: 'Admin' };
+    await notify({ project: aProject(), userId: 'user-1', kind: 'organization_role_changed', origin: TEST_ORIGIN, organization });
+    await notify({ project: aProject(), userId: 'user-1', kind: 'organization_removed', origin: TEST_ORIGIN, organization });
+    // Another kind ignores an organization given by mistake.
+    await notify({ project: aProject(), userId: 'user-1', kind: 'password_changed', origin: TEST_ORIGIN, organization });
+    const facts = { projectId: 'project-1', userId: 'user-1', occurredAt: '2030-01-01T10:00:00.000Z', method: null };
+    expect(outbox.messages.map((m) => m.payload)).toEqual([
+      { ...facts, kind: 'organization_role_changed', ip: null, userAgent: null, organizationName: 'Research', role: 'Admin' },
+      { ...facts, kind: 'organization_removed', ip: null, userAgent: null, organizationName: 'Research', role: null },
+      { ...facts, kind: 'password_changed', ip: '10.0.0.1', userAgent: TEST_ORIGIN.userAgent, organizationName: null, role: null },
+    ] satisfies SecurityNotice[]);
+    // Off when the project turned it off; a project stored before the kinds existed has them on.
+    const off = setup();
+    const settings = aProject().settings;
+    await off.notify({
+      project: aProject({ settings: { securityNotifications: { ...settings.securityNotifications, organization_removed: false } } }),
+      userId: 'user-1',
+      kind: 'organization_removed',
+      origin: TEST_ORIGIN,
+      organization,
+    });
+    const { organization_role_changed: _changed, organization_removed: _removed, ...before } = settings.securityNotifications;
+    await off.notify({
+      project: aProject({ settings: { securityNotifications: before as typeof settings.securityNotifications } }),
+      userId: 'user-1',
+      kind: 'organization_role_changed',
+      origin: TEST_ORIGIN,
+      organization,
+    });
+    expect(off.outbox.messages.map((m) => (m.payload as SecurityNotice).kind)).toEqual(['organization_role_changed']);
   });
 
   it('a project stored before the setting existed has the defaults; work no request started shows no address', async () => {
@@ -133,6 +169,8 @@ describe('deliver a security notification', () => {
     ip: '203.0.113.4',
     userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0',
     method: null,
+    organizationName: null,
+    role: null,
   };
   function setup(user = aUser({ locale: 'fi' }), project = aProject({ settings: { defaultLocale: 'ja' } })) {
     const log = new CallLog();
@@ -164,12 +202,20 @@ describe('deliver a security notification', () => {
         ip: '203.0.113.4',
         device: 'Firefox, Linux',
         method: null,
+        organizationName: null,
+        role: null,
       },
     ]);
     expect(sent).toEqual([{ subject: 's', html: 'h', text: 't', messageId: 'msg-1', to: 'ada@example.com', secretPreview: '' }]);
     const other = setup(aUser({ locale: null }));
     await other.deliver(notice, 'msg-2');
     expect(other.rendered[0]!.locale).toBe('ja');
+  });
+
+  it('an organization notice carries the organization and the role to the renderer', async () => {
+    const { deliver, rendered } = setup();
+    await deliver({ ...notice, kind: 'organization_role_changed', ip: null, userAgent: null, organizationName: 'Research', role: 'Admin' }, 'msg-1');
+    expect(rendered[0]).toMatchObject({ kind: 'organization_role_changed', organizationName: 'Research', role: 'Admin', ip: null, device: null });
   });
 
   it('a user without an email address, or gone, gets nothing', async () => {

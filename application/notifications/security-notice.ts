@@ -1,6 +1,6 @@
 import type { Locale } from '../../domain/locale';
 import type { Project } from '../../domain/project';
-import { isNoticeEnabled, type SecurityNoticeKind } from '../../domain/security-notice';
+import { isNoticeEnabled, isOrganizationNoticeKind, type SecurityNoticeKind } from '../../domain/security-notice';
 import type { RenderedEmail } from '../mail/email-message';
 import type { Clock } from '../ports/clock';
 import { defineTopic, type Outbox } from '../ports/outbox';
@@ -18,6 +18,10 @@ export interface SecurityNotice {
   userAgent: string | null;
   /** The factor added or removed (mfa_factor_added, mfa_factor_removed). */
   method: 'totp' | 'sms' | null;
+  /** The organization's name (organization_role_changed, organization_removed); null for the other kinds. */
+  organizationName: string | null;
+  /** The role's display name the user now holds (organization_role_changed); null otherwise. */
+  role: string | null;
 }
 
 /**
@@ -36,17 +40,26 @@ export type NotifySecurityEvent = (input: {
   kind: SecurityNoticeKind;
   origin: RequestOrigin;
   method?: 'totp' | 'sms';
+  /**
+   * The organization of organization_role_changed (its name and the role's display name now held)
+   * and organization_removed (role null). Required by those kinds (the outbox schema refuses them
+   * without it), ignored by the others.
+   */
+  organization?: { name: string; role: string | null };
 }) => Promise<void>;
 
 /**
  * Records a security notification in the outbox (in the caller's transaction when there is one),
  * unless the project turned that kind off. Where the request came from is told as it was seen:
- * work no request started (SYSTEM_ORIGIN) shows none.
+ * work no request started (SYSTEM_ORIGIN) shows none. An organization notice never tells it: the
+ * change is made by someone else (an administrator of the organization, the project's server or
+ * console), whose address and device are not the user's to see.
  */
 export function makeNotifySecurityEvent(deps: { outbox: Outbox; clock: Clock }): NotifySecurityEvent {
   return async (input) => {
     if (!isNoticeEnabled(input.project.settings, input.kind)) return;
-    const fromRequest = !isSystemOrigin(input.origin);
+    const organization = isOrganizationNoticeKind(input.kind) ? (input.organization ?? null) : null;
+    const fromRequest = !isSystemOrigin(input.origin) && !isOrganizationNoticeKind(input.kind);
     await deps.outbox.enqueue(SECURITY_NOTICE_TOPIC, {
       kind: input.kind,
       projectId: input.project.id,
@@ -55,6 +68,8 @@ export function makeNotifySecurityEvent(deps: { outbox: Outbox; clock: Clock }):
       ip: fromRequest ? input.origin.ip : null,
       userAgent: fromRequest ? input.origin.userAgent : null,
       method: input.method ?? null,
+      organizationName: organization?.name ?? null,
+      role: input.kind === 'organization_role_changed' ? (organization?.role ?? null) : null,
     });
   };
 }
@@ -69,6 +84,10 @@ export interface SecurityNoticeMail {
   /** "Firefox, Windows" (domain/security-notice.ts `deviceSummary`), null when unknown. */
   device: string | null;
   method: 'totp' | 'sms' | null;
+  /** The organization's name (organization kinds), null otherwise. */
+  organizationName: string | null;
+  /** The role's display name (organization_role_changed), null otherwise. */
+  role: string | null;
 }
 
 /** Writes a security notification in its locale, as HTML (every shown value escaped) and text. */

@@ -14,6 +14,8 @@ export const SECURITY_NOTICE_NAMES = [
   'backup_codes_regenerated',
   'totp_replayed',
   'new_device',
+  'organization_role_changed',
+  'organization_removed',
 ] as const;
 export const OAUTH_PROVIDER_NAMES = ['google', 'github', 'discord', 'azure', 'apple'] as const;
 export const MFA_POLICY_NAMES = ['off', 'optional', 'required'] as const;

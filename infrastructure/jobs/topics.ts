@@ -5,6 +5,7 @@ import { ENDPOINT_DISABLED_TOPIC, type EndpointDisabledMail } from '../../applic
 import { EMAIL_KINDS, EMAIL_OUTBOX_TOPIC, type EmailMessage } from '../../application/mail/email-message';
 import { PASSWORD_RESET_REQUEST_TOPIC, type PasswordResetRequest } from '../../application/email/request-password-reset';
 import { SMS_OUTBOX_TOPIC, type SmsMessage } from '../../application/mfa/ports';
+import { ORGANIZATION_INVITATION_TOPIC, type OrganizationInvitationMail } from '../../application/organizations/invitation-mail';
 import type { Topic } from '../../application/ports/outbox';
 import { WEBHOOK_DELIVERY_TOPIC, type WebhookDeliveryMessage } from '../../application/webhooks/ports';
 import { SUPPORTED_LOCALES } from '../../domain/locale';
@@ -76,6 +77,17 @@ export const consoleInvitationMailSchema = z.object({
   expiresInDays: z.number().positive(),
 }) satisfies z.ZodType<ConsoleInvitationMail, z.ZodTypeDef, unknown>;
 
+export const organizationInvitationMailSchema = z.object({
+  to: z.string().min(3),
+  locale,
+  projectName: z.string(),
+  organizationName: z.string().min(1),
+  invitedBy: z.string().nullable(),
+  roleName: z.string().min(1),
+  url: z.string().min(1),
+  expiresInDays: z.number().positive(),
+}) satisfies z.ZodType<OrganizationInvitationMail, z.ZodTypeDef, unknown>;
+
 export const endpointDisabledMailSchema = z.object({
   to: z.string().min(3),
   projectName: z.string(),
@@ -99,6 +111,7 @@ export const TOLLGATE_TOPICS: readonly AnyTopicDefinition[] = [
   topicSchema(SMS_OUTBOX_TOPIC, smsMessageSchema),
   topicSchema(WEBHOOK_DELIVERY_TOPIC, webhookDeliverySchema),
   topicSchema(CONSOLE_INVITATION_TOPIC, consoleInvitationMailSchema),
+  topicSchema(ORGANIZATION_INVITATION_TOPIC, organizationInvitationMailSchema),
   topicSchema(ENDPOINT_DISABLED_TOPIC, endpointDisabledMailSchema),
   topicSchema(CONSOLE_ACCOUNT_NOTICE_TOPIC, consoleAccountNoticeSchema),
 ];

@@ -3,16 +3,41 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { EmailMessage, EmailRenderer, RenderedEmail } from '../../application/mail/email-message';
 import type { SecurityNoticeMail, SecurityNoticeRenderer } from '../../application/notifications/security-notice';
-import type { SecurityNoticeKind } from '../../domain/security-notice';
+import { isOrganizationNoticeKind, type SecurityNoticeKind } from '../../domain/security-notice';
 import { isRtlLocale, SUPPORTED_LOCALES, type Locale } from '../../domain/locale';
 
 const LOCALES_DIR = fileURLToPath(new URL('./locales/', import.meta.url));
 
+/** The strings of the emails, by locale, then section, then key. */
+export type EmailLocales = Record<Locale, Record<string, Record<string, string>>>;
+
 /** Reads `locales/<lng>.json` of every supported locale. */
-export function loadEmailLocales(dir: string = LOCALES_DIR): Record<Locale, Record<string, Record<string, string>>> {
+export function loadEmailLocales(dir: string = LOCALES_DIR): EmailLocales {
   return Object.fromEntries(
     SUPPORTED_LOCALES.map((lng) => [lng, JSON.parse(readFileSync(`${dir}/${lng}.json`, 'utf8')) as Record<string, Record<string, string>>]),
-  ) as Record<Locale, Record<string, Record<string, string>>>;
+  ) as EmailLocales;
+}
+
+/**
+ * An i18next instance over the email strings, ready at once: no fallback language (every locale
+ * has every key, test/unit/email-locales.test.ts), values interpolated as they are (the HTML
+ * escapes them where it writes them).
+ */
+export function createEmailI18n(resources: EmailLocales): i18n {
+  const resource: Resource = {};
+  for (const lng of SUPPORTED_LOCALES) resource[lng] = { translation: resources[lng] };
+  const instance = createInstance();
+  void instance.init({
+    resources: resource,
+    lng: 'en',
+    fallbackLng: false,
+    supportedLngs: [...SUPPORTED_LOCALES],
+    initAsync: false,
+    interpolation: { escapeValue: false },
+    returnNull: false,
+    showSupportNotice: false,
+  });
+  return instance;
 }
 
 export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
@@ -21,6 +46,11 @@ export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (ch) => (
 export function formatDuration(minutes: number, locale: Locale): string {
   const [value, unit] = minutes % 60 === 0 ? [minutes / 60, 'hour'] : [minutes, 'minute'];
   return new Intl.NumberFormat(locale, { style: 'unit', unit, unitDisplay: 'long' }).format(value);
+}
+
+/** "7 days", "1 Tag", "7 日": a number of days in the locale's own words. */
+export function formatDays(days: number, locale: Locale): string {
+  return new Intl.NumberFormat(locale, { style: 'unit', unit: 'day', unitDisplay: 'long' }).format(days);
 }
 
 const SECTIONS = { verification_code: 'verification', password_reset: 'passwordReset', magic_link: 'magicLink' } as const;
@@ -32,6 +62,8 @@ const NOTICE_SECTIONS: Record<SecurityNoticeKind, string> = {
   backup_codes_regenerated: 'backupCodesRegenerated',
   totp_replayed: 'totpReplayed',
   new_device: 'newDevice',
+  organization_role_changed: 'organizationRoleChanged',
+  organization_removed: 'organizationRemoved',
 };
 
 /** "27 November 2026 at 14:05:09 UTC", in the locale's words and calendar; the user's time zone is not known, so UTC, named. */
@@ -41,7 +73,34 @@ export function formatNoticeTime(at: Date, locale: Locale): string {
 
 export type LinkPageKind = 'link_expired' | 'link_used' | 'link_invalid' | 'link_unavailable';
 
-const MUTED = 'color:#5f6368;font-size:13px;line-height:1.5;margin:16px 0 0';
+export const MUTED = 'color:#5f6368;font-size:13px;line-height:1.5;margin:16px 0 0';
+
+/** The footer line under a rule that ends every email. */
+export const footerHtml = (footer: string): string =>
+  `<hr style="border:none;border-top:1px solid #e0e0e0;margin:24px 0 12px"><p style="margin:0;color:#80868b;font-size:12px">${escapeHtml(footer)}</p>`;
+
+/** A button to a link, then the link itself for a client that shows no button. */
+export const linkButtonHtml = (url: string, action: string, fallback: string, between = ''): string =>
+  `<p style="margin:0"><a href="${escapeHtml(url)}" style="display:inline-block;padding:12px ` +
+  `22px;background:#1a73e8;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600">${escapeHtml(action)}</a></p>` +
+  between +
+  `<p style="${MUTED}">${escapeHtml(fallback)}<br><a dir="ltr" href="${escapeHtml(url)}" style="color:#1a73e8;word-break:break-all">${escapeHtml(url)}</a></p>`;
+
+/**
+ * An email's HTML document in its locale: `lang`, and `dir` right to left for Arabic and Hebrew
+ * (the page and its card). `title` is escaped; `content` is HTML already escaped.
+ */
+export function emailDocument(lng: Locale, title: string, content: string): string {
+  const dir = isRtlLocale(lng) ? 'rtl' : 'ltr';
+  return (
+    `<!DOCTYPE html>\n<html lang="${lng}" dir="${dir}">\n<head>\n<meta charset="utf-8">\n` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>${escapeHtml(title)}</title>\n</head>\n` +
+    `<body style="margin:0;padding:24px;background:#f4f5f7;font-family:-apple-system,'Segoe UI',Roboto,'Noto Sans',Arial,sans-serif;color:#202124">\n` +
+    `<div dir="${dir}" style="max-width:480px;margin:0 ` +
+    `auto;background:#ffffff;border-radius:8px;padding:32px;text-align:${dir === 'rtl' ? 'right' : 'left'}">` +
+    `${content}</div>\n</body>\n</html>\n`
+  );
+}
 
 /**
  * Renders emails (verification code, password reset, magic link) and the magic-link pages with
@@ -51,20 +110,8 @@ const MUTED = 'color:#5f6368;font-size:13px;line-height:1.5;margin:16px 0 0';
 export class I18nextEmailRenderer implements EmailRenderer, SecurityNoticeRenderer {
   private readonly i18n: i18n;
 
-  constructor(resources: Record<Locale, Record<string, Record<string, string>>> = loadEmailLocales()) {
-    const resource: Resource = {};
-    for (const lng of SUPPORTED_LOCALES) resource[lng] = { translation: resources[lng] };
-    this.i18n = createInstance();
-    void this.i18n.init({
-      resources: resource,
-      lng: 'en',
-      fallbackLng: false,
-      supportedLngs: [...SUPPORTED_LOCALES],
-      initAsync: false,
-      interpolation: { escapeValue: false },
-      returnNull: false,
-      showSupportNotice: false,
-    });
+  constructor(resources: EmailLocales = loadEmailLocales()) {
+    this.i18n = createEmailI18n(resources);
   }
 
   private t(locale: Locale, key: string, vars: Record<string, string> = {}): string {
@@ -97,20 +144,13 @@ export class I18nextEmailRenderer implements EmailRenderer, SecurityNoticeRender
       const action = this.t(lng, `${section}.action`, vars);
       const fallback = this.t(lng, 'common.linkFallback', vars);
       textBody = `${intro}\n\n${action}:\n${url}\n\n${expiry}`;
-      htmlBody =
-        `<p style="margin:0 0 24px;line-height:1.5">${e(intro)}</p>` +
-        `<p style="margin:0"><a href="${e(url)}" style="display:inline-block;padding:12px ` +
-        `22px;background:#1a73e8;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600">${e(action)}</a></p>` +
-        `<p style="${MUTED}">${e(expiry)}</p>` +
-        `<p style="${MUTED}">${e(fallback)}<br><a dir="ltr" href="${e(url)}" style="color:#1a73e8;word-break:break-all">${e(url)}</a></p>`;
+      htmlBody = `<p style="margin:0 0 24px;line-height:1.5">${e(intro)}</p>${linkButtonHtml(url, action, fallback, `<p style="${MUTED}">${e(expiry)}</p>`)}`;
     }
     const text = `${heading}\n\n${textBody}\n\n${ignore}\n\n-- \n${footer}\n`;
     const html = this.document(
       lng,
       subject,
-      `<h1 style="margin:0 0 16px;font-size:20px">${e(heading)}</h1>${htmlBody}` +
-        `<p style="${MUTED}">${e(ignore)}</p>` +
-        `<hr style="border:none;border-top:1px solid #e0e0e0;margin:24px 0 12px"><p style="margin:0;color:#80868b;font-size:12px">${e(footer)}</p>`,
+      `<h1 style="margin:0 0 16px;font-size:20px">${e(heading)}</h1>${htmlBody}` + `<p style="${MUTED}">${e(ignore)}</p>${footerHtml(footer)}`,
     );
     return { subject, html, text };
   }
@@ -123,7 +163,9 @@ export class I18nextEmailRenderer implements EmailRenderer, SecurityNoticeRender
     const lng = mail.locale;
     const section = NOTICE_SECTIONS[mail.kind];
     const method = mail.method === null ? '' : this.t(lng, mail.method === 'totp' ? 'notice.methodTotp' : 'notice.methodSms');
-    const vars = { project: mail.projectName, method };
+    const vars = { project: mail.projectName, method, organization: mail.organizationName ?? '', role: mail.role ?? '' };
+    // An organization notice tells of a change someone else made: what to do is ask the organization, not reset a password.
+    const aboutOrganization = isOrganizationNoticeKind(mail.kind);
     const subject = this.t(lng, `${section}.subject`, vars);
     const heading = this.t(lng, `${section}.heading`, vars);
     const intro = this.t(lng, `${section}.intro`, vars);
@@ -133,8 +175,8 @@ export class I18nextEmailRenderer implements EmailRenderer, SecurityNoticeRender
       [this.t(lng, 'notice.where'), mail.ip ?? unknown, mail.ip !== null],
       [this.t(lng, 'notice.device'), mail.device ?? unknown, mail.device !== null],
     ];
-    const wasYou = this.t(lng, 'notice.wasYou', vars);
-    const notYou = this.t(lng, 'notice.notYou', vars);
+    const wasYou = this.t(lng, aboutOrganization ? 'notice.organizationExpected' : 'notice.wasYou', vars);
+    const notYou = this.t(lng, aboutOrganization ? 'notice.organizationUnexpected' : 'notice.notYou', vars);
     const footer = this.t(lng, 'common.footer', vars);
     const e = escapeHtml;
 
@@ -153,8 +195,7 @@ export class I18nextEmailRenderer implements EmailRenderer, SecurityNoticeRender
         `<p style="margin:0 0 16px;line-height:1.5">${e(intro)}</p>` +
         `<table role="presentation" style="border-collapse:collapse;font-size:14px;margin:0 0 16px">${rows}</table>` +
         `<p style="margin:0 0 8px;line-height:1.5">${e(wasYou)}</p>` +
-        `<p style="margin:0;line-height:1.5;font-weight:600">${e(notYou)}</p>` +
-        `<hr style="border:none;border-top:1px solid #e0e0e0;margin:24px 0 12px"><p style="margin:0;color:#80868b;font-size:12px">${e(footer)}</p>`,
+        `<p style="margin:0;line-height:1.5;font-weight:600">${e(notYou)}</p>${footerHtml(footer)}`,
     );
     return { subject, html, text };
   }
@@ -183,14 +224,6 @@ export class I18nextEmailRenderer implements EmailRenderer, SecurityNoticeRender
   }
 
   private document(lng: Locale, title: string, content: string): string {
-    const dir = isRtlLocale(lng) ? 'rtl' : 'ltr';
-    return (
-      `<!DOCTYPE html>\n<html lang="${lng}" dir="${dir}">\n<head>\n<meta charset="utf-8">\n` +
-      `<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>${escapeHtml(title)}</title>\n</head>\n` +
-      `<body style="margin:0;padding:24px;background:#f4f5f7;font-family:-apple-system,'Segoe UI',Roboto,'Noto Sans',Arial,sans-serif;color:#202124">\n` +
-      `<div dir="${dir}" style="max-width:480px;margin:0 ` +
-      `auto;background:#ffffff;border-radius:8px;padding:32px;text-align:${dir === 'rtl' ? 'right' : 'left'}">` +
-      `${content}</div>\n</body>\n</html>\n`
-    );
+    return emailDocument(lng, title, content);
   }
 }

@@ -17,7 +17,16 @@ const SAFARI_MAC = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605
 const PASSWORD = 'correct horse 1';
 const NEW_PASSWORD = 'battery staple 2';
 const CALLBACK = 'https://app.example.com/callback';
-const ALL_KINDS = ['password_changed', 'mfa_factor_added', 'mfa_factor_removed', 'backup_codes_regenerated', 'totp_replayed', 'new_device'] as const;
+const ALL_KINDS = [
+  'password_changed',
+  'mfa_factor_added',
+  'mfa_factor_removed',
+  'backup_codes_regenerated',
+  'totp_replayed',
+  'new_device',
+  'organization_role_changed',
+  'organization_removed',
+] as const;
 
 let t: TestApp;
 let smtp: TestSmtp;

@@ -21,6 +21,29 @@ describe('email locale files', () => {
     }
   });
 
+  it('English has the strings of organization invitations and notices (so every locale has them, above)', () => {
+    for (const key of [
+      'organizationInvitation.subject',
+      'organizationInvitation.subjectNoInviter',
+      'organizationInvitation.heading',
+      'organizationInvitation.intro',
+      'organizationInvitation.introNoInviter',
+      'organizationInvitation.action',
+      'organizationInvitation.expiry',
+      'organizationInvitation.ignore',
+      'organizationRoleChanged.subject',
+      'organizationRoleChanged.heading',
+      'organizationRoleChanged.intro',
+      'organizationRemoved.subject',
+      'organizationRemoved.heading',
+      'organizationRemoved.intro',
+      'notice.organizationExpected',
+      'notice.organizationUnexpected',
+    ]) {
+      expect(english[key], key).toBeTypeOf('string');
+    }
+  });
+
   it.each(SUPPORTED_LOCALES.filter((l) => l !== 'en'))('%s translates every subject and action', (lng) => {
     const t = flatten(locales[lng]);
     for (const key of Object.keys(english).filter((k) => /subject|action|heading|intro/.test(k))) {
@@ -83,12 +106,22 @@ describe('I18nextEmailRenderer', () => {
       ip: '<img src=x>',
       device: 'Firefox, <Windows>',
       method: null,
+      organizationName: null,
+      role: null,
       ...over,
     });
     const subjects = new Set<string>();
     for (const kind of SECURITY_NOTICE_KINDS) {
       const method = kind === 'mfa_factor_added' || kind === 'mfa_factor_removed' ? 'sms' : null;
-      const r = renderer.renderSecurityNotice(notice({ kind, method }));
+      const organization = kind === 'organization_role_changed' || kind === 'organization_removed';
+      const r = renderer.renderSecurityNotice(
+        notice({
+          kind,
+          method,
+          organizationName: organization ? 'Team <script>' : null,
+          role: kind === 'organization_role_changed' ? 'Lead & <i>' : null,
+        }),
+      );
       expect(r.subject).toContain('Acme <b>&');
       expect(r.html).toContain(`<html lang="${lng}" dir="${lng === 'ar' || lng === 'he' ? 'rtl' : 'ltr'}">`);
       expect(r.html).not.toMatch(/<b>|<img|<Windows>/);
@@ -99,7 +132,22 @@ describe('I18nextEmailRenderer', () => {
       expect(r.text).toContain(formatNoticeTime(new Date('2030-03-04T05:06:07.000Z'), lng));
       expect(r.text + r.html).not.toMatch(/\{\{|\}\}/);
       const t = flatten(locales[lng]);
-      expect(r.text).toContain(t['notice.notYou']!.replace('{{project}}', 'Acme <b>&'));
+      if (organization) {
+        expect(r.subject).toContain('Team <script>');
+        expect(r.text).toContain('Team <script>');
+        expect(r.html).toContain('Team &lt;script&gt;');
+        expect(r.html).not.toContain('<script>');
+        expect(r.text).toContain(t['notice.organizationExpected']!);
+        expect(r.text).toContain(t['notice.organizationUnexpected']!.replace('{{organization}}', 'Team <script>'));
+        expect(r.text).not.toContain(t['notice.notYou']!.replace('{{project}}', 'Acme <b>&'));
+      } else {
+        expect(r.text).toContain(t['notice.notYou']!.replace('{{project}}', 'Acme <b>&'));
+      }
+      if (kind === 'organization_role_changed') {
+        expect(r.text).toContain('Lead & <i>');
+        expect(r.html).toContain('Lead &amp; &lt;i&gt;');
+        expect(r.html).not.toContain('<i>');
+      }
       if (method) expect(r.text).toContain(t['notice.methodSms']!);
       subjects.add(r.subject);
     }

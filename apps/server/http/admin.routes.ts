@@ -8,6 +8,7 @@ import type { ProjectChanges } from '../../../application/projects/update-projec
 import type { ConsoleAccount } from '../../../domain/console';
 import { providerRedirectUri } from '../../../domain/oauth/redirect';
 import type { Project } from '../../../domain/project';
+import { defaultSecurityNoticeSettings } from '../../../domain/security-notice';
 import { isOAuthProvider, PROVIDERS } from '../../../domain/providers';
 import type { Admin } from '../features/admin-use-cases';
 import type { AuditFeature } from '../features/audit';
@@ -49,7 +50,8 @@ const projectView = (p: Project) => ({
     mfa_policy: p.settings.mfaPolicy,
     mfa_methods: p.settings.mfaMethods,
     default_locale: p.settings.defaultLocale,
-    security_notifications: { ...p.settings.securityNotifications },
+    // Every kind, a kind newer than the stored settings at its default.
+    security_notifications: { ...defaultSecurityNoticeSettings(), ...p.settings.securityNotifications },
   },
   created_at: p.createdAt.toISOString(),
   updated_at: p.updatedAt.toISOString(),

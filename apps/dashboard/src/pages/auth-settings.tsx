@@ -314,6 +314,11 @@ const NOTICES: Record<(typeof SECURITY_NOTICE_NAMES)[number], [string, string]> 
     'A sign-in came from a device new to the user (a browser family and network it has not signed in from before; the first device never sends ' +
       'it). Off by default: it sends a mail at every new browser or network, and while off nothing about devices is stored.',
   ],
+  organization_role_changed: [
+    'Organization role changed',
+    "The user's role in one of their organizations was changed (it names the organization and the new role).",
+  ],
+  organization_removed: ['Removed from an organization', 'The user was removed from one of their organizations (it names the organization).'],
 };
 
 function Notifications(props: { settings: Partial<Record<(typeof SECURITY_NOTICE_NAMES)[number], boolean>>; save: Save }) {
