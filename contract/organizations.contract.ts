@@ -137,9 +137,7 @@ const InviteBody = z
   .strict();
 const RoleBody = z.object({ role: RoleKey }).strict();
 const DomainBody = z.object({ domain: z.string().max(300) }).strict();
-const DomainUpdateBody = z
-  .object({ enrollment: z.enum(['none', 'suggest', 'automatic']).optional(), default_role: RoleKey.optional() })
-  .strict();
+const DomainUpdateBody = z.object({ enrollment: z.enum(['none', 'suggest', 'automatic']).optional(), default_role: RoleKey.optional() }).strict();
 const AcceptBody = z
   .object({
     token: z.string().max(200).optional().describe("The invitation link's tollgate_invitation parameter"),
@@ -166,7 +164,15 @@ const FIELDS = [
   'invalid_image_url',
   'invalid_metadata',
 ] as const;
-const INVITE = ['invalid_email', 'invalid_role', 'callback_url_not_registered', 'already_member', 'member_limit_reached', 'rate_limited'] as const;
+const INVITE = [
+  'invalid_email',
+  'invalid_role',
+  'callback_url_not_registered',
+  'unsupported_locale',
+  'already_member',
+  'member_limit_reached',
+  'rate_limited',
+] as const;
 
 /** The routes of the end user (access token). */
 export const organizationsContract = c.router(

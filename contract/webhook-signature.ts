@@ -37,11 +37,29 @@ export class WebhookVerificationError extends Error {
 /** An event as Tollgate sends it (the spec's fields at the top level). */
 export interface WebhookEvent {
   id: string;
-  type: 'subscription.created' | 'subscription.updated' | 'subscription.canceled' | 'invoice.paid' | 'payment.failed' | 'invoice.refunded' | 'test';
+  type:
+    | 'subscription.created'
+    | 'subscription.updated'
+    | 'subscription.canceled'
+    | 'invoice.paid'
+    | 'payment.failed'
+    | 'invoice.refunded'
+    | 'organization.created'
+    | 'organization.updated'
+    | 'organization.deleted'
+    | 'organization.member.added'
+    | 'organization.member.updated'
+    | 'organization.member.removed'
+    | 'organization.invitation.created'
+    | 'organization.invitation.accepted'
+    | 'organization.invitation.revoked'
+    | 'test';
   created: string;
   projectId: string;
   userId?: string | null;
   subscriptionId?: string | null;
+  /** The organization of an organization.* event. */
+  organizationId?: string;
   amount?: number;
   currency?: string;
   data: Record<string, unknown> | null;

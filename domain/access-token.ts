@@ -1,3 +1,5 @@
+import type { OrganizationClaim } from './organizations/claims';
+
 /** Claims of an access token issued by Tollgate (HS256 with the project's signing secret). */
 export interface AccessTokenClaims {
   sub: string;
@@ -6,6 +8,8 @@ export interface AccessTokenClaims {
   picture: string | null;
   provider: string;
   email_verified?: boolean;
+  /** The session's active organization (docs/organizations.md), absent when none. */
+  org?: OrganizationClaim;
 }
 
 export const ACCESS_TOKEN_TTL_SECONDS = 5 * 60;

@@ -62,6 +62,25 @@ export const AUDIT_ACTIONS = [
   'billing.resume',
   'billing.resume.failed',
   'billing.refund',
+  // Organizations (docs/organizations.md), by a member, the project server or the console
+  'organization.created',
+  'organization.updated',
+  'organization.deleted',
+  'organization.switched',
+  'organization.member.added',
+  'organization.member.role_changed',
+  'organization.member.removed',
+  'organization.member.left',
+  'organization.invitation.created',
+  'organization.invitation.accepted',
+  'organization.invitation.declined',
+  'organization.invitation.revoked',
+  'organization.domain.added',
+  'organization.domain.verified',
+  'organization.domain.updated',
+  'organization.domain.removed',
+  'organization.roles.changed',
+  'organization.settings.changed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -91,7 +110,17 @@ export const CLI_ADMIN: AuditActor = { kind: 'admin', id: 'cli' };
 /** An operator action whose caller did not say who they are. */
 export const UNKNOWN_ADMIN: AuditActor = { kind: 'admin', id: null };
 
-export type AuditTargetKind = 'user' | 'project' | 'api_key' | 'session' | 'subscription' | 'email' | 'console_account' | 'console_invitation';
+export type AuditTargetKind =
+  | 'user'
+  | 'project'
+  | 'api_key'
+  | 'session'
+  | 'subscription'
+  | 'email'
+  | 'console_account'
+  | 'console_invitation'
+  | 'organization'
+  | 'organization_invitation';
 /** What the action was done to. */
 export interface AuditTarget {
   kind: AuditTargetKind;

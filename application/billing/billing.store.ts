@@ -1,3 +1,4 @@
+import type { OrganizationEventType } from '../../domain/organizations/events';
 import type { Plan, Price } from '../../domain/billing/catalog';
 import type { BillingEventType } from '../../domain/billing/events';
 import type { InvoiceStatus, PaymentMethodSummary } from '../../domain/billing/invoice';
@@ -151,7 +152,8 @@ export interface InvoiceStore {
 export interface BillingEvent {
   id: string;
   projectId: string;
-  type: BillingEventType;
+  /** A billing event, or an organization's (the organizations feature records its events through the same log). */
+  type: BillingEventType | OrganizationEventType;
   userId: string | null;
   subscriptionId: string | null;
   dedupeKey: string | null;
@@ -169,7 +171,7 @@ export interface EventPublisher {
 }
 
 export interface BillingEventLog {
-  list(projectId: string, filter: { type?: BillingEventType; limit: number }): Promise<BillingEvent[]>;
+  list(projectId: string, filter: { type?: BillingEvent['type']; limit: number }): Promise<BillingEvent[]>;
 }
 
 /**

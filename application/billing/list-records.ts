@@ -96,7 +96,7 @@ export function makeListProjectInvoices(deps: Pick<BillingDeps, 'invoices' | 'pr
 export function makeListEvents(deps: Pick<BillingDeps, 'eventLog' | 'projects'>) {
   return async function listEvents(
     projectId: string,
-    filter: { type?: BillingEventType; limit?: number },
+    filter: { type?: BillingEvent['type']; limit?: number },
   ): Promise<Result<BillingEvent[], 'project_not_found'>> {
     if ((await deps.projects.findById(projectId)) === null) return err('project_not_found');
     return ok(await deps.eventLog.list(projectId, { type: filter.type, limit: limitOf(filter.limit, 50) }));

@@ -65,7 +65,7 @@ export interface OperatorUseCases {
     projectId: string,
     filter: ListFilter & { status?: InvoiceStatus },
   ): Promise<Result<RecordPage<OperatorInvoiceView>, 'project_not_found' | 'invalid_cursor'>>;
-  listEvents(projectId: string, filter: { type?: BillingEventType; limit?: number }): Promise<Result<BillingEvent[], 'project_not_found'>>;
+  listEvents(projectId: string, filter: { type?: BillingEvent['type']; limit?: number }): Promise<Result<BillingEvent[], 'project_not_found'>>;
   /** Moves the project's sandbox clock and applies what falls due (renewals, trial ends, ...). */
   advanceSandbox(
     projectId: string,

@@ -80,6 +80,7 @@ describe('start an OAuth authorization', () => {
                 user: { id: options.linkUser, email: null, name: null, picture: null, provider: 'email', emailVerified: false },
                 expiresAt: clock.now(),
                 claims: {},
+                organization: null,
               }
             : { valid: false },
       ),

@@ -24,9 +24,7 @@ export interface OrganizationPageCursor {
   id: string;
 }
 
-export type OrganizationPatch = Partial<
-  Pick<Organization, 'name' | 'slug' | 'imageUrl' | 'publicMetadata' | 'privateMetadata' | 'maxMembers' | 'requireMfa'>
->;
+export type OrganizationPatch = Partial<Pick<Organization, 'name' | 'slug' | 'imageUrl' | 'publicMetadata' | 'privateMetadata' | 'maxMembers' | 'requireMfa'>>;
 
 /**
  * Organizations, memberships, invitations and verified domains of a project. Every method that

@@ -26,6 +26,8 @@ export interface StoredRefreshToken extends RefreshTokenRecord {
   replacedBy: string | null;
   /** The pair minted at rotation, encrypted, kept only for the reuse grace window. */
   successorEncrypted: string | null;
+  /** The session's active organization (read by `findByHash`), null when none. */
+  activeOrganizationId?: string | null;
 }
 
 export interface RotateRefreshTokenInput {

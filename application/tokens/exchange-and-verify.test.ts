@@ -5,6 +5,7 @@ import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
 import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../stores/authorization-code.store';
 import type { AccessTokenCodec, VerifiedAccessToken } from '../ports/access-tokens';
 import type { ProjectSecrets, ProjectStore } from '../stores/project.store';
+import type { MembershipLookup } from '../stores/organization-membership';
 import type { RevokedSessions } from '../stores/session.store';
 import { aProject, aUser, CallLog, fakeAuditLog, fakeCrypto, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
 import type { UserStore } from '../stores/user.store';
@@ -150,6 +151,7 @@ describe('verify an access token', () => {
         },
         log,
       ),
+      memberships: strictFake<MembershipLookup>('memberships', {}, log),
       clock,
     });
     const authenticate = makeAuthenticateAccessToken({
@@ -170,6 +172,7 @@ describe('verify an access token', () => {
     const r = await verify(aProject(), 'jwt');
     expect(r).toEqual({
       valid: true,
+      organization: null,
       expiresAt: verified.expiresAt,
       claims: verified.claims,
       user: { id: 'user-1', email: 'ada@example.com', name: 'Ada', picture: null, provider: 'google', emailVerified: true },

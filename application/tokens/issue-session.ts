@@ -1,4 +1,5 @@
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../domain/access-token';
+import { type ActiveOrganization, toClaim } from '../../domain/organizations/claims';
 import type { Project } from '../../domain/project';
 import type { EndUser } from '../../domain/user';
 import type { AccessTokenCodec } from '../ports/access-tokens';
@@ -44,8 +45,16 @@ export interface IssuedSession {
   sessionId: string;
 }
 
-export function accessClaims(user: EndUser, provider: string) {
-  const claims: { sub: string; email: string | null; name: string | null; picture: string | null; provider: string; email_verified?: boolean } = {
+export function accessClaims(user: EndUser, provider: string, organization: ActiveOrganization | null = null) {
+  const claims: {
+    sub: string;
+    email: string | null;
+    name: string | null;
+    picture: string | null;
+    provider: string;
+    email_verified?: boolean;
+    org?: ReturnType<typeof toClaim>;
+  } = {
     sub: user.id,
     email: user.email,
     name: user.name,
@@ -53,6 +62,8 @@ export function accessClaims(user: EndUser, provider: string) {
     provider,
   };
   if (user.email !== null) claims.email_verified = user.emailVerified;
+  // The active organization, compactly (id, slg, rol, per); absent when the session acts for none.
+  if (organization) claims.org = toClaim(organization);
   return claims;
 }
 

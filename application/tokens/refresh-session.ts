@@ -8,6 +8,7 @@ import type { SecretBox, TokenCrypto } from '../ports/crypto';
 import type { RequestOrigin } from '../ports/request-origin';
 import type { ProjectSecrets } from '../stores/project.store';
 import type { UserStore } from '../stores/user.store';
+import { activeOrganizationOf, type MembershipLookup } from '../stores/organization-membership';
 import { accessClaims, REFRESH_TOKEN_PREFIX, type SessionPolicy } from './issue-session';
 import type { RefreshTokenStore, StoredRefreshToken } from '../stores/refresh-token.store';
 
@@ -26,6 +27,10 @@ export interface RefreshSessionDeps {
   audit: AuditLog;
   clock: Clock;
   policy: RefreshPolicy;
+  /** The session's active organization as it is now (kept across refreshes while the user is a member). */
+  memberships: MembershipLookup;
+  /** Whether the user has a second factor enrolled (an organization that requires one is dropped until then). */
+  hasSecondFactor: (projectId: string, userId: string) => Promise<boolean>;
 }
 
 export interface RefreshedSession {
@@ -91,13 +96,21 @@ export function makeRefreshSession(deps: RefreshSessionDeps) {
     const secret = await deps.secrets.signingKey(project.id);
     if (!secret) throw new Error(`signing key of project ${project.id} is missing`);
 
+    // The active organization, as the membership is now: a member removed or an organization
+    // deleted since leaves none; one that now requires a second factor the user lacks, neither.
+    let organization = null;
+    if (row.activeOrganizationId) {
+      const current = await deps.memberships.current(project.id, row.activeOrganizationId, user.id);
+      if (current && (!current.requireMfa || (await deps.hasSecondFactor(project.id, user.id)))) organization = activeOrganizationOf(current);
+    }
+
     // The successor is prepared before the race, so the winner records it in the same statement.
     const childId = deps.crypto.uuid();
     const pair: RefreshedSession = {
       token: await deps.tokens.sign({
         secret,
         projectId: project.id,
-        claims: { ...accessClaims(user, row.provider), sid: row.familyId },
+        claims: { ...accessClaims(user, row.provider, organization), sid: row.familyId },
         ttlSeconds: ACCESS_TOKEN_TTL_SECONDS,
         now,
       }),

@@ -1,9 +1,10 @@
+import type { MembershipLookup } from '../stores/organization-membership';
 import { describe, expect, it } from 'vitest';
 import { err, ok } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
 import type { AccessTokenCodec, SignAccessTokenInput } from '../ports/access-tokens';
 import type { ProjectSecrets } from '../stores/project.store';
-import { aProject, aUser, CallLog, fakeAuditLog, fakeBox, fakeCrypto, FixedClock, strictFake, TEST_ORIGIN } from '../testing/fakes';
+import { aProject, aUser, CallLog, fakeAuditLog, fakeBox, fakeCrypto, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
 import type { UserStore } from '../stores/user.store';
 import { makeIssueSession } from './issue-session';
 import { makeRefreshSession } from './refresh-session';
@@ -136,6 +137,8 @@ describe('refresh a session', () => {
       box: fakeBox(),
       audit,
       clock,
+      memberships: strictFake<MembershipLookup>('memberships', {}, log),
+      hasSecondFactor: strictFn('hasSecondFactor', log, async () => false),
       policy,
     });
     return { refresh: (project: ReturnType<typeof aProject>, token: string) => refresh(project, token, TEST_ORIGIN), log, clock, audit };

@@ -4,6 +4,8 @@ import type { Clock } from '../ports/clock';
 import type { ProjectSecrets } from '../stores/project.store';
 import type { RevokedSessions } from '../stores/session.store';
 import type { UserStore } from '../stores/user.store';
+import { type ActiveOrganization, readClaim } from '../../domain/organizations/claims';
+import { activeOrganizationOf, type MembershipLookup } from '../stores/organization-membership';
 
 export interface VerifiedUser {
   id: string;
@@ -14,7 +16,9 @@ export interface VerifiedUser {
   emailVerified: boolean;
 }
 
-export type TokenVerification = { valid: true; user: VerifiedUser; expiresAt: Date; claims: Record<string, unknown> } | { valid: false };
+export type TokenVerification =
+  | { valid: true; user: VerifiedUser; expiresAt: Date; claims: Record<string, unknown>; organization: ActiveOrganization | null }
+  | { valid: false };
 
 export interface VerifyAccessTokenDeps {
   secrets: Pick<ProjectSecrets, 'signingKey'>;
@@ -23,6 +27,8 @@ export interface VerifyAccessTokenDeps {
   /** Ended sessions (sign-out, code replay, refresh reuse, password reset, ...), known to every process. */
   sessions: RevokedSessions;
   clock: Clock;
+  /** The active organization's membership as it is now (removals, role changes, deletions show at once). */
+  memberships: MembershipLookup;
 }
 
 /**
@@ -44,7 +50,16 @@ export function makeVerifyAccessToken(deps: VerifyAccessTokenDeps) {
     }
     const user = await deps.users.findById(project.id, verified.claims.sub);
     if (!user || user.disabled) return { valid: false };
+    let organization: ActiveOrganization | null = null;
+    const claim = verified.claims.org === undefined ? null : readClaim(verified.claims.org);
+    if (claim) {
+      // Synchronous on a cache hit, like the revoked-session check.
+      const found = deps.memberships.current(project.id, claim.id, user.id);
+      const current = found instanceof Promise ? await found : found;
+      if (current) organization = activeOrganizationOf(current);
+    }
     return {
+      organization,
       valid: true,
       expiresAt: verified.expiresAt,
       claims: { ...verified.claims },

@@ -14,6 +14,8 @@ import { makeIssueSession } from '../../application/tokens/issue-session';
 import { makeVerifyAccessToken } from '../../application/tokens/verify-access-token';
 import { LONGEST_ACCESS_TOKEN_TTL_SECONDS } from '../../domain/access-token';
 import { makeHotPathCaches } from '../../infrastructure/cache/hot-path-caches';
+import { makeMembershipLookup } from '../../infrastructure/cache/organization-memberships';
+import { makeEnrolledMethods } from '../../application/mfa/enrolled-methods';
 import { InvalidationBus } from '../../infrastructure/cache/invalidation-bus';
 import { RevokedSessionSet } from '../../infrastructure/cache/revoked-sessions';
 import { SystemClock } from '../../infrastructure/clock/system-clock';
@@ -87,6 +89,10 @@ export interface Core {
   readonly caches: HotPathCaches;
   /** Sessions ended recently (their access tokens may be unexpired), known to every process at once. */
   readonly revokedSessions: RevokedSessionSet;
+  /** Memberships as they are now (token verification's `organization`), and each project's roles; cached, dropped on change. */
+  readonly memberships: ReturnType<typeof makeMembershipLookup>;
+  /** Whether a user has a second factor enrolled (TOTP or SMS): organizations that require one ask it. */
+  hasSecondFactor(projectId: string, userId: string): Promise<boolean>;
   /** Every store of the process, built once (apps/server/stores.ts); features take theirs from it. */
   readonly stores: Stores;
   readonly secrets: ProjectSecrets;
@@ -179,7 +185,11 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     windowMs: (LONGEST_ACCESS_TOKEN_TTL_SECONDS + 60) * 1000,
     enabled: config.CACHE_TTL_SECONDS > 0,
   });
-  const verify = makeVerifyAccessToken({ secrets: caches.secrets, tokens, users: caches.users, sessions: revokedSessions, clock });
+  const memberships = makeMembershipLookup(invalidation, stores.organizations, config.CACHE_TTL_SECONDS * 1000);
+  const enrolled = makeEnrolledMethods({ totp: stores.mfa.totp, sms: stores.mfa.sms, backupCodes: stores.mfa.backupCodes });
+  const hasSecondFactor = async (projectId: string, userId: string) =>
+    (await enrolled.enrolledMethods(projectId, userId)).some((m) => m === 'totp' || m === 'sms');
+  const verify = makeVerifyAccessToken({ secrets: caches.secrets, tokens, users: caches.users, sessions: revokedSessions, clock, memberships });
   const sessions: CoreSessions = {
     issue: makeIssueSession({
       secrets: caches.secrets,
@@ -211,6 +221,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
 
   let bossStarted = false;
   return {
+    memberships,
+    hasSecondFactor,
     config,
     logger,
     clock,

@@ -1,3 +1,4 @@
+import type { DnsTxtResolver } from '../../application/organizations/deps';
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract';
 import type { SignInGate } from '../../application/auth/complete-primary-sign-in';
@@ -28,7 +29,7 @@ export interface TollgateOptions {
   /** Run migrations before serving. */
   migrate?: boolean;
   /** Replaces adapters in tests (e.g. a faster password hasher is never swapped: only peers). */
-  overrides?: { passwordHasher?: PasswordHasher };
+  overrides?: { passwordHasher?: PasswordHasher; dns?: DnsTxtResolver };
 }
 
 export interface Tollgate {
@@ -61,8 +62,8 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   const core = await buildCore({ ...options, superviseJobs: runWorker });
   if (options.migrate ?? true) await core.db.migrate();
 
-  const features = wireFeatures({ core, config });
-  const { sessions, email, oauth, mfa, billing, webhooks, audit, admin } = features;
+  const features = wireFeatures({ core, config, dns: options.overrides?.dns });
+  const { sessions, email, oauth, mfa, billing, webhooks, audit, admin, organizations } = features;
   const all = Object.values(features);
   // Type-checked against the whole contract: a route without an implementation fails to compile.
   const router = initServer().router(contract, {
@@ -71,7 +72,8 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     ...oauth.routes,
     ...mfa.routes,
     ...billing.routes,
-    admin: { ...admin.adminRoutes, ...billing.adminRoutes, ...webhooks.adminRoutes },
+    ...organizations.routes,
+    admin: { ...admin.adminRoutes, ...billing.adminRoutes, ...webhooks.adminRoutes, ...organizations.adminRoutes },
   });
 
   const app = buildHttpApp({

@@ -18,6 +18,19 @@ export const BILLING_EVENT_NAMES = [
   'payment.failed',
   'invoice.refunded',
 ] as const;
+/** Every event type a webhook endpoint can select: the billing ones and the organization ones (docs/organizations.md). */
+export const WEBHOOK_EVENT_NAMES = [
+  ...BILLING_EVENT_NAMES,
+  'organization.created',
+  'organization.updated',
+  'organization.deleted',
+  'organization.member.added',
+  'organization.member.updated',
+  'organization.member.removed',
+  'organization.invitation.created',
+  'organization.invitation.accepted',
+  'organization.invitation.revoked',
+] as const;
 export const INVOICE_STATUS_NAMES = ['open', 'paid', 'void', 'uncollectible'] as const;
 
 const GET = [...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.console, 'project_not_found'] as const;
@@ -135,7 +148,7 @@ export const AdminInvoiceSchema = z.object({
 
 export const AdminBillingEventSchema = z.object({
   id: z.string(),
-  type: z.enum(BILLING_EVENT_NAMES),
+  type: z.enum(WEBHOOK_EVENT_NAMES),
   user_id: z.string().nullable(),
   subscription_id: z.string().nullable(),
   amount: z.number().int().nullable(),
@@ -309,7 +322,7 @@ export const adminBillingContract = c.router(
       path: '/api/admin/projects/:projectId/billing/events',
       pathParams: projectParams,
       query: z.object({
-        type: z.enum(BILLING_EVENT_NAMES).optional(),
+        type: z.enum(WEBHOOK_EVENT_NAMES).optional(),
         limit: z.coerce.number().int().min(1).max(500).optional(),
       }),
       responses: { 200: z.object({ events: z.array(AdminBillingEventSchema) }), ...errors(...GET) },

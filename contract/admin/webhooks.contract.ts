@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { c, consoleHeaders, shared, SuccessSchema } from '../common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../errors';
-import { BILLING_EVENT_NAMES } from './billing.contract';
+import { WEBHOOK_EVENT_NAMES } from './billing.contract';
 
 /**
  * A project's webhook endpoints as the console shows them: the same use cases as
@@ -26,7 +26,7 @@ const endpointParams = projectParams.extend({ endpointId: z.string().min(1).max(
 export const AdminWebhookEndpointSchema = z.object({
   id: z.string(),
   url: z.string(),
-  event_types: z.array(z.enum(BILLING_EVENT_NAMES)).describe('The selected event types; empty: every type'),
+  event_types: z.array(z.enum(WEBHOOK_EVENT_NAMES)).describe('The selected event types; empty: every type'),
   description: z.string(),
   enabled: z.boolean(),
   disabled_reason: z.string().nullable(),
@@ -59,7 +59,7 @@ export const AdminWebhookDeliverySchema = z.object({
 });
 
 const WebhookUrl = z.string().trim().min(1, 'Enter the endpoint URL, e.g. https://my.app/webhooks').max(2048, 'A URL has at most 2048 characters');
-const Events = z.array(z.enum(BILLING_EVENT_NAMES)).max(5);
+const Events = z.array(z.enum(WEBHOOK_EVENT_NAMES)).max(WEBHOOK_EVENT_NAMES.length);
 const Description = z.string().max(500, 'A description has at most 500 characters');
 
 export const CreateWebhookBodySchema = z.object({ url: WebhookUrl, event_types: Events.optional(), description: Description.optional() }).strict();

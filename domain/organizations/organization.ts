@@ -73,10 +73,14 @@ export const RESERVED_SLUGS: readonly string[] = [
 ];
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
-export type OrganizationFieldError = 'invalid_organization_name' | 'invalid_organization_slug' | 'reserved_organization_slug' | 'invalid_image_url' | 'invalid_metadata';
+export type OrganizationFieldError =
+  | 'invalid_organization_name'
+  | 'invalid_organization_slug'
+  | 'reserved_organization_slug'
+  | 'invalid_image_url'
+  | 'invalid_metadata';
 
 /** A name: 1 to 100 characters once trimmed, no control characters. */
 export function parseOrganizationName(input: string): Result<string, 'invalid_organization_name'> {

@@ -31,7 +31,25 @@ export const verificationRecordValue = (token: string): string => `tollgate-veri
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Public mail providers: nobody owns them on behalf of an organization. */
-const PUBLIC_MAIL_DOMAINS = ['gmail.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'live.com', 'yahoo.com', 'icloud.com', 'me.com', 'aol.com', 'proton.me', 'protonmail.com', 'gmx.com', 'gmx.de', 'mail.ru', 'yandex.ru', 'qq.com', '163.com'];
+const PUBLIC_MAIL_DOMAINS = [
+  'gmail.com',
+  'googlemail.com',
+  'outlook.com',
+  'hotmail.com',
+  'live.com',
+  'yahoo.com',
+  'icloud.com',
+  'me.com',
+  'aol.com',
+  'proton.me',
+  'protonmail.com',
+  'gmx.com',
+  'gmx.de',
+  'mail.ru',
+  'yandex.ru',
+  'qq.com',
+  '163.com',
+];
 
 /** A domain name: lower-cased, at least two labels, at most 253 characters, not a public mail provider. */
 export function parseDomainName(input: string): Result<string, 'invalid_domain'> {

@@ -1,8 +1,11 @@
 import type { Logger } from '../../application/ports/logger';
 import { PgListener } from '../persistence/pg-listener';
 
-/** What changed: a project, an API key, a user (any column), or a session that ended (`session:<id>`). */
-export type InvalidationKind = 'project' | 'api_key' | 'user' | 'session';
+/**
+ * What changed: a project, an API key, a user (any column), a session that ended (`session:<id>`),
+ * an organization, a membership (`org_member:<organization>:<user>`) or a project's roles (`org_settings:<project>`).
+ */
+export type InvalidationKind = 'project' | 'api_key' | 'user' | 'session' | 'organization' | 'org_member' | 'org_settings';
 
 /**
  * Listens on PostgreSQL's `tollgate_cache` channel (fed by triggers, see the CacheInvalidation

@@ -3,7 +3,7 @@ import type { RefreshTokenRecord, RefreshTokenStore, RotateRefreshTokenInput, St
 import type { Database } from './database';
 import { isUuid, read, rowMapper } from './rows';
 
-const toStored = rowMapper<StoredRefreshToken>({
+const toStored = rowMapper<Omit<StoredRefreshToken, 'activeOrganizationId'>>({
   id: read.text,
   projectId: read.text,
   userId: read.text,
@@ -92,8 +92,13 @@ export class PostgresRefreshTokenStore implements RefreshTokenStore {
   }
 
   async findByHash(projectId: string, tokenHash: string): Promise<StoredRefreshToken | null> {
-    const rows = await this.db.query(`select ${toStored.columns} from refresh_tokens where token_hash = ? and project_id = ?`, [tokenHash, projectId]);
-    return toStored.first(rows);
+    const rows = await this.db.query(
+      `select ${toStored.columns}, (select s.active_organization_id from sessions s where s.id = family_id) as active_organization_id
+         from refresh_tokens where token_hash = ? and project_id = ?`,
+      [tokenHash, projectId],
+    );
+    const row = toStored.first(rows);
+    return row && { ...row, activeOrganizationId: (rows[0] as { active_organization_id: string | null }).active_organization_id ?? null };
   }
 
   async findById(id: string): Promise<StoredRefreshToken | null> {

@@ -1,3 +1,4 @@
+import type { DnsTxtResolver } from '../../../application/organizations/deps';
 import type { Config } from '../config';
 import type { Core } from '../core';
 import { wireAdmin } from './admin';
@@ -8,6 +9,7 @@ import { wireEmail } from './email';
 import { wireMaintenance } from './maintenance';
 import { buildSmsSender, wireMfa } from './mfa';
 import { wireOAuth } from './oauth';
+import { wireOrganizations } from './organizations';
 import { wireSessions } from './sessions';
 import type { Feature } from './types';
 import { wireWebhooks } from './webhooks';
@@ -16,6 +18,8 @@ export interface FeaturesInput {
   core: Core;
   /** The whole configuration: mail, SMS, MFA and OAuth settings included (the server's and the worker's). */
   config: Config;
+  /** Looks up DNS TXT records for verified domains (tests give a double); the system resolver otherwise. */
+  dns?: DnsTxtResolver;
 }
 
 /**
@@ -24,7 +28,7 @@ export interface FeaturesInput {
  * feature's mail transport into the console, and the console's project-access check into the
  * admin, billing and webhooks admin routes. Cheap and without side effects: nothing is started.
  */
-export function wireFeatures({ core, config }: FeaturesInput) {
+export function wireFeatures({ core, config, dns }: FeaturesInput) {
   const maintenance = wireMaintenance({ core, config });
   const mfa = wireMfa({ core, config, sms: buildSmsSender(config, core.logger, core.clock) });
   const email = wireEmail({ core, config, signInGate: mfa.signInGate });
@@ -35,8 +39,12 @@ export function wireFeatures({ core, config }: FeaturesInput) {
   const billing = wireBilling({ core, config, console: consoleFeature.useCases });
   const webhooks = wireWebhooks({ core, config, console: consoleFeature.useCases });
   const admin = wireAdmin({ core, console: consoleFeature.useCases, audit: audit.useCases });
+  const organizations = wireOrganizations({ core, mail: email.mail, console: consoleFeature.useCases, ...(dns ? { dns } : {}) });
   // Listed in the order their jobs are registered and their pages mounted.
-  return { maintenance, email, console: consoleFeature, audit, mfa, oauth, billing, webhooks, sessions, admin } satisfies Record<string, Feature>;
+  return { maintenance, email, console: consoleFeature, audit, mfa, oauth, billing, webhooks, sessions, admin, organizations } satisfies Record<
+    string,
+    Feature
+  >;
 }
 
 export type Features = ReturnType<typeof wireFeatures>;

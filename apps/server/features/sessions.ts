@@ -53,6 +53,8 @@ export function wireSessions({ core, signInGate }: SessionsFeatureInput): Sessio
       box,
       audit: core.audit,
       clock,
+      memberships: core.memberships,
+      hasSecondFactor: core.hasSecondFactor,
       policy: {
         refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
         refreshTokenIdleSeconds: config.REFRESH_TOKEN_IDLE_SECONDS,

@@ -70,7 +70,10 @@ function webhookDeps({ core, config }: Pick<WebhooksFeatureInput, 'core' | 'conf
  * project's endpoints, in the same transaction (billing's wiring uses this as `deps.events`). It
  * reads only the core's stores, outbox and crypto.
  */
-export function webhookEventPublisher({ core }: Pick<WebhooksFeatureInput, 'core' | 'config'>, inner: EventPublisher): EventPublisher {
+export function webhookEventPublisher(
+  { core }: Pick<WebhooksFeatureInput, 'core'> & Partial<Pick<WebhooksFeatureInput, 'config'>>,
+  inner: EventPublisher,
+): EventPublisher {
   const { stores, outbox, db, crypto } = core;
   return new WebhookFanOut(inner, { endpoints: stores.webhooks.endpoints, deliveries: stores.webhooks.deliveries, outbox, uow: db, crypto });
 }

@@ -13,7 +13,7 @@ import { Migration } from '@mikro-orm/migrations';
  * - sessions.active_organization_id: the organization a session acts for (claim `org` of its tokens).
  *
  * Triggers announce on `tollgate_cache` every change that token verification must see at once: a
- * membership changed or removed (`org_member:<organization>:<user>`), an organization changed or
+ * membership added, changed or removed (`org_member:<organization>:<user>`), an organization changed or
  * deleted (`organization:<id>`), a project's roles changed (`org_settings:<project>`).
  */
 export class Migration20261208000000Organizations extends Migration {
@@ -101,7 +101,7 @@ export class Migration20261208000000Organizations extends Migration {
         return null;
       end $$;`);
     this.addSql(`
-      create trigger organization_members_cache_invalidation after update or delete on organization_members
+      create trigger organization_members_cache_invalidation after insert or update or delete on organization_members
         for each row execute function tollgate_notify_org_member();`);
     this.addSql(`
       create trigger organizations_cache_invalidation after update or delete on organizations
