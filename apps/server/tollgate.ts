@@ -69,10 +69,11 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   const router = initServer().router(contract, {
     ...sessions.routes,
     ...email.routes,
+    // Before oauth: GET /api/proxy/{provider} would match /api/proxy/organizations and /api/proxy/invitations.
+    ...organizations.routes,
     ...oauth.routes,
     ...mfa.routes,
     ...billing.routes,
-    ...organizations.routes,
     admin: { ...admin.adminRoutes, ...billing.adminRoutes, ...webhooks.adminRoutes, ...organizations.adminRoutes },
   });
 
