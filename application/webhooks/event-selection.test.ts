@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/endpoint';
 import type { BillingEvent, EventPublisher } from '../billing/billing.store';
 import type { OutboxRetryNow } from '../ports/outbox';
 import type { ProjectStore } from '../stores/project.store';
@@ -10,7 +11,8 @@ import type { WebhookDeliveryStore, WebhookEndpoint, WebhookEndpointStore } from
 
 const PROJECT = '00000000-0000-4000-8000-00000000000a';
 const ENDPOINT = '00000000-0000-4000-8000-00000000000b';
-const ALL_SIX = ['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed', 'invoice.refunded'];
+/** Every type an endpoint can select: the six billing ones and the nine organization ones. */
+const ALL_TYPES = [...WEBHOOK_EVENT_TYPES];
 
 const anEvent = (): BillingEvent => ({
   id: 'event-1',
@@ -100,8 +102,8 @@ describe("an endpoint's event selection", () => {
     expect(stored[0]!.eventTypes).toEqual(['subscription.created', 'payment.failed']);
   });
 
-  it('none, or all six types, is stored as every type (empty), so types added later reach it too', async () => {
-    for (const eventTypes of [undefined, [], ALL_SIX]) {
+  it('none, or every type, is stored as every type (empty), so types added later reach it too', async () => {
+    for (const eventTypes of [undefined, [], ALL_TYPES]) {
       const { create, stored } = setup();
       await create(PROJECT, { url: 'https://hooks.example.com/t', ...(eventTypes ? { eventTypes } : {}) });
       expect(stored[0]!.eventTypes).toEqual([]);

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { parseDescription, parseEventSelection, parseWebhookUrl, selects } from './endpoint';
+import { parseDescription, parseEventSelection, parseWebhookUrl, selects, WEBHOOK_EVENT_TYPES } from './endpoint';
 import { answerOutcome, failingTooLong, FAILING_ENDPOINT_DISABLE_AFTER_MS, nextAttemptDelaySeconds, WEBHOOK_MAX_ATTEMPTS } from './delivery';
 import { isPrivateAddress, parseIpv4, parseIpv6, privateAddressKind } from './ip-address';
 import { deliveryHeaders, eventBody, secretDisplayPrefix, signatureValue, signedContent } from './signature';
@@ -124,12 +124,14 @@ describe('endpoint URL rules', () => {
 });
 
 describe('event selection', () => {
-  it('is a subset of the six billing types in documented order; empty or all six is every type', () => {
+  it('is a subset of the billing and organization types in documented order; empty or all of them is every type', () => {
     expect(parseEventSelection(['invoice.paid', 'subscription.created', 'invoice.paid'])).toEqual(['subscription.created', 'invoice.paid']);
+    expect(parseEventSelection(['organization.member.added', 'invoice.paid'])).toEqual(['invoice.paid', 'organization.member.added']);
     expect(parseEventSelection([])).toEqual([]);
+    expect(parseEventSelection([...WEBHOOK_EVENT_TYPES])).toEqual([]);
     expect(
       parseEventSelection(['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed', 'invoice.refunded']),
-    ).toEqual([]);
+    ).toHaveLength(6);
     expect(parseEventSelection(['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.paid', 'payment.failed'])).toHaveLength(5);
     expect(parseEventSelection(['invoice.created'])).toBeNull();
     expect(selects([], 'payment.failed')).toBe(true);

@@ -24,6 +24,7 @@ import {
   webhooksErrors,
   type ErrorEntry,
 } from '../../contract/errors';
+import { organizationsErrors } from '../../contract/errors/organizations.errors';
 
 const flatten = (router: AppRouter): AppRoute[] => Object.values(router).flatMap((r) => (isAppRoute(r) ? [r] : flatten(r as AppRouter)));
 const routes = flatten(contract);
@@ -56,6 +57,7 @@ describe('error tables', () => {
       webhooks: webhooksErrors,
       console: consoleErrors,
       sessions: sessionsErrors,
+      organizations: organizationsErrors,
     };
     const owner = new Map<string, string>();
     const clashes: string[] = [];

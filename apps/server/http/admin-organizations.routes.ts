@@ -6,7 +6,7 @@ import { contract } from '../../../contract';
 import { parseEmailAddress } from '../../../domain/email-address';
 import type { EndUser } from '../../../domain/user';
 import { type ConsoleAccounts, consoleActor } from '../features/console';
-import type { OrganizationUseCases } from '../features/organizations';
+import type { OrganizationUseCases } from '../features/organization-use-cases';
 import { errorResponse } from './errors';
 import { domainBody, invitationBody, memberBody, roleBody, serverOrganizationBody } from './organization-views';
 import { failureResponse } from './rate-limit';

@@ -4,7 +4,7 @@ import { apiKeyActor } from '../../../application/audit/audit-log';
 import type { OrganizationActor } from '../../../application/organizations/deps';
 import type { Clock } from '../../../application/ports/clock';
 import { organizationsContract, serverOrganizationsContract } from '../../../contract/organizations.contract';
-import type { OrganizationUseCases } from '../features/organizations';
+import type { OrganizationUseCases } from '../features/organization-use-cases';
 import { errorResponse } from './errors';
 import { domainBody, invitationBody, memberBody, myOrganizationBody, organizationSummary, roleBody, serverOrganizationBody } from './organization-views';
 import { failureResponse } from './rate-limit';
