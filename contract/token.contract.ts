@@ -32,7 +32,7 @@ export const tokenContract = c.router(
               "The token's active organization as it is now (role and permissions current; null when none, or when the user left it or it was deleted)",
             ),
           }),
-          z.object({ valid: z.literal(false), user: z.null(), expiresAt: z.null(), organization: z.null() }),
+          z.object({ valid: z.literal(false), user: z.null(), expiresAt: z.null() }),
         ]),
         ...errors(...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.apiKey),
       },

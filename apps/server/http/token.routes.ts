@@ -14,7 +14,7 @@ export function makeTokenRoutes(deps: TokenRouteDeps) {
   return s.router(tokenContract, {
     verify: async ({ body, res }) => {
       const result = await deps.verifyAccessToken(projectOf(res), body.token);
-      if (!result.valid) return { status: 200, body: { valid: false, user: null, expiresAt: null, organization: null } };
+      if (!result.valid) return { status: 200, body: { valid: false, user: null, expiresAt: null } };
       const u = result.user;
       const user = { id: u.id, email: u.email, name: u.name, picture: u.picture, provider: u.provider, email_verified: u.emailVerified };
       return { status: 200, body: { valid: true, user, expiresAt: result.expiresAt.toISOString(), organization: result.organization } };
