@@ -18,6 +18,7 @@ import { startBench, wanted, type Row } from './harness';
 import { report } from './report';
 import { tokenVerify } from './workloads/1-token-verify';
 import { tokenVerifyTwoProcesses } from './workloads/1b-token-verify-2-processes';
+import { tokenVerifyOrganization } from './workloads/1c-token-verify-organization';
 import { emailSignin } from './workloads/2-email-signin';
 import { emailSignup } from './workloads/3-email-signup';
 import { tokenRefresh } from './workloads/4-token-refresh';
@@ -32,6 +33,7 @@ import { userSearch } from './workloads/10-user-search';
 /** In the order they run: 1b restarts Tollgate with 2 processes, so it comes after every 1-process workload. */
 const WORKLOADS = [
   tokenVerify,
+  tokenVerifyOrganization,
   emailSignin,
   emailSignup,
   tokenRefresh,

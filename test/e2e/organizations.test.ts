@@ -3,6 +3,7 @@ import type { DnsTxtResolver } from '../../application/organizations/deps';
 import type { EndUser } from '../../domain/user';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { startTestSmtp, type TestSmtp } from '../support/smtp';
+import { enrollTotp } from './mfa-helpers';
 
 /**
  * Organizations over HTTP (docs/organizations.md): an end user creates one and becomes its owner,
@@ -254,12 +255,54 @@ describe('the active organization', () => {
     expect([again.status, again.body.code]).toEqual([404, 'organization_not_found']);
   });
 
-  it('an organization that requires MFA is refused to a member without a second factor', async () => {
+  it('an organization that requires MFA is refused to a member until they enroll a second factor', async () => {
     const ada = await person();
     const org = await newOrg(ada);
     await call('PATCH', `/api/proxy/organizations/${org.id}`, ada.token, { require_mfa: true });
     const r = await call('POST', '/api/proxy/organizations/active', ada.token, { organization_id: org.id });
     expect([r.status, r.body.code]).toEqual([403, 'organization_mfa_required']);
+    // Members can enroll once the project offers MFA (policy optional or required).
+    await t.inContext(() => t.tollgate.admin.updateProject(project.id, { mfaPolicy: 'optional' }));
+    await enrollTotp(t, ada.token);
+    const after = await call<{ organization: { id: string } }>('POST', '/api/proxy/organizations/active', ada.token, { organization_id: org.id });
+    expect(after.status).toBe(200);
+    expect(after.body.organization.id).toBe(org.id);
+  });
+
+  it('another process of the deployment sees a removal as soon as its cache listener has heard of it', async () => {
+    const b = await startTestApp({ sameDeploymentAs: t, clock: t.clock });
+    try {
+      const ada = await person();
+      const bob = await person();
+      const org = await newOrg(ada);
+      await call('POST', `/api/v1/organizations/${org.id}/members`, project.apiKey, { user_id: bob.user.id });
+      const bobs = await call<{ token: string }>('POST', '/api/proxy/organizations/active', bob.token, { organization_id: org.id });
+      const verifyAtB = async () => (await b.client(project.apiKey).token.verify({ body: { token: bobs.body.token } })).body;
+      expect(await verifyAtB()).toMatchObject({ organization: { id: org.id, role: 'member' } }); // cached at B now
+      await call('PATCH', `/api/proxy/organizations/${org.id}/members/${bob.user.id}`, ada.token, { role: 'admin' });
+      await b.tollgate.core.invalidation.sync();
+      expect(await verifyAtB()).toMatchObject({ organization: { id: org.id, role: 'admin' } });
+      await call('DELETE', `/api/proxy/organizations/${org.id}/members/${bob.user.id}`, ada.token);
+      await b.tollgate.core.invalidation.sync();
+      expect(await verifyAtB()).toMatchObject({ valid: true, organization: null });
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('the member is told by mail when their role changes and when they are removed', async () => {
+    const ada = await person();
+    const bob = await person();
+    const org = await newOrg(ada, 'Notice Works');
+    await call('POST', `/api/v1/organizations/${org.id}/members`, project.apiKey, { user_id: bob.user.id });
+    await call('PATCH', `/api/proxy/organizations/${org.id}/members/${bob.user.id}`, ada.token, { role: 'admin' });
+    const changed = await smtp.waitFor(bob.user.email!);
+    expect(changed.text).toContain('Notice Works');
+    expect(changed.text).toContain('Admin');
+    await call('DELETE', `/api/proxy/organizations/${org.id}/members/${bob.user.id}`, ada.token);
+    const removed = await smtp.waitFor(bob.user.email!, 2);
+    expect(removed.text).toContain('Notice Works');
+    expect(removed.subject).not.toBe(changed.subject);
   });
 
   it('deleting the organization shows at verify at once', async () => {
