@@ -55,8 +55,8 @@ export interface OrganizationStore {
   /** How many owners it has. */
   countOwners(organizationId: string): Promise<number>;
   /**
-   * Adds a member if members plus pending unexpired invitations (other than `exceptInvitationId`)
-   * stay within `limit`, atomically with the organization locked.
+   * Adds a member if members plus pending unexpired invitations stay within `limit`, atomically
+   * with the organization locked (throws when the organization does not exist).
    */
   addMember(membership: Membership, limit: number, now: Date): Promise<'added' | 'already_member' | 'limit_reached'>;
   /** `last_owner` when it would demote the only owner. Answers the membership before the change. */
