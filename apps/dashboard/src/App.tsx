@@ -8,6 +8,7 @@ import { BillingPage } from './pages/billing';
 import { WebhooksPage } from './pages/webhooks';
 import { AccountsPage, InvitationPage, MembersPage } from './pages/members';
 import { UserPage, UsersPage } from './pages/users';
+import { OrganizationPage, OrganizationSettingsPage, OrganizationsPage } from './pages/organizations';
 import { AuditPage } from './pages/audit';
 import { ErrorNote, Link, Loading, navigate, usePath, type Me } from './ui';
 
@@ -94,9 +95,14 @@ export function App() {
   const project = /^\/projects\/([^/]+)(?:\/(api-keys|billing|webhooks|members))?$/.exec(path);
   const user = /^\/projects\/([^/]+)\/users(?:\/([^/]+))?$/.exec(path);
   const audit = /^\/projects\/([^/]+)\/audit$/.exec(path);
+  const organization = /^\/projects\/([^/]+)\/organizations(?:\/([^/]+))?$/.exec(path);
+  const organizationSettings = /^\/projects\/([^/]+)\/organization-settings$/.exec(path);
   let page: ReactNode;
   if (user?.[2]) page = <UserPage projectId={user[1]!} userId={user[2]} />;
   else if (user) page = <UsersPage projectId={user[1]!} />;
+  else if (organization?.[2]) page = <OrganizationPage projectId={organization[1]!} orgId={organization[2]} />;
+  else if (organization) page = <OrganizationsPage projectId={organization[1]!} />;
+  else if (organizationSettings) page = <OrganizationSettingsPage projectId={organizationSettings[1]!} />;
   else if (audit) page = <AuditPage projectId={audit[1]!} me={me} />;
   else if (project && project[2] === 'api-keys') page = <ApiKeysPage projectId={project[1]!} />;
   else if (project && project[2] === 'billing') page = <BillingPage projectId={project[1]!} />;
@@ -111,7 +117,7 @@ export function App() {
     <Shell
       nav={
         <nav aria-label="Console">
-          <Link to="/" current={path === '/' || !!project || !!user || !!audit}>
+          <Link to="/" current={path === '/' || !!project || !!user || !!audit || !!organization || !!organizationSettings}>
             Projects
           </Link>
           {me.role === 'operator' ? (

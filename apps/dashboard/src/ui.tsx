@@ -124,7 +124,10 @@ export function ShownOnce(props: { title: string; value: string; onDone: () => v
 }
 
 /** The pages of one project, as tabs of a navigation landmark. */
-export function ProjectNav(props: { projectId: string; current: 'auth' | 'api-keys' | 'billing' | 'webhooks' | 'members' | 'users' | 'audit' }) {
+export function ProjectNav(props: {
+  projectId: string;
+  current: 'auth' | 'api-keys' | 'billing' | 'webhooks' | 'members' | 'users' | 'organizations' | 'audit';
+}) {
   const base = `/projects/${props.projectId}`;
   const tabs: Array<[typeof props.current, string, string]> = [
     ['auth', base, 'Authentication'],
@@ -133,6 +136,7 @@ export function ProjectNav(props: { projectId: string; current: 'auth' | 'api-ke
     ['webhooks', `${base}/webhooks`, 'Webhooks'],
     ['members', `${base}/members`, 'Members'],
     ['users', `${base}/users`, 'Users'],
+    ['organizations', `${base}/organizations`, 'Organizations'],
     ['audit', `${base}/audit`, 'Audit log'],
   ];
   return (
