@@ -1,5 +1,5 @@
 // The project's own server: it holds the Tollgate API key, serves the page, answers the page's
-// session routes, guards its API with the user's entitlements, and receives Tollgate's webhooks.
+// session routes, guards its API with the user's entitlements and team role, and receives Tollgate's webhooks.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +25,7 @@ const tollgate = createTollgate({
 
 const app = express();
 
-// The browser's session (sign-up, sign-in, refresh, sign-out) and its billing calls go through here.
+// The browser's session (sign-up, sign-in, refresh, sign-out) and its billing and team calls go through here.
 app.use('/tollgate', tollgate.sessionRoutes({ callbackUrl: `${PUBLIC_URL}/callback` }).express);
 
 // Webhooks: verified on the raw body, then kept per user for the page to show.
@@ -56,6 +56,15 @@ app.get('/api/report', tollgate.requireUser(), tollgate.requireEntitlement({ pla
   }),
 );
 app.get('/api/events', tollgate.requireUser(), (req, res) => res.json({ events: events.filter((e) => e.userId === req.user.id) }));
+
+// Teams: the token's active organization, as Tollgate verified it (role and permissions as they are now).
+app.get('/api/team', tollgate.requireUser(), (req, res) =>
+  res.json({ organization: req.organization, canInvite: req.tollgate.has({ permission: 'org:members:manage' }) }),
+);
+// Only the team's managers: 403 missing_permission for the others (and without an active team).
+app.get('/api/team/audit', tollgate.requireAccess({ permission: 'org:members:manage' }), (req, res) =>
+  res.json({ team: req.organization.slug, checkedBy: req.user.email }),
+);
 
 // The page (built by `vite build`).
 const dist = path.join(here, 'dist');

@@ -11,14 +11,18 @@ import type { Project } from '../../domain/project';
 import { startTestApp, type TestApp } from '../support/app';
 import { see } from '../support/browser';
 import { findChromium, reportSkippedBrowserTests } from '../support/chromium';
+import { codeOf, startTestSmtp, type TestSmtp } from '../support/smtp';
 
 /**
  * The SDK as a developer gets it: the packed tarballs installed into a fresh project outside the
  * repository (only the tarballs and the registry), a small server type-checked under `strict` and
  * run against a live Tollgate, and the example app (examples/saas, built by Vite from the same
  * install) walked in Debian's chromium as a user would: sign up, pricing table, sandbox checkout,
- * <Protect plan="pro">, the verified webhook, plan changes with the proration preview, cancel.
- * One install serves both; the timings of each phase are printed at the end.
+ * <Protect plan="pro">, the verified webhook, plan changes with the proration preview, cancel;
+ * and with two users, teams: one creates a team and invites the other, whose invitation email
+ * (caught by an SMTP server in the test) leads to the app, where they verify their address, accept,
+ * switch to the team, and both see its members. One install serves both; the timings of each phase
+ * are printed at the end.
  */
 
 const run = promisify(execFile);
@@ -105,6 +109,7 @@ void tollgate.has('token', { plan: 1 });
 void tollgate.client.billing.checkout({ body: { priceId: 'p', successUrl: 'u' } });
 const browser = createBrowserClient();
 void browser.changePlan(42);
+void tollgate.requireAccess({ permission: true });
 `;
 
 /** docs/sdk.md's Express example, line for line: it must compile under strict with Express's own types. */
@@ -130,6 +135,16 @@ app.get('/api/whoami', tollgate.requireUser(), (req, res) => {
 });
 // @ts-expect-error: the user has no such field (req.user is Tollgate's user, not any)
 app.get('/api/nope', tollgate.requireUser(), (req, res) => res.json(req.user!.nope));
+// The active organization: req.organization and req.tollgate.has({ role, permission }).
+app.get('/api/team', tollgate.requireUser(), (req, res) => {
+  const slug: string | undefined = req.organization?.slug;
+  const permissions: string[] = req.organization ? req.organization.permissions : [];
+  const manages: boolean = req.tollgate!.has({ permission: 'org:members:manage' }) && req.tollgate!.has({ role: 'admin' });
+  res.json({ slug, permissions, manages });
+});
+app.get('/api/exports', tollgate.requireAccess({ permission: 'reports:read', feature: 'export' }), (req, res) => res.json(req.organization));
+// @ts-expect-error: an organization has no such field
+app.get('/api/nope2', tollgate.requireUser(), (req, res) => res.json(req.organization!.nope));
 `;
 
 /** A CommonJS project's server (\`npm init -y\`): require, not import. */
@@ -150,6 +165,8 @@ let app: string;
 /** The `npm init -y` project: CommonJS, Express 5's types. */
 let commonjs: string;
 let t: TestApp;
+/** Tollgate's mail (verification codes, invitations) lands here. */
+let smtp: TestSmtp;
 let project: Project;
 let apiKey: string;
 let prices: { basic: string; pro: string; team: string };
@@ -210,7 +227,8 @@ beforeAll(async () => {
   writeFileSync(path.join(commonjs, 'tsconfig.json'), JSON.stringify({ compilerOptions: commonjsTs, include: ['express.ts'] }));
 
   // A live Tollgate on a fresh database, its project on the sandbox with three plans.
-  t = await timed('start Tollgate', () => startTestApp({ env: { TOLLGATE_DATA_DIR: path.join(work, 'tollgate-data') } }));
+  smtp = await startTestSmtp();
+  t = await timed('start Tollgate', () => startTestApp({ env: { TOLLGATE_DATA_DIR: path.join(work, 'tollgate-data'), SMTP_URL: smtp.url } }));
   exampleUrl = `http://127.0.0.1:${await freePort()}`;
   await setUpShop(`${exampleUrl}/callback`);
 }, 240_000);
@@ -218,6 +236,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const child of children) if (child.process.exitCode === null) child.process.kill('SIGTERM');
   await t?.close();
+  await smtp?.close();
   if (work) rmSync(work, { recursive: true, force: true });
   const total = timings.reduce((sum, [, ms]) => sum + ms, 0);
   const phases = timings.map(([phase, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${phase}`).join('\n');
@@ -305,7 +324,7 @@ describe('the packed SDK installed in a fresh project', () => {
         ),
       ]);
       const errors = wrong.split('\n').filter((l) => /error TS\d+/.test(l));
-      expect(errors.map((l) => /wrong\.ts\((\d+),/.exec(l)?.[1])).toEqual(['4', '5', '7']);
+      expect(errors.map((l) => /wrong\.ts\((\d+),/.exec(l)?.[1])).toEqual(['4', '5', '7', '8']);
     });
     expect(existsSync(path.join(app, 'acceptance/out/server.js'))).toBe(true);
   }, 120_000);
@@ -497,5 +516,101 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
       await page.reload();
       await see(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
     });
+  }, 120_000);
+
+  it('teams: one user creates a team and invites a colleague, who follows the email link, verifies, accepts and switches; both see the members', async () => {
+    const stamp = Date.now();
+    const owner = { name: 'Ada', email: `ada.team+${stamp}@example.com` };
+    const colleague = { name: 'Grace', email: `grace+${stamp}@example.com` };
+    // Two browsers' worth of cookies: each page has its own context.
+    const [a, b] = await Promise.all([
+      browser.newPage({ viewport: { width: 1100, height: 900 }, locale: 'en-US' }),
+      browser.newPage({ viewport: { width: 1100, height: 900 }, locale: 'en-US' }),
+    ]);
+    for (const p of [a, b]) p.setDefaultTimeout(15_000);
+    const switcher = (p: Page) => p.locator('.tg-org-switcher');
+    const trigger = (p: Page) => p.locator('.tg-org-switcher__trigger');
+    const profile = (p: Page) => p.locator('.tg-org-profile');
+    const memberNames = (p: Page) => p.locator('.tg-org-profile__member-name');
+    const signUp = async (p: Page, who: { name: string; email: string }) => {
+      await p.goto(exampleUrl);
+      await p.getByLabel('Name').fill(who.name);
+      await p.getByLabel('Email').fill(who.email);
+      await p.getByLabel('Password').fill('correct horse 1');
+      await p.getByRole('button', { name: 'Sign up' }).click();
+      await see(p.getByTestId('email')).toHaveText(who.email);
+    };
+
+    try {
+      await timed('browser walk of the team flow', async () => {
+        await Promise.all([signUp(a, owner), signUp(b, colleague)]);
+
+        // The owner creates a team in the switcher; it becomes the active one (a new token names it).
+        await see(trigger(a)).toHaveText('Personal account');
+        await see(a.getByTestId('team-server')).toHaveText('The server sees no team');
+        await trigger(a).click();
+        await switcher(a).getByRole('button', { name: 'Create organization' }).click();
+        await switcher(a).getByLabel('Name').fill('Acme Team');
+        await switcher(a).getByRole('button', { name: 'Create', exact: true }).click();
+        await see(trigger(a)).toHaveText('Acme Team');
+        await see(a.getByTestId('team-server')).toContainText(', role owner, may invite');
+        await see(a.getByTestId('team-note')).toHaveText('You manage this team: invite colleagues by email below.');
+        await see(memberNames(a)).toHaveText(['Ada (you)']);
+
+        // ...and invites the colleague by email.
+        await profile(a).getByLabel('Email').fill(colleague.email);
+        await profile(a).getByRole('button', { name: 'Invite', exact: true }).click();
+        await see(profile(a).getByRole('status')).toHaveText(`Invitation sent to ${colleague.email}.`);
+        await see(profile(a).locator('.tg-org-profile__invitation-email')).toHaveText([colleague.email]);
+
+        // The invitation email links to the app's callback URL with the invitation's token.
+        const invitation = await smtp.waitFor(colleague.email, 1, 20_000, (m) => m.text.includes('tollgate_invitation='));
+        const link = /https?:\/\/[^\s"<>]+tollgate_invitation=[^\s"<>)\]]+/.exec(invitation.text)?.[0];
+        expect(link, invitation.text).toBeDefined();
+        expect(link!.startsWith(`${exampleUrl}/callback?tollgate_invitation=`)).toBe(true);
+
+        // The colleague, signed in, follows it: first the address is verified (the code of the sign-up email), then accepted.
+        await b.goto(link!);
+        const card = b.getByTestId('invitation');
+        await see(card).toBeVisible();
+        const verification = await smtp.waitFor(colleague.email, 1, 20_000, (m) => !m.text.includes('tollgate_invitation=') && /\b\d{6}\b/.test(m.text));
+        await card.getByLabel('Verification code').fill(codeOf(verification));
+        await card.getByRole('button', { name: 'Verify' }).click();
+        await card.getByRole('button', { name: 'Accept invitation' }).click();
+        await see(b.getByTestId('joined')).toHaveText('You joined Acme Team: pick it in the switcher to work in it.');
+        expect(new URL(b.url()).search).toBe('');
+
+        // ...switches to the team: the page and the server both see the new token's team.
+        await see(trigger(b)).toHaveText('Personal account');
+        await trigger(b).click();
+        await switcher(b)
+          .locator('.tg-org-switcher__options')
+          .getByRole('button', { name: /Acme Team/ })
+          .click();
+        await see(trigger(b)).toHaveText('Acme Team');
+        await see(b.getByTestId('team-server')).toContainText(', role member');
+        await see(b.getByTestId('team-note')).toHaveText('You are a member of this team: its admins and owners invite people.');
+        await see(memberNames(b)).toHaveText(['Ada', 'Grace (you)']);
+        await see(profile(b).locator('.tg-org-profile__invite')).toHaveCount(0);
+        await see(profile(b).locator('.tg-org-profile__role-select')).toHaveCount(0);
+
+        // The owner sees the colleague among the members, and the invitation used.
+        await a.reload();
+        await see(trigger(a)).toHaveText('Acme Team');
+        await see(memberNames(a)).toHaveText(['Ada (you)', 'Grace']);
+        await see(profile(a).getByText('No pending invitations.')).toBeVisible();
+
+        // The owner makes the colleague an admin: the colleague's next token says so, to the page and to the server.
+        await profile(a).getByLabel('Role of Grace').selectOption('admin');
+        await see(profile(a).getByLabel('Role of Grace')).toBeVisible();
+        await expect.poll(() => profile(a).getByLabel('Role of Grace').inputValue(), { timeout: 15_000 }).toBe('admin');
+        await b.reload();
+        await see(b.getByTestId('team-server')).toContainText(', role admin, may invite');
+        await see(b.getByTestId('team-note')).toHaveText('You manage this team: invite colleagues by email below.');
+        await see(profile(b).locator('.tg-org-profile__invite')).toHaveCount(1);
+      });
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
   }, 120_000);
 });

@@ -1,5 +1,17 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { isTollgateError, PricingTable, Protect, useEntitlements, useTollgate, useUser } from '@tollgate/react';
+import {
+  isTollgateError,
+  OrganizationProfile,
+  OrganizationSwitcher,
+  PricingTable,
+  Protect,
+  useEntitlements,
+  useOrganization,
+  useOrganizationList,
+  useTollgate,
+  useUser,
+  type MyOrganization,
+} from '@tollgate/react';
 
 export function App() {
   const { isLoaded, isSignedIn, user, signOut } = useUser();
@@ -31,6 +43,7 @@ export function App() {
         </Protect>
       </section>
       <SubscriptionPanel />
+      <Teams />
       <WebhookEvents />
     </main>
   );
@@ -198,5 +211,148 @@ function WebhookEvents() {
         </ul>
       )}
     </section>
+  );
+}
+
+/**
+ * Teams (Tollgate's organizations): the switcher creates one and changes the active one (a new
+ * access token that names it), the invitation link of the email lands here with
+ * ?tollgate_invitation=..., the server reads the active team from the verified token, and the
+ * profile lists the members, with invitations and settings for those whose role allows them.
+ */
+function Teams() {
+  const { active } = useOrganization();
+  return (
+    <section aria-labelledby="teams-title">
+      <h2 id="teams-title">Teams</h2>
+      <InvitationLanding />
+      <div className="team-bar">
+        <OrganizationSwitcher />
+        <TeamOnServer />
+      </div>
+      {active && (
+        <>
+          <Protect
+            permission="org:members:manage"
+            fallback={<p data-testid="team-note">You are a member of this team: its admins and owners invite people.</p>}
+          >
+            <p data-testid="team-note">You manage this team: invite colleagues by email below.</p>
+          </Protect>
+          <OrganizationProfile />
+        </>
+      )}
+    </section>
+  );
+}
+
+/** What the server makes of the token: GET /api/team answers req.organization and req.tollgate.has({ permission }). */
+function TeamOnServer() {
+  const tollgate = useTollgate();
+  const { active } = useOrganization();
+  const [seen, setSeen] = useState<{ organization: { slug: string; role: string } | null; canInvite: boolean } | null>(null);
+  useEffect(() => {
+    let live = true;
+    tollgate
+      .fetch('/api/team')
+      .then((res) => res.json())
+      .then((body) => live && setSeen(body))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [tollgate, active?.id, active?.role]);
+  if (!seen) return null;
+  return (
+    <p data-testid="team-server">
+      {seen.organization
+        ? `The server sees team ${seen.organization.slug}, role ${seen.organization.role}${seen.canInvite ? ', may invite' : ''}`
+        : 'The server sees no team'}
+    </p>
+  );
+}
+
+/** The invitation email's link: <callback>?tollgate_invitation=<token>. The signed-in invitee verifies their address if needed, then accepts. */
+function InvitationLanding() {
+  const { user } = useUser();
+  const { acceptInvitation } = useOrganizationList();
+  const [token] = useState(() => new URLSearchParams(window.location.search).get('tollgate_invitation'));
+  const [joined, setJoined] = useState<MyOrganization | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  if (joined) {
+    return (
+      <p role="status" data-testid="joined">
+        You joined {joined.name}: pick it in the switcher to work in it.
+      </p>
+    );
+  }
+  if (!token || !user) return null;
+
+  async function accept() {
+    setBusy(true);
+    setError(null);
+    try {
+      setJoined(await acceptInvitation({ token: token! }));
+      window.history.replaceState(null, '', '/');
+    } catch (e) {
+      setError(isTollgateError(e) ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="card" data-testid="invitation">
+      <p>You have been invited to join a team.</p>
+      {user.email_verified ? (
+        <button type="button" disabled={busy} onClick={() => void accept()}>
+          Accept invitation
+        </button>
+      ) : (
+        <VerifyEmail />
+      )}
+      {error && <p role="alert">{error}</p>}
+    </div>
+  );
+}
+
+/** An invitation is for a verified address: the 6-digit code Tollgate emailed at sign-up (or a new one). */
+function VerifyEmail() {
+  const tollgate = useTollgate();
+  const [message, setMessage] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const act = async (run: () => Promise<unknown>, done?: string) => {
+    setBusy(true);
+    setMessage(null);
+    try {
+      await run();
+      if (done) setMessage(done);
+    } catch (e) {
+      setMessage(isTollgateError(e) ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const code = String(new FormData(event.currentTarget).get('code') ?? '').trim();
+    void act(() => tollgate.verifyEmail(code));
+  };
+  return (
+    <form onSubmit={submit} aria-labelledby="verify-title">
+      <p id="verify-title">First verify your email address with the code we sent you when you signed up.</p>
+      <label>
+        Verification code <input name="code" inputMode="numeric" autoComplete="one-time-code" required />
+      </label>
+      <div className="actions">
+        <button type="submit" disabled={busy}>
+          Verify
+        </button>
+        <button type="button" disabled={busy} onClick={() => void act(() => tollgate.resendVerification(), 'A new code is on its way.')}>
+          Send a new code
+        </button>
+      </div>
+      {message && <p role="status">{message}</p>}
+    </form>
   );
 }

@@ -1,13 +1,21 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react';
 import {
   createBrowserClient,
+  organizationSatisfies,
+  type AcceptInvitationInput,
+  type AccessCheck,
+  type ActiveOrganization,
   type BrowserClient,
   type BrowserClientOptions,
   type BrowserSession,
   type BrowserState,
-  type EntitlementCheck,
+  type CreateOrganizationInput,
   type Entitlements,
   type MfaChallenge,
+  type MyInvitation,
+  type MyOrganization,
+  type OrganizationCheck,
+  type OrganizationSuggestion,
   type SignInInput,
   type SignUpInput,
   type TollgateUser,
@@ -97,13 +105,106 @@ export function useUser(): UseUser {
   };
 }
 
+export interface UseOrganizationList {
+  /** False until the session is known and, signed in, the list has been read once. */
+  isLoaded: boolean;
+  /** The user's organizations, each with their role and its permissions. */
+  organizations: MyOrganization[];
+  /** Invitations to the user's verified address that wait for an answer. */
+  invitations: MyInvitation[];
+  /** Organizations that verified the domain of the user's email and suggest joining. */
+  suggestions: OrganizationSuggestion[];
+  /** The project wants every user in an organization. */
+  required: boolean;
+  /** The user may create organizations. */
+  canCreate: boolean;
+  /** The id of the active organization of the token held, or null. */
+  activeId: string | null;
+  /** Makes an organization (null: none) active: a new access token that names it replaces the old one, for every later call. */
+  setActive(organizationId: string | null): Promise<ActiveOrganization | null>;
+  /** Creates an organization with the user as its owner (not active until `setActive`). */
+  create(input: CreateOrganizationInput): Promise<MyOrganization>;
+  /** Accepts an invitation by the token of its link (`?tollgate_invitation=`) or its id; not active until `setActive`. */
+  acceptInvitation(input: AcceptInvitationInput): Promise<MyOrganization>;
+  declineInvitation(invitationId: string): Promise<void>;
+  /** Reads the list and the invitations again. */
+  reload(): Promise<void>;
+}
+
+/** Reads the user's organizations into the client's state once a component asks for them. */
+function useOrganizationsRead(client: BrowserClient, state: BrowserState): void {
+  const signedIn = state.status === 'signed-in';
+  const idle = state.organizations.status === 'idle';
+  useEffect(() => {
+    if (signedIn && idle) void client.organizations.refresh().catch(() => undefined);
+  }, [client, signedIn, idle]);
+}
+
+/** The user's organizations and pending invitations, with the actions that change them. */
+export function useOrganizationList(): UseOrganizationList {
+  const client = useTollgate();
+  const state = useTollgateState();
+  useOrganizationsRead(client, state);
+  const list = state.organizations;
+  return {
+    isLoaded: state.status === 'signed-out' || (state.status === 'signed-in' && (list.loaded || list.status === 'error')),
+    organizations: list.list,
+    invitations: list.invitations,
+    suggestions: list.suggestions,
+    required: list.required,
+    canCreate: list.canCreate,
+    activeId: state.organization?.id ?? null,
+    setActive: useCallback((id: string | null) => client.organizations.setActive(id), [client]),
+    create: useCallback((input: CreateOrganizationInput) => client.organizations.create(input), [client]),
+    acceptInvitation: useCallback((input: AcceptInvitationInput) => client.organizations.accept(input), [client]),
+    declineInvitation: useCallback((id: string) => client.organizations.decline(id), [client]),
+    reload: useCallback(() => client.organizations.refresh(), [client]),
+  };
+}
+
+export interface UseOrganization {
+  /** False until the session is known and, with an active organization, its details have been read. */
+  isLoaded: boolean;
+  /**
+   * The active organization as the access token names it (its `org` claim: id, slug, the user's
+   * role and permissions when the token was issued), without a call; null: none.
+   */
+  active: ActiveOrganization | null;
+  /** Its details (name, image, members_count, metadata, the user's role as it is now), or null: none or not read yet. */
+  organization: MyOrganization | null;
+  /** The user's role or permission in the active organization (the token's claim). For display: your server decides. */
+  has(check: OrganizationCheck): boolean;
+  /** Reads the details again. */
+  reload(): Promise<void>;
+}
+
+/** The active organization: from the token at once, and its details from the user's organizations. */
+export function useOrganization(): UseOrganization {
+  const client = useTollgate();
+  const state = useTollgateState();
+  useOrganizationsRead(client, state);
+  const active = state.organization;
+  const organization = active ? (state.organizations.list.find((o) => o.id === active.id) ?? null) : null;
+  const listRead = state.organizations.loaded || state.organizations.status === 'error';
+  return {
+    isLoaded: state.status === 'signed-out' || (state.status === 'signed-in' && (active === null || listRead)),
+    active,
+    organization,
+    has: useCallback((check: OrganizationCheck) => organizationSatisfies(active, check), [active]),
+    reload: useCallback(() => client.organizations.refresh(), [client]),
+  };
+}
+
 export interface UseEntitlements {
   /** False while the session or the entitlements are loading. */
   isLoaded: boolean;
   /** The entitlements cached for the session: `{plan, status, features}`, or null (none, or signed out). */
   entitlements: Entitlements | null;
-  /** The spec's check (plan or above, feature, both) on the cached entitlements. For display: the server decides. */
-  has(check: EntitlementCheck): boolean;
+  /**
+   * The spec's check (plan or above, feature, both) on the cached entitlements, and the role or
+   * permission in the active organization when given (every part must pass). For display: the server decides.
+   */
+  has(check: AccessCheck): boolean;
   /** Reads them again (done for you after a change through the client and when the tab becomes visible). */
   refresh(): Promise<void>;
 }
@@ -116,12 +217,12 @@ export function useEntitlements(): UseEntitlements {
     isLoaded: loaded,
     entitlements: state.billing.entitlements,
     // A new function whenever the state changes, so that memoized children see new entitlements.
-    has: useCallback((check: EntitlementCheck) => client.has(check), [client, state]),
+    has: useCallback((check: AccessCheck) => client.has(check), [client, state]),
     refresh: useCallback(() => client.refreshEntitlements(), [client]),
   };
 }
 
-export interface ProtectProps extends EntitlementCheck {
+export interface ProtectProps extends AccessCheck {
   /** Shown when the user does not have it (signed out included). Nothing by default. */
   fallback?: ReactNode;
   /** Shown while the session or the entitlements load. Nothing by default. */
@@ -131,16 +232,23 @@ export interface ProtectProps extends EntitlementCheck {
 
 /**
  * Its children when the user has the plan (or one above it) and/or the feature, from the
- * entitlements cached for the session; `fallback` otherwise. It hides; your server still checks
- * (`requireEntitlement`) before it serves anything paid.
+ * entitlements cached for the session, and the role and/or permission in the active organization,
+ * from the token's claim; `fallback` otherwise. It hides; your server still checks
+ * (`requireEntitlement`, `requireAccess`) before it serves anything.
  *
  *   <Protect plan="pro" fallback={<Upgrade />}><Reports /></Protect>
+ *   <Protect permission="org:members:manage"><InviteForm /></Protect>
  */
-export function Protect({ plan, feature, fallback = null, loading = null, children }: ProtectProps) {
+export function Protect({ plan, feature, role, permission, fallback = null, loading = null, children }: ProtectProps) {
   const { isLoaded, has } = useEntitlements();
-  if (!isLoaded) return <>{loading}</>;
-  const check: EntitlementCheck = {};
+  const state = useTollgateState();
+  const check: AccessCheck = {};
   if (plan !== undefined) check.plan = plan;
   if (feature !== undefined) check.feature = feature;
+  if (role !== undefined) check.role = role;
+  if (permission !== undefined) check.permission = permission;
+  // A role or permission alone is in the token: it waits for the session only.
+  const billing = plan !== undefined || feature !== undefined;
+  if (billing ? !isLoaded : state.status === 'loading') return <>{loading}</>;
   return <>{has(check) ? children : fallback}</>;
 }

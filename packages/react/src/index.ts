@@ -1,21 +1,42 @@
 /**
- * @tollgate/react: the signed-in user, their entitlements and a pricing table, for React pages.
+ * @tollgate/react: the signed-in user, their entitlements, their organizations and a pricing table, for React pages.
  *
  *   <TollgateProvider baseUrl="/tollgate">
  *     <PricingTable />
  *     <Protect plan="pro" fallback={<p>Upgrade to Pro</p>}><Reports /></Protect>
+ *     <OrganizationSwitcher />
+ *     <Protect permission="org:members:manage"><OrganizationProfile /></Protect>
  *   </TollgateProvider>
  */
-export { TollgateProvider, useTollgate, useTollgateState, useUser, useEntitlements, useLocale, Protect } from './context';
-export type { TollgateProviderProps, UseUser, UseEntitlements, ProtectProps } from './context';
+export {
+  TollgateProvider,
+  useTollgate,
+  useTollgateState,
+  useUser,
+  useEntitlements,
+  useOrganization,
+  useOrganizationList,
+  useLocale,
+  Protect,
+} from './context';
+export type { TollgateProviderProps, UseUser, UseEntitlements, UseOrganization, UseOrganizationList, ProtectProps } from './context';
 export { PricingTable, type PricingTableProps } from './pricing-table';
+export { OrganizationSwitcher, OrganizationProfile, type OrganizationSwitcherProps, type OrganizationProfileProps } from './organizations';
 export { LOCALES, MESSAGES, resolveLocale, formatMoney, type Locale, type Messages } from './messages';
 export { createBrowserClient, BrowserClient, TollgateError, isTollgateError } from '@tollgate/sdk/browser';
 export type {
+  AccessCheck,
+  ActiveOrganization,
   BrowserState,
   BrowserClientOptions,
   EntitlementCheck,
   Entitlements,
+  MyInvitation,
+  MyOrganization,
+  OrganizationCheck,
+  OrganizationInvitation,
+  OrganizationMember,
+  OrganizationRole,
   Plan,
   Price,
   Subscription,

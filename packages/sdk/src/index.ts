@@ -5,6 +5,7 @@
  *   const tollgate = createTollgate({ baseUrl: 'http://localhost:4000', apiKey: process.env.TOLLGATE_API_KEY! });
  *   const user = await tollgate.verifyToken(token);            // the user, or null
  *   if (await tollgate.has(token, { plan: 'pro' })) { ... }    // GET billing/entitlements, every time
+ *   const auth = await tollgate.verify(token);                 // user, active organization, has({ role, permission })
  *   const event = await tollgate.verifyWebhook({ payload: rawBody, headers, secret });
  */
 import { createClient, type TollgateClient } from '../../../contract';
@@ -12,8 +13,17 @@ import { verifyWebhook as verifyWebhookSignature, type WebhookEvent } from '../.
 import { satisfies, type EntitlementCheck, type Entitlements, type RankedPlan } from './entitlements';
 import { errorOf, isTollgateError, TollgateError } from './errors';
 import { bearerOf, jsonResponse, sendJson, type NextFunction, type NodeRequestLike, type NodeResponseLike } from './http';
+import {
+  asksBilling,
+  asksOrganization,
+  billingPart,
+  organizationRequirementText,
+  organizationSatisfies,
+  type AccessCheck,
+  type OrganizationCheck,
+} from './organizations';
 import { makeSessionRoutes, type SessionRoutes, type SessionRoutesOptions } from './session-routes';
-import type { Plan, TollgateUser } from './types';
+import type { ActiveOrganization, Plan, TollgateUser } from './types';
 
 export { createClient, contract, ERRORS, type Contract, type TollgateClient, type ClientOptions, type ErrorCode, type ErrorBody } from '../../../contract';
 export {
@@ -28,10 +38,29 @@ export {
 } from '../../../contract/webhook-signature';
 export { verifyWebhookSignature as verifyWebhook };
 export { satisfies, planAtLeast, type EntitlementCheck, type Entitlements, type RankedPlan } from './entitlements';
+export { organizationSatisfies, type AccessCheck, type OrganizationCheck } from './organizations';
 export { TollgateError, isTollgateError, unwrap, type TollgateErrorCode, type SdkErrorCode, type TollgateErrorBody } from './errors';
 export type { SessionRoutes, SessionRoutesOptions } from './session-routes';
 export type { NodeRequestLike, NodeResponseLike, NextFunction } from './http';
-export type { Plan, Price, Subscription, Invoice, ChangePreview, TollgateUser, PublicUser, MfaChallenge, BrowserSession } from './types';
+export type {
+  Plan,
+  Price,
+  Subscription,
+  Invoice,
+  ChangePreview,
+  TollgateUser,
+  PublicUser,
+  MfaChallenge,
+  BrowserSession,
+  ActiveOrganization,
+  Organization,
+  MyOrganization,
+  OrganizationMember,
+  OrganizationInvitation,
+  MyInvitation,
+  OrganizationDomain,
+  OrganizationRole,
+} from './types';
 
 export interface TollgateOptions {
   /** Where Tollgate serves, e.g. http://localhost:4000. */
@@ -44,20 +73,36 @@ export interface TollgateOptions {
   fetch?: typeof fetch;
 }
 
-/** What a request that passed `requireUser` carries. */
+/** A verified access token: what `verify` answers and a request that passed `requireUser` carries. */
 export interface Authenticated {
   user: TollgateUser;
+  /**
+   * The token's active organization as Tollgate answered it (the membership as it is now: role and
+   * permissions current), or null: none, or the user left it, or it was deleted.
+   */
+  organization: ActiveOrganization | null;
   /** The access token it was sent with (for calls on the user's behalf, such as `entitlements`). */
   token: string;
   expiresAt: string;
+  /**
+   * The user's role or permission in the active organization, from this answer (no call):
+   * `auth.has({ permission: 'reports:read' })`, `auth.has({ role: 'admin' })`; both must pass when
+   * both are given; false without an active organization. Billing is `tollgate.has(token, { feature })`.
+   */
+  has(check: OrganizationCheck): boolean;
 }
 
-/** A request after `requireUser()`: `req.user` and `req.tollgate`. */
-export type AuthenticatedRequest<R extends NodeRequestLike = NodeRequestLike> = R & { user: TollgateUser; tollgate: Authenticated };
+/** A request after `requireUser()`: `req.user`, `req.organization` and `req.tollgate`. */
+export type AuthenticatedRequest<R extends NodeRequestLike = NodeRequestLike> = R & {
+  user: TollgateUser;
+  organization: ActiveOrganization | null;
+  tollgate: Authenticated;
+};
 
 /**
  * Express's Request (4 and 5, through its global `Express` namespace) with what `requireUser()`
- * sets: `req.user` is Tollgate's user and `req.tollgate` the token it came with. Both are optional
+ * sets: `req.user` is Tollgate's user, `req.organization` the token's active organization (null:
+ * none) and `req.tollgate` the verified token with `has({ role, permission })`. All are optional
  * (a handler's type cannot say which middleware ran before it): after `requireUser()`, `req.user!`.
  * `user` is declared as passport declares it (`Express.User`), so that both can be installed.
  */
@@ -66,6 +111,7 @@ declare global {
     interface User extends TollgateUser {}
     interface Request {
       user?: User | undefined;
+      organization?: ActiveOrganization | null | undefined;
       tollgate?: Authenticated | undefined;
     }
   }
@@ -74,7 +120,7 @@ declare global {
 /** Why a request was refused: what `check` answers instead of a user. */
 export interface Refusal {
   status: 401 | 403;
-  body: { error: string; code: 'invalid_access_token' | 'entitlement_required'; required?: EntitlementCheck };
+  body: { error: string; code: 'invalid_access_token' | 'entitlement_required' | 'missing_permission'; required?: AccessCheck };
 }
 
 export type CheckResult = ({ ok: true } & Authenticated) | ({ ok: false } & Refusal);
@@ -86,14 +132,22 @@ export interface Tollgate {
   asUser(accessToken: string): TollgateClient;
   /** The user of an access token (POST /api/v1/token/verify), or null when Tollgate does not accept it. */
   verifyToken(token: string): Promise<TollgateUser | null>;
+  /**
+   * The whole verify answer: the user, the active organization as it is now, the expiry, and
+   * `has({ role, permission })` on it; null when Tollgate does not accept the token.
+   */
+  verify(token: string): Promise<Authenticated | null>;
   /** The user's entitlements (GET billing/entitlements, asked on every call), or null: no entitled subscription. */
   entitlements(userToken: string): Promise<Entitlements | null>;
   /**
    * Whether the user may: `{ plan }` passes for that plan or any above it in the project's order,
-   * `{ feature }` when the plan grants the flag, both when both are given. Asks Tollgate on every
-   * call (entitlements, and the plan order for a plan check); nothing is cached.
+   * `{ feature }` when the plan grants the flag, `{ role }` / `{ permission }` for the user's role
+   * in the token's active organization (as it is now); every part given must pass, e.g.
+   * `{ permission: 'reports:read', feature: 'export' }`. Asks Tollgate on every call (entitlements
+   * and the plan order for the billing part, token/verify for the organization part); nothing is
+   * cached. False for a token Tollgate does not accept when a role or permission is asked.
    */
-  has(userToken: string, check: EntitlementCheck): Promise<boolean>;
+  has(userToken: string, check: AccessCheck): Promise<boolean>;
   /** The plans in the project's order, hidden ones included (GET billing/products). */
   products(): Promise<Plan[]>;
   /**
@@ -108,15 +162,26 @@ export interface Tollgate {
   }): Promise<WebhookEvent>;
   /**
    * Framework-neutral check of a request (fetch `Request` or Node request): its Bearer access token,
-   * and when `requirement` is given the entitlement. Answers the user or the refusal to send.
+   * and when `requirement` is given the role/permission in the active organization and the
+   * entitlement. Answers the user or the refusal to send.
    */
-  check(request: Request | NodeRequestLike, requirement?: EntitlementCheck): Promise<CheckResult>;
+  check(request: Request | NodeRequestLike, requirement?: AccessCheck): Promise<CheckResult>;
   /** `check` for fetch-based servers: the user, or the 401/403 Response to return. */
-  authorize(request: Request, requirement?: EntitlementCheck): Promise<Authenticated | Response>;
-  /** Express/Connect middleware: a valid Bearer access token sets `req.user` (and `req.tollgate`); otherwise 401. */
+  authorize(request: Request, requirement?: AccessCheck): Promise<Authenticated | Response>;
+  /**
+   * Express/Connect middleware: a valid Bearer access token sets `req.user`, `req.organization`
+   * and `req.tollgate`; otherwise 401.
+   */
   requireUser(): (req: NodeRequestLike, res: NodeResponseLike, next: NextFunction) => void;
   /** Express/Connect middleware: 403 `entitlement_required` unless the user has the plan (or above) and/or feature; 401 without a valid token. */
   requireEntitlement(requirement: EntitlementCheck): (req: NodeRequestLike, res: NodeResponseLike, next: NextFunction) => void;
+  /**
+   * Express/Connect middleware for any mix of `{ role, permission, plan, feature }`: 403
+   * `missing_permission` unless the user's role in the token's active organization is `role` and
+   * grants `permission`, 403 `entitlement_required` unless the billing part passes, 401 without a
+   * valid token. Sets what `requireUser()` sets.
+   */
+  requireAccess(requirement: AccessCheck): (req: NodeRequestLike, res: NodeResponseLike, next: NextFunction) => void;
   /** The routes the browser client (`@tollgate/sdk/browser`, `@tollgate/react`) talks to on your server. */
   sessionRoutes(options: SessionRoutesOptions): SessionRoutes;
 }
@@ -142,10 +207,19 @@ export function createTollgate(options: TollgateOptions): Tollgate {
     }
   };
 
-  async function verify(token: string): Promise<{ user: TollgateUser; expiresAt: string } | null> {
+  async function verify(token: string): Promise<Authenticated | null> {
     const res = await call(() => client.token.verify({ body: { token } }));
     if (res.status !== 200) throw errorOf(res.status, res.body);
-    return res.body.valid ? { user: res.body.user, expiresAt: res.body.expiresAt } : null;
+    if (!res.body.valid) return null;
+    // A Tollgate from before organizations answers no `organization`.
+    const organization = res.body.organization ?? null;
+    return {
+      user: res.body.user,
+      organization,
+      token,
+      expiresAt: res.body.expiresAt,
+      has: (check: OrganizationCheck) => organizationSatisfies(organization, check),
+    };
   }
 
   async function entitlements(userToken: string): Promise<Entitlements | null> {
@@ -160,22 +234,42 @@ export function createTollgate(options: TollgateOptions): Tollgate {
     return res.body.products;
   }
 
-  async function has(userToken: string, requirement: EntitlementCheck): Promise<boolean> {
+  async function hasEntitlement(userToken: string, requirement: EntitlementCheck): Promise<boolean> {
     const [granted, plans] = await Promise.all([entitlements(userToken), requirement.plan !== undefined ? products() : Promise.resolve([] as RankedPlan[])]);
     return satisfies(granted, requirement, plans);
   }
 
+  async function has(userToken: string, requirement: AccessCheck): Promise<boolean> {
+    if (!asksOrganization(requirement)) return hasEntitlement(userToken, requirement);
+    const billing = billingPart(requirement);
+    const [verified, entitled] = await Promise.all([verify(userToken), asksBilling(billing) ? hasEntitlement(userToken, billing).catch(denyOn401) : true]);
+    if (!verified) return false;
+    return verified.has(requirement) && entitled;
+  }
+
+  /** The billing call of a token that verify refuses answers 401: that is a no, not an error. */
+  const denyOn401 = (error: unknown): false => {
+    if (isTollgateError(error) && error.status === 401) return false;
+    throw error;
+  };
+
   const unauthorized = (error: string): CheckResult => ({ ok: false, status: 401, body: { error, code: 'invalid_access_token' } });
 
-  async function check(request: Request | NodeRequestLike, requirement?: EntitlementCheck): Promise<CheckResult> {
+  async function check(request: Request | NodeRequestLike, requirement?: AccessCheck): Promise<CheckResult> {
     const token = bearerOf(request.headers);
     if (!token) return unauthorized('Sign in first: send Authorization: Bearer <ACCESS_TOKEN>');
     const verified = await verify(token);
     if (!verified) return unauthorized('Invalid or expired access token');
-    if (requirement && (requirement.plan !== undefined || requirement.feature !== undefined)) {
+    // The organization part first: the verify answer has it, no further call.
+    if (requirement && asksOrganization(requirement) && !verified.has(requirement)) {
+      const needs = organizationRequirementText(requirement);
+      const error = verified.organization ? `This needs ${needs} in the active organization` : `This needs an active organization, with ${needs}`;
+      return { ok: false, status: 403, body: { error, code: 'missing_permission', required: requirement } };
+    }
+    if (requirement && asksBilling(requirement)) {
       let allowed: boolean;
       try {
-        allowed = await has(token, requirement);
+        allowed = await hasEntitlement(token, billingPart(requirement));
       } catch (error) {
         // The token expired or its user was disabled between the two calls.
         if (isTollgateError(error) && error.status === 401) return unauthorized(error.message);
@@ -185,17 +279,20 @@ export function createTollgate(options: TollgateOptions): Tollgate {
         return { ok: false, status: 403, body: { error: `This needs ${requirementText(requirement)}`, code: 'entitlement_required', required: requirement } };
       }
     }
-    return { ok: true, token, ...verified };
+    return { ok: true, ...verified };
   }
 
+  const authenticated = ({ user, organization, token, expiresAt, has }: Authenticated): Authenticated => ({ user, organization, token, expiresAt, has });
+
   const middleware =
-    (requirement?: EntitlementCheck) =>
+    (requirement?: AccessCheck) =>
     (req: NodeRequestLike, res: NodeResponseLike, next: NextFunction): void => {
       check(req, requirement).then((result) => {
         if (!result.ok) return sendJson(res, result.status, result.body, result.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
         const authed = req as AuthenticatedRequest;
         authed.user = result.user;
-        authed.tollgate = { user: result.user, token: result.token, expiresAt: result.expiresAt };
+        authed.organization = result.organization;
+        authed.tollgate = authenticated(result);
         next();
       }, next);
     };
@@ -204,6 +301,7 @@ export function createTollgate(options: TollgateOptions): Tollgate {
     client,
     asUser,
     verifyToken: async (token) => (await verify(token))?.user ?? null,
+    verify,
     entitlements,
     has,
     products,
@@ -215,11 +313,12 @@ export function createTollgate(options: TollgateOptions): Tollgate {
     check,
     async authorize(request, requirement) {
       const result = await check(request, requirement);
-      if (result.ok) return { user: result.user, token: result.token, expiresAt: result.expiresAt };
+      if (result.ok) return authenticated(result);
       return jsonResponse(result.status, result.body, result.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
     },
     requireUser: () => middleware(),
-    requireEntitlement: (requirement) => middleware(requirement),
+    requireEntitlement: (requirement) => middleware(billingPart(requirement)),
+    requireAccess: (requirement) => middleware(requirement),
     sessionRoutes: (routeOptions) => makeSessionRoutes({ baseUrl, apiKey: options.apiKey, client, fetch: fetchFn, verify }, routeOptions),
   };
 }

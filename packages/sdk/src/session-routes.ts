@@ -12,9 +12,17 @@ import type { BrowserSession, TollgateUser } from './types';
  *   POST <mount>/session/mfa       {challenge, code, method}          -> session
  *   POST <mount>/session/refresh   (the cookie)                       -> session
  *   POST <mount>/session/signout   (the cookie)                       -> {success: true}
+ *   POST <mount>/session/verify-email         {code} + Bearer        -> {success: true, user}
+ *   POST <mount>/session/resend-verification  {} + Bearer            -> {success: true}
  *   GET|POST <mount>/api/proxy/billing/...  passed to Tollgate as they are, with the user's
  *        Bearer access token (the billing routes of a signed-in user; Tollgate answers no CORS);
  *        the catalog (plans, products) without a token is asked with the project's API key
+ *   GET|POST|PATCH|DELETE <mount>/api/proxy/organizations..., /api/proxy/organization-roles,
+ *        /api/proxy/invitations...  the user's organization routes, passed the same way (an
+ *        invitation without `callback_url` gets `callbackUrl`)
+ *
+ * The email verification routes take the user's Bearer access token and verify the address of
+ * its user (Tollgate's verify routes take the API key and any address).
  *
  * A session is `{token, expiresAt, user}`: the access token for the page's memory; the refresh
  * token goes into an HttpOnly, SameSite=Lax cookie scoped to `<mount>/session`, so page scripts
@@ -65,7 +73,10 @@ const json = (status: number, body: unknown, headers: Record<string, string | st
   body: JSON.stringify(body),
 });
 
-const BILLING_PREFIX = '/api/proxy/billing/';
+/** Tollgate's routes of a signed-in user that are passed through: billing, and organizations with their invitations. */
+const PROXIED = [/^\/api\/proxy\/billing\//, /^\/api\/proxy\/(?:organizations|invitations)(?:\/|$)/, /^\/api\/proxy\/organization-roles$/];
+/** An invitation sent by a user: its `callback_url` is the session routes' when the page sends none. */
+const INVITE = /^\/api\/proxy\/organizations\/[^/]+\/invitations$/;
 /** Request headers passed on to Tollgate's billing routes. */
 const FORWARDED_REQUEST_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'accept-language'];
 /** Catalog routes a visitor may read without a session (the server asks with its API key). */
@@ -141,6 +152,14 @@ export function makeSessionRoutes(deps: Deps, options: SessionRoutesOptions): Se
 
   const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
+  /** The user of the request's Bearer access token, for the routes that act on their own address. */
+  async function bearerUser(req: RouteRequest): Promise<TollgateUser | null> {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.header('authorization') ?? '');
+    return match ? ((await deps.verify(match[1]!))?.user ?? null) : null;
+  }
+  const signInFirst = () => json(401, { error: 'Sign in first: send Authorization: Bearer <ACCESS_TOKEN>', code: 'invalid_access_token' });
+  const noEmail = () => json(400, { error: 'This account has no email address to verify', code: 'invalid_email' });
+
   /** A sign-in answer from Tollgate: a session (cookie set), an MFA challenge, or its error as it is. */
   async function signInAnswer(req: RouteRequest, response: { status: number; body: unknown }): Promise<RouteAnswer> {
     if (response.status !== 200) return json(response.status, response.body);
@@ -206,12 +225,49 @@ export function makeSessionRoutes(deps: Deps, options: SessionRoutesOptions): Se
         }
         return json(200, { success: true }, { 'set-cookie': clearCookie(req) });
       }
+      case 'verify-email': {
+        const user = await bearerUser(req);
+        if (!user) return signInFirst();
+        if (!user.email) return noEmail();
+        const locale = str(input.locale);
+        const verified = await deps.client.email.verify({
+          body: { email: user.email, code: str(input.code) ?? '', ...(locale ? { locale } : {}) },
+          extraHeaders,
+        });
+        return json(verified.status, verified.body);
+      }
+      case 'resend-verification': {
+        const user = await bearerUser(req);
+        if (!user) return signInFirst();
+        if (!user.email) return noEmail();
+        const locale = str(input.locale);
+        const sent = await deps.client.email.resendVerification({
+          body: { email: user.email, callback_url: options.callbackUrl, ...(locale ? { locale } : {}) },
+          extraHeaders,
+        });
+        return json(sent.status, sent.body);
+      }
       default:
         return json(404, { error: 'Not found', code: 'not_found' });
     }
   }
 
-  async function billing(req: RouteRequest): Promise<RouteAnswer> {
+  /** The body passed on: an invitation without a callback URL gets the session routes' one. */
+  async function forwardedBody(req: RouteRequest): Promise<string> {
+    const text = await req.text();
+    if (req.method !== 'POST' || !INVITE.test(req.path)) return text;
+    try {
+      const body: unknown = text ? JSON.parse(text) : {};
+      if (body && typeof body === 'object' && !Array.isArray(body) && !('callback_url' in body)) {
+        return JSON.stringify({ ...body, callback_url: options.callbackUrl });
+      }
+    } catch {
+      // Tollgate answers the malformed body.
+    }
+    return text;
+  }
+
+  async function proxy(req: RouteRequest): Promise<RouteAnswer> {
     const headers: Record<string, string> = upstreamHeaders(req);
     for (const name of FORWARDED_REQUEST_HEADERS) {
       const value = req.header(name);
@@ -223,7 +279,7 @@ export function makeSessionRoutes(deps: Deps, options: SessionRoutesOptions): Se
     const upstream = await fetchOrThrow(deps.fetch, `${deps.baseUrl}${req.path}${req.search}`, {
       method: req.method,
       headers,
-      ...(hasBody ? { body: await req.text() } : {}),
+      ...(hasBody ? { body: await forwardedBody(req) } : {}),
     });
     const answerHeaders: Record<string, string> = { 'cache-control': 'no-store' };
     for (const name of FORWARDED_ANSWER_HEADERS) {
@@ -235,9 +291,9 @@ export function makeSessionRoutes(deps: Deps, options: SessionRoutesOptions): Se
 
   async function route(req: RouteRequest): Promise<RouteAnswer | null> {
     try {
-      const sessionMatch = /^\/session\/([a-z]+)\/?$/.exec(req.path);
+      const sessionMatch = /^\/session\/([a-z-]+)\/?$/.exec(req.path);
       if (sessionMatch) return await session(req, sessionMatch[1]!);
-      if (req.path.startsWith(BILLING_PREFIX)) return await billing(req);
+      if (PROXIED.some((prefix) => prefix.test(req.path))) return await proxy(req);
       return null;
     } catch (error) {
       if (isTollgateError(error)) return json(error.status || 502, error.toJSON());

@@ -2,6 +2,16 @@ import type { z } from 'zod';
 import type { ChangePreviewSchema, InvoiceSchema, PlanSchema, PriceSchema, SubscriptionSchema } from '../../../contract/billing.contract';
 import type { PublicUserSchema } from '../../../contract/common';
 import type { TokenUserSchema } from '../../../contract/token.contract';
+import type {
+  ActiveOrganizationSchema,
+  DomainSchema,
+  InvitationSchema,
+  MemberSchema,
+  MyInvitationSchema,
+  MyOrganizationSchema,
+  OrganizationSchema,
+  RoleSchema,
+} from '../../../contract/organizations.contract';
 
 /** A plan of the catalog (GET billing/plans, GET billing/products) with its active prices. */
 export type Plan = z.infer<typeof PlanSchema>;
@@ -15,6 +25,24 @@ export type ChangePreview = z.infer<typeof ChangePreviewSchema>;
 export type TollgateUser = z.infer<typeof TokenUserSchema>;
 /** The user of a sign-in answer. */
 export type PublicUser = z.infer<typeof PublicUserSchema>;
+
+/**
+ * The active organization of an access token: `organization` of POST /api/v1/token/verify (the
+ * membership as it is now), or the token's `org` claim read in a page (as it was when issued).
+ */
+export type ActiveOrganization = z.infer<typeof ActiveOrganizationSchema>;
+/** An organization as its members see it. */
+export type Organization = z.infer<typeof OrganizationSchema>;
+/** One of the user's organizations, with their role in it and that role's permissions. */
+export type MyOrganization = z.infer<typeof MyOrganizationSchema>;
+export type OrganizationMember = z.infer<typeof MemberSchema>;
+/** An invitation as the organization's managers see it. */
+export type OrganizationInvitation = z.infer<typeof InvitationSchema>;
+/** A pending invitation of the user, with the organization it is to. */
+export type MyInvitation = z.infer<typeof MyInvitationSchema>;
+export type OrganizationDomain = z.infer<typeof DomainSchema>;
+/** A role of the project's organizations and its permissions. */
+export type OrganizationRole = z.infer<typeof RoleSchema>;
 
 /** An MFA challenge: the sign-in needs a second step (`verifyMfa`) before it has a session. */
 export interface MfaChallenge {

@@ -1,13 +1,15 @@
+import { readTokenClaims } from '../organizations';
+
 /** Seconds of life the token was issued with (its exp - iat), read without trusting it: only to time the refresh. */
 function tokenLifetimeMs(token: string): number | null {
-  try {
-    const part = token.split('.')[1];
-    if (!part) return null;
-    const claims = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/'))) as { exp?: number; iat?: number };
-    return typeof claims.exp === 'number' && typeof claims.iat === 'number' ? (claims.exp - claims.iat) * 1000 : null;
-  } catch {
-    return null;
-  }
+  const claims = readTokenClaims(token);
+  return typeof claims?.exp === 'number' && typeof claims.iat === 'number' ? (claims.exp - claims.iat) * 1000 : null;
+}
+
+/** When the token expires (its exp claim, ISO 8601), read without trusting it; null when it does not say. */
+export function tokenExpiry(token: string): string | null {
+  const exp = readTokenClaims(token)?.exp;
+  return typeof exp === 'number' ? new Date(exp * 1000).toISOString() : null;
 }
 
 export interface AccessTokenTiming {

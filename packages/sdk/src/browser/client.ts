@@ -1,17 +1,19 @@
 /**
  * The browser client: the session (restored, refreshed, shared with the other tabs), the
- * entitlements cached for it, and the billing routes. index.ts describes its use.
+ * entitlements cached for it, the billing routes, and the user's organizations. index.ts describes its use.
  */
-import type { EntitlementCheck, Entitlements } from '../entitlements';
+import type { Entitlements } from '../entitlements';
 import { satisfies } from '../entitlements';
 import { TollgateError } from '../errors';
-import type { BrowserSession, ChangePreview, Invoice, MfaChallenge, Plan, Subscription, TollgateUser } from '../types';
-import { AccessTokenHolder } from './access-token';
+import { asksBilling, asksOrganization, billingPart, organizationOfToken, organizationSatisfies, type AccessCheck } from '../organizations';
+import type { ActiveOrganization, BrowserSession, ChangePreview, Invoice, MfaChallenge, Plan, Subscription, TollgateUser } from '../types';
+import { AccessTokenHolder, tokenExpiry } from './access-token';
 import { EntitlementsReader } from './entitlements-reader';
 import type { BrowserClientOptions, CheckoutInput, SignInInput, SignUpInput } from './options';
+import { BrowserOrganizations, type MyOrganizations, OrganizationsReader } from './organizations';
 import { isMfaChallenge, ProjectServer } from './project-server';
-import { defaultChannel, defaultLocks, singleFlight, type ChannelLike } from './single-flight';
-import { type BrowserState, unreadBilling } from './state';
+import { defaultChannel, defaultLocks, type LockManagerLike, singleFlight, type ChannelLike } from './single-flight';
+import { type BrowserState, unreadBilling, unreadOrganizations } from './state';
 import { listenToOtherTabs, type TabMessage, tellOtherTabs, watchVisibility } from './tab-events';
 
 export class BrowserClient {
@@ -19,14 +21,35 @@ export class BrowserClient {
   private readonly server: ProjectServer;
   private readonly channel: ChannelLike | null;
   private readonly accessToken: AccessTokenHolder;
-  private state: BrowserState = { status: 'loading', user: null, expiresAt: null, billing: unreadBilling() };
+  private readonly locks: LockManagerLike | null;
+  private state: BrowserState = {
+    status: 'loading',
+    user: null,
+    expiresAt: null,
+    organization: null,
+    billing: unreadBilling(),
+    organizations: unreadOrganizations(),
+  };
   private readonly listeners = new Set<() => void>();
   private readonly cleanups: Array<() => void> = [];
   private readonly entitlementsReader = new EntitlementsReader(
     () => Promise.all([this.billing<Entitlements | null>('GET', 'entitlements'), this.billing<{ products: Plan[] }>('GET', 'products')]),
     (patch) => this.set({ billing: { ...this.state.billing, ...patch } }),
   );
+  private readonly organizationsReader = new OrganizationsReader(
+    () =>
+      Promise.all([
+        this.proxy<MyOrganizations>('GET', '/api/proxy/organizations'),
+        this.proxy<{ invitations: BrowserState['organizations']['invitations'] }>('GET', '/api/proxy/invitations'),
+      ]),
+    (patch) => this.set({ organizations: { ...this.state.organizations, ...patch } }),
+  );
   private readonly refreshOnce: () => Promise<BrowserSession | null>;
+  /**
+   * The user's organizations: every end-user organization route (create, members, invitations,
+   * roles, domains, accept...), and `refresh()` to read the list into `state.organizations`.
+   */
+  readonly organizations: BrowserOrganizations;
 
   constructor(options: BrowserClientOptions = {}) {
     this.fetchFn = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
@@ -39,7 +62,21 @@ export class BrowserClient {
     );
     this.channel = options.channel === undefined ? defaultChannel('tollgate') : options.channel;
     const locks = options.locks === undefined ? defaultLocks() : options.locks;
+    this.locks = locks;
     this.refreshOnce = singleFlight('tollgate:refresh', locks, () => this.refreshTask());
+    this.organizations = new BrowserOrganizations(
+      {
+        call: (method, path, body) => this.proxy(method, path, body),
+        state: () => this.state,
+        changed: () => this.organizationsChanged(),
+        reissue: async () => {
+          this.accessToken.expire();
+          await this.getToken();
+        },
+        setActive: (id) => this.setActiveOrganization(id),
+      },
+      this.organizationsReader,
+    );
 
     if (this.channel) this.cleanups.push(listenToOtherTabs(this.channel, (message) => this.onMessage(message)));
     if (options.watchVisibility ?? true) {
@@ -67,6 +104,11 @@ export class BrowserClient {
 
   get user(): TollgateUser | null {
     return this.state.user;
+  }
+
+  /** The active organization of the access token held (its claim, for display), or null. */
+  get organization(): ActiveOrganization | null {
+    return this.state.organization;
   }
 
   // --- session -----------------------------------------------------------------------------
@@ -136,6 +178,51 @@ export class BrowserClient {
     return send(await this.getToken());
   }
 
+  /**
+   * Verifies the signed-in user's email address with the 6-digit code Tollgate emailed at sign-up
+   * (an invitation can only be accepted by a verified address); the session is then refreshed so
+   * that `user.email_verified` says so.
+   */
+  async verifyEmail(code: string): Promise<TollgateUser> {
+    await this.server.postJson('/session/verify-email', { code }, await this.getToken());
+    this.accessToken.expire();
+    await this.getToken();
+    return this.state.user!;
+  }
+
+  /** Emails the signed-in user a new verification code. */
+  async resendVerification(): Promise<void> {
+    await this.server.postJson('/session/resend-verification', {}, await this.getToken());
+  }
+
+  /**
+   * Makes `organizationId` the session's active organization (null: none). Tollgate answers a new
+   * access token naming it, which is held in place of the old one at once (the refresh token stays;
+   * refreshes keep the organization), sent to the other tabs, and used by every later call; the
+   * entitlements are read again. Answers the organization with the user's role and permissions.
+   */
+  async setActiveOrganization(organizationId: string | null): Promise<ActiveOrganization | null> {
+    const token = await this.getToken();
+    // Under the refresh lock: a refresh answered after the switch would bring back the old organization.
+    const task = async () => {
+      const answer = await this.server.proxy<{ token: string; organization: ActiveOrganization | null }>(
+        'POST',
+        '/api/proxy/organizations/active',
+        { organization_id: organizationId },
+        token,
+      );
+      const user = this.state.user;
+      if (!user) throw new TollgateError({ code: 'not_signed_in', message: 'Not signed in', status: 401 });
+      const session: BrowserSession = { token: answer.token, expiresAt: tokenExpiry(answer.token) ?? this.state.expiresAt ?? new Date().toISOString(), user };
+      this.adopt(session);
+      tellOtherTabs(this.channel, { type: 'session', session });
+      return answer.organization;
+    };
+    const organization = await (this.locks ? this.locks.request('tollgate:refresh', task) : task());
+    void this.refreshEntitlements().catch(() => undefined);
+    return organization;
+  }
+
   private async signInWith(path: string, body: object): Promise<BrowserSession | MfaChallenge> {
     const answer = await this.server.postJson(path, body);
     if (isMfaChallenge(answer)) return answer;
@@ -173,14 +260,24 @@ export class BrowserClient {
     const signedInBefore = this.state.status === 'signed-in' ? this.state.user?.id : undefined;
     this.accessToken.hold(session.token, session.expiresAt);
     const userChanged = signedInBefore !== session.user.id;
-    this.set({ status: 'signed-in', user: session.user, expiresAt: session.expiresAt, ...(userChanged ? { billing: unreadBilling() } : {}) });
+    if (userChanged) this.organizationsReader.forget();
+    const organization = organizationOfToken(session.token);
+    this.set({
+      status: 'signed-in',
+      user: session.user,
+      expiresAt: session.expiresAt,
+      // The same object while the claim says the same, so that a refresh re-renders nothing that shows it.
+      organization: sameOrganization(this.state.organization, organization) ? this.state.organization : organization,
+      ...(userChanged ? { billing: unreadBilling(), organizations: unreadOrganizations() } : {}),
+    });
     this.accessToken.schedule();
   }
 
   private clearSession(): void {
     this.accessToken.clear();
     this.entitlementsReader.forget();
-    this.set({ status: 'signed-out', user: null, expiresAt: null, billing: unreadBilling() });
+    this.organizationsReader.forget();
+    this.set({ status: 'signed-out', user: null, expiresAt: null, organization: null, billing: unreadBilling(), organizations: unreadOrganizations() });
   }
 
   private onMessage(message: TabMessage): void {
@@ -193,6 +290,8 @@ export class BrowserClient {
       if (this.state.status !== 'signed-out') this.clearSession();
     } else if (message.type === 'billing-changed') {
       if (this.state.status === 'signed-in') void this.refreshEntitlements().catch(() => undefined);
+    } else if (message.type === 'organizations-changed') {
+      if (this.state.status === 'signed-in' && this.state.organizations.status !== 'idle') void this.organizationsReader.reread().catch(() => undefined);
     }
   }
 
@@ -208,9 +307,17 @@ export class BrowserClient {
     return this.state.billing.entitlements;
   }
 
-  /** The spec's check against the cached entitlements: plan or above, feature, or both. For display; your server decides. */
-  has(check: EntitlementCheck): boolean {
-    return satisfies(this.state.billing.entitlements, check, this.state.billing.plans);
+  /**
+   * The spec's check against the cached entitlements (plan or above, feature) and the active
+   * organization of the token held (role, permission); every part given must pass. For display;
+   * your server decides.
+   */
+  has(check: AccessCheck): boolean {
+    if (asksOrganization(check)) {
+      if (!organizationSatisfies(this.state.organization, check)) return false;
+      if (!asksBilling(check)) return true;
+    }
+    return satisfies(this.state.billing.entitlements, billingPart(check), this.state.billing.plans);
   }
 
   // --- billing -------------------------------------------------------------------------------
@@ -296,6 +403,17 @@ export class BrowserClient {
     return this.server.billing<T>(method, route, body, token);
   }
 
+  /** A passed-through Tollgate route with the user's token. */
+  private async proxy<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return this.server.proxy<T>(method, path, body, await this.getToken());
+  }
+
+  /** After a change of the user's organizations: the list is read again if it was read, here and in the other tabs. */
+  private async organizationsChanged(): Promise<void> {
+    tellOtherTabs(this.channel, { type: 'organizations-changed' });
+    if (this.state.organizations.status !== 'idle') await this.organizationsReader.reread().catch(() => undefined);
+  }
+
   /** Stops timers and listeners (a page that drops the client). */
   destroy(): void {
     this.accessToken.stop();
@@ -303,6 +421,16 @@ export class BrowserClient {
     this.listeners.clear();
   }
 }
+
+const sameOrganization = (a: ActiveOrganization | null, b: ActiveOrganization | null): boolean =>
+  a === b ||
+  (a !== null &&
+    b !== null &&
+    a.id === b.id &&
+    a.slug === b.slug &&
+    a.role === b.role &&
+    a.permissions.length === b.permissions.length &&
+    a.permissions.every((p, i) => p === b.permissions[i]));
 
 /** The browser client; see the module's comment. */
 export function createBrowserClient(options: BrowserClientOptions = {}): BrowserClient {

@@ -1,5 +1,5 @@
 /**
- * @tollgate/sdk/browser: the signed-in user's session in a page, and their billing.
+ * @tollgate/sdk/browser: the signed-in user's session in a page, their billing and their organizations.
  *
  *   import { createBrowserClient } from '@tollgate/sdk/browser';
  *   const tollgate = createBrowserClient({ baseUrl: '/tollgate' });   // where the server mounted sessionRoutes()
@@ -7,17 +7,46 @@
  *   await tollgate.signIn({ email, password });
  *   const res = await tollgate.fetch('/api/reports');                 // Authorization: Bearer <fresh token>
  *   tollgate.has({ plan: 'pro' });                                    // from the entitlements cached for the session
+ *   tollgate.has({ permission: 'reports:read' });                     // the active organization of the token held
+ *   await tollgate.organizations.setActive(orgId);                    // a new token naming it, used from now on
  *
  * The access token lives in memory only; the refresh token in the HttpOnly cookie the project
  * server sets. The token is refreshed (rotated) a minute before it expires, once at a time across
  * tabs. Entitlements are cached for the session and read again when the subscription changes
  * through this client (checkout return, subscribe, change, cancel, pause, resume), when another tab
- * says it changed, and when the tab becomes visible again.
+ * says it changed, and when the tab becomes visible again. The active organization is the `org`
+ * claim of the token held (`state.organization`); `organizations.setActive(id)` swaps the token.
  */
 export { satisfies, planAtLeast, type EntitlementCheck, type Entitlements, type RankedPlan } from '../entitlements';
+export { organizationSatisfies, organizationOfToken, type AccessCheck, type OrganizationCheck } from '../organizations';
 export { TollgateError, isTollgateError, type TollgateErrorCode, type SdkErrorCode, type TollgateErrorBody } from '../errors';
-export type { BrowserSession, ChangePreview, Invoice, MfaChallenge, Plan, Price, Subscription, TollgateUser } from '../types';
+export type {
+  ActiveOrganization,
+  BrowserSession,
+  ChangePreview,
+  Invoice,
+  MfaChallenge,
+  MyInvitation,
+  MyOrganization,
+  Organization,
+  OrganizationDomain,
+  OrganizationInvitation,
+  OrganizationMember,
+  OrganizationRole,
+  Plan,
+  Price,
+  Subscription,
+  TollgateUser,
+} from '../types';
 export { singleFlight, type LockManagerLike, type ChannelLike } from './single-flight';
 export type { BrowserClientOptions, CheckoutInput, SignInInput, SignUpInput } from './options';
-export type { BillingStatus, BrowserState, SessionStatus } from './state';
+export type { BillingStatus, BrowserState, OrganizationsStatus, OrganizationSuggestion, SessionStatus } from './state';
+export type {
+  AcceptInvitationInput,
+  BrowserOrganizations,
+  CreateOrganizationInput,
+  InviteInput,
+  MyOrganizations,
+  UpdateOrganizationInput,
+} from './organizations';
 export { BrowserClient, createBrowserClient } from './client';

@@ -1,6 +1,6 @@
 /**
  * Requests to the routes the project server mounted (`tollgate.sessionRoutes()`): the session
- * routes, and the billing routes it proxies to Tollgate. Cookies go along (same origin); answers
+ * routes, and the billing and organization routes it proxies to Tollgate. Cookies go along (same origin); answers
  * are JSON, and a refusal is thrown as the TollgateError it stands for.
  */
 import { errorOf, fetchOrThrow, TollgateError } from '../errors';
@@ -19,11 +19,13 @@ export class ProjectServer {
     private readonly fetchFn: typeof fetch,
   ) {}
 
-  /** A POST of a JSON body to a session route (`/session/...`). */
-  async postJson(path: string, body: object): Promise<unknown> {
+  /** A POST of a JSON body to a session route (`/session/...`), with the user's token for those that act on their account. */
+  async postJson(path: string, body: object, token?: string): Promise<unknown> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
     const res = await fetchOrThrow(this.fetchFn, `${this.base}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers,
       credentials: 'same-origin',
       body: JSON.stringify(body),
     });
@@ -31,14 +33,17 @@ export class ProjectServer {
   }
 
   /** A billing route, with the user's token when there is one and, for a POST, an Idempotency-Key. */
-  async billing<T>(method: 'GET' | 'POST', route: string, body: unknown, token: string | undefined): Promise<T> {
+  billing<T>(method: 'GET' | 'POST', route: string, body: unknown, token: string | undefined): Promise<T> {
+    return this.proxy<T>(method, `/api/proxy/billing/${route}`, body, token, { idempotent: method === 'POST' });
+  }
+
+  /** A Tollgate route the project server passes through (`/api/proxy/...`), with the user's token. */
+  async proxy<T>(method: string, path: string, body: unknown, token: string | undefined, options: { idempotent?: boolean } = {}): Promise<T> {
     const headers: Record<string, string> = {};
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    if (method === 'POST') {
-      headers['idempotency-key'] = randomKey();
-      if (body !== undefined) headers['content-type'] = 'application/json';
-    }
-    const res = await fetchOrThrow(this.fetchFn, `${this.base}/api/proxy/billing/${route}`, {
+    if (options.idempotent) headers['idempotency-key'] = randomKey();
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetchOrThrow(this.fetchFn, `${this.base}${path}`, {
       method,
       headers,
       credentials: 'same-origin',

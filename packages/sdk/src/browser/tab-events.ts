@@ -1,11 +1,15 @@
 /**
  * What the client hears besides its own calls: the other tabs of the browser (a new session, a
- * sign-out, a change of the subscription) on the shared channel, and the page becoming visible.
+ * sign-out, a change of the subscription or of the user's organizations) on the shared channel, and the page becoming visible.
  */
 import type { BrowserSession } from '../types';
 import type { ChannelLike } from './single-flight';
 
-export type TabMessage = { type: 'session'; session: BrowserSession } | { type: 'signed-out' } | { type: 'billing-changed' };
+export type TabMessage =
+  | { type: 'session'; session: BrowserSession }
+  | { type: 'signed-out' }
+  | { type: 'billing-changed' }
+  | { type: 'organizations-changed' };
 
 /** Tells the other tabs; a closed channel is ignored. */
 export function tellOtherTabs(channel: ChannelLike | null, message: TabMessage): void {
