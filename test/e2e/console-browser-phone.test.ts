@@ -241,7 +241,7 @@ async function fitsPhone(p: Page, heading: string, shot: string, navigation: { c
   }
   if (navigation.project) {
     const tabs = p.getByRole('navigation', { name: 'Project' }).getByRole('link');
-    await see(tabs).toHaveCount(8);
+    await see(tabs).toHaveCount(9);
     for (const tab of await tabs.all()) await reachable(tab);
   }
   expect(await accessibilityViolations(p), 'WCAG 2.1 A/AA failures (axe-core)').toEqual([]);
@@ -275,6 +275,8 @@ describe('the console at 390 px', () => {
     ['users', () => `/projects/${projectId}/users`, 'Users'],
     ['user', () => `/projects/${projectId}/users/${userId}`, 'ada.lovelace.with.a.long.address@storefront.example.com'],
     ['audit', () => `/projects/${projectId}/audit`, 'Audit log'],
+    ['organizations', () => `/projects/${projectId}/organizations`, 'Organizations'],
+    ['organization-settings', () => `/projects/${projectId}/organization-settings`, 'Roles & settings'],
   ];
   for (const [shot, to, heading] of projectPages) {
     it(shot, async (ctx) => {
