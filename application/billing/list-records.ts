@@ -1,4 +1,3 @@
-import type { BillingEventType } from '../../domain/billing/events';
 import type { InvoiceStatus } from '../../domain/billing/invoice';
 import { isUuid } from '../../domain/ids';
 import { type Result, err, ok } from '../../domain/result';

@@ -1,5 +1,4 @@
 import type { PlanInput, PlanOrderError, PriceInput } from '../../domain/billing/catalog';
-import type { BillingEventType } from '../../domain/billing/events';
 import type { InvoiceStatus } from '../../domain/billing/invoice';
 import type { Project } from '../../domain/project';
 import type { Result } from '../../domain/result';
