@@ -92,7 +92,8 @@ export function parseRoleInput(input: RoleInput): Result<RoleDefinition, RoleDef
   if (bad !== undefined) {
     return err(
       'invalid_permission',
-      `Invalid permission "${bad.slice(0, PERMISSION_MAX_LENGTH)}": 2 to 4 parts of a-z, 0-9, _ and - separated by ":" (org: ones are ${ORG_PERMISSIONS.join(', ')})`,
+      `Invalid permission "${bad.slice(0, PERMISSION_MAX_LENGTH)}": 2 to 4 parts of a-z, 0-9, _ and - separated by ":" ` +
+        `(org: ones are ${ORG_PERMISSIONS.join(', ')})`,
     );
   }
   return ok({
