@@ -270,6 +270,17 @@ export const organizationsContract = c.router(
         ...errors(...USER_WRITE, 'organization_not_found', 'member_not_found', 'missing_permission', 'owner_required', 'last_owner'),
       },
     },
+    join: {
+      method: 'POST',
+      path: '/api/proxy/organizations/:orgId/join',
+      pathParams: OrgParams,
+      summary: 'Join an organization that verified the domain of your verified email (a suggestion)',
+      description:
+        'Allowed when the organization verified the domain of your verified email address with enrollment suggest or automatic; you join with ' +
+        "the domain's default role. 404 for any other organization.",
+      body: c.noBody(),
+      responses: { 200: MyOrganizationSchema, ...errors(...USER_WRITE, 'organization_not_found', 'already_member', 'member_limit_reached') },
+    },
     leave: {
       method: 'POST',
       path: '/api/proxy/organizations/:orgId/leave',

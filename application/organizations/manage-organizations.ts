@@ -190,40 +190,82 @@ export function makeListMyOrganizations(deps: OrganizationDeps) {
         const org = await deps.store.findById(input.projectId, domain.organizationId);
         if (org && domain.enrollment === 'suggest') suggestions.push(org);
         if (org && domain.enrollment === 'automatic') {
-          const now = deps.clock.now();
-          const membership: Membership = {
-            id: deps.crypto.uuid(),
-            organizationId: org.id,
-            projectId: input.projectId,
+          const added = await joinThroughDomain(deps, {
+            org,
             userId: user.id,
             role: domain.defaultRole,
-            createdAt: now,
-            updatedAt: now,
-          };
-          const added = await deps.uow.transaction(async () => {
-            const r = await deps.store.addMember(membership, org.maxMembers ?? settings.defaultMemberLimit, now);
-            if (r === 'added') {
-              await deps.events.publish(organizationEvent(deps, 'organization.member.added', org.projectId, org.id, user.id, memberData(membership)));
-            }
-            return r;
+            limit: org.maxMembers ?? settings.defaultMemberLimit,
+            origin: input.origin,
           });
-          if (added === 'added') {
-            deps.audit.record(
-              auditEntry(now, input.projectId, 'organization.member.added', {
-                actor: { kind: 'system', id: null },
-                target: { kind: 'organization', id: org.id },
-                user: user.id,
-                origin: input.origin,
-                details: { role: membership.role, via: 'verified_domain' },
-              }),
-            );
-          } else if (added === 'limit_reached') suggestions.push(org);
+          if (added === 'limit_reached') suggestions.push(org);
         }
       }
     }
     const rows = await deps.store.listForUser(input.projectId, user.id);
     const organizations = await Promise.all(rows.map((r) => viewOf(deps, r.organization, r.membership.role)));
     return ok({ organizations, required: settings.required, canCreate: settings.allowUserCreation, suggestions });
+  };
+}
+
+/** A user joins through a verified domain of the organization, with the domain's default role, within the member limit. */
+async function joinThroughDomain(
+  deps: OrganizationDeps,
+  input: { org: Organization; userId: string; role: string; limit: number; origin: RequestOrigin },
+): Promise<'added' | 'already_member' | 'limit_reached'> {
+  const now = deps.clock.now();
+  const { org } = input;
+  const membership: Membership = {
+    id: deps.crypto.uuid(),
+    organizationId: org.id,
+    projectId: org.projectId,
+    userId: input.userId,
+    role: input.role,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const added = await deps.uow.transaction(async () => {
+    const r = await deps.store.addMember(membership, input.limit, now);
+    if (r === 'added')
+      await deps.events.publish(organizationEvent(deps, 'organization.member.added', org.projectId, org.id, input.userId, memberData(membership)));
+    return r;
+  });
+  if (added === 'added') {
+    deps.audit.record(
+      auditEntry(now, org.projectId, 'organization.member.added', {
+        actor: { kind: 'user', id: input.userId },
+        target: { kind: 'organization', id: org.id },
+        user: input.userId,
+        origin: input.origin,
+        details: { role: input.role, via: 'verified_domain' },
+      }),
+    );
+  }
+  return added;
+}
+
+/**
+ * Joins an organization that verified the domain of the user's verified email with enrollment
+ * `suggest` or `automatic` (the one-click answer to a suggestion), with the domain's default role.
+ * Any other organization is `organization_not_found`.
+ */
+export function makeJoinThroughDomain(deps: OrganizationDeps) {
+  return async (input: {
+    projectId: string;
+    userId: string;
+    organizationId: string;
+    origin: RequestOrigin;
+  }): Promise<Result<OrganizationView, 'organization_not_found' | 'already_member' | 'member_limit_reached'>> => {
+    const user = await deps.users.findById(input.projectId, input.userId);
+    if (!user?.email || !user.emailVerified) return err('organization_not_found');
+    const domain = await deps.store.verifiedDomain(input.projectId, domainOfEmail(user.email.toLowerCase()));
+    if (!domain || domain.enrollment === 'none' || domain.organizationId !== input.organizationId) return err('organization_not_found');
+    const org = await deps.store.findById(input.projectId, domain.organizationId);
+    if (!org) return err('organization_not_found');
+    const limit = org.maxMembers ?? (await deps.store.settings(input.projectId)).defaultMemberLimit;
+    const added = await joinThroughDomain(deps, { org, userId: user.id, role: domain.defaultRole, limit, origin: input.origin });
+    if (added === 'already_member') return err('already_member');
+    if (added === 'limit_reached') return err('member_limit_reached');
+    return ok(await viewOf(deps, org, domain.defaultRole));
   };
 }
 

@@ -4,9 +4,10 @@ import { err, ok, type Result } from '../result';
  * A verified domain of an organization: proven by a DNS TXT record, then used to decide what
  * happens to users who sign in with an address of that domain.
  * - `none`: nothing;
- * - `suggest`: the organization is listed among the user's suggestions (they ask to join: it
- *   becomes a membership with the default role only if `automatic`, else an invitation is needed);
- * - `automatic`: the user becomes a member with the default role when they sign in.
+ * - `suggest`: the organization is listed among the user's suggestions, and the user may join it
+ *   with one click (`POST /api/proxy/organizations/:orgId/join`), with the domain's default role;
+ * - `automatic`: the user becomes a member with the default role when their organizations are
+ *   listed (what an organization switcher does after sign-in).
  */
 export type DomainEnrollment = 'none' | 'suggest' | 'automatic';
 export const DOMAIN_ENROLLMENTS: readonly DomainEnrollment[] = ['none', 'suggest', 'automatic'];

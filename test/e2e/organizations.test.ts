@@ -334,6 +334,28 @@ describe('verified domains and events', () => {
     expect(mine.body.organizations.map((o) => [o.id, o.role])).toEqual([[org.id, 'member']]);
   });
 
+  it('a suggesting domain lists the organization for its users, who join it with one call', async () => {
+    const ada = await person();
+    const org = await newOrg(ada);
+    const domain = `suggest${++n}.example`;
+    const added = await call<{ id: string; verification: { name: string; value: string } }>('POST', `/api/proxy/organizations/${org.id}/domains`, ada.token, {
+      domain,
+    });
+    dnsRecords.set(added.body.verification.name, [added.body.verification.value]);
+    await call('POST', `/api/proxy/organizations/${org.id}/domains/${added.body.id}/verify`, ada.token);
+    await call('PATCH', `/api/proxy/organizations/${org.id}/domains/${added.body.id}`, ada.token, { enrollment: 'suggest' });
+    const colleague = await person(project, { email: `colleague@${domain}` });
+    const mine = await call<{ organizations: unknown[]; suggestions: Array<{ id: string }> }>('GET', '/api/proxy/organizations', colleague.token);
+    expect(mine.body.organizations).toEqual([]);
+    expect(mine.body.suggestions.map((o) => o.id)).toEqual([org.id]);
+    const joined = await call<{ id: string; role: string }>('POST', `/api/proxy/organizations/${org.id}/join`, colleague.token);
+    expect(joined.status).toBe(200);
+    expect(joined.body).toMatchObject({ id: org.id, role: 'member' });
+    const outsider = await person();
+    const refused = await call('POST', `/api/proxy/organizations/${org.id}/join`, outsider.token);
+    expect([refused.status, refused.body.code]).toEqual([404, 'organization_not_found']);
+  });
+
   it('each change records its event for webhook endpoints', async () => {
     const ada = await person();
     const org = await newOrg(ada);

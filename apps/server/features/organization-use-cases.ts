@@ -14,6 +14,7 @@ import {
   makeCreateOrganization,
   makeDeleteOrganization,
   makeGetOrganization,
+  makeJoinThroughDomain,
   makeListMyOrganizations,
   makeListOrganizations,
   makeListUserOrganizations,
@@ -59,6 +60,7 @@ export function organizationUseCases(core: Core, dns: DnsTxtResolver = new Syste
     createOrganization: makeCreateOrganization(deps),
     getOrganization: makeGetOrganization(deps),
     listMyOrganizations: makeListMyOrganizations(deps),
+    joinThroughDomain: makeJoinThroughDomain(deps),
     listUserOrganizations: makeListUserOrganizations(deps),
     listOrganizations: makeListOrganizations(deps),
     // Changes that take access away return once this process's caches have seen them.

@@ -128,6 +128,11 @@ export function makeOrganizationRoutes(uc: OrganizationUseCases, clock: Clock) {
       });
       return r.ok ? ok200 : failureResponse(res, r);
     },
+    join: async ({ params, req, res }) => {
+      const me = signedInOf(res);
+      const r = await uc.joinThroughDomain({ projectId: me.project.id, userId: me.userId, organizationId: params.orgId, origin: originOf(req, res) });
+      return r.ok ? { status: 200, body: myOrganizationBody(r.value) } : failureResponse(res, r);
+    },
     leave: async ({ params, req, res }) => {
       const me = signedInOf(res);
       const r = await uc.removeMember({ project: me.project, organizationId: params.orgId, userId: me.userId, actor: me.actor, origin: originOf(req, res) });
