@@ -5,7 +5,7 @@ import type { PrimarySignInOutcome } from '../auth/complete-primary-sign-in';
 import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../stores/authorization-code.store';
 import type { AccessTokenCodec, VerifiedAccessToken } from '../ports/access-tokens';
 import type { ProjectSecrets, ProjectStore } from '../stores/project.store';
-import type { MembershipLookup } from '../stores/organization-membership';
+import type { CurrentMembership, MembershipLookup } from '../stores/organization-membership';
 import type { RevokedSessions } from '../stores/session.store';
 import { aProject, aUser, CallLog, fakeAuditLog, fakeCrypto, FixedClock, strictFake, strictFn, TEST_ORIGIN } from '../testing/fakes';
 import type { UserStore } from '../stores/user.store';
@@ -120,6 +120,8 @@ describe('verify an access token', () => {
       project?: ReturnType<typeof aProject> | null;
       /** Ended sessions, and whether the set answers at once (current) or asks the database. */
       ended?: { ids: string[]; current: boolean };
+      /** The membership lookup's answer, at once (a cache hit) or as a promise; absent: the lookup must not be asked. */
+      membership?: { current: CurrentMembership | null; cached: boolean };
     } = {},
   ) {
     const log = new CallLog();
@@ -151,7 +153,13 @@ describe('verify an access token', () => {
         },
         log,
       ),
-      memberships: strictFake<MembershipLookup>('memberships', {}, log),
+      memberships: strictFake<MembershipLookup>(
+        'memberships',
+        options.membership === undefined
+          ? {}
+          : { current: () => (options.membership!.cached ? options.membership!.current : Promise.resolve(options.membership!.current)) },
+        log,
+      ),
       clock,
     });
     const authenticate = makeAuthenticateAccessToken({
@@ -210,5 +218,56 @@ describe('verify an access token', () => {
     const invalid = setup({ token: null });
     expect(await invalid.authenticate('jwt')).toBeNull();
     expect(invalid.log.names('users')).toEqual([]);
+  });
+
+  /** A token signed while user-1 was a member of org-1 with the role member. */
+  const withOrg: VerifiedAccessToken = { ...verified, claims: { ...verified.claims, org: { id: 'org-1', slg: 'acme', rol: 'member', per: [] } } };
+  const nowAdmin: CurrentMembership = {
+    id: 'org-1',
+    slug: 'acme-corp',
+    role: 'admin',
+    permissions: ['org:billing:manage', 'org:members:manage', 'org:settings:manage'],
+    requireMfa: false,
+  };
+
+  it('a token with an org claim answers the membership as it is now, not as the token says (a cache hit or not)', async () => {
+    for (const cached of [true, false]) {
+      const { verify, log } = setup({ token: withOrg, membership: { current: nowAdmin, cached } });
+      const r = await verify(aProject(), 'jwt');
+      expect(r).toMatchObject({ valid: true, user: { id: 'user-1' } });
+      expect(r.valid && r.organization).toEqual({
+        id: 'org-1',
+        slug: 'acme-corp',
+        role: 'admin',
+        permissions: ['org:billing:manage', 'org:members:manage', 'org:settings:manage'],
+      });
+      expect(log.of('memberships.current').map((c) => c.args)).toEqual([['project-1', 'org-1', 'user-1']]);
+    }
+  });
+
+  it('a token with an org claim the lookup answers null for (removed, organization deleted) is valid with organization null', async () => {
+    const { verify } = setup({ token: withOrg, membership: { current: null, cached: true } });
+    expect(await verify(aProject(), 'jwt')).toMatchObject({ valid: true, organization: null, user: { id: 'user-1' } });
+  });
+
+  it('a token without an org claim does not ask the membership lookup', async () => {
+    const { verify, log } = setup({ membership: { current: nowAdmin, cached: true } });
+    expect(await verify(aProject(), 'jwt')).toMatchObject({ valid: true, organization: null });
+    expect(log.names('memberships')).toEqual([]);
+  });
+
+  it('a malformed org claim is no organization, without a lookup', async () => {
+    const { verify, log } = setup({
+      token: { ...verified, claims: { ...verified.claims, org: { id: 'org-1' } as VerifiedAccessToken['claims']['org'] } },
+      membership: { current: nowAdmin, cached: true },
+    });
+    expect(await verify(aProject(), 'jwt')).toMatchObject({ valid: true, organization: null });
+    expect(log.names('memberships')).toEqual([]);
+  });
+
+  it('an ended session with an org claim is valid:false before any membership lookup', async () => {
+    const { verify, log } = setup({ token: withOrg, ended: { ids: ['session-1'], current: true }, membership: { current: nowAdmin, cached: true } });
+    expect(await verify(aProject(), 'jwt')).toEqual({ valid: false });
+    expect(log.names('memberships')).toEqual([]);
   });
 });

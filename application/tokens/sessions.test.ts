@@ -1,4 +1,4 @@
-import type { MembershipLookup } from '../stores/organization-membership';
+import type { CurrentMembership, MembershipLookup } from '../stores/organization-membership';
 import { describe, expect, it } from 'vitest';
 import { err, ok } from '../../domain/result';
 import type { EndUser } from '../../domain/user';
@@ -113,7 +113,17 @@ describe('refresh a session', () => {
     successorEncrypted: null,
     ...over,
   });
-  function setup(options: { rows?: StoredRefreshToken[]; afterRace?: StoredRefreshToken | null; rotateWins?: boolean; user?: EndUser | null } = {}) {
+  function setup(
+    options: {
+      rows?: StoredRefreshToken[];
+      afterRace?: StoredRefreshToken | null;
+      rotateWins?: boolean;
+      user?: EndUser | null;
+      /** The membership lookup's answer; absent: the lookup must not be asked. */
+      membership?: CurrentMembership | null;
+      secondFactor?: boolean;
+    } = {},
+  ) {
     const log = new CallLog();
     const clock = new FixedClock('2030-01-02T00:00:00.000Z');
     const rows = options.rows ?? [row()];
@@ -137,8 +147,8 @@ describe('refresh a session', () => {
       box: fakeBox(),
       audit,
       clock,
-      memberships: strictFake<MembershipLookup>('memberships', {}, log),
-      hasSecondFactor: strictFn('hasSecondFactor', log, async () => false),
+      memberships: strictFake<MembershipLookup>('memberships', options.membership === undefined ? {} : { current: async () => options.membership! }, log),
+      hasSecondFactor: strictFn('hasSecondFactor', log, async () => options.secondFactor ?? false),
       policy,
     });
     return { refresh: (project: ReturnType<typeof aProject>, token: string) => refresh(project, token, TEST_ORIGIN), log, clock, audit };
@@ -225,6 +235,56 @@ describe('refresh a session', () => {
     expect(await refresh(aProject(), 'rt_x')).toEqual(ok({ token: 'jwt-winner', refreshToken: 'rt_winner' }));
     const revokedMeanwhile = setup({ rotateWins: false, afterRace: row({ revokedAt: new Date(0) }) });
     expect(await revokedMeanwhile.refresh(aProject(), 'rt_x')).toEqual(err('invalid_refresh_token'));
+  });
+
+  const inOrg = row({ activeOrganizationId: 'org-1' });
+  /** org-1 as it is now: user-1 became an admin since the session switched to it as a member. */
+  const adminNow: CurrentMembership = {
+    id: 'org-1',
+    slug: 'acme-corp',
+    role: 'admin',
+    permissions: ['org:billing:manage', 'org:members:manage', 'org:settings:manage'],
+    requireMfa: false,
+  };
+  const signedClaims = (log: CallLog) => (log.of('tokens.sign')[0]!.args[0] as SignAccessTokenInput).claims;
+
+  it("re-signs the session's active organization as the lookup answers it now", async () => {
+    const { refresh, log } = setup({ rows: [inOrg], membership: adminNow });
+    expect((await refresh(aProject(), 'rt_x')).ok).toBe(true);
+    expect(log.of('memberships.current')[0]!.args).toEqual(['project-1', 'org-1', 'user-1']);
+    expect(signedClaims(log)).toMatchObject({
+      sid: 'fam-1',
+      org: { id: 'org-1', slg: 'acme-corp', rol: 'admin', per: ['org:billing:manage', 'org:members:manage', 'org:settings:manage'] },
+    });
+    // Only an organization that requires a second factor asks about one.
+    expect(log.names('hasSecondFactor')).toEqual([]);
+  });
+
+  it('drops the organization when the lookup answers null (removed, or the organization deleted)', async () => {
+    const { refresh, log } = setup({ rows: [inOrg], membership: null });
+    expect((await refresh(aProject(), 'rt_x')).ok).toBe(true);
+    expect(signedClaims(log)).not.toHaveProperty('org');
+    expect(signedClaims(log).sid).toBe('fam-1');
+  });
+
+  it('drops an organization that requires MFA when the user has no second factor', async () => {
+    const { refresh, log } = setup({ rows: [inOrg], membership: { ...adminNow, requireMfa: true }, secondFactor: false });
+    expect((await refresh(aProject(), 'rt_x')).ok).toBe(true);
+    expect(log.of('hasSecondFactor')[0]!.args).toEqual(['project-1', 'user-1']);
+    expect(signedClaims(log)).not.toHaveProperty('org');
+  });
+
+  it('keeps an organization that requires MFA when the user has a second factor', async () => {
+    const { refresh, log } = setup({ rows: [inOrg], membership: { ...adminNow, requireMfa: true }, secondFactor: true });
+    expect((await refresh(aProject(), 'rt_x')).ok).toBe(true);
+    expect(signedClaims(log)).toMatchObject({ org: { id: 'org-1', rol: 'admin' } });
+  });
+
+  it('a session acting for no organization does not ask the lookup and signs no org claim', async () => {
+    const { refresh, log } = setup({ rows: [row({ activeOrganizationId: null })], membership: adminNow });
+    expect((await refresh(aProject(), 'rt_x')).ok).toBe(true);
+    expect(log.names('memberships')).toEqual([]);
+    expect(signedClaims(log)).not.toHaveProperty('org');
   });
 });
 
