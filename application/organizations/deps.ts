@@ -1,7 +1,7 @@
 import type { AuditActor } from '../../domain/audit';
 import type { OrganizationEventType } from '../../domain/organizations/events';
 import type { Membership, Organization } from '../../domain/organizations/organization';
-import { hasPermission, type OrgPermission, type RoleSet } from '../../domain/organizations/roles';
+import { hasPermission, type OrgPermission, permissionsOf, type RoleSet } from '../../domain/organizations/roles';
 import { err, ok, type Result } from '../../domain/result';
 import { type AuditLog, userActor } from '../audit/audit-log';
 import type { NotifySecurityEvent } from '../notifications/security-notice';
@@ -99,6 +99,19 @@ export const missingPermission = (permission: string) => `Your role in this orga
 
 /** The acting member is an owner (or the actor is the project). */
 export const actsAsOwner = (a: Access): boolean => a.membership === null || a.membership.role === 'owner';
+
+/**
+ * Whether the acting member may hand out (or take away) `role`: owners and the project may hand out
+ * any; another member only a role whose permissions they hold themselves, so an admin cannot make
+ * someone (or themselves) more powerful than they are. Answers the permission they lack, if any.
+ */
+export function permissionBeyondActor(a: Access, role: string): string | null {
+  if (actsAsOwner(a)) return null;
+  const mine = new Set(permissionsOf(a.roles, a.membership!.role));
+  return permissionsOf(a.roles, role).find((p) => !mine.has(p)) ?? null;
+}
+
+export const beyondActor = (permission: string) => `Your role lacks the permission ${permission}, which this role holds`;
 
 /** The event as delivered to webhook endpoints: `data` is the organization, member or invitation. */
 export function organizationEvent(

@@ -9,7 +9,7 @@ import {
 import { err, ok, type Result } from '../../domain/result';
 import { auditEntry } from '../audit/audit-log';
 import type { RequestOrigin } from '../ports/request-origin';
-import { access, type AccessError, actsAsOwner, auditActorOf, type OrganizationActor, type OrganizationDeps } from './deps';
+import { access, type AccessError, actsAsOwner, auditActorOf, beyondActor, type OrganizationActor, type OrganizationDeps, permissionBeyondActor } from './deps';
 
 interface DomainInput {
   projectId: string;
@@ -110,6 +110,8 @@ export function makeUpdateDomain(deps: OrganizationDeps) {
     if (input.defaultRole !== undefined) {
       if (!findRole(a.value.roles, input.defaultRole)) return err('invalid_role');
       if (input.defaultRole === 'owner' && !actsAsOwner(a.value)) return err('owner_required');
+      const beyond = permissionBeyondActor(a.value, input.defaultRole);
+      if (beyond) return err('missing_permission', beyondActor(beyond));
     }
     const existing = await deps.store.findDomain(a.value.org.id, input.domainId);
     if (!existing) return err('domain_not_found');

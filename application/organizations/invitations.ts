@@ -14,7 +14,18 @@ import { err, ok, type Result } from '../../domain/result';
 import { auditEntry } from '../audit/audit-log';
 import { consumeLimits } from '../ports/rate-limiter';
 import type { RequestOrigin } from '../ports/request-origin';
-import { access, type AccessError, actsAsOwner, auditActorOf, memberData, type OrganizationActor, type OrganizationDeps, organizationEvent } from './deps';
+import {
+  access,
+  type AccessError,
+  actsAsOwner,
+  auditActorOf,
+  beyondActor,
+  permissionBeyondActor,
+  memberData,
+  type OrganizationActor,
+  type OrganizationDeps,
+  organizationEvent,
+} from './deps';
 import { ORGANIZATION_INVITATION_TOPIC } from './invitation-mail';
 
 /** Invitations one organization may send per hour (a member's and the project's alike). */
@@ -63,6 +74,8 @@ export function makeInvite(deps: OrganizationDeps) {
     const role = findRole(a.value.roles, input.role);
     if (!role) return err('invalid_role');
     if (input.role === OWNER_ROLE && !actsAsOwner(a.value)) return err('owner_required');
+    const beyond = permissionBeyondActor(a.value, role.key);
+    if (beyond) return err('missing_permission', beyondActor(beyond));
     const email = parseEmailAddress(input.email);
     if (!email.ok) return email;
     if (!isCallbackUrlRegistered(input.project, input.callbackUrl)) return err('callback_url_not_registered');

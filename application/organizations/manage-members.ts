@@ -5,7 +5,18 @@ import { err, ok, type Result } from '../../domain/result';
 import { auditEntry } from '../audit/audit-log';
 import { decodeCursor, encodeCursor } from './cursor';
 import type { RequestOrigin } from '../ports/request-origin';
-import { access, type AccessError, actsAsOwner, auditActorOf, memberData, type OrganizationActor, type OrganizationDeps, organizationEvent } from './deps';
+import {
+  access,
+  type AccessError,
+  actsAsOwner,
+  auditActorOf,
+  beyondActor,
+  permissionBeyondActor,
+  memberData,
+  type OrganizationActor,
+  type OrganizationDeps,
+  organizationEvent,
+} from './deps';
 import type { MemberView } from './organization.store';
 
 export type MemberPage = { members: MemberView[]; nextCursor: string | null };
@@ -109,6 +120,10 @@ export function makeSetMemberRole(deps: OrganizationDeps) {
     const target = await deps.store.findMembership(org.id, input.userId);
     if (!target) return err('member_not_found');
     if ((target.role === OWNER_ROLE || input.role === OWNER_ROLE) && !actsAsOwner(a.value)) return err('owner_required');
+    for (const r of [target.role, input.role]) {
+      const beyond = permissionBeyondActor(a.value, r);
+      if (beyond) return err('missing_permission', beyondActor(beyond));
+    }
     if (target.role === input.role) return ok(await memberView(deps, target));
     const now = deps.clock.now();
     const changed = await deps.uow.transaction(async () => {
@@ -168,6 +183,8 @@ export function makeRemoveMember(deps: OrganizationDeps) {
     const target = leaving ? a.value.membership : await deps.store.findMembership(org.id, input.userId);
     if (!target) return err('member_not_found');
     if (!leaving && target.role === OWNER_ROLE && !actsAsOwner(a.value)) return err('owner_required');
+    const beyond = leaving ? null : permissionBeyondActor(a.value, target.role);
+    if (beyond) return err('missing_permission', beyondActor(beyond));
     const removed = await deps.uow.transaction(async () => {
       const r = await deps.store.removeMember(org.id, input.userId);
       if (typeof r === 'object') {

@@ -107,7 +107,7 @@ export function makeCreateOrganization(deps: OrganizationDeps) {
     const explicit = fields.value.slug;
     const base = explicit ?? slugFromName(fields.value.name!) ?? `org-${deps.crypto.randomDigits(6)}`;
     for (let attempt = 0; attempt < 5; attempt++) {
-      const slug = attempt === 0 ? base : `${base.slice(0, 41)}-${deps.crypto.randomDigits(6)}`;
+      const slug = attempt === 0 ? base : `${base.slice(0, 41).replace(/-+$/, '')}-${deps.crypto.randomDigits(6)}`;
       const org: Organization = {
         id: deps.crypto.uuid(),
         projectId: input.projectId,

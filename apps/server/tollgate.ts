@@ -1,4 +1,5 @@
 import type { DnsTxtResolver } from '../../application/organizations/deps';
+import type { OrganizationUseCases } from './features/organization-use-cases';
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract';
 import type { SignInGate } from '../../application/auth/complete-primary-sign-in';
@@ -45,6 +46,8 @@ export interface Tollgate {
   webhooks: WebhooksFeature['useCases'];
   /** The audit log's use cases (list, prune), the same ones the CLI calls. */
   audit: AuditFeature['useCases'];
+  /** The organizations' use cases (docs/organizations.md), the same ones the CLI calls. */
+  organizations: OrganizationUseCases;
   /** Starts the cache listener and the job queue (and the job worker when `runWorker`). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -108,6 +111,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     billing: billing.useCases,
     webhooks: webhooks.useCases,
     audit: audit.useCases,
+    organizations: organizations.useCases,
     async start() {
       if (runWorker) await startJobs(core, all);
       else await core.start({ worker: false });

@@ -137,9 +137,10 @@ export function parseImageUrl(input: string): Result<string, 'invalid_image_url'
  */
 export function parseMetadata(input: unknown, maxBytes: number): Result<Record<string, unknown>, 'invalid_metadata'> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return err('invalid_metadata');
+  // Objects and arrays count as levels; the values inside the fifth one are fine.
   const depth = (value: unknown, level: number): boolean => {
-    if (level > 5) return false;
     if (value === null || typeof value !== 'object') return true;
+    if (level > 5) return false;
     return Object.values(value as Record<string, unknown>).every((v) => depth(v, level + 1));
   };
   if (!depth(input, 1)) return err('invalid_metadata');

@@ -140,6 +140,10 @@ describe('parseMetadata', () => {
     expect(parseMetadata({ k: { k: { k: { k: {} } } } }, 2048)).toEqual(ok({ k: { k: { k: { k: {} } } } }));
   });
 
+  it('takes values inside the fifth level of objects', () => {
+    expect(parseMetadata({ k: { k: { k: { k: { k: 1 } } } } }, 2048)).toEqual(ok({ k: { k: { k: { k: { k: 1 } } } } }));
+  });
+
   it('counts an array as a level', () => {
     expect(parseMetadata({ k: { k: { k: { k: [{}] } } } }, 2048)).toEqual(err('invalid_metadata'));
   });

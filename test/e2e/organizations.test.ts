@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DnsTxtResolver } from '../../application/organizations/deps';
+import { SYSTEM_ORIGIN } from '../../application/ports/request-origin';
 import type { EndUser } from '../../domain/user';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { startTestSmtp, type TestSmtp } from '../support/smtp';
@@ -200,6 +201,36 @@ describe('roles and permissions', () => {
     expect([leave.status, leave.body.code]).toEqual([409, 'last_owner']);
     const unknownRole = await call('PATCH', `/api/proxy/organizations/${org.id}/members/${bob.user.id}`, cat.token, { role: 'wizard' });
     expect([unknownRole.status, unknownRole.body.code]).toEqual([400, 'invalid_role']);
+  });
+
+  it('an admin cannot hand out, or take away, a role with permissions the admin lacks', async () => {
+    const ada = await person();
+    const org = await newOrg(ada);
+    const cat = await person();
+    const bob = await person();
+    await t.inContext(() =>
+      t.tollgate.organizations.putRole({
+        projectId: project.id,
+        role: { key: `deleter${n}`, name: 'Deleter', permissions: ['org:delete'] },
+        actor: { kind: 'admin', id: 'test' },
+        origin: SYSTEM_ORIGIN,
+      }),
+    );
+    await call('POST', `/api/v1/organizations/${org.id}/members`, project.apiKey, { user_id: cat.user.id, role: 'admin' });
+    await call('POST', `/api/v1/organizations/${org.id}/members`, project.apiKey, { user_id: bob.user.id, role: `deleter${n}` });
+    const grant = await call('PATCH', `/api/proxy/organizations/${org.id}/members/${cat.user.id}`, cat.token, { role: `deleter${n}` });
+    expect([grant.status, grant.body.code]).toEqual([403, 'missing_permission']);
+    expect(grant.body.error).toContain('org:delete');
+    const demote = await call('PATCH', `/api/proxy/organizations/${org.id}/members/${bob.user.id}`, cat.token, { role: 'member' });
+    expect([demote.status, demote.body.code]).toEqual([403, 'missing_permission']);
+    const invite = await call('POST', `/api/proxy/organizations/${org.id}/invitations`, cat.token, {
+      email: 'someone@acme.example',
+      role: `deleter${n}`,
+      callback_url: CALLBACK,
+    });
+    expect([invite.status, invite.body.code]).toEqual([403, 'missing_permission']);
+    const byOwner = await call('PATCH', `/api/proxy/organizations/${org.id}/members/${bob.user.id}`, ada.token, { role: 'member' });
+    expect(byOwner.status).toBe(200);
   });
 
   it('concurrent demotions and removals of two owners never leave the organization without one', async () => {
