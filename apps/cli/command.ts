@@ -2,6 +2,8 @@ import type { OperatorUseCases } from '../../application/billing/use-cases';
 import type { WebhookUseCases } from '../../application/webhooks/use-cases';
 import type { Admin } from '../server/features/admin';
 import type { AuditFeature } from '../server/features/audit';
+import type { OrganizationUseCases } from '../server/features/organization-use-cases';
+import type { EndUser } from '../../domain/user';
 import type { CommandSpec, Options } from './args';
 
 /** The shape of every CLI command (apps/cli/commands.ts and apps/cli/billing-commands.ts list them). */
@@ -27,11 +29,26 @@ export interface CommandContext {
   warn(line: string): void;
 }
 
+/** Organizations' use cases (the same ones the console calls), with what an operator's command looks up besides. */
+export interface OrganizationOperator {
+  useCases: OrganizationUseCases;
+  /** The end user of the project with this email (lower-cased key), if any: as the console's Add member finds one. */
+  findUserByEmail(projectId: string, emailKey: string): Promise<EndUser | null>;
+  /** The core's clock (whether an invitation is still pending). */
+  now(): Date;
+}
+
 /**
  * Runs the operator's use cases (the ones the console calls too), inside one database context:
- * projects, keys and users (`admin`), billing, project webhooks, and the audit log.
+ * projects, keys and users (`admin`), billing, project webhooks, the audit log, and organizations.
  */
-export type Execute = (admin: Admin, billing: OperatorUseCases, webhooks: WebhookUseCases, audit: AuditFeature['useCases']) => Promise<CommandOutput>;
+export type Execute = (
+  admin: Admin,
+  billing: OperatorUseCases,
+  webhooks: WebhookUseCases,
+  audit: AuditFeature['useCases'],
+  organizations: OrganizationOperator,
+) => Promise<CommandOutput>;
 
 export interface Command extends CommandSpec {
   /**

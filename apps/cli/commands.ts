@@ -12,6 +12,7 @@ import type { Command, CommandContext } from './command';
 import { WEBHOOK_COMMANDS, WEBHOOK_GROUPS } from './webhook-commands';
 import { CONSOLE_COMMANDS, CONSOLE_GROUPS } from './console-commands';
 import { USER_COMMANDS } from './user-commands';
+import { ORG_COMMANDS, ORG_GROUPS } from './org-commands';
 import { useCaseError } from './messages';
 import { fields, table } from './render';
 import { isSecretSource, readSecret, SECRET_SOURCES, warnInlineSecret } from './secrets';
@@ -373,6 +374,7 @@ export const COMMANDS: Command[] = [
       },
   },
   ...USER_COMMANDS,
+  ...ORG_COMMANDS,
   ...BILLING_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...AUDIT_COMMANDS,
@@ -397,6 +399,7 @@ export const GROUPS: Record<string, string> = {
   project: 'projects and their settings',
   apikey: 'API keys of a project',
   user: 'end users of a project',
+  ...ORG_GROUPS,
   ...BILLING_GROUPS,
   ...WEBHOOK_GROUPS,
   ...AUDIT_GROUPS,

@@ -32,7 +32,7 @@ function generalHelp(): string {
   const rows = COMMANDS.map((c) => [[...c.path, ...c.args.map((a) => `<${a}>`), ...(c.rest ? [`<${c.rest}>...`] : [])].join(' '), c.summary] as const);
   const width = Math.max(...rows.map(([l]) => l.length));
   return [
-    'tollgate: administer a Tollgate deployment (projects, API keys, end users, billing, the audit log, migrations)',
+    'tollgate: administer a Tollgate deployment (projects, API keys, end users, organizations, billing, the audit log, migrations)',
     '',
     'Usage: tollgate <command> [arguments] [options] [--json]',
     '',
@@ -178,9 +178,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     runtime = await openRuntime(config, (line) => {
       if (!json) io.stderr(line);
     });
-    const { core, admin, billing, webhooks, audit } = runtime;
+    const { core, admin, billing, webhooks, audit, organizations } = runtime;
     if (command.enqueues) await runtime.startJobQueue();
-    const output = await core.db.withContext(() => execute(admin, billing, webhooks, audit));
+    const output = await core.db.withContext(() => execute(admin, billing, webhooks, audit, organizations));
     await write(io, json, output);
     return output.exitCode ?? 0;
   } catch (e) {

@@ -13,7 +13,9 @@ import { CLI_ADMIN } from '../../domain/audit';
 import { wireBilling } from '../server/features/billing';
 import { wireConsole } from '../server/features/console';
 import { wireWebhooks } from '../server/features/webhooks';
+import { organizationUseCases } from '../server/features/organization-use-cases';
 import type { WebhookUseCases } from '../../application/webhooks/use-cases';
+import type { OrganizationOperator } from './command';
 import { CommandError } from './messages';
 
 export interface CliRuntime {
@@ -25,6 +27,8 @@ export interface CliRuntime {
   webhooks: WebhookUseCases;
   /** The audit log's use cases: the same ones the console calls. */
   audit: AuditFeature['useCases'];
+  /** Organizations' use cases (the same ones the console calls), with the user lookup by email the console's routes make. */
+  organizations: OrganizationOperator;
   /** Connects to the job queue (no workers), so that messages recorded are handed over at once. */
   startJobQueue(): Promise<void>;
   close(): Promise<void>;
@@ -73,9 +77,9 @@ export async function runningEmbeddedDatabase(config: CoreConfig): Promise<strin
 
 /**
  * Builds the same application core as the server (configuration, deployment key, database) and the
- * features whose use cases the commands call (admin, console, billing, webhooks, audit), and uses
- * nothing else of them: no HTTP, no jobs, no mail or SMS settings read (those features take only
- * the core's settings). The database is DATABASE_URL, else the embedded PostgreSQL under the data
+ * features whose use cases the commands call (admin, console, billing, webhooks, audit,
+ * organizations), and uses nothing else of them: no HTTP, no jobs, no mail or SMS settings read
+ * (those features take only the core's settings). The database is DATABASE_URL, else the embedded PostgreSQL under the data
  * directory: the one `npm start` is running, or a new one that `close()` stops again.
  */
 export async function openRuntime(config: CoreConfig, note: (line: string) => void): Promise<CliRuntime> {
@@ -108,6 +112,13 @@ export async function openRuntime(config: CoreConfig, note: (line: string) => vo
       billing: wireBilling({ core, config, console: accounts }).useCases,
       webhooks: wireWebhooks({ core, config, console: accounts }).useCases,
       audit,
+      organizations: {
+        useCases: organizationUseCases(core),
+        findUserByEmail: async (projectId, emailKey) =>
+          (await core.stores.email.accounts.findByLoginEmail(projectId, emailKey))?.user ??
+          (await core.stores.email.accounts.findLinkCandidate(projectId, emailKey)),
+        now: () => core.clock.now(),
+      },
       startJobQueue: () => core.start({ worker: false }),
       async close() {
         try {
