@@ -27,7 +27,7 @@ export const OrganizationSchema = z.object({
   name: z.string(),
   slug: z.string(),
   image_url: z.string().nullable(),
-  public_metadata: z.record(z.unknown()).describe('Visible to members and in the verify answer'),
+  public_metadata: z.record(z.unknown()).describe('Visible to members, the project server and webhook events (not in the token or the verify answer)'),
   max_members: z.number().int().nullable().describe("Member limit; null: the project's default"),
   require_mfa: z.boolean().describe('Members need a second factor to activate it'),
   members_count: z.number().int(),

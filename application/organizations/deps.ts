@@ -130,7 +130,7 @@ export function organizationEvent(
     type,
     userId,
     createdAt,
-    payload: { id, type, created: createdAt.toISOString(), organizationId, userId, data },
+    payload: { id, type, created: createdAt.toISOString(), projectId, organizationId, userId, data },
   };
 }
 

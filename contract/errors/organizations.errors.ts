@@ -2,8 +2,8 @@ import type { ErrorEntry } from './types';
 
 /**
  * Refusals of the organization routes (docs/organizations.md). `missing_permission` names the
- * permission the acting member lacks in its message (e.g. "This needs the permission
- * org:members:manage"); which permission each route needs is in the route's description.
+ * permission the acting member lacks in its message (e.g. "Your role in this organization lacks
+ * the permission org:members:manage"); which permission each route needs is in the route's description.
  */
 export const organizationsErrors = {
   organization_not_found: { status: 404, message: 'No such organization' },

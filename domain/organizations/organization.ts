@@ -2,8 +2,8 @@ import { err, ok, type Result } from '../result';
 
 /**
  * An organization: a team of a project's end users (a company, a workspace). Its members each hold
- * one role; the project defines the roles (roles.ts). Public metadata is visible to its members and
- * to the project server's verify answer; private metadata only to the project server and the console.
+ * one role; the project defines the roles (roles.ts). Public metadata is visible to its members (and
+ * in webhook events); private metadata only to the project server and the console.
  */
 export interface Organization {
   id: string;
@@ -37,7 +37,7 @@ export const ORGANIZATION_NAME_MAX_LENGTH = 100;
 export const ORGANIZATION_SLUG_MIN_LENGTH = 2;
 export const ORGANIZATION_SLUG_MAX_LENGTH = 48;
 export const IMAGE_URL_MAX_LENGTH = 2048;
-/** Serialized as JSON: public metadata travels in every verify answer, so it stays small. */
+/** Serialized as JSON: public metadata travels in every member's organization list and webhook event, so it stays small. */
 export const PUBLIC_METADATA_MAX_BYTES = 2048;
 export const PRIVATE_METADATA_MAX_BYTES = 8192;
 /** The highest member limit a project or an organization can set. */

@@ -394,8 +394,12 @@ describe('verified domains and events', () => {
     await call('POST', `/api/v1/organizations/${org.id}/members`, project.apiKey, { user_id: bob.user.id });
     await call('DELETE', `/api/v1/organizations/${org.id}/members/${bob.user.id}`, project.apiKey);
     const rows = await t.inContext(() =>
-      t.tollgate.core.db.query<{ type: string }>(`select type from billing_events where payload->>'organizationId' = ? order by seq`, [org.id]),
+      t.tollgate.core.db.query<{ type: string; payload: Record<string, unknown> }>(
+        `select type, payload from billing_events where payload->>'organizationId' = ? order by seq`,
+        [org.id],
+      ),
     );
     expect(rows.map((r) => r.type)).toEqual(['organization.created', 'organization.member.added', 'organization.member.added', 'organization.member.removed']);
+    expect(rows[3]?.payload).toMatchObject({ projectId: project.id, organizationId: org.id, userId: bob.user.id, data: { user_id: bob.user.id, left: false } });
   });
 });

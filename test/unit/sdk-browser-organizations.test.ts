@@ -78,6 +78,11 @@ function projectServer() {
       memberOf.delete(leave[1] as OrgId);
       return Response.json({ success: true });
     }
+    const join = /^\/tollgate\/api\/proxy\/organizations\/(org_\d)\/join$/.exec(path);
+    if (join && method === 'POST') {
+      memberOf.add(join[1] as OrgId);
+      return Response.json({ ...ORGS[join[1] as OrgId], image_url: null, members_count: 3 });
+    }
     if (path === '/tollgate/api/proxy/billing/entitlements') return Response.json({ plan: 'Pro', status: 'active', features: ['export'] });
     if (path === '/tollgate/api/proxy/billing/products') return Response.json({ products: [] });
     return Response.json({ error: 'Not found', code: 'not_found' }, { status: 404 });
@@ -172,6 +177,13 @@ describe('the active organization in a page', () => {
     expect(server.refreshes()).toBe(refreshesBefore + 1);
     expect(client.getState().organization).toBeNull();
     expect(client.getState().organizations.list.map((o) => o.id)).toEqual(['org_2']);
+
+    // Joining a suggested organization answers it and reads the list again; the active one stays as it was.
+    const joined = await client.organizations.join('org_1');
+    expect(joined.id).toBe('org_1');
+    expect(server.requests.filter((r) => r.method === 'POST' && r.path === '/tollgate/api/proxy/organizations/org_1/join')).toHaveLength(1);
+    expect(client.getState().organizations.list.map((o) => o.id)).toEqual(['org_2', 'org_1']);
+    expect(client.getState().organization).toBeNull();
   });
 
   it('signing out forgets the organization and the list', async () => {

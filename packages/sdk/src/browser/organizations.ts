@@ -122,7 +122,7 @@ export class OrganizationsReader {
 
 /**
  * `client.organizations`: every end-user organization route. Changes to the user's own organizations
- * (create, rename, delete, leave, accept, decline, a role) read the list in the state again; leaving
+ * (create, rename, delete, leave, join, accept, decline, a role) read the list in the state again; leaving
  * or deleting the active organization, or a change of the user's own role in it, gets a new access
  * token so that its `org` claim says so.
  */
@@ -191,6 +191,14 @@ export class BrowserOrganizations {
   /** Leaves the organization (its last owner cannot). */
   async leave(organizationId: string): Promise<void> {
     await this.changing(this.host.call('POST', `${org(organizationId)}/leave`), organizationId);
+  }
+
+  /**
+   * Joins an organization that `mine()` lists in `suggestions` (a verified domain of the user's
+   * address with enrollment `suggest`), with the domain's default role; it does not become active.
+   */
+  join(organizationId: string): Promise<MyOrganization> {
+    return this.changing(this.host.call('POST', `${org(organizationId)}/join`));
   }
 
   /** Emails an invitation with a role (org:members:manage); its link leads to `callbackUrl?tollgate_invitation=<token>`. */
