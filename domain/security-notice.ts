@@ -12,6 +12,8 @@ export const SECURITY_NOTICE_KINDS = [
   'new_device',
   'organization_role_changed',
   'organization_removed',
+  'passkey_added',
+  'passkey_removed',
 ] as const;
 export type SecurityNoticeKind = (typeof SECURITY_NOTICE_KINDS)[number];
 
@@ -29,6 +31,8 @@ export const defaultSecurityNoticeSettings = (): SecurityNoticeSettings => ({
   new_device: false,
   organization_role_changed: true,
   organization_removed: true,
+  passkey_added: true,
+  passkey_removed: true,
 });
 
 /** The kinds about the user's membership of an organization: they name the organization (and the role). */

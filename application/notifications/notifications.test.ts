@@ -81,6 +81,40 @@ describe('record a security notification', () => {
     expect(off.outbox.messages.map((m) => (m.payload as SecurityNotice).kind)).toEqual(['organization_role_changed']);
   });
 
+  it('a passkey notice (on by default) is told with the address and device of the request, like a factor added or removed', async () => {
+    const { notify, outbox } = setup();
+    await notify({ project: aProject(), userId: 'user-1', kind: 'passkey_added', origin: TEST_ORIGIN });
+    await notify({ project: aProject(), userId: 'user-1', kind: 'passkey_removed', origin: TEST_ORIGIN });
+    // From the console or a job: no address.
+    await notify({ project: aProject(), userId: 'user-1', kind: 'passkey_removed', origin: SYSTEM_ORIGIN });
+    const facts = { projectId: 'project-1', userId: 'user-1', occurredAt: '2030-01-01T10:00:00.000Z', method: null, organizationName: null, role: null };
+    const request = { ip: '10.0.0.1', userAgent: TEST_ORIGIN.userAgent };
+    expect(outbox.messages.map((m) => m.payload)).toEqual([
+      { ...facts, ...request, kind: 'passkey_added' },
+      { ...facts, ...request, kind: 'passkey_removed' },
+      { ...facts, kind: 'passkey_removed', ip: null, userAgent: null },
+    ] satisfies SecurityNotice[]);
+    // Off when the project turned it off; a project stored before the kinds existed has them on.
+    const off = setup();
+    const settings = aProject().settings;
+    await off.notify({
+      project: aProject({ settings: { securityNotifications: { ...settings.securityNotifications, passkey_added: false } } }),
+      userId: 'user-1',
+      kind: 'passkey_added',
+      origin: TEST_ORIGIN,
+    });
+    const { passkey_added: _added, passkey_removed: _removed, ...before } = settings.securityNotifications;
+    for (const kind of ['passkey_added', 'passkey_removed'] as const) {
+      await off.notify({
+        project: aProject({ settings: { securityNotifications: before as typeof settings.securityNotifications } }),
+        userId: 'user-1',
+        kind,
+        origin: TEST_ORIGIN,
+      });
+    }
+    expect(off.outbox.messages.map((m) => (m.payload as SecurityNotice).kind)).toEqual(['passkey_added', 'passkey_removed']);
+  });
+
   it('a project stored before the setting existed has the defaults; work no request started shows no address', async () => {
     const { notify, outbox } = setup();
     const legacy = aProject();

@@ -88,6 +88,11 @@ export interface SecurityNoticeMail {
   organizationName: string | null;
   /** The role's display name (organization_role_changed), null otherwise. */
   role: string | null;
+  /**
+   * The passkey's name (passkey_added, passkey_removed), when the notice has one: the notice then
+   * names it, else it says "a passkey". Ignored by the other kinds.
+   */
+  passkeyName?: string | null;
 }
 
 /** Writes a security notification in its locale, as HTML (every shown value escaped) and text. */

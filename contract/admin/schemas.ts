@@ -16,6 +16,8 @@ export const SECURITY_NOTICE_NAMES = [
   'new_device',
   'organization_role_changed',
   'organization_removed',
+  'passkey_added',
+  'passkey_removed',
 ] as const;
 export const OAUTH_PROVIDER_NAMES = ['google', 'github', 'discord', 'azure', 'apple'] as const;
 export const MFA_POLICY_NAMES = ['off', 'optional', 'required'] as const;

@@ -64,6 +64,8 @@ const NOTICE_SECTIONS: Record<SecurityNoticeKind, string> = {
   new_device: 'newDevice',
   organization_role_changed: 'organizationRoleChanged',
   organization_removed: 'organizationRemoved',
+  passkey_added: 'passkeyAdded',
+  passkey_removed: 'passkeyRemoved',
 };
 
 /** "27 November 2026 at 14:05:09 UTC", in the locale's words and calendar; the user's time zone is not known, so UTC, named. */
@@ -114,8 +116,13 @@ export class I18nextEmailRenderer implements EmailRenderer, SecurityNoticeRender
     this.i18n = createEmailI18n(resources);
   }
 
+  /**
+   * A string in its locale with its placeholders filled in one pass: a value (a passkey's or an
+   * organization's name, chosen by a user) is written as it is, never read for placeholders.
+   */
   private t(locale: Locale, key: string, vars: Record<string, string> = {}): string {
-    return this.i18n.t(key, { lng: locale, ...vars });
+    const template = this.i18n.t(key, { lng: locale, skipInterpolation: true });
+    return template.replace(/\{\{(\w+)\}\}/g, (placeholder, name: string) => vars[name] ?? placeholder);
   }
 
   render(message: EmailMessage): RenderedEmail {
@@ -163,12 +170,15 @@ export class I18nextEmailRenderer implements EmailRenderer, SecurityNoticeRender
     const lng = mail.locale;
     const section = NOTICE_SECTIONS[mail.kind];
     const method = mail.method === null ? '' : this.t(lng, mail.method === 'totp' ? 'notice.methodTotp' : 'notice.methodSms');
-    const vars = { project: mail.projectName, method, organization: mail.organizationName ?? '', role: mail.role ?? '' };
+    const passkey = mail.passkeyName ?? '';
+    const vars = { project: mail.projectName, method, organization: mail.organizationName ?? '', role: mail.role ?? '', passkey };
     // An organization notice tells of a change someone else made: what to do is ask the organization, not reset a password.
     const aboutOrganization = isOrganizationNoticeKind(mail.kind);
+    const aboutPasskey = mail.kind === 'passkey_added' || mail.kind === 'passkey_removed';
     const subject = this.t(lng, `${section}.subject`, vars);
     const heading = this.t(lng, `${section}.heading`, vars);
-    const intro = this.t(lng, `${section}.intro`, vars);
+    // A passkey notice names the passkey when it has a name, else says "a passkey".
+    const intro = this.t(lng, `${section}.${aboutPasskey && passkey === '' ? 'introNoName' : 'intro'}`, vars);
     const unknown = this.t(lng, 'notice.unknown');
     const facts: [string, string, boolean][] = [
       [this.t(lng, 'notice.when'), formatNoticeTime(mail.occurredAt, lng), false],
@@ -176,7 +186,9 @@ export class I18nextEmailRenderer implements EmailRenderer, SecurityNoticeRender
       [this.t(lng, 'notice.device'), mail.device ?? unknown, mail.device !== null],
     ];
     const wasYou = this.t(lng, aboutOrganization ? 'notice.organizationExpected' : 'notice.wasYou', vars);
-    const notYou = this.t(lng, aboutOrganization ? 'notice.organizationUnexpected' : 'notice.notYou', vars);
+    // A passkey someone else added is a way into the account of its own: the advice is to remove it first.
+    const notYouKey = aboutOrganization ? 'notice.organizationUnexpected' : mail.kind === 'passkey_added' ? 'notice.passkeyNotYou' : 'notice.notYou';
+    const notYou = this.t(lng, notYouKey, vars);
     const footer = this.t(lng, 'common.footer', vars);
     const e = escapeHtml;
 

@@ -21,7 +21,7 @@ describe('email locale files', () => {
     }
   });
 
-  it('English has the strings of organization invitations and notices (so every locale has them, above)', () => {
+  it('English has the strings of organization invitations and notices, and of passkey notices (so every locale has them, above)', () => {
     for (const key of [
       'organizationInvitation.subject',
       'organizationInvitation.subjectNoInviter',
@@ -39,6 +39,15 @@ describe('email locale files', () => {
       'organizationRemoved.intro',
       'notice.organizationExpected',
       'notice.organizationUnexpected',
+      'passkeyAdded.subject',
+      'passkeyAdded.heading',
+      'passkeyAdded.intro',
+      'passkeyAdded.introNoName',
+      'passkeyRemoved.subject',
+      'passkeyRemoved.heading',
+      'passkeyRemoved.intro',
+      'passkeyRemoved.introNoName',
+      'notice.passkeyNotYou',
     ]) {
       expect(english[key], key).toBeTypeOf('string');
     }
@@ -114,12 +123,14 @@ describe('I18nextEmailRenderer', () => {
     for (const kind of SECURITY_NOTICE_KINDS) {
       const method = kind === 'mfa_factor_added' || kind === 'mfa_factor_removed' ? 'sms' : null;
       const organization = kind === 'organization_role_changed' || kind === 'organization_removed';
+      const passkey = kind === 'passkey_added' || kind === 'passkey_removed';
       const r = renderer.renderSecurityNotice(
         notice({
           kind,
           method,
           organizationName: organization ? 'Team <script>' : null,
           role: kind === 'organization_role_changed' ? 'Lead & <i>' : null,
+          passkeyName: passkey ? 'Phone <u>' : null,
         }),
       );
       expect(r.subject).toContain('Acme <b>&');
@@ -140,8 +151,19 @@ describe('I18nextEmailRenderer', () => {
         expect(r.text).toContain(t['notice.organizationExpected']!);
         expect(r.text).toContain(t['notice.organizationUnexpected']!.replace('{{organization}}', 'Team <script>'));
         expect(r.text).not.toContain(t['notice.notYou']!.replace('{{project}}', 'Acme <b>&'));
+      } else if (kind === 'passkey_added') {
+        // Someone else's passkey still signs in after a password reset: the advice is to remove it first.
+        expect(r.text).toContain(t['notice.passkeyNotYou']!.replace('{{project}}', 'Acme <b>&'));
+        expect(r.text).not.toContain(t['notice.notYou']!.replace('{{project}}', 'Acme <b>&'));
       } else {
         expect(r.text).toContain(t['notice.notYou']!.replace('{{project}}', 'Acme <b>&'));
+      }
+      if (passkey) {
+        expect(r.text).toContain(
+          t[`${kind === 'passkey_added' ? 'passkeyAdded' : 'passkeyRemoved'}.intro`]!.replace('{{project}}', 'Acme <b>&').replace('{{passkey}}', 'Phone <u>'),
+        );
+        expect(r.html).toContain('Phone &lt;u&gt;');
+        expect(r.html).not.toContain('<u>');
       }
       if (kind === 'organization_role_changed') {
         expect(r.text).toContain('Lead & <i>');
@@ -155,6 +177,42 @@ describe('I18nextEmailRenderer', () => {
     // Without an address or a device, the notice says so.
     const unknown = renderer.renderSecurityNotice(notice({ ip: null, device: null }));
     expect(unknown.text.split(flatten(locales[lng])['notice.unknown']!).length).toBe(3);
+  });
+
+  it('a passkey notice names the passkey when it has a name, else says "a passkey"; the name is shown as given', () => {
+    const notice = (over: Partial<SecurityNoticeMail>): SecurityNoticeMail => ({
+      kind: 'passkey_added',
+      locale: 'en',
+      projectName: 'Acme',
+      occurredAt: new Date('2030-03-04T05:06:07.000Z'),
+      ip: '203.0.113.4',
+      device: 'Safari, macOS',
+      method: null,
+      organizationName: null,
+      role: null,
+      ...over,
+    });
+    const added = renderer.renderSecurityNotice(notice({ passkeyName: 'iCloud Keychain' }));
+    expect(added.subject).toBe('A passkey was added to your Acme account');
+    expect(added.text).toContain('A passkey named “iCloud Keychain” was added to your Acme account. It can now be used to sign in.');
+    expect(added.text).toContain('IP address: 203.0.113.4\nDevice: Safari, macOS');
+    expect(added.text).toContain(
+      'If this was you, there is nothing to do.\nIf this was not you, remove this passkey from your Acme account right away, then reset your password',
+    );
+    // Without a name (none given, or an empty one), it says "a passkey".
+    for (const passkeyName of [undefined, null, '']) {
+      expect(renderer.renderSecurityNotice(notice({ passkeyName })).text).toContain('A passkey was added to your Acme account. It can now be used to sign in.');
+    }
+    const removed = renderer.renderSecurityNotice(notice({ kind: 'passkey_removed', passkeyName: 'YubiKey 5', locale: 'de' }));
+    expect(removed.subject).toBe('Aus Ihrem Acme-Konto wurde ein Passkey entfernt');
+    expect(removed.text).toContain('Der Passkey „YubiKey 5“ wurde aus Ihrem Acme-Konto entfernt und kann nicht mehr zur Anmeldung verwendet werden.');
+    expect(removed.text).toContain('Wenn Sie das nicht waren, setzen Sie Ihr Passwort sofort');
+    expect(renderer.renderSecurityNotice(notice({ kind: 'passkey_removed', locale: 'ja' })).text).toContain('Acme アカウントからパスキーが削除されました。');
+    // The name is the user's own text: shown as given, never read as a placeholder or a nested key.
+    const odd = renderer.renderSecurityNotice(notice({ passkeyName: '{{project}} $t(notice.when)' }));
+    expect(odd.text).toContain('A passkey named “{{project}} $t(notice.when)” was added');
+    // Another kind ignores a name given by mistake.
+    expect(renderer.renderSecurityNotice(notice({ kind: 'password_changed', passkeyName: 'Phone' })).text).not.toContain('Phone');
   });
 
   it('writes the time of a notice in the locale, in UTC, named', () => {

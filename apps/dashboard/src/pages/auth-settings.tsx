@@ -319,6 +319,8 @@ const NOTICES: Record<(typeof SECURITY_NOTICE_NAMES)[number], [string, string]> 
     "The user's role in one of their organizations was changed (it names the organization and the new role).",
   ],
   organization_removed: ['Removed from an organization', 'The user was removed from one of their organizations (it names the organization).'],
+  passkey_added: ['Passkey added', 'A passkey was added to the account.'],
+  passkey_removed: ['Passkey removed', 'A passkey was removed from the account.'],
 };
 
 function Notifications(props: { settings: Partial<Record<(typeof SECURITY_NOTICE_NAMES)[number], boolean>>; save: Save }) {
