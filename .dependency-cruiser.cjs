@@ -28,6 +28,7 @@ const applicationFolders = [
   'oauth',
   'auth',
   'email',
+  'passkeys',
   'organizations',
   'billing',
   'users',

@@ -142,10 +142,13 @@ export const SessionResponseSchema = z.object({
   user: PublicUserSchema,
 });
 
+/** The MFA methods; `passkey` only where the project allows passkeys as a second factor. */
+export const MFA_METHOD_VALUES = ['totp', 'sms', 'backup_codes', 'passkey'] as const;
+
 export const MfaChallengeResponseSchema = z.object({
   mfa_required: z.literal(true),
   challenge: z.string().describe('Opaque; expires in 5 minutes'),
-  methods: z.array(z.enum(['totp', 'sms', 'backup_codes'])).describe("The user's enrolled methods"),
+  methods: z.array(z.enum(MFA_METHOD_VALUES)).describe("The user's enrolled methods"),
   enrollment_required: z.boolean().optional().describe('Required policy and nothing enrolled yet'),
 });
 

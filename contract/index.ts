@@ -6,6 +6,7 @@ import { emailContract } from './email.contract';
 import { mfaContract } from './mfa.contract';
 import { oauthContract } from './oauth.contract';
 import { organizationsContract, serverOrganizationsContract } from './organizations.contract';
+import { passkeySignInContract, passkeysContract } from './passkeys.contract';
 import { sessionContract } from './session.contract';
 import { sessionsContract } from './sessions.contract';
 import { tokenContract } from './token.contract';
@@ -15,9 +16,12 @@ export * from './errors';
 export * from './billing.contract';
 export * from './webhook-signature';
 export * from './organizations.contract';
+export * from './passkeys.contract';
+export * from './webauthn';
 export * from './admin';
 export { billingContract, emailContract, mfaContract, oauthContract, sessionContract, sessionsContract, tokenContract };
 export { organizationsContract, serverOrganizationsContract };
+export { passkeySignInContract, passkeysContract };
 
 /** The whole HTTP surface of Tollgate. The OpenAPI document and the SDK are generated from it. */
 export const contract = c.router(
@@ -29,6 +33,9 @@ export const contract = c.router(
     // Before oauth too: /api/proxy/organizations and /api/proxy/invitations.
     organizations: organizationsContract,
     serverOrganizations: serverOrganizationsContract,
+    // Before oauth too: /api/proxy/passkeys.
+    passkeys: passkeysContract,
+    passkeySignIn: passkeySignInContract,
     email: emailContract,
     oauth: oauthContract,
     mfa: mfaContract,

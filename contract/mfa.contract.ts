@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { c, meta, SessionResponseSchema, shared, SuccessSchema, userTokenHeaders } from './common';
+import { c, MFA_METHOD_VALUES, meta, SessionResponseSchema, shared, SuccessSchema, userTokenHeaders } from './common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors } from './errors';
+import { AuthenticationResponseSchema } from './webauthn';
 
 /** Routes of a signed-in user (or an enrollment challenge): the request, the access token. */
 const USER = [...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.user] as const;
@@ -12,6 +13,8 @@ const CHALLENGE = [...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.none, 'mfa_invalid_chall
 const DISABLE = [...USER, 'mfa_invalid_code', 'mfa_code_expired', 'mfa_method_not_enrolled', 'mfa_last_method', 'rate_limited'] as const;
 
 export const MfaMethodSchema = z.enum(['totp', 'sms', 'backup_codes']);
+/** mfa/verify takes every method, a passkey with its assertion instead of a code. */
+export const MfaVerifyMethodSchema = z.enum(MFA_METHOD_VALUES);
 
 const enrollmentBearer =
   ' Under the required policy, a user with nothing enrolled has no access token yet: the enrollment challenge of the sign-in ' +
@@ -77,12 +80,20 @@ export const mfaContract = c.router(
       description:
         'The second step of a sign-in. The challenge lives 5 minutes and is consumed on success. A method the user has not enrolled, or the ' +
         'project does not allow, answers 400. TOTP accepts the current step and one either side, never the same step twice. 5 attempts per 15 ' +
-        'minutes per IP, per challenge and per user (429 with Retry-After).',
-      body: z.object({
-        challenge: z.string().min(1).max(200),
-        code: CodeSchema,
-        method: MfaMethodSchema,
-      }),
+        'minutes per IP, per challenge and per user (429 with Retry-After). Method `passkey` takes `assertion` (made with the options of ' +
+        'mfa/passkey/options) instead of `code`.',
+      body: z
+        .object({
+          challenge: z.string().min(1).max(200),
+          code: CodeSchema.optional().describe('The code; required except for method passkey'),
+          method: MfaVerifyMethodSchema,
+          assertion: AuthenticationResponseSchema.optional().describe('Method passkey: the assertion made with the options of mfa/passkey/options'),
+        })
+        .superRefine((b, ctx) => {
+          if (b.method === 'passkey' && b.assertion === undefined) ctx.addIssue({ code: 'custom', path: ['assertion'], message: 'Required' });
+          if (b.method !== 'passkey' && b.code === undefined)
+            ctx.addIssue({ code: 'invalid_type', expected: 'string', received: 'undefined', path: ['code'], message: 'Required' });
+        }),
       responses: {
         200: SessionResponseSchema,
         ...errors(...CHALLENGE, 'mfa_method_not_allowed', 'mfa_method_not_enrolled', 'mfa_invalid_code', 'mfa_code_expired'),

@@ -15,6 +15,12 @@ export const AUDIT_ACTIONS = [
   'user.sign_in',
   'user.sign_in.failed',
   'user.identity.linked',
+  // Passkeys (a refused ceremony is user.passkey.failed with its reason; a counter that went backwards, clone_detected)
+  'user.passkey.added',
+  'user.passkey.renamed',
+  'user.passkey.removed',
+  'user.passkey.failed',
+  'user.passkey.clone_detected',
   // Multi-factor authentication
   'mfa.challenge.issued',
   'mfa.challenge.verified',

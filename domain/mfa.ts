@@ -1,15 +1,22 @@
 export const MFA_POLICIES = ['off', 'optional', 'required'] as const;
 export type MfaPolicy = (typeof MFA_POLICIES)[number];
 
-export const MFA_METHODS = ['totp', 'sms', 'backup_codes'] as const;
+export const MFA_METHODS = ['totp', 'sms', 'backup_codes', 'passkey'] as const;
 export type MfaMethod = (typeof MFA_METHODS)[number];
 
+/** The methods stored as factors of the MFA tables (a passkey is a credential of its own, domain/passkeys). */
+export type FactorMethod = Exclude<MfaMethod, 'passkey'>;
+
 export const isMfaMethod = (value: string): value is MfaMethod => (MFA_METHODS as readonly string[]).includes(value);
+
+/** The methods that are a factor on their own; backup codes only stand in for one of them. */
+export const PRIMARY_MFA_METHODS: readonly MfaMethod[] = ['totp', 'sms', 'passkey'];
+const hasPrimary = (set: ReadonlySet<MfaMethod>) => PRIMARY_MFA_METHODS.some((m) => set.has(m));
 
 /** Backup codes are always enabled when any other method is active. */
 export function effectiveMfaMethods(allowed: readonly MfaMethod[]): MfaMethod[] {
   const set = new Set(allowed);
-  if (set.has('totp') || set.has('sms')) set.add('backup_codes');
+  if (hasPrimary(set)) set.add('backup_codes');
   return MFA_METHODS.filter((m) => set.has(m));
 }
 
@@ -24,12 +31,12 @@ export const TOTP_DIGITS = 6;
 
 /**
  * The methods a user can be challenged with: the enrolled ones the project allows. Backup codes
- * count only next to an enrolled TOTP or SMS factor.
+ * count only next to an enrolled TOTP, SMS or passkey factor.
  */
 export function usableMfaMethods(enrolled: readonly MfaMethod[], allowed: readonly MfaMethod[]): MfaMethod[] {
   const effective = new Set(effectiveMfaMethods(allowed));
   const usable = new Set(enrolled.filter((m) => effective.has(m)));
-  if (!usable.has('totp') && !usable.has('sms')) return [];
+  if (!hasPrimary(usable)) return [];
   return MFA_METHODS.filter((m) => usable.has(m));
 }
 

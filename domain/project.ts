@@ -1,5 +1,6 @@
 import { type Locale, DEFAULT_LOCALE } from './locale';
 import type { MfaMethod, MfaPolicy } from './mfa';
+import type { PasskeySettings } from './passkeys/relying-party';
 import { type Provider, PROVIDERS } from './providers';
 import { defaultSecurityNoticeSettings, type SecurityNoticeSettings } from './security-notice';
 
@@ -24,6 +25,8 @@ export interface ProjectSettings {
   defaultLocale: Locale;
   /** Which security notifications the project's end users get (domain/security-notice.ts). */
   securityNotifications: SecurityNoticeSettings;
+  /** Relying party and user verification of passkeys (domain/passkeys/relying-party.ts); absent on projects stored before passkeys. */
+  passkeys?: PasskeySettings;
 }
 
 export interface Project {

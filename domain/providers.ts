@@ -2,7 +2,7 @@
 export const OAUTH_PROVIDERS = ['google', 'github', 'discord', 'azure', 'apple'] as const;
 export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number];
 
-export const PROVIDERS = ['email', 'magic-link', ...OAUTH_PROVIDERS] as const;
+export const PROVIDERS = ['email', 'magic-link', 'passkey', ...OAUTH_PROVIDERS] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
 export const isOAuthProvider = (value: string): value is OAuthProvider => (OAUTH_PROVIDERS as readonly string[]).includes(value);

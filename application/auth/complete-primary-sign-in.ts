@@ -25,6 +25,11 @@ export interface PrimarySignInInput {
   authCodeId?: string | null;
   /** Where the user signed in from (for an OAuth code, the browser that came back from the provider). */
   origin: RequestOrigin;
+  /**
+   * The primary authentication was multi-factor on its own (a passkey with user verification: a
+   * device the user holds, unlocked by their PIN or biometrics): no challenge follows, whatever the policy.
+   */
+  multiFactor?: boolean;
 }
 
 /** The gate every primary sign-in passes through, given to the features that sign users in. */
@@ -58,7 +63,7 @@ export function makeCompletePrimarySignIn(deps: CompletePrimarySignInDeps): Sign
   /** `user.sign_in`: the primary authentication passed; with MFA, `mfa.challenge.issued` too. */
   const record = (
     input: PrimarySignInInput,
-    details: { mfa: 'none' | 'challenge' | 'enrollment'; methods?: MfaMethod[]; session_id?: string; new_device?: boolean },
+    details: { mfa: 'none' | 'challenge' | 'enrollment'; methods?: MfaMethod[]; session_id?: string; new_device?: boolean; multi_factor?: boolean },
   ) => {
     const at = deps.clock.now();
     const facts = { actor: userActor(input.user.id), origin: input.origin };
@@ -74,8 +79,9 @@ export function makeCompletePrimarySignIn(deps: CompletePrimarySignInDeps): Sign
   };
   return async (input: PrimarySignInInput): Promise<PrimarySignInOutcome> => {
     const mfa = deps.mfa;
-    if (mfa && input.project.settings.mfaPolicy !== 'off') {
-      const enrolled = await mfa.enrollment.enrolledMethods(input.project.id, input.user.id);
+    if (mfa && input.project.settings.mfaPolicy !== 'off' && input.multiFactor !== true) {
+      // A passkey that signed in without user verification cannot also be the second factor.
+      const enrolled = (await mfa.enrollment.enrolledMethods(input.project.id, input.user.id)).filter((m) => input.provider !== 'passkey' || m !== 'passkey');
       const decision = decidePrimarySignIn(input.project.settings.mfaPolicy, usableMfaMethods(enrolled, input.project.settings.mfaMethods));
       if (decision.kind !== 'session') {
         const challenge = MFA_CHALLENGE_PREFIX + mfa.crypto.randomToken(32);
@@ -105,7 +111,12 @@ export function makeCompletePrimarySignIn(deps: CompletePrimarySignInDeps): Sign
     }
     const session = await deps.issueSession(input);
     const newDevice = await deps.checkNewDevice({ project: input.project, userId: input.user.id, origin: input.origin });
-    record(input, { mfa: 'none', session_id: session.sessionId, ...(newDevice ? { new_device: true } : {}) });
+    record(input, {
+      mfa: 'none',
+      session_id: session.sessionId,
+      ...(input.multiFactor === true ? { multi_factor: true } : {}),
+      ...(newDevice ? { new_device: true } : {}),
+    });
     return { kind: 'session', session, user: input.user };
   };
 }

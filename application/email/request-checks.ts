@@ -10,7 +10,7 @@ export type EmailProviderRefusal = 'provider_not_enabled' | 'callback_url_not_re
 export type EmailRequestRefusal = EmailProviderRefusal | 'email_delivery_not_configured' | 'unsupported_locale' | 'invalid_email';
 
 /** Provider toggle, then the callback URL (exact match), as the OAuth proxy checks them. */
-export function providerRefusal(project: Project, provider: 'email' | 'magic-link', callbackUrl: string | null): EmailProviderRefusal | null {
+export function providerRefusal(project: Project, provider: 'email' | 'magic-link' | 'passkey', callbackUrl: string | null): EmailProviderRefusal | null {
   if (!isProviderEnabled(project, provider)) return 'provider_not_enabled';
   if (callbackUrl !== null && !isCallbackUrlRegistered(project, callbackUrl)) return 'callback_url_not_registered';
   return null;
@@ -37,7 +37,8 @@ export interface EmailRequestInput {
 }
 
 export interface EmailRequestFields {
-  provider: 'email' | 'magic-link';
+  /** The sign-in method the request belongs to (passkey sign-up verifies its address by email too). */
+  provider: 'email' | 'magic-link' | 'passkey';
   /** Checked when the endpoint takes one. */
   callbackUrl?: string | null;
   /** Given by endpoints that send an email: they are refused while delivery is not configured. */

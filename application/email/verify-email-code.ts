@@ -27,6 +27,8 @@ export interface VerifyEmailCodeInput {
   code: string;
   locale: string | null;
   ip: string;
+  /** The method whose toggle admits the request: email (the default), or passkey for a passkey sign-up's code. */
+  provider?: 'email' | 'passkey';
 }
 
 export type VerifyEmailCodeError =
@@ -44,9 +46,12 @@ export type VerifyEmailCodeError =
  */
 export function makeVerifyEmailCode(deps: VerifyEmailCodeDeps) {
   return async (input: VerifyEmailCodeInput): Promise<Result<EndUser, VerifyEmailCodeError> | RateLimited> => {
-    const admitted = await admitEmailRequest(deps.rateLimiter, input.project, { provider: 'email', locale: input.locale, email: input.email }, () => [
-      ['verify:ip', input.ip, deps.limits.verifyPerIp],
-    ]);
+    const admitted = await admitEmailRequest(
+      deps.rateLimiter,
+      input.project,
+      { provider: input.provider ?? 'email', locale: input.locale, email: input.email },
+      () => [['verify:ip', input.ip, deps.limits.verifyPerIp]],
+    );
     if (!admitted.ok) return admitted;
     const { email, locale } = admitted.value;
 

@@ -1,4 +1,4 @@
-import { usableMfaMethods, type MfaMethod } from '../../domain/mfa';
+import { PRIMARY_MFA_METHODS, usableMfaMethods, type FactorMethod } from '../../domain/mfa';
 import { err, ok, type Result } from '../../domain/result';
 import { auditEntry, userActor, type AuditLog } from '../audit/audit-log';
 import type { NotifySecurityEvent } from '../notifications/security-notice';
@@ -29,7 +29,7 @@ export interface DisableFactorDeps {
 /**
  * POST mfa/totp/disable and mfa/sms/disable: removes a factor after a current code of any enrolled
  * method (the factor's own by default). Under the required policy the last usable factor stays.
- * Once neither TOTP nor SMS remains, the backup codes are invalidated too. While the project's
+ * Once no TOTP, SMS or passkey factor remains, the backup codes are invalidated too. While the project's
  * policy is optional or required (MFA guards its sign-ins), every other session of the user ends:
  * a factor is removed when it may be in someone else's hands, and sessions signed in with it must
  * not outlive it. The caller's own session stays (it just proved a current code).
@@ -38,7 +38,7 @@ export function makeDisableFactor(deps: DisableFactorDeps) {
   return async (
     actor: MfaActor,
     factor: 'totp' | 'sms',
-    input: { code: string; method?: MfaMethod },
+    input: { code: string; method?: FactorMethod },
   ): Promise<Result<void, FactorCodeError | 'mfa_last_method'> | RateLimited> => {
     const { project, user } = actor;
     const enrolled = await deps.enrollment.enrolledMethods(project.id, user.id);
@@ -69,7 +69,7 @@ export function makeDisableFactor(deps: DisableFactorDeps) {
       }
       if (factor === 'totp') await deps.totp.remove(project.id, user.id);
       else await deps.sms.unenroll(project.id, user.id);
-      if (!remaining.includes('totp') && !remaining.includes('sms')) await deps.backupCodes.invalidateAll(project.id, user.id, deps.clock.now());
+      if (!remaining.some((m) => PRIMARY_MFA_METHODS.includes(m))) await deps.backupCodes.invalidateAll(project.id, user.id, deps.clock.now());
       // Sessions signed in with the factor must not outlive it (the caller's own stays).
       const endedSessions =
         project.settings.mfaPolicy !== 'off' ? await deps.sessions.revokeAllBut(project.id, user.id, actor.sessionId, deps.clock.now()) : null;

@@ -5,11 +5,13 @@ export interface EnrolledMethodsDeps {
   totp: Pick<TotpStore, 'find'>;
   sms: Pick<SmsStore, 'isEnrolled' | 'phoneOf'>;
   backupCodes: Pick<BackupCodeStore, 'countUsable'>;
+  /** The user's passkeys: any of them is the passkey factor (where the project allows it). */
+  passkeys?: { countForUser(projectId: string, userId: string): Promise<number> };
 }
 
 /**
  * A user's enrolled methods: TOTP once its setup is confirmed, SMS once enabled on a verified
- * phone, backup codes while unused ones remain.
+ * phone, backup codes while unused ones remain, passkey while the user holds one.
  */
 export function makeEnrolledMethods(deps: EnrolledMethodsDeps): EnrolledMethodsReader {
   return {
@@ -22,6 +24,7 @@ export function makeEnrolledMethods(deps: EnrolledMethodsDeps): EnrolledMethodsR
         if (phone.phone && phone.verified) methods.push('sms');
       }
       if ((await deps.backupCodes.countUsable(projectId, userId)) > 0) methods.push('backup_codes');
+      if (deps.passkeys && (await deps.passkeys.countForUser(projectId, userId)) > 0) methods.push('passkey');
       return methods;
     },
   };

@@ -1,4 +1,4 @@
-import { BACKUP_CODE_ALPHABET, BACKUP_CODE_COUNT } from '../../domain/mfa';
+import { BACKUP_CODE_ALPHABET, BACKUP_CODE_COUNT, PRIMARY_MFA_METHODS } from '../../domain/mfa';
 import { err, ok, type Result } from '../../domain/result';
 import { auditEntry, userActor, type AuditLog } from '../audit/audit-log';
 import type { NotifySecurityEvent } from '../notifications/security-notice';
@@ -35,7 +35,7 @@ export function makeGenerateBackupCodes(deps: GenerateBackupCodesDeps) {
     const unavailable = methodUnavailable(actor.project, 'backup_codes', true);
     if (unavailable) return err(unavailable);
     const enrolled = await deps.enrollment.enrolledMethods(actor.project.id, actor.user.id);
-    if (!enrolled.includes('totp') && !enrolled.includes('sms')) return err('mfa_not_enrolled');
+    if (!enrolled.some((m) => PRIMARY_MFA_METHODS.includes(m))) return err('mfa_not_enrolled');
     const codes = new Set<string>();
     while (codes.size < BACKUP_CODE_COUNT) codes.add(oneCode());
     const list = [...codes];

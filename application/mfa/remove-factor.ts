@@ -1,6 +1,6 @@
 import type { AuditActor } from '../../domain/audit';
 import { isUuid } from '../../domain/ids';
-import type { MfaMethod } from '../../domain/mfa';
+import { PRIMARY_MFA_METHODS, type FactorMethod } from '../../domain/mfa';
 import { err, ok, type Result } from '../../domain/result';
 import { auditEntry, userTarget, type AuditLog } from '../audit/audit-log';
 import type { NotifySecurityEvent } from '../notifications/security-notice';
@@ -29,7 +29,7 @@ export interface RemoveFactorDeps {
 }
 
 export interface RemovedFactor {
-  factor: MfaMethod;
+  factor: FactorMethod;
   /** Sessions of the user that ended; null when the project's MFA policy is off (none end then). */
   sessionsEnded: number | null;
 }
@@ -49,7 +49,7 @@ export function makeRemoveFactor(deps: RemoveFactorDeps) {
   return async (input: {
     projectId: string;
     userId: string;
-    factor: MfaMethod;
+    factor: FactorMethod;
   }): Promise<Result<RemovedFactor, 'project_not_found' | 'user_not_found' | 'mfa_method_not_enrolled'>> => {
     const project = isUuid(input.projectId) ? await deps.projects.findById(input.projectId) : null;
     if (!project) return err('project_not_found');
@@ -62,7 +62,7 @@ export function makeRemoveFactor(deps: RemoveFactorDeps) {
       const remaining = enrolled.filter((m) => m !== input.factor);
       if (input.factor === 'totp') await deps.totp.remove(project.id, user.id);
       else if (input.factor === 'sms') await deps.sms.unenroll(project.id, user.id);
-      if (input.factor === 'backup_codes' || (!remaining.includes('totp') && !remaining.includes('sms'))) {
+      if (input.factor === 'backup_codes' || !remaining.some((m) => PRIMARY_MFA_METHODS.includes(m))) {
         await deps.backupCodes.invalidateAll(project.id, user.id, now);
       }
       const sessionsEnded = project.settings.mfaPolicy !== 'off' ? await deps.sessions.revokeAllBut(project.id, user.id, null, now) : null;

@@ -13,7 +13,17 @@ export interface VerifyFactorCodeDeps {
   box: SecretBox;
   crypto: Pick<TokenCrypto, 'hash' | 'safeEqual'>;
   clock: Clock;
+  /** Checks a passkey assertion made for an MFA challenge (application/passkeys); without it, method passkey is not enrolled. */
+  passkey?: PasskeyFactorCheck;
 }
+
+/** The check of a passkey as a second factor: the assertion answers the options handed out for this MFA challenge. */
+export type PasskeyFactorCheck = (input: {
+  projectId: string;
+  userId: string;
+  assertion: unknown;
+  mfaChallengeId: string | null;
+}) => Promise<Result<void, FactorCodeError>>;
 
 export type FactorCodeError = 'mfa_invalid_code' | 'mfa_code_expired' | 'mfa_method_not_enrolled';
 
@@ -37,6 +47,8 @@ export function makeVerifyFactorCode(deps: VerifyFactorCodeDeps) {
     code: string;
     /** Which SMS code counts (sign-in codes belong to one challenge). */
     sms?: { purpose: SmsCodePurpose; challengeId: string | null };
+    /** Method passkey: the assertion (instead of a code). */
+    assertion?: unknown;
   }): Promise<FactorCodeCheck> => {
     const now = deps.clock.now();
     const code = input.code.trim();
@@ -66,6 +78,11 @@ export function makeVerifyFactorCode(deps: VerifyFactorCodeDeps) {
         }
         const consumed = await deps.sms.consumeCode(latest.id, now, SMS_CODE_MAX_FAILED_ATTEMPTS);
         return consumed ? ok(undefined) : err('mfa_code_expired');
+      }
+      case 'passkey': {
+        if (!deps.passkey) return err('mfa_method_not_enrolled');
+        if (input.assertion === undefined) return err('mfa_invalid_code');
+        return deps.passkey({ projectId: input.projectId, userId: input.userId, assertion: input.assertion, mfaChallengeId: input.sms?.challengeId ?? null });
       }
     }
   };

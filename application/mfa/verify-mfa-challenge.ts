@@ -54,8 +54,10 @@ export type VerifyMfaChallengeError =
 export function makeVerifyMfaChallenge(deps: VerifyMfaChallengeDeps) {
   return async (input: {
     challenge: string;
+    /** The code; empty for method passkey, which gives `assertion`. */
     code: string;
     method: MfaMethod;
+    assertion?: unknown;
     ip: string;
     origin: RequestOrigin;
   }): Promise<Result<FinishedSignIn, VerifyMfaChallengeError> | RateLimited> => {
@@ -87,6 +89,7 @@ export function makeVerifyMfaChallenge(deps: VerifyMfaChallengeDeps) {
           method: input.method,
           code: input.code,
           sms: { purpose: 'sign_in', challengeId: challenge.id },
+          ...(input.assertion !== undefined ? { assertion: input.assertion } : {}),
         });
         if (!checked.ok) {
           const facts = { actor: userActor(user.id), origin: input.origin, reason: checked.error, details: { method: input.method } };

@@ -33,6 +33,7 @@ export function makeDeliverSecurityNotice(deps: DeliverSecurityNoticeDeps) {
       method: notice.method,
       organizationName: notice.organizationName,
       role: notice.role,
+      passkeyName: notice.passkeyName,
     });
     await deps.transport.send({ ...rendered, messageId, to: user.email, secretPreview: '' });
   };

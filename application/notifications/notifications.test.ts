@@ -42,6 +42,7 @@ describe('record a security notification', () => {
           method: 'totp',
           organizationName: null,
           role: null,
+          passkeyName: null,
         } satisfies SecurityNotice,
       },
     ]);
@@ -54,7 +55,7 @@ describe('record a security notification', () => {
     await notify({ project: aProject(), userId: 'user-1', kind: 'organization_removed', origin: TEST_ORIGIN, organization });
     // Another kind ignores an organization given by mistake.
     await notify({ project: aProject(), userId: 'user-1', kind: 'password_changed', origin: TEST_ORIGIN, organization });
-    const facts = { projectId: 'project-1', userId: 'user-1', occurredAt: '2030-01-01T10:00:00.000Z', method: null };
+    const facts = { projectId: 'project-1', userId: 'user-1', occurredAt: '2030-01-01T10:00:00.000Z', method: null, passkeyName: null };
     expect(outbox.messages.map((m) => m.payload)).toEqual([
       { ...facts, kind: 'organization_role_changed', ip: null, userAgent: null, organizationName: 'Research', role: 'Admin' },
       { ...facts, kind: 'organization_removed', ip: null, userAgent: null, organizationName: 'Research', role: null },
@@ -83,16 +84,18 @@ describe('record a security notification', () => {
 
   it('a passkey notice (on by default) is told with the address and device of the request, like a factor added or removed', async () => {
     const { notify, outbox } = setup();
-    await notify({ project: aProject(), userId: 'user-1', kind: 'passkey_added', origin: TEST_ORIGIN });
+    await notify({ project: aProject(), userId: 'user-1', kind: 'passkey_added', origin: TEST_ORIGIN, passkey: { name: 'Work laptop' } });
     await notify({ project: aProject(), userId: 'user-1', kind: 'passkey_removed', origin: TEST_ORIGIN });
-    // From the console or a job: no address.
-    await notify({ project: aProject(), userId: 'user-1', kind: 'passkey_removed', origin: SYSTEM_ORIGIN });
+    // From the console or a job: no address. Another kind ignores a passkey given by mistake.
+    await notify({ project: aProject(), userId: 'user-1', kind: 'passkey_removed', origin: SYSTEM_ORIGIN, passkey: { name: 'Phone' } });
+    await notify({ project: aProject(), userId: 'user-1', kind: 'password_changed', origin: SYSTEM_ORIGIN, passkey: { name: 'Phone' } });
     const facts = { projectId: 'project-1', userId: 'user-1', occurredAt: '2030-01-01T10:00:00.000Z', method: null, organizationName: null, role: null };
     const request = { ip: '10.0.0.1', userAgent: TEST_ORIGIN.userAgent };
     expect(outbox.messages.map((m) => m.payload)).toEqual([
-      { ...facts, ...request, kind: 'passkey_added' },
-      { ...facts, ...request, kind: 'passkey_removed' },
-      { ...facts, kind: 'passkey_removed', ip: null, userAgent: null },
+      { ...facts, ...request, kind: 'passkey_added', passkeyName: 'Work laptop' },
+      { ...facts, ...request, kind: 'passkey_removed', passkeyName: null },
+      { ...facts, kind: 'passkey_removed', ip: null, userAgent: null, passkeyName: 'Phone' },
+      { ...facts, kind: 'password_changed', ip: null, userAgent: null, passkeyName: null },
     ] satisfies SecurityNotice[]);
     // Off when the project turned it off; a project stored before the kinds existed has them on.
     const off = setup();
@@ -205,6 +208,7 @@ describe('deliver a security notification', () => {
     method: null,
     organizationName: null,
     role: null,
+    passkeyName: null,
   };
   function setup(user = aUser({ locale: 'fi' }), project = aProject({ settings: { defaultLocale: 'ja' } })) {
     const log = new CallLog();
@@ -238,6 +242,7 @@ describe('deliver a security notification', () => {
         method: null,
         organizationName: null,
         role: null,
+        passkeyName: null,
       },
     ]);
     expect(sent).toEqual([{ subject: 's', html: 'h', text: 't', messageId: 'msg-1', to: 'ada@example.com', secretPreview: '' }]);

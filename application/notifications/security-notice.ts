@@ -22,6 +22,8 @@ export interface SecurityNotice {
   organizationName: string | null;
   /** The role's display name the user now holds (organization_role_changed); null otherwise. */
   role: string | null;
+  /** The passkey's name (passkey_added, passkey_removed); null for the other kinds. */
+  passkeyName: string | null;
 }
 
 /**
@@ -46,6 +48,8 @@ export type NotifySecurityEvent = (input: {
    * without it), ignored by the others.
    */
   organization?: { name: string; role: string | null };
+  /** The passkey of passkey_added and passkey_removed (its name is shown); ignored by the other kinds. */
+  passkey?: { name: string };
 }) => Promise<void>;
 
 /**
@@ -70,6 +74,7 @@ export function makeNotifySecurityEvent(deps: { outbox: Outbox; clock: Clock }):
       method: input.method ?? null,
       organizationName: organization?.name ?? null,
       role: input.kind === 'organization_role_changed' ? (organization?.role ?? null) : null,
+      passkeyName: input.kind === 'passkey_added' || input.kind === 'passkey_removed' ? (input.passkey?.name ?? null) : null,
     });
   };
 }

@@ -5,6 +5,7 @@ import { sortProviders, validateCallbackUrl, type Project, type ProviderCredenti
 import { checkProviderCredentials } from '../../domain/oauth/providers';
 import { isOAuthProvider, isProvider, type OAuthProvider, type Provider } from '../../domain/providers';
 import { defaultSecurityNoticeSettings, isSecurityNoticeKind } from '../../domain/security-notice';
+import { defaultPasskeySettings, PASSKEY_USER_VERIFICATION, validatePasskeySettings, type PasskeyUserVerification } from '../../domain/passkeys/relying-party';
 import { err, ok, type Result } from '../../domain/result';
 import { auditEntry, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
@@ -28,6 +29,8 @@ export interface ProjectChanges {
   providerCredentials?: { provider: string; credentials: ProviderCredentials | null }[];
   /** Turns security notifications on or off, by kind (domain/security-notice.ts). */
   securityNotifications?: Record<string, boolean>;
+  /** Passkeys' relying party id and origins (null: derived from the callback URLs) and user verification; fields not given stay. */
+  passkeys?: { rpId?: string | null; origins?: string[] | null; userVerification?: string };
 }
 
 export type UpdateProjectError =
@@ -39,7 +42,9 @@ export type UpdateProjectError =
   | 'invalid_mfa_method'
   | 'unsupported_locale'
   | 'unknown_notification_kind'
-  | 'invalid_provider_credentials';
+  | 'invalid_provider_credentials'
+  | 'invalid_passkey_rp_id'
+  | 'invalid_passkey_origin';
 
 export interface UpdateProjectDeps {
   projects: Pick<ProjectStore, 'findById' | 'update' | 'setProviderCredentialsEncrypted'>;
@@ -98,6 +103,19 @@ export function makeUpdateProject(deps: UpdateProjectDeps) {
       const toggles = Object.entries(changes.securityNotifications);
       if (!toggles.every(([kind]) => isSecurityNoticeKind(kind))) return err('unknown_notification_kind');
       s.securityNotifications = { ...defaultSecurityNoticeSettings(), ...s.securityNotifications, ...changes.securityNotifications };
+    }
+    if (changes.passkeys !== undefined) {
+      const current = { ...defaultPasskeySettings(), ...s.passkeys };
+      const uv = changes.passkeys.userVerification;
+      if (uv !== undefined && !(PASSKEY_USER_VERIFICATION as readonly string[]).includes(uv)) return err('invalid_passkey_rp_id');
+      const next = {
+        rpId: changes.passkeys.rpId === undefined ? current.rpId : changes.passkeys.rpId?.trim().toLowerCase() || null,
+        origins: changes.passkeys.origins === undefined ? current.origins : changes.passkeys.origins,
+        userVerification: (uv ?? current.userVerification) as PasskeyUserVerification,
+      };
+      const valid = validatePasskeySettings(next);
+      if (!valid.ok) return valid;
+      s.passkeys = valid.value;
     }
     const creds = changes.providerCredentials ?? [];
     if (!creds.every((c) => isOAuthProvider(c.provider))) return err('unknown_provider');

@@ -1,4 +1,4 @@
-import type { MfaMethod } from '../../domain/mfa';
+import type { FactorMethod } from '../../domain/mfa';
 import type { EndUser } from '../../domain/user';
 
 /** A provider linked to an end user (an OAuth account, or email for a password or magic-link sign-in). */
@@ -11,7 +11,7 @@ export interface LinkedIdentity {
 
 /** An MFA factor of an end user as an operator sees it: its kind and when it was set up, never a secret. */
 export interface MfaFactorSummary {
-  kind: MfaMethod;
+  kind: FactorMethod;
   createdAt: Date;
   /** Backup codes: how many are still unused; null for the other kinds. */
   remaining: number | null;

@@ -137,7 +137,7 @@ export const USER_COMMANDS: Command[] = [
     options: {},
     plan({ args, options }) {
       const given = args.factor!;
-      if (!isMfaMethod(given)) return options.fail(`<factor> must be totp, sms or backup_codes, got "${given}".`);
+      if (!isMfaMethod(given) || given === 'passkey') return options.fail(`<factor> must be totp, sms or backup_codes, got "${given}".`);
       const factor = given;
       return async (c) => {
         const removed = await c.removeMfaFactor({ projectId: args.projectId!, userId: args.userId!, factor });

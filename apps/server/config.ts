@@ -135,6 +135,9 @@ export const ConfigSchema = z.object({
     .int()
     .min(1)
     .default(15 * 60),
+  /** Passkey ceremonies (options and verifications of sign-in, sign-up and the second factor) per window, per IP. */
+  PASSKEY_MAX_CEREMONIES: z.coerce.number().int().min(1).default(60),
+  PASSKEY_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   /** SMS codes sent per window, per user and per challenge (per IP: four times as many). */
   MFA_SMS_MAX_SENDS: z.coerce.number().int().min(1).default(5),
   MFA_SMS_WINDOW_SECONDS: z.coerce

@@ -16,6 +16,8 @@ import { LONGEST_ACCESS_TOKEN_TTL_SECONDS } from '../../domain/access-token';
 import { makeHotPathCaches } from '../../infrastructure/cache/hot-path-caches';
 import { makeMembershipLookup } from '../../infrastructure/cache/organization-memberships';
 import { makeEnrolledMethods } from '../../application/mfa/enrolled-methods';
+import type { EnrolledMethodsReader } from '../../application/mfa/mfa.store';
+import { PRIMARY_MFA_METHODS } from '../../domain/mfa';
 import { InvalidationBus } from '../../infrastructure/cache/invalidation-bus';
 import { RevokedSessionSet } from '../../infrastructure/cache/revoked-sessions';
 import { SystemClock } from '../../infrastructure/clock/system-clock';
@@ -93,6 +95,8 @@ export interface Core {
   readonly memberships: ReturnType<typeof makeMembershipLookup>;
   /** Whether a user has a second factor enrolled (TOTP or SMS): organizations that require one ask it. */
   hasSecondFactor(projectId: string, userId: string): Promise<boolean>;
+  /** A user's enrolled MFA methods (TOTP, SMS, backup codes, passkeys). */
+  enrolledMethods: EnrolledMethodsReader;
   /** Every store of the process, built once (apps/server/stores.ts); features take theirs from it. */
   readonly stores: Stores;
   readonly secrets: ProjectSecrets;
@@ -186,9 +190,14 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     enabled: config.CACHE_TTL_SECONDS > 0,
   });
   const memberships = makeMembershipLookup(invalidation, stores.organizations, config.CACHE_TTL_SECONDS * 1000);
-  const enrolled = makeEnrolledMethods({ totp: stores.mfa.totp, sms: stores.mfa.sms, backupCodes: stores.mfa.backupCodes });
+  const enrolled = makeEnrolledMethods({
+    totp: stores.mfa.totp,
+    sms: stores.mfa.sms,
+    backupCodes: stores.mfa.backupCodes,
+    passkeys: stores.passkeys.passkeys,
+  });
   const hasSecondFactor = async (projectId: string, userId: string) =>
-    (await enrolled.enrolledMethods(projectId, userId)).some((m) => m === 'totp' || m === 'sms');
+    (await enrolled.enrolledMethods(projectId, userId)).some((m) => PRIMARY_MFA_METHODS.includes(m));
   const verify = makeVerifyAccessToken({ secrets: caches.secrets, tokens, users: caches.users, sessions: revokedSessions, clock, memberships });
   const sessions: CoreSessions = {
     issue: makeIssueSession({
@@ -223,6 +232,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   return {
     memberships,
     hasSecondFactor,
+    enrolledMethods: enrolled,
     config,
     logger,
     clock,

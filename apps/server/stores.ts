@@ -19,6 +19,7 @@ import { PostgresIdentityStore } from '../../infrastructure/persistence/postgres
 import { PostgresInvoiceStore } from '../../infrastructure/persistence/postgres-invoice.store';
 import { PostgresKnownDeviceStore } from '../../infrastructure/persistence/postgres-known-device.store';
 import { PostgresBackupCodeStore, PostgresMfaChallengeStore, PostgresSmsStore, PostgresTotpStore } from '../../infrastructure/persistence/postgres-mfa.store';
+import { PostgresPasskeyChallengeStore, PostgresPasskeyStore } from '../../infrastructure/persistence/postgres-passkey.store';
 import { PostgresOAuthStateStore } from '../../infrastructure/persistence/postgres-oauth-state.store';
 import { PostgresOrganizationStore } from '../../infrastructure/persistence/postgres-organization.store';
 import { PostgresProcessorEventLog } from '../../infrastructure/persistence/postgres-processor-event.store';
@@ -65,6 +66,7 @@ export interface Stores {
   };
   oauth: { states: PostgresOAuthStateStore; identities: PostgresIdentityStore };
   mfa: { challenges: PostgresMfaChallengeStore; totp: PostgresTotpStore; sms: PostgresSmsStore; backupCodes: PostgresBackupCodeStore };
+  passkeys: { passkeys: PostgresPasskeyStore; challenges: PostgresPasskeyChallengeStore };
   billing: {
     connections: PostgresBillingConnectionStore;
     catalog: PostgresCatalogStore;
@@ -114,6 +116,7 @@ export function buildStores(db: Database, { box, sessionsEnded }: StoreOptions):
       magicLinks: new PostgresEmailMagicLinkStore(db),
     },
     oauth: { states: new PostgresOAuthStateStore(db), identities: new PostgresIdentityStore(db) },
+    passkeys: { passkeys: new PostgresPasskeyStore(db), challenges: new PostgresPasskeyChallengeStore(db) },
     mfa: {
       challenges: new PostgresMfaChallengeStore(db),
       totp: new PostgresTotpStore(db),

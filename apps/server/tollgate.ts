@@ -66,7 +66,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   if (options.migrate ?? true) await core.db.migrate();
 
   const features = wireFeatures({ core, config, dns: options.overrides?.dns });
-  const { sessions, email, oauth, mfa, billing, webhooks, audit, admin, organizations } = features;
+  const { sessions, email, oauth, mfa, passkeys, billing, webhooks, audit, admin, organizations } = features;
   const all = Object.values(features);
   // Type-checked against the whole contract: a route without an implementation fails to compile.
   const router = initServer().router(contract, {
@@ -74,6 +74,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     ...email.routes,
     // Before oauth: GET /api/proxy/{provider} would match /api/proxy/organizations and /api/proxy/invitations.
     ...organizations.routes,
+    ...passkeys.routes,
     ...oauth.routes,
     ...mfa.routes,
     ...billing.routes,

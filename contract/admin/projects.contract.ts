@@ -62,6 +62,8 @@ export const adminProjectsContract = c.router(
           'invalid_callback_url',
           'invalid_mfa_policy',
           'invalid_mfa_method',
+          'invalid_passkey_rp_id',
+          'invalid_passkey_origin',
           'unsupported_locale',
           'unknown_notification_kind',
           'invalid_provider_credentials',

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * same schemas before sending). Lists of values repeat the domain's on purpose: the contract
  * imports only zod and ts-rest.
  */
-export const PROVIDER_NAMES = ['email', 'magic-link', 'google', 'github', 'discord', 'azure', 'apple'] as const;
+export const PROVIDER_NAMES = ['email', 'magic-link', 'passkey', 'google', 'github', 'discord', 'azure', 'apple'] as const;
 /** The security notifications a project may send its end users (docs/audit.md). */
 export const SECURITY_NOTICE_NAMES = [
   'password_changed',
@@ -21,7 +21,7 @@ export const SECURITY_NOTICE_NAMES = [
 ] as const;
 export const OAUTH_PROVIDER_NAMES = ['google', 'github', 'discord', 'azure', 'apple'] as const;
 export const MFA_POLICY_NAMES = ['off', 'optional', 'required'] as const;
-export const MFA_METHOD_NAMES = ['totp', 'sms', 'backup_codes'] as const;
+export const MFA_METHOD_NAMES = ['totp', 'sms', 'backup_codes', 'passkey'] as const;
 export const CONSOLE_LOCALES = [
   'en',
   'it',
@@ -109,6 +109,15 @@ export const AdminProjectSchema = z.object({
     default_locale: z.string(),
     /** Each security notification, on or off. */
     security_notifications: z.record(z.enum(SECURITY_NOTICE_NAMES), z.boolean()),
+    passkeys: z.object({
+      rp_id: z.string().nullable().describe('Set by the operator; null: the host of the first callback URL'),
+      origins: z.array(z.string()).nullable().describe("Set by the operator; null: the callback URLs' origins"),
+      user_verification: z.enum(['required', 'preferred']),
+      relying_party: z
+        .object({ id: z.string(), origins: z.array(z.string()) })
+        .nullable()
+        .describe('What ceremonies are checked against now; null until a callback URL or the settings give one'),
+    }),
   }),
   created_at: z.string(),
   updated_at: z.string(),
@@ -153,6 +162,15 @@ export const UpdateProjectBodySchema = z
     default_locale: z.enum(CONSOLE_LOCALES).optional(),
     /** Turns security notifications on or off, by kind; kinds not named keep their setting. */
     security_notifications: z.record(z.enum(SECURITY_NOTICE_NAMES), z.boolean()).optional(),
+    /** Passkeys' relying party: rp_id and origins (null: derived from the callback URLs) and user verification; fields not given stay. */
+    passkeys: z
+      .object({
+        rp_id: z.string().max(253).nullable().optional(),
+        origins: z.array(z.string().max(2048)).max(20).nullable().optional(),
+        user_verification: z.enum(['required', 'preferred']).optional(),
+      })
+      .strict()
+      .optional(),
     provider_credentials: z
       .array(z.object({ provider: z.enum(OAUTH_PROVIDER_NAMES), credentials: ProviderCredentialsSchema.nullable() }))
       .max(5)

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PasskeySchema } from '../passkeys.contract';
 import { c, consoleHeaders, shared } from '../common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../errors';
 import { AdminSubscriptionSchema } from './billing.contract';
@@ -112,6 +113,20 @@ export const adminUsersContract = c.router(
         ...errors(...GET, 'user_not_found', 'mfa_method_not_enrolled'),
       },
       summary: "Remove one MFA factor of the user (no code asked); the user's sessions end unless the MFA policy is off",
+    },
+    listPasskeys: {
+      method: 'GET',
+      path: '/api/admin/projects/:projectId/users/:userId/passkeys',
+      pathParams: userParams,
+      responses: { 200: z.object({ passkeys: z.array(PasskeySchema) }), ...errors(...GET, 'user_not_found') },
+      summary: "The user's passkeys: names, authenticators, when created and last used",
+    },
+    removePasskey: {
+      method: 'DELETE',
+      path: '/api/admin/projects/:projectId/users/:userId/passkeys/:passkeyId',
+      pathParams: userParams.extend({ passkeyId: z.string().min(1).max(100) }),
+      responses: { 200: z.object({ success: z.literal(true) }), ...errors(...GET, 'passkey_not_found') },
+      summary: 'Remove one passkey of the user; the user gets a security notification',
     },
   }),
 );

@@ -8,6 +8,7 @@ import { authErrors, edgeErrors, projectGateErrors, requestErrors } from './http
 import { mfaErrors } from './mfa.errors';
 import { oauthErrors } from './oauth.errors';
 import { organizationsErrors } from './organizations.errors';
+import { passkeyErrors } from './passkeys.errors';
 import { sessionsErrors } from './sessions.errors';
 import type { ErrorEntry, ErrorStatus } from './types';
 import { webhooksErrors } from './webhooks.errors';
@@ -33,6 +34,7 @@ export const ERRORS = {
   ...consoleErrors,
   ...sessionsErrors,
   ...organizationsErrors,
+  ...passkeyErrors,
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -140,6 +142,7 @@ export {
   emailErrors,
   mfaErrors,
   oauthErrors,
+  passkeyErrors,
   projectGateErrors,
   requestErrors,
   sessionsErrors,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SECURITY_NOTICE_TOPIC, type SecurityNotice } from '../../application/notifications/security-notice';
 import { ORGANIZATION_NAME_MAX_LENGTH } from '../../domain/organizations/organization';
 import { ROLE_NAME_MAX_LENGTH } from '../../domain/organizations/roles';
+import { PASSKEY_NAME_MAX_LENGTH } from '../../domain/passkeys/passkey';
 import { isOrganizationNoticeKind, SECURITY_NOTICE_KINDS } from '../../domain/security-notice';
 import { topicSchema } from '../jobs/topics';
 
@@ -21,6 +22,7 @@ export const securityNoticeSchema = z
     method: z.enum(['totp', 'sms']).nullable(),
     organizationName: z.string().min(1).max(ORGANIZATION_NAME_MAX_LENGTH).nullable().default(null),
     role: z.string().min(1).max(ROLE_NAME_MAX_LENGTH).nullable().default(null),
+    passkeyName: z.string().min(1).max(PASSKEY_NAME_MAX_LENGTH).nullable().default(null),
   })
   .superRefine((n, ctx) => {
     if (isOrganizationNoticeKind(n.kind) && n.organizationName === null) {

@@ -1,12 +1,12 @@
 import type { LinkedIdentity, MfaFactorSummary, UserDirectory, UserListPosition } from '../../application/stores/user-directory';
-import type { MfaMethod } from '../../domain/mfa';
+import type { FactorMethod } from '../../domain/mfa';
 import type { EndUser } from '../../domain/user';
 import type { Database } from './database';
 import { toEndUser } from './postgres-user.store';
 import { isUuid, read, rowMapper } from './rows';
 
 const toIdentity = rowMapper<LinkedIdentity>({ provider: read.text, email: read.textOrNull, createdAt: read.date });
-const toFactor = rowMapper<MfaFactorSummary>({ kind: read.as<MfaMethod>(), createdAt: read.date, remaining: read.numberOrNull });
+const toFactor = rowMapper<MfaFactorSummary>({ kind: read.as<FactorMethod>(), createdAt: read.date, remaining: read.numberOrNull });
 
 /** `like` matches these characters literally (backslash is PostgreSQL's default `like` escape). */
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -69,7 +69,7 @@ export class PostgresUserDirectory implements UserDirectory {
        having count(*) > 0`,
       [projectId, userId, projectId, userId, projectId, userId],
     );
-    const order: MfaMethod[] = ['totp', 'sms', 'backup_codes'];
+    const order: FactorMethod[] = ['totp', 'sms', 'backup_codes'];
     return rows.map((row) => toFactor(row)).sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
   }
 }

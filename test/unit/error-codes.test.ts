@@ -17,6 +17,7 @@ import {
   messageWith,
   mfaErrors,
   oauthErrors,
+  passkeyErrors,
   projectGateErrors,
   QUERY_ROUTE_ERRORS,
   requestErrors,
@@ -58,6 +59,7 @@ describe('error tables', () => {
       console: consoleErrors,
       sessions: sessionsErrors,
       organizations: organizationsErrors,
+      passkeys: passkeyErrors,
     };
     const owner = new Map<string, string>();
     const clashes: string[] = [];

@@ -137,12 +137,12 @@ describe('the outbox schema of security notices', () => {
     method: null,
   };
 
-  it('reads a notice recorded before the organization kinds: no organization, no role', () => {
-    expect(securityNoticeSchema.parse(base)).toEqual({ ...base, organizationName: null, role: null });
+  it('reads a notice recorded before the organization kinds: no organization, no role, no passkey', () => {
+    expect(securityNoticeSchema.parse(base)).toEqual({ ...base, organizationName: null, role: null, passkeyName: null });
   });
 
   it('an organization notice names its organization; a role change, the role', () => {
-    const changed = { ...base, kind: 'organization_role_changed', ip: null, organizationName: 'Research', role: 'Admin' };
+    const changed = { ...base, kind: 'organization_role_changed', ip: null, organizationName: 'Research', role: 'Admin', passkeyName: null };
     expect(securityNoticeSchema.parse(changed)).toEqual(changed);
     expect(securityNoticeSchema.parse({ ...changed, kind: 'organization_removed', role: null }).kind).toBe('organization_removed');
     expect(securityNoticeSchema.safeParse({ ...changed, role: null }).success).toBe(false);

@@ -8,6 +8,8 @@ import { makeUpdateProject } from '../../../application/projects/update-project'
 import { makeCurrentSubscription } from '../../../application/billing/read-subscription';
 import { makeEnrolledMethods } from '../../../application/mfa/enrolled-methods';
 import { makeRemoveFactor } from '../../../application/mfa/remove-factor';
+import { makeRemovePasskey } from '../../../application/passkeys/manage-passkeys';
+import { err, ok } from '../../../domain/result';
 import { SYSTEM_ORIGIN } from '../../../application/ports/request-origin';
 import { makeEndSession } from '../../../application/sessions/end-session';
 import { makeListSessions } from '../../../application/sessions/list-sessions';
@@ -30,6 +32,15 @@ export function operatorActions(core: Core, actor: AuditActor) {
   const { directory } = stores;
   const mfa = { totp: stores.mfa.totp, sms: stores.mfa.sms, backupCodes: stores.mfa.backupCodes };
   const endSession = makeEndSession({ sessions: stores.sessions, users: stores.users, audit, clock });
+  const removePasskey = makeRemovePasskey({
+    passkeys: stores.passkeys.passkeys,
+    methods: stores.passkeys.passkeys,
+    enrollment: core.enrolledMethods,
+    audit,
+    notify: core.securityNotices.notify,
+    clock,
+    uow: db,
+  });
   return {
     createProject: makeCreateProject({ projects: stores.projects, apiKeys: stores.apiKeys, crypto, box, audit, actor, clock, uow: db }),
     updateProject: synced(makeUpdateProject({ projects: stores.projects, box, audit, actor, clock, uow: db })),
@@ -54,7 +65,7 @@ export function operatorActions(core: Core, actor: AuditActor) {
     removeMfaFactor: makeRemoveFactor({
       projects: stores.projects,
       users: stores.users,
-      enrollment: makeEnrolledMethods(mfa),
+      enrollment: makeEnrolledMethods({ ...mfa, passkeys: stores.passkeys.passkeys }),
       ...mfa,
       sessions: stores.sessions,
       audit,
@@ -63,6 +74,17 @@ export function operatorActions(core: Core, actor: AuditActor) {
       clock,
       uow: db,
     }),
+    /** The user's passkeys (the console's user page). */
+    listUserPasskeys: async (input: { projectId: string; userId: string }) => {
+      const user = await stores.users.findById(input.projectId, input.userId);
+      return user ? ok(await stores.passkeys.passkeys.listForUser(input.projectId, input.userId)) : err('user_not_found' as const);
+    },
+    /** Removes one passkey of a user as the operator (the user is told; no last-method rule: they sign in again by another way). */
+    removeUserPasskey: async (input: { projectId: string; userId: string; passkeyId: string }) => {
+      const project = await stores.projects.findById(input.projectId);
+      if (!project) return err('project_not_found' as const);
+      return removePasskey({ project, userId: input.userId, origin: SYSTEM_ORIGIN, actor }, input.passkeyId, { byOperator: true });
+    },
     migrate: () => db.migrate(),
   };
 }

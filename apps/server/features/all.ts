@@ -10,6 +10,7 @@ import { wireMaintenance } from './maintenance';
 import { buildSmsSender, wireMfa } from './mfa';
 import { wireOAuth } from './oauth';
 import { wireOrganizations } from './organizations';
+import { buildPasskeyDeps, buildPasskeyFactorCheck, wirePasskeys } from './passkeys';
 import { wireSessions } from './sessions';
 import type { Feature } from './types';
 import { wireWebhooks } from './webhooks';
@@ -30,7 +31,9 @@ export interface FeaturesInput {
  */
 export function wireFeatures({ core, config, dns }: FeaturesInput) {
   const maintenance = wireMaintenance({ core, config });
-  const mfa = wireMfa({ core, config, sms: buildSmsSender(config, core.logger, core.clock) });
+  const passkeyDeps = buildPasskeyDeps(core, config);
+  const mfa = wireMfa({ core, config, sms: buildSmsSender(config, core.logger, core.clock), passkeyFactor: buildPasskeyFactorCheck(core, passkeyDeps) });
+  const passkeys = wirePasskeys({ core, config, deps: passkeyDeps, signInGate: mfa.signInGate, finishChallenge: mfa.finishChallenge });
   const email = wireEmail({ core, config, signInGate: mfa.signInGate });
   const consoleFeature = wireConsole({ core, mail: email.mail });
   const audit = wireAudit({ core, config });
@@ -41,7 +44,7 @@ export function wireFeatures({ core, config, dns }: FeaturesInput) {
   const admin = wireAdmin({ core, console: consoleFeature.useCases, audit: audit.useCases });
   const organizations = wireOrganizations({ core, mail: email.mail, console: consoleFeature.useCases, ...(dns ? { dns } : {}) });
   // Listed in the order their jobs are registered and their pages mounted.
-  return { maintenance, email, console: consoleFeature, audit, mfa, oauth, billing, webhooks, sessions, admin, organizations } satisfies Record<
+  return { maintenance, email, console: consoleFeature, audit, mfa, passkeys, oauth, billing, webhooks, sessions, admin, organizations } satisfies Record<
     string,
     Feature
   >;

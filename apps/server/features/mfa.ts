@@ -5,7 +5,6 @@ import { makeConfirmPhone } from '../../../application/mfa/confirm-phone';
 import { makeConfirmTotpSetup } from '../../../application/mfa/confirm-totp-setup';
 import { makeDisableFactor } from '../../../application/mfa/disable-factor';
 import { makeEnableSms } from '../../../application/mfa/enable-sms';
-import { makeEnrolledMethods } from '../../../application/mfa/enrolled-methods';
 import { makeFinishChallenge } from '../../../application/mfa/finish-challenge';
 import { makeGenerateBackupCodes } from '../../../application/mfa/generate-backup-codes';
 import { makeIssueSmsCode } from '../../../application/mfa/issue-sms-code';
@@ -16,7 +15,7 @@ import { makeSendDisableSmsCode } from '../../../application/mfa/send-disable-sm
 import { makeSendSignInSmsCode } from '../../../application/mfa/send-sign-in-sms-code';
 import { makeSetupTotp } from '../../../application/mfa/setup-totp';
 import { makeStartPhoneVerification } from '../../../application/mfa/start-phone-verification';
-import { makeVerifyFactorCode } from '../../../application/mfa/verify-factor-code';
+import { makeVerifyFactorCode, type PasskeyFactorCheck } from '../../../application/mfa/verify-factor-code';
 import { makeVerifyMfaChallenge } from '../../../application/mfa/verify-mfa-challenge';
 import { MFA_CHALLENGE_PREFIX } from '../../../domain/mfa';
 import { OtplibTotpAuthenticator } from '../../../infrastructure/mfa/otplib-totp-authenticator';
@@ -52,6 +51,8 @@ export interface MfaFeatureInput {
   config: Config;
   /** Where the SMS codes go (`buildSmsSender`); null in production without SMS settings, where the SMS methods answer 503. */
   sms: SmsSender | null;
+  /** The passkey as a second factor (the passkeys feature's check); without it, method passkey is never enrolled. */
+  passkeyFactor?: PasskeyFactorCheck;
 }
 
 export interface MfaFeature extends Feature {
@@ -63,6 +64,8 @@ export interface MfaFeature extends Feature {
   signInGate: SignInGate;
   /** Authenticates the `user` routes: an access token, or on the setup endpoints an enrollment challenge. */
   authenticateUser: UserAuthenticator;
+  /** Finishes a sign-in whose challenge was passed (or whose enrollment challenge a new factor answers). */
+  finishChallenge: ReturnType<typeof makeFinishChallenge>;
 }
 
 /**
@@ -70,7 +73,7 @@ export interface MfaFeature extends Feature {
  * sign-in goes through, the user authenticator that lets an enrollment challenge stand in for an
  * access token on the setup endpoints, and the delivery of its SMS.
  */
-export function wireMfa({ core, config, sms: sender }: MfaFeatureInput): MfaFeature {
+export function wireMfa({ core, config, sms: sender, passkeyFactor }: MfaFeatureInput): MfaFeature {
   const { db, clock, crypto, box, rateLimiter, outbox, audit } = core;
   const { challenges, totp, backupCodes, sms } = core.stores.mfa;
   const smsAvailable = sender !== null;
@@ -79,7 +82,7 @@ export function wireMfa({ core, config, sms: sender }: MfaFeatureInput): MfaFeat
     verify: { points: config.MFA_VERIFY_MAX_ATTEMPTS, windowMs: config.MFA_VERIFY_WINDOW_SECONDS * 1000 },
     smsSend: { points: config.MFA_SMS_MAX_SENDS, windowMs: config.MFA_SMS_WINDOW_SECONDS * 1000 },
   };
-  const enrollment = makeEnrolledMethods({ totp, sms, backupCodes });
+  const enrollment = core.enrolledMethods;
   const authenticator = new OtplibTotpAuthenticator(clock);
   const issueSession = core.sessions.issue;
 
@@ -92,7 +95,7 @@ export function wireMfa({ core, config, sms: sender }: MfaFeatureInput): MfaFeat
   });
 
   const finish = makeFinishChallenge({ challenges, issueSession, audit, checkNewDevice, clock });
-  const verifyCode = makeVerifyFactorCode({ totp, backupCodes, sms, authenticator, box, crypto, clock });
+  const verifyCode = makeVerifyFactorCode({ totp, backupCodes, sms, authenticator, box, crypto, clock, ...(passkeyFactor ? { passkey: passkeyFactor } : {}) });
   const issueCode = makeIssueSmsCode({ sms, outbox, crypto, clock });
   const useCases: MfaRouteDeps = {
     setupTotp: makeSetupTotp({ totp, authenticator, qr: new PngQrCodeRenderer(), box, clock }),
@@ -180,5 +183,6 @@ export function wireMfa({ core, config, sms: sender }: MfaFeatureInput): MfaFeat
     ],
     signInGate,
     authenticateUser,
+    finishChallenge: finish,
   };
 }

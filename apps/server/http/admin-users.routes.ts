@@ -10,13 +10,19 @@ import type { ConsoleAccounts } from '../features/console';
 import type { AuditFeature } from '../features/audit';
 import { errorResponse } from './errors';
 import { authOf } from './request-context';
+import { toPasskeyView } from './passkeys.routes';
 
 const s = initServer();
 
 export interface AdminUserRouteDeps {
   accounts: Pick<ConsoleAccounts, 'projectAccess'>;
   /** The operator's use cases acting as one console account (the audit log names it). */
-  adminFor: (account: ConsoleAccount) => Pick<Admin, 'listUsers' | 'showUser' | 'setUserDisabled' | 'signOutEverywhere' | 'endUserSession' | 'removeMfaFactor'>;
+  adminFor: (
+    account: ConsoleAccount,
+  ) => Pick<
+    Admin,
+    'listUsers' | 'showUser' | 'setUserDisabled' | 'signOutEverywhere' | 'endUserSession' | 'removeMfaFactor' | 'listUserPasskeys' | 'removeUserPasskey'
+  >;
   /** The audit log's use cases (`tollgate audit list`). */
   audit: Pick<AuditFeature['useCases'], 'listAuditEntries'>;
 }
@@ -124,6 +130,20 @@ export function makeAdminUserRoutes(deps: AdminUserRouteDeps) {
       const r = await p.admin.removeMfaFactor({ projectId: p.projectId, userId: params.userId, factor: params.factor });
       if (!r.ok) return errorResponse(r.error);
       return { status: 200, body: { factor: r.value.factor, sessions_ended: r.value.sessionsEnded } };
+    },
+    listPasskeys: async ({ res, params }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await p.admin.listUserPasskeys({ projectId: p.projectId, userId: params.userId });
+      return r.ok ? { status: 200, body: { passkeys: r.value.map(toPasskeyView) } } : errorResponse(r.error);
+    },
+    removePasskey: async ({ res, params }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await p.admin.removeUserPasskey({ projectId: p.projectId, userId: params.userId, passkeyId: params.passkeyId });
+      return r.ok
+        ? { status: 200, body: { success: true as const } }
+        : errorResponse(r.error === 'project_not_found' ? 'project_not_found' : 'passkey_not_found');
     },
   });
 

@@ -10,6 +10,7 @@ import { providerRedirectUri } from '../../../domain/oauth/redirect';
 import type { Project } from '../../../domain/project';
 import { defaultSecurityNoticeSettings } from '../../../domain/security-notice';
 import { isOAuthProvider, PROVIDERS } from '../../../domain/providers';
+import { defaultPasskeySettings, relyingParty } from '../../../domain/passkeys/relying-party';
 import type { Admin } from '../features/admin-use-cases';
 import type { AuditFeature } from '../features/audit';
 import { makeAdminMemberRoutes } from './admin-members.routes';
@@ -39,6 +40,18 @@ const actorOf = (res: Response): ConsoleActor => {
   return actor;
 };
 
+/** The passkey settings as stored, and the relying party they give now. */
+const passkeysView = (p: Project) => {
+  const settings = { ...defaultPasskeySettings(), ...p.settings.passkeys };
+  const rp = relyingParty(p);
+  return {
+    rp_id: settings.rpId,
+    origins: settings.origins,
+    user_verification: settings.userVerification,
+    relying_party: rp.ok ? { id: rp.value.id, origins: rp.value.origins } : null,
+  };
+};
+
 const projectView = (p: Project) => ({
   id: p.id,
   name: p.name,
@@ -52,6 +65,7 @@ const projectView = (p: Project) => ({
     default_locale: p.settings.defaultLocale,
     // Every kind, a kind newer than the stored settings at its default.
     security_notifications: { ...defaultSecurityNoticeSettings(), ...p.settings.securityNotifications },
+    passkeys: passkeysView(p),
   },
   created_at: p.createdAt.toISOString(),
   updated_at: p.updatedAt.toISOString(),
@@ -181,6 +195,11 @@ export function makeAdminRoutes(deps: AdminRouteDeps) {
         defaultLocale: body.default_locale,
         providerCredentials: body.provider_credentials?.map((c) => ({ provider: c.provider, credentials: c.credentials })),
         securityNotifications: body.security_notifications,
+        passkeys: body.passkeys && {
+          ...(body.passkeys.rp_id !== undefined ? { rpId: body.passkeys.rp_id } : {}),
+          ...(body.passkeys.origins !== undefined ? { origins: body.passkeys.origins } : {}),
+          ...(body.passkeys.user_verification !== undefined ? { userVerification: body.passkeys.user_verification } : {}),
+        },
       };
       const r = await deps.adminFor(actorOf(res).account).updateProject(found.value.id, changes);
       if (!r.ok) return errorResponse(r.error, r.detail && messageWith(r.error, r.detail));

@@ -21,7 +21,7 @@ const s = initServer();
 /** Claim set on requests authenticated by an enrollment challenge instead of an access token. */
 export const ENROLLMENT_CHALLENGE_CLAIM = 'mfa_enrollment_challenge';
 
-function actorOf(req: Request, res: Response): MfaActor {
+export function actorOf(req: Request, res: Response): MfaActor {
   const auth = authOf(res);
   if (!auth.project || !auth.user) throw new Error('route has no authenticated user');
   const challengeId = auth.claims?.[ENROLLMENT_CHALLENGE_CLAIM];
@@ -65,7 +65,14 @@ export function makeMfaRoutes(deps: MfaRouteDeps) {
       return r.ok ? { status: 200, body: r.value } : failure(res, r);
     },
     verify: async ({ body, req, res }) => {
-      const r = await deps.verifyChallenge({ challenge: body.challenge, code: body.code, method: body.method, ip: clientIp(req), origin: originOf(req, res) });
+      const r = await deps.verifyChallenge({
+        challenge: body.challenge,
+        code: body.code ?? '',
+        method: body.method,
+        ...(body.assertion !== undefined ? { assertion: body.assertion } : {}),
+        ip: clientIp(req),
+        origin: originOf(req, res),
+      });
       return r.ok ? { status: 200, body: toSessionResponse(r.value.session, r.value.user) } : failure(res, r);
     },
     smsSendCode: async ({ body, req, res }) => {

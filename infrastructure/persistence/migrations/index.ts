@@ -18,6 +18,7 @@ import { Migration20261205000000BillingRefunds } from './Migration20261205000000
 import { Migration20261206000000IdempotencyLease } from './Migration20261206000000IdempotencyLease';
 import { Migration20261207000000UserSearchTrigram } from './Migration20261207000000UserSearchTrigram';
 import { Migration20261208000000Organizations } from './Migration20261208000000Organizations';
+import { Migration20261209000000Passkeys } from './Migration20261209000000Passkeys';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261206000000IdempotencyLease', class: Migration20261206000000IdempotencyLease },
   { name: 'Migration20261207000000UserSearchTrigram', class: Migration20261207000000UserSearchTrigram },
   { name: 'Migration20261208000000Organizations', class: Migration20261208000000Organizations },
+  { name: 'Migration20261209000000Passkeys', class: Migration20261209000000Passkeys },
 ];

