@@ -26,6 +26,8 @@ const ALL_KINDS = [
   'new_device',
   'organization_role_changed',
   'organization_removed',
+  'passkey_added',
+  'passkey_removed',
 ] as const;
 
 let t: TestApp;
