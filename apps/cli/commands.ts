@@ -1,3 +1,4 @@
+import { defaultPasskeySettings, relyingParty } from '../../domain/passkeys/relying-party';
 import type { ApiKeyRecord } from '../../application/stores/api-key.store';
 import type { ProjectChanges } from '../../application/projects/update-project';
 import { MFA_METHODS, MFA_POLICIES } from '../../domain/mfa';
@@ -22,6 +23,13 @@ export type { Command, CommandContext, CommandOutput, Execute } from './command'
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
+/** The passkey settings as set (null: derived) and the relying party they give now (null: none yet). */
+function passkeysView(project: Project) {
+  const settings = { ...defaultPasskeySettings(), ...project.settings.passkeys };
+  const rp = relyingParty(project);
+  return { ...settings, relyingParty: rp.ok ? { id: rp.value.id, origins: rp.value.origins } : null };
+}
+
 function projectView(project: Project, credentialsConfigured?: string[]) {
   return {
     id: project.id,
@@ -36,6 +44,7 @@ function projectView(project: Project, credentialsConfigured?: string[]) {
       defaultLocale: project.settings.defaultLocale,
       securityNotifications: { ...defaultSecurityNoticeSettings(), ...project.settings.securityNotifications },
     },
+    passkeys: passkeysView(project),
     ...(credentialsConfigured ? { providerCredentialsConfigured: credentialsConfigured } : {}),
     createdAt: project.createdAt.toISOString(),
     updatedAt: project.updatedAt.toISOString(),
@@ -44,6 +53,7 @@ function projectView(project: Project, credentialsConfigured?: string[]) {
 
 function projectText(view: ReturnType<typeof projectView>): string {
   const s = view.settings;
+  const pk = view.passkeys;
   const urls = s.callbackUrls.length ? s.callbackUrls : ['(none)'];
   const rows: [string, string][] = [
     ['id', view.id],
@@ -59,6 +69,9 @@ function projectText(view: ReturnType<typeof projectView>): string {
     ['MFA policy', s.mfaPolicy],
     ['MFA methods', s.mfaMethods.join(', ')],
     ['default locale', s.defaultLocale],
+    ['passkey RP', pk.relyingParty ? `${pk.relyingParty.id} (${pk.rpId === null ? 'derived' : 'set'})` : '(none: add a callback URL)'],
+    ['passkey origins', pk.relyingParty ? `${pk.relyingParty.origins.join(', ')} (${pk.origins === null ? 'derived' : 'set'})` : '(none)'],
+    ['passkey UV', pk.userVerification],
     ...SECURITY_NOTICE_KINDS.map((kind, i): [string, string] => [i === 0 ? 'notifications' : '', `${kind}: ${s.securityNotifications[kind] ? 'on' : 'off'}`]),
     ['created', view.createdAt],
     ['updated', view.updatedAt],
@@ -150,6 +163,26 @@ function projectChanges(ctx: ArgsContext): ProjectChanges {
       changes.securityNotifications[kind] = value === 'on';
     }
   }
+  const rpId = options.string('passkey-rp-id');
+  const origins = options.string('passkey-origins');
+  const uv = options.string('passkey-user-verification');
+  if (rpId !== undefined || origins !== undefined || uv !== undefined) {
+    changes.passkeys = {};
+    if (rpId !== undefined) changes.passkeys.rpId = rpId === 'derived' ? null : rpId;
+    if (origins !== undefined) {
+      changes.passkeys.origins =
+        origins === 'derived'
+          ? null
+          : origins
+              .split(',')
+              .map((o) => o.trim())
+              .filter(Boolean);
+    }
+    if (uv !== undefined) {
+      if (uv !== 'required' && uv !== 'preferred') options.fail(`--passkey-user-verification must be "required" or "preferred", got "${uv}".`);
+      changes.passkeys.userVerification = uv;
+    }
+  }
   const credentials = options.pairs('provider-credentials');
   if (credentials.length) {
     changes.providerCredentials = credentials.map(([provider, raw]) => ({ provider, credentials: parseCredentials(ctx, provider, raw) }));
@@ -229,7 +262,7 @@ export const COMMANDS: Command[] = [
   {
     path: ['project', 'update'],
     args: ['id'],
-    summary: 'Change a project: providers, callback URLs, account linking, MFA, locale, notifications, credentials, name, active',
+    summary: 'Change a project: providers, callback URLs, account linking, MFA, locale, passkeys, notifications, credentials, name, active',
     options: {
       enable: { arity: 1, repeatable: true, placeholder: '<provider>', description: `enable a sign-in provider: ${PROVIDER_LIST}` },
       disable: { arity: 1, repeatable: true, placeholder: '<provider>', description: 'disable a sign-in provider' },
@@ -239,6 +272,13 @@ export const COMMANDS: Command[] = [
       'mfa-policy': { arity: 1, placeholder: `<${MFA_POLICIES.join('|')}>`, description: 'MFA policy' },
       'mfa-methods': { arity: 1, placeholder: `<${MFA_METHODS.join(',')}>`, description: 'allowed MFA methods, comma-separated' },
       'default-locale': { arity: 1, placeholder: '<locale>', description: 'fallback locale, e.g. en, it, fr' },
+      'passkey-rp-id': { arity: 1, placeholder: '<host|derived>', description: "passkeys' relying party id (derived: the first callback URL's host)" },
+      'passkey-origins': {
+        arity: 1,
+        placeholder: '<origin,...|derived>',
+        description: "origins passkey ceremonies may come from, comma-separated (derived: the callback URLs' origins)",
+      },
+      'passkey-user-verification': { arity: 1, placeholder: '<required|preferred>', description: 'whether passkeys must verify the user (PIN, biometrics)' },
       'provider-credentials': {
         arity: 2,
         repeatable: true,

@@ -117,9 +117,7 @@ function cli(...args: string[]) {
 }
 
 /** `tollgate audit list --json`, after this process wrote what it buffered. */
-async function auditList(project: TestProject, ...args: string[]): Promise<{ entries: ListedEntry[  'passkey_added',
-  'passkey_removed',
-]; nextCursor: string | null; stdout: string }> {
+async function auditList(project: TestProject, ...args: string[]): Promise<{ entries: ListedEntry[]; nextCursor: string | null; stdout: string }> {
   await t.tollgate.core.audit.flush();
   const r = await cli('audit', 'list', '--project', project.id, ...(args.includes('--limit') ? [] : ['--limit', '1000']), ...args, '--json');
   expect(r.code, r.stderr).toBe(0);
