@@ -1,52 +1,19 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import {
-  CallbackUrlSchema,
-  CONSOLE_LOCALES,
-  MFA_METHOD_NAMES,
-  MFA_POLICY_NAMES,
-  SECURITY_NOTICE_NAMES,
-  UpdateProjectBodySchema,
-} from '../../../../contract/admin';
+import { CallbackUrlSchema, CONSOLE_LOCALES, MFA_METHOD_NAMES, MFA_POLICY_NAMES, UpdateProjectBodySchema } from '../../../../contract/admin';
 import { mfaPolicyChangeEffect } from '../../../../domain/console';
 import { api, errorMessage } from '../api';
-import { CopyButton, ErrorNote, Loading, PageTitle, ProjectNav, useLoad } from '../ui';
+import { ErrorNote, Loading, PageTitle, ProjectNav, useLoad } from '../ui';
+import { Notifications } from './auth-settings/notifications';
+import { PasskeySettings } from './auth-settings/passkeys';
+import { ProviderCard } from './auth-settings/providers';
+import type { Save, Update } from './auth-settings/shared';
 
-type Detail = Extract<Awaited<ReturnType<typeof api.projects.get>>, { status: 200 }>['body']['project'];
-type Update = Parameters<typeof api.projects.update>[0]['body'];
-
-const CREDENTIAL_FIELDS: Record<string, Array<[string, string]>> = {
-  google: [
-    ['clientId', 'Client ID'],
-    ['clientSecret', 'Client secret'],
-  ],
-  github: [
-    ['clientId', 'Client ID'],
-    ['clientSecret', 'Client secret'],
-  ],
-  discord: [
-    ['clientId', 'Client ID'],
-    ['clientSecret', 'Client secret'],
-  ],
-  azure: [
-    ['clientId', 'Application (client) ID'],
-    ['clientSecret', 'Client secret'],
-    ['tenant', 'Tenant (optional, common by default)'],
-  ],
-  apple: [
-    ['clientId', 'Services ID'],
-    ['teamId', 'Team ID'],
-    ['keyId', 'Key ID'],
-    ['privateKey', 'Private key (PEM)'],
-  ],
-};
-const NAMES: Record<string, string> = {
-  email: 'Email and password',
-  'magic-link': 'Magic link',
-  google: 'Google',
-  github: 'GitHub',
-  discord: 'Discord',
-  azure: 'Microsoft Entra',
-  apple: 'Apple',
+/** The second factors users may enroll, as the page names them. */
+const METHOD_NAMES: Record<(typeof MFA_METHOD_NAMES)[number], string> = {
+  totp: 'Authenticator app (TOTP)',
+  sms: 'SMS',
+  backup_codes: 'Backup codes',
+  passkey: 'Passkey',
 };
 
 export function AuthSettingsPage(props: { projectId: string }) {
@@ -97,72 +64,12 @@ export function AuthSettingsPage(props: { projectId: string }) {
         ))}
       </ul>
       <CallbackUrls urls={project.settings.callback_urls} save={save} />
+      <PasskeySettings settings={project.settings} save={save} />
       <Linking on={project.settings.allow_account_linking} save={save} />
       <Mfa policy={project.settings.mfa_policy} methods={project.settings.mfa_methods} save={save} />
       <Locale locale={project.settings.default_locale} save={save} />
       <Notifications settings={project.settings.security_notifications} save={save} />
     </section>
-  );
-}
-
-type Save = (body: Update, done: string) => Promise<string | null>;
-
-function ProviderCard(props: { provider: Detail['providers'][number]; save: Save }) {
-  const p = props.provider;
-  const [error, setError] = useState<string | null>(null);
-  const name = NAMES[p.provider] ?? p.provider;
-  const toggle = async () =>
-    setError(await props.save(p.enabled ? { disable: [p.provider] } : { enable: [p.provider] }, `${name} ${p.enabled ? 'disabled' : 'enabled'}.`));
-  const submit = async (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const data = new FormData(e.currentTarget);
-    const credentials: Record<string, string> = {};
-    for (const [field] of CREDENTIAL_FIELDS[p.provider] ?? []) {
-      const v = String(data.get(field) ?? '').trim();
-      if (v) credentials[field] = v;
-    }
-    const err = await props.save({ provider_credentials: [{ provider: p.provider as 'google', credentials }] } as Update, `${name} credentials saved.`);
-    setError(err);
-    if (!err) e.currentTarget?.reset();
-  };
-  const id = `provider-${p.provider}`;
-  return (
-    <li className="card column" aria-labelledby={id}>
-      <div className="row">
-        <h3 id={id}>{name}</h3>
-        <label className="switch">
-          <input type="checkbox" role="switch" checked={p.enabled} onChange={toggle} aria-describedby={`${id}-state`} />
-          <span id={`${id}-state`}>{p.enabled ? 'Enabled' : 'Disabled'}</span>
-        </label>
-      </div>
-      {p.redirect_uri ? (
-        <>
-          <p className="small">
-            Redirect URI to register at {name}: <code data-testid={`redirect-${p.provider}`}>{p.redirect_uri}</code>{' '}
-            <CopyButton value={p.redirect_uri} label={`${name} redirect URI`} />
-          </p>
-          <p className="small muted">{p.credentials_configured ? 'Credentials are set (never shown again). Saving replaces them.' : 'No credentials yet.'}</p>
-          <form onSubmit={submit} noValidate className="grid">
-            {(CREDENTIAL_FIELDS[p.provider] ?? []).map(([field, label]) => (
-              <div key={field}>
-                <label htmlFor={`${id}-${field}`}>{label}</label>
-                {field === 'privateKey' ? (
-                  <textarea id={`${id}-${field}`} name={field} rows={4} autoComplete="off" />
-                ) : (
-                  <input id={`${id}-${field}`} name={field} autoComplete="off" type={field === 'clientSecret' ? 'password' : 'text'} />
-                )}
-              </div>
-            ))}
-            <ErrorNote message={error} />
-            <button type="submit" className="small">
-              Save {name} credentials
-            </button>
-          </form>
-        </>
-      ) : (
-        <ErrorNote message={error} />
-      )}
-    </li>
   );
 }
 
@@ -265,7 +172,7 @@ function Mfa(props: { policy: (typeof MFA_POLICY_NAMES)[number]; methods: string
               checked={methods.includes(m)}
               onChange={() => setMethods(methods.includes(m) ? methods.filter((x) => x !== m) : [...methods, m])}
             />{' '}
-            {m.replace('_', ' ')}
+            {METHOD_NAMES[m]}
           </label>
         ))}
       </fieldset>
@@ -299,60 +206,5 @@ function Locale(props: { locale: string; save: Save }) {
       <button type="submit">Save locale</button>
       <ErrorNote message={error} />
     </form>
-  );
-}
-
-/** What each security notification tells the end user (docs/audit.md, "Security notifications"). */
-const NOTICES: Record<(typeof SECURITY_NOTICE_NAMES)[number], [string, string]> = {
-  password_changed: ['Password changed', 'The password was changed with a reset link (every session was ended).'],
-  mfa_factor_added: ['MFA factor added', 'An authenticator app was enrolled, or SMS enabled.'],
-  mfa_factor_removed: ['MFA factor removed', 'An authenticator app or SMS was removed (by the user or from this console).'],
-  backup_codes_regenerated: ['Backup codes regenerated', 'New backup codes replaced the earlier ones.'],
-  totp_replayed: ['Authenticator code reused', 'A code already used was entered again: refused, but a sign someone else saw it.'],
-  new_device: [
-    'Sign-in from a new device',
-    'A sign-in came from a device new to the user (a browser family and network it has not signed in from before; the first device never sends ' +
-      'it). Off by default: it sends a mail at every new browser or network, and while off nothing about devices is stored.',
-  ],
-  organization_role_changed: [
-    'Organization role changed',
-    "The user's role in one of their organizations was changed (it names the organization and the new role).",
-  ],
-  organization_removed: ['Removed from an organization', 'The user was removed from one of their organizations (it names the organization).'],
-  passkey_added: ['Passkey added', 'A passkey was added to the account.'],
-  passkey_removed: ['Passkey removed', 'A passkey was removed from the account.'],
-};
-
-function Notifications(props: { settings: Partial<Record<(typeof SECURITY_NOTICE_NAMES)[number], boolean>>; save: Save }) {
-  const [error, setError] = useState<string | null>(null);
-  return (
-    <section className="panel" aria-labelledby="notifications">
-      <h2 id="notifications">Security notifications</h2>
-      <p className="muted">
-        Emails sent to an end user (in their language, through the mail queue) when something changes on their account. Users without an email address get none.
-      </p>
-      {SECURITY_NOTICE_NAMES.map((kind) => {
-        const on = props.settings[kind] ?? kind !== 'new_device';
-        const [title, what] = NOTICES[kind];
-        return (
-          <label className="switch" key={kind}>
-            <input
-              type="checkbox"
-              role="switch"
-              checked={on}
-              aria-describedby={`notice-${kind}`}
-              onChange={async () => setError(await props.save({ security_notifications: { [kind]: !on } }, `${title} notification ${on ? 'off' : 'on'}.`))}
-            />
-            <span>
-              <strong>{title}</strong>{' '}
-              <span id={`notice-${kind}`} className="muted">
-                {what}
-              </span>
-            </span>
-          </label>
-        );
-      })}
-      <ErrorNote message={error} />
-    </section>
   );
 }
