@@ -5,7 +5,7 @@ import { sortProviders, validateCallbackUrl, type Project, type ProviderCredenti
 import { checkProviderCredentials } from '../../domain/oauth/providers';
 import { isOAuthProvider, isProvider, type OAuthProvider, type Provider } from '../../domain/providers';
 import { defaultSecurityNoticeSettings, isSecurityNoticeKind } from '../../domain/security-notice';
-import { defaultPasskeySettings, PASSKEY_USER_VERIFICATION, validatePasskeySettings, type PasskeyUserVerification } from '../../domain/passkeys/relying-party';
+import { defaultPasskeySettings, originMatchesRpId, PASSKEY_USER_VERIFICATION, validatePasskeySettings, type PasskeyUserVerification } from '../../domain/passkeys/relying-party';
 import { err, ok, type Result } from '../../domain/result';
 import { auditEntry, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
@@ -44,7 +44,8 @@ export type UpdateProjectError =
   | 'unknown_notification_kind'
   | 'invalid_provider_credentials'
   | 'invalid_passkey_rp_id'
-  | 'invalid_passkey_origin';
+  | 'invalid_passkey_origin'
+  | 'invalid_passkey_user_verification';
 
 export interface UpdateProjectDeps {
   projects: Pick<ProjectStore, 'findById' | 'update' | 'setProviderCredentialsEncrypted'>;
@@ -107,7 +108,7 @@ export function makeUpdateProject(deps: UpdateProjectDeps) {
     if (changes.passkeys !== undefined) {
       const current = { ...defaultPasskeySettings(), ...s.passkeys };
       const uv = changes.passkeys.userVerification;
-      if (uv !== undefined && !(PASSKEY_USER_VERIFICATION as readonly string[]).includes(uv)) return err('invalid_passkey_rp_id');
+      if (uv !== undefined && !(PASSKEY_USER_VERIFICATION as readonly string[]).includes(uv)) return err('invalid_passkey_user_verification');
       const next = {
         rpId: changes.passkeys.rpId === undefined ? current.rpId : changes.passkeys.rpId?.trim().toLowerCase() || null,
         origins: changes.passkeys.origins === undefined ? current.origins : changes.passkeys.origins,
@@ -115,6 +116,11 @@ export function makeUpdateProject(deps: UpdateProjectDeps) {
       };
       const valid = validatePasskeySettings(next);
       if (!valid.ok) return valid;
+      // An id set with the origins derived must still cover a callback URL's origin, or no ceremony could pass.
+      if (valid.value.rpId !== null && valid.value.origins === null) {
+        const rpId = valid.value.rpId;
+        if (!s.callbackUrls.some((u) => originMatchesRpId(new URL(u).origin, rpId))) return err('invalid_passkey_rp_id');
+      }
       s.passkeys = valid.value;
     }
     const creds = changes.providerCredentials ?? [];

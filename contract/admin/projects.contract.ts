@@ -64,6 +64,7 @@ export const adminProjectsContract = c.router(
           'invalid_mfa_method',
           'invalid_passkey_rp_id',
           'invalid_passkey_origin',
+          'invalid_passkey_user_verification',
           'unsupported_locale',
           'unknown_notification_kind',
           'invalid_provider_credentials',

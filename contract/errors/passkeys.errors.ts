@@ -23,7 +23,11 @@ export const passkeyErrors = {
     status: 409,
     message: 'This passkey is the only way to sign in to the account: add a password or another passkey first',
   },
-  invalid_passkey_rp_id: { status: 400, message: 'The relying party id is a host name, e.g. example.com' },
+  invalid_passkey_rp_id: {
+    status: 400,
+    message: "The relying party id is a host name, e.g. example.com, that the passkey origins (by default the callback URLs' origins) are under",
+  },
+  invalid_passkey_user_verification: { status: 400, message: 'Passkey user verification is required or preferred' },
   invalid_passkey_origin: {
     status: 400,
     message: 'Passkey origins are 1 to 20 http(s) origins (scheme, host and port, no path) under the relying party id',
