@@ -62,11 +62,14 @@ export interface PasskeyCeremonies {
   /** The challenge the browser signed (base64url from clientDataJSON), or null when it cannot be read. */
   challengeOf(response: { response: { clientDataJSON: string } }): string | null;
   verifyRegistration(response: unknown, expected: ExpectedCeremony): Promise<CeremonyCheck<RegisteredCredential>>;
-  /** Checks the signature with the stored key; the counter rule is the caller's (domain counterRegressed). */
+  /**
+   * Checks the signature with the stored key, and that the user handle, when the response has one,
+   * is the owner's (WebAuthn §7.2 step 6); the counter rule is the caller's (domain counterRegressed).
+   */
   verifyAuthentication(
     response: unknown,
     expected: ExpectedCeremony,
-    credential: { id: string; publicKey: Uint8Array; transports: string[] },
+    credential: { id: string; publicKey: Uint8Array; transports: string[]; userId: string },
   ): Promise<CeremonyCheck<VerifiedAssertion>>;
   /** The authenticator model's name for an AAGUID, from a maintained list; null when unknown. */
   authenticatorName(aaguid: string): string | null;

@@ -34,7 +34,7 @@ export function makeRenamePasskey(deps: Pick<PasskeyDeps, 'passkeys' | 'audit' |
         actor: owner.actor,
         target: userTarget(owner.userId),
         origin: owner.origin,
-        details: { passkey_id: renamed.id, name: renamed.name },
+        details: { key_id: renamed.id, name: renamed.name },
       }),
     );
     return ok(renamed);
@@ -84,7 +84,7 @@ export function makeRemovePasskey(
         actor: owner.actor,
         target: userTarget(userId),
         origin: owner.origin,
-        details: { passkey_id: removed.id, name: removed.name },
+        details: { key_id: removed.id, name: removed.name },
       }),
     );
     return ok(undefined);

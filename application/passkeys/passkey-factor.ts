@@ -33,6 +33,8 @@ export function makeMfaPasskeyOptions(
     const user = await deps.users.findById(project.id, challenge.userId);
     if (!user || user.disabled) return err('mfa_invalid_challenge');
     if (!effectiveMfaMethods(project.settings.mfaMethods).includes('passkey')) return err('mfa_method_not_allowed');
+    // A sign-in that began with a passkey (without user verification) cannot use a passkey as its second factor (the gate does not offer it).
+    if (challenge.provider === 'passkey') return err('mfa_method_not_allowed');
     const rp = passkeysFor(project, 'mfa');
     if (!rp.ok) return rp;
     const held = await deps.passkeys.listForUser(project.id, user.id);

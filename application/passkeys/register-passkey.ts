@@ -155,7 +155,8 @@ export function makeRegisterPasskey(deps: RegisterPasskeyDeps) {
           auditEntry(now, actor.project.id, 'user.passkey.added', {
             actor: userActor(actor.user.id),
             origin: actor.origin,
-            details: { passkey_id: passkey.id, name: passkey.name, authenticator: passkey.authenticatorName },
+            // key_id, not passkey_id: safeAuditDetails drops every key that contains "pass".
+            details: { key_id: passkey.id, name: passkey.name, authenticator: passkey.authenticatorName },
           }),
         );
       }

@@ -184,7 +184,7 @@ export function makeFinishPasskeySignUp(deps: PasskeySignUpDeps) {
       deps.audit.record(
         auditEntry(now, input.project.id, 'user.passkey.added', {
           ...facts,
-          details: { passkey_id: passkey.id, name: passkey.name, authenticator: passkey.authenticatorName },
+          details: { key_id: passkey.id, name: passkey.name, authenticator: passkey.authenticatorName },
         }),
       );
       return ok(await deps.signInGate({ project: input.project, user, provider: 'passkey', origin: input.origin, multiFactor: userVerified }));

@@ -49,7 +49,7 @@ export async function verifyAssertion(
         target: userTarget(passkey.userId),
         origin,
         reason: error,
-        details: { ceremony, passkey_id: passkey.id, ...details },
+        details: { ceremony, key_id: passkey.id, ...details },
       }),
     );
     return err(error);

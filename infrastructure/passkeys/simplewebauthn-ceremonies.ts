@@ -23,6 +23,9 @@ import type {
 /** ES256, EdDSA and RS256: what platform authenticators, security keys and password managers use. */
 const ALGORITHMS = [-7, -8, -257];
 
+/** WebAuthn §7.1: a credential id longer than this fails the registration. */
+const MAX_CREDENTIAL_ID_BYTES = 1023;
+
 const transportsOf = (list: string[]) => list as AuthenticatorTransport[];
 
 /** The library throws on everything it refuses; its message says which check failed (origin, RP id, signature...). */
@@ -89,6 +92,10 @@ export class SimpleWebAuthnCeremonies implements PasskeyCeremonies {
       });
       if (!result.verified) return refused(new Error('The attestation was not verified'));
       const info = result.registrationInfo;
+      // The library takes the credential id from the authenticator data as it is: at most 1023 bytes (WebAuthn §7.1), and the id
+      // the browser answered with (the one it will present at sign-in). A longer one would not even fit the unique index.
+      if (isoBase64URL.toBuffer(info.credential.id).length > MAX_CREDENTIAL_ID_BYTES) return refused(new Error('The credential id is longer than 1023 bytes'));
+      if (info.credential.id !== (response as RegistrationResponseJSON).rawId) return refused(new Error('The credential id is not the response id'));
       return {
         ok: true,
         value: {
@@ -110,9 +117,14 @@ export class SimpleWebAuthnCeremonies implements PasskeyCeremonies {
   async verifyAuthentication(
     response: unknown,
     expected: ExpectedCeremony,
-    credential: { id: string; publicKey: Uint8Array; transports: string[] },
+    credential: { id: string; publicKey: Uint8Array; transports: string[]; userId: string },
   ): Promise<CeremonyCheck<VerifiedAssertion>> {
     try {
+      // The library leaves the user handle alone: when given, it must name the credential's owner (the user id's UTF-8 bytes).
+      const handle = (response as AuthenticationResponseJSON).response.userHandle;
+      if (typeof handle === 'string' && handle.length > 0 && isoBase64URL.toUTF8String(handle) !== credential.userId) {
+        return refused(new Error('The user handle is not the owner of the credential'));
+      }
       const result = await verifyAuthenticationResponse({
         response: response as AuthenticationResponseJSON,
         expectedChallenge: expected.challenge,

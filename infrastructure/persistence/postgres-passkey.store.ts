@@ -93,10 +93,11 @@ export class PostgresPasskeyStore implements PasskeyStore, SignInMethodsReader {
   }
 
   async recordUse(passkeyId: string, expectedCounter: number, use: PasskeyUse): Promise<boolean> {
-    // The counter only grows; authenticators that do not count stay at zero.
+    // The counter only grows; authenticators that do not count stay at zero. Counters are 32-bit unsigned: bigint parameters
+    // (`? = 0` alone would be typed integer, and 2^31 and above would fail).
     const rows = await this.db.query(
-      `update passkeys set counter = ?, backed_up = ?, last_used_at = ?
-        where id = ? and counter = ? and (counter < ? or (counter = 0 and ? = 0))
+      `update passkeys set counter = ?::bigint, backed_up = ?, last_used_at = ?
+        where id = ? and counter = ?::bigint and (counter < ?::bigint or (counter = 0 and ?::bigint = 0))
         returning id`,
       [use.counter, use.backedUp, use.at, passkeyId, expectedCounter, use.counter, use.counter],
     );
