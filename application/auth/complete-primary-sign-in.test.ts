@@ -124,6 +124,59 @@ describe('the primary sign-in gate', () => {
     expect(log.names('issueSession')).toEqual([]);
   });
 
+  it('a multi-factor primary sign-in (a passkey with user verification): a session under every policy, enrollment not read', async () => {
+    for (const policy of ['optional', 'required'] as const) {
+      for (const enrolled of [['totp', 'backup_codes'], [], ['passkey']] as MfaMethod[][]) {
+        const { gate, log, session, audit } = setup(enrolled);
+        const user = aUser();
+        const outcome = await gate({ project: project(policy, ['totp', 'passkey']), user, provider: 'passkey', origin: TEST_ORIGIN, multiFactor: true });
+        expect(outcome).toEqual({ kind: 'session', session, user });
+        expect(log.names()).toEqual(['issueSession', 'checkNewDevice']);
+        expect(audit.entries.map((e) => [e.action, e.details])).toEqual([
+          ['user.sign_in', { provider: 'passkey', mfa: 'none', session_id: 's1', multi_factor: true }],
+        ]);
+      }
+    }
+  });
+
+  it('multiFactor false is an ordinary primary sign-in: the policy applies', async () => {
+    const { gate, log } = setup(['totp']);
+    const outcome = await gate({ project: project('required'), user: aUser(), provider: 'passkey', origin: TEST_ORIGIN, multiFactor: false });
+    expect(outcome).toMatchObject({ kind: 'mfa', methods: ['totp'], enrollmentRequired: false });
+    expect(log.names('issueSession')).toEqual([]);
+  });
+
+  it('another primary sign-in lists the passkey among the methods when the project allows it', async () => {
+    const { gate } = setup(['totp', 'backup_codes', 'passkey']);
+    expect(await gate({ project: project('optional', ['totp', 'passkey']), user: aUser(), provider: 'email', origin: TEST_ORIGIN })).toMatchObject({
+      kind: 'mfa',
+      methods: ['totp', 'backup_codes', 'passkey'],
+    });
+  });
+
+  it('a passkey sign-in without user verification never lists the passkey among the challenge methods', async () => {
+    const { gate, log, audit } = setup(['totp', 'backup_codes', 'passkey']);
+    const outcome = await gate({ project: project('optional', ['totp', 'passkey']), user: aUser(), provider: 'passkey', origin: TEST_ORIGIN });
+    expect(outcome).toMatchObject({ kind: 'mfa', methods: ['totp', 'backup_codes'], enrollmentRequired: false });
+    expect(log.of('challenges.insert')[0]!.args[0]).toMatchObject({ provider: 'passkey', enrollment: false });
+    expect(audit.entries.map((e) => e.details)).toEqual([
+      { provider: 'passkey', mfa: 'challenge', methods: ['totp', 'backup_codes'] },
+      { provider: 'passkey', enrollment: false, methods: ['totp', 'backup_codes'] },
+    ]);
+  });
+
+  it('a passkey sign-in without user verification whose only factor is the passkey: as if nothing were enrolled (backup codes alone are not)', async () => {
+    const optional = setup(['backup_codes', 'passkey']);
+    expect((await optional.gate({ project: project('optional', ['passkey']), user: aUser(), provider: 'passkey', origin: TEST_ORIGIN })).kind).toBe('session');
+    expect(optional.log.names('challenges')).toEqual([]);
+    const required = setup(['backup_codes', 'passkey']);
+    expect(await required.gate({ project: project('required', ['passkey']), user: aUser(), provider: 'passkey', origin: TEST_ORIGIN })).toMatchObject({
+      kind: 'mfa',
+      methods: [],
+      enrollmentRequired: true,
+    });
+  });
+
   it('without the MFA feature every sign-in is a session', async () => {
     const { gate, log } = setup(['totp'], false);
     expect((await gate({ project: project('required'), user: aUser(), provider: 'email', origin: TEST_ORIGIN })).kind).toBe('session');

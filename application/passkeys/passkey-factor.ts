@@ -63,7 +63,10 @@ export function makePasskeyFactorCheck(deps: PasskeyDeps & { projects: Pick<Proj
     const rp = passkeysFor(project, 'mfa');
     if (!rp.ok) return err('mfa_method_not_enrolled');
     const response = input.assertion as { id: string; response: { clientDataJSON: string } };
-    const used = await verifyAssertion(deps, project, rp.value, 'mfa', response, SYSTEM_ORIGIN, input.userId);
+    const used = await verifyAssertion(deps, project, rp.value, 'mfa', response, SYSTEM_ORIGIN, {
+      userId: input.userId,
+      mfaChallengeId: input.mfaChallengeId,
+    });
     if (!used.ok) return err('mfa_invalid_code');
     const { record, passkey } = used.value;
     if (record.mfaChallengeId !== input.mfaChallengeId || record.userId !== input.userId || passkey.userId !== input.userId) {

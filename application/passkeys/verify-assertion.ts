@@ -34,14 +34,17 @@ export async function verifyAssertion(
   ceremony: PasskeyCeremony,
   response: { id: string; response: { clientDataJSON: string } },
   origin: RequestOrigin,
-  /** The user the ceremony is for (second factor): another user's passkey is unknown here. */
-  owner?: string,
+  /**
+   * The user and MFA challenge the ceremony is for (second factor): options handed out for another
+   * are refused before anything is verified or recorded, and another user's passkey is unknown here.
+   */
+  bound?: { userId: string; mfaChallengeId: string | null },
 ): Promise<Result<VerifiedUse, AssertionError>> {
   const taken = await takeChallenge(deps, project, ceremony, response);
   if (!taken) return err('passkey_invalid_challenge');
-  if (owner !== undefined && taken.record.userId !== owner) return err('passkey_invalid_challenge');
+  if (bound && (taken.record.userId !== bound.userId || taken.record.mfaChallengeId !== bound.mfaChallengeId)) return err('passkey_invalid_challenge');
   const passkey = await deps.passkeys.findByCredentialId(project.id, response.id);
-  if (!passkey || (owner !== undefined && passkey.userId !== owner)) return err('passkey_unknown_credential');
+  if (!passkey || (bound && passkey.userId !== bound.userId)) return err('passkey_unknown_credential');
   const failed = (error: AssertionError, details: Record<string, unknown>) => {
     deps.audit.record(
       auditEntry(deps.clock.now(), project.id, error === 'passkey_counter_regressed' ? 'user.passkey.clone_detected' : 'user.passkey.failed', {

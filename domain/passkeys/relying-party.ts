@@ -52,9 +52,10 @@ export const originMatchesRpId = (origin: string, rpId: string): boolean => {
 export type RelyingPartyError = 'passkey_not_configured';
 
 /**
- * The relying party of a project: the settings where given, else derived from the callback URLs
- * (every http origin must be localhost: browsers allow WebAuthn only in secure contexts). No
- * callback URL and no settings: passkeys cannot be used yet.
+ * The relying party of a project: the settings where given, else derived from the callback URLs.
+ * Derived origins are not filtered by scheme: an http origin other than localhost is kept, and is
+ * harmless, since browsers run WebAuthn only in secure contexts (https, or http on localhost).
+ * Origins not under the rp id are dropped. No callback URL and no settings: passkeys cannot be used yet.
  */
 export function relyingParty(project: {
   name: string;

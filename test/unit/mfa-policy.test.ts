@@ -11,6 +11,8 @@ describe('decidePrimarySignIn (the spec table)', () => {
     ['optional', ['totp'], 'challenge'],
     ['required', ['sms', 'backup_codes'], 'challenge'],
     ['required', [], 'enroll'],
+    ['required', ['passkey'], 'challenge'],
+    ['optional', ['backup_codes', 'passkey'], 'challenge'],
   ] as const)('%s with %j -> %s', (policy, usable, kind) => {
     expect(decidePrimarySignIn(policy, usable).kind).toBe(kind);
   });
@@ -30,6 +32,24 @@ describe('usableMfaMethods', () => {
   it('backup codes alone, or only disallowed methods, are no enrollment', () => {
     expect(usableMfaMethods(['backup_codes'], ['totp', 'backup_codes'])).toEqual([]);
     expect(usableMfaMethods(['totp', 'backup_codes'], ['sms'])).toEqual([]);
+  });
+
+  it('a passkey is a factor of its own: backup codes come with it', () => {
+    expect(effectiveMfaMethods(['passkey'])).toEqual(['backup_codes', 'passkey']);
+    expect(effectiveMfaMethods(['totp', 'passkey'])).toEqual(['totp', 'backup_codes', 'passkey']);
+    expect(effectiveMfaMethods([])).toEqual([]);
+  });
+
+  it('a passkey alone is usable; backup codes count next to it', () => {
+    expect(usableMfaMethods(['passkey'], ['passkey'])).toEqual(['passkey']);
+    expect(usableMfaMethods(['backup_codes', 'passkey'], ['passkey'])).toEqual(['backup_codes', 'passkey']);
+    expect(usableMfaMethods(['totp', 'backup_codes', 'passkey'], ['totp', 'passkey'])).toEqual(['totp', 'backup_codes', 'passkey']);
+  });
+
+  it('a passkey the project does not allow as a second factor is no enrollment, and backup codes do not count next to it', () => {
+    expect(usableMfaMethods(['passkey'], ['totp'])).toEqual([]);
+    expect(usableMfaMethods(['backup_codes', 'passkey'], ['totp', 'sms'])).toEqual([]);
+    expect(usableMfaMethods(['totp', 'passkey'], ['totp'])).toEqual(['totp']);
   });
 });
 
