@@ -43,10 +43,11 @@ export interface PasskeyStore {
   listForUser(projectId: string, userId: string): Promise<Passkey[]>;
   countForUser(projectId: string, userId: string): Promise<number>;
   /**
-   * Records a use when the stored counter is still `expectedCounter` (compare and set): false when
-   * another use of the passkey got there first.
+   * Records a use when its counter is above the stored one as it is at that moment (or both are
+   * zero), in one statement: false when the stored counter is already at or above it (a clone, or a
+   * later use that got there first). `checkedCounter` is the stored value the caller checked against.
    */
-  recordUse(passkeyId: string, expectedCounter: number, use: PasskeyUse): Promise<boolean>;
+  recordUse(passkeyId: string, checkedCounter: number, use: PasskeyUse): Promise<boolean>;
   rename(projectId: string, userId: string, passkeyId: string, name: string): Promise<Passkey | null>;
   remove(projectId: string, userId: string, passkeyId: string): Promise<Passkey | null>;
 }

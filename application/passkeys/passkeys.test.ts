@@ -442,7 +442,7 @@ describe('sign-in with a passkey', () => {
     ]);
   });
 
-  it('another use of the passkey moved the counter meanwhile (compare and set lost): refused as a regressed counter', async () => {
+  it('a later use of the passkey moved the counter to or past this one meanwhile (the store refuses the use): refused as a regressed counter', async () => {
     const t = setup({
       passkeys: [aPasskey({ counter: 5 })],
       store: { recordUse: async () => false },

@@ -58,9 +58,10 @@ export function fakePasskeyStore(log: CallLog, initial: Passkey[] = [], override
     find: async (projectId, userId, passkeyId) => mine(projectId, userId).find((p) => p.id === passkeyId) ?? null,
     listForUser: async (projectId, userId) => mine(projectId, userId).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()),
     countForUser: async (projectId, userId) => mine(projectId, userId).length,
-    async recordUse(passkeyId, expectedCounter, use) {
+    async recordUse(passkeyId, _checkedCounter, use) {
+      // As the PostgreSQL store: above the counter stored now, or both zero.
       const stored = row(passkeyId);
-      if (!stored || stored.counter !== expectedCounter) return false;
+      if (!stored || !(stored.counter < use.counter || (stored.counter === 0 && use.counter === 0))) return false;
       Object.assign(stored, { counter: use.counter, backedUp: use.backedUp, lastUsedAt: use.at });
       return true;
     },

@@ -92,14 +92,16 @@ export class PostgresPasskeyStore implements PasskeyStore, SignInMethodsReader {
     return Number(rows[0]?.n ?? 0);
   }
 
-  async recordUse(passkeyId: string, expectedCounter: number, use: PasskeyUse): Promise<boolean> {
-    // The counter only grows; authenticators that do not count stay at zero. Counters are 32-bit unsigned: bigint parameters
-    // (`? = 0` alone would be typed integer, and 2^31 and above would fail).
+  async recordUse(passkeyId: string, _checkedCounter: number, use: PasskeyUse): Promise<boolean> {
+    // The counter only grows; authenticators that do not count stay at zero. Compared with the row as it is now (not as it was
+    // read), so that two genuine uses at the same moment both pass when each counter is above the stored one; only one that is
+    // not above it fails. Counters are 32-bit unsigned: bigint
+    // parameters (`? = 0` alone would be typed integer, and 2^31 and above would fail).
     const rows = await this.db.query(
       `update passkeys set counter = ?::bigint, backed_up = ?, last_used_at = ?
-        where id = ? and counter = ?::bigint and (counter < ?::bigint or (counter = 0 and ?::bigint = 0))
+        where id = ? and (counter < ?::bigint or (counter = 0 and ?::bigint = 0))
         returning id`,
-      [use.counter, use.backedUp, use.at, passkeyId, expectedCounter, use.counter, use.counter],
+      [use.counter, use.backedUp, use.at, passkeyId, use.counter, use.counter],
     );
     return rows.length === 1;
   }
