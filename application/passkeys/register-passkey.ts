@@ -82,15 +82,16 @@ export async function verifiedPasskey(
 > {
   const checked = await deps.ceremonies.verifyRegistration(response, expectedCeremony({ ...rp, name: '', userVerification: 'preferred' }, taken));
   if (!checked.ok) {
+    const error = /user verification/i.test(checked.reason) ? 'passkey_user_verification_required' : 'passkey_verification_failed';
     deps.audit.record(
       auditEntry(deps.clock.now(), project.id, 'user.passkey.failed', {
         actor: userActor(userId),
         origin,
-        reason: checked.error,
+        reason: error,
         details: { ceremony: taken.record.ceremony, detail: checked.reason },
       }),
     );
-    return err(/user verification/i.test(checked.reason) ? 'passkey_user_verification_required' : 'passkey_verification_failed');
+    return err(error);
   }
   const held = await deps.passkeys.countForUser(project.id, userId);
   if (held >= MAX_PASSKEYS_PER_USER) return err('passkey_limit_reached');

@@ -5,7 +5,13 @@ import { sortProviders, validateCallbackUrl, type Project, type ProviderCredenti
 import { checkProviderCredentials } from '../../domain/oauth/providers';
 import { isOAuthProvider, isProvider, type OAuthProvider, type Provider } from '../../domain/providers';
 import { defaultSecurityNoticeSettings, isSecurityNoticeKind } from '../../domain/security-notice';
-import { defaultPasskeySettings, originMatchesRpId, PASSKEY_USER_VERIFICATION, validatePasskeySettings, type PasskeyUserVerification } from '../../domain/passkeys/relying-party';
+import {
+  defaultPasskeySettings,
+  originMatchesRpId,
+  PASSKEY_USER_VERIFICATION,
+  validatePasskeySettings,
+  type PasskeyUserVerification,
+} from '../../domain/passkeys/relying-party';
 import { err, ok, type Result } from '../../domain/result';
 import { auditEntry, type AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';

@@ -69,7 +69,7 @@ function projectText(view: ReturnType<typeof projectView>): string {
     ['MFA policy', s.mfaPolicy],
     ['MFA methods', s.mfaMethods.join(', ')],
     ['default locale', s.defaultLocale],
-    ['passkey RP', pk.relyingParty ? `${pk.relyingParty.id} (${pk.rpId === null ? 'derived' : 'set'})` : '(none: add a callback URL)'],
+    ['passkey RP', pk.relyingParty ? `${pk.relyingParty.id} (${pk.rpId === null ? 'derived' : 'set'})` : '(none: no callback URL, or no origin under the id)'],
     ['passkey origins', pk.relyingParty ? `${pk.relyingParty.origins.join(', ')} (${pk.origins === null ? 'derived' : 'set'})` : '(none)'],
     ['passkey UV', pk.userVerification],
     ...SECURITY_NOTICE_KINDS.map((kind, i): [string, string] => [i === 0 ? 'notifications' : '', `${kind}: ${s.securityNotifications[kind] ? 'on' : 'off'}`]),
