@@ -6,7 +6,7 @@ export const mfaErrors = {
   mfa_code_expired: { status: 400, message: 'Code expired or too many failed attempts; request a new code' },
   mfa_method_not_enrolled: { status: 400, message: 'MFA method not enrolled' },
   mfa_method_not_allowed: { status: 400, message: 'MFA method not allowed for this project' },
-  mfa_not_enrolled: { status: 400, message: 'Enroll TOTP or SMS before generating backup codes' },
+  mfa_not_enrolled: { status: 400, message: 'Enroll TOTP, SMS or a passkey before generating backup codes' },
   mfa_disabled: { status: 403, message: 'MFA is not enabled for this project' },
   mfa_last_method: { status: 409, message: 'The last MFA method cannot be removed while the project requires MFA' },
   totp_already_enrolled: { status: 409, message: 'TOTP is already enrolled' },
