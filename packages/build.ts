@@ -2,7 +2,8 @@
  * `npm run build:sdk`: the installable packages from contract/ and packages/*\/src.
  *
  * - @tollgate/sdk: dist/index.js (server) and dist/browser.js (browser), ESM, one bundled .d.ts
- *   per entry; zod and @ts-rest/core stay imports (peer dependencies).
+ *   per entry; zod and @ts-rest/core stay imports (peer dependencies), and so does
+ *   @simplewebauthn/browser (a dependency, imported by the browser entry only).
  * - @tollgate/react: dist/index.js, dist/index.d.ts and dist/styles.css; react and
  *   @tollgate/sdk/browser stay imports (peer dependencies).
  * - Both also in CommonJS, for `require` (a project made by `npm init -y`, Node before 20.19):
@@ -33,8 +34,11 @@ const SDK = path.join(PACKAGES_DIR, 'sdk');
 const REACT = path.join(PACKAGES_DIR, 'react');
 const TSCONFIG = path.join(PACKAGES_DIR, 'tsconfig.json');
 
-/** What the bundles may import: their peer dependencies, nothing else. */
-export const SDK_EXTERNAL = ['zod', '@ts-rest/core'];
+/** What the bundles may import: their peer dependencies, and the SDK's dependencies (npm installs them beside it). */
+export const SDK_PEERS = ['zod', '@ts-rest/core'];
+/** The browser entry's passkey ceremonies. */
+export const SDK_DEPENDENCIES = ['@simplewebauthn/browser'];
+export const SDK_EXTERNAL = [...SDK_PEERS, ...SDK_DEPENDENCIES];
 export const REACT_EXTERNAL = ['react', 'react/jsx-runtime', '@tollgate/sdk', '@tollgate/sdk/browser'];
 
 /** Where tsc writes the declarations of every source file once, for rollup-plugin-dts to bundle. */

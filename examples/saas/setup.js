@@ -1,7 +1,8 @@
 // Prepares the local Tollgate's Demo project for this example, once, with the repository's admin
-// CLI (it finds the running server's database by itself): three plans with monthly and yearly
-// prices if the project has none, and a webhook endpoint for this server, whose signing secret
-// (shown once) goes to .env.local for server.js. Run by `npm start`; safe to run again.
+// CLI (it finds the running server's database by itself): passkeys on as a sign-in method, three
+// plans with monthly and yearly prices if the project has none, and a webhook endpoint for this
+// server, whose signing secret (shown once) goes to .env.local for server.js. Run by `npm start`;
+// safe to run again.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,6 +27,13 @@ const project = process.env.TOLLGATE_PROJECT ?? tollgate('project', 'list').proj
 if (!project) {
   console.error('No "Demo" project: start Tollgate once with `npm start` in the repository root (or set TOLLGATE_PROJECT).');
   process.exit(1);
+}
+
+// Passkeys: their relying party is the host of the project's first callback URL (localhost for
+// the Demo project), and the page must be served from that URL's origin.
+if (!tollgate('project', 'show', project).project.settings.enabledProviders.includes('passkey')) {
+  console.log('Enabling passkeys (sign-in method "passkey")...');
+  tollgate('project', 'update', project, '--enable', 'passkey');
 }
 
 if (tollgate('plan', 'list', project).plans.length === 0) {

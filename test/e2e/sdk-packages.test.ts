@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPackages, ROOT, TARBALLS } from '../../packages/build';
 import type { Project } from '../../domain/project';
@@ -21,8 +21,10 @@ import { codeOf, startTestSmtp, type TestSmtp } from '../support/smtp';
  * <Protect plan="pro">, the verified webhook, plan changes with the proration preview, cancel;
  * and with two users, teams: one creates a team and invites the other, whose invitation email
  * (caught by an SMTP server in the test) leads to the app, where they verify their address, accept,
- * switch to the team, and both see its members. One install serves both; the timings of each phase
- * are printed at the end.
+ * switch to the team, and both see its members; and passkeys, with Chromium's virtual authenticator
+ * (DevTools protocol): add one, sign out, sign in with it (discoverable, no email), see it listed
+ * and used, remove it, and the browser's copy is then refused. One install serves them all; the
+ * timings of each phase are printed at the end.
  */
 
 const run = promisify(execFile);
@@ -170,7 +172,11 @@ let smtp: TestSmtp;
 let project: Project;
 let apiKey: string;
 let prices: { basic: string; pro: string; team: string };
-/** Where the example app will serve (its callback URL is registered on the project). */
+/**
+ * Where the example app will serve (its callback URL is registered on the project). On localhost:
+ * a secure context for WebAuthn whose host name is a valid relying party id (an IP address is not),
+ * which Tollgate derives from the first callback URL, as it derives the allowed origin.
+ */
 let exampleUrl: string;
 
 const ok = <T>(outcome: { ok: true; value: T } | { ok: false; error: string }): T => {
@@ -229,7 +235,7 @@ beforeAll(async () => {
   // A live Tollgate on a fresh database, its project on the sandbox with three plans.
   smtp = await startTestSmtp();
   t = await timed('start Tollgate', () => startTestApp({ env: { TOLLGATE_DATA_DIR: path.join(work, 'tollgate-data'), SMTP_URL: smtp.url } }));
-  exampleUrl = `http://127.0.0.1:${await freePort()}`;
+  exampleUrl = `http://localhost:${await freePort()}`;
   await setUpShop(`${exampleUrl}/callback`);
 }, 240_000);
 
@@ -248,6 +254,8 @@ async function setUpShop(callbackUrl: string): Promise<void> {
   apiKey = created.apiKey;
   const billing = t.tollgate.billing;
   await t.inContext(async () => {
+    // Passkeys on as a sign-in method (they are off by default).
+    ok(await t.tollgate.admin.updateProject(created.id, { enable: ['passkey'] }));
     project = (await t.tollgate.admin.getProject(created.id))!;
     ok(await billing.connectBilling(project.id, { processor: 'sandbox' }));
     ok(await billing.createPlan(project.id, { name: 'Basic', description: 'For side projects', features: 'reports' }));
@@ -290,10 +298,17 @@ describe('the packed SDK installed in a fresh project', () => {
       expect(existsSync(path.join(installed, 'dist/index.d.ts'))).toBe(true);
       expect(existsSync(path.join(installed, 'src'))).toBe(false);
     }
+    // The SDK's dependency came from the registry with it.
+    const webauthn = JSON.parse(readFileSync(path.join(app, 'node_modules/@simplewebauthn/browser/package.json'), 'utf8')) as { version: string };
+    expect(webauthn.version).toMatch(/^14\./);
   });
 
-  it('imports only its peer dependencies: no path into our sources, nothing of the server', () => {
-    const allowed: Record<string, string[]> = { sdk: ['zod', '@ts-rest/core'], react: ['react', 'react/jsx-runtime', '@tollgate/sdk/browser'] };
+  it('imports only its peer dependencies and dependencies: no path into our sources, nothing of the server', () => {
+    // @simplewebauthn/browser: the SDK's one dependency, installed beside it (the browser entry's passkey ceremonies).
+    const allowed: Record<string, string[]> = {
+      sdk: ['zod', '@ts-rest/core', '@simplewebauthn/browser'],
+      react: ['react', 'react/jsx-runtime', '@tollgate/sdk/browser'],
+    };
     for (const name of ['sdk', 'react']) {
       const dist = path.join(app, 'node_modules/@tollgate', name, 'dist');
       for (const file of readdirSync(dist).filter((f) => /\.(c?js|d\.c?ts)$/.test(f))) {
@@ -512,9 +527,9 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
 
       // Sign out: the session ends here (and in Tollgate).
       await page.getByRole('button', { name: 'Sign out' }).click();
-      await see(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+      await see(page.getByRole('button', { name: 'Sign in', exact: true })).toBeVisible();
       await page.reload();
-      await see(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+      await see(page.getByRole('button', { name: 'Sign in', exact: true })).toBeVisible();
     });
   }, 120_000);
 
@@ -576,6 +591,8 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
         const verification = await smtp.waitFor(colleague.email, 1, 20_000, (m) => !m.text.includes('tollgate_invitation=') && /\b\d{6}\b/.test(m.text));
         await card.getByLabel('Verification code').fill(codeOf(verification));
         await card.getByRole('button', { name: 'Verify' }).click();
+        // Members are listed in the order they joined; the test's clock stands still unless moved.
+        t.clock.advanceSeconds(1);
         await card.getByRole('button', { name: 'Accept invitation' }).click();
         await see(b.getByTestId('joined')).toHaveText('You joined Acme Team: pick it in the switcher to work in it.');
         expect(new URL(b.url()).search).toBe('');
@@ -611,6 +628,98 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
       });
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  }, 120_000);
+
+  it('passkeys: adds one in the virtual authenticator, signs out, signs in with it (no email), sees it used, removes it', async () => {
+    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US' });
+    const p = await context.newPage();
+    p.setDefaultTimeout(15_000);
+    const email = `ada.passkey+${Date.now()}@example.com`;
+    const list = p.getByTestId('passkeys').locator('li');
+    try {
+      await timed('browser walk of the passkey flow', async () => {
+        // Chromium's virtual authenticator: a platform authenticator with discoverable credentials
+        // and user verification, which answers the browser's dialogs by itself.
+        const cdp: CDPSession = await context.newCDPSession(p);
+        await cdp.send('WebAuthn.enable');
+        const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+          options: {
+            protocol: 'ctap2',
+            transport: 'internal',
+            hasResidentKey: true,
+            hasUserVerification: true,
+            isUserVerified: true,
+            automaticPresenceSimulation: true,
+          },
+        });
+        const held = async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
+
+        // Sign up by email, then add a passkey on the signed-in page.
+        await p.goto(exampleUrl);
+        await p.getByLabel('Name').fill('Ada');
+        await p.getByLabel('Email').fill(email);
+        await p.getByLabel('Password').fill('correct horse 1');
+        await p.getByRole('button', { name: 'Sign up' }).click();
+        await see(p.getByTestId('email')).toHaveText(email);
+        await see(p.getByTestId('no-passkeys')).toBeVisible();
+        await p.getByRole('button', { name: 'Add a passkey' }).click();
+        await see(list).toHaveCount(1);
+        await see(list.first()).toContainText('never used');
+        const [credential] = await held();
+        expect(credential).toMatchObject({ isResidentCredential: true, rpId: 'localhost' });
+        expect(credential!.userHandle).toBeTruthy();
+
+        // Sign out. The sign-in page asks for a passkey in the email field's autofill (conditional
+        // mediation); the virtual authenticator answers such a request at once, as a user who picks
+        // the passkey there: signed in again, without an email (discoverable: the passkey names the user).
+        await p.getByRole('button', { name: 'Sign out' }).click();
+        await see(p.getByTestId('email')).toHaveText(email);
+        await see(list).toHaveCount(1);
+        await see(list.first()).toContainText('last used');
+        const afterAutofill = (await held())[0]!.signCount;
+        expect(afterAutofill).toBeGreaterThan(credential!.signCount);
+
+        // The button: hold the autofill's options request so that the page waits signed out, then click.
+        let held1: (() => Promise<void>) | null = null;
+        const autofillAsked = new Promise<void>((resolve) => {
+          void p.route('**/tollgate/session/passkey-options', async (route) => {
+            if (held1) return route.continue();
+            held1 = () => route.continue().catch(() => undefined);
+            resolve();
+          });
+        });
+        await p.getByRole('button', { name: 'Sign out' }).click();
+        await autofillAsked;
+        await see(p.getByRole('button', { name: 'Sign in with a passkey' })).toBeVisible();
+        await see(p.getByTestId('email')).toHaveCount(0);
+        await p.getByRole('button', { name: 'Sign in with a passkey' }).click();
+        await see(p.getByTestId('email')).toHaveText(email);
+        expect((await held())[0]!.signCount).toBeGreaterThan(afterAutofill);
+        // The autofill's late options start nothing: the page has left the sign-in form.
+        await held1!();
+        await p.unroute('**/tollgate/session/passkey-options');
+        // The session is the cookie's, like a password sign-in's: it survives a reload.
+        await p.reload();
+        await see(p.getByTestId('email')).toHaveText(email);
+        await see(list).toHaveCount(1);
+
+        // Remove it (the account keeps its password): the list empties.
+        const name = (await list.first().locator('.passkey-name').textContent())!;
+        await p.getByRole('button', { name: `Remove ${name}` }).click();
+        await see(p.getByTestId('no-passkeys')).toBeVisible();
+
+        // The authenticator still holds its copy, which Tollgate no longer knows: the autofill's
+        // answer is refused, and so is the button's; the page stays signed out and says why.
+        await p.getByRole('button', { name: 'Sign out' }).click();
+        await see(p.getByRole('alert').first()).toHaveText('This passkey is not registered for this project');
+        await p.getByRole('button', { name: 'Sign in with a passkey' }).click();
+        await see(p.locator('.tg-passkey-button__error')).toHaveText('This passkey is not registered for this project');
+        await see(p.getByTestId('email')).toHaveCount(0);
+        expect(await held()).toHaveLength(1);
+      });
+    } finally {
+      await context.close();
     }
   }, 120_000);
 });

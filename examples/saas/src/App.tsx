@@ -3,11 +3,13 @@ import {
   isTollgateError,
   OrganizationProfile,
   OrganizationSwitcher,
+  PasskeyButton,
   PricingTable,
   Protect,
   useEntitlements,
   useOrganization,
   useOrganizationList,
+  usePasskeys,
   useTollgate,
   useUser,
   type MyOrganization,
@@ -43,16 +45,35 @@ export function App() {
         </Protect>
       </section>
       <SubscriptionPanel />
+      <Passkeys />
       <Teams />
       <WebhookEvents />
     </main>
   );
 }
 
+const MFA_NOT_SHOWN = 'This account uses multi-factor authentication, which this example does not show.';
+/** What the sign-in page's passkey autofill keeps to itself. */
+const AUTOFILL_QUIET: string[] = ['passkey_aborted', 'passkey_cancelled', 'passkeys_unsupported', 'passkeys_disabled', 'passkey_not_configured'];
+
 function SignIn() {
   const { signIn, signUp } = useUser();
+  const tollgate = useTollgate();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+
+  // The browser offers the site's passkeys in the email field's autofill (autocomplete "... webauthn")
+  // while this page shows; the button below stops that request and opens the browser's dialog instead.
+  useEffect(() => {
+    const stop = new AbortController();
+    void tollgate.passkeys
+      .autofillSupported()
+      .then((supported) => (supported ? tollgate.passkeys.signIn({ autofill: true, signal: stop.signal }) : null))
+      .then((answer) => answer && 'mfa_required' in answer && setError(MFA_NOT_SHOWN))
+      // Stopped (by the button or by leaving the page), dismissed, or passkeys off: nothing to say.
+      .catch((e: unknown) => isTollgateError(e) && !AUTOFILL_QUIET.includes(e.code) && setError(e.message));
+    return () => stop.abort();
+  }, [tollgate]);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -65,7 +86,7 @@ function SignIn() {
     try {
       const answer =
         submitter?.value === 'signup' ? await signUp({ email, password, name: String(form.get('name') || '') || null }) : await signIn({ email, password });
-      if ('mfa_required' in answer) setError('This account uses multi-factor authentication, which this example does not show.');
+      if ('mfa_required' in answer) setError(MFA_NOT_SHOWN);
     } catch (e) {
       setError(isTollgateError(e) ? e.message : String(e));
     } finally {
@@ -82,7 +103,7 @@ function SignIn() {
           Name <input name="name" autoComplete="name" />
         </label>
         <label>
-          Email <input name="email" type="email" autoComplete="email" required />
+          Email <input name="email" type="email" autoComplete="username webauthn" required />
         </label>
         <label>
           Password <input name="password" type="password" autoComplete="current-password" required minLength={8} />
@@ -96,6 +117,8 @@ function SignIn() {
             Sign in
           </button>
         </div>
+        {/* Any passkey the browser holds for this site (discoverable): no email needed. */}
+        <PasskeyButton mode="sign-in" onSignedIn={(answer) => 'mfa_required' in answer && setError(MFA_NOT_SHOWN)} />
       </form>
     </main>
   );
@@ -173,6 +196,46 @@ function SubscriptionPanel() {
           Cancel subscription
         </button>
       )}
+    </section>
+  );
+}
+
+/**
+ * The user's passkeys: <PasskeyButton mode="register"> runs the browser's dialog and Tollgate stores
+ * the new passkey; usePasskeys() lists them and removes one (Tollgate refuses to remove the last way
+ * to sign in of an account without a password).
+ */
+function Passkeys() {
+  const { isSupported, isLoaded, passkeys, remove, reload } = usePasskeys();
+  const [error, setError] = useState<string | null>(null);
+  if (!isSupported) return null;
+  const removing = (id: string) => () =>
+    void remove(id).then(
+      () => setError(null),
+      (e: unknown) => setError(isTollgateError(e) ? e.message : String(e)),
+    );
+  return (
+    <section aria-labelledby="passkeys-title">
+      <h2 id="passkeys-title">Passkeys</h2>
+      <PasskeyButton mode="register" onRegistered={() => void reload()} />
+      {!isLoaded ? (
+        <p>Loading…</p>
+      ) : passkeys.length === 0 ? (
+        <p data-testid="no-passkeys">No passkeys yet: add one to sign in without your password.</p>
+      ) : (
+        <ul data-testid="passkeys">
+          {passkeys.map((p) => (
+            <li key={p.id}>
+              <span className="passkey-name">{p.name}</span> (added {new Date(p.created_at).toLocaleDateString('en-US', { dateStyle: 'medium' })}
+              {p.last_used_at ? `, last used ${new Date(p.last_used_at).toLocaleDateString('en-US', { dateStyle: 'medium' })}` : ', never used'}){' '}
+              <button type="button" aria-label={`Remove ${p.name}`} onClick={removing(p.id)}>
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {error && <p role="alert">{error}</p>}
     </section>
   );
 }

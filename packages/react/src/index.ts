@@ -1,7 +1,8 @@
 /**
- * @tollgate/react: the signed-in user, their entitlements, their organizations and a pricing table, for React pages.
+ * @tollgate/react: the signed-in user, their entitlements, their organizations, their passkeys and a pricing table, for React pages.
  *
  *   <TollgateProvider baseUrl="/tollgate">
+ *     <PasskeyButton mode="sign-in" />   (signed out; mode="register" adds one to the signed-in user's account)
  *     <PricingTable />
  *     <Protect plan="pro" fallback={<p>Upgrade to Pro</p>}><Reports /></Protect>
  *     <OrganizationSwitcher />
@@ -22,6 +23,7 @@ export {
 export type { TollgateProviderProps, UseUser, UseEntitlements, UseOrganization, UseOrganizationList, ProtectProps } from './context';
 export { PricingTable, type PricingTableProps } from './pricing-table';
 export { OrganizationSwitcher, OrganizationProfile, type OrganizationSwitcherProps, type OrganizationProfileProps } from './organizations';
+export { PasskeyButton, usePasskeys, type PasskeyButtonProps, type UsePasskeys } from './passkeys';
 export { LOCALES, MESSAGES, resolveLocale, formatMoney, type Locale, type Messages } from './messages';
 export { createBrowserClient, BrowserClient, TollgateError, isTollgateError } from '@tollgate/sdk/browser';
 export type {
@@ -37,6 +39,11 @@ export type {
   OrganizationInvitation,
   OrganizationMember,
   OrganizationRole,
+  MfaChallenge,
+  Passkey,
+  PasskeySignInInput,
+  RegisterPasskeyInput,
+  BrowserSession,
   Plan,
   Price,
   Subscription,

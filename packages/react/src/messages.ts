@@ -52,6 +52,8 @@ export interface Messages {
   deleteOrganization: string;
   deleteConfirm: string;
   noOrganization: string;
+  signInWithPasskey: string;
+  addPasskey: string;
 }
 
 export const MESSAGES: Record<Locale, Messages> = {
@@ -102,6 +104,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: 'Delete organization',
     deleteConfirm: 'Delete {organization}? This cannot be undone.',
     noOrganization: 'No organization is active.',
+    signInWithPasskey: 'Sign in with a passkey',
+    addPasskey: 'Add a passkey',
   },
   it: {
     billingPeriod: 'Periodo di fatturazione',
@@ -150,6 +154,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: "Elimina l'organizzazione",
     deleteConfirm: 'Eliminare {organization}? Non si può annullare.',
     noOrganization: 'Nessuna organizzazione attiva.',
+    signInWithPasskey: 'Accedi con una passkey',
+    addPasskey: 'Aggiungi una passkey',
   },
   es: {
     billingPeriod: 'Periodo de facturación',
@@ -198,6 +204,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: 'Eliminar organización',
     deleteConfirm: '¿Eliminar {organization}? No se puede deshacer.',
     noOrganization: 'No hay ninguna organización activa.',
+    signInWithPasskey: 'Iniciar sesión con una llave de acceso',
+    addPasskey: 'Añadir una llave de acceso',
   },
   fr: {
     billingPeriod: 'Période de facturation',
@@ -246,6 +254,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: "Supprimer l'organisation",
     deleteConfirm: 'Supprimer {organization} ? Action irréversible.',
     noOrganization: 'Aucune organisation active.',
+    signInWithPasskey: "Se connecter avec une clé d'accès",
+    addPasskey: "Ajouter une clé d'accès",
   },
   de: {
     billingPeriod: 'Abrechnungszeitraum',
@@ -294,6 +304,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: 'Organisation löschen',
     deleteConfirm: '{organization} löschen? Dies kann nicht rückgängig gemacht werden.',
     noOrganization: 'Keine Organisation aktiv.',
+    signInWithPasskey: 'Mit Passkey anmelden',
+    addPasskey: 'Passkey hinzufügen',
   },
   pt: {
     billingPeriod: 'Período de cobrança',
@@ -342,6 +354,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: 'Excluir organização',
     deleteConfirm: 'Excluir {organization}? Não é possível desfazer.',
     noOrganization: 'Nenhuma organização ativa.',
+    signInWithPasskey: 'Entrar com uma chave de acesso',
+    addPasskey: 'Adicionar uma chave de acesso',
   },
   ja: {
     billingPeriod: '請求期間',
@@ -390,6 +404,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: '組織を削除',
     deleteConfirm: '{organization} を削除しますか？元に戻せません。',
     noOrganization: '有効な組織はありません。',
+    signInWithPasskey: 'パスキーでログイン',
+    addPasskey: 'パスキーを追加',
   },
   ko: {
     billingPeriod: '결제 주기',
@@ -438,6 +454,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: '조직 삭제',
     deleteConfirm: '{organization}을(를) 삭제할까요? 되돌릴 수 없습니다.',
     noOrganization: '활성 조직이 없습니다.',
+    signInWithPasskey: '패스키로 로그인',
+    addPasskey: '패스키 추가',
   },
   zh: {
     billingPeriod: '计费周期',
@@ -486,6 +504,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: '删除组织',
     deleteConfirm: '删除 {organization}？此操作无法撤销。',
     noOrganization: '没有活动的组织。',
+    signInWithPasskey: '使用通行密钥登录',
+    addPasskey: '添加通行密钥',
   },
   nl: {
     billingPeriod: 'Factureringsperiode',
@@ -534,6 +554,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: 'Organisatie verwijderen',
     deleteConfirm: '{organization} verwijderen? Dit kan niet ongedaan worden gemaakt.',
     noOrganization: 'Geen organisatie actief.',
+    signInWithPasskey: 'Inloggen met een passkey',
+    addPasskey: 'Passkey toevoegen',
   },
   pl: {
     billingPeriod: 'Okres rozliczeniowy',
@@ -582,6 +604,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: 'Usuń organizację',
     deleteConfirm: 'Usunąć {organization}? Tej operacji nie można cofnąć.',
     noOrganization: 'Brak aktywnej organizacji.',
+    signInWithPasskey: 'Zaloguj się kluczem dostępu',
+    addPasskey: 'Dodaj klucz dostępu',
   },
   ru: {
     billingPeriod: 'Период оплаты',
@@ -630,6 +654,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: 'Удалить организацию',
     deleteConfirm: 'Удалить {organization}? Это действие нельзя отменить.',
     noOrganization: 'Нет активной организации.',
+    signInWithPasskey: 'Войти с ключом доступа',
+    addPasskey: 'Добавить ключ доступа',
   },
   sv: {
     billingPeriod: 'Faktureringsperiod',
@@ -678,6 +704,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: 'Radera organisationen',
     deleteConfirm: 'Radera {organization}? Det går inte att ångra.',
     noOrganization: 'Ingen organisation är aktiv.',
+    signInWithPasskey: 'Logga in med en passkey',
+    addPasskey: 'Lägg till en passkey',
   },
   da: {
     billingPeriod: 'Faktureringsperiode',
@@ -726,6 +754,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: 'Slet organisationen',
     deleteConfirm: 'Slet {organization}? Det kan ikke fortrydes.',
     noOrganization: 'Ingen organisation er aktiv.',
+    signInWithPasskey: 'Log ind med en adgangsnøgle',
+    addPasskey: 'Tilføj en adgangsnøgle',
   },
   nb: {
     billingPeriod: 'Faktureringsperiode',
@@ -774,6 +804,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: 'Slett organisasjonen',
     deleteConfirm: 'Slette {organization}? Dette kan ikke angres.',
     noOrganization: 'Ingen organisasjon er aktiv.',
+    signInWithPasskey: 'Logg inn med en passnøkkel',
+    addPasskey: 'Legg til en passnøkkel',
   },
   fi: {
     billingPeriod: 'Laskutusjakso',
@@ -822,6 +854,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: 'Poista organisaatio',
     deleteConfirm: 'Poistetaanko {organization}? Toimintoa ei voi perua.',
     noOrganization: 'Ei aktiivista organisaatiota.',
+    signInWithPasskey: 'Kirjaudu pääsyavaimella',
+    addPasskey: 'Lisää pääsyavain',
   },
   ar: {
     billingPeriod: 'فترة الفوترة',
@@ -870,6 +904,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: 'حذف المؤسسة',
     deleteConfirm: 'حذف {organization}؟ لا يمكن التراجع عن ذلك.',
     noOrganization: 'لا توجد مؤسسة نشطة.',
+    signInWithPasskey: 'تسجيل الدخول بمفتاح مرور',
+    addPasskey: 'إضافة مفتاح مرور',
   },
   he: {
     billingPeriod: 'תקופת חיוב',
@@ -918,6 +954,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: 'מחיקת הארגון',
     deleteConfirm: 'למחוק את {organization}? לא ניתן לבטל פעולה זו.',
     noOrganization: 'אין ארגון פעיל.',
+    signInWithPasskey: 'כניסה עם מפתח גישה',
+    addPasskey: 'הוספת מפתח גישה',
   },
   th: {
     billingPeriod: 'รอบการเรียกเก็บเงิน',
@@ -966,6 +1004,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: 'ลบองค์กร',
     deleteConfirm: 'ลบ {organization} หรือไม่ การดำเนินการนี้ไม่สามารถยกเลิกได้',
     noOrganization: 'ไม่มีองค์กรที่ใช้งานอยู่',
+    signInWithPasskey: 'เข้าสู่ระบบด้วยพาสคีย์',
+    addPasskey: 'เพิ่มพาสคีย์',
   },
   vi: {
     billingPeriod: 'Chu kỳ thanh toán',
@@ -1014,6 +1054,8 @@ export const MESSAGES: Record<Locale, Messages> = {
     deleteOrganization: 'Xóa tổ chức',
     deleteConfirm: 'Xóa {organization}? Không thể hoàn tác.',
     noOrganization: 'Không có tổ chức nào đang hoạt động.',
+    signInWithPasskey: 'Đăng nhập bằng khóa truy cập',
+    addPasskey: 'Thêm khóa truy cập',
   },
 };
 

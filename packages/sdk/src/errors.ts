@@ -3,9 +3,20 @@ import type { ErrorCode } from '../../../contract/errors';
 /**
  * Codes the SDK itself answers, beside the API's own (`ErrorCode`): the answer could not be read
  * (`unexpected_response`), Tollgate could not be reached (`network_error`), the browser has no
- * session (`not_signed_in`).
+ * session (`not_signed_in`); and in a browser's passkey ceremony: no WebAuthn (or no autofill) in
+ * this browser (`passkeys_unsupported`), the user dismissed the browser's dialog or it timed out
+ * (`passkey_cancelled`: browsers do not say which), the ceremony was stopped by another one or by
+ * its `signal` (`passkey_aborted`), or the browser refused it for another reason
+ * (`passkey_ceremony_failed`, the browser's error as `cause`).
  */
-export type SdkErrorCode = 'unexpected_response' | 'network_error' | 'not_signed_in';
+export type SdkErrorCode =
+  | 'unexpected_response'
+  | 'network_error'
+  | 'not_signed_in'
+  | 'passkeys_unsupported'
+  | 'passkey_cancelled'
+  | 'passkey_aborted'
+  | 'passkey_ceremony_failed';
 export type TollgateErrorCode = ErrorCode | SdkErrorCode;
 
 /** The body of every error Tollgate answers. */
@@ -27,8 +38,8 @@ export class TollgateError extends Error {
   readonly code: TollgateErrorCode;
   readonly status: number;
   readonly hint: string | undefined;
-  constructor(init: { code: TollgateErrorCode; message: string; status: number; hint?: string | undefined }) {
-    super(init.message);
+  constructor(init: { code: TollgateErrorCode; message: string; status: number; hint?: string | undefined; cause?: unknown }) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.code = init.code;
     this.status = init.status;
     this.hint = init.hint;

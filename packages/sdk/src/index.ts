@@ -60,6 +60,7 @@ export type {
   MyInvitation,
   OrganizationDomain,
   OrganizationRole,
+  Passkey,
 } from './types';
 
 export interface TollgateOptions {

@@ -1,7 +1,13 @@
+import type { z } from 'zod';
 import type { TollgateClient } from '../../../contract';
+import type { AuthenticationResponseSchema, RegistrationResponseSchema } from '../../../contract/webauthn';
 import { errorOf, fetchOrThrow, isTollgateError, TollgateError } from './errors';
 import { headerOf, readNodeBody, type NextFunction, type NodeRequestLike, type NodeResponseLike } from './http';
 import type { BrowserSession, TollgateUser } from './types';
+
+/** The browser's WebAuthn answers, passed to Tollgate as they came (it validates them). */
+type AuthenticationResponse = z.infer<typeof AuthenticationResponseSchema>;
+type RegistrationResponse = z.infer<typeof RegistrationResponseSchema>;
 
 /**
  * The routes a browser talks to on the project's own server (Tollgate's sign-in and refresh
@@ -10,6 +16,13 @@ import type { BrowserSession, TollgateUser } from './types';
  *   POST <mount>/session/signup    {email, password, name?, locale?}  -> session | MFA challenge
  *   POST <mount>/session/signin    {email, password, locale?}         -> session | MFA challenge
  *   POST <mount>/session/mfa       {challenge, code, method}          -> session
+ *        (method passkey: {challenge, method, assertion} instead of a code)
+ *   POST <mount>/session/mfa-passkey-options  {challenge}             -> {options} (the user's passkeys)
+ *   POST <mount>/session/passkey-options      {email?}                -> {options} (no email: any passkey the browser holds)
+ *   POST <mount>/session/passkey              {response}              -> session | MFA challenge
+ *   POST <mount>/session/passkey-signup       {email, name?, locale?} -> {success: true} (a code is emailed)
+ *   POST <mount>/session/passkey-signup-options  {email, code}        -> {options} (to register the first passkey)
+ *   POST <mount>/session/passkey-signup-verify   {response, name?}    -> session | MFA challenge
  *   POST <mount>/session/refresh   (the cookie)                       -> session
  *   POST <mount>/session/signout   (the cookie)                       -> {success: true}
  *   POST <mount>/session/verify-email         {code} + Bearer        -> {success: true, user}
@@ -20,6 +33,9 @@ import type { BrowserSession, TollgateUser } from './types';
  *   GET|POST|PATCH|DELETE <mount>/api/proxy/organizations..., /api/proxy/organization-roles,
  *        /api/proxy/invitations...  the user's organization routes, passed the same way (an
  *        invitation without `callback_url` gets `callbackUrl`)
+ *   GET|POST|PATCH|DELETE <mount>/api/proxy/passkeys, /api/proxy/passkeys/register/{options,verify},
+ *        /api/proxy/passkeys/<id>  the user's passkeys (register, list, rename, delete), passed the
+ *        same way; passkey sign-in and sign-up take the API key: they are the session routes above
  *
  * The email verification routes take the user's Bearer access token and verify the address of
  * its user (Tollgate's verify routes take the API key and any address).
@@ -73,8 +89,14 @@ const json = (status: number, body: unknown, headers: Record<string, string | st
   body: JSON.stringify(body),
 });
 
-/** Tollgate's routes of a signed-in user that are passed through: billing, and organizations with their invitations. */
-const PROXIED = [/^\/api\/proxy\/billing\//, /^\/api\/proxy\/(?:organizations|invitations)(?:\/|$)/, /^\/api\/proxy\/organization-roles$/];
+/** Tollgate's routes of a signed-in user that are passed through: billing, organizations with their invitations, and passkeys. */
+const PROXIED = [
+  /^\/api\/proxy\/billing\//,
+  /^\/api\/proxy\/(?:organizations|invitations)(?:\/|$)/,
+  /^\/api\/proxy\/organization-roles$/,
+  // The user's passkeys; not sign-in/... and sign-up/..., which take the API key (session routes).
+  /^\/api\/proxy\/passkeys(?:\/register\/(?:options|verify)|\/(?!sign-)[^/]+)?$/,
+];
 /** An invitation sent by a user: its `callback_url` is the session routes' when the page sends none. */
 const INVITE = /^\/api\/proxy\/organizations\/[^/]+\/invitations$/;
 /** Request headers passed on to Tollgate's billing routes. */
@@ -151,6 +173,8 @@ export function makeSessionRoutes(deps: Deps, options: SessionRoutesOptions): Se
   }
 
   const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+  /** Tollgate's answer as it is (options, success, or its error). */
+  const answer = (response: { status: number; body: unknown }) => json(response.status, response.body);
 
   /** The user of the request's Bearer access token, for the routes that act on their own address. */
   async function bearerUser(req: RouteRequest): Promise<TollgateUser | null> {
@@ -162,7 +186,8 @@ export function makeSessionRoutes(deps: Deps, options: SessionRoutesOptions): Se
 
   /** A sign-in answer from Tollgate: a session (cookie set), an MFA challenge, or its error as it is. */
   async function signInAnswer(req: RouteRequest, response: { status: number; body: unknown }): Promise<RouteAnswer> {
-    if (response.status !== 200) return json(response.status, response.body);
+    // 201: a sign-up with a passkey, which answers like a sign-in.
+    if (response.status !== 200 && response.status !== 201) return json(response.status, response.body);
     const body = response.body as { token?: string; refresh_token?: string; mfa_required?: true };
     if (body.mfa_required) return json(200, body);
     return sessionAnswer(req, { token: body.token!, refresh_token: body.refresh_token! });
@@ -202,14 +227,45 @@ export function makeSessionRoutes(deps: Deps, options: SessionRoutesOptions): Se
             extraHeaders,
           }),
         );
-      case 'mfa':
-        return signInAnswer(
-          req,
-          await deps.client.mfa.verify({
-            body: { challenge: str(input.challenge) ?? '', code: str(input.code) ?? '', method: (str(input.method) ?? 'totp') as 'totp' },
+      case 'mfa': {
+        const challenge = str(input.challenge) ?? '';
+        const body =
+          input.method === 'passkey'
+            ? { challenge, method: 'passkey' as const, assertion: input.assertion as AuthenticationResponse }
+            : { challenge, code: str(input.code) ?? '', method: (str(input.method) ?? 'totp') as 'totp' };
+        return signInAnswer(req, await deps.client.mfa.verify({ body, extraHeaders }));
+      }
+      // Passkeys: the ceremonies' options and answers, with the API key. The WebAuthn responses are
+      // passed as the browser made them; Tollgate checks their shape and everything in them.
+      case 'mfa-passkey-options':
+        return answer(await deps.client.passkeySignIn.mfaOptions({ body: { challenge: str(input.challenge) ?? '' }, extraHeaders }));
+      case 'passkey-options': {
+        const email = str(input.email);
+        return answer(await deps.client.passkeySignIn.signInOptions({ body: email ? { email } : {}, extraHeaders }));
+      }
+      case 'passkey':
+        return signInAnswer(req, await deps.client.passkeySignIn.signInVerify({ body: { response: input.response as AuthenticationResponse }, extraHeaders }));
+      case 'passkey-signup': {
+        const locale = str(input.locale);
+        return answer(
+          await deps.client.passkeySignIn.signUp({
+            body: { email: str(input.email) ?? '', name: str(input.name) ?? null, callback_url: options.callbackUrl, ...(locale ? { locale } : {}) },
             extraHeaders,
           }),
         );
+      }
+      case 'passkey-signup-options':
+        return answer(await deps.client.passkeySignIn.signUpOptions({ body: { email: str(input.email) ?? '', code: str(input.code) ?? '' }, extraHeaders }));
+      case 'passkey-signup-verify': {
+        const name = str(input.name);
+        return signInAnswer(
+          req,
+          await deps.client.passkeySignIn.signUpVerify({
+            body: { response: input.response as RegistrationResponse, ...(name !== undefined ? { name } : {}) },
+            extraHeaders,
+          }),
+        );
+      }
       case 'refresh': {
         const refreshToken = refreshTokenOf(req);
         if (!refreshToken) return json(401, { error: 'No session: sign in first', code: 'not_signed_in' });

@@ -12,6 +12,7 @@ import type {
   OrganizationSchema,
   RoleSchema,
 } from '../../../contract/organizations.contract';
+import type { PasskeySchema } from '../../../contract/passkeys.contract';
 
 /** A plan of the catalog (GET billing/plans, GET billing/products) with its active prices. */
 export type Plan = z.infer<typeof PlanSchema>;
@@ -44,11 +45,18 @@ export type OrganizationDomain = z.infer<typeof DomainSchema>;
 /** A role of the project's organizations and its permissions. */
 export type OrganizationRole = z.infer<typeof RoleSchema>;
 
+/**
+ * One of the user's passkeys as Tollgate answers it (never its key or credential id): its name,
+ * the authenticator's model when known, whether it syncs to the user's other devices.
+ */
+export type Passkey = z.infer<typeof PasskeySchema>;
+
 /** An MFA challenge: the sign-in needs a second step (`verifyMfa`) before it has a session. */
 export interface MfaChallenge {
   mfa_required: true;
   challenge: string;
-  methods: Array<'totp' | 'sms' | 'backup_codes'>;
+  /** The user's methods the project allows; `passkey` when they hold one and the project allows passkeys as a second factor. */
+  methods: Array<'totp' | 'sms' | 'backup_codes' | 'passkey'>;
   enrollment_required?: boolean;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The browser client: the session (restored, refreshed, shared with the other tabs), the
- * entitlements cached for it, the billing routes, and the user's organizations. index.ts describes its use.
+ * entitlements cached for it, the billing routes, the user's organizations and passkeys. index.ts describes its use.
  */
 import type { Entitlements } from '../entitlements';
 import { satisfies } from '../entitlements';
@@ -9,8 +9,9 @@ import { asksBilling, asksOrganization, billingPart, organizationOfToken, organi
 import type { ActiveOrganization, BrowserSession, ChangePreview, Invoice, MfaChallenge, Plan, Subscription, TollgateUser } from '../types';
 import { AccessTokenHolder, tokenExpiry } from './access-token';
 import { EntitlementsReader } from './entitlements-reader';
-import type { BrowserClientOptions, CheckoutInput, SignInInput, SignUpInput } from './options';
+import type { BrowserClientOptions, CheckoutInput, MfaInput, SignInInput, SignUpInput } from './options';
 import { BrowserOrganizations, type MyOrganizations, OrganizationsReader } from './organizations';
+import { BrowserPasskeys } from './passkeys';
 import { isMfaChallenge, ProjectServer } from './project-server';
 import { defaultChannel, defaultLocks, type LockManagerLike, singleFlight, type ChannelLike } from './single-flight';
 import { type BrowserState, unreadBilling, unreadOrganizations } from './state';
@@ -50,6 +51,11 @@ export class BrowserClient {
    * roles, domains, accept...), and `refresh()` to read the list into `state.organizations`.
    */
   readonly organizations: BrowserOrganizations;
+  /**
+   * Passkeys: the signed-in user's (`register`, `list`, `rename`, `remove`), signing in with one
+   * (`signIn`, also from an input's autofill), signing up with one, and `supported()`.
+   */
+  readonly passkeys: BrowserPasskeys;
 
   constructor(options: BrowserClientOptions = {}) {
     this.fetchFn = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
@@ -77,6 +83,11 @@ export class BrowserClient {
       },
       this.organizationsReader,
     );
+    this.passkeys = new BrowserPasskeys({
+      call: (method, path, body) => this.proxy(method, path, body),
+      post: async <T>(path: string, body: object) => (await this.server.postJson(path, body)) as T,
+      signIn: (path, body) => this.signInWith(path, body),
+    });
 
     if (this.channel) this.cleanups.push(listenToOtherTabs(this.channel, (message) => this.onMessage(message)));
     if (options.watchVisibility ?? true) {
@@ -135,9 +146,12 @@ export class BrowserClient {
     return this.signInWith('/session/signin', input);
   }
 
-  /** The second step of a sign-in that answered an MFA challenge. */
-  async verifyMfa(input: { challenge: string; code: string; method: 'totp' | 'sms' | 'backup_codes' }): Promise<BrowserSession> {
-    const answer = await this.signInWith('/session/mfa', input);
+  /**
+   * The second step of a sign-in that answered an MFA challenge: a code, or `{ challenge, method:
+   * 'passkey' }` (when `methods` lists it), which asks the browser for one of the user's passkeys.
+   */
+  async verifyMfa(input: MfaInput): Promise<BrowserSession> {
+    const answer = input.method === 'passkey' ? await this.passkeys.verifyMfa(input.challenge) : await this.signInWith('/session/mfa', input);
     if (isMfaChallenge(answer)) throw new TollgateError({ code: 'unexpected_response', message: 'Tollgate asked for another MFA step', status: 200 });
     return answer;
   }

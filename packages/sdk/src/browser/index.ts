@@ -1,5 +1,5 @@
 /**
- * @tollgate/sdk/browser: the signed-in user's session in a page, their billing and their organizations.
+ * @tollgate/sdk/browser: the signed-in user's session in a page, their billing, their organizations and their passkeys.
  *
  *   import { createBrowserClient } from '@tollgate/sdk/browser';
  *   const tollgate = createBrowserClient({ baseUrl: '/tollgate' });   // where the server mounted sessionRoutes()
@@ -9,6 +9,8 @@
  *   tollgate.has({ plan: 'pro' });                                    // from the entitlements cached for the session
  *   tollgate.has({ permission: 'reports:read' });                     // the active organization of the token held
  *   await tollgate.organizations.setActive(orgId);                    // a new token naming it, used from now on
+ *   await tollgate.passkeys.register();                               // the browser's dialog; Tollgate stores the passkey
+ *   await tollgate.passkeys.signIn();                                 // (signed out) any passkey the browser holds for the site
  *
  * The access token lives in memory only; the refresh token in the HttpOnly cookie the project
  * server sets. The token is refreshed (rotated) a minute before it expires, once at a time across
@@ -33,13 +35,14 @@ export type {
   OrganizationInvitation,
   OrganizationMember,
   OrganizationRole,
+  Passkey,
   Plan,
   Price,
   Subscription,
   TollgateUser,
 } from '../types';
 export { singleFlight, type LockManagerLike, type ChannelLike } from './single-flight';
-export type { BrowserClientOptions, CheckoutInput, SignInInput, SignUpInput } from './options';
+export type { BrowserClientOptions, CheckoutInput, MfaInput, SignInInput, SignUpInput } from './options';
 export type { BillingStatus, BrowserState, OrganizationsStatus, OrganizationSuggestion, SessionStatus } from './state';
 export type {
   AcceptInvitationInput,
@@ -49,4 +52,5 @@ export type {
   MyOrganizations,
   UpdateOrganizationInput,
 } from './organizations';
+export type { BrowserPasskeys, PasskeySignInInput, PasskeySignUpInput, RegisterPasskeyInput, VerifyPasskeySignUpInput } from './passkeys';
 export { BrowserClient, createBrowserClient } from './client';

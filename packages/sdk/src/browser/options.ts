@@ -30,6 +30,8 @@ export interface SignInInput {
   password: string;
   locale?: string;
 }
+/** The second step of a sign-in (`verifyMfa`): a code of a method the challenge lists, or a passkey. */
+export type MfaInput = { challenge: string; code: string; method: 'totp' | 'sms' | 'backup_codes' } | { challenge: string; method: 'passkey' };
 export interface CheckoutInput {
   priceId: string;
   successUrl: string;

@@ -1,6 +1,6 @@
 /**
  * Requests to the routes the project server mounted (`tollgate.sessionRoutes()`): the session
- * routes, and the billing and organization routes it proxies to Tollgate. Cookies go along (same origin); answers
+ * routes, and the billing, organization and passkey routes it proxies to Tollgate. Cookies go along (same origin); answers
  * are JSON, and a refusal is thrown as the TollgateError it stands for.
  */
 import { errorOf, fetchOrThrow, TollgateError } from '../errors';
