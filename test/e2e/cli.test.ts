@@ -358,7 +358,7 @@ describe('tollgate CLI', { timeout: 120_000 }, () => {
         args: ['project', 'update', acme.id, '--name', 'Changed', '--enable', 'myspace'],
         exit: 1,
         code: 'unknown_provider',
-        message: /Unknown provider "myspace": expected one of email, magic-link, google/,
+        message: /Unknown provider "myspace": expected one of email, magic-link, passkey, google/,
       },
       {
         args: ['project', 'create', '--name', 'Broken', '--callback-url', 'not a url'],
