@@ -1,8 +1,8 @@
 // Prepares the local Tollgate's Demo project for this example, once, with the repository's admin
-// CLI (it finds the running server's database by itself): passkeys on as a sign-in method, three
-// plans with monthly and yearly prices if the project has none, and a webhook endpoint for this
-// server, whose signing secret (shown once) goes to .env.local for server.js. Run by `npm start`;
-// safe to run again.
+// CLI (it finds the running server's database by itself): passkeys on as a sign-in method and as
+// an MFA method, three plans with monthly and yearly prices if the project has none, and a webhook
+// endpoint for this server, whose signing secret (shown once) goes to .env.local for server.js.
+// Run by `npm start`; safe to run again.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -30,10 +30,17 @@ if (!project) {
 }
 
 // Passkeys: their relying party is the host of the project's first callback URL (localhost for
-// the Demo project), and the page must be served from that URL's origin.
-if (!tollgate('project', 'show', project).project.settings.enabledProviders.includes('passkey')) {
+// the Demo project), and the page must be served from that URL's origin. A sign-in method, and one
+// of the MFA methods: once the project has an MFA policy (README), a password sign-in asks for a
+// passkey as its second step. The MFA policy itself stays as it is.
+const { settings } = tollgate('project', 'show', project).project;
+if (!settings.enabledProviders.includes('passkey')) {
   console.log('Enabling passkeys (sign-in method "passkey")...');
   tollgate('project', 'update', project, '--enable', 'passkey');
+}
+if (!settings.mfaMethods.includes('passkey')) {
+  console.log('Adding passkeys to the MFA methods...');
+  tollgate('project', 'update', project, '--mfa-methods', [...settings.mfaMethods, 'passkey'].join(','));
 }
 
 if (tollgate('plan', 'list', project).plans.length === 0) {

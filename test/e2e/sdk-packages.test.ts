@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPackages, ROOT, TARBALLS } from '../../packages/build';
 import type { Project } from '../../domain/project';
@@ -12,6 +12,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { see } from '../support/browser';
 import { findChromium, reportSkippedBrowserTests } from '../support/chromium';
 import { codeOf, startTestSmtp, type TestSmtp } from '../support/smtp';
+import { enrollTotp, post, totpCode } from './mfa-helpers';
 
 /**
  * The SDK as a developer gets it: the packed tarballs installed into a fresh project outside the
@@ -23,8 +24,9 @@ import { codeOf, startTestSmtp, type TestSmtp } from '../support/smtp';
  * (caught by an SMTP server in the test) leads to the app, where they verify their address, accept,
  * switch to the team, and both see its members; and passkeys, with Chromium's virtual authenticator
  * (DevTools protocol): add one, sign out, sign in with it (discoverable, no email), see it listed
- * and used, remove it, and the browser's copy is then refused. One install serves them all; the
- * timings of each phase are printed at the end.
+ * and used, remove it, and the browser's copy is then refused; and under the required MFA policy,
+ * a password sign-in whose second step is the passkey (or the authenticator app's code). One
+ * install serves them all; the timings of each phase are printed at the end.
  */
 
 const run = promisify(execFile);
@@ -183,6 +185,27 @@ const ok = <T>(outcome: { ok: true; value: T } | { ok: false; error: string }): 
   if (!outcome.ok) throw new Error(`refused: ${outcome.error}`);
   return outcome.value;
 };
+
+/**
+ * Chromium's virtual authenticator in the page (DevTools protocol): a platform authenticator with
+ * discoverable credentials and user verification, which answers the browser's dialogs by itself.
+ * `credentials()`: what it holds, with each one's signature counter.
+ */
+async function virtualAuthenticator(context: BrowserContext, page: Page) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return { credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials };
+}
 
 beforeAll(async () => {
   // Pack, then one fresh project outside the repository with the tarballs and the example's dependencies.
@@ -639,21 +662,7 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
     const list = p.getByTestId('passkeys').locator('li');
     try {
       await timed('browser walk of the passkey flow', async () => {
-        // Chromium's virtual authenticator: a platform authenticator with discoverable credentials
-        // and user verification, which answers the browser's dialogs by itself.
-        const cdp: CDPSession = await context.newCDPSession(p);
-        await cdp.send('WebAuthn.enable');
-        const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-          options: {
-            protocol: 'ctap2',
-            transport: 'internal',
-            hasResidentKey: true,
-            hasUserVerification: true,
-            isUserVerified: true,
-            automaticPresenceSimulation: true,
-          },
-        });
-        const held = async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
+        const held = (await virtualAuthenticator(context, p)).credentials;
 
         // Sign up by email, then add a passkey on the signed-in page.
         await p.goto(exampleUrl);
@@ -720,6 +729,95 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
       });
     } finally {
       await context.close();
+    }
+  }, 120_000);
+
+  it('passkeys as the second factor: under the required MFA policy, a password sign-in asks for the passkey (or the code) and signs in', async () => {
+    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US' });
+    const p = await context.newPage();
+    p.setDefaultTimeout(15_000);
+    const email = `ada.mfa+${Date.now()}@example.com`;
+    const password = 'correct horse 1';
+    const before = (await t.inContext(() => t.tollgate.admin.getProject(project.id)))!.settings;
+    const setPolicy = (change: { mfaPolicy: 'off' | 'optional' | 'required'; mfaMethods?: Array<'totp' | 'sms' | 'backup_codes' | 'passkey'> }) =>
+      t.inContext(() => t.tollgate.admin.updateProject(project.id, change)).then(ok);
+    const mfa = p.getByTestId('mfa');
+    // The sign-in form's autofill would sign in with the passkey at once (with user verification, a
+    // session under every policy): its options requests are held, so that the page waits signed out.
+    const autofill: Route[] = [];
+    try {
+      await timed('browser walk of the passkey as second factor', async () => {
+        const authenticator = await virtualAuthenticator(context, p);
+        // TOTP enrollment needs a policy: optional while the user sets up both factors.
+        await setPolicy({ mfaPolicy: 'optional', mfaMethods: ['totp', 'passkey'] });
+
+        // Sign up by email; the authenticator app (through the API: the example has no TOTP setup), then a passkey on the page.
+        await p.goto(exampleUrl);
+        await p.getByLabel('Name').fill('Ada');
+        await p.getByLabel('Email').fill(email);
+        await p.getByLabel('Password').fill(password);
+        await p.getByRole('button', { name: 'Sign up' }).click();
+        await see(p.getByTestId('email')).toHaveText(email);
+        const signedIn = await post<{ token: string }>(
+          t,
+          '/api/proxy/email/signin',
+          { email, password, callback_url: `${exampleUrl}/callback` },
+          { bearer: apiKey },
+        );
+        expect(signedIn.status, JSON.stringify(signedIn.body)).toBe(200);
+        const { secret } = await enrollTotp(t, signedIn.body.token);
+        await p.getByRole('button', { name: 'Add a passkey' }).click();
+        await see(p.getByTestId('passkeys').locator('li')).toHaveCount(1);
+        const [registered] = await authenticator.credentials();
+
+        // The project now requires a second factor, the passkey among them.
+        await setPolicy({ mfaPolicy: 'required' });
+        await p.route('**/tollgate/session/passkey-options', (route) => void autofill.push(route));
+        const signInWithPassword = async () => {
+          const asked = autofill.length;
+          await p.getByRole('button', { name: 'Sign out' }).click();
+          await expect.poll(() => autofill.length).toBe(asked + 1);
+          await p.getByLabel('Email').fill(email);
+          await p.getByLabel('Password').fill(password);
+          await p.getByRole('button', { name: 'Sign in', exact: true }).click();
+          await see(mfa.getByRole('heading', { name: "Confirm it's you" })).toBeVisible();
+          await see(p.getByTestId('email')).toHaveCount(0);
+        };
+
+        // Email and password: the MFA step offers the passkey and the authenticator app's code.
+        await signInWithPassword();
+        await see(mfa.getByRole('button', { name: 'Use a passkey' })).toBeVisible();
+        await see(mfa.getByLabel('Code from your authenticator app')).toBeVisible();
+        // A wrong code: Tollgate's refusal on the page, still signed out.
+        const code = totpCode(t, secret);
+        await mfa.getByLabel('Code from your authenticator app').fill(String((Number(code) + 1) % 1_000_000).padStart(6, '0'));
+        await mfa.getByRole('button', { name: 'Verify' }).click();
+        await see(mfa.getByRole('alert')).toHaveText('Invalid code');
+        await see(p.getByTestId('email')).toHaveCount(0);
+
+        // The passkey: the browser's dialog, answered by the virtual authenticator; signed in.
+        await mfa.getByRole('button', { name: 'Use a passkey' }).click();
+        await see(p.getByTestId('email')).toHaveText(email);
+        const [used] = await authenticator.credentials();
+        expect(used!.credentialId).toBe(registered!.credentialId);
+        expect(used!.signCount).toBeGreaterThan(registered!.signCount);
+        await see(p.getByTestId('passkeys').locator('li').first()).toContainText('last used');
+        // The session is the cookie's: a reload keeps it.
+        await p.reload();
+        await see(p.getByTestId('email')).toHaveText(email);
+
+        // The same step with the authenticator app's code instead.
+        await signInWithPassword();
+        await mfa.getByLabel('Code from your authenticator app').fill(code);
+        await mfa.getByRole('button', { name: 'Verify' }).click();
+        await see(p.getByTestId('email')).toHaveText(email);
+        expect((await authenticator.credentials())[0]!.signCount).toBe(used!.signCount);
+      });
+    } finally {
+      await p.unroute('**/tollgate/session/passkey-options').catch(() => undefined);
+      await Promise.all(autofill.map((route) => route.continue().catch(() => undefined)));
+      await context.close();
+      await setPolicy({ mfaPolicy: before.mfaPolicy, mfaMethods: before.mfaMethods });
     }
   }, 120_000);
 });

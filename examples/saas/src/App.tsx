@@ -12,6 +12,8 @@ import {
   usePasskeys,
   useTollgate,
   useUser,
+  type BrowserSession,
+  type MfaChallenge,
   type MyOrganization,
 } from '@tollgate/react';
 
@@ -52,28 +54,43 @@ export function App() {
   );
 }
 
-const MFA_NOT_SHOWN = 'This account uses multi-factor authentication, which this example does not show.';
 /** What the sign-in page's passkey autofill keeps to itself. */
 const AUTOFILL_QUIET: string[] = ['passkey_aborted', 'passkey_cancelled', 'passkeys_unsupported', 'passkeys_disabled', 'passkey_not_configured'];
 
+/** What the MFA step's passkey button keeps to itself: the user dismissed the browser's dialog, or another ceremony stopped it. */
+const DIALOG_QUIET: string[] = ['passkey_cancelled', 'passkey_aborted'];
+
+/** A sign-in answers a session, or an MFA challenge (the project's MFA policy): its second step then replaces the form. */
 function SignIn() {
+  const [challenge, setChallenge] = useState<MfaChallenge | null>(null);
+  return (
+    <main>
+      <h1>Acme Reports</h1>
+      {challenge ? <MfaStep challenge={challenge} onBack={() => setChallenge(null)} /> : <SignInForm onMfa={setChallenge} />}
+    </main>
+  );
+}
+
+function SignInForm({ onMfa }: { onMfa(challenge: MfaChallenge): void }) {
   const { signIn, signUp } = useUser();
   const tollgate = useTollgate();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // A session shows the signed-in page by itself; a challenge asks for the second step.
+  const signedIn = (answer: BrowserSession | MfaChallenge) => 'mfa_required' in answer && onMfa(answer);
 
   // The browser offers the site's passkeys in the email field's autofill (autocomplete "... webauthn")
-  // while this page shows; the button below stops that request and opens the browser's dialog instead.
+  // while this form shows; the passkey button below stops that request and opens the browser's dialog instead.
   useEffect(() => {
     const stop = new AbortController();
     void tollgate.passkeys
       .autofillSupported()
       .then((supported) => (supported ? tollgate.passkeys.signIn({ autofill: true, signal: stop.signal }) : null))
-      .then((answer) => answer && 'mfa_required' in answer && setError(MFA_NOT_SHOWN))
-      // Stopped (by the button or by leaving the page), dismissed, or passkeys off: nothing to say.
+      .then((answer) => answer && 'mfa_required' in answer && onMfa(answer))
+      // Stopped (by the button or by leaving the form), dismissed, or passkeys off: nothing to say.
       .catch((e: unknown) => isTollgateError(e) && !AUTOFILL_QUIET.includes(e.code) && setError(e.message));
     return () => stop.abort();
-  }, [tollgate]);
+  }, [tollgate, onMfa]);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -86,7 +103,7 @@ function SignIn() {
     try {
       const answer =
         submitter?.value === 'signup' ? await signUp({ email, password, name: String(form.get('name') || '') || null }) : await signIn({ email, password });
-      if ('mfa_required' in answer) setError(MFA_NOT_SHOWN);
+      signedIn(answer);
     } catch (e) {
       setError(isTollgateError(e) ? e.message : String(e));
     } finally {
@@ -95,32 +112,91 @@ function SignIn() {
   }
 
   return (
-    <main>
-      <h1>Acme Reports</h1>
-      <form className="card" onSubmit={(e) => void submit(e)} aria-labelledby="signin-title">
-        <h2 id="signin-title">Sign up or sign in</h2>
-        <label>
-          Name <input name="name" autoComplete="name" />
-        </label>
-        <label>
-          Email <input name="email" type="email" autoComplete="username webauthn" required />
-        </label>
-        <label>
-          Password <input name="password" type="password" autoComplete="current-password" required minLength={8} />
-        </label>
-        {error && <p role="alert">{error}</p>}
-        <div className="actions">
-          <button type="submit" name="action" value="signup" disabled={busy}>
-            Sign up
+    <form className="card" onSubmit={(e) => void submit(e)} aria-labelledby="signin-title">
+      <h2 id="signin-title">Sign up or sign in</h2>
+      <label>
+        Name <input name="name" autoComplete="name" />
+      </label>
+      <label>
+        Email <input name="email" type="email" autoComplete="username webauthn" required />
+      </label>
+      <label>
+        Password <input name="password" type="password" autoComplete="current-password" required minLength={8} />
+      </label>
+      {error && <p role="alert">{error}</p>}
+      <div className="actions">
+        <button type="submit" name="action" value="signup" disabled={busy}>
+          Sign up
+        </button>
+        <button type="submit" name="action" value="signin" disabled={busy}>
+          Sign in
+        </button>
+      </div>
+      {/* Any passkey the browser holds for this site (discoverable): no email needed. */}
+      <PasskeyButton mode="sign-in" onSignedIn={signedIn} />
+    </form>
+  );
+}
+
+/**
+ * The second step of a sign-in under the project's MFA policy, with the methods the challenge
+ * lists: a passkey (the browser's dialog, any of the user's passkeys) or the authenticator app's
+ * code. `verifyMfa` answers the session, held like a sign-in's: the signed-in page follows.
+ */
+function MfaStep({ challenge, onBack }: { challenge: MfaChallenge; onBack(): void }) {
+  const tollgate = useTollgate();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const verify = async (run: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await run();
+    } catch (e) {
+      // Dismissing the browser's dialog says nothing; Tollgate's refusals (a wrong code, an expired challenge) show.
+      if (!isTollgateError(e) || !DIALOG_QUIET.includes(e.code)) setError(isTollgateError(e) ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const code = String(new FormData(event.currentTarget).get('code') ?? '').trim();
+    void verify(() => tollgate.verifyMfa({ challenge: challenge.challenge, method: 'totp', code }));
+  };
+  const passkey = challenge.methods.includes('passkey');
+  const totp = challenge.methods.includes('totp');
+  return (
+    <section className="card" data-testid="mfa" aria-labelledby="mfa-title">
+      <h2 id="mfa-title">Confirm it's you</h2>
+      {passkey || totp ? (
+        <p>Your account asks for a second step.</p>
+      ) : (
+        // Setting up a first factor (enrollment_required), SMS codes and backup codes: docs/mfa.md.
+        <p role="alert">
+          This example does not show {challenge.enrollment_required ? 'setting up a second factor' : `the ${challenge.methods.join(' or ')} step`}.
+        </p>
+      )}
+      {passkey && (
+        <button type="button" disabled={busy} onClick={() => void verify(() => tollgate.verifyMfa({ challenge: challenge.challenge, method: 'passkey' }))}>
+          Use a passkey
+        </button>
+      )}
+      {totp && (
+        <form onSubmit={submit}>
+          <label>
+            Code from your authenticator app <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" maxLength={6} required />
+          </label>
+          <button type="submit" disabled={busy}>
+            Verify
           </button>
-          <button type="submit" name="action" value="signin" disabled={busy}>
-            Sign in
-          </button>
-        </div>
-        {/* Any passkey the browser holds for this site (discoverable): no email needed. */}
-        <PasskeyButton mode="sign-in" onSignedIn={(answer) => 'mfa_required' in answer && setError(MFA_NOT_SHOWN)} />
-      </form>
-    </main>
+        </form>
+      )}
+      {error && <p role="alert">{error}</p>}
+      <button type="button" onClick={onBack}>
+        Back to sign in
+      </button>
+    </section>
   );
 }
 
