@@ -57,15 +57,17 @@ export function makeRegisterPasskeyOptions(deps: PasskeyDeps) {
   };
 }
 
-export type RegisterPasskeyError =
+/** What storing a new passkey can refuse, whoever registers it (a signed-in user, or a sign-up). */
+export type NewPasskeyError =
   | PasskeysUnavailable
   | 'passkey_invalid_challenge'
   | 'passkey_verification_failed'
   | 'passkey_user_verification_required'
   | 'passkey_already_registered'
   | 'passkey_limit_reached'
-  | 'invalid_passkey_name'
-  | 'mfa_invalid_challenge';
+  | 'invalid_passkey_name';
+
+export type RegisterPasskeyError = NewPasskeyError | 'mfa_invalid_challenge';
 
 /** Verifies a new credential against its challenge and the relying party, and builds the passkey to store. */
 export async function verifiedPasskey(

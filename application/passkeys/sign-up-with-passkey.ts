@@ -16,7 +16,7 @@ import type { UserStore } from '../stores/user.store';
 import type { CeremonyOptions } from './ceremonies';
 import { ceremonyTimeoutMs, issueChallenge, passkeysFor, takeChallenge, type PasskeyDeps, type PasskeysUnavailable } from './deps';
 import type { SignInMethodsReader } from './passkey.store';
-import { verifiedPasskey } from './register-passkey';
+import { verifiedPasskey, type NewPasskeyError } from './register-passkey';
 import { limited } from './sign-in-with-passkey';
 import { validatePasskeyName } from '../../domain/passkeys/passkey';
 
@@ -136,15 +136,7 @@ export function makePasskeySignUpOptions(deps: PasskeySignUpDeps) {
   };
 }
 
-export type FinishPasskeySignUpError =
-  | PasskeysUnavailable
-  | 'passkey_invalid_challenge'
-  | 'passkey_verification_failed'
-  | 'passkey_user_verification_required'
-  | 'passkey_already_registered'
-  | 'passkey_limit_reached'
-  | 'invalid_passkey_name'
-  | 'account_disabled';
+export type FinishPasskeySignUpError = NewPasskeyError | 'account_disabled';
 
 /**
  * POST passkeys/sign-up/verify: stores the first passkey of the account the sign-up challenge is
