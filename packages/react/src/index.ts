@@ -40,6 +40,7 @@ export type {
   OrganizationMember,
   OrganizationRole,
   MfaChallenge,
+  MfaInput,
   Passkey,
   PasskeySignInInput,
   RegisterPasskeyInput,
