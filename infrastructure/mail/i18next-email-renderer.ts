@@ -187,7 +187,15 @@ export class I18nextEmailRenderer implements EmailRenderer, SecurityNoticeRender
     ];
     const wasYou = this.t(lng, aboutOrganization ? 'notice.organizationExpected' : 'notice.wasYou', vars);
     // A passkey someone else added is a way into the account of its own: the advice is to remove it first.
-    const notYouKey = aboutOrganization ? 'notice.organizationUnexpected' : mail.kind === 'passkey_added' ? 'notice.passkeyNotYou' : 'notice.notYou';
+    // A passkey someone else removed means they were signed in; many passkey users have no password to reset,
+    // so the advice is to sign in, review the passkeys and other sign-in methods, and sign out the other sessions.
+    const notYouKey = aboutOrganization
+      ? 'notice.organizationUnexpected'
+      : mail.kind === 'passkey_added'
+        ? 'notice.passkeyNotYou'
+        : mail.kind === 'passkey_removed'
+          ? 'notice.passkeyRemovedNotYou'
+          : 'notice.notYou';
     const notYou = this.t(lng, notYouKey, vars);
     const footer = this.t(lng, 'common.footer', vars);
     const e = escapeHtml;

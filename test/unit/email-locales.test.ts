@@ -48,6 +48,7 @@ describe('email locale files', () => {
       'passkeyRemoved.intro',
       'passkeyRemoved.introNoName',
       'notice.passkeyNotYou',
+      'notice.passkeyRemovedNotYou',
     ]) {
       expect(english[key], key).toBeTypeOf('string');
     }
@@ -155,6 +156,12 @@ describe('I18nextEmailRenderer', () => {
         // Someone else's passkey still signs in after a password reset: the advice is to remove it first.
         expect(r.text).toContain(t['notice.passkeyNotYou']!.replace('{{project}}', 'Acme <b>&'));
         expect(r.text).not.toContain(t['notice.notYou']!.replace('{{project}}', 'Acme <b>&'));
+        expect(r.text).not.toContain(t['notice.passkeyRemovedNotYou']!.replace('{{project}}', 'Acme <b>&'));
+      } else if (kind === 'passkey_removed') {
+        // Someone else removed it while signed in, and many passkey users have no password: no password-reset advice.
+        expect(r.text).toContain(t['notice.passkeyRemovedNotYou']!.replace('{{project}}', 'Acme <b>&'));
+        expect(r.text).not.toContain(t['notice.notYou']!.replace('{{project}}', 'Acme <b>&'));
+        expect(r.text).not.toContain(t['notice.passkeyNotYou']!.replace('{{project}}', 'Acme <b>&'));
       } else {
         expect(r.text).toContain(t['notice.notYou']!.replace('{{project}}', 'Acme <b>&'));
       }
@@ -206,7 +213,15 @@ describe('I18nextEmailRenderer', () => {
     const removed = renderer.renderSecurityNotice(notice({ kind: 'passkey_removed', passkeyName: 'YubiKey 5', locale: 'de' }));
     expect(removed.subject).toBe('Aus Ihrem Acme-Konto wurde ein Passkey entfernt');
     expect(removed.text).toContain('Der Passkey „YubiKey 5“ wurde aus Ihrem Acme-Konto entfernt und kann nicht mehr zur Anmeldung verwendet werden.');
-    expect(removed.text).toContain('Wenn Sie das nicht waren, setzen Sie Ihr Passwort sofort');
+    expect(removed.text).toContain('Wenn Sie das nicht waren, hat möglicherweise jemand anderes Zugriff auf Ihr Konto: Melden Sie sich sofort bei Acme an');
+    expect(removed.text).not.toContain('Passwort');
+    const removedEn = renderer.renderSecurityNotice(notice({ kind: 'passkey_removed', passkeyName: 'YubiKey 5' }));
+    expect(removedEn.text).toContain(
+      'If this was you, there is nothing to do.\nIf this was not you, someone else may have access to your account: sign in to Acme right away, ' +
+        'review your passkeys and other sign-in methods, and sign out of your other sessions.',
+    );
+    expect(removedEn.text).not.toMatch(/password/i);
+    expect(removedEn.html).not.toMatch(/password/i);
     expect(renderer.renderSecurityNotice(notice({ kind: 'passkey_removed', locale: 'ja' })).text).toContain('Acme アカウントからパスキーが削除されました。');
     // The name is the user's own text: shown as given, never read as a placeholder or a nested key.
     const odd = renderer.renderSecurityNotice(notice({ passkeyName: '{{project}} $t(notice.when)' }));
