@@ -300,43 +300,44 @@ export function aUser(overrides: Partial<EndUser> = {}): EndUser {
 /**
  * Billing leases in memory on the given clock (the PostgreSQL adapter's rules): `acquire` takes a
  * free or expired lease, `renew` extends only the holder's own, `release` frees only the holder's
- * own. `hold` makes another holder keep a user's lease until a time.
+ * own. Keyed by the subject's id (a user's or an organization's). `hold` makes another holder keep a
+ * subject's lease until a time.
  */
 export function fakeSubscriptionLocks(
   log: CallLog,
   clock: Clock,
 ): SubscriptionLocks & {
-  hold(projectId: string, userId: string, holder: string, until: Date): void;
-  holderOf(projectId: string, userId: string): string | null;
+  hold(projectId: string, subjectId: string, holder: string, until: Date): void;
+  holderOf(projectId: string, subjectId: string): string | null;
 } {
   const leases = new Map<string, { holder: string; until: number }>();
-  const key = (projectId: string, userId: string) => `${projectId}/${userId}`;
-  const live = (projectId: string, userId: string) => {
-    const lease = leases.get(key(projectId, userId));
+  const key = (projectId: string, subjectId: string) => `${projectId}/${subjectId}`;
+  const live = (projectId: string, subjectId: string) => {
+    const lease = leases.get(key(projectId, subjectId));
     return lease && lease.until > clock.now().getTime() ? lease : null;
   };
   return {
-    async acquire(projectId, userId, holder, ttlSeconds, now) {
-      log.record('locks.acquire', [projectId, userId, holder, ttlSeconds]);
-      if (live(projectId, userId)) return false;
-      leases.set(key(projectId, userId), { holder, until: now.getTime() + ttlSeconds * 1000 });
+    async acquire(projectId, subjectId, holder, ttlSeconds, now) {
+      log.record('locks.acquire', [projectId, subjectId, holder, ttlSeconds]);
+      if (live(projectId, subjectId)) return false;
+      leases.set(key(projectId, subjectId), { holder, until: now.getTime() + ttlSeconds * 1000 });
       return true;
     },
-    async renew(projectId, userId, holder, ttlSeconds, now) {
-      log.record('locks.renew', [projectId, userId, holder, ttlSeconds]);
-      const lease = live(projectId, userId);
+    async renew(projectId, subjectId, holder, ttlSeconds, now) {
+      log.record('locks.renew', [projectId, subjectId, holder, ttlSeconds]);
+      const lease = live(projectId, subjectId);
       if (lease?.holder !== holder) return false;
       lease.until = now.getTime() + ttlSeconds * 1000;
       return true;
     },
-    async release(projectId, userId, holder) {
-      log.record('locks.release', [projectId, userId, holder]);
-      if (leases.get(key(projectId, userId))?.holder === holder) leases.delete(key(projectId, userId));
+    async release(projectId, subjectId, holder) {
+      log.record('locks.release', [projectId, subjectId, holder]);
+      if (leases.get(key(projectId, subjectId))?.holder === holder) leases.delete(key(projectId, subjectId));
     },
-    hold(projectId, userId, holder, until) {
-      leases.set(key(projectId, userId), { holder, until: until.getTime() });
+    hold(projectId, subjectId, holder, until) {
+      leases.set(key(projectId, subjectId), { holder, until: until.getTime() });
     },
-    holderOf: (projectId, userId) => live(projectId, userId)?.holder ?? null,
+    holderOf: (projectId, subjectId) => live(projectId, subjectId)?.holder ?? null,
   };
 }
 
@@ -385,12 +386,12 @@ export function aConsoleAccount(overrides: Partial<ConsoleAccount> = {}): Consol
   return { id: 'account-1', email: 'grace@example.com', role: 'member', createdAt: new Date('2029-01-01T00:00:00.000Z'), totpEnabled: false, ...overrides };
 }
 
-/** An active monthly subscription of 10 USD (price-1 of plan-1) for May 2030, at the sandbox. */
+/** user-1's active monthly subscription of 10 USD (price-1 of plan-1) for May 2030, at the sandbox. */
 export function aBillingSubscription(overrides: Partial<BillingSubscription> = {}): BillingSubscription {
   return {
     id: 'subscription-1',
     projectId: 'project-1',
-    userId: 'user-1',
+    subject: { kind: 'user', id: 'user-1' },
     processor: 'sandbox',
     processorSubscriptionId: 'sub_1',
     customerId: 'cus_1',
@@ -442,6 +443,7 @@ export function aStoredPlan(overrides: Partial<StoredPlan> = {}): StoredPlan {
     recommended: false,
     trialsEnabled: false,
     defaultTrialDays: null,
+    audience: 'users',
     position: 0,
     projectId: 'project-1',
     processor: null,
@@ -483,6 +485,7 @@ export function strictBillingDeps(
     locks: locks ?? strictFake<SubscriptionLocks>('locks', {}, log),
     processorEvents: port('processorEvents'),
     entitlementsReader: port('entitlementsReader'),
+    organizations: port('organizations'),
     processors: port('processors'),
     sandbox: sandbox ?? null,
     projects: port('projects'),

@@ -8,6 +8,7 @@ const toEvent = rowMapper<BillingEvent>({
   projectId: read.text,
   type: read.as<BillingEventType>(),
   userId: read.textOrNull,
+  organizationId: read.textOrNull,
   subscriptionId: read.textOrNull,
   dedupeKey: read.textOrNull,
   payload: read.as<Record<string, unknown>>(),
@@ -25,11 +26,11 @@ export class PostgresEventPublisher implements EventPublisher {
 
   async publish(e: BillingEvent): Promise<boolean> {
     const rows = await this.db.query(
-      `insert into billing_events (id, project_id, type, user_id, subscription_id, dedupe_key, payload, created_at)
-       values (?, ?, ?, ?, ?, ?, ?::jsonb, ?)
+      `insert into billing_events (id, project_id, type, user_id, organization_id, subscription_id, dedupe_key, payload, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)
        on conflict (project_id, dedupe_key) where dedupe_key is not null do nothing
        returning id`,
-      [e.id, e.projectId, e.type, e.userId, e.subscriptionId, e.dedupeKey, JSON.stringify(e.payload), e.createdAt],
+      [e.id, e.projectId, e.type, e.userId, e.organizationId, e.subscriptionId, e.dedupeKey, JSON.stringify(e.payload), e.createdAt],
     );
     return rows.length > 0;
   }

@@ -1,6 +1,7 @@
 import type { EntitlementsReader } from '../../application/billing/billing.store';
 import type { Plan } from '../../domain/billing/catalog';
 import type { EntitlementFacts } from '../../domain/billing/entitlements';
+import type { BillingSubject } from '../../domain/billing/subject';
 import { LIVE_STATUSES, type SubscriptionStatus } from '../../domain/billing/subscription';
 import type { Database } from './database';
 import { readFeatures } from './postgres-catalog.store';
@@ -9,15 +10,22 @@ import { isUuid, read } from './rows';
 const LIVE_SQL = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /**
- * One round trip, prepared once per connection: the user's subscription that decides entitlements
- * (the live one, else the most recent; found through billing_subscriptions_user_idx among the
- * user's few rows) joined with its plan by primary key, reading only what the rules need.
+ * The prepared statement's name. A connection keeps a named statement for its life, so a new text
+ * takes a new name: a plan prepared for the old text (by user_id) is never reused for this one.
+ */
+const PREPARED = 'billing_entitlements_subject';
+
+/**
+ * One round trip, prepared once per connection: the subject's subscription that decides
+ * entitlements (the live one, else the most recent; found through billing_subscriptions_subject_idx
+ * among the subject's few rows) joined with its plan by primary key, reading only what the rules
+ * need. A user's and an organization's are read alike, by subject_id.
  */
 const SQL = `
   select s.id, s.status, s.cancel_at_period_end, s.current_period_end, s.past_due_at, s.plan_id, p.name, p.features
     from (select id, status, cancel_at_period_end, current_period_end, past_due_at, plan_id
             from billing_subscriptions
-           where project_id = ? and user_id = ?
+           where project_id = ? and subject_id = ?
            order by status in (${LIVE_SQL}) desc, created_at desc, id desc
            limit 1) s
     join billing_plans p on p.id = s.plan_id`;
@@ -36,9 +44,9 @@ interface Row {
 export class PostgresEntitlementsReader implements EntitlementsReader {
   constructor(private readonly db: Database) {}
 
-  async current(projectId: string, userId: string): Promise<{ subscription: EntitlementFacts; plan: Pick<Plan, 'id' | 'name' | 'features'> } | null> {
-    if (!isUuid(projectId) || !isUuid(userId)) return null;
-    const rows = await this.db.query<Row>(SQL, [projectId, userId], { prepare: 'billing_entitlements' });
+  async current(projectId: string, subject: BillingSubject): Promise<{ subscription: EntitlementFacts; plan: Pick<Plan, 'id' | 'name' | 'features'> } | null> {
+    if (!isUuid(projectId) || !isUuid(subject.id)) return null;
+    const rows = await this.db.query<Row>(SQL, [projectId, subject.id], { prepare: PREPARED });
     const row = rows[0];
     if (row === undefined) return null;
     return {

@@ -1,8 +1,10 @@
 import type { BillingInvoice, InvoiceStore } from '../../application/billing/billing.store';
 import type { ProcessorInvoiceLine, ProcessorKind } from '../../application/billing/payment-processor';
 import type { InvoiceLineKind, InvoiceReason, InvoiceStatus } from '../../domain/billing/invoice';
+import type { BillingSubject } from '../../domain/billing/subject';
 import type { Database } from './database';
 import { newestFirstPage } from './newest-first-page';
+import { subjectColumns, subjectOf, subjectValues } from './postgres-billing-customer.store';
 import { type Read, isUuid, read, rowMapper } from './rows';
 
 /** A line as stored in the jsonb array: the same fields, dates as ISO strings. */
@@ -25,10 +27,9 @@ const lines: Read<ProcessorInvoiceLine[]> = (v) =>
     periodEnd: read.date(l.periodEnd),
   }));
 
-const toInvoice = rowMapper<BillingInvoice>({
+const toInvoiceFields = rowMapper<Omit<BillingInvoice, 'subject'>>({
   id: read.text,
   projectId: read.text,
-  userId: read.text,
   subscriptionId: read.textOrNull,
   processor: read.as<ProcessorKind>(),
   processorInvoiceId: read.text,
@@ -50,13 +51,16 @@ const toInvoice = rowMapper<BillingInvoice>({
   updatedAt: read.date,
 });
 
+const columns = `${toInvoiceFields.columns}, ${subjectColumns}`;
+const toInvoice = (row: object): BillingInvoice => ({ ...toInvoiceFields(row), subject: subjectOf(row) });
+
 export class PostgresInvoiceStore implements InvoiceStore {
   constructor(private readonly db: Database) {}
 
   async findByProcessorIds(processor: ProcessorKind, processorInvoiceIds: readonly string[]): Promise<BillingInvoice[]> {
     if (processorInvoiceIds.length === 0) return [];
     const list = processorInvoiceIds.map(() => '?').join(', ');
-    const rows = await this.db.query(`select ${toInvoice.columns} from billing_invoices where processor = ? and processor_invoice_id in (${list})`, [
+    const rows = await this.db.query(`select ${columns} from billing_invoices where processor = ? and processor_invoice_id in (${list})`, [
       processor,
       ...processorInvoiceIds,
     ]);
@@ -65,16 +69,16 @@ export class PostgresInvoiceStore implements InvoiceStore {
 
   /**
    * Insert, or update the invoice the processor knows by this id. The existing row keeps its id,
-   * project, user and creation time, and its link to a subscription unless a new one is given; the
-   * rest follows the processor, except the refunds Tollgate recorded, which only grow. An invoice of
+   * project, subject and creation time, and its link to a subscription unless a new one is given;
+   * the rest follows the processor, except the refunds Tollgate recorded, which only grow. An invoice of
    * another project is never touched (that is a bug: it throws).
    */
   async save(i: BillingInvoice): Promise<void> {
     const rows = await this.db.query(
-      `insert into billing_invoices (id, project_id, user_id, subscription_id, processor, processor_invoice_id, status, reason, currency,
-         subtotal, amount_due, amount_paid, attempt_count, lines, period_start, period_end, hosted_url, created_at, paid_at,
+      `insert into billing_invoices (id, project_id, user_id, organization_id, subscription_id, processor, processor_invoice_id, status, reason,
+         currency, subtotal, amount_due, amount_paid, attempt_count, lines, period_start, period_end, hosted_url, created_at, paid_at,
          amount_refunded, refunded_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?)
        on conflict (processor, processor_invoice_id) do update set
          subscription_id = coalesce(excluded.subscription_id, billing_invoices.subscription_id), status = excluded.status,
          reason = excluded.reason, currency = excluded.currency,
@@ -88,7 +92,7 @@ export class PostgresInvoiceStore implements InvoiceStore {
       [
         i.id,
         i.projectId,
-        i.userId,
+        ...subjectValues(i.subject),
         i.subscriptionId,
         i.processor,
         i.processorInvoiceId,
@@ -113,29 +117,33 @@ export class PostgresInvoiceStore implements InvoiceStore {
     if (rows.length === 0) throw new Error(`Invoice ${i.processor}/${i.processorInvoiceId} is recorded for another project`);
   }
 
-  async listForUser(projectId: string, userId: string, limit: number): Promise<BillingInvoice[]> {
-    if (!isUuid(projectId) || !isUuid(userId)) return [];
+  /** Read in order from billing_invoices_subject_idx. */
+  async listForSubject(projectId: string, subject: BillingSubject, limit: number): Promise<BillingInvoice[]> {
+    if (!isUuid(projectId) || !isUuid(subject.id)) return [];
     const rows = await this.db.query(
-      `select ${toInvoice.columns} from billing_invoices where project_id = ? and user_id = ?
+      `select ${columns} from billing_invoices where project_id = ? and subject_id = ?
         order by created_at desc, seq desc limit ?`,
-      [projectId, userId, Math.max(0, Math.floor(limit))],
+      [projectId, subject.id, Math.max(0, Math.floor(limit))],
     );
     return rows.map(toInvoice);
   }
 
   /**
-   * Newest first, as `listForUser`; read in order from billing_invoices_project_idx (or the user
-   * index with a user). `after` (an invoice id): the page after that invoice, by its place in this
-   * order; an id of no invoice of the project gives an empty page.
+   * Newest first, as `listForSubject`; read in order from billing_invoices_project_idx (or the
+   * subject index with a subject). `after` (an invoice id): the page after that invoice, by its
+   * place in this order; an id of no invoice of the project gives an empty page.
    */
-  async list(projectId: string, filter: { userId?: string; status?: InvoiceStatus; limit: number; after?: string }): Promise<BillingInvoice[]> {
+  async list(projectId: string, filter: { subject?: BillingSubject; status?: InvoiceStatus; limit: number; after?: string }): Promise<BillingInvoice[]> {
+    if (filter.subject !== undefined && !isUuid(filter.subject.id)) return [];
     const rows = await newestFirstPage(this.db, {
       table: 'billing_invoices',
-      columns: toInvoice.columns,
+      columns,
       tieBreaker: 'seq',
       projectId,
-      userId: filter.userId,
-      conditions: filter.status === undefined ? [] : [['status = ?', filter.status]],
+      conditions: [
+        ...(filter.subject === undefined ? [] : [['subject_id = ?', filter.subject.id] as const]),
+        ...(filter.status === undefined ? [] : [['status = ?', filter.status] as const]),
+      ],
       limit: filter.limit,
       after: filter.after,
     });

@@ -3,13 +3,15 @@ import type { ProcessorKind } from '../../application/billing/payment-processor'
 import type { PriceSnapshot } from '../../domain/billing/catalog';
 import type { PaymentMethodSummary } from '../../domain/billing/invoice';
 import type { BillingInterval } from '../../domain/billing/periods';
+import type { BillingSubject } from '../../domain/billing/subject';
 import { LIVE_STATUSES, type Subscription, type SubscriptionStatus } from '../../domain/billing/subscription';
 import type { Database } from './database';
 import { newestFirstPage, type PageCondition } from './newest-first-page';
+import { subjectColumns, subjectOf, subjectValues } from './postgres-billing-customer.store';
 import { type Read, isUuid, read, rowMapper } from './rows';
 import { writeUnlessTaken } from './unique-violation';
 
-/** The partial unique index that allows one live subscription per (project, user). */
+/** The partial unique index that allows one live subscription per (project, subject). */
 const LIVE_INDEX = 'billing_subscriptions_live_idx';
 
 /** The statuses the live index covers, as SQL (constants, never user input). */
@@ -58,9 +60,8 @@ const paymentMethod: Read<PaymentMethodSummary | null> = (v) => {
   return { id: String(m.id), brand: String(m.brand), last4: String(m.last4), expMonth: Number(m.expMonth), expYear: Number(m.expYear) };
 };
 
-const toRecordFields = rowMapper<Omit<BillingSubscription, keyof Subscription>>({
+const toRecordFields = rowMapper<Omit<BillingSubscription, keyof Subscription | 'subject'>>({
   projectId: read.text,
-  userId: read.text,
   processor: read.as<ProcessorKind>(),
   processorSubscriptionId: read.text,
   customerId: read.text,
@@ -68,17 +69,17 @@ const toRecordFields = rowMapper<Omit<BillingSubscription, keyof Subscription>>(
   updatedAt: read.date,
 });
 
-const columns = `${subscriptionColumns}, ${toRecordFields.columns}`;
-const toBillingSubscription = (row: object): BillingSubscription => ({ ...toSubscription(row), ...toRecordFields(row) });
+const columns = `${subscriptionColumns}, ${toRecordFields.columns}, ${subjectColumns}`;
+const toBillingSubscription = (row: object): BillingSubscription => ({ ...toSubscription(row), ...toRecordFields(row), subject: subjectOf(row) });
 
 export class PostgresSubscriptionStore implements SubscriptionStore {
   constructor(private readonly db: Database) {}
 
-  async findLive(projectId: string, userId: string): Promise<BillingSubscription | null> {
-    if (!isUuid(projectId) || !isUuid(userId)) return null;
-    const rows = await this.db.query(`select ${columns} from billing_subscriptions where project_id = ? and user_id = ? and status in (${LIVE_SQL})`, [
+  async findLive(projectId: string, subject: BillingSubject): Promise<BillingSubscription | null> {
+    if (!isUuid(projectId) || !isUuid(subject.id)) return null;
+    const rows = await this.db.query(`select ${columns} from billing_subscriptions where project_id = ? and subject_id = ? and status in (${LIVE_SQL})`, [
       projectId,
-      userId,
+      subject.id,
     ]);
     return rows.length > 0 ? toBillingSubscription(rows[0]!) : null;
   }
@@ -107,16 +108,16 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
 
   /**
    * Insert, or update the row with this id (in the same project; who it belongs to and when it was
-   * created never change). A second live subscription for the user is refused by the partial unique
-   * index, also between concurrent writers: 'live_conflict'.
+   * created never change). A second live subscription for the subject (a user or an organization)
+   * is refused by the partial unique index, also between concurrent writers: 'live_conflict'.
    */
   async save(s: BillingSubscription): Promise<'saved' | 'live_conflict'> {
     const saved = await writeUnlessTaken(this.db, LIVE_INDEX, async () => {
       const rows = await this.db.query(
-        `insert into billing_subscriptions (id, project_id, user_id, processor, processor_subscription_id, customer_id, plan_id, price_id,
+        `insert into billing_subscriptions (id, project_id, user_id, organization_id, processor, processor_subscription_id, customer_id, plan_id, price_id,
            amount, currency, interval, status, cancel_at_period_end, current_period_start, current_period_end, billing_cycle_anchor,
            canceled_at, ended_at, trial_start, trial_end, paused_at, past_due_at, payment_method, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
          on conflict (id) do update set
            processor = excluded.processor, processor_subscription_id = excluded.processor_subscription_id,
            customer_id = excluded.customer_id, plan_id = excluded.plan_id, price_id = excluded.price_id, amount = excluded.amount,
@@ -126,12 +127,13 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
            canceled_at = excluded.canceled_at, ended_at = excluded.ended_at, trial_start = excluded.trial_start,
            trial_end = excluded.trial_end, paused_at = excluded.paused_at, past_due_at = excluded.past_due_at,
            payment_method = excluded.payment_method, updated_at = excluded.updated_at
-         where billing_subscriptions.project_id = excluded.project_id and billing_subscriptions.user_id = excluded.user_id
+         where billing_subscriptions.project_id = excluded.project_id and billing_subscriptions.user_id is not distinct from excluded.user_id
+           and billing_subscriptions.organization_id is not distinct from excluded.organization_id
          returning id`,
         [
           s.id,
           s.projectId,
-          s.userId,
+          ...subjectValues(s.subject),
           s.processor,
           s.processorSubscriptionId,
           s.customerId,
@@ -156,23 +158,27 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
           s.updatedAt,
         ],
       );
-      if (rows.length === 0) throw new Error(`Subscription ${s.id} is recorded for another project or user`);
+      if (rows.length === 0) throw new Error(`Subscription ${s.id} is recorded for another project or subject`);
     });
     return saved ? 'saved' : 'live_conflict';
   }
 
   /**
-   * Newest first; `after` (a subscription id): the page after it, by its place in this order (an
-   * unknown id: an empty page). `status`: see `statusCondition`.
+   * Newest first (read in order from billing_subscriptions_subject_idx with a subject); `after` (a
+   * subscription id): the page after it, by its place in this order (an unknown id: an empty page).
+   * `status`: see `statusCondition`.
    */
-  async list(projectId: string, filter: { userId?: string; status?: string; limit: number; after?: string }): Promise<BillingSubscription[]> {
+  async list(projectId: string, filter: { subject?: BillingSubject; status?: string; limit: number; after?: string }): Promise<BillingSubscription[]> {
+    if (filter.subject !== undefined && !isUuid(filter.subject.id)) return [];
     const rows = await newestFirstPage(this.db, {
       table: 'billing_subscriptions',
       columns,
       tieBreaker: 'id',
       projectId,
-      userId: filter.userId,
-      conditions: filter.status === undefined ? [] : [statusCondition(filter.status)],
+      conditions: [
+        ...(filter.subject === undefined ? [] : [['subject_id = ?', filter.subject.id] as const]),
+        ...(filter.status === undefined ? [] : [statusCondition(filter.status)]),
+      ],
       limit: filter.limit,
       after: filter.after,
     });

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BillingEvent, BillingInvoice, BillingSubscription, StoredPlan, StoredPrice } from '../../application/billing/billing.store';
+import { type BillingSubject, organizationSubject, userSubject } from '../../domain/billing/subject';
 import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
 import { Database } from '../../infrastructure/persistence/database';
 import { PostgresBillingConnectionStore } from '../../infrastructure/persistence/postgres-billing-connection.store';
@@ -16,7 +17,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database';
 
 /**
  * The billing stores on a migrated PostgreSQL database: round trips, and the guarantees the
- * database gives (one live subscription per user, event dedupe, lock leases, each processor event
+ * database gives (one live subscription per subject, event dedupe, lock leases, each processor event
  * once, unique plan names), also between concurrent writers and inside a caller's transaction.
  */
 
@@ -50,6 +51,29 @@ async function insertUser(projectId = project): Promise<string> {
   return id;
 }
 
+/** An organization of the project, as a billing subject (billing rows name it without a foreign key). */
+async function insertOrganization(projectId = project): Promise<BillingSubject> {
+  const id = randomUUID();
+  await sql('insert into organizations (id, project_id, name, slug, created_at, updated_at) values (?, ?, ?, ?, ?, ?)', [
+    id,
+    projectId,
+    'Acme',
+    `acme-${id}`,
+    T0,
+    T0,
+  ]);
+  return organizationSubject(id);
+}
+
+/** Who a row of a subject's table names: [user_id, organization_id, subject_id]. */
+async function ownerColumns(table: 'billing_customers' | 'billing_subscriptions' | 'billing_invoices', where: string, value: string) {
+  const [row] = await sql<{ user_id: string | null; organization_id: string | null; subject_id: string }>(
+    `select user_id, organization_id, subject_id from ${table} where ${where} = ?`,
+    [value],
+  );
+  return row ? [row.user_id, row.organization_id, row.subject_id] : null;
+}
+
 const stores = () => ({
   connections: new PostgresBillingConnectionStore(db, box),
   catalog: new PostgresCatalogStore(db),
@@ -75,6 +99,7 @@ function plan(overrides: Partial<StoredPlan> = {}): StoredPlan {
     recommended: false,
     trialsEnabled: true,
     defaultTrialDays: 14,
+    audience: 'users',
     position: 0,
     processor: null,
     processorProductId: null,
@@ -106,14 +131,19 @@ function price(planId: string, overrides: Partial<StoredPrice> = {}): StoredPric
 let basePlan: StoredPlan;
 let basePrice: StoredPrice;
 
-function subscription(userId: string, overrides: Partial<BillingSubscription> = {}): BillingSubscription {
+/** A subject: a user's id (a personal subscription, customer or invoice), or the subject itself. */
+type Owner = string | BillingSubject;
+const subjectOf = (owner: Owner): BillingSubject => (typeof owner === 'string' ? userSubject(owner) : owner);
+
+function subscription(owner: Owner, overrides: Partial<BillingSubscription> = {}): BillingSubscription {
+  const subject = subjectOf(owner);
   return {
     id: randomUUID(),
     projectId: project,
-    userId,
+    subject,
     processor: 'sandbox',
     processorSubscriptionId: `sub_${randomUUID()}`,
-    customerId: `cus_${userId}`,
+    customerId: `cus_${subject.id}`,
     status: 'active',
     price: { id: basePrice.id, planId: basePlan.id, amount: basePrice.amount, currency: 'usd', interval: 'month' },
     currentPeriodStart: T0,
@@ -133,11 +163,11 @@ function subscription(userId: string, overrides: Partial<BillingSubscription> = 
   };
 }
 
-function invoice(userId: string, overrides: Partial<BillingInvoice> = {}): BillingInvoice {
+function invoice(owner: Owner, overrides: Partial<BillingInvoice> = {}): BillingInvoice {
   return {
     id: randomUUID(),
     projectId: project,
-    userId,
+    subject: subjectOf(owner),
     subscriptionId: null,
     processor: 'sandbox',
     processorInvoiceId: `in_${randomUUID()}`,
@@ -177,6 +207,7 @@ function event(overrides: Partial<BillingEvent> = {}): BillingEvent {
     projectId: project,
     type: 'subscription.created',
     userId: null,
+    organizationId: null,
     subscriptionId: null,
     dedupeKey: null,
     payload: { id, type: 'subscription.created', created: 1_700_000_000, data: { nested: [1, 'two'] } },
@@ -376,17 +407,24 @@ describe('catalog store', () => {
 describe('customer store', () => {
   it('inserts once per (project, user, processor): the first writer wins, also under concurrent inserts', async () => {
     const user = await insertUser();
-    const first = { projectId: project, userId: user, processor: 'sandbox' as const, customerId: `cus_a_${user}`, trialUsed: false, createdAt: T0 };
+    const first = {
+      projectId: project,
+      subject: userSubject(user),
+      processor: 'sandbox' as const,
+      customerId: `cus_a_${user}`,
+      trialUsed: false,
+      createdAt: T0,
+    };
     await inContext(async () => {
-      expect(await s.customers.find(project, user, 'sandbox')).toBeNull();
+      expect(await s.customers.find(project, userSubject(user), 'sandbox')).toBeNull();
       expect(await s.customers.insert(first)).toEqual(first);
       expect(await s.customers.insert({ ...first, customerId: `cus_b_${user}`, createdAt: at(5) })).toEqual(first);
-      expect(await s.customers.find(project, user, 'sandbox')).toEqual(first);
-      expect(await s.customers.find(project, user, 'stripe')).toBeNull();
+      expect(await s.customers.find(project, userSubject(user), 'sandbox')).toEqual(first);
+      expect(await s.customers.find(project, userSubject(user), 'stripe')).toBeNull();
       expect(await s.customers.findByProcessorId('sandbox', first.customerId)).toEqual(first);
       expect(await s.customers.findByProcessorId('sandbox', `cus_b_${user}`)).toBeNull();
-      await s.customers.markTrialUsed(project, user, 'sandbox');
-      expect(await s.customers.find(project, user, 'sandbox')).toEqual({ ...first, trialUsed: true });
+      await s.customers.markTrialUsed(project, userSubject(user), 'sandbox');
+      expect(await s.customers.find(project, userSubject(user), 'sandbox')).toEqual({ ...first, trialUsed: true });
     });
 
     const racer = await insertUser();
@@ -395,7 +433,7 @@ describe('customer store', () => {
         inContext(() =>
           s.customers.insert({
             projectId: project,
-            userId: racer,
+            subject: userSubject(racer),
             processor: 'stripe',
             customerId: `cus_${i}_${racer}`,
             trialUsed: false,
@@ -414,7 +452,7 @@ describe('customer store', () => {
     const [a, b, elsewhere] = [await insertUser(project2), await insertUser(project2), await insertUser()];
     const customer = (projectId: string, userId: string, processor: 'stripe' | 'sandbox') => ({
       projectId,
-      userId,
+      subject: userSubject(userId),
       processor,
       customerId: `cus_${processor}_${userId}`,
       trialUsed: false,
@@ -426,14 +464,60 @@ describe('customer store', () => {
       await s.customers.insert(customer(project2, a, 'sandbox'));
       await s.customers.insert(customer(project, elsewhere, 'stripe'));
       expect(await s.customers.forget(project2, 'stripe')).toBe(2);
-      expect(await s.customers.find(project2, a, 'stripe')).toBeNull();
+      expect(await s.customers.find(project2, userSubject(a), 'stripe')).toBeNull();
       expect(await s.customers.findByProcessorId('stripe', `cus_stripe_${b}`)).toBeNull();
-      expect(await s.customers.find(project2, a, 'sandbox')).not.toBeNull();
-      expect(await s.customers.find(project, elsewhere, 'stripe')).not.toBeNull();
+      expect(await s.customers.find(project2, userSubject(a), 'sandbox')).not.toBeNull();
+      expect(await s.customers.find(project, userSubject(elsewhere), 'stripe')).not.toBeNull();
       // Made again on the other account.
       expect((await s.customers.insert({ ...customer(project2, a, 'stripe'), customerId: `cus_live_${a}` })).customerId).toBe(`cus_live_${a}`);
       expect(await s.customers.forget('not-a-uuid', 'stripe')).toBe(0);
     });
+  });
+});
+
+describe('customer store: organizations', () => {
+  it('keeps an organization’s customer beside a user’s, found by its subject; its trial is its own', async () => {
+    const [user, org] = [await insertUser(), await insertOrganization()];
+    const mine = {
+      projectId: project,
+      subject: userSubject(user),
+      processor: 'sandbox' as const,
+      customerId: `cus_u_${user}`,
+      trialUsed: false,
+      createdAt: T0,
+    };
+    const team = { ...mine, subject: org, customerId: `cus_o_${org.id}`, createdAt: at(1) };
+    await inContext(async () => {
+      expect(await s.customers.find(project, org, 'sandbox')).toBeNull();
+      expect(await s.customers.insert(mine)).toEqual(mine);
+      expect(await s.customers.insert(team)).toEqual(team);
+      expect(await s.customers.insert({ ...team, customerId: `cus_o2_${org.id}` })).toEqual(team); // first writer wins
+      expect(await s.customers.find(project, org, 'sandbox')).toEqual(team);
+      expect(await s.customers.find(project, org, 'stripe')).toBeNull();
+      expect(await s.customers.find(otherProject, org, 'sandbox')).toBeNull();
+      expect(await s.customers.findByProcessorId('sandbox', team.customerId)).toEqual(team);
+      await s.customers.markTrialUsed(project, org, 'sandbox');
+      expect(await s.customers.find(project, org, 'sandbox')).toEqual({ ...team, trialUsed: true });
+      expect(await s.customers.find(project, userSubject(user), 'sandbox')).toEqual(mine);
+      // A processor customer id already recorded for the user is not the organization's.
+      const taken = { ...team, subject: await insertOrganization(), customerId: mine.customerId };
+      await expect(s.customers.insert(taken)).rejects.toThrow(/another subject/);
+    });
+    expect(await ownerColumns('billing_customers', 'customer_id', team.customerId)).toEqual([null, org.id, org.id]);
+    expect(await ownerColumns('billing_customers', 'customer_id', mine.customerId)).toEqual([user, null, user]);
+  });
+
+  it('gives exactly one of 20 concurrent inserts of an organization’s customer', async () => {
+    const org = await insertOrganization();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        inContext(() =>
+          s.customers.insert({ projectId: project, subject: org, processor: 'stripe', customerId: `cus_${i}_${org.id}`, trialUsed: false, createdAt: T0 }),
+        ),
+      ),
+    );
+    expect(new Set(results.map((c) => c.customerId)).size).toBe(1);
+    expect(results[0]!.subject).toEqual(org);
   });
 });
 
@@ -451,7 +535,7 @@ describe('subscription store', () => {
       expect(await s.subscriptions.findById(project, sub.id)).toEqual(sub);
       expect(await s.subscriptions.findById(otherProject, sub.id)).toBeNull();
       expect(await s.subscriptions.findById(project, 'nope')).toBeNull();
-      expect(await s.subscriptions.findLive(project, user)).toEqual(sub);
+      expect(await s.subscriptions.findLive(project, userSubject(user))).toEqual(sub);
 
       const paused = { ...sub, status: 'paused' as const, pausedAt: at(60), paymentMethod: null, updatedAt: at(60) };
       expect(await s.subscriptions.save(paused)).toBe('saved');
@@ -459,12 +543,12 @@ describe('subscription store', () => {
 
       const canceled = { ...paused, status: 'canceled' as const, canceledAt: at(120), endedAt: at(120), updatedAt: at(120) };
       expect(await s.subscriptions.save(canceled)).toBe('saved');
-      expect(await s.subscriptions.findLive(project, user)).toBeNull();
+      expect(await s.subscriptions.findLive(project, userSubject(user))).toBeNull();
       expect(await s.subscriptions.findByProcessorIdForUpdate('sandbox', sub.processorSubscriptionId)).toEqual(canceled);
       expect(await s.subscriptions.findByProcessorIdForUpdate('stripe', sub.processorSubscriptionId)).toBeNull();
 
       // The owner of a row never changes: a save of the same id for another user is a bug.
-      await expect(s.subscriptions.save({ ...canceled, userId: await insertUser() })).rejects.toThrow(/another project or user/);
+      await expect(s.subscriptions.save({ ...canceled, subject: userSubject(await insertUser()) })).rejects.toThrow(/another project or subject/);
     });
   });
 
@@ -482,7 +566,7 @@ describe('subscription store', () => {
       }
       // Reviving an ended one while another is live is refused as well (an update, not an insert).
       expect(await s.subscriptions.save({ ...incomplete, status: 'active' })).toBe('live_conflict');
-      expect(await s.subscriptions.findLive(project, user)).toEqual(live);
+      expect(await s.subscriptions.findLive(project, userSubject(user))).toEqual(live);
       // Another user is unaffected.
       expect(await s.subscriptions.save(subscription(await insertUser()))).toBe('saved');
       // The processor's id is unique too, but that is not a live conflict: it propagates.
@@ -503,7 +587,7 @@ describe('subscription store', () => {
       }),
     );
     await inContext(async () => {
-      expect(await s.subscriptions.findLive(project, user)).toEqual(live);
+      expect(await s.subscriptions.findLive(project, userSubject(user))).toEqual(live);
       expect((await s.events.list(project, { limit: 100 })).map((e) => e.id)).toContain(note.id);
     });
   });
@@ -529,16 +613,17 @@ describe('subscription store', () => {
     const e = mk(u2!, 4, { status: 'canceled', cancelAtPeriodEnd: true }); // same instant as d: id breaks the tie
     await inContext(async () => {
       for (const x of [a, b, c, d, e]) expect(await s.subscriptions.save(x)).toBe('saved');
-      const ids = async (filter: { userId?: string; status?: string; limit: number }) => (await s.subscriptions.list(projectId, filter)).map((x) => x.id);
+      const ids = async (filter: { subject?: BillingSubject; status?: string; limit: number }) =>
+        (await s.subscriptions.list(projectId, filter)).map((x) => x.id);
       const [d4, e4] = d.id > e.id ? [d, e] : [e, d];
       expect(await ids({ limit: 10 })).toEqual([d4.id, e4.id, c.id, b.id, a.id]);
       expect(await ids({ limit: 2 })).toEqual([d4.id, e4.id]);
-      expect(await ids({ userId: u1!, limit: 10 })).toEqual([b.id, a.id]);
+      expect(await ids({ subject: userSubject(u1)!, limit: 10 })).toEqual([b.id, a.id]);
       expect(await ids({ status: 'canceled', limit: 10 })).toEqual([e.id, a.id]);
       expect(await ids({ status: 'pending_cancellation', limit: 10 })).toEqual([b.id]);
-      expect(await ids({ status: 'active', userId: u2!, limit: 10 })).toEqual([]);
-      expect(await ids({ status: 'past_due', userId: u2!, limit: 10 })).toEqual([c.id]);
-      expect(await ids({ userId: 'nope', limit: 10 })).toEqual([]);
+      expect(await ids({ status: 'active', subject: userSubject(u2!), limit: 10 })).toEqual([]);
+      expect(await ids({ status: 'past_due', subject: userSubject(u2!), limit: 10 })).toEqual([c.id]);
+      expect(await ids({ subject: userSubject('nope'), limit: 10 })).toEqual([]);
       expect((await s.subscriptions.list(projectId, { limit: 10 }))[2]).toEqual(c);
     });
   });
@@ -558,14 +643,114 @@ describe('subscription store', () => {
     const elsewhere = subscription(await insertUser(otherProject), { projectId: otherProject, createdAt: at(9) });
     await inContext(async () => {
       for (const x of [a1, b2lo, a2mid, b2hi, a3, elsewhere]) expect(await s.subscriptions.save(x)).toBe('saved');
-      const page = async (filter: { userId?: string; status?: string; after?: string }, limit = 2) =>
+      const page = async (filter: { subject?: BillingSubject; status?: string; after?: string }, limit = 2) =>
         (await s.subscriptions.list(projectId, { limit, ...filter })).map((x) => x.id);
       await expectCursorPaging(page, [a3.id, b2hi.id, a2mid.id, b2lo.id, a1.id], elsewhere.id);
-      expect(await page({ userId: ada, after: a3.id }, 10)).toEqual([a2mid.id, a1.id]);
-      expect(await page({ userId: bob, after: a2mid.id }, 10)).toEqual([b2lo.id]);
+      expect(await page({ subject: userSubject(ada), after: a3.id }, 10)).toEqual([a2mid.id, a1.id]);
+      expect(await page({ subject: userSubject(bob), after: a2mid.id }, 10)).toEqual([b2lo.id]);
       expect(await page({ status: 'canceled', after: a3.id }, 10)).toEqual([a2mid.id, b2lo.id, a1.id]);
       expect(await page({ status: 'pending_cancellation', after: a3.id }, 10)).toEqual([b2hi.id]);
       expect(await page({ status: 'pending_cancellation', after: a2mid.id }, 10)).toEqual([]);
+    });
+  });
+});
+
+describe('subscription store: organizations', () => {
+  it('round-trips an organization’s subscription, found live by its subject; its owner never changes', async () => {
+    const org = await insertOrganization();
+    const sub = subscription(org, { status: 'trialing', trialStart: T0, trialEnd: at(14 * 86400) });
+    await inContext(async () => {
+      expect(await s.subscriptions.findLive(project, org)).toBeNull();
+      expect(await s.subscriptions.save(sub)).toBe('saved');
+      expect(await s.subscriptions.findById(project, sub.id)).toEqual(sub);
+      expect(await s.subscriptions.findLive(project, org)).toEqual(sub);
+      expect(await s.subscriptions.findLive(otherProject, org)).toBeNull();
+      expect(await s.subscriptions.findByProcessorId('sandbox', sub.processorSubscriptionId)).toEqual(sub);
+      const active = { ...sub, status: 'active' as const, updatedAt: at(60) };
+      expect(await s.subscriptions.save(active)).toBe('saved');
+      expect(await s.subscriptions.findByProcessorIdForUpdate('sandbox', sub.processorSubscriptionId)).toEqual(active);
+      // Neither another organization nor a user takes over the row.
+      await expect(s.subscriptions.save({ ...active, subject: await insertOrganization() })).rejects.toThrow(/another project or subject/);
+      await expect(s.subscriptions.save({ ...active, subject: userSubject(await insertUser()) })).rejects.toThrow(/another project or subject/);
+      expect(await s.subscriptions.findById(project, sub.id)).toEqual(active);
+    });
+    expect(await ownerColumns('billing_subscriptions', 'id', sub.id)).toEqual([null, org.id, org.id]);
+  });
+
+  it('allows one live subscription per organization too: a second answers live_conflict, also among 20 concurrent saves', async () => {
+    const org = await insertOrganization();
+    const ended = subscription(org, { status: 'canceled', canceledAt: T0, endedAt: T0 });
+    const live = subscription(org, { createdAt: at(1) });
+    await inContext(async () => {
+      expect(await s.subscriptions.save(ended)).toBe('saved');
+      expect(await s.subscriptions.save(live)).toBe('saved');
+      for (const status of ['active', 'trialing', 'past_due', 'paused'] as const) {
+        expect(await s.subscriptions.save(subscription(org, { status }))).toBe('live_conflict');
+      }
+      expect(await s.subscriptions.save({ ...ended, status: 'active' })).toBe('live_conflict');
+      expect(await s.subscriptions.findLive(project, org)).toEqual(live);
+      // The same organization in another project is another subject.
+      expect(await s.subscriptions.save(subscription(org, { projectId: otherProject }))).toBe('saved');
+    });
+    await inContext(() =>
+      db.transaction(async () => {
+        expect(await s.subscriptions.save(subscription(org))).toBe('live_conflict');
+        expect(await s.subscriptions.findLive(project, org)).toEqual(live);
+      }),
+    );
+
+    const racer = await insertOrganization();
+    const results = await Promise.all(Array.from({ length: 20 }, () => inContext(() => s.subscriptions.save(subscription(racer)))));
+    expect(results.filter((r) => r === 'saved')).toHaveLength(1);
+    expect(results.filter((r) => r === 'live_conflict')).toHaveLength(19);
+  });
+
+  it('lets a user and an organization (the user is a member of) each hold a live subscription in one project', async () => {
+    const user = await insertUser();
+    const org = await insertOrganization();
+    await sql(`insert into organization_members (id, organization_id, project_id, user_id, role, created_at, updated_at) values (?, ?, ?, ?, 'owner', ?, ?)`, [
+      randomUUID(),
+      org.id,
+      project,
+      user,
+      T0,
+      T0,
+    ]);
+    const personal = subscription(user);
+    const team = subscription(org);
+    await inContext(async () => {
+      expect(await s.subscriptions.save(personal)).toBe('saved');
+      expect(await s.subscriptions.save(team)).toBe('saved');
+      expect(await s.subscriptions.findLive(project, userSubject(user))).toEqual(personal);
+      expect(await s.subscriptions.findLive(project, org)).toEqual(team);
+      expect(await s.subscriptions.save(subscription(user))).toBe('live_conflict');
+      expect(await s.subscriptions.save(subscription(org))).toBe('live_conflict');
+    });
+  });
+
+  it('lists and pages one subject’s subscriptions, an organization’s as a user’s', async () => {
+    const projectId = await insertProject('Organization subscriptions');
+    const [user, org, otherOrg] = [await insertUser(projectId), await insertOrganization(projectId), await insertOrganization(projectId)];
+    const mk = (owner: Owner, seconds: number, overrides: Partial<BillingSubscription> = {}) =>
+      subscription(owner, { projectId, createdAt: at(seconds), status: 'canceled', ...overrides });
+    const o1 = mk(org, 1);
+    const u2 = mk(user, 2);
+    const o3 = mk(org, 3, { status: 'active' });
+    const x4 = mk(otherOrg, 4);
+    const o5 = mk(org, 5);
+    await inContext(async () => {
+      for (const x of [o1, u2, o3, x4, o5]) expect(await s.subscriptions.save(x)).toBe('saved');
+      const ids = async (filter: { subject?: BillingSubject; status?: string; after?: string }) =>
+        (await s.subscriptions.list(projectId, { limit: 10, ...filter })).map((x) => x.id);
+      expect(await ids({})).toEqual([o5.id, x4.id, o3.id, u2.id, o1.id]);
+      expect(await ids({ subject: org })).toEqual([o5.id, o3.id, o1.id]);
+      expect(await ids({ subject: org, after: o5.id })).toEqual([o3.id, o1.id]);
+      expect(await ids({ subject: org, status: 'active' })).toEqual([o3.id]);
+      expect(await ids({ subject: userSubject(user) })).toEqual([u2.id]);
+      expect(await ids({ subject: otherOrg })).toEqual([x4.id]);
+      expect(await ids({ subject: organizationSubject('not-a-uuid') })).toEqual([]);
+      expect(await s.subscriptions.list(otherProject, { subject: org, limit: 10 })).toEqual([]);
+      expect((await s.subscriptions.list(projectId, { subject: org, limit: 1 }))[0]).toEqual(o5);
     });
   });
 });
@@ -632,9 +817,9 @@ describe('invoice store', () => {
       }),
     );
     await inContext(async () => {
-      expect((await s.invoices.listForUser(project, user, 10)).map((i) => i.id)).toEqual([newest.id, hi.id, lo.id, old.id]);
-      expect(await s.invoices.listForUser(project, user, 2)).toEqual([newest, hi]);
-      expect(await s.invoices.listForUser(otherProject, user, 10)).toEqual([]);
+      expect((await s.invoices.listForSubject(project, userSubject(user), 10)).map((i) => i.id)).toEqual([newest.id, hi.id, lo.id, old.id]);
+      expect(await s.invoices.listForSubject(project, userSubject(user), 2)).toEqual([newest, hi]);
+      expect(await s.invoices.listForSubject(otherProject, userSubject(user), 10)).toEqual([]);
       const found = await s.invoices.findByProcessorIds('sandbox', [old.processorInvoiceId, newest.processorInvoiceId, 'in_unknown']);
       expect(found.map((i) => i.id).sort()).toEqual([old.id, newest.id].sort());
     });
@@ -656,18 +841,18 @@ describe('invoice store', () => {
       }),
     );
     await inContext(async () => {
-      const ids = async (filter: { userId?: string; status?: BillingInvoice['status']; limit?: number }) =>
+      const ids = async (filter: { subject?: BillingSubject; status?: BillingInvoice['status']; limit?: number }) =>
         (await s.invoices.list(shop, { limit: 10, ...filter })).map((i) => i.id);
       expect(await ids({})).toEqual([bobNewest.id, adaSame.id, bobFirst.id, adaFirst.id]);
       expect(await s.invoices.list(shop, { limit: 2 })).toEqual([bobNewest, adaSame]);
-      expect(await ids({ userId: ada })).toEqual([adaSame.id, adaFirst.id]);
+      expect(await ids({ subject: userSubject(ada) })).toEqual([adaSame.id, adaFirst.id]);
       expect(await ids({ status: 'paid' })).toEqual([bobFirst.id, adaFirst.id]);
-      expect(await ids({ userId: bob, status: 'paid' })).toEqual([bobFirst.id]);
-      expect(await ids({ userId: bob, status: 'uncollectible' })).toEqual([]);
-      expect(await ids({ userId: 'not-a-uuid' })).toEqual([]);
+      expect(await ids({ subject: userSubject(bob), status: 'paid' })).toEqual([bobFirst.id]);
+      expect(await ids({ subject: userSubject(bob), status: 'uncollectible' })).toEqual([]);
+      expect(await ids({ subject: userSubject('not-a-uuid') })).toEqual([]);
       expect(await s.invoices.list('not-a-uuid', { limit: 10 })).toEqual([]);
       expect(await ids({ limit: 0 })).toEqual([]);
-      expect(await s.invoices.list(otherProject, { userId: ada, limit: 10 })).toEqual([]);
+      expect(await s.invoices.list(otherProject, { subject: userSubject(ada), limit: 10 })).toEqual([]);
     });
   });
 
@@ -688,16 +873,57 @@ describe('invoice store', () => {
         }),
       );
       await inContext(async () => {
-        const page = async (filter: { userId?: string; status?: BillingInvoice['status']; after?: string }, limit = 2) =>
+        const page = async (filter: { subject?: BillingSubject; status?: BillingInvoice['status']; after?: string }, limit = 2) =>
           (await s.invoices.list(shop, { limit, ...filter })).map((i) => i.id);
         await expectCursorPaging(page, [a3.id, b2open.id, a2.id, b2.id, a1.id], elsewhere.id);
-        expect(await page({ userId: ada, after: a3.id }, 10)).toEqual([a2.id, a1.id]);
-        expect(await page({ userId: bob, after: a3.id }, 10)).toEqual([b2open.id, b2.id]);
+        expect(await page({ subject: userSubject(ada), after: a3.id }, 10)).toEqual([a2.id, a1.id]);
+        expect(await page({ subject: userSubject(bob), after: a3.id }, 10)).toEqual([b2open.id, b2.id]);
         expect(await page({ status: 'paid', after: b2open.id }, 10)).toEqual([a2.id, b2.id, a1.id]);
         expect(await page({ status: 'open', after: a2.id }, 10)).toEqual([]);
       });
     },
   );
+});
+
+describe('invoice store: organizations', () => {
+  it('round-trips an organization’s invoice and lists only that subject’s, newest first; by subject in the project list too', async () => {
+    const shop = await insertProject('Organization invoices');
+    const [user, org, otherOrg] = [await insertUser(shop), await insertOrganization(shop), await insertOrganization(shop)];
+    const sub = subscription(org, { projectId: shop });
+    const of = (owner: Owner, seconds: number, overrides: Partial<BillingInvoice> = {}) =>
+      invoice(owner, { projectId: shop, createdAt: at(seconds), status: 'paid', ...overrides });
+    const o1 = of(org, 1, { subscriptionId: sub.id });
+    const u2 = of(user, 2);
+    const o3 = of(org, 3, { status: 'open' });
+    const x4 = of(otherOrg, 4);
+    await inContext(async () => {
+      expect(await s.subscriptions.save(sub)).toBe('saved');
+      for (const i of [o1, u2, o3, x4]) await s.invoices.save(i);
+      expect(await s.invoices.findByProcessorIds('sandbox', [o1.processorInvoiceId])).toEqual([o1]);
+      // An update from the processor keeps the organization as the owner.
+      const paid = { ...o3, status: 'paid' as const, amountPaid: o3.amountDue, paidAt: at(10), updatedAt: at(10) };
+      await s.invoices.save({ ...paid, id: randomUUID() });
+      expect(await s.invoices.findByProcessorIds('sandbox', [o3.processorInvoiceId])).toEqual([paid]);
+
+      expect(await s.invoices.listForSubject(shop, org, 10)).toEqual([paid, o1]);
+      expect(await s.invoices.listForSubject(shop, org, 1)).toEqual([paid]);
+      expect(await s.invoices.listForSubject(shop, userSubject(user), 10)).toEqual([u2]);
+      expect(await s.invoices.listForSubject(shop, otherOrg, 10)).toEqual([x4]);
+      expect(await s.invoices.listForSubject(otherProject, org, 10)).toEqual([]);
+      expect(await s.invoices.listForSubject(shop, organizationSubject('not-a-uuid'), 10)).toEqual([]);
+
+      const ids = async (filter: { subject?: BillingSubject; status?: BillingInvoice['status']; after?: string }) =>
+        (await s.invoices.list(shop, { limit: 10, ...filter })).map((i) => i.id);
+      expect(await ids({})).toEqual([x4.id, o3.id, u2.id, o1.id]);
+      expect(await ids({ subject: org })).toEqual([o3.id, o1.id]);
+      expect(await ids({ subject: org, after: o3.id })).toEqual([o1.id]);
+      expect(await ids({ subject: org, status: 'paid' })).toEqual([o3.id, o1.id]);
+      expect(await ids({ subject: otherOrg, status: 'open' })).toEqual([]);
+      expect(await ids({ subject: userSubject(user) })).toEqual([u2.id]);
+      expect(await s.invoices.list(otherProject, { subject: org, limit: 10 })).toEqual([]);
+    });
+    expect(await ownerColumns('billing_invoices', 'id', o1.id)).toEqual([null, org.id, org.id]);
+  });
 });
 
 describe('billing events', () => {
@@ -756,6 +982,25 @@ describe('billing events', () => {
   });
 });
 
+describe('billing events: organizations', () => {
+  it('keeps the organization an event concerns, beside its user (or none)', async () => {
+    const projectId = await insertProject('Organization events');
+    const [user, org] = [await insertUser(projectId), await insertOrganization(projectId)];
+    const teamPaid = event({ projectId, type: 'invoice.paid', organizationId: org.id, createdAt: at(1) });
+    const byMember = event({ projectId, type: 'subscription.created', userId: user, organizationId: org.id, createdAt: at(2) });
+    const personal = event({ projectId, type: 'subscription.updated', userId: user, createdAt: at(3) });
+    await inContext(async () => {
+      for (const e of [teamPaid, byMember, personal]) expect(await s.publisher.publish(e)).toBe(true);
+      expect(await s.events.list(projectId, { limit: 10 })).toEqual([personal, byMember, teamPaid]);
+      expect(await s.events.list(projectId, { type: 'invoice.paid', limit: 10 })).toEqual([teamPaid]);
+    });
+    const rows = await sql<{ id: string; organization_id: string | null }>('select id, organization_id from billing_events where project_id = ? order by seq', [
+      projectId,
+    ]);
+    expect(rows.map((r) => r.organization_id)).toEqual([org.id, org.id, null]);
+  });
+});
+
 describe('subscription locks', () => {
   it('acquires a free or expired lease only; release removes only the holder’s own', async () => {
     const user = await insertUser();
@@ -784,6 +1029,30 @@ describe('subscription locks', () => {
   });
 });
 
+describe('subscription locks: subjects', () => {
+  it('keys a lease by the subject’s id: an organization’s and its member’s are independent', async () => {
+    const [user, org] = [await insertUser(), await insertOrganization()];
+    const [h1, h2, h3] = [randomUUID(), randomUUID(), randomUUID()];
+    await inContext(async () => {
+      expect(await s.locks.acquire(project, org.id, h1, 30, T0)).toBe(true);
+      expect(await s.locks.acquire(project, org.id, h2, 30, at(1))).toBe(false);
+      expect(await s.locks.acquire(project, user, h3, 30, at(1))).toBe(true); // the member's own lease
+      expect(await s.locks.renew(project, org.id, h1, 30, at(20))).toBe(true);
+      expect(await s.locks.renew(project, org.id, h2, 30, at(20))).toBe(false);
+      expect(await s.locks.acquire(project, org.id, h2, 30, at(31))).toBe(false); // renewed until T0 + 50 s
+      await s.locks.release(project, org.id, h1);
+      expect(await s.locks.acquire(project, org.id, h2, 30, at(32))).toBe(true);
+      expect(await s.locks.acquire(project, org.id, h1, 30, T0)).toBe(false);
+      expect(await s.locks.acquire(project, 'not-a-uuid', h1, 30, T0)).toBe(false);
+    });
+    const rows = await sql<{ subject_id: string; holder: string }>(
+      'select subject_id, holder from billing_locks where project_id = ? and subject_id in (?, ?)',
+      [project, org.id, user],
+    );
+    expect(Object.fromEntries(rows.map((r) => [r.subject_id, r.holder]))).toEqual({ [org.id]: h2, [user]: h3 });
+  });
+});
+
 describe('processor event log', () => {
   it('claims an event id once (also among 20 concurrent claims) and unclaims it for a retry', async () => {
     const claim = { processor: 'stripe' as const, eventId: `evt_${randomUUID()}`, projectId: project, type: 'invoice.paid', receivedAt: T0 };
@@ -806,8 +1075,8 @@ describe('entitlements reader', () => {
     await inContext(async () => {
       expect(await s.catalog.insertPlan(gold)).toBe(true);
       await s.catalog.insertPrice(goldPrice);
-      expect(await s.entitlements.current(project, user)).toBeNull();
-      expect(await s.entitlements.current(project, 'nope')).toBeNull();
+      expect(await s.entitlements.current(project, userSubject(user))).toBeNull();
+      expect(await s.entitlements.current(project, userSubject('nope'))).toBeNull();
     });
 
     // The read carries what the entitlement rules need, and the plan's name and features.
@@ -830,17 +1099,60 @@ describe('entitlements reader', () => {
     });
     await inContext(async () => {
       expect(await s.subscriptions.save(older)).toBe('saved');
-      expect(await s.entitlements.current(project, user)).toEqual({ subscription: domain(older), plan: base });
+      expect(await s.entitlements.current(project, userSubject(user))).toEqual({ subscription: domain(older), plan: base });
       expect(await s.subscriptions.save(newer)).toBe('saved');
-      expect(await s.entitlements.current(project, user)).toEqual({ subscription: domain(newer), plan: goldPlan });
+      expect(await s.entitlements.current(project, userSubject(user))).toEqual({ subscription: domain(newer), plan: goldPlan });
     });
 
     // A live one wins over a more recent ended one.
     const live = subscription(user, { status: 'past_due', pastDueAt: at(3), createdAt: at(5), cancelAtPeriodEnd: true });
     await inContext(async () => {
       expect(await s.subscriptions.save(live)).toBe('saved');
-      expect(await s.entitlements.current(project, user)).toEqual({ subscription: domain(live), plan: base });
-      expect(await s.entitlements.current(otherProject, user)).toBeNull();
+      expect(await s.entitlements.current(project, userSubject(user))).toEqual({ subscription: domain(live), plan: base });
+      expect(await s.entitlements.current(otherProject, userSubject(user))).toBeNull();
+    });
+  });
+});
+
+describe('entitlements reader: organizations', () => {
+  it('reads an organization’s live subscription, else its most recent, apart from its members’', async () => {
+    const [user, org] = [await insertUser(), await insertOrganization()];
+    const team = plan({ name: `Team ${randomUUID().slice(0, 8)}`, position: 6, features: ['seats', 'sso'], audience: 'organizations' });
+    const teamPrice = price(team.id, { amount: 9900 });
+    await inContext(async () => {
+      expect(await s.catalog.insertPlan(team)).toBe(true);
+      await s.catalog.insertPrice(teamPrice);
+      expect(await s.entitlements.current(project, org)).toBeNull();
+    });
+    const ended = subscription(org, { status: 'canceled', createdAt: T0, endedAt: at(5) });
+    const live = subscription(org, {
+      createdAt: at(1),
+      price: { id: teamPrice.id, planId: team.id, amount: 9900, currency: 'usd', interval: 'month' },
+    });
+    const personal = subscription(user, { createdAt: at(2) });
+    const facts = (x: BillingSubscription) => ({
+      id: x.id,
+      status: x.status,
+      cancelAtPeriodEnd: x.cancelAtPeriodEnd,
+      currentPeriodEnd: x.currentPeriodEnd,
+      pastDueAt: x.pastDueAt,
+      price: { planId: x.price.planId },
+    });
+    await inContext(async () => {
+      expect(await s.subscriptions.save(ended)).toBe('saved');
+      expect(await s.entitlements.current(project, org)).toEqual({
+        subscription: facts(ended),
+        plan: { id: basePlan.id, name: basePlan.name, features: basePlan.features },
+      });
+      expect(await s.subscriptions.save(live)).toBe('saved');
+      expect(await s.subscriptions.save(personal)).toBe('saved');
+      expect(await s.entitlements.current(project, org)).toEqual({
+        subscription: facts(live),
+        plan: { id: team.id, name: team.name, features: team.features },
+      });
+      expect((await s.entitlements.current(project, userSubject(user)))?.subscription.id).toBe(personal.id);
+      expect(await s.entitlements.current(otherProject, org)).toBeNull();
+      expect(await s.entitlements.current(project, await insertOrganization())).toBeNull();
     });
   });
 });
