@@ -1,6 +1,5 @@
 import type { BillingErrorCode } from '../../application/billing/errors';
 import type { ConnectInput } from '../../application/billing/use-cases';
-import type { PlanInput } from '../../domain/billing/catalog';
 import { BILLING_EVENT_TYPES, isBillingEventType } from '../../domain/billing/events';
 import { INVOICE_STATUSES, type InvoiceStatus } from '../../domain/billing/invoice';
 import {
@@ -17,22 +16,10 @@ import { BILLING_INTERVALS } from '../../domain/billing/periods';
 import { SUBSCRIPTION_STATUSES } from '../../domain/billing/subscription';
 import type { Result } from '../../domain/result';
 import type { Options } from './args';
-import {
-  connectionJson,
-  connectionText,
-  eventJson,
-  invoiceRows,
-  iso,
-  money,
-  planJson,
-  planListText,
-  planText,
-  priceJson,
-  priceLine,
-  subscriptionRows,
-} from './billing-render';
+import { connectionJson, connectionText, eventJson, invoiceRows, iso, money, priceJson, priceLine, subscriptionRows } from './billing-render';
 import type { Command } from './command';
 import { billingError, type BillingErrorContext } from './messages';
+import { PLAN_COMMANDS } from './plan-commands';
 import { fields, table } from './render';
 import { readSecret, SECRET_SOURCES } from './secrets';
 
@@ -40,7 +27,7 @@ import { readSecret, SECRET_SOURCES } from './secrets';
  * The billing commands: the project's connection to a payment processor, its catalog (plans and
  * prices), its subscriptions, invoices and events, and the sandbox's clock and promotion codes. Each calls
  * one of billing's operator use cases (application/billing/use-cases.ts `OperatorUseCases`), the
- * same the console calls.
+ * same the console calls. The plan commands are in plan-commands.ts, listed here in their place.
  */
 
 export const BILLING_GROUPS: Record<string, string> = {
@@ -66,33 +53,6 @@ function amountHint(currency: string): string {
   return `; or ${currency} with exactly ${decimals} decimals, e.g. ${decimals === 2 ? '10.00' : '1.250'}`;
 }
 
-function planPatch(options: Options, mode: 'create' | 'update'): Partial<PlanInput> {
-  const patch: Partial<PlanInput> = {};
-  const name = options.string('name');
-  if (name !== undefined) patch.name = name;
-  const description = options.string('description');
-  if (description !== undefined) patch.description = description;
-  const features = options.string('features');
-  if (features !== undefined) patch.features = features;
-  if (mode === 'create') {
-    if (options.has('hidden')) patch.hidden = true;
-    if (options.has('recommended')) patch.recommended = true;
-    if (options.has('trials')) patch.trialsEnabled = true;
-  } else {
-    const hidden = options.onOff('hidden');
-    if (hidden !== undefined) patch.hidden = hidden;
-    const recommended = options.onOff('recommended');
-    if (recommended !== undefined) patch.recommended = recommended;
-    const trials = options.onOff('trials');
-    if (trials !== undefined) patch.trialsEnabled = trials;
-  }
-  const trialDays = options.string('trial-days');
-  if (trialDays !== undefined) {
-    patch.defaultTrialDays = mode === 'update' && trialDays === 'none' ? null : options.int('trial-days', 0, 99_999)!;
-  }
-  return patch;
-}
-
 /** Fails the command with the refusal's code and message (from the error table), naming what was asked. */
 function unwrap<T>(outcome: Result<T, BillingErrorCode>, ctx: BillingErrorContext): T {
   if (!outcome.ok) throw billingError(outcome, ctx);
@@ -115,39 +75,6 @@ const noneFound = (what: string, filter: { projectId: string; status?: string | 
 
 // ---------------------------------------------------------------------------------------------
 // Commands
-
-const FEATURES_HOW = { create: 'trimmed, duplicates dropped', update: 'replaces the list; "" clears it' } as const;
-
-const planOptions = (mode: 'create' | 'update') => ({
-  name: {
-    arity: 1 as const,
-    required: mode === 'create',
-    placeholder: '<name>',
-    description: mode === 'create' ? 'plan name, unique in the project (1 to 100 characters), required' : 'rename the plan',
-  },
-  description: { arity: 1 as const, placeholder: '<text>', description: 'description (up to 1000 characters; "" clears it)' },
-  features: {
-    arity: 1 as const,
-    placeholder: '<"a, b">',
-    description: `feature flags granted by the plan, comma-separated (${FEATURES_HOW[mode]})`,
-  },
-  ...(mode === 'create'
-    ? {
-        hidden: { arity: 0 as const, description: 'leave the plan out of GET plans (it keeps its tier)' },
-        recommended: { arity: 0 as const, description: 'mark the plan as the recommended one' },
-        trials: { arity: 0 as const, description: 'offer trials on this plan (checkout trialDays)' },
-      }
-    : {
-        hidden: { arity: 1 as const, placeholder: '<on|off>', description: 'leave the plan out of GET plans (it keeps its tier)' },
-        recommended: { arity: 1 as const, placeholder: '<on|off>', description: 'mark the plan as the recommended one' },
-        trials: { arity: 1 as const, placeholder: '<on|off>', description: 'offer trials on this plan (off also clears --trial-days)' },
-      }),
-  'trial-days': {
-    arity: 1 as const,
-    placeholder: mode === 'create' ? '<days>' : '<days|none>',
-    description: `trial length when a checkout asks for none (1 to 730; needs trials${mode === 'update' ? '; none removes it' : ''})`,
-  },
-});
 
 export const BILLING_COMMANDS: Command[] = [
   {
@@ -324,65 +251,8 @@ export const BILLING_COMMANDS: Command[] = [
       };
     },
   },
-  {
-    path: ['plan', 'create'],
-    args: ['projectId'],
-    summary: 'Create a plan (a product); it becomes the top tier of the hierarchy',
-    options: planOptions('create'),
-    plan({ args, options }) {
-      const patch = planPatch(options, 'create');
-      if (patch.name === undefined) return options.fail('Missing --name <name>.');
-      const input: PlanInput = { ...patch, name: patch.name };
-      const projectId = args.projectId!;
-      return async (_admin, billing) => {
-        const plan = planJson(unwrap(await billing.createPlan(projectId, input), { projectId, planInput: input }));
-        return { json: { projectId, plan }, text: `Created plan "${plan.name}" in project ${projectId}.\n${planText(plan)}` };
-      };
-    },
-  },
-  {
-    path: ['plan', 'update'],
-    args: ['projectId', 'plan'],
-    summary: 'Change a plan (by id or name): name, description, features, hidden, recommended, trials',
-    options: planOptions('update'),
-    plan({ args, options }) {
-      const patch = planPatch(options, 'update');
-      if (Object.keys(patch).length === 0) options.fail('Nothing to update: give at least one option.');
-      const projectId = args.projectId!;
-      const ref = args.plan!;
-      return async (_admin, billing) => {
-        const plan = planJson(unwrap(await billing.updatePlan(projectId, ref, patch), { projectId, plan: ref, planInput: patch }));
-        return { json: { projectId, plan }, text: `Updated plan "${plan.name}".\n${planText(plan)}` };
-      };
-    },
-  },
-  {
-    path: ['plan', 'list'],
-    args: ['projectId'],
-    summary: 'List every plan of a project (hidden ones too), lowest tier first, with prices and processor ids',
-    options: {},
-    plan:
-      ({ args }) =>
-      async (_admin, billing) => {
-        const projectId = args.projectId!;
-        const plans = unwrap(await billing.listPlans(projectId), { projectId }).map(planJson);
-        return { json: { projectId, plans }, text: planListText(projectId, plans) };
-      },
-  },
-  {
-    path: ['plan', 'reorder'],
-    args: ['projectId'],
-    rest: 'plan',
-    summary: 'Set the plan hierarchy: every plan of the project (id or name) once, lowest tier first',
-    options: {},
-    plan:
-      ({ args, rest }) =>
-      async (_admin, billing) => {
-        const projectId = args.projectId!;
-        const plans = unwrap(await billing.reorderPlans(projectId, rest), { projectId, plans: rest }).map(planJson);
-        return { json: { projectId, plans }, text: `Reordered the plans of project ${projectId}.\n\n${planListText(projectId, plans)}` };
-      },
-  },
+  // plan create, update, list, reorder
+  ...PLAN_COMMANDS,
   {
     path: ['price', 'create'],
     args: ['projectId', 'plan'],

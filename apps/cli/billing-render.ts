@@ -58,6 +58,10 @@ function priceTable(prices: readonly PriceView[]): string[] {
     .map((l) => `    ${l}`);
 }
 
+/** Whom a plan is sold to, in words. */
+const AUDIENCE_TEXT = { users: 'users', organizations: 'organizations', both: 'users and organizations' } as const;
+const soldTo = (plan: OperatorPlanView): string => AUDIENCE_TEXT[plan.audience];
+
 function planFlags(plan: OperatorPlanView): string {
   const flags = [
     plan.hidden ? 'hidden' : 'visible',
@@ -76,6 +80,7 @@ export function planText(plan: OperatorPlanView): string {
       ['description', plan.description || '(none)'],
       ['features', plan.features.join(', ') || '(none)'],
       ['flags', planFlags(plan)],
+      ['sold to', soldTo(plan)],
       ['product', plan.processorProductId ?? '(not pushed to a processor)'],
     ],
     12,
@@ -90,7 +95,7 @@ export function planListText(projectId: string, plans: readonly OperatorPlanView
   if (plans.length === 0) return `Project ${projectId} has no plans yet. Create one with: tollgate plan create ${projectId} --name <name>`;
   const blocks = plans.map((plan) => {
     const title = `Tier ${plan.position + 1}  ${plan.name}  (${plan.id}; product ${plan.processorProductId ?? '-'})`;
-    const lines = [`  ${planFlags(plan)}`, `  features: ${plan.features.join(', ') || '(none)'}`];
+    const lines = [`  ${planFlags(plan)}`, `  sold to: ${soldTo(plan)}`, `  features: ${plan.features.join(', ') || '(none)'}`];
     const prices = plan.prices.length ? priceTable(plan.prices) : ['    (no prices)'];
     return [title, ...lines, ...prices].join('\n');
   });

@@ -10,6 +10,8 @@ import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../e
  */
 
 export const BILLING_INTERVAL_NAMES = ['month', 'year'] as const;
+/** Whom a plan is sold to: users (personal plans, the default), organizations (team plans) or both. */
+export const PLAN_AUDIENCE_NAMES = ['users', 'organizations', 'both'] as const;
 export const BILLING_EVENT_NAMES = [
   'subscription.created',
   'subscription.updated',
@@ -44,6 +46,7 @@ const PLAN_FIELDS = [
   'too_many_features',
   'invalid_trial_days',
   'trials_not_enabled',
+  'invalid_plan_audience',
   'plan_name_taken',
 ] as const;
 
@@ -108,6 +111,7 @@ export const AdminPlanSchema = z.object({
   recommended: z.boolean(),
   trials_enabled: z.boolean(),
   default_trial_days: z.number().int().nullable(),
+  audience: z.enum(PLAN_AUDIENCE_NAMES).describe('Whom the plan is sold to: users, organizations or both'),
   position: z.number().int().describe('Place in the hierarchy, 0 = lowest tier'),
   prices: z.array(AdminPriceSchema),
 });
@@ -179,6 +183,9 @@ export const CreatePlanBodySchema = z
     name: PlanName,
     description: Description.optional(),
     features: Features.optional(),
+const Audience = z
+  .enum(PLAN_AUDIENCE_NAMES, { errorMap: () => ({ message: 'Choose users, organizations or both' }) })
+  .describe('Whom the plan is sold to: users (the default), organizations or both');
     hidden: z.boolean().optional(),
     recommended: z.boolean().optional(),
     trials_enabled: z.boolean().optional(),
@@ -189,6 +196,7 @@ export const CreatePlanBodySchema = z
 export const UpdatePlanBodySchema = z
   .object({
     name: PlanName.optional(),
+    audience: Audience.optional(),
     description: Description.optional(),
     features: Features.optional(),
     hidden: z.boolean().optional(),
@@ -201,6 +209,7 @@ export const UpdatePlanBodySchema = z
 
 export const ReorderPlansBodySchema = z.object({
   plans: z.array(z.string().min(1).max(100)).min(1).max(1000).describe('Every plan id of the project, lowest tier first'),
+    audience: Audience.optional(),
 });
 
 export const CreatePriceBodySchema = z
@@ -265,7 +274,7 @@ export const adminBillingContract = c.router(
       pathParams: planParams,
       body: UpdatePlanBodySchema,
       responses: { 200: z.object({ plan: AdminPlanSchema }), ...errors(...WRITE, ...ADMIN_BILLING_REFUSALS.updatePlan) },
-      summary: 'Change a plan: name, description, features, hidden, recommended, trials',
+      summary: 'Change a plan: name, description, features, hidden, recommended, trials, audience',
     },
     reorderPlans: {
       method: 'PUT',

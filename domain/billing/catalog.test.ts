@@ -29,6 +29,7 @@ const plan = (id: string, position: number, extra: Partial<Plan> = {}): Plan => 
   recommended: false,
   trialsEnabled: false,
   defaultTrialDays: null,
+  audience: 'users',
   position,
   ...extra,
 });
@@ -75,8 +76,19 @@ describe('validatePlanInput', () => {
         recommended: false,
         trialsEnabled: false,
         defaultTrialDays: null,
+        audience: 'users',
       },
     });
+  });
+
+  it('a plan is sold to users unless it names organizations or both; any other audience is refused', () => {
+    expect(validatePlanInput({ name: 'Pro' })).toMatchObject({ ok: true, value: { audience: 'users' } });
+    for (const audience of ['users', 'organizations', 'both'] as const) {
+      expect(validatePlanInput({ name: 'Pro', audience })).toMatchObject({ ok: true, value: { audience } });
+    }
+    for (const bad of ['', 'teams', 'Users', 'organization', 'user']) {
+      expect(validatePlanInput({ name: 'Pro', audience: bad })).toEqual({ ok: false, error: 'invalid_plan_audience' });
+    }
   });
 
   it('names are 1 to 100 characters after trimming, without control characters', () => {
@@ -132,6 +144,13 @@ describe('applyPlanUpdate', () => {
 
   it('an invalid field refuses the whole update', () => {
     expect(applyPlanUpdate(pro, { name: ' ' })).toEqual({ ok: false, error: 'invalid_plan_name' });
+  });
+
+  it('keeps the audience unless the patch names one; an unknown audience is refused', () => {
+    const team = plan('plan_team', 1, { audience: 'organizations' });
+    expect(applyPlanUpdate(team, { name: 'Team' })).toMatchObject({ ok: true, value: { audience: 'organizations' } });
+    expect(applyPlanUpdate(team, { audience: 'both' })).toEqual({ ok: true, value: { ...team, audience: 'both' } });
+    expect(applyPlanUpdate(pro, { audience: 'teams' })).toEqual({ ok: false, error: 'invalid_plan_audience' });
   });
 });
 

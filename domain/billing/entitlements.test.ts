@@ -14,6 +14,7 @@ const plan = (id: string, name: string, position: number, features: string[], hi
   recommended: false,
   trialsEnabled: true,
   defaultTrialDays: null,
+  audience: 'users',
   position,
 });
 

@@ -1,6 +1,7 @@
 import type { CatalogStore, StoredPlan, StoredPrice } from '../../application/billing/billing.store';
 import type { ProcessorKind } from '../../application/billing/payment-processor';
 import type { BillingInterval } from '../../domain/billing/periods';
+import type { PlanAudience } from '../../domain/billing/subject';
 import type { Database } from './database';
 import { type Read, isUuid, read, rowMapper } from './rows';
 import { writeUnlessTaken } from './unique-violation';
@@ -21,6 +22,8 @@ const toPlan = rowMapper<StoredPlan>({
   recommended: read.bool,
   trialsEnabled: read.bool,
   defaultTrialDays: read.numberOrNull,
+  /** users, organizations or both (the column's check allows no other). */
+  audience: read.as<PlanAudience>(),
   position: read.number,
   processor: read.as<ProcessorKind | null>(),
   processorProductId: read.textOrNull,
@@ -85,8 +88,8 @@ export class PostgresCatalogStore implements CatalogStore {
     return writeUnlessTaken(this.db, PLAN_NAME_INDEX, () =>
       this.db.query(
         `insert into billing_plans (id, project_id, name, description, features, hidden, recommended, trials_enabled,
-           default_trial_days, position, processor, processor_product_id, created_at, updated_at)
-         values (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           default_trial_days, audience, position, processor, processor_product_id, created_at, updated_at)
+         values (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           p.id,
           p.projectId,
@@ -97,6 +100,7 @@ export class PostgresCatalogStore implements CatalogStore {
           p.recommended,
           p.trialsEnabled,
           p.defaultTrialDays,
+          p.audience,
           p.position,
           p.processor,
           p.processorProductId,
@@ -111,7 +115,7 @@ export class PostgresCatalogStore implements CatalogStore {
     return writeUnlessTaken(this.db, PLAN_NAME_INDEX, () =>
       this.db.query(
         `update billing_plans set name = ?, description = ?, features = ?::jsonb, hidden = ?, recommended = ?, trials_enabled = ?,
-           default_trial_days = ?, position = ?, processor = ?, processor_product_id = ?, updated_at = ?
+           default_trial_days = ?, audience = ?, position = ?, processor = ?, processor_product_id = ?, updated_at = ?
           where id = ? and project_id = ?`,
         [
           p.name,
@@ -121,6 +125,7 @@ export class PostgresCatalogStore implements CatalogStore {
           p.recommended,
           p.trialsEnabled,
           p.defaultTrialDays,
+          p.audience,
           p.position,
           p.processor,
           p.processorProductId,

@@ -69,6 +69,8 @@ interface PlanJson {
   id: string;
   name: string;
   position: number;
+  /** users, organizations or both. */
+  audience: string;
   processorProductId: string | null;
   prices: PriceJson[];
 }
@@ -328,6 +330,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
         recommended: false,
         trialsEnabled: false,
         defaultTrialDays: null,
+        audience: 'users',
         position: 0,
         processorProductId: expect.any(String),
         prices: [],
@@ -382,6 +385,31 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     // One name and numbering with the console: tier 1 is the lowest (the API's position 0).
     expect(text.stdout).toMatch(/lowest tier first[\s\S]*^Tier 1 {2}Basic[\s\S]*^Tier 2 {2}Pro/m);
     expect(text.stdout).toMatch(/recommended, trials/);
+  });
+
+  it('plan create --audience organizations sells a plan to organizations; plan list shows whom each plan is sold to; update changes it', async () => {
+    const teams = await createProject('Teams');
+    const personal = await json<{ plan: PlanJson }>(['plan', 'create', teams.id, '--name', 'Solo']);
+    const team = await json<{ plan: PlanJson }>(['plan', 'create', teams.id, '--name', 'Team', '--audience', 'organizations']);
+    expect([personal.code, personal.json.plan.audience]).toEqual([0, 'users']);
+    expect([team.code, team.json.plan.audience]).toEqual([0, 'organizations']);
+    expect(team.stderr).toBe('');
+
+    const [list, text] = await Promise.all([json<{ plans: PlanJson[] }>(['plan', 'list', teams.id]), cli(['plan', 'list', teams.id])]);
+    expect(list.json.plans.map((p) => [p.name, p.audience])).toEqual([
+      ['Solo', 'users'],
+      ['Team', 'organizations'],
+    ]);
+    expect(text.stdout).toMatch(/^Tier 1 {2}Solo[^\n]*\n[^\n]*\n {2}sold to: users$/m);
+    expect(text.stdout).toMatch(/^Tier 2 {2}Team[^\n]*\n[^\n]*\n {2}sold to: organizations$/m);
+
+    const both = await cli(['plan', 'update', teams.id, 'Team', '--audience', 'both']);
+    expect(both.code).toBe(0);
+    expect(both.stdout).toMatch(/^ {2}sold to {5}: users and organizations$/m);
+    const bad = await json(['plan', 'update', teams.id, 'Team', '--audience', 'teams']);
+    expect([bad.code, bad.json]).toEqual([1, { code: 'invalid_plan_audience', error: 'Invalid audience: users, organizations or both.' }]);
+    const after = await json<{ plans: PlanJson[] }>(['plan', 'list', teams.id]);
+    expect(after.json.plans.map((p) => p.audience)).toEqual(['users', 'both']);
   });
 
   it('price create (minor units or the currency’s exact decimals) and price archive; plan list shows prices and processor ids', async () => {

@@ -14,6 +14,7 @@ const plan: StoredPlan = {
   recommended: true,
   trialsEnabled: true,
   defaultTrialDays: 14,
+  audience: 'users',
   position: 2,
   processor: 'stripe',
   processorProductId: 'prod_secret',
@@ -35,10 +36,10 @@ const price: StoredPrice = {
   updatedAt: at,
 };
 
-/** The body of GET billing/plans for this plan, as the API has always written it (field order included). */
+/** The body of GET billing/plans for this plan, as the API writes it (field order included; audience since organizations can pay). */
 const publicJson =
   '{"id":"plan_1","name":"Pro","description":"For teams","features":["sso"],"hidden":false,"recommended":true,"trialsEnabled":true,' +
-  '"defaultTrialDays":14,"position":2,"prices":[{"id":"price_1","planId":"plan_1","name":"Monthly","amount":1999,"currency":"usd",' +
+  '"defaultTrialDays":14,"audience":"users","position":2,"prices":[{"id":"price_1","planId":"plan_1","name":"Monthly","amount":1999,"currency":"usd",' +
   '"interval":"month","active":true}]}';
 
 describe('the plan view', () => {

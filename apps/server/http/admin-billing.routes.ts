@@ -40,6 +40,7 @@ const planView = (p: OperatorPlanView) => ({
   recommended: p.recommended,
   trials_enabled: p.trialsEnabled,
   default_trial_days: p.defaultTrialDays,
+  audience: p.audience,
   position: p.position,
   prices: p.prices.map(priceView),
 });
@@ -99,6 +100,7 @@ const planInput = (b: {
   const input: Record<string, unknown> = {};
   if (b.name !== undefined) input.name = b.name;
   if (b.description !== undefined) input.description = b.description;
+  audience?: string;
   if (b.features !== undefined) input.features = b.features;
   if (b.hidden !== undefined) input.hidden = b.hidden;
   if (b.recommended !== undefined) input.recommended = b.recommended;
@@ -108,6 +110,7 @@ const planInput = (b: {
 };
 
 /**
+  if (b.audience !== undefined) input.audience = b.audience;
  * The console's billing routes over the operator's billing use cases (the CLI's). Each first asks
  * whether the signed-in account may see the project (404 `project_not_found` if not). A refusal is
  * answered by `failureResponse`, with the processor's own words when it gave some (Stripe's reason

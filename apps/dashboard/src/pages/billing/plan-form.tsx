@@ -1,8 +1,15 @@
 import { useState, type FormEvent } from 'react';
-import { UpdatePlanBodySchema } from '../../../../../contract/admin';
+import { PLAN_AUDIENCE_NAMES, UpdatePlanBodySchema } from '../../../../../contract/admin';
 import { api, errorMessage } from '../../api';
 import { ErrorNote } from '../../ui';
 import { firstIssue, type Plan } from './format';
+
+/** Whom a plan is sold to, in the console's words (the form's choices and the plan list). */
+export const AUDIENCE_LABELS: Record<Plan['audience'], string> = {
+  users: 'Users',
+  organizations: 'Organizations',
+  both: 'Users and organizations',
+};
 
 /** The plan form's fields as the API takes them (features stay comma-separated: the server splits them). */
 export function planFields(data: FormData) {
@@ -15,6 +22,7 @@ export function planFields(data: FormData) {
     recommended: data.get('recommended') === 'on',
     trials_enabled: data.get('trials_enabled') === 'on',
     default_trial_days: trialDays ? Number(trialDays) : null,
+    audience: String(data.get('audience') ?? 'users'),
   };
 }
 
@@ -35,6 +43,14 @@ export function PlanFields(props: { idPrefix: string; plan?: Plan }) {
       </div>
       <label htmlFor={id('description')}>Description</label>
       <textarea id={id('description')} name="description" maxLength={1000} rows={2} defaultValue={p?.description} />
+      <label htmlFor={id('audience')}>Sold to</label>
+      <select id={id('audience')} name="audience" defaultValue={p?.audience ?? 'users'}>
+        {PLAN_AUDIENCE_NAMES.map((a) => (
+          <option key={a} value={a}>
+            {AUDIENCE_LABELS[a]}
+          </option>
+        ))}
+      </select>
       <div className="events">
         <label className="choice">
           <input type="checkbox" name="hidden" defaultChecked={p?.hidden} /> Hidden (left out of the public plan list)

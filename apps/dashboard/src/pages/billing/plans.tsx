@@ -3,7 +3,7 @@ import { CreatePlanBodySchema } from '../../../../../contract/admin';
 import { api, errorMessage } from '../../api';
 import { ErrorNote } from '../../ui';
 import { firstIssue, type Plan } from './format';
-import { PlanEdit, PlanFields, planFields } from './plan-form';
+import { AUDIENCE_LABELS, PlanEdit, PlanFields, planFields } from './plan-form';
 import { Prices } from './prices';
 
 export function PlansEditor(props: { projectId: string; plans: Plan[]; currency: string; setPlans: (p: Plan[]) => void; setNotice: (n: string) => void }) {
@@ -120,7 +120,9 @@ export function PlansEditor(props: { projectId: string; plans: Plan[]; currency:
               </span>
             </div>
             {plan.description ? <p>{plan.description}</p> : null}
-            <p className="small muted">Features: {plan.features.length ? plan.features.join(', ') : 'none'}</p>
+            <p className="small muted">
+              Sold to: {AUDIENCE_LABELS[plan.audience]} · Features: {plan.features.length ? plan.features.join(', ') : 'none'}
+            </p>
             <Prices projectId={projectId} plan={plan} currency={props.currency} reload={reload} setNotice={props.setNotice} />
             <PlanEdit projectId={projectId} plan={plan} reload={reload} setNotice={props.setNotice} />
           </li>
