@@ -6,6 +6,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildEvent } from '../application/billing/record-snapshot';
+import { userSubject } from '../domain/billing/subject';
 import { webhookEventPublisher } from '../apps/server/features/webhooks';
 import { createLogger } from '../apps/server/http/logger';
 import { createTollgate } from '../apps/server/tollgate';
@@ -171,7 +172,7 @@ export async function webhookRig(bench: Bench) {
     lines: [{ description: 'Basic (Monthly)', amount: 1000, quantity: 1 }],
   };
   const event = (type: 'invoice.paid' | 'subscription.updated' = 'invoice.paid') =>
-    buildEvent(core, { projectId, type, userId, subscriptionId, dedupeKey: null, amount: 1000, currency: 'usd', data: invoice });
+    buildEvent(core, { projectId, type, subject: userSubject(userId), subscriptionId, dedupeKey: null, amount: 1000, currency: 'usd', data: invoice });
   const record = (type?: 'invoice.paid' | 'subscription.updated') => core.db.withContext(() => publisher.publish(event(type)));
   const recordMany = async (n: number, concurrency: number) => {
     let next = 0;

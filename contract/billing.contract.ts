@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { c, idempotentUserHeaders, meta, shared, userOrApiKeyHeaders, userTokenHeaders } from './common';
+import { apiKeyHeaders, c, idempotentUserHeaders, meta, shared, userOrApiKeyHeaders, userTokenHeaders } from './common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from './errors';
 
 /**
@@ -25,8 +25,12 @@ const PROCESSOR = ['billing_not_connected', 'sandbox_unavailable', 'processor_re
 const CARD = ['card_declined', 'invalid_payment_method'] as const;
 /** No live subscription, or another change of the user's subscription running. */
 const SUBSCRIPTION = ['subscription_not_found', 'subscription_busy'] as const;
-/** A price that can be subscribed to. */
-const PRICE = ['price_not_found', 'price_inactive'] as const;
+/** A price that can be subscribed to (by this kind of customer: the plan's audience). */
+const PRICE = ['price_not_found', 'price_inactive', 'plan_audience_mismatch'] as const;
+/** `?for=organization`: the token's active organization, of which the caller is a member... */
+const FOR_READ = ['no_active_organization', 'organization_not_found'] as const;
+/** ...and for a change, a member whose role holds org:billing:manage. */
+const FOR_WRITE = [...FOR_READ, 'missing_permission'] as const;
 /** The domain's rules for moving to another price. */
 const CHANGE = ['subscription_paused', 'subscription_past_due', 'cancellation_scheduled', 'same_price', 'currency_mismatch'] as const;
 
@@ -35,6 +39,7 @@ export const BILLING_REFUSALS = {
   plans: [],
   products: [],
   checkout: [
+    ...FOR_WRITE,
     ...PRICE,
     ...PROCESSOR,
     'invalid_redirect_url',
@@ -45,23 +50,29 @@ export const BILLING_REFUSALS = {
     'trial_not_eligible',
     'subscription_exists',
   ],
-  setupIntent: [...PROCESSOR],
-  subscribe: [...PRICE, ...PROCESSOR, ...CARD, 'subscription_exists', 'subscription_busy'],
-  subscription: [],
-  invoices: [],
-  entitlements: [],
-  changePreview: [...PRICE, ...PROCESSOR, ...CHANGE, 'subscription_not_found'],
-  change: [...PRICE, ...PROCESSOR, ...CARD, ...CHANGE, ...SUBSCRIPTION],
-  cancel: [...SUBSCRIPTION, ...PROCESSOR, 'cancellation_scheduled', 'subscription_paused'],
-  pause: [...SUBSCRIPTION, ...PROCESSOR, 'subscription_paused', 'subscription_past_due', 'subscription_trialing', 'cancellation_scheduled'],
-  resume: [...SUBSCRIPTION, ...PROCESSOR, ...CARD, 'subscription_not_resumable'],
+  setupIntent: [...FOR_WRITE, ...PROCESSOR],
+  subscribe: [...FOR_WRITE, ...PRICE, ...PROCESSOR, ...CARD, 'subscription_exists', 'subscription_busy'],
+  subscription: [...FOR_READ],
+  invoices: [...FOR_READ],
+  entitlements: [...FOR_READ],
+  changePreview: [...FOR_READ, ...PRICE, ...PROCESSOR, ...CHANGE, 'subscription_not_found'],
+  change: [...FOR_WRITE, ...PRICE, ...PROCESSOR, ...CARD, ...CHANGE, ...SUBSCRIPTION],
+  cancel: [...FOR_WRITE, ...SUBSCRIPTION, ...PROCESSOR, 'cancellation_scheduled', 'subscription_paused'],
+  pause: [...FOR_WRITE, ...SUBSCRIPTION, ...PROCESSOR, 'subscription_paused', 'subscription_past_due', 'subscription_trialing', 'cancellation_scheduled'],
+  resume: [...FOR_WRITE, ...SUBSCRIPTION, ...PROCESSOR, ...CARD, 'subscription_not_resumable'],
   stripeWebhook: ['invalid_webhook_signature', 'webhook_project_unknown', 'processor_rejected', 'processor_unavailable'],
+  organizationRead: ['organization_not_found'],
+  organizationCancel: ['organization_not_found', ...SUBSCRIPTION, ...PROCESSOR, 'cancellation_scheduled', 'subscription_paused'],
 } as const;
 
 /** What a user-scoped route answers before its handler runs. */
 const USER_GET = [...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.user] as const;
 const USER_POST = [...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.user, ...IDEMPOTENCY_ERRORS] as const;
 const CATALOG = [...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.userOrApiKey] as const;
+/** What a project server's route answers before its handler runs. */
+const SERVER_GET = [...QUERY_ROUTE_ERRORS, ...AUTH_ERRORS.apiKey] as const;
+const SERVER_POST = [...BODY_ROUTE_ERRORS, ...AUTH_ERRORS.apiKey] as const;
+const OrgPath = z.object({ orgId: z.string().min(1).max(255).describe('The organization id or slug') });
 
 // ---------------------------------------------------------------------------------------------
 // Records
@@ -91,6 +102,9 @@ export const PlanSchema = z.object({
   recommended: z.boolean(),
   trialsEnabled: z.boolean().describe('checkout accepts trialDays only when true'),
   defaultTrialDays: z.number().int().nullable().describe('The trial a checkout without trialDays gets (null: none)'),
+  audience: z
+    .enum(['users', 'organizations', 'both'])
+    .describe('Whom the plan is sold to: users (personal plans), organizations (team plans, with ?for=organization) or both'),
   position: z.number().int().describe('Place in the plan hierarchy, ascending tiers: 0 is the lowest'),
   prices: z.array(PriceSchema).describe('Active prices'),
 });
@@ -182,6 +196,16 @@ export const ChangePreviewSchema = z.object({
 // ---------------------------------------------------------------------------------------------
 
 const PriceId = z.string().min(1).max(255).describe('A price id from GET billing/plans');
+
+/** Whom a user billing route acts for: the signed-in user (the default), or the access token's active organization. */
+export const BillingFor = z
+  .enum(['user', 'organization'])
+  .optional()
+  .describe(
+    '`organization`: act for the active organization of the access token (POST organizations/active) instead of the user. Reads need ' +
+      'membership; subscribing, changing, canceling, pausing and resuming need a role with org:billing:manage. Default: the user.',
+  );
+const ForQuery = z.object({ for: BillingFor });
 const NewPriceBody = z.object({ new_price_id: PriceId });
 
 const STATUSES =
@@ -203,6 +227,12 @@ export const billingContract = c.router(
     plans: {
       method: 'GET',
       path: '/api/proxy/billing/plans',
+      query: z.object({
+        for: z
+          .enum(['user', 'organization'])
+          .optional()
+          .describe('`organization`: the plans sold to organizations (audience organizations or both). Default: to users'),
+      }),
       summary: 'List the plans',
       description:
         "The project's visible plans (hidden plans omitted) in hierarchy order, lowest tier first, each with its active prices. Takes an end " +
@@ -225,6 +255,7 @@ export const billingContract = c.router(
     checkout: {
       method: 'POST',
       path: '/api/proxy/billing/checkout',
+      query: ForQuery,
       summary: 'Start a checkout',
       description:
         'Answers a hosted checkout page for the price: send the browser to `url`. With Stripe, a Checkout Session (mode subscription), recorded ' +
@@ -249,6 +280,7 @@ export const billingContract = c.router(
     setupIntent: {
       method: 'POST',
       path: '/api/proxy/billing/setup-intent',
+      query: ForQuery,
       summary: 'Start collecting a card',
       description:
         'A setup intent for collecting a card with Stripe Elements (`stripe.confirmCardSetup(clientSecret)` with `publishableKey`); the confirmed ' +
@@ -264,6 +296,7 @@ export const billingContract = c.router(
     subscribe: {
       method: 'POST',
       path: '/api/proxy/billing/subscribe',
+      query: ForQuery,
       summary: 'Subscribe with a card',
       description:
         'Attaches the payment method to the user, makes it the default for renewals, creates the subscription and charges the first invoice (or ' +
@@ -284,6 +317,7 @@ export const billingContract = c.router(
     subscription: {
       method: 'GET',
       path: '/api/proxy/billing/subscription',
+      query: ForQuery,
       summary: 'The current subscription',
       description: `The user's live subscription (trialing, active, past_due or paused, pending cancellation included), or null. ${STATUSES}`,
       headers: userTokenHeaders,
@@ -299,6 +333,7 @@ export const billingContract = c.router(
       headers: userTokenHeaders,
       query: z.object({
         limit: z.coerce.number().int().min(1).max(100).optional().describe('1 to 100, default 10'),
+        for: BillingFor,
       }),
       responses: { 200: z.object({ invoices: z.array(InvoiceSchema) }), ...errors(...USER_GET, ...BILLING_REFUSALS.invoices) },
       metadata: meta({ auth: 'user' }),
@@ -306,6 +341,7 @@ export const billingContract = c.router(
     entitlements: {
       method: 'GET',
       path: '/api/proxy/billing/entitlements',
+      query: ForQuery,
       summary: "The user's entitlements",
       description:
         '{plan, status, features} of the entitled subscription, or null when there is none. Read on every call, never cached: a server-side check ' +
@@ -321,6 +357,7 @@ export const billingContract = c.router(
     changePreview: {
       method: 'POST',
       path: '/api/proxy/billing/subscription/change/preview',
+      query: ForQuery,
       summary: 'Preview a plan change',
       description:
         'What POST billing/subscription/change with this price would charge now: the prorated difference for the rest of the current period (0 for ' +
@@ -332,6 +369,7 @@ export const billingContract = c.router(
     change: {
       method: 'POST',
       path: '/api/proxy/billing/subscription/change',
+      query: ForQuery,
       summary: 'Change the plan (with proration)',
       description:
         'Moves the same subscription to the new price (another plan, or another interval of the same plan) in the same currency. An upgrade is ' +
@@ -346,6 +384,7 @@ export const billingContract = c.router(
     cancel: {
       method: 'POST',
       path: '/api/proxy/billing/subscription/cancel',
+      query: ForQuery,
       summary: 'Cancel the subscription',
       description:
         '`at_period_end` true (the default): pending cancellation, still usable and not charged again; it becomes canceled at currentPeriodEnd ' +
@@ -358,6 +397,7 @@ export const billingContract = c.router(
     pause: {
       method: 'POST',
       path: '/api/proxy/billing/subscription/pause',
+      query: ForQuery,
       summary: 'Pause the subscription',
       description:
         'An active subscription becomes paused: no entitlements and no charges until resumed; billing dates keep running (periods that end while ' +
@@ -369,6 +409,7 @@ export const billingContract = c.router(
     resume: {
       method: 'POST',
       path: '/api/proxy/billing/subscription/resume',
+      query: ForQuery,
       summary: 'Resume the subscription',
       description:
         'From paused (active again, entitled at once; the next charge at the current period end) or from pending cancellation (the cancellation is ' +
@@ -377,6 +418,54 @@ export const billingContract = c.router(
         IDEMPOTENCY_DOC,
       body: c.noBody(),
       responses: { 200: SubscriptionSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.resume) },
+    },
+    organizationSubscription: {
+      method: 'GET',
+      path: '/api/v1/organizations/:orgId/billing/subscription',
+      summary: "An organization's subscription (project server)",
+      description:
+        "The organization's live subscription, or null, as GET billing/subscription?for=organization answers a member. The project API key " +
+        'may read any organization of the project, named by id or slug.',
+      pathParams: OrgPath,
+      headers: apiKeyHeaders,
+      responses: { 200: SubscriptionSchema.nullable(), ...errors(...SERVER_GET, ...BILLING_REFUSALS.organizationRead) },
+      metadata: meta({ auth: 'apiKey' }),
+    },
+    organizationEntitlements: {
+      method: 'GET',
+      path: '/api/v1/organizations/:orgId/billing/entitlements',
+      summary: "An organization's entitlements (project server)",
+      description:
+        "{plan, status, features} of the organization's entitled subscription, or null: what every member of it is entitled to. Read on every " +
+        'call, never cached.',
+      pathParams: OrgPath,
+      headers: apiKeyHeaders,
+      responses: { 200: EntitlementsSchema.nullable(), ...errors(...SERVER_GET, ...BILLING_REFUSALS.organizationRead) },
+      metadata: meta({ auth: 'apiKey' }),
+    },
+    organizationInvoices: {
+      method: 'GET',
+      path: '/api/v1/organizations/:orgId/billing/invoices',
+      summary: "An organization's invoices (project server)",
+      description: "The organization's invoices, newest first. `limit` 1 to 100, 10 by default.",
+      pathParams: OrgPath,
+      headers: apiKeyHeaders,
+      query: z.object({ limit: z.coerce.number().int().min(1).max(100).optional().describe('1 to 100, default 10') }),
+      responses: { 200: z.object({ invoices: z.array(InvoiceSchema) }), ...errors(...SERVER_GET, ...BILLING_REFUSALS.organizationRead) },
+      metadata: meta({ auth: 'apiKey' }),
+    },
+    organizationCancel: {
+      method: 'POST',
+      path: '/api/v1/organizations/:orgId/billing/subscription/cancel',
+      summary: "Cancel an organization's subscription (project server)",
+      description:
+        'As POST billing/subscription/cancel for a member with org:billing:manage: `at_period_end` true (the default) ends it at the period end, ' +
+        'false now without a refund.',
+      pathParams: OrgPath,
+      headers: apiKeyHeaders,
+      body: z.object({ at_period_end: z.boolean().optional().describe('Default true') }),
+      responses: { 200: SubscriptionSchema, ...errors(...SERVER_POST, ...BILLING_REFUSALS.organizationCancel) },
+      metadata: meta({ auth: 'apiKey' }),
     },
     stripeWebhook: {
       method: 'POST',

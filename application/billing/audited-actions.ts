@@ -34,9 +34,18 @@ export function auditBillingActions<U extends UserUseCases>(useCases: U, deps: {
           ? auditEntry(deps.clock.now(), actor.project.id, ACTIONS[name].done, {
               ...facts,
               target: { kind: 'subscription', id: outcome.value.id },
-              details: { status: outcome.value.status, price_id: outcome.value.price.id, plan: outcome.value.plan.name },
+              details: {
+                status: outcome.value.status,
+                price_id: outcome.value.price.id,
+                plan: outcome.value.plan.name,
+                ...(outcome.value.organizationId !== null ? { organization_id: outcome.value.organizationId } : {}),
+              },
             })
-          : auditEntry(deps.clock.now(), actor.project.id, ACTIONS[name].failed, { ...facts, reason: outcome.error }),
+          : auditEntry(deps.clock.now(), actor.project.id, ACTIONS[name].failed, {
+              ...facts,
+              reason: outcome.error,
+              ...(typeof actor.organizationId === 'string' ? { details: { organization_id: actor.organizationId } } : {}),
+            }),
       );
       return outcome;
     };

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Result } from '../../domain/result';
 import type { Clock } from '../ports/clock';
 import { CallLog, fakeCrypto, fakeSubscriptionLocks } from '../testing/fakes';
-import { withUserLock } from './billing-lease';
+import { withSubjectLock } from './billing-lease';
 
 // The lease waits and renews on real timers and Date.now(): the test moves both (vi's fake timers).
 beforeEach(() => {
@@ -18,7 +18,7 @@ function setup() {
   const log = new CallLog();
   const locks = fakeSubscriptionLocks(log, clock);
   const deps = { locks, crypto: fakeCrypto(), clock };
-  return { log, locks, run: <T>(work: () => Promise<Result<T, never>>) => withUserLock(deps, 'project-1', 'user-1', work) };
+  return { log, locks, run: <T>(work: () => Promise<Result<T, never>>) => withSubjectLock(deps, 'project-1', 'user-1', work) };
 }
 
 const seconds = (s: number) => new Date(Date.now() + s * 1000);

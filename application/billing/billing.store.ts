@@ -4,6 +4,7 @@ import type { BillingEventType } from '../../domain/billing/events';
 import type { InvoiceStatus, PaymentMethodSummary } from '../../domain/billing/invoice';
 import type { Currency } from '../../domain/billing/money';
 import type { EntitlementFacts } from '../../domain/billing/entitlements';
+import type { BillingSubject } from '../../domain/billing/subject';
 import type { Subscription } from '../../domain/billing/subscription';
 import type { ProcessorInvoice, ProcessorKind } from './payment-processor';
 
@@ -71,9 +72,10 @@ export interface CatalogStore {
   updatePrice(price: StoredPrice): Promise<void>;
 }
 
+/** A subject's customer at a processor (a user's, or an organization's). */
 export interface BillingCustomer {
   projectId: string;
-  userId: string;
+  subject: BillingSubject;
   processor: ProcessorKind;
   customerId: string;
   trialUsed: boolean;
@@ -81,11 +83,11 @@ export interface BillingCustomer {
 }
 
 export interface CustomerStore {
-  find(projectId: string, userId: string, processor: ProcessorKind): Promise<BillingCustomer | null>;
+  find(projectId: string, subject: BillingSubject, processor: ProcessorKind): Promise<BillingCustomer | null>;
   findByProcessorId(processor: ProcessorKind, customerId: string): Promise<BillingCustomer | null>;
   /** Inserts unless one exists; answers the stored one (first writer wins). */
   insert(customer: BillingCustomer): Promise<BillingCustomer>;
-  markTrialUsed(projectId: string, userId: string, processor: ProcessorKind): Promise<void>;
+  markTrialUsed(projectId: string, subject: BillingSubject, processor: ProcessorKind): Promise<void>;
   /**
    * Forgets the project's customers at `processor` (the project connected another account of it,
    * where they do not exist); each is created again on next need. Answers how many were forgotten.
@@ -93,10 +95,10 @@ export interface CustomerStore {
   forget(projectId: string, processor: ProcessorKind): Promise<number>;
 }
 
-/** Tollgate's record of a subscription: the domain subscription plus who and where. */
+/** Tollgate's record of a subscription: the domain subscription plus who (a user or an organization) and where. */
 export interface BillingSubscription extends Subscription {
   projectId: string;
-  userId: string;
+  subject: BillingSubject;
   processor: ProcessorKind;
   processorSubscriptionId: string;
   customerId: string;
@@ -105,27 +107,27 @@ export interface BillingSubscription extends Subscription {
 }
 
 export interface SubscriptionStore {
-  /** The user's live subscription (trialing, active, past_due, paused), if any. */
-  findLive(projectId: string, userId: string): Promise<BillingSubscription | null>;
+  /** The subject's live subscription (trialing, active, past_due, paused), if any. */
+  findLive(projectId: string, subject: BillingSubject): Promise<BillingSubscription | null>;
   findById(projectId: string, id: string): Promise<BillingSubscription | null>;
   /** The record of a processor's subscription, without locking it. */
   findByProcessorId(processor: ProcessorKind, processorSubscriptionId: string): Promise<BillingSubscription | null>;
   /** The record, locked for update until the transaction ends. */
   findByProcessorIdForUpdate(processor: ProcessorKind, processorSubscriptionId: string): Promise<BillingSubscription | null>;
   /**
-   * Insert or update by id. Answers 'live_conflict' when the write would give the user a second
+   * Insert or update by id. Answers 'live_conflict' when the write would give the subject a second
    * live subscription (the partial unique index).
    */
   save(subscription: BillingSubscription): Promise<'saved' | 'live_conflict'>;
   /** Newest first; `after`: only those listed after the subscription with this id (the previous page's last). */
-  list(projectId: string, filter: { userId?: string; status?: string; limit: number; after?: string }): Promise<BillingSubscription[]>;
+  list(projectId: string, filter: { subject?: BillingSubject; status?: string; limit: number; after?: string }): Promise<BillingSubscription[]>;
 }
 
-/** Tollgate's record of an invoice: the processor's invoice, owned by a project's user and subscription. */
+/** Tollgate's record of an invoice: the processor's invoice, owned by a subject (user or organization) and its subscription. */
 export interface BillingInvoice extends Omit<ProcessorInvoice, 'id' | 'subscriptionId' | 'customerId'> {
   id: string;
   projectId: string;
-  userId: string;
+  subject: BillingSubject;
   /** Tollgate's subscription id. */
   subscriptionId: string | null;
   processor: ProcessorKind;
@@ -142,10 +144,10 @@ export interface InvoiceStore {
   /** Insert or update by (processor, processor invoice id); the id of an existing row is kept. */
   save(invoice: BillingInvoice): Promise<void>;
   /** Newest first; invoices of the same second in the order they were recorded (a renewal, then its plan change's proration). */
-  listForUser(projectId: string, userId: string, limit: number): Promise<BillingInvoice[]>;
-  /** The project's invoices in the same order as `listForUser`, optionally only one user's and only of one status. */
+  listForSubject(projectId: string, subject: BillingSubject, limit: number): Promise<BillingInvoice[]>;
+  /** The project's invoices in the same order as `listForSubject`, optionally only one subject's and only of one status. */
   /** Newest first; `after`: only those listed after the invoice with this id (the previous page's last). */
-  list(projectId: string, filter: { userId?: string; status?: InvoiceStatus; limit: number; after?: string }): Promise<BillingInvoice[]>;
+  list(projectId: string, filter: { subject?: BillingSubject; status?: InvoiceStatus; limit: number; after?: string }): Promise<BillingInvoice[]>;
 }
 
 /** A project event as recorded (delivery to project endpoints reads these). */
@@ -155,9 +157,11 @@ export interface BillingEvent {
   /** A billing event, or an organization's (the organizations feature records its events through the same log). */
   type: BillingEventType | OrganizationEventType;
   userId: string | null;
+  /** The organization the event concerns (an organization's subscription or invoice, an organization event), or null. */
+  organizationId: string | null;
   subscriptionId: string | null;
   dedupeKey: string | null;
-  /** The whole event as delivered: id, type, created, subscriptionId, userId, amount, currency, data. */
+  /** The whole event as delivered: id, type, created, subscriptionId, userId, organizationId, amount, currency, data. */
   payload: Record<string, unknown>;
   createdAt: Date;
 }
@@ -175,16 +179,17 @@ export interface BillingEventLog {
 }
 
 /**
- * A short lease per (project, user) held while the user's subscription is being changed at the
- * processor, so concurrent requests cannot create two subscriptions or charge twice. A lease left
- * by a crashed process expires.
+ * A short lease per (project, subject) held while the subject's subscription is being changed at
+ * the processor, so concurrent requests cannot create two subscriptions or charge twice. A lease
+ * left by a crashed process expires. Keyed by the subject's id (user and organization ids are both
+ * UUIDs, so they never meet).
  */
 export interface SubscriptionLocks {
   /** True when acquired (free, or the previous lease expired). */
-  acquire(projectId: string, userId: string, holder: string, ttlSeconds: number, now: Date): Promise<boolean>;
+  acquire(projectId: string, subjectId: string, holder: string, ttlSeconds: number, now: Date): Promise<boolean>;
   /** Extends `holder`'s lease to `now` + `ttlSeconds`; false when it no longer holds it. */
-  renew(projectId: string, userId: string, holder: string, ttlSeconds: number, now: Date): Promise<boolean>;
-  release(projectId: string, userId: string, holder: string): Promise<void>;
+  renew(projectId: string, subjectId: string, holder: string, ttlSeconds: number, now: Date): Promise<boolean>;
+  release(projectId: string, subjectId: string, holder: string): Promise<void>;
 }
 
 /** Inbound processor events applied: each id once. */
@@ -197,8 +202,8 @@ export interface ProcessorEventLog {
 
 /**
  * The entitlements read, on every GET billing/entitlements (never cached): what the rules need of
- * the user's live or most recent subscription, with its plan's name and features, in one query.
+ * the subject's live or most recent subscription, with its plan's name and features, in one query.
  */
 export interface EntitlementsReader {
-  current(projectId: string, userId: string): Promise<{ subscription: EntitlementFacts; plan: Pick<Plan, 'id' | 'name' | 'features'> } | null>;
+  current(projectId: string, subject: BillingSubject): Promise<{ subscription: EntitlementFacts; plan: Pick<Plan, 'id' | 'name' | 'features'> } | null>;
 }

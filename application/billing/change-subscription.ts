@@ -1,6 +1,8 @@
 import { type ChangeError, type EndedError, type SubscriptionError, previewChange as domainPreviewChange } from '../../domain/billing/subscription';
 import { type Result, err, ok } from '../../domain/result';
-import { withUserLock } from './billing-lease';
+import { withSubjectLock } from './billing-lease';
+import { payerOf, type SubjectError } from './billing-subject';
+import type { BillingSubject } from '../../domain/billing/subject';
 import type { BillingSubscription } from './billing.store';
 import { type ConnectedError, connectedProcessor } from './connected-processor';
 import type { BillingDeps } from './deps';
@@ -39,18 +41,18 @@ export const OTHER_PROCESSOR = 'The subscription is billed by another processor 
 /** What checking a change answers besides the subscription and the new price at the processor. */
 type CheckChangeError = 'subscription_not_found' | SellableError | LiveRefusal<ChangeError> | ConnectedError | RequestFailureCode;
 
-/** What POST billing/subscription/change/preview can answer besides the preview. */
-export type PreviewChangeError = CheckChangeError;
+/** What POST billing/subscription/change/preview can answer besides the preview (any member may preview an organization's). */
+export type PreviewChangeError = CheckChangeError | SubjectError<'read'>;
 /** What POST billing/subscription/change can answer besides the subscription: the proration's charge can be declined. */
-export type ChangeSubscriptionError = CheckChangeError | 'subscription_busy' | FailureCode;
+export type ChangeSubscriptionError = CheckChangeError | 'subscription_busy' | FailureCode | SubjectError;
 
 type Checked = Result<{ subscription: BillingSubscription; processorPriceId: string; processor: PaymentProcessor; newPriceId: string }, CheckChangeError>;
 
 /** The live subscription and the new price, checked by the domain's change rules. */
-async function checkChange(deps: BillingDeps, actor: BillingActor, newPriceId: string): Promise<Checked> {
-  const subscription = await deps.subscriptions.findLive(actor.project.id, actor.user.id);
+async function checkChange(deps: BillingDeps, actor: BillingActor, subject: BillingSubject, newPriceId: string): Promise<Checked> {
+  const subscription = await deps.subscriptions.findLive(actor.project.id, subject);
   if (subscription === null) return err('subscription_not_found');
-  const chosen = await sellablePrice(deps, actor.project.id, newPriceId);
+  const chosen = await sellablePrice(deps, actor.project.id, newPriceId, subject.kind);
   if (!chosen.ok) return chosen;
   const { price, plan } = chosen.value;
   // Only whether the change is allowed is asked here; the processor prorates at its own time. The
@@ -73,7 +75,9 @@ async function checkChange(deps: BillingDeps, actor: BillingActor, newPriceId: s
 /** POST billing/subscription/change/preview: what a change would charge now (proration), without changing anything. */
 export function makePreviewChange(deps: BillingDeps) {
   return async function previewChange(actor: BillingActor, newPriceId: string): Promise<Result<ChangePreviewView, PreviewChangeError>> {
-    const checked = await checkChange(deps, actor, newPriceId);
+    const payer = await payerOf(deps, actor, 'read');
+    if (!payer.ok) return payer;
+    const checked = await checkChange(deps, actor, payer.value.subject, newPriceId);
     if (!checked.ok) return checked;
     const { processor, subscription } = checked.value;
     const preview = await processor.previewChange(subscription.processorSubscriptionId, checked.value.processorPriceId);
@@ -103,8 +107,11 @@ export function makeChangeSubscription(deps: BillingDeps) {
     actor: BillingActor,
     input: { newPriceId: string; requestKey: string },
   ): Promise<Result<SubscriptionView, ChangeSubscriptionError>> {
-    return withUserLock(deps, actor.project.id, actor.user.id, async () => {
-      const checked = await checkChange(deps, actor, input.newPriceId);
+    const payer = await payerOf(deps, actor, 'manage');
+    if (!payer.ok) return payer;
+    const { subject } = payer.value;
+    return withSubjectLock(deps, actor.project.id, subject.id, async () => {
+      const checked = await checkChange(deps, actor, subject, input.newPriceId);
       if (!checked.ok) return checked;
       const { processor, subscription } = checked.value;
       const changed = await processor.changeSubscription(
@@ -118,7 +125,7 @@ export function makeChangeSubscription(deps: BillingDeps) {
             buildEvent(deps, {
               projectId: actor.project.id,
               type: 'payment.failed',
-              userId: actor.user.id,
+              subject,
               subscriptionId: subscription.id,
               dedupeKey: null,
               amount: null,

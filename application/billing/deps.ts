@@ -18,6 +18,7 @@ import type {
   SubscriptionLocks,
   SubscriptionStore,
 } from './billing.store';
+import type { BillingOrganizations } from './billing-subject';
 import type { ProcessorDirectory, SandboxControl } from './processors';
 
 /** Everything billing's use cases may ask for; each use case takes the part it needs (`Pick`). */
@@ -32,6 +33,8 @@ export interface BillingDeps {
   locks: SubscriptionLocks;
   processorEvents: ProcessorEventLog;
   entitlementsReader: EntitlementsReader;
+  /** The caller's membership and the organization's name, for an organization's billing. */
+  organizations: BillingOrganizations;
   /** Each processor's client for a connection, and its inbound webhooks, by the processor's name. */
   processors: ProcessorDirectory;
   /** The sandbox's controls; null when the sandbox is disabled (production without the setting). */

@@ -1,3 +1,4 @@
+import type { BillingSubject } from '../../domain/billing/subject';
 import { type AuditEntry, SYSTEM_ACTOR } from '../../domain/audit';
 import { auditEntry } from '../audit/audit-log';
 import { SYSTEM_ORIGIN } from '../ports/request-origin';
@@ -13,16 +14,16 @@ export type SettleDuplicateDeps = Pick<
 >;
 
 /**
- * A subscription that would be the user's second live one (two checkouts both completed, or a
- * subscribe retried without its key while the processor's webhook recorded the first): the user
+ * A subscription that would be the subject's second live one (two checkouts both completed, or a
+ * subscribe retried without its key while the processor's webhook recorded the first): the subject
  * must never pay twice. Every paid invoice of it is refunded in full at the processor (Stripe:
  * `POST /v1/refunds` on the invoice's payment), then it is canceled now, then it is recorded
  * canceled with the refunds on its invoices (`amountRefunded`), one `invoice.refunded` event and
  * one `billing.refund` audit entry per refund, in one transaction. The duplicate causes no
- * subscription event (its creation and cancellation are no change to the user's subscription);
+ * subscription event (its creation and cancellation are no change to the subject's subscription);
  * its charge shows as `invoice.paid` followed by `invoice.refunded`.
  *
- * Runs under the user's billing lease (the caller holds it). Every processor write has a key
+ * Runs under the subject's billing lease (the caller holds it). Every processor write has a key
  * derived from the processor's ids, so a retry (the webhook again, after a failure here) replays
  * the same refunds and cancellation instead of making new ones. A failure at the processor answers
  * the failure: the duplicate is still live there, and the next webhook retries the whole.
@@ -33,7 +34,7 @@ export function makeSettleDuplicate(deps: SettleDuplicateDeps) {
     projectId: string,
     processor: PaymentProcessor,
     snapshot: ProcessorSnapshot,
-    userId: string,
+    subject: BillingSubject,
   ): Promise<ProcessorResult<RecordOutcome>> {
     const processorSubscriptionId = snapshot.subscription.id;
     const refunds: ProcessorRefund[] = [];
@@ -61,7 +62,7 @@ export function makeSettleDuplicate(deps: SettleDuplicateDeps) {
 
     const audits: AuditEntry[] = [];
     const outcome = await deps.uow.transaction(async (): Promise<RecordOutcome> => {
-      const recorded = await recordSnapshot({ projectId, processor: processor.kind, snapshot: canceled.value, userId, duplicate: true });
+      const recorded = await recordSnapshot({ projectId, processor: processor.kind, snapshot: canceled.value, subject, duplicate: true });
       if (!recorded.ok) return recorded;
       const known = await deps.invoices.findByProcessorIds(
         processor.kind,
@@ -83,7 +84,7 @@ export function makeSettleDuplicate(deps: SettleDuplicateDeps) {
         const event = buildEvent(deps, {
           projectId,
           type: 'invoice.refunded',
-          userId,
+          subject,
           subscriptionId: recorded.subscription.id,
           dedupeKey: `invoice.refunded:${refund.id}`,
           amount: refund.amount,
@@ -96,9 +97,10 @@ export function makeSettleDuplicate(deps: SettleDuplicateDeps) {
           auditEntry(deps.clock.now(), projectId, 'billing.refund', {
             actor: SYSTEM_ACTOR,
             target: { kind: 'subscription', id: recorded.subscription.id },
-            user: userId,
+            ...(subject.kind === 'user' ? { user: subject.id } : {}),
             origin: SYSTEM_ORIGIN,
             details: {
+              ...(subject.kind === 'organization' ? { organization_id: subject.id } : {}),
               invoice_id: withRefund.id,
               amount: refund.amount,
               currency: refund.currency,
@@ -114,7 +116,7 @@ export function makeSettleDuplicate(deps: SettleDuplicateDeps) {
     for (const entry of audits) deps.audit.record(entry);
     deps.logger.warn(
       { projectId, subscription: processorSubscriptionId, refunds: refunds.map((r) => ({ id: r.id, amount: r.amount })) },
-      'billing: a second live subscription of one user was refunded and canceled at the processor',
+      'billing: a second live subscription of one subject was refunded and canceled at the processor',
     );
     return { ok: true, value: outcome };
   };

@@ -1,59 +1,68 @@
+import type { BillingSubject } from '../../domain/billing/subject';
 import type { EndUser } from '../../domain/user';
 import type { BillingConnection, BillingCustomer } from './billing.store';
 import type { BillingDeps } from './deps';
-import type { PaymentProcessor, ProcessorKind, ProcessorResult } from './payment-processor';
+import type { PaymentProcessor, ProcessorKind, ProcessorMetadata, ProcessorResult } from './payment-processor';
 
-/** Enough of a user's subscriptions to find an earlier trial. */
+/** Enough of a subject's subscriptions to find an earlier trial. */
 const TRIAL_HISTORY_LIMIT = 500;
 
+/** Who a subject is at the processor: Tollgate's ids as metadata. */
+export const subjectMetadata = (projectId: string, subject: BillingSubject): ProcessorMetadata =>
+  subject.kind === 'user' ? { projectId, userId: subject.id } : { projectId, organizationId: subject.id };
+
 /**
- * The user's customer at the project's processor, created on first need with the user's email and
- * metadata naming the project and user. The processor write's idempotency key is derived from the
- * project and user, so two first requests at once make one customer. A new customer record knows
- * whether the user already had a trial in the project (one per user and project, whichever
- * processor or account it was on): from the user's recorded subscriptions.
+ * The subject's customer at the project's processor, created on first need: a user's with their
+ * email and name; an organization's with its name and the email of the member who first pays
+ * (the processor mails receipts there). Metadata names the project and the user or organization.
+ * The processor write's idempotency key is derived from the project and subject, so two first
+ * requests at once make one customer. A new customer record knows whether the subject already had
+ * a trial in the project (one per subject and project, whichever processor or account it was on):
+ * from the subject's recorded subscriptions.
  */
 export async function ensureCustomer(
-  deps: Pick<BillingDeps, 'customers' | 'subscriptions' | 'clock'>,
+  deps: Pick<BillingDeps, 'customers' | 'subscriptions' | 'clock' | 'organizations'>,
   connection: BillingConnection,
   processor: PaymentProcessor,
+  subject: BillingSubject,
   user: EndUser,
 ): Promise<ProcessorResult<BillingCustomer>> {
-  const existing = await deps.customers.find(connection.projectId, user.id, processor.kind);
+  const existing = await deps.customers.find(connection.projectId, subject, processor.kind);
   if (existing !== null) return { ok: true, value: existing };
+  const name = subject.kind === 'user' ? user.name : ((await deps.organizations.store.findById(connection.projectId, subject.id))?.name ?? null);
   const created = await processor.createCustomer({
     email: user.email,
-    name: user.name,
-    metadata: { projectId: connection.projectId, userId: user.id },
-    idempotencyKey: `tollgate-customer-${connection.projectId}-${user.id}`,
+    name,
+    metadata: subjectMetadata(connection.projectId, subject),
+    idempotencyKey: `tollgate-customer-${connection.projectId}-${subject.id}`,
   });
   if (!created.ok) return created;
   const customer = await deps.customers.insert({
     projectId: connection.projectId,
-    userId: user.id,
+    subject,
     processor: processor.kind,
     customerId: created.value,
-    trialUsed: await hadTrial(deps, connection.projectId, user.id),
+    trialUsed: await hadTrial(deps, connection.projectId, subject),
     createdAt: deps.clock.now(),
   });
   return { ok: true, value: customer };
 }
 
-/** Whether one of the user's recorded subscriptions of the project (on any processor) had a trial. */
-export async function hadTrial(deps: Pick<BillingDeps, 'subscriptions'>, projectId: string, userId: string): Promise<boolean> {
-  const history = await deps.subscriptions.list(projectId, { userId, limit: TRIAL_HISTORY_LIMIT });
+/** Whether one of the subject's recorded subscriptions of the project (on any processor) had a trial. */
+export async function hadTrial(deps: Pick<BillingDeps, 'subscriptions'>, projectId: string, subject: BillingSubject): Promise<boolean> {
+  const history = await deps.subscriptions.list(projectId, { subject, limit: TRIAL_HISTORY_LIMIT });
   return history.some((s) => s.trialStart !== null);
 }
 
 /**
- * Whether the user already had their one trial of the project: the customer's mark at this
+ * Whether the subject already had its one trial of the project: the customer's mark at this
  * processor, or a recorded subscription with a trial on any processor.
  */
 export async function trialUsed(
   deps: Pick<BillingDeps, 'customers' | 'subscriptions'>,
   projectId: string,
-  userId: string,
+  subject: BillingSubject,
   processor: ProcessorKind,
 ): Promise<boolean> {
-  return (await deps.customers.find(projectId, userId, processor))?.trialUsed === true || (await hadTrial(deps, projectId, userId));
+  return (await deps.customers.find(projectId, subject, processor))?.trialUsed === true || (await hadTrial(deps, projectId, subject));
 }

@@ -56,7 +56,11 @@ export type BillingErrorCode =
   | 'invalid_sandbox_days'
   | 'invalid_promotion_code'
   | 'invalid_percent_off'
-  | 'invalid_cursor';
+  | 'invalid_cursor'
+  | 'plan_audience_mismatch'
+  | 'no_active_organization'
+  | 'organization_not_found'
+  | 'missing_permission';
 
 /** The code each kind of processor failure answers. */
 const FAILURE_CODES = {

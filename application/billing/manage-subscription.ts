@@ -1,6 +1,8 @@
 import { type SubscriptionError, cancelAtPeriodEnd, cancelNow, pause, resume } from '../../domain/billing/subscription';
 import { type Result, err, ok } from '../../domain/result';
-import { withUserLock } from './billing-lease';
+import type { BillingSubject } from '../../domain/billing/subject';
+import { withSubjectLock } from './billing-lease';
+import { payerOf, type SubjectError } from './billing-subject';
 import type { BillingSubscription } from './billing.store';
 import { type LiveRefusal, OTHER_PROCESSOR, subscriptionRefusal } from './change-subscription';
 import { type ConnectedError, connectedProcessor } from './connected-processor';
@@ -31,11 +33,14 @@ export type SubscriptionActionError<E extends SubscriptionError, F extends Proce
   | FailureCode<F>
   | 'processor_rejected';
 
-export type CancelSubscriptionError = SubscriptionActionError<'subscription_paused' | 'cancellation_scheduled'>;
-export type PauseSubscriptionError = SubscriptionActionError<
-  'subscription_paused' | 'subscription_past_due' | 'subscription_trialing' | 'cancellation_scheduled'
->;
-export type ResumeSubscriptionError = SubscriptionActionError<'subscription_not_resumable', ProcessorFailure>;
+/** Cancelling a subject's subscription, whoever asks. */
+export type CancelError = SubscriptionActionError<'subscription_paused' | 'cancellation_scheduled'>;
+/** What a user's request can answer besides: acting for an organization it may not manage. */
+export type CancelSubscriptionError = CancelError | SubjectError;
+export type PauseSubscriptionError =
+  | SubscriptionActionError<'subscription_paused' | 'subscription_past_due' | 'subscription_trialing' | 'cancellation_scheduled'>
+  | SubjectError;
+export type ResumeSubscriptionError = SubscriptionActionError<'subscription_not_resumable', ProcessorFailure> | SubjectError;
 
 /**
  * One user action on the live subscription: the domain's rule decides whether it is allowed (a
@@ -44,22 +49,29 @@ export type ResumeSubscriptionError = SubscriptionActionError<'subscription_not_
  */
 function subscriptionAction<E extends SubscriptionError, F extends ProcessorFailure>(deps: BillingDeps, name: string, rule: Rule<E>, call: Call<F>) {
   const recordSnapshot = makeRecordSnapshot(deps);
-  return async (actor: BillingActor, requestKey: string): Promise<Result<SubscriptionView, SubscriptionActionError<E, F>>> =>
-    withUserLock(deps, actor.project.id, actor.user.id, async (): Promise<Result<SubscriptionView, SubscriptionActionError<E, F>>> => {
-      const subscription = await deps.subscriptions.findLive(actor.project.id, actor.user.id);
+  /** The action on a subject's live subscription, for whoever may act (the subject's own request, the project). */
+  const forSubject = (projectId: string, subject: BillingSubject, requestKey: string): Promise<Result<SubscriptionView, SubscriptionActionError<E, F>>> =>
+    withSubjectLock(deps, projectId, subject.id, async (): Promise<Result<SubscriptionView, SubscriptionActionError<E, F>>> => {
+      const subscription = await deps.subscriptions.findLive(projectId, subject);
       if (subscription === null) return err('subscription_not_found');
       const allowed = rule(subscription, deps.clock.now());
       if (!allowed.ok) return err(subscriptionRefusal(allowed.error));
-      const connected = await connectedProcessor(deps, actor.project.id);
+      const connected = await connectedProcessor(deps, projectId);
       if (!connected.ok) return connected;
       const { processor } = connected.value;
       if (processor.kind !== subscription.processor) return err('billing_not_connected', OTHER_PROCESSOR);
       const done = await call(processor, subscription, `tollgate-${name}-${subscription.id}-${requestKey}`);
       if (!done.ok) return refuseFailure(done.failure);
-      const recorded = await recordSnapshot({ projectId: actor.project.id, processor: processor.kind, snapshot: done.value });
+      const recorded = await recordSnapshot({ projectId, processor: processor.kind, snapshot: done.value });
       if (!recorded.ok) return err('processor_rejected', `The ${name} could not be recorded (${recorded.reason})`);
-      return ok(subscriptionView(recorded.subscription, await catalogNames(deps.catalog, actor.project.id)));
+      return ok(subscriptionView(recorded.subscription, await catalogNames(deps.catalog, projectId)));
     });
+  const forActor = async (actor: BillingActor, requestKey: string): Promise<Result<SubscriptionView, SubscriptionActionError<E, F> | SubjectError>> => {
+    const payer = await payerOf(deps, actor, 'manage');
+    if (!payer.ok) return payer;
+    return forSubject(actor.project.id, payer.value.subject, requestKey);
+  };
+  return Object.assign(forActor, { forSubject });
 }
 
 /**
@@ -68,14 +80,27 @@ function subscriptionAction<E extends SubscriptionError, F extends ProcessorFail
  * then); now -> canceled at once (subscription.canceled), without a refund of the unused time.
  */
 export function makeCancelSubscription(deps: BillingDeps) {
+  return makeCancelActions(deps).forActor;
+}
+
+/** The cancellation for the subject's own request (`forActor`) and for the project's (`forSubject`: its server, an organization's deletion). */
+export function makeCancelActions(deps: BillingDeps) {
   const atEnd = subscriptionAction(deps, 'cancel', cancelAtPeriodEnd, (p, s, key) =>
     p.cancelSubscription(s.processorSubscriptionId, { atPeriodEnd: true, idempotencyKey: key }),
   );
   const now = subscriptionAction(deps, 'cancel-now', cancelNow, (p, s, key) =>
     p.cancelSubscription(s.processorSubscriptionId, { atPeriodEnd: false, idempotencyKey: key }),
   );
-  return (actor: BillingActor, input: { atPeriodEnd: boolean; requestKey: string }): Promise<Result<SubscriptionView, CancelSubscriptionError>> =>
-    input.atPeriodEnd ? atEnd(actor, input.requestKey) : now(actor, input.requestKey);
+  return {
+    forActor: (actor: BillingActor, input: { atPeriodEnd: boolean; requestKey: string }): Promise<Result<SubscriptionView, CancelSubscriptionError>> =>
+      input.atPeriodEnd ? atEnd(actor, input.requestKey) : now(actor, input.requestKey),
+    forSubject: (
+      projectId: string,
+      subject: BillingSubject,
+      input: { atPeriodEnd: boolean; requestKey: string },
+    ): Promise<Result<SubscriptionView, CancelError>> =>
+      input.atPeriodEnd ? atEnd.forSubject(projectId, subject, input.requestKey) : now.forSubject(projectId, subject, input.requestKey),
+  };
 }
 
 /** POST billing/subscription/pause: active -> paused (no access, no renewals charged). subscription.updated. */

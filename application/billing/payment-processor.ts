@@ -51,7 +51,10 @@ export const processorFailed = <F extends ProcessorFailure>(failure: F): { reado
 /** What Tollgate stores with each processor object, and finds in webhooks. */
 export interface ProcessorMetadata {
   projectId: string;
+  /** The paying user (a personal subscription)... */
   userId?: string;
+  /** ...or the paying organization (a team's): one of the two on a customer, checkout or subscription. */
+  organizationId?: string;
   /** Tollgate's id of the subscription (known before the processor creates it). */
   subscriptionId?: string;
   /** Tollgate's id of the price. */

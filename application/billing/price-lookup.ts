@@ -1,3 +1,4 @@
+import { soldTo, type SubjectKind } from '../../domain/billing/subject';
 import { isUuid } from '../../domain/ids';
 import { type Result, err, ok } from '../../domain/result';
 import type { StoredPlan, StoredPrice } from './billing.store';
@@ -6,20 +7,22 @@ import type { BillingDeps } from './deps';
 import { type RequestFailureCode, refuseFailure } from './errors';
 import type { PaymentProcessor } from './payment-processor';
 
-/** Why a price cannot be chosen: unknown in the project, or archived. */
-export type SellableError = 'price_not_found' | 'price_inactive';
+/** Why a price cannot be chosen: unknown in the project, archived, or of a plan not sold to the subject's kind. */
+export type SellableError = 'price_not_found' | 'price_inactive' | 'plan_audience_mismatch';
 
-/** A price a user may choose: it exists in the project and is active; with its plan. */
+/** A price a subject may choose: it exists in the project, is active, and its plan is sold to users or organizations as the subject is; with its plan. */
 export async function sellablePrice(
   deps: Pick<BillingDeps, 'catalog'>,
   projectId: string,
   priceId: string,
+  kind: SubjectKind,
 ): Promise<Result<{ price: StoredPrice; plan: StoredPlan }, SellableError>> {
   const price = isUuid(priceId) ? await deps.catalog.getPrice(projectId, priceId) : null;
   if (price === null) return err('price_not_found');
   if (!price.active) return err('price_inactive');
   const plan = await deps.catalog.getPlan(projectId, price.planId);
   if (plan === null) return err('price_not_found');
+  if (!soldTo(plan.audience, kind)) return err('plan_audience_mismatch');
   return ok({ price, plan });
 }
 

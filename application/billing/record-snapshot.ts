@@ -1,10 +1,11 @@
 import { snapshotOf } from '../../domain/billing/catalog';
 import { type InvoiceState, billingEventsOf } from '../../domain/billing/sync';
+import { type BillingSubject, organizationIdOf, organizationSubject, userIdOf, userSubject } from '../../domain/billing/subject';
 import { isUuid } from '../../domain/ids';
 import type { BillingEvent, BillingInvoice, BillingSubscription } from './billing.store';
 import type { BillingDeps } from './deps';
 import { catalogNames, invoiceView, subscriptionView, toJson } from './views';
-import type { ProcessorInvoice, ProcessorKind, ProcessorSnapshot } from './payment-processor';
+import type { ProcessorInvoice, ProcessorKind, ProcessorMetadata, ProcessorSnapshot } from './payment-processor';
 
 export type RecordSnapshotDeps = Pick<BillingDeps, 'uow' | 'subscriptions' | 'invoices' | 'catalog' | 'customers' | 'events' | 'clock' | 'crypto' | 'logger'>;
 
@@ -12,13 +13,13 @@ export interface RecordInput {
   projectId: string;
   processor: ProcessorKind;
   snapshot: ProcessorSnapshot;
-  /** The user, when the caller knows it; otherwise from the metadata or the customer record. */
-  userId?: string;
+  /** The subject (user or organization), when the caller knows it; otherwise from the customer record or the metadata. */
+  subject?: BillingSubject;
   /** Tollgate's id for a subscription it is creating (also in the processor's metadata). */
   subscriptionId?: string;
   /**
    * A duplicate Tollgate canceled (duplicate-subscription.ts): recorded with its invoice events
-   * only, since it was never the user's subscription.
+   * only, since it was never the subject's subscription.
    */
   duplicate?: boolean;
 }
@@ -46,8 +47,8 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
       const before = await deps.subscriptions.findByProcessorIdForUpdate(processor, ps.id);
       if (before !== null && before.projectId !== projectId) return { ok: false, reason: 'unknown_owner' };
 
-      const userId = before?.userId ?? input.userId ?? (await ownerOf(deps, projectId, processor, ps.customerId, ps.metadata.userId));
-      if (userId === null) return { ok: false, reason: 'unknown_owner' };
+      const subject = before?.subject ?? input.subject ?? (await ownerOf(deps, projectId, processor, ps.customerId, ps.metadata));
+      if (subject === null) return { ok: false, reason: 'unknown_owner' };
 
       const price = byProcessorId.get(ps.priceId) ?? (ps.metadata.priceId ? prices.find((p) => p.id === ps.metadata.priceId) : undefined);
       const priceSnapshot = price ? snapshotOf(price) : before?.price;
@@ -58,7 +59,7 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
       const after: BillingSubscription = {
         id,
         projectId,
-        userId,
+        subject,
         processor,
         processorSubscriptionId: ps.id,
         customerId: ps.customerId,
@@ -83,10 +84,10 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
 
       const saved = await deps.subscriptions.save(after);
       if (saved === 'live_conflict') return { ok: false, reason: 'live_conflict' };
-      // One trial per user and project, however the trialing subscription came to be: subscribe,
+      // One trial per subject and project, however the trialing subscription came to be: subscribe,
       // a Stripe Checkout reported by webhook, the sandbox's checkout page, Stripe's dashboard.
       if (after.trialStart !== null && (before === null || before.trialStart === null)) {
-        await deps.customers.markTrialUsed(projectId, userId, processor);
+        await deps.customers.markTrialUsed(projectId, subject, processor);
       }
 
       const known = await deps.invoices.findByProcessorIds(
@@ -117,7 +118,7 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
         const event = buildEvent(deps, {
           projectId,
           type: d.type,
-          userId,
+          subject,
           subscriptionId: id,
           dedupeKey: d.dedupeKey,
           amount: invoice ? (d.type === 'invoice.paid' ? invoice.amountPaid : invoice.amountDue) : null,
@@ -150,16 +151,19 @@ async function freshId(
   return taken === null || taken.processorSubscriptionId === processorSubscriptionId ? chosen : deps.crypto.uuid();
 }
 
+/** Whose a processor subscription is: its customer's subject, else the user or organization its metadata names. */
 export async function ownerOf(
   deps: Pick<RecordSnapshotDeps, 'customers'>,
   projectId: string,
   processor: ProcessorKind,
   customerId: string,
-  metadataUserId: string | undefined,
-): Promise<string | null> {
+  metadata: Partial<Pick<ProcessorMetadata, 'userId' | 'organizationId'>>,
+): Promise<BillingSubject | null> {
   const customer = await deps.customers.findByProcessorId(processor, customerId);
-  if (customer !== null && customer.projectId === projectId) return customer.userId;
-  return metadataUserId !== undefined && isUuid(metadataUserId) ? metadataUserId : null;
+  if (customer !== null && customer.projectId === projectId) return customer.subject;
+  if (metadata.userId !== undefined && isUuid(metadata.userId)) return userSubject(metadata.userId);
+  if (metadata.organizationId !== undefined && isUuid(metadata.organizationId)) return organizationSubject(metadata.organizationId);
+  return null;
 }
 
 function toInvoice(
@@ -178,7 +182,7 @@ function toInvoice(
     amountRefunded: known?.amountRefunded ?? 0,
     refundedAt: known?.refundedAt ?? null,
     projectId: subscription.projectId,
-    userId: subscription.userId,
+    subject: subscription.subject,
     subscriptionId: subscription.id,
     processor: subscription.processor,
     processorInvoiceId,
@@ -188,13 +192,17 @@ function toInvoice(
   };
 }
 
-/** A project event: the spec's fields (type, subscriptionId, amount, currency) plus id, created, userId and the object. */
+/**
+ * A project event: the spec's fields (type, subscriptionId, amount, currency) plus id, created, and
+ * whose it is (userId for a user's subscription, organizationId for an organization's; the other
+ * null) and the object.
+ */
 export function buildEvent(
   deps: Pick<BillingDeps, 'clock' | 'crypto'>,
   e: {
     projectId: string;
     type: BillingEvent['type'];
-    userId: string | null;
+    subject: BillingSubject | null;
     subscriptionId: string | null;
     dedupeKey: string | null;
     amount: number | null;
@@ -204,16 +212,19 @@ export function buildEvent(
 ): BillingEvent {
   const id = deps.crypto.uuid();
   const createdAt = deps.clock.now();
+  const userId = e.subject === null ? null : userIdOf(e.subject);
+  const organizationId = e.subject === null ? null : organizationIdOf(e.subject);
   const payload: Record<string, unknown> = {
     id,
     type: e.type,
     created: createdAt.toISOString(),
     projectId: e.projectId,
-    userId: e.userId,
+    organizationId,
+    userId,
     subscriptionId: e.subscriptionId,
   };
   if (e.amount !== null) payload.amount = e.amount;
   if (e.currency !== null) payload.currency = e.currency;
   payload.data = e.data;
-  return { id, projectId: e.projectId, type: e.type, userId: e.userId, subscriptionId: e.subscriptionId, dedupeKey: e.dedupeKey, payload, createdAt };
+  return { id, projectId: e.projectId, type: e.type, userId, organizationId, subscriptionId: e.subscriptionId, dedupeKey: e.dedupeKey, payload, createdAt };
 }

@@ -114,7 +114,7 @@ export function makeSandboxOperations(deps: BillingDeps) {
       if (!synced.ok) return refuseFailure(synced.failure);
       const recorded = synced.value;
       if (recorded?.ok && recorded.subscription.trialStart !== null) {
-        await deps.customers.markTrialUsed(done.value.projectId, recorded.subscription.userId, 'sandbox');
+        await deps.customers.markTrialUsed(done.value.projectId, recorded.subscription.subject, 'sandbox');
       }
       return ok({ redirectTo: done.value.successUrl });
     },

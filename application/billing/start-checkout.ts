@@ -3,7 +3,8 @@ import { type RedirectUrlError, checkRedirectUrl } from '../../domain/billing/re
 import { type Result, err, ok } from '../../domain/result';
 import { type ConnectedError, connectedProcessor } from './connected-processor';
 import type { BillingDeps } from './deps';
-import { ensureCustomer } from './ensure-customer';
+import { ensureCustomer, subjectMetadata } from './ensure-customer';
+import { payerOf, type SubjectError } from './billing-subject';
 import { type RequestFailureCode, refuseFailure } from './errors';
 import { type SellableError, processorPriceId, sellablePrice } from './price-lookup';
 import { requestScopedId } from './request-scoped-id';
@@ -18,7 +19,8 @@ export type StartCheckoutError =
   | 'subscription_exists'
   | 'trial_not_eligible'
   | 'promotion_code_not_found'
-  | RequestFailureCode;
+  | RequestFailureCode
+  | SubjectError;
 
 /**
  * POST billing/checkout: a hosted checkout for one price (Stripe Checkout in subscription mode, or
@@ -30,7 +32,10 @@ export type StartCheckoutError =
 export function makeStartCheckout(deps: BillingDeps) {
   return async function startCheckout(actor: BillingActor, input: CheckoutRequest): Promise<Result<{ id: string; url: string }, StartCheckoutError>> {
     const { project, user } = actor;
-    const chosen = await sellablePrice(deps, project.id, input.priceId);
+    const payer = await payerOf(deps, actor, 'manage');
+    if (!payer.ok) return payer;
+    const { subject, key } = payer.value;
+    const chosen = await sellablePrice(deps, project.id, input.priceId, subject.kind);
     if (!chosen.ok) return chosen;
     const { price, plan } = chosen.value;
     for (const url of [input.successUrl, input.cancelUrl]) {
@@ -42,9 +47,9 @@ export function makeStartCheckout(deps: BillingDeps) {
     const connected = await connectedProcessor(deps, project.id);
     if (!connected.ok) return connected;
     const { connection, processor } = connected.value;
-    if ((await deps.subscriptions.findLive(project.id, user.id)) !== null) return err('subscription_exists');
+    if ((await deps.subscriptions.findLive(project.id, subject)) !== null) return err('subscription_exists');
 
-    const customer = await ensureCustomer(deps, connection, processor, user);
+    const customer = await ensureCustomer(deps, connection, processor, subject, user);
     if (!customer.ok) return refuseFailure(customer.failure);
     if (customer.value.trialUsed && input.trialDays !== undefined) return err('trial_not_eligible');
     const trialDays = customer.value.trialUsed ? null : trial.value;
@@ -66,13 +71,12 @@ export function makeStartCheckout(deps: BillingDeps) {
       promotionCodeId,
       trialDays,
       metadata: {
-        projectId: project.id,
-        userId: user.id,
-        subscriptionId: requestScopedId(deps, 'checkout', project.id, user.id, input.requestKey),
+        ...subjectMetadata(project.id, subject),
+        subscriptionId: requestScopedId(deps, 'checkout', project.id, key, input.requestKey),
         priceId: price.id,
       },
       email: user.email,
-      idempotencyKey: `tollgate-checkout-${project.id}-${user.id}-${input.requestKey}`,
+      idempotencyKey: `tollgate-checkout-${project.id}-${key}-${input.requestKey}`,
     });
     if (!session.ok) return refuseFailure(session.failure);
     return ok(session.value);

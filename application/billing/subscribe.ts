@@ -1,10 +1,11 @@
 import { resolveTrialDays } from '../../domain/billing/catalog';
 import { type Result, err, ok } from '../../domain/result';
-import { withUserLock } from './billing-lease';
+import { withSubjectLock } from './billing-lease';
+import { payerOf, type SubjectError } from './billing-subject';
 import { type ConnectedError, connectedProcessor } from './connected-processor';
 import type { BillingDeps } from './deps';
 import { makeSettleDuplicate } from './duplicate-subscription';
-import { ensureCustomer } from './ensure-customer';
+import { ensureCustomer, subjectMetadata } from './ensure-customer';
 import { type FailureCode, refuseFailure } from './errors';
 import { type SellableError, processorPriceId, sellablePrice } from './price-lookup';
 import { buildEvent, makeRecordSnapshot } from './record-snapshot';
@@ -13,7 +14,7 @@ import type { BillingActor } from './requests';
 import { catalogNames, subscriptionView, type SubscriptionView } from './views';
 
 /** What POST billing/subscribe can answer besides the subscription: a charge can be declined. */
-export type SubscribeError = SellableError | ConnectedError | 'subscription_exists' | 'subscription_busy' | FailureCode;
+export type SubscribeError = SellableError | ConnectedError | 'subscription_exists' | 'subscription_busy' | FailureCode | SubjectError;
 
 /**
  * POST billing/subscribe (spec: none -> active; "card charged; subscription returned; event
@@ -31,18 +32,21 @@ export function makeSubscribe(deps: BillingDeps) {
     input: { priceId: string; paymentMethodId: string; requestKey: string },
   ): Promise<Result<SubscriptionView, SubscribeError>> {
     const { project, user } = actor;
-    const chosen = await sellablePrice(deps, project.id, input.priceId);
+    const payer = await payerOf(deps, actor, 'manage');
+    if (!payer.ok) return payer;
+    const { subject, key } = payer.value;
+    const chosen = await sellablePrice(deps, project.id, input.priceId, subject.kind);
     if (!chosen.ok) return chosen;
     const { price, plan } = chosen.value;
     const connected = await connectedProcessor(deps, project.id);
     if (!connected.ok) return connected;
     const { connection, processor } = connected.value;
-    const subscriptionId = requestScopedId(deps, 'subscribe', project.id, user.id, input.requestKey);
+    const subscriptionId = requestScopedId(deps, 'subscribe', project.id, key, input.requestKey);
     // A live subscription refuses a subscribe, unless it is this request's own: a retry with the
     // Idempotency-Key of a run that died after the processor made it (recorded since from the
     // processor's webhook) answers it, as that run would have.
     const live = async (): Promise<Result<SubscriptionView, 'subscription_exists'> | null> => {
-      const found = await deps.subscriptions.findLive(project.id, user.id);
+      const found = await deps.subscriptions.findLive(project.id, subject);
       if (found === null) return null;
       if (found.id !== subscriptionId) return err('subscription_exists');
       return ok(subscriptionView(found, await catalogNames(deps.catalog, project.id)));
@@ -50,10 +54,10 @@ export function makeSubscribe(deps: BillingDeps) {
     const before = await live();
     if (before !== null) return before;
 
-    return withUserLock(deps, project.id, user.id, async () => {
+    return withSubjectLock(deps, project.id, subject.id, async () => {
       const found = await live();
       if (found !== null) return found;
-      const customer = await ensureCustomer(deps, connection, processor, user);
+      const customer = await ensureCustomer(deps, connection, processor, subject, user);
       if (!customer.ok) return refuseFailure(customer.failure);
       const trial = resolveTrialDays(plan, null);
       const trialDays = trial.ok && !customer.value.trialUsed ? trial.value : null;
@@ -64,8 +68,8 @@ export function makeSubscribe(deps: BillingDeps) {
         priceId: priceAtProcessor.value,
         paymentMethodId: input.paymentMethodId,
         trialDays,
-        metadata: { projectId: project.id, userId: user.id, subscriptionId, priceId: price.id },
-        idempotencyKey: `tollgate-subscribe-${project.id}-${user.id}-${input.requestKey}`,
+        metadata: { ...subjectMetadata(project.id, subject), subscriptionId, priceId: price.id },
+        idempotencyKey: `tollgate-subscribe-${project.id}-${key}-${input.requestKey}`,
       });
       if (!created.ok) {
         if (created.failure.kind === 'card_declined') {
@@ -73,7 +77,7 @@ export function makeSubscribe(deps: BillingDeps) {
             buildEvent(deps, {
               projectId: project.id,
               type: 'payment.failed',
-              userId: user.id,
+              subject,
               subscriptionId: null,
               dedupeKey: null,
               amount: price.amount,
@@ -88,7 +92,7 @@ export function makeSubscribe(deps: BillingDeps) {
         projectId: project.id,
         processor: processor.kind,
         snapshot: created.value,
-        userId: user.id,
+        subject,
         subscriptionId,
       });
       if (!recorded.ok) {
@@ -96,12 +100,12 @@ export function makeSubscribe(deps: BillingDeps) {
         if (recorded.reason !== 'live_conflict') return err('processor_rejected');
         // Another subscription was recorded meanwhile (its webhook, while this request ran without
         // the key of the first): this one is a duplicate, refunded and canceled now.
-        const settled = await settleDuplicate(project.id, processor, created.value, user.id);
+        const settled = await settleDuplicate(project.id, processor, created.value, subject);
         if (!settled.ok)
           deps.logger.error({ projectId: project.id, failure: settled.failure.kind }, 'billing: a duplicate subscription could not be settled yet');
         return err('subscription_exists');
       }
-      if (recorded.subscription.trialStart !== null) await deps.customers.markTrialUsed(project.id, user.id, processor.kind);
+      if (recorded.subscription.trialStart !== null) await deps.customers.markTrialUsed(project.id, subject, processor.kind);
       return ok(subscriptionView(recorded.subscription, await catalogNames(deps.catalog, project.id)));
     });
   };

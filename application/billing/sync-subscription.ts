@@ -1,5 +1,6 @@
+import type { BillingSubject } from '../../domain/billing/subject';
 import type { BillingDeps } from './deps';
-import { underUserLock } from './billing-lease';
+import { underSubjectLock } from './billing-lease';
 import { makeSettleDuplicate } from './duplicate-subscription';
 import { trialUsed } from './ensure-customer';
 import type { PaymentProcessor, ProcessorResult, ProcessorSnapshot } from './payment-processor';
@@ -24,19 +25,19 @@ import { type RecordOutcome, makeRecordSnapshot, ownerOf } from './record-snapsh
  * - one trial per user and project: a new subscription in a trial the user was no longer eligible
  *   for (two checkouts with a trial opened up front, the first one used) has its trial ended at
  *   once at the processor, so it starts active and its first period is charged now;
- * - one live subscription per user: a subscription that would be the user's second live one (two
+ * - one live subscription per subject: a subscription that would be the subject's second live one (two
  *   checkouts both completed) is refunded and canceled at once (duplicate-subscription.ts).
  */
 export function makeSyncSubscription(deps: BillingDeps) {
   const recordSnapshot = makeRecordSnapshot(deps);
   const settleDuplicate = makeSettleDuplicate(deps);
 
-  /** A subscription not yet recorded, trialing, of a user with no live one who already had their trial. */
-  async function isRepeatTrial(projectId: string, processor: PaymentProcessor, userId: string, snapshot: ProcessorSnapshot): Promise<boolean> {
+  /** A subscription not yet recorded, trialing, of a subject with no live one who already had its trial. */
+  async function isRepeatTrial(projectId: string, processor: PaymentProcessor, subject: BillingSubject, snapshot: ProcessorSnapshot): Promise<boolean> {
     if (snapshot.subscription.status !== 'trialing') return false;
     if ((await deps.subscriptions.findByProcessorId(processor.kind, snapshot.subscription.id)) !== null) return false;
-    if ((await deps.subscriptions.findLive(projectId, userId)) !== null) return false;
-    return trialUsed(deps, projectId, userId, processor.kind);
+    if ((await deps.subscriptions.findLive(projectId, subject)) !== null) return false;
+    return trialUsed(deps, projectId, subject, processor.kind);
   }
 
   return async function syncSubscription(
@@ -46,16 +47,16 @@ export function makeSyncSubscription(deps: BillingDeps) {
   ): Promise<ProcessorResult<RecordOutcome | null>> {
     const recordRead = (snapshot: ProcessorSnapshot) => recordSnapshot({ projectId, processor: processor.kind, snapshot });
     const known = await deps.subscriptions.findByProcessorId(processor.kind, processorSubscriptionId);
-    let userId = known !== null && known.projectId === projectId ? known.userId : null;
-    if (userId === null) {
+    let subject = known !== null && known.projectId === projectId ? known.subject : null;
+    if (subject === null) {
       const first = await processor.getSubscription(processorSubscriptionId);
       if (!first.ok || first.value === null) return first.ok ? { ok: true, value: null } : first;
-      userId = await ownerOf(deps, projectId, processor.kind, first.value.subscription.customerId, first.value.subscription.metadata.userId);
+      subject = await ownerOf(deps, projectId, processor.kind, first.value.subscription.customerId, first.value.subscription.metadata);
       // No owner to lock for: recording refuses it (unknown_owner) and nothing is written.
-      if (userId === null) return { ok: true, value: await recordRead(first.value) };
+      if (subject === null) return { ok: true, value: await recordRead(first.value) };
     }
-    const owner = userId;
-    const locked = await underUserLock(deps, projectId, owner, async (): Promise<ProcessorResult<RecordOutcome | null>> => {
+    const owner = subject;
+    const locked = await underSubjectLock(deps, projectId, owner.id, async (): Promise<ProcessorResult<RecordOutcome | null>> => {
       const read = await processor.getSubscription(processorSubscriptionId);
       if (!read.ok || read.value === null) return read.ok ? { ok: true, value: null } : read;
       let snapshot = read.value;

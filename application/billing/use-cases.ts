@@ -2,7 +2,10 @@ import type { PlanInput, PlanOrderError, PriceInput } from '../../domain/billing
 import type { InvoiceStatus } from '../../domain/billing/invoice';
 import type { Project } from '../../domain/project';
 import type { Result } from '../../domain/result';
+import type { SubjectKind } from '../../domain/billing/subject';
 import type { BillingEvent } from './billing.store';
+import type { makeOrganizationBilling, makeSubjectEntitlements, makeWindDownOrganization } from './organization-billing';
+import type { SubjectError } from './billing-subject';
 import type { ChangeSubscriptionError, PreviewChangeError } from './change-subscription';
 import type { ConnectedError } from './connected-processor';
 import type { BillingErrorCode, FailureCode, RequestFailureCode } from './errors';
@@ -80,20 +83,20 @@ export interface OperatorUseCases {
 }
 
 export interface UserUseCases {
-  /** Visible plans in hierarchy order with their active prices. */
-  listVisiblePlans(project: Project): Promise<PlanView[]>;
+  /** Visible plans in hierarchy order with their active prices: those sold to users (default) or to organizations. */
+  listVisiblePlans(project: Project, kind?: SubjectKind): Promise<PlanView[]>;
   /** Every plan (hidden ones too: a project may sell them by link) with its active prices. */
   listProducts(project: Project): Promise<PlanView[]>;
   startCheckout(actor: BillingActor, input: CheckoutRequest): Promise<Result<{ id: string; url: string }, StartCheckoutError>>;
   createSetupIntent(
     actor: BillingActor,
     requestKey: string,
-  ): Promise<Result<{ clientSecret: string; publishableKey: string }, ConnectedError | RequestFailureCode>>;
+  ): Promise<Result<{ clientSecret: string; publishableKey: string }, ConnectedError | RequestFailureCode | SubjectError>>;
   subscribe(actor: BillingActor, input: { priceId: string; paymentMethodId: string; requestKey: string }): Promise<Result<SubscriptionView, SubscribeError>>;
   /** The live subscription, or null. */
-  currentSubscription(actor: BillingActor): Promise<Result<SubscriptionView | null, never>>;
-  listInvoices(actor: BillingActor, limit: number): Promise<Result<InvoiceView[], never>>;
-  entitlements(actor: BillingActor): Promise<Entitlements | null>;
+  currentSubscription(actor: BillingActor): Promise<Result<SubscriptionView | null, SubjectError<'read'>>>;
+  listInvoices(actor: BillingActor, limit: number): Promise<Result<InvoiceView[], SubjectError<'read'>>>;
+  entitlements(actor: BillingActor): Promise<Result<Entitlements | null, SubjectError<'read'>>>;
   previewChange(actor: BillingActor, newPriceId: string): Promise<Result<ChangePreviewView, PreviewChangeError>>;
   changeSubscription(actor: BillingActor, input: { newPriceId: string; requestKey: string }): Promise<Result<SubscriptionView, ChangeSubscriptionError>>;
   cancelSubscription(actor: BillingActor, input: { atPeriodEnd: boolean; requestKey: string }): Promise<Result<SubscriptionView, CancelSubscriptionError>>;
@@ -118,6 +121,16 @@ export interface ProcessorUseCases {
   ): Promise<Result<{ redirectTo: string }, 'sandbox_unavailable' | 'checkout_not_found' | 'checkout_not_open' | FailureCode>>;
 }
 
-export type BillingUseCases = OperatorUseCases & UserUseCases & ProcessorUseCases;
+/** What the project's own server may do (its API key), and what follows an organization's deletion. */
+export interface ProjectServerUseCases {
+  /** Any organization's subscription, entitlements and invoices, and cancelling it. */
+  organizationBilling: ReturnType<typeof makeOrganizationBilling>;
+  /** ORGANIZATION_DELETED_TOPIC's handler: the organization's subscription canceled at period end. */
+  windDownOrganization: ReturnType<typeof makeWindDownOrganization>;
+  /** A subject's entitlements now (token verification with `include: ["entitlements"]`). */
+  subjectEntitlements: ReturnType<typeof makeSubjectEntitlements>;
+}
+
+export type BillingUseCases = OperatorUseCases & UserUseCases & ProcessorUseCases & ProjectServerUseCases;
 
 export type { BillingErrorCode };

@@ -1,5 +1,6 @@
 import type { Entitlements } from '../../domain/billing/entitlements';
 import type { BillingInterval } from '../../domain/billing/periods';
+import { organizationIdOf, type PlanAudience, userIdOf } from '../../domain/billing/subject';
 import { type SubscriptionState, subscriptionState, upcomingInvoice } from '../../domain/billing/subscription';
 import type { BillingInvoice, BillingSubscription, CatalogStore, StoredPlan, StoredPrice } from './billing.store';
 import type { ProcessorInvoiceLine, ProcessorKind } from './payment-processor';
@@ -31,6 +32,8 @@ export interface PlanView {
   recommended: boolean;
   trialsEnabled: boolean;
   defaultTrialDays: number | null;
+  /** Whom the plan is sold to: users, organizations or both. */
+  audience: PlanAudience;
   /** Place in the hierarchy, 0 = lowest tier. */
   position: number;
   prices: PriceView[];
@@ -51,7 +54,9 @@ export interface PaymentMethodView {
 
 export interface SubscriptionView {
   id: string;
-  userId: string;
+  /** Whose it is: a user's (userId) or an organization's (organizationId); the other is null. */
+  userId: string | null;
+  organizationId: string | null;
   /** active, trialing, past_due, paused, pending_cancellation, canceled, incomplete, incomplete_expired. */
   status: SubscriptionState;
   plan: { id: string; name: string };
@@ -99,16 +104,25 @@ export interface InvoiceView {
   paidAt: Date | null;
 }
 
-/** A subscription as the operator lists it: with its user's email (null when the user has none, or was deleted). */
+/**
+ * A subscription as the operator lists it: with its user's email (null when the user has none, or
+ * was deleted, or it is an organization's) or its organization's name (null for a user's, or when
+ * the organization was deleted).
+ */
 export interface OperatorSubscriptionView extends SubscriptionView {
   userEmail: string | null;
+  organizationName: string | null;
 }
 
 /** An invoice as the operator sees it (CLI, console): whose it is and the processor's id for it. */
 export interface OperatorInvoiceView extends InvoiceView {
-  userId: string;
-  /** The user's email, or null when the user has none (or was deleted). */
+  /** Whose it is: a user's or an organization's; the other is null. */
+  userId: string | null;
+  organizationId: string | null;
+  /** The user's email, or null when the user has none (or was deleted, or it is an organization's). */
   userEmail: string | null;
+  /** The organization's name, or null (a user's invoice, or a deleted organization). */
+  organizationName: string | null;
   processor: ProcessorKind;
   processorInvoiceId: string;
 }
@@ -165,6 +179,7 @@ export const planView = (plan: PlanFields, prices: readonly PriceFields[]): Plan
   recommended: plan.recommended,
   trialsEnabled: plan.trialsEnabled,
   defaultTrialDays: plan.defaultTrialDays,
+  audience: plan.audience,
   position: plan.position,
   prices: prices.map(priceView),
 });
@@ -192,7 +207,8 @@ export function subscriptionView(s: BillingSubscription, names: CatalogNames): S
   const next = upcomingInvoice(s);
   return {
     id: s.id,
-    userId: s.userId,
+    userId: userIdOf(s.subject),
+    organizationId: organizationIdOf(s.subject),
     status: subscriptionState(s),
     plan: { id: s.price.planId, name: names.planName(s.price.planId) },
     price: { id: s.price.id, name: names.priceName(s.price.id), amount: s.price.amount, currency: s.price.currency, interval: s.price.interval },
@@ -240,10 +256,12 @@ export const invoiceView = (invoice: BillingInvoice): InvoiceView => ({
   paidAt: invoice.paidAt,
 });
 
-export const operatorInvoiceView = (invoice: BillingInvoice, userEmail: string | null): OperatorInvoiceView => ({
+export const operatorInvoiceView = (invoice: BillingInvoice, owner: { userEmail: string | null; organizationName: string | null }): OperatorInvoiceView => ({
   ...invoiceView(invoice),
-  userId: invoice.userId,
-  userEmail,
+  userId: userIdOf(invoice.subject),
+  organizationId: organizationIdOf(invoice.subject),
+  userEmail: owner.userEmail,
+  organizationName: owner.organizationName,
   processor: invoice.processor,
   processorInvoiceId: invoice.processorInvoiceId,
 });

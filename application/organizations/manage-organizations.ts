@@ -1,3 +1,4 @@
+import { ORGANIZATION_DELETED_TOPIC } from './organization-deleted';
 import type { Membership, Organization } from '../../domain/organizations/organization';
 import {
   isMemberLimit,
@@ -341,7 +342,9 @@ export function makeUpdateOrganization(deps: OrganizationDeps) {
 
 /**
  * Deletes an organization with its members, invitations and domains (a member needs org:delete).
- * Tokens that name it verify with organization null at once. Event organization.deleted.
+ * Tokens that name it verify with organization null at once. Event organization.deleted; its
+ * subscription is canceled at period end by the job enqueued with the deletion
+ * (ORGANIZATION_DELETED_TOPIC), so nothing is charged again.
  */
 export function makeDeleteOrganization(deps: OrganizationDeps) {
   return async (input: { projectId: string; organizationId: string; actor: OrganizationActor; origin: RequestOrigin }): Promise<Result<void, AccessError>> => {
@@ -350,7 +353,10 @@ export function makeDeleteOrganization(deps: OrganizationDeps) {
     const org = a.value.org;
     const deleted = await deps.uow.transaction(async () => {
       const r = await deps.store.delete(input.projectId, org.id);
-      if (r) await deps.events.publish(organizationEvent(deps, 'organization.deleted', org.projectId, org.id, null, organizationData(org)));
+      if (r) {
+        await deps.events.publish(organizationEvent(deps, 'organization.deleted', org.projectId, org.id, null, organizationData(org)));
+        await deps.outbox.enqueue(ORGANIZATION_DELETED_TOPIC, { projectId: org.projectId, organizationId: org.id });
+      }
       return r;
     });
     if (!deleted) return err('organization_not_found');

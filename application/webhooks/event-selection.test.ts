@@ -19,6 +19,7 @@ const anEvent = (): BillingEvent => ({
   projectId: PROJECT,
   type: 'invoice.paid',
   userId: 'user-1',
+  organizationId: null,
   subscriptionId: 'subscription-1',
   dedupeKey: null,
   payload: { id: 'event-1', type: 'invoice.paid' },

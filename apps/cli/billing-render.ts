@@ -102,11 +102,15 @@ export function planListText(projectId: string, plans: readonly OperatorPlanView
   return [`Plans of project ${projectId}, lowest tier first:`, '', blocks.join('\n\n')].join('\n');
 }
 
+/** Whose a subscription or invoice is: the user's id, or `org:` and the organization's id. */
+const ownerId = (r: { userId: string | null; organizationId: string | null }): string => r.userId ?? `org:${r.organizationId ?? '-'}`;
+const ownerName = (r: { userEmail: string | null; organizationName: string | null }): string => r.userEmail ?? r.organizationName ?? '-';
+
 export function subscriptionRows(subscriptions: readonly OperatorSubscriptionView[]): string[][] {
   return subscriptions.map((s) => [
     s.id,
-    s.userId,
-    s.userEmail ?? '-',
+    ownerId(s),
+    ownerName(s),
     s.status,
     s.plan.name,
     `${s.price.name} ${money(s.price.amount, s.price.currency)}/${s.price.interval}`,
@@ -118,8 +122,8 @@ export function subscriptionRows(subscriptions: readonly OperatorSubscriptionVie
 export function invoiceRows(invoices: readonly OperatorInvoiceView[]): string[][] {
   return invoices.map((i) => [
     iso(i.createdAt) ?? '',
-    i.userId,
-    i.userEmail ?? '-',
+    ownerId(i),
+    ownerName(i),
     i.status,
     i.reason,
     money(i.amountDue, i.currency),

@@ -118,7 +118,8 @@ export const AdminPlanSchema = z.object({
 
 export const AdminSubscriptionSchema = z.object({
   id: z.string(),
-  user_id: z.string(),
+  user_id: z.string().nullable().describe("The user's id for a personal subscription; null for an organization's"),
+  organization_id: z.string().nullable().describe("The organization's id for a team subscription; null for a user's"),
   status: z.string(),
   plan: z.object({ id: z.string(), name: z.string() }),
   price: z.object({ id: z.string(), name: z.string(), amount: z.number().int(), currency: z.string(), interval: z.enum(BILLING_INTERVAL_NAMES) }),
@@ -129,13 +130,17 @@ export const AdminSubscriptionSchema = z.object({
 
 const UserEmail = z.string().nullable().describe("The user's email; null when the user has none (or was deleted)");
 
-/** A row of the project's subscriptions: the subscription and its user's email. */
-export const AdminSubscriptionRowSchema = AdminSubscriptionSchema.extend({ user_email: UserEmail });
+const OrganizationName = z.string().nullable().describe("The organization's name; null for a user's (or a deleted organization's)");
+
+/** A row of the project's subscriptions: the subscription and its user's email or its organization's name. */
+export const AdminSubscriptionRowSchema = AdminSubscriptionSchema.extend({ user_email: UserEmail, organization_name: OrganizationName });
 
 export const AdminInvoiceSchema = z.object({
   id: z.string(),
-  user_id: z.string(),
+  user_id: z.string().nullable(),
+  organization_id: z.string().nullable(),
   user_email: UserEmail,
+  organization_name: OrganizationName,
   subscription_id: z.string().nullable(),
   status: z.enum(INVOICE_STATUS_NAMES),
   reason: z.string().describe('subscription_create, subscription_cycle, subscription_update or manual'),
@@ -154,6 +159,7 @@ export const AdminBillingEventSchema = z.object({
   id: z.string(),
   type: z.enum(WEBHOOK_EVENT_NAMES),
   user_id: z.string().nullable(),
+  organization_id: z.string().nullable(),
   subscription_id: z.string().nullable(),
   amount: z.number().int().nullable(),
   currency: z.string().nullable(),
@@ -177,39 +183,39 @@ const PlanName = z.string().trim().min(1, 'Enter a name (1 to 100 characters)').
 const Description = z.string().max(1000, 'A description has at most 1000 characters');
 const Features = z.string().max(20_000).describe('Feature flags, comma-separated ("sso, audit-log")');
 const TrialDays = z.number().int().min(1, 'A trial lasts 1 to 730 days').max(730, 'A trial lasts 1 to 730 days').nullable();
+const Audience = z
+  .enum(PLAN_AUDIENCE_NAMES, { errorMap: () => ({ message: 'Choose users, organizations or both' }) })
+  .describe('Whom the plan is sold to: users (the default), organizations or both');
 
 export const CreatePlanBodySchema = z
   .object({
     name: PlanName,
     description: Description.optional(),
     features: Features.optional(),
-const Audience = z
-  .enum(PLAN_AUDIENCE_NAMES, { errorMap: () => ({ message: 'Choose users, organizations or both' }) })
-  .describe('Whom the plan is sold to: users (the default), organizations or both');
     hidden: z.boolean().optional(),
     recommended: z.boolean().optional(),
     trials_enabled: z.boolean().optional(),
     default_trial_days: TrialDays.optional(),
+    audience: Audience.optional(),
   })
   .strict();
 
 export const UpdatePlanBodySchema = z
   .object({
     name: PlanName.optional(),
-    audience: Audience.optional(),
     description: Description.optional(),
     features: Features.optional(),
     hidden: z.boolean().optional(),
     recommended: z.boolean().optional(),
     trials_enabled: z.boolean().optional(),
     default_trial_days: TrialDays.optional(),
+    audience: Audience.optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'Nothing to update: give at least one field');
 
 export const ReorderPlansBodySchema = z.object({
   plans: z.array(z.string().min(1).max(100)).min(1).max(1000).describe('Every plan id of the project, lowest tier first'),
-    audience: Audience.optional(),
 });
 
 export const CreatePriceBodySchema = z

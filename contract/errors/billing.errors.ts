@@ -24,12 +24,16 @@ export const billingErrors = {
   invalid_amount: { status: 400, message: 'Invalid amount: a whole number of minor units (cents for usd), 0 to 99999999, valid for the currency' },
   invalid_currency: { status: 400, message: 'Invalid currency: a three-letter ISO 4217 code Stripe supports (usd, eur, ...)' },
   invalid_interval: { status: 400, message: 'Invalid interval: month or year' },
+  invalid_plan_audience: { status: 400, message: 'Invalid audience: users, organizations or both' },
   invalid_plan_order: { status: 400, message: 'Invalid plan order: list every plan of the project exactly once' },
   plan_not_found: { status: 404, message: 'Plan not found' },
   plan_name_taken: { status: 409, message: 'A plan with this name already exists in the project' },
   price_not_found: { status: 404, message: 'Price not found' },
   price_inactive: { status: 400, message: 'This price is archived and cannot be subscribed to' },
   price_plan_mismatch: { status: 400, message: 'The price does not belong to the plan' },
+  plan_audience_mismatch: { status: 400, message: "This plan is not sold to this kind of customer (see the plan's audience)" },
+  // Organizations as customers
+  no_active_organization: { status: 400, message: 'The access token has no active organization: switch to one first (POST organizations/active)' },
   // Checkout and subscriptions
   invalid_redirect_url: { status: 400, message: 'Invalid redirect URL: an absolute http(s) URL' },
   redirect_url_not_allowed: { status: 400, message: 'Redirect URL not allowed: it must match a registered callback URL or its origin' },

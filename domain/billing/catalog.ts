@@ -1,6 +1,7 @@
 import { type Result, err, ok } from '../result';
 import { type Currency, parseCurrency, validateAmount } from './money';
 import { type BillingInterval, MAX_TRIAL_DAYS, isBillingInterval } from './periods';
+import { isPlanAudience, type PlanAudience } from './subject';
 
 /**
  * A plan is what Stripe calls a Product. The order of plans is the plan hierarchy: ascending tiers,
@@ -19,6 +20,8 @@ export interface Plan {
   trialsEnabled: boolean;
   /** Trial offered when a checkout names none; only with trials enabled. */
   defaultTrialDays: number | null;
+  /** Whom the plan is sold to: users (personal plans), organizations (team plans) or both. */
+  audience: PlanAudience;
   position: number;
 }
 
@@ -56,7 +59,8 @@ export type PlanError =
   | 'invalid_feature'
   | 'too_many_features'
   | 'invalid_trial_days'
-  | 'trials_not_enabled';
+  | 'trials_not_enabled'
+  | 'invalid_plan_audience';
 
 export type PriceError = 'invalid_price_name' | 'invalid_amount' | 'invalid_currency' | 'invalid_interval';
 
@@ -76,6 +80,8 @@ export interface PlanInput {
   recommended?: boolean;
   trialsEnabled?: boolean;
   defaultTrialDays?: number | null;
+  /** users (the default), organizations or both. */
+  audience?: string;
 }
 
 export type PlanFields = Omit<Plan, 'id' | 'position'>;
@@ -140,6 +146,8 @@ export function validatePlanInput(input: PlanInput): Result<PlanFields, PlanErro
     if (!isTrialDays(defaultTrialDays)) return err('invalid_trial_days');
     if (!trialsEnabled) return err('trials_not_enabled');
   }
+  const audience = input.audience ?? 'users';
+  if (!isPlanAudience(audience)) return err('invalid_plan_audience');
   return ok({
     name,
     description,
@@ -148,6 +156,7 @@ export function validatePlanInput(input: PlanInput): Result<PlanFields, PlanErro
     recommended: input.recommended ?? false,
     trialsEnabled,
     defaultTrialDays,
+    audience,
   });
 }
 
@@ -166,6 +175,7 @@ export function applyPlanUpdate(plan: Plan, patch: Partial<PlanInput>): Result<P
     recommended: patch.recommended ?? plan.recommended,
     trialsEnabled,
     defaultTrialDays,
+    audience: patch.audience ?? plan.audience,
   });
   if (!merged.ok) return merged;
   return ok({ ...plan, ...merged.value });

@@ -38,6 +38,8 @@ export interface QueueSettings {
 
 export const MAIL_QUEUE = 'mail';
 export const SMS_QUEUE = 'sms';
+/** What follows a record's end in other features (an organization deleted: its subscription canceled). */
+export const LIFECYCLE_QUEUE = 'lifecycle';
 
 /** Retry settings of mail and SMS (OUTBOX_RETRY_LIMIT, OUTBOX_RETRY_DELAY_SECONDS, OUTBOX_JOB_TIMEOUT_SECONDS). */
 export interface MessageDeliverySettings {
@@ -82,6 +84,7 @@ export function tollgateQueues(settings: MessageDeliverySettings): QueueSettings
   return [
     { name: MAIL_QUEUE, ...common },
     { name: SMS_QUEUE, ...common },
+    { name: LIFECYCLE_QUEUE, ...common },
     {
       name: WEBHOOKS_QUEUE,
       retry: WEBHOOK_DELIVERY_TOPIC.retry!,

@@ -6,6 +6,7 @@ import { EMAIL_KINDS, EMAIL_OUTBOX_TOPIC, type EmailMessage } from '../../applic
 import { PASSWORD_RESET_REQUEST_TOPIC, type PasswordResetRequest } from '../../application/email/request-password-reset';
 import { SMS_OUTBOX_TOPIC, type SmsMessage } from '../../application/mfa/ports';
 import { ORGANIZATION_INVITATION_TOPIC, type OrganizationInvitationMail } from '../../application/organizations/invitation-mail';
+import { ORGANIZATION_DELETED_TOPIC, type OrganizationDeleted } from '../../application/organizations/organization-deleted';
 import type { Topic } from '../../application/ports/outbox';
 import { WEBHOOK_DELIVERY_TOPIC, type WebhookDeliveryMessage } from '../../application/webhooks/ports';
 import { SUPPORTED_LOCALES } from '../../domain/locale';
@@ -104,6 +105,11 @@ export const consoleAccountNoticeSchema = z.object({
   accountUrl: z.string().min(1),
 }) satisfies z.ZodType<ConsoleAccountNotice, z.ZodTypeDef, unknown>;
 
+export const organizationDeletedSchema = z.object({
+  projectId: z.string().uuid(),
+  organizationId: z.string().uuid(),
+}) satisfies z.ZodType<OrganizationDeleted, z.ZodTypeDef, unknown>;
+
 /** Every topic Tollgate's features enqueue. */
 export const TOLLGATE_TOPICS: readonly AnyTopicDefinition[] = [
   topicSchema(EMAIL_OUTBOX_TOPIC, emailMessageSchema),
@@ -114,4 +120,5 @@ export const TOLLGATE_TOPICS: readonly AnyTopicDefinition[] = [
   topicSchema(ORGANIZATION_INVITATION_TOPIC, organizationInvitationMailSchema),
   topicSchema(ENDPOINT_DISABLED_TOPIC, endpointDisabledMailSchema),
   topicSchema(CONSOLE_ACCOUNT_NOTICE_TOPIC, consoleAccountNoticeSchema),
+  topicSchema(ORGANIZATION_DELETED_TOPIC, organizationDeletedSchema),
 ];

@@ -82,6 +82,7 @@ describe('what the catalog lists', () => {
         recommended: true,
         trialsEnabled: true,
         defaultTrialDays: null,
+        audience: 'users',
         position: 1,
         prices: [
           { id: pro.monthly, planId: pro.planId, name: 'Monthly', amount: 3000, currency: 'usd', interval: 'month', active: true },

@@ -603,7 +603,9 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
         {
           id: subscribed.value.id,
           userId: ada.id,
+          organizationId: null,
           userEmail: ada.email,
+          organizationName: null,
           status: 'active',
           plan: { id: basicMonthly.planId, name: 'Basic' },
           price: { id: basicMonthly.id, name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month' },
@@ -737,7 +739,9 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     const invoice = (reason: string) => ({
       id: expect.any(String),
       userId: ada.id,
+      organizationId: null,
       userEmail: ada.email,
+      organizationName: null,
       subscriptionId: subscription!.id,
       status: 'paid',
       reason,

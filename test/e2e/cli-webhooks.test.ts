@@ -1,3 +1,4 @@
+import { userSubject } from '../../domain/billing/subject';
 import { type CliRun, killCliProcessesAfterEach, parseCliJson, runCli } from '../support/cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEvent } from '../../application/billing/record-snapshot';
@@ -82,7 +83,7 @@ async function recordEvent(type: 'invoice.paid'): Promise<string> {
   const event = buildEvent(core, {
     projectId: shop.id,
     type,
-    userId: core.crypto.uuid(),
+    subject: userSubject(core.crypto.uuid()),
     subscriptionId: core.crypto.uuid(),
     dedupeKey: null,
     amount: 1000,

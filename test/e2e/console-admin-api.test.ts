@@ -216,7 +216,7 @@ describe('billing', () => {
 
     const all = await invoicesOf();
     expect(all).toHaveLength(4);
-    expect(all.map((i: { user_id: string; reason: string }) => i.reason)).toEqual([
+    expect(all.map((i: { user_id: string | null; reason: string }) => i.reason)).toEqual([
       'subscription_cycle',
       'subscription_cycle',
       'subscription_create',
@@ -224,11 +224,13 @@ describe('billing', () => {
     ]);
     const created = all.map((i: { created_at: string }) => Date.parse(i.created_at));
     expect(created).toEqual([...created].sort((a, b) => b - a));
-    const first = all.find((i: { user_id: string; reason: string }) => i.user_id === ada.userId && i.reason === 'subscription_create');
+    const first = all.find((i: { user_id: string | null; reason: string }) => i.user_id === ada.userId && i.reason === 'subscription_create');
     expect(first).toEqual({
       id: expect.any(String),
       user_id: ada.userId,
+      organization_id: null,
       user_email: 'ada@example.com',
+      organization_name: null,
       subscription_id: ada.subscriptionId,
       status: 'paid',
       reason: 'subscription_create',
@@ -246,7 +248,7 @@ describe('billing', () => {
 
     // The subscriptions list names each user by email too.
     const subscriptions = (await json<AdminBody<'billing', 'listSubscriptions'>>(await call(`${base}/subscriptions`, { session: op }), 200)).subscriptions;
-    expect(subscriptions.map((s: { user_id: string; user_email: string | null }) => [s.user_id, s.user_email]).sort()).toEqual(
+    expect(subscriptions.map((s: { user_id: string | null; user_email: string | null }) => [s.user_id, s.user_email]).sort()).toEqual(
       [
         [ada.userId, 'ada@example.com'],
         [bob.userId, 'bob@example.com'],
@@ -272,7 +274,9 @@ describe('billing', () => {
     expect(subsPage.subscriptions).toHaveLength(1);
     const subsNext = await pageOf<AdminBody<'billing', 'listSubscriptions'>>(`/subscriptions?limit=1&cursor=${subsPage.next_cursor}`);
     expect(subsNext.subscriptions.map((x: { id: string }) => x.id)).not.toContain(subsPage.subscriptions[0]!.id);
-    expect([...subsPage.subscriptions, ...subsNext.subscriptions].map((x: { user_id: string }) => x.user_id).sort()).toEqual([ada.userId, bob.userId].sort());
+    expect([...subsPage.subscriptions, ...subsNext.subscriptions].map((x: { user_id: string | null }) => x.user_id).sort()).toEqual(
+      [ada.userId, bob.userId].sort(),
+    );
     expect(subsNext.next_cursor).toBeNull();
     for (const path of ['/billing/invoices?cursor=page-2', '/subscriptions?cursor=page-2']) {
       expect(await json(await call(`${base}${path}`, { session: op }), 400)).toEqual({
@@ -280,7 +284,7 @@ describe('billing', () => {
         code: 'invalid_cursor',
       });
     }
-    expect(await invoicesOf(`?user=${ada.userId}&limit=1`)).toEqual([all.find((i: { user_id: string }) => i.user_id === ada.userId)]);
+    expect(await invoicesOf(`?user=${ada.userId}&limit=1`)).toEqual([all.find((i: { user_id: string | null }) => i.user_id === ada.userId)]);
     // A user id of nobody, or not an id at all, has no invoices; an invoice of this project never shows in another.
     expect(await invoicesOf('?user=00000000-0000-4000-8000-000000000000')).toEqual([]);
     expect(await invoicesOf('?user=not-a-user')).toEqual([]);

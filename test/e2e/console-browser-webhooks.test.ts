@@ -1,3 +1,4 @@
+import { userSubject } from '../../domain/billing/subject';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildEvent } from '../../application/billing/record-snapshot';
@@ -71,7 +72,7 @@ it('a card has no blank status band; a failed Test is shown as a failure; Retry 
   const event = buildEvent(core, {
     projectId,
     type: 'invoice.paid',
-    userId: core.crypto.uuid(),
+    subject: userSubject(core.crypto.uuid()),
     subscriptionId: core.crypto.uuid(),
     dedupeKey: null,
     amount: 1000,

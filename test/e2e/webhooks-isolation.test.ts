@@ -1,3 +1,4 @@
+import { userSubject } from '../../domain/billing/subject';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEvent } from '../../application/billing/record-snapshot';
 import type { WebhookUseCases } from '../../application/webhooks/use-cases';
@@ -51,7 +52,7 @@ async function project(app: TestApp, receiver: WebhookReceiver, name: string) {
       const event = buildEvent(core, {
         projectId: id,
         type,
-        userId: core.crypto.uuid(),
+        subject: userSubject(core.crypto.uuid()),
         subscriptionId: core.crypto.uuid(),
         dedupeKey: null,
         amount: null,

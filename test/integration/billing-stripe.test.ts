@@ -1,3 +1,4 @@
+import { allowed } from '../support/billing';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BillingEvent } from '../../application/billing/billing.store';
@@ -276,7 +277,7 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(invoices).toHaveLength(1);
       expect(invoices[0]).toMatchObject({ status: 'paid', amountPaid: 1000, amountDue: 1000, subscriptionId: sub.id, reason: 'subscription_create' });
       expect(invoices[0]!.amountPaid).toBe(stripeInvoice!.amount_paid);
-      expect(await run(() => billing.entitlements(p.actor(user)))).toEqual({ plan: 'Basic', status: 'active', features: ['reports', 'export'] });
+      expect(await run(() => billing.entitlements(p.actor(user)).then(allowed))).toEqual({ plan: 'Basic', status: 'active', features: ['reports', 'export'] });
       expect(await typesOf(p.project, user.id)).toEqual(['subscription.created', 'invoice.paid']);
       const paid = (await eventsOf(p.project, user.id))[1]!;
       expect(paid.payload).toMatchObject({ type: 'invoice.paid', subscriptionId: sub.id, amount: 1000, currency: 'usd', userId: user.id });
@@ -294,7 +295,7 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(declined.ok ? '' : declined.detail).toMatch(/declined/i);
       await fake.webhooks.settled();
       expect(ok(await run(() => billing.currentSubscription(p.actor(user))))).toBeNull();
-      expect(await run(() => billing.entitlements(p.actor(user)))).toBeNull();
+      expect(await run(() => billing.entitlements(p.actor(user)).then(allowed))).toBeNull();
       expect(ok(await run(() => billing.listInvoices(p.actor(user), 10)))).toEqual([]);
       expect(stripeSubscriptions(p.keys)).toEqual([]);
       const events = await eventsOf(p.project, user.id);
@@ -424,7 +425,7 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(preview.amountDue).toBe(proration.amountPaid);
       expect(preview.lines.map((l) => l.amount)).toEqual(proration.lines.map((l) => l.amount));
 
-      expect((await run(() => billing.entitlements(p.actor(user))))?.plan).toBe('Pro');
+      expect((await run(() => billing.entitlements(p.actor(user)).then(allowed)))?.plan).toBe('Pro');
       expect(await typesOf(p.project, user.id)).toEqual(['subscription.created', 'invoice.paid', 'subscription.updated', 'invoice.paid']);
       const events = await eventsOf(p.project, user.id);
       expect(events[3]!.payload).toMatchObject({ amount: proration.amountPaid, currency: 'usd', subscriptionId: sub.id });
@@ -459,7 +460,7 @@ describe('billing use cases against the Stripe-shaped server', () => {
       await fake.webhooks.settled();
       expect(paused.status).toBe('paused');
       expect(fake.get<Stripe.Subscription>(p.keys.id, stripeId)!.pause_collection).toMatchObject({ behavior: 'void' });
-      expect(await run(() => billing.entitlements(p.actor(user)))).toBeNull();
+      expect(await run(() => billing.entitlements(p.actor(user)).then(allowed))).toBeNull();
       expect(ok(await run(() => billing.currentSubscription(p.actor(user))))?.status).toBe('paused');
       expect(await run(() => billing.pauseSubscription(p.actor(user), { requestKey: key() }))).toMatchObject({ ok: false, error: 'subscription_paused' });
 
@@ -467,7 +468,7 @@ describe('billing use cases against the Stripe-shaped server', () => {
       await fake.webhooks.settled();
       expect(resumed.status).toBe('active');
       expect(fake.get<Stripe.Subscription>(p.keys.id, stripeId)!.pause_collection).toBeNull();
-      expect((await run(() => billing.entitlements(p.actor(user))))?.status).toBe('active');
+      expect((await run(() => billing.entitlements(p.actor(user)).then(allowed)))?.status).toBe('active');
       expect(await typesOf(p.project, user.id)).toEqual(['subscription.created', 'invoice.paid', 'subscription.updated', 'subscription.updated']);
     });
 
@@ -481,14 +482,14 @@ describe('billing use cases against the Stripe-shaped server', () => {
       await fake.webhooks.settled();
       expect(pending).toMatchObject({ status: 'pending_cancellation', cancelAtPeriodEnd: true });
       expect(fake.get<Stripe.Subscription>(p.keys.id, stripeId)).toMatchObject({ status: 'active', cancel_at_period_end: true });
-      expect((await run(() => billing.entitlements(p.actor(user))))?.status).toBe('pending_cancellation');
+      expect((await run(() => billing.entitlements(p.actor(user)).then(allowed)))?.status).toBe('pending_cancellation');
 
       // The period ends on Stripe's clock: customer.subscription.deleted reaches Tollgate.
       fake.advance(p.keys.id, 32 * DAY);
       await fake.webhooks.settled();
       expect(fake.get<Stripe.Subscription>(p.keys.id, stripeId)!.status).toBe('canceled');
       expect(ok(await run(() => billing.currentSubscription(p.actor(user))))).toBeNull();
-      expect(await run(() => billing.entitlements(p.actor(user)))).toBeNull();
+      expect(await run(() => billing.entitlements(p.actor(user)).then(allowed))).toBeNull();
       const [record] = ok(await run(() => billing.listSubscriptions(p.project.id, { userId: user.id }))).items;
       expect(record).toMatchObject({ id: sub.id, status: 'canceled', cancelAtPeriodEnd: false });
       expect(record!.endedAt?.getTime()).toBe(fake.get<Stripe.Subscription>(p.keys.id, stripeId)!.ended_at! * 1000);
@@ -524,7 +525,7 @@ describe('billing use cases against the Stripe-shaped server', () => {
       fake.advance(p.keys.id, DAY);
       await fake.webhooks.settled();
       expect(ok(await run(() => billing.currentSubscription(p.actor(user))))?.status).toBe('paused');
-      expect(await run(() => billing.entitlements(p.actor(user)))).toBeNull();
+      expect(await run(() => billing.entitlements(p.actor(user)).then(allowed))).toBeNull();
       expect(ok(await run(() => billing.listInvoices(p.actor(user), 10))).reduce((sum, i) => sum + i.amountPaid, 0)).toBe(1000);
 
       const resumed = ok(await run(() => billing.resumeSubscription(p.actor(user), { requestKey: key() })));
@@ -577,7 +578,7 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(canceled.status).toBe('canceled');
       expect(fake.get<Stripe.Subscription>(p.keys.id, stripeId)!.status).toBe('canceled');
       expect(ok(await run(() => billing.currentSubscription(p.actor(user))))).toBeNull();
-      expect(await run(() => billing.entitlements(p.actor(user)))).toBeNull();
+      expect(await run(() => billing.entitlements(p.actor(user)).then(allowed))).toBeNull();
       expect(await typesOf(p.project, user.id)).toEqual(['subscription.created', 'invoice.paid', 'subscription.canceled']);
       expect(await run(() => billing.cancelSubscription(p.actor(user), { atPeriodEnd: false, requestKey: key() }))).toMatchObject({
         ok: false,
@@ -623,7 +624,7 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(current.status).toBe('past_due');
       const invoices = ok(await run(() => billing.listInvoices(p.actor(user), 10)));
       expect(invoices[0]).toMatchObject({ reason: 'subscription_cycle', status: 'open', amountDue: 1000, amountPaid: 0 });
-      expect((await run(() => billing.entitlements(p.actor(user))))?.status).toBe('past_due');
+      expect((await run(() => billing.entitlements(p.actor(user)).then(allowed)))?.status).toBe('past_due');
       const events = await eventsOf(p.project, user.id);
       expect(events.map((e) => e.type)).toEqual(['subscription.created', 'invoice.paid', 'payment.failed', 'subscription.updated']);
       expect(events[2]!.payload).toMatchObject({ subscriptionId: sub.id, amount: 1000, currency: 'usd' });
@@ -637,7 +638,7 @@ describe('billing use cases against the Stripe-shaped server', () => {
     const trial = ok(await subscribe(p, user, p.pro.priceId, 'pm_card_chargeCustomerFail'));
     expect(trial).toMatchObject({ status: 'trialing' });
     expect(trial.trialEnd!.getTime() - trial.trialStart!.getTime()).toBe(7 * DAY * 1000);
-    expect(await run(() => billing.entitlements(p.actor(user)))).toMatchObject({ plan: 'Pro', status: 'trialing' });
+    expect(await run(() => billing.entitlements(p.actor(user)).then(allowed))).toMatchObject({ plan: 'Pro', status: 'trialing' });
     fake.advance(p.keys.id, 8 * DAY);
     await fake.webhooks.settled();
     expect(ok(await run(() => billing.currentSubscription(p.actor(user))))?.status).toBe('past_due');
@@ -673,7 +674,11 @@ describe('billing use cases against the Stripe-shaped server', () => {
       expect(sub).toMatchObject({ status: 'trialing', plan: { name: 'Pro' }, processor: 'stripe' });
       expect(sub.trialEnd!.getTime() - sub.trialStart!.getTime()).toBe(14 * DAY * 1000);
       expect(sub.paymentMethod).toMatchObject({ brand: 'visa', last4: '4242' });
-      expect(await run(() => billing.entitlements(p.actor(user)))).toEqual({ plan: 'Pro', status: 'trialing', features: ['reports', 'export', 'sso'] });
+      expect(await run(() => billing.entitlements(p.actor(user)).then(allowed))).toEqual({
+        plan: 'Pro',
+        status: 'trialing',
+        features: ['reports', 'export', 'sso'],
+      });
       // A $0 trial invoice is no payment.
       expect(await typesOf(p.project, user.id)).toEqual(['subscription.created']);
       const [stripeSub] = stripeSubscriptions(p.keys);

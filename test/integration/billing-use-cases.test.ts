@@ -1,3 +1,4 @@
+import { allowed } from '../support/billing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BillingUseCases } from '../../application/billing/use-cases';
 import type { Project } from '../../domain/project';
@@ -67,7 +68,7 @@ describe('billing use cases on the sandbox', () => {
     const invoices = ok(await run(() => billing.listInvoices(actor(user), 10)));
     expect(invoices).toHaveLength(1);
     expect(invoices[0]).toMatchObject({ status: 'paid', amountPaid: 1000, subscriptionId: sub.id });
-    expect(await run(() => billing.entitlements(actor(user)))).toEqual({ plan: 'Basic', status: 'active', features: ['reports', 'export'] });
+    expect(await run(() => billing.entitlements(actor(user)).then(allowed))).toEqual({ plan: 'Basic', status: 'active', features: ['reports', 'export'] });
 
     // Half way through the month: the upgrade charges the difference for the remaining half.
     clock.advanceSeconds(15 * 86_400);
@@ -81,17 +82,17 @@ describe('billing use cases on the sandbox', () => {
     expect(afterChange).toHaveLength(2);
     expect(afterChange[0]!.amountPaid).toBe(preview.amountDue);
     expect(afterChange[0]!.lines.some((l) => l.proration)).toBe(true);
-    expect((await run(() => billing.entitlements(actor(user))))?.plan).toBe('Pro');
+    expect((await run(() => billing.entitlements(actor(user)).then(allowed)))?.plan).toBe('Pro');
 
     const paused = ok(await run(() => billing.pauseSubscription(actor(user), { requestKey: key() })));
     expect(paused.status).toBe('paused');
-    expect(await run(() => billing.entitlements(actor(user)))).toBeNull();
+    expect(await run(() => billing.entitlements(actor(user)).then(allowed))).toBeNull();
     const resumed = ok(await run(() => billing.resumeSubscription(actor(user), { requestKey: key() })));
     expect(resumed.status).toBe('active');
 
     const pending = ok(await run(() => billing.cancelSubscription(actor(user), { atPeriodEnd: true, requestKey: key() })));
     expect(pending.status).toBe('pending_cancellation');
-    expect((await run(() => billing.entitlements(actor(user))))?.status).toBe('pending_cancellation');
+    expect((await run(() => billing.entitlements(actor(user)).then(allowed)))?.status).toBe('pending_cancellation');
     ok(await run(() => billing.resumeSubscription(actor(user), { requestKey: key() })));
     const canceled = ok(await run(() => billing.cancelSubscription(actor(user), { atPeriodEnd: false, requestKey: key() })));
     expect(canceled.status).toBe('canceled');
@@ -155,7 +156,7 @@ describe('billing use cases on the sandbox', () => {
     ok(await run(() => billing.advanceSandbox(project.id, 10)));
     const pastDue = ok(await run(() => billing.currentSubscription(actor(failing))));
     expect(pastDue?.status).toBe('past_due');
-    expect((await run(() => billing.entitlements(actor(failing))))?.status).toBe('past_due');
+    expect((await run(() => billing.entitlements(actor(failing)).then(allowed)))?.status).toBe('past_due');
     const failed = ok(await run(() => billing.listEvents(project.id, { type: 'payment.failed', limit: 50 })));
     expect(failed.some((e) => e.userId === failing.id && e.subscriptionId === trial.id)).toBe(true);
 

@@ -88,6 +88,7 @@ export function describePaymentProcessorContract(name: string, setup: () => Prom
         recommended: false,
         trialsEnabled,
         defaultTrialDays: null,
+        audience: 'users',
         position: 0,
       };
     }

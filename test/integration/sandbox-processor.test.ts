@@ -82,6 +82,7 @@ async function product(name: string, amounts: number[], options: { interval?: 'm
     recommended: false,
     trialsEnabled: true,
     defaultTrialDays: null,
+    audience: 'users',
     position: 0,
   };
   const productId = must(await on.upsertProduct(plan, null, { projectId }));

@@ -70,6 +70,7 @@ const plan = (id: string, name: string, description = ''): Plan => ({
   recommended: false,
   trialsEnabled: true,
   defaultTrialDays: null,
+  audience: 'users',
   position: 0,
 });
 const price = (id: string, planId: string, amount: number, interval: 'month' | 'year' = 'month'): Price => ({

@@ -58,7 +58,11 @@ export function operatorActions(core: Core, actor: AuditActor) {
       users: stores.users,
       directory,
       listSessions: makeListSessions({ sessions: stores.sessions, users: stores.users, clock }),
-      currentSubscription: makeCurrentSubscription({ subscriptions: stores.billing.subscriptions, catalog: stores.billing.catalog }),
+      currentSubscription: makeCurrentSubscription({
+        subscriptions: stores.billing.subscriptions,
+        catalog: stores.billing.catalog,
+        organizations: { memberships: core.memberships, store: stores.organizations },
+      }),
     }),
     /** Ends one session of an end user, as the operator (recorded as `session.revoked`). */
     endUserSession: (input: { projectId: string; userId: string; sessionId: string }) => endSession({ ...input, actor, origin: SYSTEM_ORIGIN }),

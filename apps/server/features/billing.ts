@@ -13,6 +13,9 @@ import { makeReceiveProcessorWebhook } from '../../../application/billing/receiv
 import { makeSandboxOperations } from '../../../application/billing/sandbox-operations';
 import { makeStartCheckout } from '../../../application/billing/start-checkout';
 import { makeSubscribe } from '../../../application/billing/subscribe';
+import { makeOrganizationBilling, makeSubjectEntitlements, makeWindDownOrganization } from '../../../application/billing/organization-billing';
+import { ORGANIZATION_DELETED_TOPIC } from '../../../application/organizations/organization-deleted';
+import { handleTopic, type TopicHandler } from '../../../application/ports/outbox';
 import { auditBillingActions } from '../../../application/billing/audited-actions';
 import type { BillingUseCases } from '../../../application/billing/use-cases';
 import { ProcessorRegistry } from '../../../infrastructure/billing/processor-directory';
@@ -46,6 +49,8 @@ export interface BillingFeature extends Feature {
   adminRoutes: { billing: ReturnType<typeof makeAdminBillingRoutes> };
   /** The sandbox processor's checkout page. */
   pages: (app: express.Express) => void;
+  /** A deleted organization's subscription canceled. */
+  handlers: readonly TopicHandler[];
   /** The sandbox's renewals, trial ends and scheduled cancellations, on BILLING_SANDBOX_CRON. */
   schedules: ScheduledJob[];
 }
@@ -73,6 +78,7 @@ export function wireBilling({ core, config, console }: BillingFeatureInput): Bil
     locks: stores.locks,
     processorEvents: stores.processorEvents,
     entitlementsReader: stores.entitlements,
+    organizations: { memberships: core.memberships, store: core.stores.organizations },
     processors: new ProcessorRegistry({
       sandbox: sandboxDeps,
       stripe: { apiUrl: config.STRIPE_API_URL, timeoutMs: config.STRIPE_TIMEOUT_MS, maxNetworkRetries: config.STRIPE_MAX_NETWORK_RETRIES },
@@ -124,6 +130,9 @@ export function wireBilling({ core, config, console }: BillingFeatureInput): Bil
       runSandboxRenewals: sandbox.runSandboxRenewals,
       sandboxCheckout: sandbox.sandboxCheckout,
       completeSandboxCheckout: sandbox.completeSandboxCheckout,
+      organizationBilling: makeOrganizationBilling(deps),
+      windDownOrganization: makeWindDownOrganization(deps),
+      subjectEntitlements: makeSubjectEntitlements(deps),
     },
     { audit: core.audit, clock },
   );
@@ -132,6 +141,13 @@ export function wireBilling({ core, config, console }: BillingFeatureInput): Bil
     routes: { billing: makeBillingRoutes(useCases) },
     adminRoutes: { billing: makeAdminBillingRoutes({ accounts: console, billing: useCases }) },
     pages: (app) => mountSandboxCheckout(app, useCases),
+    handlers: [
+      handleTopic(ORGANIZATION_DELETED_TOPIC, async (m, { messageId }) => {
+        const outcome = await useCases.windDownOrganization({ ...m, messageId });
+        if (outcome === 'canceled')
+          logger.info({ projectId: m.projectId, organizationId: m.organizationId }, "billing: a deleted organization's subscription was canceled");
+      }),
+    ],
     schedules: allowed
       ? [{ name: 'billing.sandbox-renewals', cron: config.BILLING_SANDBOX_CRON, run: () => useCases.runSandboxRenewals().then(() => undefined) }]
       : [],

@@ -39,7 +39,13 @@ export function organizationUseCases(core: Core, dns: DnsTxtResolver = new Syste
   const { stores } = core;
   const fanOut = webhookEventPublisher({ core }, stores.billing.events);
   const events: OrganizationEvents = {
-    publish: (e) => fanOut.publish({ ...e, subscriptionId: null, dedupeKey: null }),
+    publish: (e) =>
+      fanOut.publish({
+        ...e,
+        organizationId: typeof e.payload.organizationId === 'string' ? e.payload.organizationId : null,
+        subscriptionId: null,
+        dedupeKey: null,
+      }),
   };
   const deps: OrganizationDeps = {
     store: stores.organizations,

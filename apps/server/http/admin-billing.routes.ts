@@ -49,6 +49,7 @@ const planView = (p: OperatorPlanView) => ({
 export const adminSubscriptionView = (v: SubscriptionView) => ({
   id: v.id,
   user_id: v.userId,
+  organization_id: v.organizationId,
   status: v.status,
   plan: { id: v.plan.id, name: v.plan.name },
   price: { id: v.price.id, name: v.price.name, amount: v.price.amount, currency: v.price.currency, interval: v.price.interval },
@@ -57,12 +58,14 @@ export const adminSubscriptionView = (v: SubscriptionView) => ({
   created_at: v.createdAt.toISOString(),
 });
 
-const subscriptionRowView = (v: OperatorSubscriptionView) => ({ ...adminSubscriptionView(v), user_email: v.userEmail });
+const subscriptionRowView = (v: OperatorSubscriptionView) => ({ ...adminSubscriptionView(v), user_email: v.userEmail, organization_name: v.organizationName });
 
 const invoiceView = (v: OperatorInvoiceView) => ({
   id: v.id,
   user_id: v.userId,
+  organization_id: v.organizationId,
   user_email: v.userEmail,
+  organization_name: v.organizationName,
   subscription_id: v.subscriptionId,
   status: v.status,
   reason: v.reason,
@@ -81,6 +84,7 @@ const eventView = (e: BillingEvent) => ({
   id: e.id,
   type: e.type,
   user_id: e.userId,
+  organization_id: e.organizationId,
   subscription_id: e.subscriptionId,
   amount: typeof e.payload.amount === 'number' ? e.payload.amount : null,
   currency: typeof e.payload.currency === 'string' ? e.payload.currency : null,
@@ -96,21 +100,21 @@ const planInput = (b: {
   recommended?: boolean;
   trials_enabled?: boolean;
   default_trial_days?: number | null;
+  audience?: string;
 }) => {
   const input: Record<string, unknown> = {};
   if (b.name !== undefined) input.name = b.name;
   if (b.description !== undefined) input.description = b.description;
-  audience?: string;
   if (b.features !== undefined) input.features = b.features;
   if (b.hidden !== undefined) input.hidden = b.hidden;
   if (b.recommended !== undefined) input.recommended = b.recommended;
   if (b.trials_enabled !== undefined) input.trialsEnabled = b.trials_enabled;
   if (b.default_trial_days !== undefined) input.defaultTrialDays = b.default_trial_days;
+  if (b.audience !== undefined) input.audience = b.audience;
   return input;
 };
 
 /**
-  if (b.audience !== undefined) input.audience = b.audience;
  * The console's billing routes over the operator's billing use cases (the CLI's). Each first asks
  * whether the signed-in account may see the project (404 `project_not_found` if not). A refusal is
  * answered by `failureResponse`, with the processor's own words when it gave some (Stripe's reason

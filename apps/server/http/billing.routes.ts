@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import { billingContract } from '../../../contract/billing.contract';
-import type { BillingActor, ProcessorUseCases, UserUseCases } from '../../../application/billing/use-cases';
+import type { BillingActor, ProcessorUseCases, ProjectServerUseCases, UserUseCases } from '../../../application/billing/use-cases';
 import {
   type ChangePreviewView,
   type InvoiceLineView,
@@ -10,6 +11,7 @@ import {
   planView,
   type SubscriptionView,
 } from '../../../application/billing/views';
+import { readClaim } from '../../../domain/organizations/claims';
 import { requestKeyOf } from './idempotency';
 import { failureResponse } from './rate-limit';
 import { authOf, originOf, projectOf, rawBodyOf } from './request-context';
@@ -17,13 +19,17 @@ import { authOf, originOf, projectOf, rawBodyOf } from './request-context';
 const s = initServer();
 
 /** What the billing routes call: the end user's use cases and the processor's inbound ones. */
-export type BillingRouteUseCases = UserUseCases & Pick<ProcessorUseCases, 'receiveProcessorWebhook'>;
+export type BillingRouteUseCases = UserUseCases & Pick<ProcessorUseCases, 'receiveProcessorWebhook'> & Pick<ProjectServerUseCases, 'organizationBilling'>;
 
-/** The signed-in user of a `user` route, and the project of the token. */
-function actorOf(res: Response): BillingActor {
+/**
+ * The signed-in user of a `user` route and the project of the token; with `?for=organization`,
+ * acting for the token's active organization (claim `org`; null when it names none).
+ */
+function actorOf(res: Response, query?: { for?: 'user' | 'organization' }): BillingActor {
   const auth = authOf(res);
   if (!auth.project || !auth.user) throw new Error('route has no authenticated user');
-  return { project: auth.project, user: auth.user };
+  if (query?.for !== 'organization') return { project: auth.project, user: auth.user };
+  return { project: auth.project, user: auth.user, organizationId: readClaim(auth.claims?.org)?.id ?? null };
 }
 
 const iso = (date: Date): string => date.toISOString();
@@ -105,8 +111,8 @@ const DEFAULT_INVOICE_LIMIT = 10;
  */
 export function makeBillingRoutes(billing: BillingRouteUseCases) {
   return s.router(billingContract, {
-    plans: async ({ res }) => {
-      const plans = await billing.listVisiblePlans(projectOf(res));
+    plans: async ({ query, res }) => {
+      const plans = await billing.listVisiblePlans(projectOf(res), query.for === 'organization' ? 'organization' : 'user');
       return { status: 200, body: { plans: plans.map(renderPlan) } };
     },
 
@@ -115,8 +121,8 @@ export function makeBillingRoutes(billing: BillingRouteUseCases) {
       return { status: 200, body: { products: products.map(renderPlan) } };
     },
 
-    checkout: async ({ body, res }) => {
-      const r = await billing.startCheckout(actorOf(res), {
+    checkout: async ({ body, query, res }) => {
+      const r = await billing.startCheckout(actorOf(res, query), {
         priceId: body.priceId,
         successUrl: body.successUrl,
         cancelUrl: body.cancelUrl,
@@ -127,67 +133,94 @@ export function makeBillingRoutes(billing: BillingRouteUseCases) {
       return r.ok ? { status: 200, body: { id: r.value.id, url: r.value.url } } : failureResponse(res, r);
     },
 
-    setupIntent: async ({ res }) => {
-      const r = await billing.createSetupIntent(actorOf(res), requestKeyOf(res));
+    setupIntent: async ({ query, res }) => {
+      const r = await billing.createSetupIntent(actorOf(res, query), requestKeyOf(res));
       return r.ok ? { status: 200, body: { clientSecret: r.value.clientSecret, publishableKey: r.value.publishableKey } } : failureResponse(res, r);
     },
 
-    subscribe: async ({ body, req, res }) => {
+    subscribe: async ({ body, query, req, res }) => {
       const r = await billing.subscribe(
-        { ...actorOf(res), origin: originOf(req, res) },
+        { ...actorOf(res, query), origin: originOf(req, res) },
         { priceId: body.priceId, paymentMethodId: body.paymentMethodId, requestKey: requestKeyOf(res) },
       );
       return r.ok ? { status: 201, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 
-    subscription: async ({ res }) => {
-      const r = await billing.currentSubscription(actorOf(res));
+    subscription: async ({ query, res }) => {
+      const r = await billing.currentSubscription(actorOf(res, query));
       if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: r.value === null ? null : renderSubscription(r.value) };
     },
 
     invoices: async ({ query, res }) => {
-      const r = await billing.listInvoices(actorOf(res), query.limit ?? DEFAULT_INVOICE_LIMIT);
+      const r = await billing.listInvoices(actorOf(res, query), query.limit ?? DEFAULT_INVOICE_LIMIT);
       return r.ok ? { status: 200, body: { invoices: r.value.map(renderInvoice) } } : failureResponse(res, r);
     },
 
-    entitlements: async ({ res }) => {
-      const entitlements = await billing.entitlements(actorOf(res));
+    entitlements: async ({ query, res }) => {
+      const r = await billing.entitlements(actorOf(res, query));
+      if (!r.ok) return failureResponse(res, r);
+      const entitlements = r.value;
       return {
         status: 200,
         body: entitlements === null ? null : { plan: entitlements.plan, status: entitlements.status, features: [...entitlements.features] },
       };
     },
 
-    changePreview: async ({ body, res }) => {
-      const r = await billing.previewChange(actorOf(res), body.new_price_id);
+    changePreview: async ({ body, query, res }) => {
+      const r = await billing.previewChange(actorOf(res, query), body.new_price_id);
       return r.ok ? { status: 200, body: renderPreview(r.value) } : failureResponse(res, r);
     },
 
-    change: async ({ body, req, res }) => {
+    change: async ({ body, query, req, res }) => {
       const r = await billing.changeSubscription(
-        { ...actorOf(res), origin: originOf(req, res) },
+        { ...actorOf(res, query), origin: originOf(req, res) },
         { newPriceId: body.new_price_id, requestKey: requestKeyOf(res) },
       );
       return r.ok ? { status: 200, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 
-    cancel: async ({ body, req, res }) => {
+    cancel: async ({ body, query, req, res }) => {
       const r = await billing.cancelSubscription(
-        { ...actorOf(res), origin: originOf(req, res) },
+        { ...actorOf(res, query), origin: originOf(req, res) },
         { atPeriodEnd: body.at_period_end ?? true, requestKey: requestKeyOf(res) },
       );
       return r.ok ? { status: 200, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 
-    pause: async ({ req, res }) => {
-      const r = await billing.pauseSubscription({ ...actorOf(res), origin: originOf(req, res) }, { requestKey: requestKeyOf(res) });
+    pause: async ({ query, req, res }) => {
+      const r = await billing.pauseSubscription({ ...actorOf(res, query), origin: originOf(req, res) }, { requestKey: requestKeyOf(res) });
       return r.ok ? { status: 200, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 
-    resume: async ({ req, res }) => {
-      const r = await billing.resumeSubscription({ ...actorOf(res), origin: originOf(req, res) }, { requestKey: requestKeyOf(res) });
+    resume: async ({ query, req, res }) => {
+      const r = await billing.resumeSubscription({ ...actorOf(res, query), origin: originOf(req, res) }, { requestKey: requestKeyOf(res) });
       // A resume once a period began while paused charges the new period: a decline answers 402.
+      return r.ok ? { status: 200, body: renderSubscription(r.value) } : failureResponse(res, r);
+    },
+
+    organizationSubscription: async ({ params, res }) => {
+      const r = await billing.organizationBilling.subscription(projectOf(res).id, params.orgId);
+      if (!r.ok) return failureResponse(res, r);
+      return { status: 200, body: r.value === null ? null : renderSubscription(r.value) };
+    },
+
+    organizationEntitlements: async ({ params, res }) => {
+      const r = await billing.organizationBilling.entitlements(projectOf(res).id, params.orgId);
+      if (!r.ok) return failureResponse(res, r);
+      return { status: 200, body: r.value === null ? null : { plan: r.value.plan, status: r.value.status, features: [...r.value.features] } };
+    },
+
+    organizationInvoices: async ({ params, query, res }) => {
+      const r = await billing.organizationBilling.invoices(projectOf(res).id, params.orgId, query.limit);
+      return r.ok ? { status: 200, body: { invoices: r.value.map(renderInvoice) } } : failureResponse(res, r);
+    },
+
+    organizationCancel: async ({ params, body, res }) => {
+      const r = await billing.organizationBilling.cancel(projectOf(res).id, params.orgId, {
+        atPeriodEnd: body.at_period_end ?? true,
+        requestKey: randomUUID(),
+      });
       return r.ok ? { status: 200, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 

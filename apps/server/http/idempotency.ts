@@ -56,7 +56,8 @@ export function withIdempotency<R extends Record<string, unknown>>(contract: App
           scope: `${auth.project.id}:${auth.user.id}`,
           key: header === undefined ? null : Array.isArray(header) ? header.join(', ') : header,
           method: req.method,
-          path: req.path,
+          // The query names whom a billing request acts for (`?for=organization`): part of the request.
+          path: req.originalUrl,
           body: req.body as JsonValue | undefined,
         },
         (key) => {

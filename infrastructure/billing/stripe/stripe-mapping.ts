@@ -13,6 +13,7 @@ import { StripeShapeError } from './stripe-errors';
 export const METADATA_KEYS = {
   projectId: 'tollgate_project_id',
   userId: 'tollgate_user_id',
+  organizationId: 'tollgate_organization_id',
   subscriptionId: 'tollgate_subscription_id',
   priceId: 'tollgate_price_id',
 } as const satisfies Record<keyof ProcessorMetadata, string>;

@@ -1,7 +1,7 @@
 import { api } from '../../api';
 import { ErrorNote, LoadMore, Loading, TableBox, usePages, when } from '../../ui';
 import { day, invoiceReason, money } from './format';
-import { UserLink } from './user-link';
+import { OwnerLink } from './user-link';
 
 export function InvoicesList(props: { projectId: string }) {
   const params = { projectId: props.projectId };
@@ -33,7 +33,7 @@ export function InvoicesList(props: { projectId: string }) {
               <tr key={i.id}>
                 <td>{when(i.created_at)}</td>
                 <td>
-                  <UserLink projectId={props.projectId} id={i.user_id} email={i.user_email} />
+                  <OwnerLink projectId={props.projectId} row={i} />
                 </td>
                 <td>{i.status}</td>
                 <td>{invoiceReason(i.reason)}</td>

@@ -1,7 +1,7 @@
 import { api } from '../../api';
 import { ErrorNote, LoadMore, Loading, TableBox, usePages, when } from '../../ui';
 import { money } from './format';
-import { UserLink } from './user-link';
+import { OwnerLink } from './user-link';
 
 export function SubscriptionsList(props: { projectId: string }) {
   const params = { projectId: props.projectId };
@@ -31,7 +31,7 @@ export function SubscriptionsList(props: { projectId: string }) {
             {subs.rows.map((s) => (
               <tr key={s.id}>
                 <td>
-                  <UserLink projectId={props.projectId} id={s.user_id} email={s.user_email} />
+                  <OwnerLink projectId={props.projectId} row={s} />
                 </td>
                 <td>{s.plan.name}</td>
                 <td>
