@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiKeyHeaders, c, shared } from './common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors } from './errors';
+import { EntitlementsSchema } from './billing.contract';
 import { ActiveOrganizationSchema } from './organizations.contract';
 
 export const TokenUserSchema = z.object({
@@ -20,8 +21,18 @@ export const tokenContract = c.router(
       summary: 'Verify an access token',
       description:
         'Checks signature (HS256 with the project secret), issuer, audience (the project), expiry, and that the user still exists and is enabled. ' +
-        'Every failure answers 200 with valid:false.',
-      body: z.object({ token: z.string().max(8192) }),
+        'Every failure answers 200 with valid:false. ' +
+        'With `include: ["entitlements"]` a valid answer also has `entitlements`: those of the token\'s context, its active organization when ' +
+        "it has one (a member is entitled to the organization's plan), else the user's own ({plan, status, features}, or null), read now as " +
+        'GET billing/entitlements reads them. Without it nothing is read: the default answer costs no billing query.',
+      body: z.object({
+        token: z.string().max(8192),
+        include: z
+          .array(z.enum(['entitlements']))
+          .max(1)
+          .optional()
+          .describe('["entitlements"]: add the entitlements of the token\'s context'),
+      }),
       responses: {
         200: z.union([
           z.object({
@@ -31,6 +42,9 @@ export const tokenContract = c.router(
             organization: ActiveOrganizationSchema.nullable().describe(
               "The token's active organization as it is now (role and permissions current; null when none, or when the user left it or it was deleted)",
             ),
+            entitlements: EntitlementsSchema.nullable()
+              .optional()
+              .describe('Only with include ["entitlements"]: the active organization\'s entitlements, else the user\'s; null when none'),
           }),
           z.object({ valid: z.literal(false), user: z.null(), expiresAt: z.null() }),
         ]),

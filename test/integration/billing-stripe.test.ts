@@ -1,4 +1,4 @@
-import { allowed } from '../support/billing';
+import { ok as allowed } from '../support/billing';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BillingEvent } from '../../application/billing/billing.store';

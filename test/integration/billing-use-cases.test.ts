@@ -1,4 +1,4 @@
-import { allowed } from '../support/billing';
+import { ok as allowed } from '../support/billing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BillingUseCases } from '../../application/billing/use-cases';
 import type { Project } from '../../domain/project';

@@ -109,9 +109,3 @@ export async function createSandboxShop(t: TestApp): Promise<{ shop: TestProject
   });
   return { shop, catalog };
 }
-
-/** A use case's value; its refusal fails the test. */
-export function allowed<T>(r: { ok: true; value: T } | { ok: false; error: string }): T {
-  if (!r.ok) throw new Error(`refused: ${r.error}`);
-  return r.value;
-}
