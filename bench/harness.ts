@@ -286,7 +286,7 @@ export async function startBench(): Promise<Bench> {
     const projectId = created.value.project.id;
     const steps = [
       await billing.connectBilling(projectId, { processor: 'sandbox' }),
-      await billing.createPlan(projectId, { name: 'Basic', features: 'reports, export' }),
+      await billing.createPlan(projectId, { name: 'Basic', features: 'reports, export', audience: 'both' }),
       await billing.createPlan(projectId, { name: 'Pro', features: 'reports, export, sso' }),
     ];
     const price = await billing.createPrice(projectId, 'Basic', { name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month' });

@@ -25,6 +25,7 @@ import { tokenRefresh } from './workloads/4-token-refresh';
 import { verifyUnderSignin } from './workloads/5-verify-under-signin';
 import { oauthRoundTrip } from './workloads/6-oauth-round-trip';
 import { billingEntitlements } from './workloads/7-billing-entitlements';
+import { billingEntitlementsOrganization } from './workloads/7b-billing-entitlements-organization';
 import { sandboxSubscribe } from './workloads/8-sandbox-subscribe';
 import { webhookDeliveries } from './workloads/9-webhook-deliveries';
 import { webhookIsolation } from './workloads/9b-webhook-isolation';
@@ -40,6 +41,7 @@ const WORKLOADS = [
   verifyUnderSignin,
   oauthRoundTrip,
   billingEntitlements,
+  billingEntitlementsOrganization,
   sandboxSubscribe,
   webhookDeliveries,
   webhookIsolation,
