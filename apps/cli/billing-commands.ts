@@ -69,8 +69,12 @@ const CURSOR_OPTION = { arity: 1, placeholder: '<cursor>', description: 'the nex
 const more = (what: string, nextCursor: string | null) => (nextCursor ? `\n\nMore ${what}: add --cursor ${nextCursor}` : '');
 
 /** What a list printed when it found nothing, with the filters it was given. */
-const noneFound = (what: string, filter: { projectId: string; status?: string | undefined; userId?: string | undefined; cursor?: string | undefined }) =>
-  `No ${what}${filter.status ? ` with status ${filter.status}` : ''}${filter.userId ? ` for user ${filter.userId}` : ''} ` +
+const noneFound = (
+  what: string,
+  filter: { projectId: string; status?: string | undefined; userId?: string | undefined; organizationId?: string | undefined; cursor?: string | undefined },
+) =>
+  `No ${what}${filter.status ? ` with status ${filter.status}` : ''}${filter.userId ? ` for user ${filter.userId}` : ''}` +
+  `${filter.organizationId ? ` for organization ${filter.organizationId}` : ''} ` +
   `in project ${filter.projectId}${filter.cursor ? ' after this cursor' : ''}.`;
 
 // ---------------------------------------------------------------------------------------------
@@ -335,6 +339,7 @@ export const BILLING_COMMANDS: Command[] = [
     summary: "List a project's subscriptions, newest first",
     options: {
       user: { arity: 1, placeholder: '<userId>', description: "only this end user's subscriptions" },
+      organization: { arity: 1, placeholder: '<organizationId>', description: "only this organization's subscriptions" },
       status: {
         arity: 1,
         placeholder: '<status>',
@@ -345,6 +350,7 @@ export const BILLING_COMMANDS: Command[] = [
     },
     plan({ args, options }) {
       const userId = options.string('user');
+      const organizationId = options.string('organization');
       const status = options.string('status');
       const statuses: readonly string[] = [...SUBSCRIPTION_STATUSES, 'pending_cancellation'];
       if (status !== undefined && !statuses.includes(status)) options.fail(`--status must be one of ${statuses.join(', ')}, got "${status}".`);
@@ -354,6 +360,7 @@ export const BILLING_COMMANDS: Command[] = [
       return async (_admin, billing) => {
         const filter = {
           ...(userId !== undefined ? { userId } : {}),
+          ...(organizationId !== undefined ? { organizationId } : {}),
           ...(status !== undefined ? { status } : {}),
           limit,
           ...(cursor !== undefined ? { cursor } : {}),
@@ -363,7 +370,7 @@ export const BILLING_COMMANDS: Command[] = [
         const text = subscriptions.length
           ? table(['ID', 'USER', 'EMAIL', 'STATUS', 'PLAN', 'PRICE', 'PERIOD END', 'PROCESSOR'], subscriptionRows(subscriptions)) +
             more('subscriptions', page.nextCursor)
-          : noneFound('subscriptions', { projectId, status, userId, cursor });
+          : noneFound('subscriptions', { projectId, status, userId, organizationId, cursor });
         return { json: { projectId, subscriptions, nextCursor: page.nextCursor }, text };
       };
     },
@@ -374,6 +381,7 @@ export const BILLING_COMMANDS: Command[] = [
     summary: "List a project's invoices of every user, newest first",
     options: {
       user: { arity: 1, placeholder: '<userId>', description: "only this end user's invoices" },
+      organization: { arity: 1, placeholder: '<organizationId>', description: "only this organization's invoices" },
       status: { arity: 1, placeholder: '<status>', description: `only this status: ${INVOICE_STATUSES.join(', ')}` },
       limit: { arity: 1, placeholder: '<n>', description: 'at most n invoices (1 to 500, default 50)' },
       cursor: CURSOR_OPTION,
@@ -381,6 +389,7 @@ export const BILLING_COMMANDS: Command[] = [
     plan({ args, options }) {
       const projectId = args.projectId!;
       const userId = options.string('user');
+      const organizationId = options.string('organization');
       const status = options.string('status');
       if (status !== undefined && !isInvoiceStatus(status)) options.fail(`--status must be one of ${INVOICE_STATUSES.join(', ')}, got "${status}".`);
       const limit = listLimit(options) ?? 50;
@@ -388,6 +397,7 @@ export const BILLING_COMMANDS: Command[] = [
       return async (_admin, billing) => {
         const filter = {
           ...(userId !== undefined ? { userId } : {}),
+          ...(organizationId !== undefined ? { organizationId } : {}),
           ...(status !== undefined && isInvoiceStatus(status) ? { status } : {}),
           limit,
           ...(cursor !== undefined ? { cursor } : {}),
@@ -396,7 +406,7 @@ export const BILLING_COMMANDS: Command[] = [
         const invoices = page.items;
         const text = invoices.length
           ? table(['CREATED', 'USER', 'EMAIL', 'STATUS', 'REASON', 'TOTAL', 'PERIOD', 'ID'], invoiceRows(invoices)) + more('invoices', page.nextCursor)
-          : noneFound('invoices', { projectId, status, userId, cursor });
+          : noneFound('invoices', { projectId, status, userId, organizationId, cursor });
         return { json: { projectId, invoices, nextCursor: page.nextCursor }, text };
       };
     },

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BillingUseCases } from '../../application/billing/use-cases';
 import type { Project } from '../../domain/project';
 import type { EndUser } from '../../domain/user';
+import { CLI_ADMIN } from '../../domain/audit';
+import { SYSTEM_ORIGIN } from '../../application/ports/request-origin';
 import { loadConfig } from '../../apps/server/config';
 import { wireBilling } from '../../apps/server/features/billing';
 import { createLogger } from '../../apps/server/http/logger';
@@ -797,6 +799,39 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
     expect(parseJson(bad[0]!).error).toBe('--status must be one of open, paid, void, uncollectible, got "refunded".');
     expect(parseJson(bad[2]!).error).toBe('Missing <projectId>.');
     expect(parseJson(bad[3]!).error).toContain(MISSING);
+  });
+
+  it("subscription list and invoice list show an organization's as org:<id> with its name; --organization keeps one organization's", async () => {
+    const team = await inContext(async () => {
+      const plan = await billing.createPlan(shop.id, { name: 'Team (CLI)', audience: 'organizations' });
+      const price = await billing.createPrice(shop.id, 'Team (CLI)', { name: 'Monthly', amount: 4000, currency: 'usd', interval: 'month' });
+      const org = await tollgate.organizations.createOrganization({
+        projectId: shop.id,
+        actor: { kind: 'project', audit: CLI_ADMIN },
+        ownerUserId: bob.id,
+        fields: { name: 'Bob & Co' },
+        origin: SYSTEM_ORIGIN,
+      });
+      if (!plan.ok || !price.ok || !org.ok) throw new Error('team setup failed');
+      const sub = await billing.subscribe(
+        { project: shop, user: bob, organizationId: org.value.org.id },
+        { priceId: price.value.id, paymentMethodId: 'pm_card_visa', requestKey: 'bob-co-1' },
+      );
+      if (!sub.ok) throw new Error(sub.error);
+      return { orgId: org.value.org.id, subscriptionId: sub.value.id };
+    });
+    const [subs, invoices, table, nobody] = await Promise.all([
+      json<{ subscriptions: Array<Record<string, unknown>> }>(['subscription', 'list', shop.id, '--organization', team.orgId]),
+      json<{ invoices: Array<Record<string, unknown>> }>(['invoice', 'list', shop.id, '--organization', team.orgId]),
+      cli(['subscription', 'list', shop.id, '--organization', team.orgId]),
+      cli(['invoice', 'list', shop.id, '--organization', MISSING]),
+    ]);
+    expect(subs.json.subscriptions.map((s) => [s.id, s.userId, s.organizationId, s.organizationName, s.userEmail])).toEqual([
+      [team.subscriptionId, null, team.orgId, 'Bob & Co', null],
+    ]);
+    expect(invoices.json.invoices.map((i) => [i.organizationId, i.organizationName, i.amountPaid])).toEqual([[team.orgId, 'Bob & Co', 4000]]);
+    expect(table.stdout).toContain(`org:${team.orgId}  Bob & Co`);
+    expect(nobody.stdout).toContain(`No invoices for organization ${MISSING} in project ${shop.id}.`);
   });
 
   it('billing disconnect keeps the catalog; a second disconnect says there was nothing', async () => {
