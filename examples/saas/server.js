@@ -28,13 +28,20 @@ const app = express();
 // The browser's session (sign-up, sign-in, refresh, sign-out) and its billing and team calls go through here.
 app.use('/tollgate', tollgate.sessionRoutes({ callbackUrl: `${PUBLIC_URL}/callback` }).express);
 
-// Webhooks: verified on the raw body, then kept per user for the page to show.
+// Webhooks: verified on the raw body, then kept per user (or per team, for a team's subscription) for the page to show.
 const events = [];
 app.post('/webhooks/tollgate', express.raw({ type: '*/*' }), async (req, res, next) => {
   try {
     const event = await tollgate.verifyWebhook({ payload: req.body, headers: req.headers });
     if (!events.some((e) => e.id === event.id))
-      events.unshift({ id: event.id, type: event.type, userId: event.userId ?? null, created: event.created, verified: true });
+      events.unshift({
+        id: event.id,
+        type: event.type,
+        userId: event.userId ?? null,
+        organizationId: event.organizationId ?? null,
+        created: event.created,
+        verified: true,
+      });
     events.splice(100);
     res.sendStatus(200);
   } catch (error) {
@@ -43,7 +50,8 @@ app.post('/webhooks/tollgate', express.raw({ type: '*/*' }), async (req, res, ne
   }
 });
 
-// The project's API: signed-in users only, and the report for Pro (or any plan above it) only.
+// The project's API: signed-in users only, and the report for Pro (or any plan above it) only: the
+// plan of the token's context, i.e. the active team's when the user works in a team, else their own.
 app.get('/api/me', tollgate.requireUser(), (req, res) => res.json({ user: req.user }));
 app.get('/api/report', tollgate.requireUser(), tollgate.requireEntitlement({ plan: 'pro' }), (req, res) =>
   res.json({
@@ -55,7 +63,10 @@ app.get('/api/report', tollgate.requireUser(), tollgate.requireEntitlement({ pla
     ],
   }),
 );
-app.get('/api/events', tollgate.requireUser(), (req, res) => res.json({ events: events.filter((e) => e.userId === req.user.id) }));
+// The user's events, and those of the active team's subscription.
+app.get('/api/events', tollgate.requireUser(), (req, res) =>
+  res.json({ events: events.filter((e) => e.userId === req.user.id || (req.organization && e.organizationId === req.organization.id)) }),
+);
 
 // Teams: the token's active organization, as Tollgate verified it (role and permissions as they are now).
 app.get('/api/team', tollgate.requireUser(), (req, res) =>

@@ -1,6 +1,7 @@
 // Prepares the local Tollgate's Demo project for this example, once, with the repository's admin
 // CLI (it finds the running server's database by itself): passkeys on as a sign-in method and as
-// an MFA method, three plans with monthly and yearly prices if the project has none, and a webhook
+// an MFA method, three plans with monthly and yearly prices if the project has none (Team sold to
+// users and to teams, i.e. organizations), and a webhook
 // endpoint for this server, whose signing secret (shown once) goes to .env.local for server.js.
 // Run by `npm start`; safe to run again.
 import { execFileSync } from 'node:child_process';
@@ -60,6 +61,8 @@ if (tollgate('plan', 'list', project).plans.length === 0) {
     '--trials',
     '--trial-days',
     '14',
+    '--audience',
+    'both',
   );
   for (const [plan, month] of [
     ['Basic', 1000],
@@ -69,6 +72,14 @@ if (tollgate('plan', 'list', project).plans.length === 0) {
     tollgate('price', 'create', project, plan, '--name', 'Monthly', '--amount', String(month), '--interval', 'month');
     tollgate('price', 'create', project, plan, '--name', 'Yearly', '--amount', String(month * 10), '--interval', 'year');
   }
+}
+
+// Teams subscribe too: the Team plan is sold to organizations as well as users (a project set up
+// before organizations could pay has it sold to users only).
+const team = tollgate('plan', 'list', project).plans.find((p) => p.name === 'Team');
+if (team && team.audience === 'users') {
+  console.log('Selling the Team plan to teams (organizations) too...');
+  tollgate('plan', 'update', project, 'Team', '--audience', 'both');
 }
 
 if (!/^TOLLGATE_WEBHOOK_SECRET=/m.test(env)) {

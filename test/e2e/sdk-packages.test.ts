@@ -20,9 +20,12 @@ import { enrollTotp, post, totpCode } from './mfa-helpers';
  * run against a live Tollgate, and the example app (examples/saas, built by Vite from the same
  * install) walked in Debian's chromium as a user would: sign up, pricing table, sandbox checkout,
  * <Protect plan="pro">, the verified webhook, plan changes with the proration preview, cancel;
- * and with two users, teams: one creates a team and invites the other, whose invitation email
- * (caught by an SMTP server in the test) leads to the app, where they verify their address, accept,
- * switch to the team, and both see its members; and passkeys, with Chromium's virtual authenticator
+ * and with two users, teams: one creates a team, subscribes it with the pricing table for the
+ * organization (the sandbox's checkout, paid for the team) and invites the other, whose invitation
+ * email (caught by an SMTP server in the test) leads to the app, where they verify their address,
+ * accept, switch to the team, and both see its members; the member is entitled to the team's plan
+ * (<Protect plan="pro"> and the server's requireEntitlement), and the packed browser SDK, run in
+ * Node as the member, gets missing_permission for a change of the team's subscription; and passkeys, with Chromium's virtual authenticator
  * (DevTools protocol): add one, sign out, sign in with it (discoverable, no email), see it listed
  * and used, remove it, and the browser's copy is then refused; and under the required MFA policy,
  * a password sign-in whose second step is the passkey (or the authenticator app's code). One
@@ -151,6 +154,52 @@ app.get('/api/exports', tollgate.requireAccess({ permission: 'reports:read', fea
 app.get('/api/nope2', tollgate.requireUser(), (req, res) => res.json(req.organization!.nope));
 `;
 
+/**
+ * The packed browser SDK in Node, as a member of a team on the example's session routes: a session
+ * of their own (email and password), the team made active, its entitlements read, and a change of
+ * its subscription refused with the SDK's error.
+ */
+const TEAM_MEMBER_SCRIPT = `import { createBrowserClient, isTollgateError } from '@tollgate/sdk/browser';
+
+const jar = new Map();
+const withCookies = async (input, init = {}) => {
+  const headers = new Headers(init.headers);
+  if (jar.size) headers.set('cookie', [...jar].map(([k, v]) => k + '=' + v).join('; '));
+  const res = await fetch(input, { ...init, headers });
+  for (const line of res.headers.getSetCookie()) {
+    const [pair] = line.split(';');
+    jar.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+  }
+  return res;
+};
+const tollgate = createBrowserClient({
+  baseUrl: process.env.EXAMPLE_URL + '/tollgate',
+  fetch: withCookies,
+  channel: null,
+  locks: null,
+  autoRefresh: false,
+  watchVisibility: false,
+});
+await tollgate.start();
+await tollgate.signIn({ email: process.env.EMAIL, password: process.env.PASSWORD });
+await tollgate.organizations.refresh();
+const team = tollgate.getState().organizations.list.find((o) => o.name === process.env.TEAM);
+await tollgate.organizations.setActive(team.id);
+await tollgate.refreshEntitlements();
+const cancel = await tollgate.cancel({ for: 'organization' }).then(
+  () => 'canceled',
+  (e) => (isTollgateError(e) ? { code: e.code, status: e.status } : String(e)),
+);
+console.log(JSON.stringify({
+  plan: tollgate.entitlements?.plan ?? null,
+  organizationId: tollgate.getState().billing.organizationId === team.id ? 'the team' : 'someone else',
+  pro: tollgate.has({ plan: 'pro' }),
+  manages: tollgate.has({ plan: 'pro', permission: 'org:billing:manage' }),
+  cancel,
+}));
+tollgate.destroy();
+`;
+
 /** A CommonJS project's server (\`npm init -y\`): require, not import. */
 const COMMONJS_SERVER = `const { createTollgate, isTollgateError } = require('@tollgate/sdk');
 
@@ -224,6 +273,7 @@ beforeAll(async () => {
   writeFileSync(path.join(app, 'acceptance/server.ts'), ACCEPTANCE_SERVER);
   writeFileSync(path.join(app, 'acceptance/wrong.ts'), WRONG_USAGE);
   writeFileSync(path.join(app, 'acceptance/express.ts'), EXPRESS_SERVER);
+  writeFileSync(path.join(app, 'acceptance/team-member.mjs'), TEAM_MEMBER_SCRIPT);
   const strictNode = { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], skipLibCheck: false };
   writeFileSync(path.join(app, 'acceptance/tsconfig.json'), JSON.stringify({ compilerOptions: { ...strictNode, outDir: 'out' }, include: ['server.ts'] }));
   writeFileSync(
@@ -296,6 +346,7 @@ async function setUpShop(callbackUrl: string): Promise<void> {
     );
     const pro = ok(await billing.createPrice(project.id, 'Pro', { name: 'Monthly', amount: 3000, currency: 'usd', interval: 'month' }));
     ok(await billing.createPrice(project.id, 'Pro', { name: 'Yearly', amount: 30000, currency: 'usd', interval: 'year' }));
+    // Sold to users and to organizations (teams): the team walk subscribes a team to it.
     ok(
       await billing.createPlan(project.id, {
         name: 'Team',
@@ -303,6 +354,7 @@ async function setUpShop(callbackUrl: string): Promise<void> {
         features: 'reports, export, sso',
         trialsEnabled: true,
         defaultTrialDays: 14,
+        audience: 'both',
       }),
     );
     const team = ok(await billing.createPrice(project.id, 'Team', { name: 'Monthly', amount: 6000, currency: 'usd', interval: 'month' }));
@@ -556,7 +608,7 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
     });
   }, 120_000);
 
-  it('teams: one user creates a team and invites a colleague, who follows the email link, verifies, accepts and switches; both see the members', async () => {
+  it('teams: one user creates a team, subscribes it, invites a colleague, who follows the link, accepts, switches and is entitled to its plan', async () => {
     const stamp = Date.now();
     const owner = { name: 'Ada', email: `ada.team+${stamp}@example.com` };
     const colleague = { name: 'Grace', email: `grace+${stamp}@example.com` };
@@ -595,6 +647,29 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
         await see(a.getByTestId('team-note')).toHaveText('You manage this team: invite colleagues by email below.');
         await see(memberNames(a)).toHaveText(['Ada (you)']);
 
+        // The owner subscribes the team: the pricing table for="organization" lists the plans sold to
+        // organizations (Team, not Basic or Pro), and its checkout (the sandbox's page) is for the team.
+        await see(a.getByTestId('team-plan')).toHaveText('The team has no plan yet.');
+        await see(a.getByTestId('report-locked')).toBeVisible();
+        const teamTable = a.locator('.tg-pricing--organization');
+        await see(teamTable.locator('.tg-pricing__name')).toHaveText(['Team']);
+        await teamTable.getByRole('button', { name: 'Subscribe' }).click();
+        await a.waitForURL(/\/sandbox\/checkout\//);
+        await see(a.getByRole('heading', { name: 'Subscribe to Team' })).toBeVisible();
+        await a.getByRole('button', { name: 'Start trial' }).click();
+        await a.waitForURL(`${exampleUrl}/`);
+        // Back in the app, the team is active (the refreshed token keeps it): its plan, its subscription, and
+        // the Pro report, which the owner's own account (no plan) would not open; the server checks the same.
+        await see(trigger(a)).toHaveText('Acme Team');
+        await see(a.getByTestId('team-plan')).toHaveText('The team is on Team (trialing).');
+        await see(teamTable.locator('.tg-pricing__current')).toHaveText('Current plan');
+        await see(a.getByRole('heading', { name: "Your team's subscription" })).toBeVisible();
+        await see(a.getByTestId('subscription')).toHaveText('Team (trialing)');
+        await see(a.getByTestId('report').locator('caption')).toHaveText(`Quarterly report for ${owner.email}`);
+        await see(a.getByTestId('events')).toContainText('subscription.created (signature verified)');
+        // The personal pricing table stays the owner's own: no current plan there.
+        await see(a.locator('.tg-pricing:not(.tg-pricing--organization) .tg-pricing__current')).toHaveCount(0);
+
         // ...and invites the colleague by email.
         await profile(a).getByLabel('Email').fill(colleague.email);
         await profile(a).getByRole('button', { name: 'Invite', exact: true }).click();
@@ -622,6 +697,7 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
 
         // ...switches to the team: the page and the server both see the new token's team.
         await see(trigger(b)).toHaveText('Personal account');
+        await see(b.getByTestId('report-locked')).toBeVisible();
         await trigger(b).click();
         await switcher(b)
           .locator('.tg-org-switcher__options')
@@ -633,6 +709,29 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
         await see(memberNames(b)).toHaveText(['Ada', 'Grace (you)']);
         await see(profile(b).locator('.tg-org-profile__invite')).toHaveCount(0);
         await see(profile(b).locator('.tg-org-profile__role-select')).toHaveCount(0);
+
+        // A member is entitled to the team's plan: <Protect plan="pro"> from the team's entitlements, and
+        // the server's requireEntitlement({ plan: 'pro' }) from the token's context. Its plan is not theirs to change.
+        await see(b.getByTestId('team-plan')).toHaveText('The team is on Team (trialing).');
+        await see(b.getByTestId('report').locator('caption')).toHaveText(`Quarterly report for ${colleague.email}`);
+        await see(b.getByTestId('subscription')).toHaveText('Team (trialing)');
+        await see(b.getByRole('button', { name: 'Cancel subscription' })).toHaveCount(0);
+        await see(b.getByTestId('team-billing-note')).toHaveText("The team's owners and admins choose its plan.");
+        await see(b.locator('.tg-pricing--organization')).toHaveCount(0);
+
+        // The packed browser SDK, in Node, as the member: has({ plan }) passes from the team's entitlements,
+        // with org:billing:manage it does not, and canceling the team's subscription is refused with missing_permission.
+        const member = await run(process.execPath, ['acceptance/team-member.mjs'], {
+          cwd: app,
+          env: cleanEnv({ EXAMPLE_URL: exampleUrl, EMAIL: colleague.email, PASSWORD: 'correct horse 1', TEAM: 'Acme Team' }),
+        });
+        expect(JSON.parse(member.stdout)).toEqual({
+          plan: 'Team',
+          organizationId: 'the team',
+          pro: true,
+          manages: false,
+          cancel: { code: 'missing_permission', status: 403 },
+        });
 
         // The owner sees the colleague among the members, and the invitation used.
         await a.reload();
@@ -648,6 +747,10 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
         await see(b.getByTestId('team-server')).toContainText(', role admin, may invite');
         await see(b.getByTestId('team-note')).toHaveText('You manage this team: invite colleagues by email below.');
         await see(profile(b).locator('.tg-org-profile__invite')).toHaveCount(1);
+        // An admin has org:billing:manage: the team's pricing table, with its current plan, and the cancel button.
+        await see(b.locator('.tg-pricing--organization .tg-pricing__current')).toHaveText('Current plan');
+        await see(b.getByRole('button', { name: 'Cancel subscription' })).toBeVisible();
+        await see(b.getByTestId('team-billing-note')).toHaveCount(0);
       });
     } finally {
       await Promise.all([a.close(), b.close()]);

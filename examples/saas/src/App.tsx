@@ -244,34 +244,41 @@ function Report() {
   );
 }
 
+/**
+ * The subscription of the active context: the team's while a team is active (its members are
+ * entitled to its plan; those with org:billing:manage may cancel it), else the user's own.
+ */
 function SubscriptionPanel() {
   const tollgate = useTollgate();
-  const { entitlements } = useEntitlements();
+  const { entitlements, organizationId, has } = useEntitlements();
+  const target = organizationId ? 'organization' : 'user';
   const [ends, setEnds] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     if (!entitlements) return setEnds(null);
-    void tollgate.subscription().then((s) => setEnds(s?.cancelAtPeriodEnd ? s.currentPeriodEnd : null));
-  }, [tollgate, entitlements]);
+    void tollgate.subscription({ for: target }).then((s) => setEnds(s?.cancelAtPeriodEnd ? s.currentPeriodEnd : null));
+  }, [tollgate, entitlements, target]);
   if (!entitlements) return null;
   const act = (run: () => Promise<unknown>) => () => void run().catch((e: unknown) => setError(isTollgateError(e) ? e.message : String(e)));
+  const manages = target === 'user' || has({ permission: 'org:billing:manage' });
   return (
     <section aria-labelledby="subscription-title">
-      <h2 id="subscription-title">Your subscription</h2>
+      <h2 id="subscription-title">{target === 'user' ? 'Your subscription' : "Your team's subscription"}</h2>
       <p data-testid="subscription">
         {entitlements.plan} ({entitlements.status.replace('_', ' ')})
         {ends ? `, ends on ${new Date(ends).toLocaleDateString('en-US', { dateStyle: 'long' })}` : ''}
       </p>
       {error && <p role="alert">{error}</p>}
-      {ends ? (
-        <button type="button" onClick={act(() => tollgate.resume())}>
-          Keep my subscription
-        </button>
-      ) : (
-        <button type="button" onClick={act(() => tollgate.cancel())}>
-          Cancel subscription
-        </button>
-      )}
+      {manages &&
+        (ends ? (
+          <button type="button" onClick={act(() => tollgate.resume({ for: target }))}>
+            Keep {target === 'user' ? 'my' : 'the'} subscription
+          </button>
+        ) : (
+          <button type="button" onClick={act(() => tollgate.cancel({ for: target }))}>
+            Cancel subscription
+          </button>
+        ))}
     </section>
   );
 }
@@ -377,9 +384,33 @@ function Teams() {
           >
             <p data-testid="team-note">You manage this team: invite colleagues by email below.</p>
           </Protect>
+          <TeamPlan />
           <OrganizationProfile />
         </>
       )}
+    </section>
+  );
+}
+
+/**
+ * The team's plan. Every member is entitled to it: while the team is active, useEntitlements() and
+ * <Protect plan> read the team's entitlements (the Pro report above opens for a team on Team).
+ * Those whose role has org:billing:manage (owners and admins) buy or change it with the pricing
+ * table for="organization": the plans sold to teams, the sandbox's hosted checkout paid for the team.
+ */
+function TeamPlan() {
+  const { active } = useOrganization();
+  const { isLoaded, entitlements, organizationId } = useEntitlements();
+  const plan = active && organizationId === active.id ? entitlements : null;
+  return (
+    <section className="team-plan" aria-labelledby="team-plan-title">
+      <h3 id="team-plan-title">Team plan</h3>
+      <p data-testid="team-plan">
+        {!isLoaded ? 'Loading…' : plan ? `The team is on ${plan.plan} (${plan.status.replace('_', ' ')}).` : 'The team has no plan yet.'}
+      </p>
+      <Protect permission="org:billing:manage" fallback={<p data-testid="team-billing-note">The team's owners and admins choose its plan.</p>}>
+        <PricingTable for="organization" />
+      </Protect>
     </section>
   );
 }

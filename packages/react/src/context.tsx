@@ -198,8 +198,14 @@ export function useOrganization(): UseOrganization {
 export interface UseEntitlements {
   /** False while the session or the entitlements are loading. */
   isLoaded: boolean;
-  /** The entitlements cached for the session: `{plan, status, features}`, or null (none, or signed out). */
+  /**
+   * The entitlements cached for the session, of the active context: the active organization's plan
+   * when the token names one (a member is entitled to it), else the user's own: `{plan, status,
+   * features}`, or null (none, or signed out).
+   */
   entitlements: Entitlements | null;
+  /** Whose they are: the id of the organization they were read for, or null: the user's own. */
+  organizationId: string | null;
   /**
    * The spec's check (plan or above, feature, both) on the cached entitlements, and the role or
    * permission in the active organization when given (every part must pass). For display: the server decides.
@@ -216,6 +222,7 @@ export function useEntitlements(): UseEntitlements {
   return {
     isLoaded: loaded,
     entitlements: state.billing.entitlements,
+    organizationId: state.billing.organizationId,
     // A new function whenever the state changes, so that memoized children see new entitlements.
     has: useCallback((check: AccessCheck) => client.has(check), [client, state]),
     refresh: useCallback(() => client.refreshEntitlements(), [client]),
@@ -232,8 +239,9 @@ export interface ProtectProps extends AccessCheck {
 
 /**
  * Its children when the user has the plan (or one above it) and/or the feature, from the
- * entitlements cached for the session, and the role and/or permission in the active organization,
- * from the token's claim; `fallback` otherwise. It hides; your server still checks
+ * entitlements cached for the session (the active organization's plan when one is active, else the
+ * user's own), and the role and/or permission in the active organization, from the token's claim;
+ * `fallback` otherwise. It hides; your server still checks
  * (`requireEntitlement`, `requireAccess`) before it serves anything.
  *
  *   <Protect plan="pro" fallback={<Upgrade />}><Reports /></Protect>

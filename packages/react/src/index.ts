@@ -3,7 +3,7 @@
  *
  *   <TollgateProvider baseUrl="/tollgate">
  *     <PasskeyButton mode="sign-in" />   (signed out; mode="register" adds one to the signed-in user's account)
- *     <PricingTable />
+ *     <PricingTable />                    (for="organization": the team's plans, bought for the active organization)
  *     <Protect plan="pro" fallback={<p>Upgrade to Pro</p>}><Reports /></Protect>
  *     <OrganizationSwitcher />
  *     <Protect permission="org:members:manage"><OrganizationProfile /></Protect>
@@ -29,6 +29,7 @@ export { createBrowserClient, BrowserClient, TollgateError, isTollgateError } fr
 export type {
   AccessCheck,
   ActiveOrganization,
+  BillingFor,
   BrowserState,
   BrowserClientOptions,
   EntitlementCheck,

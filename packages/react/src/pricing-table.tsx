@@ -1,9 +1,16 @@
 import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
-import { isTollgateError, type ChangePreview, type Plan, type Price, type Subscription } from '@tollgate/sdk/browser';
+import { isTollgateError, type BillingFor, type ChangePreview, type Plan, type Price, type Subscription } from '@tollgate/sdk/browser';
 import { useLocale, useTollgate, useTollgateState } from './context';
 import { directionOf, format, formatMoney, MESSAGES, resolveLocale, type Messages } from './messages';
 
 export interface PricingTableProps {
+  /**
+   * Whom the table sells to: the signed-in user (the default: the plans sold to users), or
+   * `"organization"`: the plans sold to organizations, the active organization's subscription
+   * marked, and its checkout and plan changes made for the organization (a role with
+   * org:billing:manage; Tollgate's refusal shows otherwise).
+   */
+  for?: BillingFor;
   /** Where the browser returns after paying; this page by default. Must be on the origin of a registered callback URL. */
   successUrl?: string;
   /** Where the checkout's cancel link goes; this page by default. */
@@ -38,7 +45,8 @@ function priceFor(plan: Plan, interval: Interval): Price | undefined {
 }
 
 /**
- * The project's visible plans in hierarchy order: a monthly/yearly switch when plans have both,
+ * The project's visible plans in hierarchy order (those sold to users, or with `for="organization"`
+ * those sold to organizations, bought for the active organization): a monthly/yearly switch when plans have both,
  * the recommended badge, the trial text when a plan has trials, the current plan marked, and a
  * button that starts the hosted checkout (or, for a subscriber, changes plan after showing the
  * proration preview). Unstyled: class names `tg-pricing*` and, with `@tollgate/react/styles.css`,
@@ -52,6 +60,10 @@ export function PricingTable(props: PricingTableProps) {
   const state = useTollgateState();
   const signedIn = state.status === 'signed-in';
   const entitlementsStamp = state.billing.entitlements;
+  const target: BillingFor = props.for ?? 'user';
+  // Acting for an organization needs an active one; its id also says when to read the subscription again.
+  const organizationId = target === 'organization' ? (state.organization?.id ?? null) : null;
+  const hasSubject = target === 'user' || organizationId !== null;
 
   const [plans, setPlans] = useState<Plan[] | null>(null);
   const [subscription, setSubscription] = useState<Subscription | null>(null);
@@ -63,7 +75,7 @@ export function PricingTable(props: PricingTableProps) {
 
   useEffect(() => {
     let live = true;
-    client.plans().then(
+    client.plans({ for: target }).then(
       (list) => live && setPlans(list),
       (e: unknown) => {
         if (!live) return;
@@ -74,23 +86,24 @@ export function PricingTable(props: PricingTableProps) {
     return () => {
       live = false;
     };
-  }, [client, state.status]);
+  }, [client, state.status, target]);
 
-  // The subscription: read when signed in, and again whenever the cached entitlements change.
+  // The subscription (the user's, or the active organization's): read when signed in, and again
+  // whenever the cached entitlements or the active organization change.
   useEffect(() => {
-    if (!signedIn) {
+    if (!signedIn || !hasSubject) {
       setSubscription(null);
       return;
     }
     let live = true;
-    client.subscription().then(
+    client.subscription({ for: target }).then(
       (s) => live && setSubscription(s),
-      () => undefined,
+      () => live && setSubscription(null),
     );
     return () => {
       live = false;
     };
-  }, [client, signedIn, entitlementsStamp]);
+  }, [client, signedIn, hasSubject, target, organizationId, entitlementsStamp]);
 
   const intervals = plans ? (['month', 'year'] as const).filter((i) => plans.some((p) => priceFor(p, i))) : [];
   const shown: Interval = intervals.includes(interval) ? interval : (intervals[0] ?? 'month');
@@ -106,11 +119,12 @@ export function PricingTable(props: PricingTableProps) {
       setBusy(price.id);
       try {
         if (subscription) {
-          const preview = await client.previewChange(price.id);
+          const preview = await client.previewChange(price.id, { for: target });
           setPending({ plan, price, preview });
         } else {
           const trialDays = plan.trialsEnabled ? props.trialDays : undefined;
           await client.redirectToCheckout({
+            for: target,
             priceId: price.id,
             successUrl: props.successUrl ?? here,
             cancelUrl: props.cancelUrl ?? here,
@@ -124,7 +138,7 @@ export function PricingTable(props: PricingTableProps) {
         setBusy(null);
       }
     },
-    [client, signedIn, subscription, props, here],
+    [client, signedIn, subscription, props, here, target],
   );
 
   const confirm = useCallback(async () => {
@@ -132,7 +146,7 @@ export function PricingTable(props: PricingTableProps) {
     setBusy(pending.price.id);
     setError(null);
     try {
-      const changed = await client.changePlan(pending.price.id);
+      const changed = await client.changePlan(pending.price.id, { for: target });
       setSubscription(changed);
       setPending(null);
       props.onChanged?.(changed);
@@ -141,18 +155,23 @@ export function PricingTable(props: PricingTableProps) {
     } finally {
       setBusy(null);
     }
-  }, [client, pending, props]);
+  }, [client, pending, props, target]);
 
   if (plans === null) {
     return (
-      <div className={cx('tg-pricing', props.className)} lang={locale} dir={directionOf(locale)} aria-busy="true">
+      <div
+        className={cx('tg-pricing', target === 'organization' && 'tg-pricing--organization', props.className)}
+        lang={locale}
+        dir={directionOf(locale)}
+        aria-busy="true"
+      >
         <p className="tg-pricing__loading">{t.loading}</p>
       </div>
     );
   }
 
   return (
-    <div className={cx('tg-pricing', props.className)} lang={locale} dir={directionOf(locale)}>
+    <div className={cx('tg-pricing', target === 'organization' && 'tg-pricing--organization', props.className)} lang={locale} dir={directionOf(locale)}>
       {intervals.length > 1 && (
         <fieldset className="tg-pricing__intervals">
           <legend className="tg-pricing__legend">{t.billingPeriod}</legend>

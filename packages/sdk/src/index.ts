@@ -6,24 +6,28 @@
  *   const user = await tollgate.verifyToken(token);            // the user, or null
  *   if (await tollgate.has(token, { plan: 'pro' })) { ... }    // GET billing/entitlements, every time
  *   const auth = await tollgate.verify(token);                 // user, active organization, has({ role, permission })
+ *   const ctx = await tollgate.verify(token, { include: ['entitlements'] }); // and the context's entitlements: ctx.has({ plan, permission })
+ *   await tollgate.organizationBilling.subscription('acme');   // an organization's billing, with the API key
  *   const event = await tollgate.verifyWebhook({ payload: rawBody, headers, secret });
  */
 import { createClient, type TollgateClient } from '../../../contract';
 import { verifyWebhook as verifyWebhookSignature, type WebhookEvent } from '../../../contract/webhook-signature';
 import { satisfies, type EntitlementCheck, type Entitlements, type RankedPlan } from './entitlements';
-import { errorOf, isTollgateError, TollgateError } from './errors';
+import { errorOf, isTollgateError, TollgateError, unwrap } from './errors';
 import { bearerOf, jsonResponse, sendJson, type NextFunction, type NodeRequestLike, type NodeResponseLike } from './http';
 import {
   asksBilling,
   asksOrganization,
   billingPart,
+  organizationOfToken,
+  organizationPart,
   organizationRequirementText,
   organizationSatisfies,
   type AccessCheck,
   type OrganizationCheck,
 } from './organizations';
 import { makeSessionRoutes, type SessionRoutes, type SessionRoutesOptions } from './session-routes';
-import type { ActiveOrganization, Plan, TollgateUser } from './types';
+import type { ActiveOrganization, Invoice, Plan, Subscription, TollgateUser } from './types';
 
 export { createClient, contract, ERRORS, type Contract, type TollgateClient, type ClientOptions, type ErrorCode, type ErrorBody } from '../../../contract';
 export {
@@ -93,6 +97,51 @@ export interface Authenticated {
   has(check: OrganizationCheck): boolean;
 }
 
+/**
+ * A token verified with `verify(token, { include: ['entitlements'] })`: also the entitlements of
+ * the token's context and the plan order, so that `has` checks every part without another call.
+ */
+export interface AuthenticatedWithEntitlements extends Authenticated {
+  /**
+   * The entitlements of the token's context: its active organization's when it names one (and the
+   * user is still a member: a member is entitled to the organization's plan), else the user's own;
+   * null when that context has no entitled subscription.
+   */
+  entitlements: Entitlements | null;
+  /** The plans in the project's order, hidden ones included: what plan checks rank by. */
+  plans: RankedPlan[];
+  /**
+   * `{ role, permission }` on the active organization, `{ plan, feature }` on `entitlements`;
+   * every part given must pass: `auth.has({ plan: 'pro', permission: 'reports:read' })`.
+   */
+  has(check: AccessCheck): boolean;
+}
+
+/** What `verify` may add to its answer: `include: ['entitlements']`. */
+export interface VerifyOptions {
+  include?: ReadonlyArray<'entitlements'>;
+}
+
+/** Whose entitlements `entitlements(token, { for })` reads: the user's own, or the token's active organization's. */
+export type EntitlementsFor = 'user' | 'organization';
+
+/**
+ * An organization's billing, read and canceled by your server with the API key (any organization
+ * of the project, named by its id or its slug; 404 `organization_not_found` otherwise).
+ */
+export interface OrganizationBilling {
+  /** Its live subscription, or null (GET /api/v1/organizations/:org/billing/subscription). */
+  subscription(organization: string): Promise<Subscription | null>;
+  /** `{plan, status, features}` of its entitled subscription, or null: what every member is entitled to. Read on every call. */
+  entitlements(organization: string): Promise<Entitlements | null>;
+  /** Its invoices, newest first (`limit` 1 to 100, 10 by default). */
+  invoices(organization: string, options?: { limit?: number }): Promise<Invoice[]>;
+  /** Cancels its subscription at the period end (the default) or now (`{ atPeriodEnd: false }`, nothing refunded). */
+  cancel(organization: string, options?: { atPeriodEnd?: boolean }): Promise<Subscription>;
+  /** Whether its plan passes `{ plan, feature }` (the spec's rules; reads the entitlements and, for a plan, the order). */
+  has(organization: string, check: EntitlementCheck): Promise<boolean>;
+}
+
 /** A request after `requireUser()`: `req.user`, `req.organization` and `req.tollgate`. */
 export type AuthenticatedRequest<R extends NodeRequestLike = NodeRequestLike> = R & {
   user: TollgateUser;
@@ -135,20 +184,34 @@ export interface Tollgate {
   verifyToken(token: string): Promise<TollgateUser | null>;
   /**
    * The whole verify answer: the user, the active organization as it is now, the expiry, and
-   * `has({ role, permission })` on it; null when Tollgate does not accept the token.
+   * `has({ role, permission })` on it; null when Tollgate does not accept the token. With
+   * `{ include: ['entitlements'] }` also the entitlements of the token's context (the active
+   * organization's, else the user's) and the plan order, and `has({ plan, feature, role, permission })`
+   * on all of it (the plan order is read beside the verification, at the same time).
    */
   verify(token: string): Promise<Authenticated | null>;
-  /** The user's entitlements (GET billing/entitlements, asked on every call), or null: no entitled subscription. */
-  entitlements(userToken: string): Promise<Entitlements | null>;
+  verify(token: string, options: { include: readonly ['entitlements'] }): Promise<AuthenticatedWithEntitlements | null>;
+  verify(token: string, options?: VerifyOptions): Promise<Authenticated | null>;
+  /**
+   * The entitlements of the token's context, or null: no entitled subscription. The context is the
+   * active organization when the token names one (and the user is still a member), else the user:
+   * a member is entitled to the organization's plan. `{ for: 'user' }` reads the user's own,
+   * `{ for: 'organization' }` the active organization's (400 `no_active_organization` without one).
+   * Asked on every call (GET billing/entitlements; token/verify when the token names an organization).
+   */
+  entitlements(userToken: string, options?: { for?: EntitlementsFor }): Promise<Entitlements | null>;
   /**
    * Whether the user may: `{ plan }` passes for that plan or any above it in the project's order,
    * `{ feature }` when the plan grants the flag, `{ role }` / `{ permission }` for the user's role
    * in the token's active organization (as it is now); every part given must pass, e.g.
-   * `{ permission: 'reports:read', feature: 'export' }`. Asks Tollgate on every call (entitlements
-   * and the plan order for the billing part, token/verify for the organization part); nothing is
-   * cached. False for a token Tollgate does not accept when a role or permission is asked.
+   * `{ permission: 'reports:read', feature: 'export' }`. The plan and feature are the token's
+   * context's (see `entitlements`). Asks Tollgate on every call (the entitlements and the plan order
+   * for the billing part, token/verify for the organization part); nothing is cached. False for a
+   * token Tollgate does not accept when a role or permission is asked.
    */
   has(userToken: string, check: AccessCheck): Promise<boolean>;
+  /** Any organization's subscription, entitlements and invoices, and canceling its subscription, with the API key. */
+  readonly organizationBilling: OrganizationBilling;
   /** The plans in the project's order, hidden ones included (GET billing/products). */
   products(): Promise<Plan[]>;
   /**
@@ -208,8 +271,9 @@ export function createTollgate(options: TollgateOptions): Tollgate {
     }
   };
 
-  async function verify(token: string): Promise<Authenticated | null> {
-    const res = await call(() => client.token.verify({ body: { token } }));
+  /** POST token/verify; with `entitlements`, the token's context's entitlements too (undefined from a Tollgate that does not answer them). */
+  async function verifyAnswer(token: string, withEntitlements: boolean): Promise<(Authenticated & { entitlements?: Entitlements | null }) | null> {
+    const res = await call(() => client.token.verify({ body: withEntitlements ? { token, include: ['entitlements'] } : { token } }));
     if (res.status !== 200) throw errorOf(res.status, res.body);
     if (!res.body.valid) return null;
     // A Tollgate from before organizations answers no `organization`.
@@ -220,13 +284,56 @@ export function createTollgate(options: TollgateOptions): Tollgate {
       token,
       expiresAt: res.body.expiresAt,
       has: (check: OrganizationCheck) => organizationSatisfies(organization, check),
+      ...(res.body.entitlements !== undefined ? { entitlements: res.body.entitlements } : {}),
     };
   }
 
-  async function entitlements(userToken: string): Promise<Entitlements | null> {
-    const res = await call(() => asUser(userToken).billing.entitlements());
+  /** The verify answer with the context's entitlements; the plan order too when `rank` (plan checks need it). */
+  async function verifyWithEntitlements(token: string, rank: boolean): Promise<AuthenticatedWithEntitlements | null> {
+    const [answer, plans] = await Promise.all([verifyAnswer(token, true), rank ? products() : Promise.resolve([] as RankedPlan[])]);
+    if (!answer) return null;
+    const { entitlements: answered, ...verified } = answer;
+    // A Tollgate from before organization billing answers no entitlements: the user's, read as before.
+    const entitlements = answered !== undefined ? answered : await userEntitlements(token).catch(nullOn401);
+    return {
+      ...verified,
+      entitlements,
+      plans,
+      has: (check: AccessCheck) =>
+        (!asksOrganization(check) || organizationSatisfies(verified.organization, check)) &&
+        (!asksBilling(check) || satisfies(entitlements, billingPart(check), plans)),
+    };
+  }
+
+  async function verify(token: string, options?: VerifyOptions): Promise<Authenticated | AuthenticatedWithEntitlements | null> {
+    if (options?.include?.includes('entitlements')) return verifyWithEntitlements(token, true);
+    const answer = await verifyAnswer(token, false);
+    if (!answer) return null;
+    const { entitlements: _ignored, ...verified } = answer;
+    return verified;
+  }
+
+  /** GET billing/entitlements as the user: their own, or with `for` organization the active organization's. */
+  async function userEntitlements(userToken: string, target: EntitlementsFor = 'user'): Promise<Entitlements | null> {
+    const res = await call(() => asUser(userToken).billing.entitlements(target === 'organization' ? { query: { for: 'organization' } } : {}));
     if (res.status !== 200) throw errorOf(res.status, res.body);
     return res.body;
+  }
+
+  /**
+   * The entitlements of the token's context. A token that names no organization is the user's
+   * context: one GET, as before organizations. One that names one is verified with its entitlements,
+   * which Tollgate answers for the organization while the user is a member of it, else for the user.
+   */
+  async function contextEntitlements(userToken: string): Promise<Entitlements | null> {
+    if (!organizationOfToken(userToken)) return userEntitlements(userToken);
+    const verified = await verifyWithEntitlements(userToken, false);
+    if (!verified) throw new TollgateError({ code: 'invalid_access_token', message: 'Invalid or expired access token', status: 401 });
+    return verified.entitlements;
+  }
+
+  async function entitlements(userToken: string, options: { for?: EntitlementsFor } = {}): Promise<Entitlements | null> {
+    return options.for ? userEntitlements(userToken, options.for) : contextEntitlements(userToken);
   }
 
   async function products(): Promise<Plan[]> {
@@ -236,22 +343,48 @@ export function createTollgate(options: TollgateOptions): Tollgate {
   }
 
   async function hasEntitlement(userToken: string, requirement: EntitlementCheck): Promise<boolean> {
-    const [granted, plans] = await Promise.all([entitlements(userToken), requirement.plan !== undefined ? products() : Promise.resolve([] as RankedPlan[])]);
+    const [granted, plans] = await Promise.all([
+      contextEntitlements(userToken),
+      requirement.plan !== undefined ? products() : Promise.resolve([] as RankedPlan[]),
+    ]);
     return satisfies(granted, requirement, plans);
   }
 
   async function has(userToken: string, requirement: AccessCheck): Promise<boolean> {
     if (!asksOrganization(requirement)) return hasEntitlement(userToken, requirement);
-    const billing = billingPart(requirement);
-    const [verified, entitled] = await Promise.all([verify(userToken), asksBilling(billing) ? hasEntitlement(userToken, billing).catch(denyOn401) : true]);
-    if (!verified) return false;
-    return verified.has(requirement) && entitled;
+    // One verification answers both parts: the role as it is now, and the context's entitlements.
+    const verified = asksBilling(requirement) ? await verifyWithEntitlements(userToken, requirement.plan !== undefined) : await verifyAnswer(userToken, false);
+    return verified ? verified.has(requirement) : false;
   }
 
-  /** The billing call of a token that verify refuses answers 401: that is a no, not an error. */
-  const denyOn401 = (error: unknown): false => {
-    if (isTollgateError(error) && error.status === 401) return false;
+  /** A billing call of a token that was valid a moment ago answers 401 (it expired, its user was disabled): that is none, not an error. */
+  const nullOn401 = (error: unknown): null => {
+    if (isTollgateError(error) && error.status === 401) return null;
     throw error;
+  };
+
+  const organizationBilling: OrganizationBilling = {
+    async subscription(organization) {
+      return unwrap(await call(() => client.billing.organizationSubscription({ params: { orgId: organization } })));
+    },
+    async entitlements(organization) {
+      return unwrap(await call(() => client.billing.organizationEntitlements({ params: { orgId: organization } })));
+    },
+    async invoices(organization, options = {}) {
+      const query = options.limit !== undefined ? { limit: options.limit } : {};
+      return unwrap(await call(() => client.billing.organizationInvoices({ params: { orgId: organization }, query }))).invoices;
+    },
+    async cancel(organization, options = {}) {
+      const body = options.atPeriodEnd === undefined ? {} : { at_period_end: options.atPeriodEnd };
+      return unwrap(await call(() => client.billing.organizationCancel({ params: { orgId: organization }, body })));
+    },
+    async has(organization, check) {
+      const [granted, plans] = await Promise.all([
+        organizationBilling.entitlements(organization),
+        check.plan !== undefined ? products() : Promise.resolve([] as RankedPlan[]),
+      ]);
+      return satisfies(granted, billingPart(check), plans);
+    },
   };
 
   const unauthorized = (error: string): CheckResult => ({ ok: false, status: 401, body: { error, code: 'invalid_access_token' } });
@@ -259,31 +392,31 @@ export function createTollgate(options: TollgateOptions): Tollgate {
   async function check(request: Request | NodeRequestLike, requirement?: AccessCheck): Promise<CheckResult> {
     const token = bearerOf(request.headers);
     if (!token) return unauthorized('Sign in first: send Authorization: Bearer <ACCESS_TOKEN>');
-    const verified = await verify(token);
+    // A billing requirement: one verification with the context's entitlements (and the plan order for a plan).
+    const billing = requirement && asksBilling(requirement) ? billingPart(requirement) : null;
+    const entitled = billing ? await verifyWithEntitlements(token, billing.plan !== undefined) : null;
+    const verified = billing ? entitled : await verifyAnswer(token, false);
     if (!verified) return unauthorized('Invalid or expired access token');
-    // The organization part first: the verify answer has it, no further call.
-    if (requirement && asksOrganization(requirement) && !verified.has(requirement)) {
+    // The organization part first.
+    if (requirement && asksOrganization(requirement) && !verified.has(organizationPart(requirement))) {
       const needs = organizationRequirementText(requirement);
       const error = verified.organization ? `This needs ${needs} in the active organization` : `This needs an active organization, with ${needs}`;
       return { ok: false, status: 403, body: { error, code: 'missing_permission', required: requirement } };
     }
-    if (requirement && asksBilling(requirement)) {
-      let allowed: boolean;
-      try {
-        allowed = await hasEntitlement(token, billingPart(requirement));
-      } catch (error) {
-        // The token expired or its user was disabled between the two calls.
-        if (isTollgateError(error) && error.status === 401) return unauthorized(error.message);
-        throw error;
-      }
-      if (!allowed) {
-        return { ok: false, status: 403, body: { error: `This needs ${requirementText(requirement)}`, code: 'entitlement_required', required: requirement } };
-      }
+    if (billing && !entitled?.has(billing)) {
+      return { ok: false, status: 403, body: { error: `This needs ${requirementText(billing)}`, code: 'entitlement_required', required: requirement } };
     }
-    return { ok: true, ...verified };
+    return { ok: true, ...authenticated(verified) };
   }
 
-  const authenticated = ({ user, organization, token, expiresAt, has }: Authenticated): Authenticated => ({ user, organization, token, expiresAt, has });
+  /** What a request that passed carries: the verified token, and `has({ role, permission })` on its organization. */
+  const authenticated = ({ user, organization, token, expiresAt }: Authenticated): Authenticated => ({
+    user,
+    organization,
+    token,
+    expiresAt,
+    has: (check: OrganizationCheck) => organizationSatisfies(organization, check),
+  });
 
   const middleware =
     (requirement?: AccessCheck) =>
@@ -302,10 +435,11 @@ export function createTollgate(options: TollgateOptions): Tollgate {
     client,
     asUser,
     verifyToken: async (token) => (await verify(token))?.user ?? null,
-    verify,
+    verify: verify as Tollgate['verify'],
     entitlements,
     has,
     products,
+    organizationBilling,
     verifyWebhook: ({ secret, ...rest }) => {
       const key = secret ?? options.webhookSecret;
       if (!key) throw new TypeError('verifyWebhook: pass secret, or webhookSecret to createTollgate');

@@ -9,7 +9,17 @@ import { asksBilling, asksOrganization, billingPart, organizationOfToken, organi
 import type { ActiveOrganization, BrowserSession, ChangePreview, Invoice, MfaChallenge, Plan, Subscription, TollgateUser } from '../types';
 import { AccessTokenHolder, tokenExpiry } from './access-token';
 import { EntitlementsReader } from './entitlements-reader';
-import type { BrowserClientOptions, CheckoutInput, MfaInput, SignInInput, SignUpInput } from './options';
+import type {
+  BillingTarget,
+  BrowserClientOptions,
+  CancelOptions,
+  CheckoutInput,
+  InvoicesOptions,
+  MfaInput,
+  SignInInput,
+  SignUpInput,
+  SubscribeInput,
+} from './options';
 import { BrowserOrganizations, type MyOrganizations, OrganizationsReader } from './organizations';
 import { BrowserPasskeys } from './passkeys';
 import { isMfaChallenge, ProjectServer } from './project-server';
@@ -34,8 +44,13 @@ export class BrowserClient {
   private readonly listeners = new Set<() => void>();
   private readonly cleanups: Array<() => void> = [];
   private readonly entitlementsReader = new EntitlementsReader(
-    () => Promise.all([this.billing<Entitlements | null>('GET', 'entitlements'), this.billing<{ products: Plan[] }>('GET', 'products')]),
+    async (organizationId) => {
+      const [entitled, products] = await Promise.all([this.contextEntitlements(organizationId), this.billing<{ products: Plan[] }>('GET', 'products')]);
+      return { ...entitled, products };
+    },
     (patch) => this.set({ billing: { ...this.state.billing, ...patch } }),
+    // The active context: the organization the token held names, or the user.
+    () => this.state.organization?.id ?? null,
   );
   private readonly organizationsReader = new OrganizationsReader(
     () =>
@@ -213,7 +228,8 @@ export class BrowserClient {
    * Makes `organizationId` the session's active organization (null: none). Tollgate answers a new
    * access token naming it, which is held in place of the old one at once (the refresh token stays;
    * refreshes keep the organization), sent to the other tabs, and used by every later call; the
-   * entitlements are read again. Answers the organization with the user's role and permissions.
+   * entitlements are read again, the organization's now (the user's own again after `null`).
+   * Answers the organization with the user's role and permissions.
    */
   async setActiveOrganization(organizationId: string | null): Promise<ActiveOrganization | null> {
     const token = await this.getToken();
@@ -276,6 +292,8 @@ export class BrowserClient {
     const userChanged = signedInBefore !== session.user.id;
     if (userChanged) this.organizationsReader.forget();
     const organization = organizationOfToken(session.token);
+    // Another active organization (or none any more): the entitlements cached were the other context's.
+    const contextChanged = !userChanged && (this.state.organization?.id ?? null) !== (organization?.id ?? null) && this.state.billing.status !== 'idle';
     this.set({
       status: 'signed-in',
       user: session.user,
@@ -283,8 +301,10 @@ export class BrowserClient {
       // The same object while the claim says the same, so that a refresh re-renders nothing that shows it.
       organization: sameOrganization(this.state.organization, organization) ? this.state.organization : organization,
       ...(userChanged ? { billing: unreadBilling(), organizations: unreadOrganizations() } : {}),
+      ...(contextChanged ? { billing: { ...this.state.billing, entitlements: null, organizationId: null, loaded: false } } : {}),
     });
     this.accessToken.schedule();
+    if (contextChanged) void this.refreshEntitlements().catch(() => undefined);
   }
 
   private clearSession(): void {
@@ -311,20 +331,43 @@ export class BrowserClient {
 
   // --- entitlements --------------------------------------------------------------------------
 
-  /** Reads the entitlements and the plan order again (one request of each at a time). */
+  /**
+   * Reads the entitlements of the active context and the plan order again (one request of each at a
+   * time): the active organization's (`GET billing/entitlements?for=organization`: a member is
+   * entitled to its plan) when the token held names one, else the user's own. A token that still
+   * names an organization the user is no longer a member of reads the user's, as Tollgate's token
+   * verification does.
+   */
   refreshEntitlements(): Promise<void> {
     return this.entitlementsReader.refresh();
   }
 
-  /** The entitlements cached for the session (null: none, or not loaded yet: see `state.billing.status`). */
+  /** The entitlements of a context: the organization's, or the user's (none named, or no longer a member). */
+  private async contextEntitlements(organizationId: string | null): Promise<{ entitlements: Entitlements | null; organizationId: string | null }> {
+    if (organizationId !== null) {
+      try {
+        return { entitlements: await this.billing<Entitlements | null>('GET', 'entitlements?for=organization'), organizationId };
+      } catch (error) {
+        if (!(error instanceof TollgateError) || !LEFT_ORGANIZATION.includes(error.code)) throw error;
+      }
+    }
+    return { entitlements: await this.billing<Entitlements | null>('GET', 'entitlements'), organizationId: null };
+  }
+
+  /**
+   * The entitlements cached for the session, of the active context (the active organization's, else
+   * the user's; null: none, or not loaded yet: see `state.billing.status`).
+   */
   get entitlements(): Entitlements | null {
     return this.state.billing.entitlements;
   }
 
   /**
-   * The spec's check against the cached entitlements (plan or above, feature) and the active
-   * organization of the token held (role, permission); every part given must pass. For display;
-   * your server decides.
+   * The spec's check against the cached entitlements of the active context (plan or above, feature:
+   * the active organization's plan when the token names one, else the user's own) and the active
+   * organization of the token held (role, permission); every part given must pass, so
+   * `has({ plan: 'pro', permission: 'reports:read' })` asks for the team's plan and the member's
+   * permission at once. For display; your server decides.
    */
   has(check: AccessCheck): boolean {
     if (asksOrganization(check)) {
@@ -335,28 +378,48 @@ export class BrowserClient {
   }
 
   // --- billing -------------------------------------------------------------------------------
+  // Every call acts for the signed-in user, or with `{ for: 'organization' }` for the active
+  // organization of the token held (reads need membership; changes a role with org:billing:manage).
 
-  /** Visible plans in hierarchy order, lowest tier first (signed out too: the server asks with its key). */
-  async plans(): Promise<Plan[]> {
-    return (await this.billing<{ plans: Plan[] }>('GET', 'plans', undefined, { optionalAuth: true })).plans;
+  /**
+   * Visible plans in hierarchy order, lowest tier first (signed out too: the server asks with its
+   * key): those sold to users, or with `{ for: 'organization' }` those sold to organizations.
+   */
+  async plans(options: BillingTarget = {}): Promise<Plan[]> {
+    return (await this.billing<{ plans: Plan[] }>('GET', `plans${forQuery(options)}`, undefined, { optionalAuth: true })).plans;
   }
 
-  /** Every plan in hierarchy order, hidden ones included. */
+  /** Every plan in hierarchy order, hidden ones included, whoever they are sold to. */
   async products(): Promise<Plan[]> {
     return (await this.billing<{ products: Plan[] }>('GET', 'products', undefined, { optionalAuth: true })).products;
   }
 
-  subscription(): Promise<Subscription | null> {
-    return this.billing('GET', 'subscription');
+  /** The live subscription (the user's, or the active organization's), or null. */
+  subscription(options: BillingTarget = {}): Promise<Subscription | null> {
+    return this.billing('GET', `subscription${forQuery(options)}`);
   }
 
-  async invoices(limit?: number): Promise<Invoice[]> {
-    return (await this.billing<{ invoices: Invoice[] }>('GET', `invoices${limit ? `?limit=${limit}` : ''}`)).invoices;
+  /** Recent invoices, newest first: `invoices(20)` or `invoices({ limit: 20, for: 'organization' })`. */
+  async invoices(options: number | InvoicesOptions = {}): Promise<Invoice[]> {
+    const { limit, ...target } = typeof options === 'number' ? { limit: options } : options;
+    const query = new URLSearchParams();
+    if (limit) query.set('limit', String(limit));
+    if (target.for === 'organization') query.set('for', 'organization');
+    const search = query.toString();
+    return (await this.billing<{ invoices: Invoice[] }>('GET', `invoices${search ? `?${search}` : ''}`)).invoices;
+  }
+
+  /**
+   * The entitlements read now, not cached: the user's own, or with `{ for: 'organization' }` the
+   * active organization's. What `has()` checks is the cached ones of the active context (`entitlements`).
+   */
+  readEntitlements(options: BillingTarget = {}): Promise<Entitlements | null> {
+    return this.billing('GET', `entitlements${forQuery(options)}`);
   }
 
   /** Starts a hosted checkout: `{id, url}`; send the browser to `url` (or use `redirectToCheckout`). */
-  checkout(input: CheckoutInput): Promise<{ id: string; url: string }> {
-    return this.billing('POST', 'checkout', input);
+  checkout({ for: target, ...input }: CheckoutInput): Promise<{ id: string; url: string }> {
+    return this.billing('POST', `checkout${forQuery({ for: target })}`, input);
   }
 
   /** Starts a checkout and sends the browser there. The entitlements are read again when it comes back (a new page load). */
@@ -366,34 +429,35 @@ export class BrowserClient {
   }
 
   /** What changing to `newPriceId` would charge now (the proration), changing nothing. */
-  previewChange(newPriceId: string): Promise<ChangePreview> {
-    return this.billing('POST', 'subscription/change/preview', { new_price_id: newPriceId });
+  previewChange(newPriceId: string, options: BillingTarget = {}): Promise<ChangePreview> {
+    return this.billing('POST', `subscription/change/preview${forQuery(options)}`, { new_price_id: newPriceId });
   }
 
-  changePlan(newPriceId: string): Promise<Subscription> {
-    return this.changing(this.billing('POST', 'subscription/change', { new_price_id: newPriceId }));
+  changePlan(newPriceId: string, options: BillingTarget = {}): Promise<Subscription> {
+    return this.changing(this.billing('POST', `subscription/change${forQuery(options)}`, { new_price_id: newPriceId }));
   }
 
   /** Cancels at the end of the period (default) or now (`{ atPeriodEnd: false }`). */
-  cancel(options: { atPeriodEnd?: boolean } = {}): Promise<Subscription> {
-    return this.changing(this.billing('POST', 'subscription/cancel', options.atPeriodEnd === undefined ? {} : { at_period_end: options.atPeriodEnd }));
+  cancel(options: CancelOptions = {}): Promise<Subscription> {
+    const body = options.atPeriodEnd === undefined ? {} : { at_period_end: options.atPeriodEnd };
+    return this.changing(this.billing('POST', `subscription/cancel${forQuery(options)}`, body));
   }
 
-  pause(): Promise<Subscription> {
-    return this.changing(this.billing('POST', 'subscription/pause'));
+  pause(options: BillingTarget = {}): Promise<Subscription> {
+    return this.changing(this.billing('POST', `subscription/pause${forQuery(options)}`));
   }
 
-  resume(): Promise<Subscription> {
-    return this.changing(this.billing('POST', 'subscription/resume'));
+  resume(options: BillingTarget = {}): Promise<Subscription> {
+    return this.changing(this.billing('POST', `subscription/resume${forQuery(options)}`));
   }
 
   /** Subscribes with a confirmed payment method (pm_...). */
-  subscribeWith(input: { priceId: string; paymentMethodId: string }): Promise<Subscription> {
-    return this.changing(this.billing('POST', 'subscribe', input));
+  subscribeWith({ for: target, ...input }: SubscribeInput): Promise<Subscription> {
+    return this.changing(this.billing('POST', `subscribe${forQuery({ for: target })}`, input));
   }
 
-  setupIntent(): Promise<{ clientSecret: string; publishableKey: string }> {
-    return this.billing('POST', 'setup-intent');
+  setupIntent(options: BillingTarget = {}): Promise<{ clientSecret: string; publishableKey: string }> {
+    return this.billing('POST', `setup-intent${forQuery(options)}`);
   }
 
   /** After a change of the subscription: the entitlements are read again, here and in the other tabs. */
@@ -435,6 +499,12 @@ export class BrowserClient {
     this.listeners.clear();
   }
 }
+
+/** `?for=organization` when the call acts for the active organization; nothing for the user (Tollgate's default). */
+const forQuery = (target: BillingTarget): string => (target.for === 'organization' ? '?for=organization' : '');
+
+/** Refusals of an organization's read that mean the token names one the user is no longer in: the user's own entitlements count. */
+const LEFT_ORGANIZATION: readonly string[] = ['organization_not_found', 'no_active_organization'];
 
 const sameOrganization = (a: ActiveOrganization | null, b: ActiveOrganization | null): boolean =>
   a === b ||

@@ -9,6 +9,8 @@
  *   tollgate.has({ plan: 'pro' });                                    // from the entitlements cached for the session
  *   tollgate.has({ permission: 'reports:read' });                     // the active organization of the token held
  *   await tollgate.organizations.setActive(orgId);                    // a new token naming it, used from now on
+ *   tollgate.has({ plan: 'team', permission: 'reports:read' });       // now the organization's plan, and the role's permission
+ *   await tollgate.subscription({ for: 'organization' });             // every billing call can act for the organization
  *   await tollgate.passkeys.register();                               // the browser's dialog; Tollgate stores the passkey
  *   await tollgate.passkeys.signIn();                                 // (signed out) any passkey the browser holds for the site
  *
@@ -16,8 +18,10 @@
  * server sets. The token is refreshed (rotated) a minute before it expires, once at a time across
  * tabs. Entitlements are cached for the session and read again when the subscription changes
  * through this client (checkout return, subscribe, change, cancel, pause, resume), when another tab
- * says it changed, and when the tab becomes visible again. The active organization is the `org`
- * claim of the token held (`state.organization`); `organizations.setActive(id)` swaps the token.
+ * says it changed, when the tab becomes visible again, and when the active organization changes:
+ * they are the active context's, the organization's when the token names one, else the user's. The
+ * active organization is the `org` claim of the token held (`state.organization`);
+ * `organizations.setActive(id)` swaps the token.
  */
 export { satisfies, planAtLeast, type EntitlementCheck, type Entitlements, type RankedPlan } from '../entitlements';
 export { organizationSatisfies, organizationOfToken, type AccessCheck, type OrganizationCheck } from '../organizations';
@@ -42,7 +46,18 @@ export type {
   TollgateUser,
 } from '../types';
 export { singleFlight, type LockManagerLike, type ChannelLike } from './single-flight';
-export type { BrowserClientOptions, CheckoutInput, MfaInput, SignInInput, SignUpInput } from './options';
+export type {
+  BillingFor,
+  BillingTarget,
+  BrowserClientOptions,
+  CancelOptions,
+  CheckoutInput,
+  InvoicesOptions,
+  MfaInput,
+  SignInInput,
+  SignUpInput,
+  SubscribeInput,
+} from './options';
 export type { BillingStatus, BrowserState, OrganizationsStatus, OrganizationSuggestion, SessionStatus } from './state';
 export type {
   AcceptInvitationInput,

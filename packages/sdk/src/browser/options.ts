@@ -32,10 +32,32 @@ export interface SignInInput {
 }
 /** The second step of a sign-in (`verifyMfa`): a code of a method the challenge lists, or a passkey. */
 export type MfaInput = { challenge: string; code: string; method: 'totp' | 'sms' | 'backup_codes' } | { challenge: string; method: 'passkey' };
-export interface CheckoutInput {
+/**
+ * Whom a billing call acts for: the signed-in user (the default), or the active organization of the
+ * access token held (`?for=organization`: reads need membership, changes a role with org:billing:manage).
+ */
+export type BillingFor = 'user' | 'organization';
+/** The option every billing call takes: `{ for: 'organization' }` acts for the active organization. */
+export interface BillingTarget {
+  for?: BillingFor;
+}
+export interface CheckoutInput extends BillingTarget {
   priceId: string;
   successUrl: string;
   cancelUrl: string;
   promotionCode?: string;
   trialDays?: number;
+}
+/** `subscribeWith`: a confirmed payment method (pm_...) and the price. */
+export interface SubscribeInput extends BillingTarget {
+  priceId: string;
+  paymentMethodId: string;
+}
+export interface CancelOptions extends BillingTarget {
+  /** True (the default): at the end of the period; false: now, nothing refunded. */
+  atPeriodEnd?: boolean;
+}
+export interface InvoicesOptions extends BillingTarget {
+  /** 1 to 100; 10 by default. */
+  limit?: number;
 }

@@ -28,8 +28,13 @@ export interface BrowserState {
   organization: ActiveOrganization | null;
   billing: {
     status: BillingStatus;
-    /** The entitlements cached for the session (null: no entitled subscription). */
+    /**
+     * The entitlements cached for the session (null: no entitled subscription): the active
+     * context's, i.e. the active organization's when the token names one, else the user's own.
+     */
     entitlements: Entitlements | null;
+    /** Whose they are: the id of the organization they were read for, or null: the user's own. */
+    organizationId: string | null;
     /** The plans in the project's order, hidden ones included: the ranking plan checks use. */
     plans: RankedPlan[];
     error: TollgateError | null;
@@ -54,7 +59,14 @@ export interface BrowserState {
 }
 
 /** The billing part of the state before anything is read for a session (a new object each time). */
-export const unreadBilling = (): BrowserState['billing'] => ({ status: 'idle', entitlements: null, plans: [], error: null, loaded: false });
+export const unreadBilling = (): BrowserState['billing'] => ({
+  status: 'idle',
+  entitlements: null,
+  organizationId: null,
+  plans: [],
+  error: null,
+  loaded: false,
+});
 
 /** The organizations part of the state before anything is read for a session. */
 export const unreadOrganizations = (): BrowserState['organizations'] => ({
