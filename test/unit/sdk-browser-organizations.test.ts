@@ -83,7 +83,12 @@ function projectServer() {
       memberOf.add(join[1] as OrgId);
       return Response.json({ ...ORGS[join[1] as OrgId], image_url: null, members_count: 3 });
     }
-    if (path === '/tollgate/api/proxy/billing/entitlements') return Response.json({ plan: 'Pro', status: 'active', features: ['export'] });
+    // The active organization's plan (Team, with export) and the user's own (Free, without it).
+    if (path === '/tollgate/api/proxy/billing/entitlements?for=organization') {
+      if (active === null || !memberOf.has(active)) return Response.json({ error: 'No active organization', code: 'no_active_organization' }, { status: 400 });
+      return Response.json({ plan: 'Team', status: 'active', features: ['export'] });
+    }
+    if (path === '/tollgate/api/proxy/billing/entitlements') return Response.json({ plan: 'Free', status: 'active', features: [] });
     if (path === '/tollgate/api/proxy/billing/products') return Response.json({ products: [] });
     return Response.json({ error: 'Not found', code: 'not_found' }, { status: 404 });
   };
@@ -130,6 +135,10 @@ describe('the active organization in a page', () => {
 
     // Combined with the billing check: both parts must pass (the entitlements are read again after a switch).
     await client.refreshEntitlements();
+    expect(server.requests.filter((r) => r.path.includes('/billing/entitlements')).at(-1)).toMatchObject({
+      path: '/tollgate/api/proxy/billing/entitlements?for=organization',
+      token: switched,
+    });
     expect(client.has({ permission: 'reports:read', feature: 'export' })).toBe(true);
     expect(client.has({ permission: 'reports:read', feature: 'sso' })).toBe(false);
 
