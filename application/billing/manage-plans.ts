@@ -6,6 +6,7 @@ import {
   findPlan,
   isPlanNameTaken,
   nextPlanPosition,
+  seatsFitAudience,
   reorderPlans,
   sortPlans,
   validatePlanInput,
@@ -22,7 +23,7 @@ export type ManagePlansDeps = Pick<BillingDeps, 'catalog' | 'connections' | 'pro
 /** What creating a plan can answer besides the plan: a bad field, a name taken, the processor refusing it. */
 export type CreatePlanError = 'project_not_found' | PlanError | 'plan_name_taken' | RequestFailureCode;
 /** What changing a plan can answer besides the plan. */
-export type UpdatePlanError = CreatePlanError | 'plan_not_found';
+export type UpdatePlanError = CreatePlanError | 'plan_not_found' | 'seats_not_for_users';
 
 async function planViewOf(deps: ManagePlansDeps, plan: StoredPlan): Promise<OperatorPlanView> {
   const prices = (await deps.catalog.listPrices(plan.projectId)).filter((p) => p.planId === plan.id);
@@ -69,6 +70,8 @@ export function makeUpdatePlan(deps: ManagePlansDeps) {
     const merged = applyPlanUpdate(plan, patch);
     if (!merged.ok) return merged;
     if (isPlanNameTaken(plans, merged.value.name, plan.id)) return err('plan_name_taken');
+    const prices = (await deps.catalog.listPrices(projectId)).filter((p) => p.planId === plan.id);
+    if (!seatsFitAudience(merged.value.audience, prices)) return err('seats_not_for_users');
     let updated: StoredPlan = { ...plan, ...merged.value, updatedAt: deps.clock.now() };
     const processor = await catalogProcessor(deps, projectId);
     if (processor) {

@@ -1,4 +1,5 @@
-import { type PriceError, type PriceInput, findPlan, validatePriceInput } from '../../domain/billing/catalog';
+import { type PriceError, type PriceInput, findPlan, seatsFitAudience, validatePriceInput } from '../../domain/billing/catalog';
+import type { SeatPricingError } from '../../domain/billing/seat-terms';
 import { type Result, err, ok } from '../../domain/result';
 import type { StoredPrice } from './billing.store';
 import { catalogProcessor, pushPlan, pushPrice } from './catalog-sync';
@@ -11,7 +12,7 @@ type OperatorPrice = OperatorPlanView['prices'][number];
 const operatorPrice = (price: StoredPrice): OperatorPrice => ({ ...priceView(price), processorPriceId: price.processorPriceId });
 
 /** What creating a price can answer besides the price: a bad field, an unknown plan, the processor refusing it. */
-export type CreatePriceError = 'project_not_found' | PriceError | 'plan_not_found' | RequestFailureCode;
+export type CreatePriceError = 'project_not_found' | PriceError | SeatPricingError | 'seats_not_for_users' | 'plan_not_found' | RequestFailureCode;
 
 /** A new price of a plan (by id or name), pushed to the connected processor first. */
 export function makeCreatePrice(deps: ManagePlansDeps) {
@@ -21,6 +22,7 @@ export function makeCreatePrice(deps: ManagePlansDeps) {
     if (!fields.ok) return fields;
     let plan = findPlan(await deps.catalog.listPlans(projectId), planRef);
     if (plan === null) return err('plan_not_found');
+    if (!seatsFitAudience(plan.audience, [{ seats: fields.value.seats, active: true }])) return err('seats_not_for_users');
     const now = deps.clock.now();
     let price: StoredPrice = {
       ...fields.value,

@@ -67,6 +67,8 @@ export interface ProcessorSubscription {
   customerId: string;
   /** The processor's price id of its (single) item. */
   priceId: string;
+  /** The item's quantity: the seats of a per-seat price, 1 for a flat one. */
+  quantity: number;
   status: SubscriptionStatus;
   cancelAtPeriodEnd: boolean;
   currentPeriodStart: Date;
@@ -89,6 +91,8 @@ export interface ProcessorInvoiceLine {
   description: string;
   /** The processor's price id. */
   priceId: string | null;
+  /** The seats a per-seat line is for (its amount is for all of them); null or absent for a flat price's line. */
+  quantity?: number | null;
   /** Signed minor units. */
   amount: number;
   periodStart: Date;
@@ -140,6 +144,8 @@ export interface CheckoutInput {
   priceId: string;
   successUrl: string;
   cancelUrl: string;
+  /** Seats of a per-seat price; absent: 1. */
+  quantity?: number;
   /** The processor's promotion code id (see `findPromotionCode`). */
   promotionCodeId: string | null;
   trialDays: number | null;
@@ -152,6 +158,8 @@ export interface CheckoutInput {
 export interface CreateSubscriptionInput {
   customerId: string;
   priceId: string;
+  /** Seats of a per-seat price; absent: 1. */
+  quantity?: number;
   /** Attached to the customer and made the default for renewals. */
   paymentMethodId: string;
   trialDays: number | null;
@@ -238,6 +246,20 @@ export interface PaymentProcessor {
    * charge answers `card_declined` and changes nothing.
    */
   changeSubscription(subscriptionId: string, priceId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>>;
+  /** The invoice a change of the item's quantity would bill now (prorated: a charge for added seats, a credit for removed ones). */
+  previewQuantity(subscriptionId: string, quantity: number): Promise<ProcessorResult<ChangePreview>>;
+  /**
+   * Sets the item's quantity (the seats of a per-seat price). `prorate: true` invoices and charges
+   * the proration now (Stripe: `proration_behavior=always_invoice`; a decline answers
+   * `card_declined` and changes nothing); `prorate: false` changes it without an invoice (Stripe:
+   * `proration_behavior=none`): the next renewal bills the new quantity. The same key answers the
+   * same change.
+   */
+  updateQuantity(
+    subscriptionId: string,
+    quantity: number,
+    options: { prorate: boolean; idempotencyKey: string },
+  ): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>>;
   /** At period end (pending cancellation) or now (canceled, no proration credit). */
   cancelSubscription(subscriptionId: string, options: { atPeriodEnd: boolean; idempotencyKey: string }): Promise<ProcessorResult<ProcessorSnapshot>>;
   /** Stops service and renewals (Stripe: pause_collection void + Tollgate's paused mark). */

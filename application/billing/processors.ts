@@ -48,7 +48,10 @@ export interface SandboxCheckoutView {
   status: 'open' | 'complete' | 'expired';
   planName: string;
   priceName: string;
+  /** For the session's quantity of a per-seat price. */
   amount: number;
+  /** Seats of a per-seat price; null for a flat one. */
+  quantity: number | null;
   currency: string;
   interval: string;
   trialDays: number | null;

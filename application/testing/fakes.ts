@@ -1,3 +1,4 @@
+import { DEFAULT_SEAT_POLICY } from '../../domain/billing/seat-terms';
 /**
  * Strict in-memory fakes of the application's ports, for the unit tests beside the use cases
  * (application/**\/*.test.ts). Only test files may import this folder (.dependency-cruiser.cjs,
@@ -424,6 +425,7 @@ export function aStoredPrice(overrides: Partial<StoredPrice> = {}): StoredPrice 
     currency: 'usd',
     interval: 'month',
     active: true,
+    seats: null,
     projectId: 'project-1',
     processor: null,
     processorPriceId: null,
@@ -444,6 +446,7 @@ export function aStoredPlan(overrides: Partial<StoredPlan> = {}): StoredPlan {
     trialsEnabled: false,
     defaultTrialDays: null,
     audience: 'users',
+    seatPolicy: DEFAULT_SEAT_POLICY,
     position: 0,
     projectId: 'project-1',
     processor: null,

@@ -47,6 +47,8 @@ const PLAN_FIELDS = [
   'invalid_trial_days',
   'trials_not_enabled',
   'invalid_plan_audience',
+  'invalid_seat_policy',
+  'seats_not_for_users',
   'plan_name_taken',
 ] as const;
 
@@ -64,7 +66,16 @@ export const ADMIN_BILLING_REFUSALS = {
   createPlan: [...PLAN_FIELDS, ...PUSH],
   updatePlan: [...PLAN_FIELDS, 'plan_not_found', ...PUSH],
   reorderPlans: ['plan_not_found', 'invalid_plan_order'],
-  createPrice: ['plan_not_found', 'invalid_price_name', 'invalid_amount', 'invalid_currency', 'invalid_interval', ...PUSH],
+  createPrice: [
+    'plan_not_found',
+    'invalid_price_name',
+    'invalid_amount',
+    'invalid_currency',
+    'invalid_interval',
+    'invalid_seat_pricing',
+    'seats_not_for_users',
+    ...PUSH,
+  ],
   archivePrice: ['price_not_found', ...PUSH],
   advanceSandbox: ['billing_not_connected', 'sandbox_unavailable', 'invalid_sandbox_days'],
   sandboxClock: ['sandbox_unavailable'],

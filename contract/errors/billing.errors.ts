@@ -32,6 +32,17 @@ export const billingErrors = {
   price_inactive: { status: 400, message: 'This price is archived and cannot be subscribed to' },
   price_plan_mismatch: { status: 400, message: 'The price does not belong to the plan' },
   plan_audience_mismatch: { status: 400, message: "This plan is not sold to this kind of customer (see the plan's audience)" },
+  // Seats
+  invalid_seat_pricing: { status: 400, message: 'Invalid per-seat price: unitAmount above 0, included 0 or more, minimum 1 or more, maximum at least both' },
+  invalid_seat_policy: { status: 400, message: 'Invalid seat policy: mode automatic or bought, removal period_end or immediately' },
+  seats_not_for_users: { status: 400, message: 'A per-seat price is sold to organizations: sell the plan to organizations (or both) first' },
+  invalid_quantity: { status: 400, message: 'Invalid quantity: a whole number of seats from 1 to 100000' },
+  quantity_below_minimum: { status: 400, message: 'The quantity is below the fewest seats this price sells' },
+  quantity_above_maximum: { status: 400, message: 'The quantity is above the most seats this price sells' },
+  quantity_below_seats_in_use: { status: 400, message: 'More seats are in use than this quantity: remove members or revoke invitations first' },
+  same_quantity: { status: 400, message: 'The subscription already has this quantity' },
+  not_per_seat: { status: 400, message: "This subscription's price is not per seat" },
+  seats_managed_automatically: { status: 409, message: "This plan counts its seats from the organization's members: invite or remove members instead" },
   // Organizations as customers
   no_active_organization: { status: 400, message: 'The access token has no active organization: switch to one first (POST organizations/active)' },
   // Checkout and subscriptions

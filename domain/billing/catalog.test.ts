@@ -1,3 +1,4 @@
+import { DEFAULT_SEAT_POLICY } from './seat-terms';
 import { describe, expect, it } from 'vitest';
 import {
   type Plan,
@@ -17,6 +18,7 @@ import {
   sortPlans,
   validatePlanInput,
   validatePriceInput,
+  seatsFitAudience,
   visiblePlans,
 } from './catalog';
 
@@ -30,6 +32,7 @@ const plan = (id: string, position: number, extra: Partial<Plan> = {}): Plan => 
   trialsEnabled: false,
   defaultTrialDays: null,
   audience: 'users',
+  seatPolicy: DEFAULT_SEAT_POLICY,
   position,
   ...extra,
 });
@@ -77,6 +80,7 @@ describe('validatePlanInput', () => {
         trialsEnabled: false,
         defaultTrialDays: null,
         audience: 'users',
+        seatPolicy: DEFAULT_SEAT_POLICY,
       },
     });
   });
@@ -226,9 +230,38 @@ describe('prices', () => {
   it('validates and normalizes', () => {
     expect(validatePriceInput({ name: ' Monthly ', amount: 1999, currency: 'USD', interval: 'month' })).toEqual({
       ok: true,
-      value: { name: 'Monthly', amount: 1999, currency: 'usd', interval: 'month' },
+      value: { name: 'Monthly', amount: 1999, currency: 'usd', interval: 'month', seats: null },
     });
     expect(validatePriceInput({ name: 'Free', amount: 0, currency: 'eur', interval: 'year' }).ok).toBe(true);
+  });
+
+  it('takes a per-seat price with its defaults, refuses bad seat terms, and keeps per-seat prices off plans sold to users alone', () => {
+    const seat = { name: 'Team', amount: 2000, currency: 'usd', interval: 'month' };
+    expect(validatePriceInput({ ...seat, seats: { unitAmount: 800, included: 3 } })).toEqual({
+      ok: true,
+      value: { ...seat, seats: { unitAmount: 800, included: 3, minimum: 1, maximum: null } },
+    });
+    for (const bad of [
+      { unitAmount: 0 },
+      { unitAmount: 12.5 },
+      { unitAmount: 800, minimum: 0 },
+      { unitAmount: 800, included: -1 },
+      { unitAmount: 800, minimum: 5, maximum: 4 },
+    ]) {
+      expect(validatePriceInput({ ...seat, seats: bad })).toMatchObject({ ok: false, error: 'invalid_seat_pricing' });
+    }
+    expect(seatsFitAudience('users', [{ seats: { unitAmount: 1, included: 0, minimum: 1, maximum: null }, active: true }])).toBe(false);
+    expect(seatsFitAudience('organizations', [{ seats: { unitAmount: 1, included: 0, minimum: 1, maximum: null }, active: true }])).toBe(true);
+    expect(seatsFitAudience('users', [{ seats: null, active: true }])).toBe(true);
+  });
+
+  it('a plan keeps a seat policy: automatic by default; a bad mode or removal is refused', () => {
+    const plan = validatePlanInput({ name: 'Team', audience: 'organizations' });
+    expect(plan.ok && plan.value.seatPolicy).toEqual({ mode: 'automatic', countInvitations: false, removal: 'period_end' });
+    const bought = validatePlanInput({ name: 'Team', seatMode: 'bought', seatRemoval: 'immediately', seatCountInvitations: true });
+    expect(bought.ok && bought.value.seatPolicy).toEqual({ mode: 'bought', countInvitations: true, removal: 'immediately' });
+    expect(validatePlanInput({ name: 'Team', seatMode: 'some' })).toEqual({ ok: false, error: 'invalid_seat_policy' });
+    expect(validatePlanInput({ name: 'Team', seatRemoval: 'never' })).toEqual({ ok: false, error: 'invalid_seat_policy' });
   });
 
   it('refuses each bad field with its own code', () => {
@@ -242,11 +275,11 @@ describe('prices', () => {
   });
 
   const prices: Price[] = [
-    { id: 'p_year', planId: 'plan_pro', name: 'Yearly', amount: 20_000, currency: 'usd', interval: 'year', active: true },
-    { id: 'p_old', planId: 'plan_pro', name: 'Old monthly', amount: 1500, currency: 'usd', interval: 'month', active: false },
-    { id: 'p_month', planId: 'plan_pro', name: 'Monthly', amount: 2000, currency: 'usd', interval: 'month', active: true },
-    { id: 'p_free', planId: 'plan_free', name: 'Free', amount: 0, currency: 'usd', interval: 'month', active: true },
-    { id: 'p_ent', planId: 'plan_enterprise', name: 'Yearly', amount: 90_000, currency: 'usd', interval: 'year', active: true },
+    { id: 'p_year', planId: 'plan_pro', name: 'Yearly', amount: 20_000, currency: 'usd', interval: 'year', active: true, seats: null },
+    { id: 'p_old', planId: 'plan_pro', name: 'Old monthly', amount: 1500, currency: 'usd', interval: 'month', active: false, seats: null },
+    { id: 'p_month', planId: 'plan_pro', name: 'Monthly', amount: 2000, currency: 'usd', interval: 'month', active: true, seats: null },
+    { id: 'p_free', planId: 'plan_free', name: 'Free', amount: 0, currency: 'usd', interval: 'month', active: true, seats: null },
+    { id: 'p_ent', planId: 'plan_enterprise', name: 'Yearly', amount: 90_000, currency: 'usd', interval: 'year', active: true, seats: null },
   ];
 
   it('lists a plan’s prices monthly first, then by amount', () => {

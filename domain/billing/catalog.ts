@@ -1,6 +1,7 @@
 import { type Result, err, ok } from '../result';
 import { type Currency, parseCurrency, validateAmount } from './money';
 import { type BillingInterval, MAX_TRIAL_DAYS, isBillingInterval } from './periods';
+import { DEFAULT_SEAT_POLICY, SEAT_MODES, type SeatPolicy, type SeatPricing, type SeatPricingError, seatAmount, validateSeatPricing } from './seat-terms';
 import { isPlanAudience, type PlanAudience } from './subject';
 
 /**
@@ -22,6 +23,8 @@ export interface Plan {
   defaultTrialDays: number | null;
   /** Whom the plan is sold to: users (personal plans), organizations (team plans) or both. */
   audience: PlanAudience;
+  /** How an organization's seats move on the plan's per-seat prices (automatic by default). */
+  seatPolicy: SeatPolicy;
   position: number;
 }
 
@@ -34,12 +37,25 @@ export interface Price {
   currency: Currency;
   interval: BillingInterval;
   active: boolean;
+  /** Per seat: `amount` is the base for the included seats, each further seat `seats.unitAmount` (domain/billing/seats.ts); null: flat. */
+  seats: SeatPricing | null;
 }
 
-/** What a subscription keeps of its price: enough to bill, renew and prorate without the catalog. */
-export type PriceSnapshot = Pick<Price, 'id' | 'planId' | 'amount' | 'currency' | 'interval'>;
+/**
+ * What a subscription keeps of its price: enough to bill, renew and prorate without the catalog.
+ * A per-seat price's snapshot holds the amount for its `quantity` of seats (absent: a flat price).
+ */
+export type PriceSnapshot = Pick<Price, 'id' | 'planId' | 'amount' | 'currency' | 'interval'> & { quantity?: number };
 
-export const snapshotOf = (price: Price): PriceSnapshot => ({
+/** A line's price and, for a per-seat price, its seats. */
+export const lineOfPrice = (price: PriceSnapshot): { priceId: string; quantity?: number } =>
+  price.quantity === undefined ? { priceId: price.id } : { priceId: price.id, quantity: price.quantity };
+
+/** A per-seat price's snapshot for `quantity` seats: the amount for them (a flat price: as {@link snapshotOf}). */
+export const seatSnapshotOf = (price: Pick<Price, 'id' | 'planId' | 'amount' | 'currency' | 'interval' | 'seats'>, quantity: number): PriceSnapshot =>
+  price.seats === null ? snapshotOf(price) : { ...snapshotOf(price), amount: seatAmount(price, quantity), quantity };
+
+export const snapshotOf = (price: Pick<Price, 'id' | 'planId' | 'amount' | 'currency' | 'interval'>): PriceSnapshot => ({
   id: price.id,
   planId: price.planId,
   amount: price.amount,
@@ -60,7 +76,8 @@ export type PlanError =
   | 'too_many_features'
   | 'invalid_trial_days'
   | 'trials_not_enabled'
-  | 'invalid_plan_audience';
+  | 'invalid_plan_audience'
+  | 'invalid_seat_policy';
 
 export type PriceError = 'invalid_price_name' | 'invalid_amount' | 'invalid_currency' | 'invalid_interval';
 
@@ -82,6 +99,10 @@ export interface PlanInput {
   defaultTrialDays?: number | null;
   /** users (the default), organizations or both. */
   audience?: string;
+  /** automatic (the default) or bought; invitations hold a seat (automatic mode); a freed seat's quantity drops at period_end (default) or immediately. */
+  seatMode?: string;
+  seatCountInvitations?: boolean;
+  seatRemoval?: string;
 }
 
 export type PlanFields = Omit<Plan, 'id' | 'position'>;
@@ -148,6 +169,16 @@ export function validatePlanInput(input: PlanInput): Result<PlanFields, PlanErro
   }
   const audience = input.audience ?? 'users';
   if (!isPlanAudience(audience)) return err('invalid_plan_audience');
+  const seatMode = input.seatMode ?? DEFAULT_SEAT_POLICY.mode;
+  const seatRemoval = input.seatRemoval ?? DEFAULT_SEAT_POLICY.removal;
+  if (!(SEAT_MODES as readonly string[]).includes(seatMode) || (seatRemoval !== 'period_end' && seatRemoval !== 'immediately')) {
+    return err('invalid_seat_policy');
+  }
+  const seatPolicy: SeatPolicy = {
+    mode: seatMode as SeatPolicy['mode'],
+    countInvitations: input.seatCountInvitations ?? DEFAULT_SEAT_POLICY.countInvitations,
+    removal: seatRemoval,
+  };
   return ok({
     name,
     description,
@@ -157,6 +188,7 @@ export function validatePlanInput(input: PlanInput): Result<PlanFields, PlanErro
     trialsEnabled,
     defaultTrialDays,
     audience,
+    seatPolicy,
   });
 }
 
@@ -176,6 +208,9 @@ export function applyPlanUpdate(plan: Plan, patch: Partial<PlanInput>): Result<P
     trialsEnabled,
     defaultTrialDays,
     audience: patch.audience ?? plan.audience,
+    seatMode: patch.seatMode ?? plan.seatPolicy.mode,
+    seatCountInvitations: patch.seatCountInvitations ?? plan.seatPolicy.countInvitations,
+    seatRemoval: patch.seatRemoval ?? plan.seatPolicy.removal,
   });
   if (!merged.ok) return merged;
   return ok({ ...plan, ...merged.value });
@@ -236,15 +271,17 @@ export interface PriceInput {
   amount: number;
   currency: string;
   interval: string;
+  /** Per seat (organizations only): minor units per seat beyond `included`, within `minimum` and `maximum`. */
+  seats?: { unitAmount: unknown; included?: unknown; minimum?: unknown; maximum?: unknown } | null;
 }
 
-export type PriceFields = Pick<Price, 'name' | 'amount' | 'currency' | 'interval'>;
+export type PriceFields = Pick<Price, 'name' | 'amount' | 'currency' | 'interval' | 'seats'>;
 
 /**
  * A price: name 1..100 characters, amount as {@link validateAmount} (0 allowed: a free tier),
  * currency a known ISO code in any case (stored lower-case), interval `month` or `year`.
  */
-export function validatePriceInput(input: PriceInput): Result<PriceFields, PriceError> {
+export function validatePriceInput(input: PriceInput): Result<PriceFields, PriceError | SeatPricingError> {
   const name = normalizeName(input.name, PRICE_NAME_MAX_LENGTH);
   if (name === null) return err('invalid_price_name');
   const currency = parseCurrency(input.currency);
@@ -252,8 +289,15 @@ export function validatePriceInput(input: PriceInput): Result<PriceFields, Price
   if (!isBillingInterval(input.interval)) return err('invalid_interval');
   const amount = validateAmount(input.amount, currency);
   if (!amount.ok) return amount;
-  return ok({ name, amount: amount.value, currency, interval: input.interval });
+  if (input.seats === undefined || input.seats === null) return ok({ name, amount: amount.value, currency, interval: input.interval, seats: null });
+  const seats = validateSeatPricing(input.seats, { amount: amount.value, currency });
+  if (!seats.ok) return seats;
+  return ok({ name, amount: amount.value, currency, interval: input.interval, seats: seats.value });
 }
+
+/** A per-seat price is sold to organizations only: a plan sold to users alone cannot have one. */
+export const seatsFitAudience = (audience: PlanAudience, prices: readonly Pick<Price, 'seats' | 'active'>[]): boolean =>
+  audience !== 'users' || prices.every((p) => p.seats === null);
 
 /** A plan's prices for display: monthly before yearly, then cheapest first, then by id. */
 export function pricesOfPlan(prices: readonly Price[], planId: string, options: { activeOnly: boolean }): Price[] {

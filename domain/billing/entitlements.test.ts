@@ -1,3 +1,4 @@
+import { DEFAULT_SEAT_POLICY } from './seat-terms';
 import { describe, expect, it } from 'vitest';
 import { type Plan, type Price, reorderPlans } from './catalog';
 import { type Entitlements, ENTITLED_STATES, check, entitlementsOf, hasFeature, hasPlan, isEntitled } from './entitlements';
@@ -15,6 +16,7 @@ const plan = (id: string, name: string, position: number, features: string[], hi
   trialsEnabled: true,
   defaultTrialDays: null,
   audience: 'users',
+  seatPolicy: DEFAULT_SEAT_POLICY,
   position,
 });
 
@@ -26,7 +28,7 @@ const catalog = [
   plan('plan_basic', 'Basic', 1, ['api']),
 ];
 const proPlan = catalog[0]!;
-const proPrice: Price = { id: 'price_pro', planId: 'plan_pro', name: 'Monthly', amount: 2000, currency: 'usd', interval: 'month', active: true };
+const proPrice: Price = { id: 'price_pro', planId: 'plan_pro', name: 'Monthly', amount: 2000, currency: 'usd', interval: 'month', active: true, seats: null };
 
 function value<T>(result: { ok: true; value: T } | { ok: false; error: string }): T {
   if (!result.ok) throw new Error(`expected ok, got ${result.error}`);

@@ -15,6 +15,8 @@ export type InvoiceLineKind = 'subscription' | 'unused_time' | 'remaining_time';
 export interface InvoiceLine {
   readonly kind: InvoiceLineKind;
   readonly priceId: string;
+  /** The seats a per-seat price's line is for (absent: a flat price). */
+  readonly quantity?: number;
   /** Signed minor units: credits are negative. */
   readonly amount: number;
   readonly period: Period;

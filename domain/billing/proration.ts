@@ -1,4 +1,4 @@
-import type { PriceSnapshot } from './catalog';
+import { type PriceSnapshot, lineOfPrice } from './catalog';
 import { type InvoiceDraft, type InvoiceLine, draftInvoice } from './invoice';
 import { type Period, cycleBoundary, isWithin, periodSeconds, toWholeSeconds, unixSeconds } from './periods';
 
@@ -97,11 +97,11 @@ export function previewPriceChange(input: PriceChangeInput): PriceChangePreview 
   const rest: Period = { start: at, end: input.period.end };
   const lines: InvoiceLine[] = [];
   const credit = prorate(input.from.amount, remaining, total);
-  if (credit > 0) lines.push({ kind: 'unused_time', priceId: input.from.id, amount: -credit, period: rest });
+  if (credit > 0) lines.push({ kind: 'unused_time', ...lineOfPrice(input.from), amount: -credit, period: rest });
 
   if (resetsBillingCycle(input.from, input.to)) {
     const period: Period = { start: at, end: cycleBoundary(at, input.to.interval, 1) };
-    if (input.to.amount > 0) lines.push({ kind: 'subscription', priceId: input.to.id, amount: input.to.amount, period });
+    if (input.to.amount > 0) lines.push({ kind: 'subscription', ...lineOfPrice(input.to), amount: input.to.amount, period });
     return {
       resetsBillingCycle: true,
       period,
@@ -111,7 +111,7 @@ export function previewPriceChange(input: PriceChangeInput): PriceChangePreview 
   }
 
   const charge = prorate(input.to.amount, remaining, total);
-  if (charge > 0) lines.push({ kind: 'remaining_time', priceId: input.to.id, amount: charge, period: rest });
+  if (charge > 0) lines.push({ kind: 'remaining_time', ...lineOfPrice(input.to), amount: charge, period: rest });
   return {
     resetsBillingCycle: false,
     period: input.period,

@@ -1,5 +1,5 @@
 import { type Result, err, ok } from '../result';
-import { type Price, snapshotOf } from './catalog';
+import { type Price, type PriceSnapshot, snapshotOf } from './catalog';
 import { type PriceChangePreview, previewPriceChange } from './proration';
 import { type Subscription, currentPeriod } from './subscription-status';
 import { type EndedError, type Outcome, type PaymentOutcome, endedError, invoiceOrNull, paidEvents, transition } from './subscription-transition';
@@ -92,6 +92,74 @@ export function changePrice<S extends Subscription>(subscription: S, price: Pric
     currentPeriodEnd: period.end,
     billingCycleAnchor,
   };
+  const billed = invoiceOrNull(invoice);
+  return ok(transition(changed, ['subscription.updated', ...paidEvents(billed)], billed));
+}
+
+/** Why a quantity change is refused: as a price change, and the price must be per seat with another quantity. */
+export type QuantityChangeError = EndedError | 'subscription_paused' | 'subscription_past_due' | 'not_per_seat' | 'same_quantity';
+
+function checkQuantityChange(subscription: Subscription, to: PriceSnapshot): QuantityChangeError | null {
+  const ended = endedError(subscription);
+  if (ended) return ended;
+  if (subscription.status === 'paused') return 'subscription_paused';
+  if (subscription.status === 'past_due') return 'subscription_past_due';
+  if (subscription.price.quantity === undefined || to.quantity === undefined || to.id !== subscription.price.id) return 'not_per_seat';
+  if (to.quantity === subscription.price.quantity) return 'same_quantity';
+  return null;
+}
+
+/**
+ * The invoice a change of a per-seat subscription's quantity bills at `at`: the proration of the
+ * amount for the old quantity to the amount for the new one (`to`: the price's snapshot for the new
+ * quantity, domain/billing/catalog.ts `seatSnapshotOf`), as Stripe prorates an item's quantity;
+ * null while trialing (nothing is billed then). A pending cancellation does not stop it (seats move
+ * until the end). Past due refuses it: the seats stay as they are while a payment is retried.
+ */
+export function previewQuantityChange(
+  subscription: Subscription,
+  to: PriceSnapshot,
+  at: Date,
+  creditBalance = 0,
+): Result<PriceChangePreview | null, QuantityChangeError | 'outside_current_period'> {
+  const refused = checkQuantityChange(subscription, to);
+  if (refused) return err(refused);
+  if (subscription.status === 'trialing') return ok(null);
+  const preview = previewPriceChange({
+    period: currentPeriod(subscription),
+    anchor: subscription.billingCycleAnchor,
+    from: subscription.price,
+    to,
+    at,
+    creditBalance,
+  });
+  return preview ? ok(preview) : err('outside_current_period');
+}
+
+/**
+ * A quantity change. `prorate: true` bills the proration now (a charge for added seats, a credit for
+ * removed ones; a failed charge changes nothing, as a price change); `prorate: false` changes the
+ * quantity without an invoice, so the next renewal bills it (Stripe's `proration_behavior=none`).
+ * Events: [subscription.updated, invoice.paid (a positive prorated invoice)].
+ */
+export function changeQuantity<S extends Subscription>(
+  subscription: S,
+  to: PriceSnapshot,
+  at: Date,
+  options: PriceChangeOptions & { prorate: boolean },
+): Outcome<S> {
+  const refused = checkQuantityChange(subscription, to);
+  if (refused) return err(refused);
+  if (!options.prorate || subscription.status === 'trialing') return ok(transition({ ...subscription, price: to }, ['subscription.updated']));
+  const preview = previewQuantityChange(subscription, to, at, options.creditBalance ?? 0);
+  if (!preview.ok) return preview;
+  if (preview.value === null) return ok(transition({ ...subscription, price: to }, ['subscription.updated']));
+  const { invoice, period, billingCycleAnchor } = preview.value;
+  if (invoice.amountDue > 0) {
+    if (options.payment === undefined) return err('payment_required');
+    if (options.payment === 'failed') return ok(transition(subscription, ['payment.failed'], invoice));
+  }
+  const changed: S = { ...subscription, price: to, currentPeriodStart: period.start, currentPeriodEnd: period.end, billingCycleAnchor };
   const billed = invoiceOrNull(invoice);
   return ok(transition(changed, ['subscription.updated', ...paidEvents(billed)], billed));
 }

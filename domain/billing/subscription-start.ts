@@ -1,5 +1,5 @@
 import { err, ok } from '../result';
-import { type Plan, type Price, resolveTrialDays, snapshotOf } from './catalog';
+import { type Plan, type Price, resolveTrialDays, seatSnapshotOf } from './catalog';
 import { type Period, addDays, cycleBoundary, toWholeSeconds } from './periods';
 import { type Subscription, incompleteExpiresAt } from './subscription-status';
 import { type Outcome, type PaymentOutcome, invoiceOrNull, paidEvents, periodInvoice, transition } from './subscription-transition';
@@ -7,6 +7,8 @@ import { type Outcome, type PaymentOutcome, invoiceOrNull, paidEvents, periodInv
 export interface StartSubscriptionInput {
   id: string;
   price: Price;
+  /** Seats of a per-seat price (absent: 1); a flat price ignores it. */
+  quantity?: number;
   plan: Pick<Plan, 'id' | 'trialsEnabled' | 'defaultTrialDays'>;
   at: Date;
   /** Requested trial (checkout's trialDays); absent: the plan's default trial, if any. */
@@ -43,7 +45,7 @@ export function startSubscription(input: StartSubscriptionInput): Outcome<Subscr
   if (!trial.ok) return trial;
   const trialDays = eligible ? trial.value : null;
   const at = toWholeSeconds(input.at);
-  const snapshot = snapshotOf(price);
+  const snapshot = seatSnapshotOf(price, input.quantity ?? 1);
   const base = {
     id: input.id,
     price: snapshot,

@@ -1,5 +1,5 @@
 import type { Result } from '../result';
-import type { PriceSnapshot } from './catalog';
+import { type PriceSnapshot, lineOfPrice } from './catalog';
 import type { BillingEventType } from './events';
 import { type InvoiceDraft, type InvoiceLine, type InvoiceReason, draftInvoice } from './invoice';
 import { type Period, nextCycleBoundary } from './periods';
@@ -50,6 +50,8 @@ export type SubscriptionError =
   | 'cancellation_scheduled'
   | 'cancellation_not_scheduled'
   | 'same_price'
+  | 'not_per_seat'
+  | 'same_quantity'
   | 'currency_mismatch'
   | 'outside_current_period'
   | 'period_not_ended'
@@ -80,7 +82,7 @@ export const paidEvents = (invoice: InvoiceDraft | null): BillingEventType[] => 
 
 /** The invoice for one full period of the subscription's price. */
 export function periodInvoice(reason: InvoiceReason, price: PriceSnapshot, period: Period, creditBalance: number): InvoiceDraft {
-  const lines: InvoiceLine[] = price.amount > 0 ? [{ kind: 'subscription', priceId: price.id, amount: price.amount, period }] : [];
+  const lines: InvoiceLine[] = price.amount > 0 ? [{ kind: 'subscription', ...lineOfPrice(price), amount: price.amount, period }] : [];
   return draftInvoice(reason, price.currency, lines, creditBalance);
 }
 

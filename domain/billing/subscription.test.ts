@@ -31,10 +31,19 @@ import {
 
 const d = (iso: string): Date => new Date(iso);
 
-const basic: Price = { id: 'price_basic', planId: 'plan_basic', name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month', active: true };
-const pro: Price = { id: 'price_pro', planId: 'plan_pro', name: 'Monthly', amount: 2000, currency: 'usd', interval: 'month', active: true };
-const proYearly: Price = { id: 'price_pro_y', planId: 'plan_pro', name: 'Yearly', amount: 20_000, currency: 'usd', interval: 'year', active: true };
-const free: Price = { id: 'price_free', planId: 'plan_free', name: 'Free', amount: 0, currency: 'usd', interval: 'month', active: true };
+const basic: Price = { id: 'price_basic', planId: 'plan_basic', name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month', active: true, seats: null };
+const pro: Price = { id: 'price_pro', planId: 'plan_pro', name: 'Monthly', amount: 2000, currency: 'usd', interval: 'month', active: true, seats: null };
+const proYearly: Price = {
+  id: 'price_pro_y',
+  planId: 'plan_pro',
+  name: 'Yearly',
+  amount: 20_000,
+  currency: 'usd',
+  interval: 'year',
+  active: true,
+  seats: null,
+};
+const free: Price = { id: 'price_free', planId: 'plan_free', name: 'Free', amount: 0, currency: 'usd', interval: 'month', active: true, seats: null };
 const basicPlan = { id: 'plan_basic', trialsEnabled: false, defaultTrialDays: null };
 const proPlan = { id: 'plan_pro', trialsEnabled: true, defaultTrialDays: 14 };
 const freePlan = { id: 'plan_free', trialsEnabled: false, defaultTrialDays: null };

@@ -29,7 +29,15 @@ export {
   expireIncomplete,
   startSubscription,
 } from './subscription-start';
-export { type ChangeError, type PriceChangeOptions, changePrice, previewChange } from './subscription-change';
+export {
+  type ChangeError,
+  type PriceChangeOptions,
+  type QuantityChangeError,
+  changePrice,
+  changeQuantity,
+  previewChange,
+  previewQuantityChange,
+} from './subscription-change';
 export { cancelAtPeriodEnd, cancelNow, pause, pausedAcrossRenewal, resume } from './subscription-pause-cancel';
 export {
   endAfterGracePeriod,

@@ -1,10 +1,20 @@
 import type { CatalogStore, StoredPlan, StoredPrice } from '../../application/billing/billing.store';
 import type { ProcessorKind } from '../../application/billing/payment-processor';
 import type { BillingInterval } from '../../domain/billing/periods';
+import { DEFAULT_SEAT_POLICY, type SeatPolicy, type SeatPricing } from '../../domain/billing/seat-terms';
 import type { PlanAudience } from '../../domain/billing/subject';
 import type { Database } from './database';
 import { type Read, isUuid, read, rowMapper } from './rows';
 import { writeUnlessTaken } from './unique-violation';
+
+/** A plan's seat policy (jsonb, written only by this store). */
+const readSeatPolicy: Read<SeatPolicy> = (v) =>
+  v !== null && typeof v === 'object' ? { ...DEFAULT_SEAT_POLICY, ...(v as Partial<SeatPolicy>) } : DEFAULT_SEAT_POLICY;
+/** A per-seat price's terms (jsonb), or null for a flat price. */
+const readSeats: Read<SeatPricing | null> = (v) => (v !== null && typeof v === 'object' ? (v as SeatPricing) : null);
+const seatsJson = (seats: SeatPricing | null): string | null =>
+  seats === null ? null : JSON.stringify({ unitAmount: seats.unitAmount, included: seats.included, minimum: seats.minimum, maximum: seats.maximum });
+const policyJson = (p: SeatPolicy): string => JSON.stringify({ mode: p.mode, countInvitations: p.countInvitations, removal: p.removal });
 
 /** The unique index on (project_id, lower(name)): plan names are unique per project, case-insensitively. */
 const PLAN_NAME_INDEX = 'billing_plans_name_idx';
@@ -24,6 +34,7 @@ const toPlan = rowMapper<StoredPlan>({
   defaultTrialDays: read.numberOrNull,
   /** users, organizations or both (the column's check allows no other). */
   audience: read.as<PlanAudience>(),
+  seatPolicy: readSeatPolicy,
   position: read.number,
   processor: read.as<ProcessorKind | null>(),
   processorProductId: read.textOrNull,
@@ -41,6 +52,7 @@ const toPrice = rowMapper<StoredPrice>({
   currency: read.text,
   interval: read.as<BillingInterval>(),
   active: read.bool,
+  seats: readSeats,
   processor: read.as<ProcessorKind | null>(),
   processorPriceId: read.textOrNull,
   createdAt: read.date,
@@ -88,8 +100,8 @@ export class PostgresCatalogStore implements CatalogStore {
     return writeUnlessTaken(this.db, PLAN_NAME_INDEX, () =>
       this.db.query(
         `insert into billing_plans (id, project_id, name, description, features, hidden, recommended, trials_enabled,
-           default_trial_days, audience, position, processor, processor_product_id, created_at, updated_at)
-         values (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           default_trial_days, audience, seat_policy, position, processor, processor_product_id, created_at, updated_at)
+         values (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)`,
         [
           p.id,
           p.projectId,
@@ -101,6 +113,7 @@ export class PostgresCatalogStore implements CatalogStore {
           p.trialsEnabled,
           p.defaultTrialDays,
           p.audience,
+          policyJson(p.seatPolicy),
           p.position,
           p.processor,
           p.processorProductId,
@@ -115,7 +128,7 @@ export class PostgresCatalogStore implements CatalogStore {
     return writeUnlessTaken(this.db, PLAN_NAME_INDEX, () =>
       this.db.query(
         `update billing_plans set name = ?, description = ?, features = ?::jsonb, hidden = ?, recommended = ?, trials_enabled = ?,
-           default_trial_days = ?, audience = ?, position = ?, processor = ?, processor_product_id = ?, updated_at = ?
+           default_trial_days = ?, audience = ?, seat_policy = ?::jsonb, position = ?, processor = ?, processor_product_id = ?, updated_at = ?
           where id = ? and project_id = ?`,
         [
           p.name,
@@ -126,6 +139,7 @@ export class PostgresCatalogStore implements CatalogStore {
           p.trialsEnabled,
           p.defaultTrialDays,
           p.audience,
+          policyJson(p.seatPolicy),
           p.position,
           p.processor,
           p.processorProductId,
@@ -152,10 +166,24 @@ export class PostgresCatalogStore implements CatalogStore {
 
   async insertPrice(p: StoredPrice): Promise<void> {
     await this.db.query(
-      `insert into billing_prices (id, project_id, plan_id, name, amount, currency, interval, active, processor, processor_price_id,
+      `insert into billing_prices (id, project_id, plan_id, name, amount, currency, interval, active, seats, processor, processor_price_id,
          created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [p.id, p.projectId, p.planId, p.name, p.amount, p.currency, p.interval, p.active, p.processor, p.processorPriceId, p.createdAt, p.updatedAt],
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)`,
+      [
+        p.id,
+        p.projectId,
+        p.planId,
+        p.name,
+        p.amount,
+        p.currency,
+        p.interval,
+        p.active,
+        seatsJson(p.seats),
+        p.processor,
+        p.processorPriceId,
+        p.createdAt,
+        p.updatedAt,
+      ],
     );
   }
 

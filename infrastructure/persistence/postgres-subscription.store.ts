@@ -18,7 +18,7 @@ const LIVE_INDEX = 'billing_subscriptions_live_idx';
 const LIVE_SQL = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /** The subscription's price snapshot, kept in its own columns so a catalog change never rewrites it. */
-const toPriceSnapshot = rowMapper<PriceSnapshot>({
+const toPriceSnapshot = rowMapper<Omit<PriceSnapshot, 'quantity'>>({
   id: ['price_id', read.text],
   planId: ['plan_id', read.text],
   amount: read.number,
@@ -43,8 +43,14 @@ const toSubscriptionFields = rowMapper<Omit<Subscription, 'price'>>({
 });
 
 /** The domain subscription's columns of billing_subscriptions (unqualified), and its reader. */
-export const subscriptionColumns = `${toSubscriptionFields.columns}, ${toPriceSnapshot.columns}`;
-export const toSubscription = (row: object): Subscription => ({ ...toSubscriptionFields(row), price: toPriceSnapshot(row) });
+export const subscriptionColumns = `${toSubscriptionFields.columns}, ${toPriceSnapshot.columns}, quantity`;
+/** A per-seat subscription's snapshot holds its quantity (the column is null for a flat price). */
+const priceOf = (row: object): PriceSnapshot => {
+  const quantity = (row as { quantity?: unknown }).quantity;
+  const price = toPriceSnapshot(row);
+  return typeof quantity === 'number' ? { ...price, quantity } : price;
+};
+export const toSubscription = (row: object): Subscription => ({ ...toSubscriptionFields(row), price: priceOf(row) });
 
 /** The card summary, whitelisted both ways (never more than brand, last 4 and expiry). */
 const summaryOf = (m: PaymentMethodSummary): PaymentMethodSummary => ({
@@ -115,13 +121,13 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
     const saved = await writeUnlessTaken(this.db, LIVE_INDEX, async () => {
       const rows = await this.db.query(
         `insert into billing_subscriptions (id, project_id, user_id, organization_id, processor, processor_subscription_id, customer_id, plan_id, price_id,
-           amount, currency, interval, status, cancel_at_period_end, current_period_start, current_period_end, billing_cycle_anchor,
+           amount, quantity, currency, interval, status, cancel_at_period_end, current_period_start, current_period_end, billing_cycle_anchor,
            canceled_at, ended_at, trial_start, trial_end, paused_at, past_due_at, payment_method, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
          on conflict (id) do update set
            processor = excluded.processor, processor_subscription_id = excluded.processor_subscription_id,
            customer_id = excluded.customer_id, plan_id = excluded.plan_id, price_id = excluded.price_id, amount = excluded.amount,
-           currency = excluded.currency, interval = excluded.interval, status = excluded.status,
+           quantity = excluded.quantity, currency = excluded.currency, interval = excluded.interval, status = excluded.status,
            cancel_at_period_end = excluded.cancel_at_period_end, current_period_start = excluded.current_period_start,
            current_period_end = excluded.current_period_end, billing_cycle_anchor = excluded.billing_cycle_anchor,
            canceled_at = excluded.canceled_at, ended_at = excluded.ended_at, trial_start = excluded.trial_start,
@@ -140,6 +146,7 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
           s.price.planId,
           s.price.id,
           s.price.amount,
+          s.price.quantity ?? null,
           s.price.currency,
           s.price.interval,
           s.status,

@@ -175,6 +175,7 @@ describe("the sandbox's checkout page", () => {
         planName: '<script>alert(1)</script>',
         priceName: 'Monthly & "more"',
         amount: 1999,
+        quantity: null,
         currency: 'usd',
         interval: 'month',
         trialDays: 14,

@@ -1,3 +1,4 @@
+import { DEFAULT_SEAT_POLICY } from '../../domain/billing/seat-terms';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BillingEvent, BillingInvoice, BillingSubscription, StoredPlan, StoredPrice } from '../../application/billing/billing.store';
@@ -100,6 +101,7 @@ function plan(overrides: Partial<StoredPlan> = {}): StoredPlan {
     trialsEnabled: true,
     defaultTrialDays: 14,
     audience: 'users',
+    seatPolicy: DEFAULT_SEAT_POLICY,
     position: 0,
     processor: null,
     processorProductId: null,
@@ -119,6 +121,7 @@ function price(planId: string, overrides: Partial<StoredPrice> = {}): StoredPric
     currency: 'usd',
     interval: 'month',
     active: true,
+    seats: null,
     processor: 'sandbox',
     processorPriceId: `price_${randomUUID()}`,
     createdAt: T0,
@@ -183,6 +186,7 @@ function invoice(owner: Owner, overrides: Partial<BillingInvoice> = {}): Billing
         kind: 'subscription',
         description: '1 x Pro (at $19.99 / month)',
         priceId: basePrice.id,
+        quantity: null,
         amount: 1999,
         periodStart: T0,
         periodEnd: at(30 * 86400),
@@ -777,7 +781,7 @@ describe('invoice store', () => {
         updatedAt: at(30),
         lines: [
           ...first.lines,
-          { kind: 'unused_time' as const, description: 'Unused time', priceId: null, amount: -500, periodStart: at(10), periodEnd: at(20) },
+          { kind: 'unused_time' as const, description: 'Unused time', priceId: null, quantity: null, amount: -500, periodStart: at(10), periodEnd: at(20) },
         ],
       };
       await s.invoices.save(paid);
@@ -789,6 +793,7 @@ describe('invoice store', () => {
         kind: 'unused_time',
         description: 'Unused time',
         priceId: null,
+        quantity: null,
         amount: -500,
         periodStart: at(10).toISOString(),
         periodEnd: at(20).toISOString(),

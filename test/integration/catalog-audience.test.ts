@@ -1,3 +1,4 @@
+import { DEFAULT_SEAT_POLICY } from '../../domain/billing/seat-terms';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredPlan } from '../../application/billing/billing.store';
@@ -34,6 +35,7 @@ function plan(overrides: Partial<StoredPlan> = {}): StoredPlan {
     trialsEnabled: false,
     defaultTrialDays: null,
     audience: 'users',
+    seatPolicy: DEFAULT_SEAT_POLICY,
     position: 0,
     processor: null,
     processorProductId: null,

@@ -1,3 +1,4 @@
+import { DEFAULT_SEAT_POLICY } from '../../domain/billing/seat-terms';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ProcessorFailure, ProcessorResult, ProcessorSnapshot } from '../../application/billing/payment-processor';
@@ -83,6 +84,7 @@ async function product(name: string, amounts: number[], options: { interval?: 'm
     trialsEnabled: true,
     defaultTrialDays: null,
     audience: 'users',
+    seatPolicy: DEFAULT_SEAT_POLICY,
     position: 0,
   };
   const productId = must(await on.upsertProduct(plan, null, { projectId }));
@@ -96,6 +98,7 @@ async function product(name: string, amounts: number[], options: { interval?: 'm
       currency: 'usd',
       interval: options.interval ?? 'month',
       active: true,
+      seats: null,
     };
     prices.push(must(await on.createPrice(price, productId, { projectId, priceId: price.id })));
   }
@@ -219,7 +222,7 @@ describe('bad input', () => {
     for (const trialDays of [Number.NaN, 0, 731, 2.5]) {
       expect(failureOf(await subscribe(ada, prices[0]!, 'pm_card_visa', trialDays)).kind).toBe('invalid_request');
     }
-    const price: Price = { id: randomUUID(), planId: randomUUID(), name: 'x', amount: -1, currency: 'usd', interval: 'month', active: true };
+    const price: Price = { id: randomUUID(), planId: randomUUID(), name: 'x', amount: -1, currency: 'usd', interval: 'month', active: true, seats: null };
     expect(failureOf(await processor.createPrice(price, productId, { projectId })).kind).toBe('invalid_request');
     expect(failureOf(await processor.createPrice({ ...price, amount: 100, currency: 'xxx' }, productId, { projectId })).kind).toBe('invalid_request');
     expect(failureOf(await processor.createPrice({ ...price, amount: 100 }, 'prod_sbx_missing', { projectId })).kind).toBe('invalid_request');
@@ -291,6 +294,7 @@ describe('clock and due work', () => {
         kind: 'subscription',
         description: '1 × Months (at $10.00 / month)',
         priceId: prices[0],
+        quantity: null,
         amount: 1000,
         periodStart: new Date('2024-04-30T12:00:00.000Z'),
         periodEnd: new Date('2024-05-31T12:00:00.000Z'),
@@ -420,6 +424,7 @@ describe('checkout page', () => {
       planName: 'Pro',
       priceName: 'Pro monthly',
       amount: 1000,
+      quantity: null,
       currency: 'usd',
       interval: 'month',
       trialDays: null,

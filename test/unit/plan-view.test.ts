@@ -1,3 +1,4 @@
+import { DEFAULT_SEAT_POLICY } from '../../domain/billing/seat-terms';
 import { describe, expect, it } from 'vitest';
 import type { StoredPlan, StoredPrice } from '../../application/billing/billing.store';
 import { operatorPlanView, planView } from '../../application/billing/views';
@@ -15,6 +16,7 @@ const plan: StoredPlan = {
   trialsEnabled: true,
   defaultTrialDays: 14,
   audience: 'users',
+  seatPolicy: DEFAULT_SEAT_POLICY,
   position: 2,
   processor: 'stripe',
   processorProductId: 'prod_secret',
@@ -30,6 +32,7 @@ const price: StoredPrice = {
   currency: 'usd',
   interval: 'month',
   active: true,
+  seats: null,
   processor: 'stripe',
   processorPriceId: 'price_secret',
   createdAt: at,

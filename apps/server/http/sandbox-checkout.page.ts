@@ -88,6 +88,7 @@ export function renderCheckoutPage(view: SandboxCheckoutView, options: { error?:
     ['Plan', view.planName],
     ['Price', view.priceName],
   ];
+  if (view.quantity !== null) details.push(['Seats', String(view.quantity)]);
   if (view.trialDays !== null)
     details.push(['Trial', `${view.trialDays} days free: nothing is charged today, then ${price} per ${intervalWord(view.interval)}`]);
   if (view.percentOff !== null) details.push(['Discount', `${view.percentOff}% off the first invoice`]);

@@ -48,6 +48,7 @@ export class SandboxCatalog {
       currency,
       interval: price.interval,
       active: price.active,
+      seats: price.seats,
       metadata: { ...metadata },
     };
     await this.ctx.objects.insert({ id, projectId, kind: 'price', parentId: productId, data, dueAt: null, createdAt: now, updatedAt: now });
@@ -64,6 +65,6 @@ export class SandboxCatalog {
   }
 }
 
-const pick = (p: PriceData) => ({ name: p.name, amount: p.amount, currency: p.currency, interval: p.interval, active: p.active });
+const pick = (p: PriceData) => ({ name: p.name, amount: p.amount, currency: p.currency, interval: p.interval, active: p.active, seats: p.seats ?? null });
 
 export const domainPriceOf = (price: SandboxObject<PriceData>): Price => ({ id: price.id, planId: price.data.productId, ...pick(price.data) });

@@ -1,6 +1,7 @@
 import { type CheckoutInput, type ProcessorFailure, type ProcessorResult, processorFailed, processorOk } from '../../../application/billing/payment-processor';
 import type { SandboxCheckoutView } from '../../../application/billing/processors';
 import { addSeconds, toWholeSeconds } from '../../../domain/billing/periods';
+import { seatAmount } from '../../../domain/billing/seat-terms';
 import { type SandboxContext, iso } from './sandbox-context';
 import { invalidRequest, noSuch, refused } from './sandbox-errors';
 import type { CheckoutData, CustomerData, PriceData, ProductData, PromotionCodeData } from './sandbox-objects';
@@ -33,6 +34,7 @@ export class SandboxCheckout {
       cancelUrl: input.cancelUrl,
       promotionCodeId: input.promotionCodeId,
       trialDays: input.trialDays,
+      quantity: input.quantity ?? 1,
       metadata: { ...input.metadata },
       email: input.email,
     };
@@ -85,7 +87,8 @@ export class SandboxCheckout {
       status: data.status === 'open' && new Date(data.expiresAt).getTime() <= now.getTime() ? 'expired' : data.status,
       planName: product?.data.name ?? '',
       priceName: price?.data.name ?? '',
-      amount: price?.data.amount ?? 0,
+      amount: price ? seatAmount({ amount: price.data.amount, seats: price.data.seats ?? null }, data.quantity ?? 1) : 0,
+      quantity: price?.data.seats ? (data.quantity ?? 1) : null,
       currency: price?.data.currency ?? '',
       interval: price?.data.interval ?? '',
       trialDays: data.trialDays,
@@ -119,6 +122,7 @@ export class SandboxCheckout {
           priceId: data.priceId,
           paymentMethodId,
           trialDays: data.trialDays,
+          quantity: data.quantity ?? 1,
           metadata: data.metadata,
           percentOff: data.percentOff,
           checkoutId,

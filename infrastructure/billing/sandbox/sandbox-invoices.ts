@@ -121,15 +121,28 @@ export class SandboxInvoices {
       let description: string;
       if (line.kind === 'subscription') {
         const price = await this.ctx.objects.get<PriceData>(projectId, 'price', line.priceId);
-        const each = price ? `${formatMoney({ amount: price.data.amount, currency: price.data.currency })} / ${price.data.interval}` : null;
-        description = each ? `1 × ${name} (at ${each})` : `1 × ${name}`;
+        const seats = price?.data.seats ?? null;
+        if (line.quantity !== undefined && price && seats) {
+          // A per-seat line: the seats, what each costs beyond those the base covers (Stripe's tiered line reads the same way).
+          const unit = `${formatMoney({ amount: seats.unitAmount, currency: price.data.currency })} / seat`;
+          const base =
+            price.data.amount > 0 || seats.included > 0
+              ? `, ${formatMoney({ amount: price.data.amount, currency: price.data.currency })} for the first ${seats.included}`
+              : '';
+          description = `${line.quantity} seats × ${name} (at ${unit}${base} / ${price.data.interval})`;
+        } else {
+          const each = price ? `${formatMoney({ amount: price.data.amount, currency: price.data.currency })} / ${price.data.interval}` : null;
+          description = each ? `1 × ${name} (at ${each})` : `1 × ${name}`;
+        }
       } else {
-        description = `${line.kind === 'unused_time' ? 'Unused' : 'Remaining'} time on ${name} after ${shortDate(line.period.start)}`;
+        const what = line.quantity === undefined ? name : `${line.quantity} × ${name}`;
+        description = `${line.kind === 'unused_time' ? 'Unused' : 'Remaining'} time on ${what} after ${shortDate(line.period.start)}`;
       }
       out.push({
         kind: line.kind,
         description,
         priceId: line.priceId,
+        ...(line.quantity === undefined ? {} : { quantity: line.quantity }),
         amount: line.amount,
         periodStart: iso(line.period.start),
         periodEnd: iso(line.period.end),
@@ -170,6 +183,7 @@ export const lineOf = (l: InvoiceLineJson): ProcessorInvoiceLine => ({
   kind: l.kind,
   description: l.description,
   priceId: l.priceId,
+  quantity: l.quantity ?? null,
   amount: l.amount,
   periodStart: new Date(l.periodStart),
   periodEnd: new Date(l.periodEnd),

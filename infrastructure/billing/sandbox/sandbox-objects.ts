@@ -1,5 +1,6 @@
 import type { ProcessorMetadata } from '../../../application/billing/payment-processor';
 import type { PriceSnapshot } from '../../../domain/billing/catalog';
+import type { SeatPricing } from '../../../domain/billing/seat-terms';
 import type { InvoiceLineKind, InvoiceReason, InvoiceStatus } from '../../../domain/billing/invoice';
 import type { BillingInterval } from '../../../domain/billing/periods';
 import type { Subscription, SubscriptionStatus } from '../../../domain/billing/subscription';
@@ -78,6 +79,8 @@ export interface PriceData {
   currency: string;
   interval: BillingInterval;
   active: boolean;
+  /** A per-seat price's terms (absent on prices made before seats: flat). */
+  seats?: SeatPricing | null;
   metadata: Partial<ProcessorMetadata>;
 }
 
@@ -120,6 +123,8 @@ export interface InvoiceLineJson {
   kind: InvoiceLineKind;
   description: string;
   priceId: string | null;
+  /** The seats of a per-seat line (absent: a flat price's line). */
+  quantity?: number;
   amount: number;
   periodStart: Iso;
   periodEnd: Iso;
@@ -167,6 +172,8 @@ export interface CheckoutData {
   promotionCodeId: string | null;
   percentOff: number | null;
   trialDays: number | null;
+  /** Seats of a per-seat price (absent on sessions made before seats: 1). */
+  quantity?: number;
   metadata: ProcessorMetadata;
   email: string | null;
   status: 'open' | 'complete';
@@ -385,7 +392,14 @@ const dateOrNull = (s: Iso | null): Date | null => (s === null ? null : new Date
 export function subscriptionToJson(s: Subscription): SubscriptionJson {
   return {
     status: s.status,
-    price: { id: s.price.id, planId: s.price.planId, amount: s.price.amount, currency: s.price.currency, interval: s.price.interval },
+    price: {
+      id: s.price.id,
+      planId: s.price.planId,
+      amount: s.price.amount,
+      currency: s.price.currency,
+      interval: s.price.interval,
+      ...(s.price.quantity === undefined ? {} : { quantity: s.price.quantity }),
+    },
     currentPeriodStart: iso(s.currentPeriodStart),
     currentPeriodEnd: iso(s.currentPeriodEnd),
     billingCycleAnchor: iso(s.billingCycleAnchor),

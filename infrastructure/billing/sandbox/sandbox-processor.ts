@@ -75,6 +75,7 @@ export class SandboxProcessor implements PaymentProcessor {
       priceId: input.priceId,
       paymentMethodId: input.paymentMethodId,
       trialDays: input.trialDays,
+      quantity: input.quantity ?? 1,
       metadata: { ...input.metadata },
     };
     return this.engine.context.idempotent(this.projectId, input.idempotencyKey, 'subscriptions.create', params, async (now) => {
@@ -94,6 +95,18 @@ export class SandboxProcessor implements PaymentProcessor {
 
   changeSubscription(subscriptionId: string, priceId: string, idempotencyKey: string): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>> {
     return this.engine.subscriptionChanges.changeSubscription(this.projectId, subscriptionId, priceId, idempotencyKey);
+  }
+
+  previewQuantity(subscriptionId: string, quantity: number): Promise<ProcessorResult<ChangePreview>> {
+    return this.engine.subscriptionChanges.previewQuantity(this.projectId, subscriptionId, quantity);
+  }
+
+  updateQuantity(
+    subscriptionId: string,
+    quantity: number,
+    options: { prorate: boolean; idempotencyKey: string },
+  ): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>> {
+    return this.engine.subscriptionChanges.updateQuantity(this.projectId, subscriptionId, quantity, options);
   }
 
   cancelSubscription(subscriptionId: string, options: { atPeriodEnd: boolean; idempotencyKey: string }): Promise<ProcessorResult<ProcessorSnapshot>> {

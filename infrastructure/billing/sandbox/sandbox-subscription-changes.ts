@@ -8,6 +8,7 @@ import {
   processorOk,
 } from '../../../application/billing/payment-processor';
 import type { JsonValue } from '../../../domain/billing/idempotency';
+import type { InvoiceDraft } from '../../../domain/billing/invoice';
 import { toWholeSeconds } from '../../../domain/billing/periods';
 import {
   type PaymentOutcome,
@@ -16,11 +17,15 @@ import {
   cancelAtPeriodEnd,
   cancelNow,
   changePrice,
+  changeQuantity,
   endTrialNow,
   pause,
   previewChange,
+  previewQuantityChange,
   resume,
 } from '../../../domain/billing/subscription';
+import { seatSnapshotOf } from '../../../domain/billing/catalog';
+import { checkQuantity } from '../../../domain/billing/seats';
 import type { Result } from '../../../domain/result';
 import { domainPriceOf } from './sandbox-catalog';
 import type { SandboxContext } from './sandbox-context';
@@ -85,6 +90,94 @@ export class SandboxSubscriptionChanges {
     });
   }
 
+  /** The price of a subscription as the domain prices a quantity of it, or a failure as Stripe answers it. */
+  private async seatPriceOf(projectId: string, subscription: Subscription, quantity: number) {
+    const price = await this.ctx.objects.get<PriceData>(projectId, 'price', subscription.price.id);
+    if (!price) return noSuch('price', subscription.price.id);
+    const domain = domainPriceOf(price);
+    if (domain.seats === null || subscription.price.quantity === undefined) {
+      return processorFailed(invalidRequest('This subscription item has a price that is not per unit: its quantity cannot change.'));
+    }
+    const checked = checkQuantity(domain, quantity);
+    if (!checked.ok) return processorFailed(invalidRequest(`Invalid quantity: ${checked.detail ?? quantity}.`));
+    return processorOk(seatSnapshotOf(domain, quantity));
+  }
+
+  async previewQuantity(projectId: string, subscriptionId: string, quantity: number): Promise<ProcessorResult<ChangePreview>> {
+    const row = await this.ctx.objects.get<SubscriptionData>(projectId, 'subscription', subscriptionId);
+    if (!row) return noSuch('subscription', subscriptionId);
+    const subscription = subscriptionFromJson(row.id, row.data.subscription);
+    const to = await this.seatPriceOf(projectId, subscription, quantity);
+    if (!to.ok) return to;
+    const customer = await this.ctx.objects.get<CustomerData>(projectId, 'customer', row.data.customerId);
+    const now = await this.ctx.now(projectId);
+    const preview = previewQuantityChange(subscription, to.value, now, customer?.data.creditBalance ?? 0);
+    if (!preview.ok) return preview.error === 'same_quantity' ? this.emptyPreview(subscription) : refused(preview.error);
+    if (preview.value === null) return this.emptyPreview(subscription);
+    return this.previewOf(projectId, preview.value);
+  }
+
+  /**
+   * Sets a per-seat subscription's quantity: prorated and charged now, or (`prorate: false`) for the
+   * next renewal to bill. The same quantity answers the subscription as it is.
+   */
+  updateQuantity(
+    projectId: string,
+    subscriptionId: string,
+    quantity: number,
+    options: { prorate: boolean; idempotencyKey: string },
+  ): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>> {
+    const params = { quantity, prorate: options.prorate };
+    return this.operate<ProcessorFailure>(
+      projectId,
+      subscriptionId,
+      options.idempotencyKey,
+      'subscriptions.quantity',
+      params,
+      async (subscription, { row, now, customer }) => {
+        if (subscription.price.quantity === quantity) return processorOk('unchanged');
+        const to = await this.seatPriceOf(projectId, subscription, quantity);
+        if (!to.ok) return to;
+        const card = chargeCard((await this.paymentMethods.cardOf(projectId, row.data.paymentMethodId))?.data ?? null);
+        const creditBalance = customer?.data.creditBalance ?? 0;
+        const settled = settle(
+          (payment) => changeQuantity(subscription, to.value, now, { creditBalance, payment, prorate: options.prorate }),
+          card,
+          // A promotion code's discount applies to a subscription line, never to a proration.
+          null,
+          creditBalance,
+        );
+        if (!settled.ok) return refused(settled.error);
+        if (settled.value.payment === 'failed') return declined(card.decline ?? GENERIC_DECLINE);
+        return processorOk({ subscription: settled.value.transition.subscription, settled: settled.value.invoice ? settled.value : null });
+      },
+    );
+  }
+
+  private emptyPreview(subscription: Subscription): ProcessorResult<ChangePreview> {
+    return processorOk({
+      amountDue: 0,
+      currency: subscription.price.currency,
+      subtotal: 0,
+      lines: [],
+      periodStart: subscription.currentPeriodStart,
+      periodEnd: subscription.currentPeriodEnd,
+    });
+  }
+
+  private async previewOf(projectId: string, preview: { invoice: InvoiceDraft; period: { start: Date; end: Date } }): Promise<ProcessorResult<ChangePreview>> {
+    const { invoice, period } = preview;
+    const lines = (await this.invoices.describeLines(projectId, invoice.lines)).map(lineOf);
+    return processorOk({
+      amountDue: invoice.amountDue,
+      currency: invoice.currency,
+      subtotal: invoice.subtotal,
+      lines,
+      periodStart: period.start,
+      periodEnd: period.end,
+    });
+  }
+
   async previewChange(projectId: string, subscriptionId: string, priceId: string): Promise<ProcessorResult<ChangePreview>> {
     const row = await this.ctx.objects.get<SubscriptionData>(projectId, 'subscription', subscriptionId);
     if (!row) return noSuch('subscription', subscriptionId);
@@ -95,26 +188,8 @@ export class SandboxSubscriptionChanges {
     const subscription = subscriptionFromJson(row.id, row.data.subscription);
     const preview = previewChange(subscription, domainPriceOf(price), now, customer?.data.creditBalance ?? 0);
     if (!preview.ok) return refused(preview.error);
-    if (preview.value === null) {
-      return processorOk({
-        amountDue: 0,
-        currency: subscription.price.currency,
-        subtotal: 0,
-        lines: [],
-        periodStart: subscription.currentPeriodStart,
-        periodEnd: subscription.currentPeriodEnd,
-      });
-    }
-    const { invoice, period } = preview.value;
-    const lines = (await this.invoices.describeLines(projectId, invoice.lines)).map(lineOf);
-    return processorOk({
-      amountDue: invoice.amountDue,
-      currency: invoice.currency,
-      subtotal: invoice.subtotal,
-      lines,
-      periodStart: period.start,
-      periodEnd: period.end,
-    });
+    if (preview.value === null) return this.emptyPreview(subscription);
+    return this.previewOf(projectId, preview.value);
   }
 
   changeSubscription(projectId: string, subscriptionId: string, priceId: string, key: string): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>> {

@@ -59,6 +59,7 @@ export class SandboxSubscriptions {
       priceId: string;
       paymentMethodId: string;
       trialDays: number | null;
+      quantity?: number;
       metadata: Partial<ProcessorMetadata>;
       percentOff: number | null;
       checkoutId: string | null;
@@ -79,7 +80,8 @@ export class SandboxSubscriptions {
     const plan = { id: price.data.productId, trialsEnabled: true, defaultTrialDays: null };
     const creditBalance = customer.data.creditBalance;
     const settled = settle(
-      (payment) => startSubscription({ id, price: domainPrice, plan, at: now, trialDays: input.trialDays, creditBalance, payment }),
+      (payment) =>
+        startSubscription({ id, price: domainPrice, quantity: input.quantity ?? 1, plan, at: now, trialDays: input.trialDays, creditBalance, payment }),
       chargeCard(card.value.data),
       input.percentOff,
       creditBalance,
@@ -196,6 +198,7 @@ export class SandboxSubscriptions {
         id: row.id,
         customerId: row.data.customerId,
         priceId: s.price.id,
+        quantity: s.price.quantity ?? 1,
         status: s.status,
         cancelAtPeriodEnd: s.cancelAtPeriodEnd,
         currentPeriodStart: s.currentPeriodStart,

@@ -20,6 +20,7 @@ import { Migration20261207000000UserSearchTrigram } from './Migration20261207000
 import { Migration20261208000000Organizations } from './Migration20261208000000Organizations';
 import { Migration20261209000000Passkeys } from './Migration20261209000000Passkeys';
 import { Migration20261210000000OrganizationBilling } from './Migration20261210000000OrganizationBilling';
+import { Migration20261211000000Seats } from './Migration20261211000000Seats';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261208000000Organizations', class: Migration20261208000000Organizations },
   { name: 'Migration20261209000000Passkeys', class: Migration20261209000000Passkeys },
   { name: 'Migration20261210000000OrganizationBilling', class: Migration20261210000000OrganizationBilling },
+  { name: 'Migration20261211000000Seats', class: Migration20261211000000Seats },
 ];
