@@ -34,6 +34,17 @@ const FOR_WRITE = [...FOR_READ, 'missing_permission'] as const;
 /** The domain's rules for moving to another price. */
 const CHANGE = ['subscription_paused', 'subscription_past_due', 'cancellation_scheduled', 'same_price', 'currency_mismatch'] as const;
 
+/** A quantity of seats the price sells, and one the plan lets the caller choose (bought seats). */
+const QUANTITY = [
+  'invalid_quantity',
+  'quantity_below_minimum',
+  'quantity_above_maximum',
+  'quantity_below_seats_in_use',
+  'seats_managed_automatically',
+] as const;
+/** Buying seats: a per-seat subscription that can change (not paused, not past due), to another quantity. */
+const SEATS = [...QUANTITY, 'not_per_seat', 'same_quantity', 'subscription_paused', 'subscription_past_due', 'subscription_canceled'] as const;
+
 /** The refusals of each billing route's use case (its handler answers only these). */
 export const BILLING_REFUSALS = {
   plans: [],
@@ -49,9 +60,12 @@ export const BILLING_REFUSALS = {
     'invalid_trial_days',
     'trial_not_eligible',
     'subscription_exists',
+    ...QUANTITY,
   ],
   setupIntent: [...FOR_WRITE, ...PROCESSOR],
-  subscribe: [...FOR_WRITE, ...PRICE, ...PROCESSOR, ...CARD, 'subscription_exists', 'subscription_busy'],
+  subscribe: [...FOR_WRITE, ...PRICE, ...PROCESSOR, ...CARD, ...QUANTITY, 'subscription_exists', 'subscription_busy'],
+  seatsPreview: [...FOR_READ, ...PROCESSOR, ...SEATS, 'subscription_not_found'],
+  seats: [...FOR_WRITE, ...PROCESSOR, ...CARD, ...SEATS, ...SUBSCRIPTION],
   subscription: [...FOR_READ],
   invoices: [...FOR_READ],
   entitlements: [...FOR_READ],
@@ -63,6 +77,7 @@ export const BILLING_REFUSALS = {
   stripeWebhook: ['invalid_webhook_signature', 'webhook_project_unknown', 'processor_rejected', 'processor_unavailable'],
   organizationRead: ['organization_not_found'],
   organizationCancel: ['organization_not_found', ...SUBSCRIPTION, ...PROCESSOR, 'cancellation_scheduled', 'subscription_paused'],
+  organizationSeats: ['organization_not_found', ...PROCESSOR, ...CARD, ...SEATS, ...SUBSCRIPTION],
 } as const;
 
 /** What a user-scoped route answers before its handler runs. */
@@ -91,6 +106,21 @@ export const PriceSchema = z.object({
   currency: Currency,
   interval: Interval,
   active: z.boolean().describe('Archived prices (false) cannot be subscribed to; lists show active prices only'),
+  seats: z
+    .object({
+      unitAmount: Amount.describe('Charged per seat beyond the included ones, per interval'),
+      included: z.number().int().describe('Seats the base `amount` covers (0: none)'),
+      minimum: z.number().int().describe('The fewest seats sold'),
+      maximum: z.number().int().nullable().describe('The most seats sold; null: no limit'),
+    })
+    .nullable()
+    .describe('A per-seat price (organizations): amount + unitAmount x (seats - included); null: a flat price'),
+});
+
+export const SeatPolicySchema = z.object({
+  mode: z.enum(['automatic', 'bought']).describe("automatic: the seats follow the organization's members; bought: an admin buys them"),
+  countInvitations: z.boolean().describe('Automatic mode: pending invitations hold a seat too'),
+  removal: z.enum(['period_end', 'immediately']).describe('A freed seat: paid until the period ends (default), or credited at once'),
 });
 
 export const PlanSchema = z.object({
@@ -106,6 +136,7 @@ export const PlanSchema = z.object({
     .enum(['users', 'organizations', 'both'])
     .describe('Whom the plan is sold to: users (personal plans), organizations (team plans, with ?for=organization) or both'),
   position: z.number().int().describe('Place in the plan hierarchy, ascending tiers: 0 is the lowest'),
+  seatPolicy: SeatPolicySchema.describe('How the seats of its per-seat prices move'),
   prices: z.array(PriceSchema).describe('Active prices'),
 });
 
@@ -133,6 +164,7 @@ export const SubscriptionSchema = z.object({
   status: z.enum(SUBSCRIPTION_STATES).describe('See the statuses in the description of GET billing/subscription'),
   plan: z.object({ id: z.string(), name: z.string() }),
   price: z.object({ id: z.string(), name: z.string(), amount: Amount, currency: Currency, interval: Interval }),
+  quantity: z.number().int().describe('Seats billed (a per-seat price); 1 for a flat price'),
   currentPeriodStart: DateTime,
   currentPeriodEnd: DateTime,
   cancelAtPeriodEnd: z.boolean().describe('True while pending cancellation: it ends at currentPeriodEnd'),
@@ -154,6 +186,7 @@ const InvoiceLineSchema = z.object({
   amount: Amount.describe('Negative for a proration credit'),
   proration: z.boolean(),
   priceId: z.string().nullable(),
+  quantity: z.number().int().nullable().describe('The seats of a per-seat line; null for a flat price'),
   periodStart: DateTime,
   periodEnd: DateTime,
 });
@@ -180,6 +213,11 @@ export const EntitlementsSchema = z.object({
   plan: z.string().describe('Plan name'),
   status: z.enum(ENTITLED_STATES),
   features: z.array(z.string()),
+  seats: z
+    .object({ used: z.number().int().describe('Members (and pending invitations when the plan counts them)'), total: z.number().int().describe('Seats billed') })
+    .nullable()
+    .optional()
+    .describe("An organization's seats on a per-seat price; null otherwise"),
 });
 
 export const ChangePreviewSchema = z.object({
@@ -207,6 +245,8 @@ export const BillingFor = z
   );
 const ForQuery = z.object({ for: BillingFor });
 const NewPriceBody = z.object({ new_price_id: PriceId });
+const Quantity = z.number().describe('Seats: a whole number within the price\'s minimum and maximum');
+const QuantityBody = z.object({ quantity: Quantity });
 
 const STATUSES =
   'Statuses: `trialing` (in a trial, nothing charged yet; the card is charged when it ends), `active` (paid up), ' +
@@ -271,6 +311,9 @@ export const billingContract = c.router(
         cancelUrl: z.string().describe('Absolute http(s) URL: a registered callback URL or on its origin'),
         promotionCode: z.string().max(255).optional().describe('A promotion code the customer entered'),
         trialDays: z.number().optional().describe('Whole days of trial, 1 to 730, when the plan has trials enabled'),
+        quantity: Quantity.optional().describe(
+          'A per-seat price on a plan whose seats are bought: the seats to buy (default: the seats in use, at least the minimum). Automatic seats follow the members.',
+        ),
       }),
       responses: {
         200: z.object({ id: z.string().describe('The checkout session id'), url: z.string().describe('Send the browser there') }),
@@ -311,6 +354,9 @@ export const billingContract = c.router(
       body: z.object({
         priceId: PriceId,
         paymentMethodId: z.string().min(1).max(255).describe('A confirmed payment method (pm_...), e.g. from a setup intent'),
+        quantity: Quantity.optional().describe(
+          'A per-seat price on a plan whose seats are bought: the seats to buy (default: the seats in use, at least the minimum). Automatic seats follow the members.',
+        ),
       }),
       responses: { 201: SubscriptionSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.subscribe) },
     },
@@ -418,6 +464,43 @@ export const billingContract = c.router(
         IDEMPOTENCY_DOC,
       body: c.noBody(),
       responses: { 200: SubscriptionSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.resume) },
+    },
+    seatsPreview: {
+      method: 'POST',
+      path: '/api/proxy/billing/subscription/seats/preview',
+      query: ForQuery,
+      summary: 'Preview buying or releasing seats',
+      description:
+        'With ?for=organization: what POST billing/subscription/seats with this quantity would charge now (added seats, prorated for the rest of ' +
+        'the period) or credit (seats released at once on a plan that credits them). Changes nothing.' +
+        IDEMPOTENCY_DOC,
+      body: QuantityBody,
+      responses: { 200: ChangePreviewSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.seatsPreview) },
+    },
+    seats: {
+      method: 'POST',
+      path: '/api/proxy/billing/subscription/seats',
+      query: ForQuery,
+      summary: 'Buy or release seats',
+      description:
+        "With ?for=organization, a member with org:billing:manage sets the seats of the organization's per-seat subscription on a plan whose seats " +
+        'are bought: more seats are charged now, prorated (402 `card_declined` changes nothing); fewer are released as the plan says (at the period ' +
+        'end, or at once with a credit), never below the seats in use (400 `quantity_below_seats_in_use`). A plan whose seats follow its members ' +
+        'answers 409 `seats_managed_automatically`. Event subscription.updated with the new quantity.' +
+        IDEMPOTENCY_DOC,
+      body: QuantityBody,
+      responses: { 200: SubscriptionSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.seats) },
+    },
+    organizationSeats: {
+      method: 'POST',
+      path: '/api/v1/organizations/:orgId/billing/subscription/seats',
+      summary: "Set an organization's bought seats (project server)",
+      description: 'As POST billing/subscription/seats?for=organization for a member with org:billing:manage.',
+      pathParams: OrgPath,
+      headers: apiKeyHeaders,
+      body: QuantityBody,
+      responses: { 200: SubscriptionSchema, ...errors(...SERVER_POST, ...BILLING_REFUSALS.organizationSeats) },
+      metadata: meta({ auth: 'apiKey' }),
     },
     organizationSubscription: {
       method: 'GET',

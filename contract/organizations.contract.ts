@@ -171,6 +171,7 @@ const INVITE = [
   'unsupported_locale',
   'already_member',
   'member_limit_reached',
+  'seats_exhausted',
   'rate_limited',
 ] as const;
 
@@ -279,7 +280,7 @@ export const organizationsContract = c.router(
         'Allowed when the organization verified the domain of your verified email address with enrollment suggest or automatic; you join with ' +
         "the domain's default role. 404 for any other organization.",
       body: c.noBody(),
-      responses: { 200: MyOrganizationSchema, ...errors(...USER_WRITE, 'organization_not_found', 'already_member', 'member_limit_reached') },
+      responses: { 200: MyOrganizationSchema, ...errors(...USER_WRITE, 'organization_not_found', 'already_member', 'member_limit_reached', 'seats_exhausted') },
     },
     leave: {
       method: 'POST',
@@ -465,7 +466,7 @@ export const serverOrganizationsContract = c.router(
       summary: 'Add a user of the project directly, without an invitation',
       responses: {
         201: MemberSchema,
-        ...errors(...KEY_WRITE, 'organization_not_found', 'user_not_found', 'invalid_role', 'already_member', 'member_limit_reached'),
+        ...errors(...KEY_WRITE, 'organization_not_found', 'user_not_found', 'invalid_role', 'already_member', 'member_limit_reached', 'seats_exhausted'),
       },
     },
     setRole: {

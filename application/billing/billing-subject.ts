@@ -20,7 +20,7 @@ export type SubjectError<N extends SubjectNeed = 'manage'> =
 /** What billing needs of organizations: the caller's membership as it is now, and an organization's name. */
 export interface BillingOrganizations {
   memberships: MembershipLookup;
-  store: Pick<OrganizationStore, 'findById' | 'findBySlug'>;
+  store: Pick<OrganizationStore, 'findById' | 'findBySlug' | 'countSeats'>;
 }
 
 /** Whom a request acts for, and who asks. */

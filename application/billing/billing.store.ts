@@ -121,6 +121,20 @@ export interface SubscriptionStore {
   save(subscription: BillingSubscription): Promise<'saved' | 'live_conflict'>;
   /** Newest first; `after`: only those listed after the subscription with this id (the previous page's last). */
   list(projectId: string, filter: { subject?: BillingSubject; status?: string; limit: number; after?: string }): Promise<BillingSubscription[]>;
+  /** What Tollgate keeps of a per-seat subscription's seat changes (application/billing/organization-seats.ts). */
+  seatLedger(projectId: string, id: string): Promise<SeatLedger>;
+  saveSeatLedger(projectId: string, id: string, ledger: SeatLedger): Promise<void>;
+}
+
+/**
+ * A per-seat subscription's seat changes: the most seats paid for in the period starting at
+ * `periodStart` (a seat freed and taken again within it is not charged again), and how many
+ * changes were made (it names their idempotency keys at the processor).
+ */
+export interface SeatLedger {
+  paid: number | null;
+  periodStart: Date | null;
+  changes: number;
 }
 
 /** Tollgate's record of an invoice: the processor's invoice, owned by a subject (user or organization) and its subscription. */
@@ -205,5 +219,12 @@ export interface ProcessorEventLog {
  * the subject's live or most recent subscription, with its plan's name and features, in one query.
  */
 export interface EntitlementsReader {
-  current(projectId: string, subject: BillingSubject): Promise<{ subscription: EntitlementFacts; plan: Pick<Plan, 'id' | 'name' | 'features'> } | null>;
+  current(projectId: string, subject: BillingSubject): Promise<EntitlementsRead | null>;
+}
+
+/** What the entitlements read answers: the subscription's facts, its plan, and its quantity (null: a flat price). */
+export interface EntitlementsRead {
+  subscription: EntitlementFacts;
+  plan: Pick<Plan, 'id' | 'name' | 'features' | 'seatPolicy'>;
+  quantity: number | null;
 }

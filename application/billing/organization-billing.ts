@@ -1,22 +1,12 @@
-import { entitlementsOf } from '../../domain/billing/entitlements';
 import { INVOICE_LIST_DEFAULT_LIMIT, invoiceListLimit } from '../../domain/billing/invoice';
 import { type BillingSubject, organizationSubject } from '../../domain/billing/subject';
 import { err, ok, type Result } from '../../domain/result';
 import type { BillingDeps } from './deps';
+import { makeSetSeats, type SeatsError } from './organization-seats';
+import { makeSubjectEntitlements } from './read-subscription';
 import { type CancelError, makeCancelActions } from './manage-subscription';
 import { catalogNames, type Entitlements, invoiceView, type InvoiceView, subscriptionView, type SubscriptionView } from './views';
 
-/**
- * The entitlements of a subject now: {plan, status, features} while its subscription entitles, else
- * null. What GET billing/entitlements answers, and what token verification adds when asked
- * (`include: ["entitlements"]`) for the token's context: its active organization, else its user.
- */
-export function makeSubjectEntitlements(deps: Pick<BillingDeps, 'entitlementsReader' | 'clock'>) {
-  return async function subjectEntitlements(projectId: string, subject: BillingSubject): Promise<Entitlements | null> {
-    const current = await deps.entitlementsReader.current(projectId, subject);
-    return current === null ? null : entitlementsOf(current.subscription, current.plan, deps.clock.now());
-  };
-}
 
 /** The organization a project server names, by id or slug: only one of its own project. */
 async function organizationOf(
@@ -36,6 +26,7 @@ async function organizationOf(
 export function makeOrganizationBilling(deps: BillingDeps) {
   const entitlements = makeSubjectEntitlements(deps);
   const cancel = makeCancelActions(deps).forSubject;
+  const setSeats = makeSetSeats(deps).forSubject;
   return {
     async subscription(projectId: string, organization: string): Promise<Result<SubscriptionView | null, 'organization_not_found'>> {
       const subject = await organizationOf(deps, projectId, organization);
@@ -52,6 +43,11 @@ export function makeOrganizationBilling(deps: BillingDeps) {
       if (!subject.ok) return subject;
       const n = (limit === undefined ? null : invoiceListLimit(limit)) ?? INVOICE_LIST_DEFAULT_LIMIT;
       return ok((await deps.invoices.listForSubject(projectId, subject.value, n)).map(invoiceView));
+    },
+    /** The organization's bought seats, as a member with org:billing:manage sets them. */
+    async seats(projectId: string, organization: string, quantity: unknown): Promise<Result<SubscriptionView, 'organization_not_found' | SeatsError>> {
+      const subject = await organizationOf(deps, projectId, organization);
+      return subject.ok ? setSeats(projectId, subject.value, quantity) : subject;
     },
     async cancel(
       projectId: string,

@@ -1,8 +1,10 @@
 import { entitlementsOf } from '../../domain/billing/entitlements';
 import { INVOICE_LIST_DEFAULT_LIMIT, invoiceListLimit } from '../../domain/billing/invoice';
+import type { BillingSubject } from '../../domain/billing/subject';
 import { type Result, ok } from '../../domain/result';
 import { payerOf, type SubjectError } from './billing-subject';
 import type { BillingDeps } from './deps';
+import { seatsOf } from './organization-seats';
 import type { BillingActor } from './requests';
 import { catalogNames, type Entitlements, invoiceView, type InvoiceView, subscriptionView, type SubscriptionView } from './views';
 
@@ -36,11 +38,26 @@ export function makeListInvoices(deps: Pick<BillingDeps, 'invoices' | 'organizat
  * organization (`?for=organization`) any member may read them: they are what membership grants.
  */
 export function makeEntitlements(deps: Pick<BillingDeps, 'entitlementsReader' | 'clock' | 'organizations'>) {
+  const subjectEntitlements = makeSubjectEntitlements(deps);
   return async function entitlements(actor: BillingActor): Promise<Result<Entitlements | null, SubjectError<'read'>>> {
     const payer = await payerOf(deps, actor, 'read');
     if (!payer.ok) return payer;
-    const current = await deps.entitlementsReader.current(actor.project.id, payer.value.subject);
-    if (current === null) return ok(null);
-    return ok(entitlementsOf(current.subscription, current.plan, deps.clock.now()));
+    return ok(await subjectEntitlements(actor.project.id, payer.value.subject));
+  };
+}
+
+/**
+ * The entitlements of a subject now: {plan, status, features} while its subscription entitles, else
+ * null; an organization's on a per-seat price with its seats {used, total}. What GET
+ * billing/entitlements answers, and what token verification adds when asked (`include:
+ * ["entitlements"]`) for the token's context: its active organization, else its user.
+ */
+export function makeSubjectEntitlements(deps: Pick<BillingDeps, 'entitlementsReader' | 'clock' | 'organizations'>) {
+  return async function subjectEntitlements(projectId: string, subject: BillingSubject): Promise<Entitlements | null> {
+    const current = await deps.entitlementsReader.current(projectId, subject);
+    if (current === null) return null;
+    const granted = entitlementsOf(current.subscription, current.plan, deps.clock.now());
+    if (granted === null || subject.kind !== 'organization' || current.quantity === null) return granted;
+    return { ...granted, seats: await seatsOf(deps, subject.id, current.quantity, current.plan.seatPolicy) };
   };
 }

@@ -1,4 +1,4 @@
-import { snapshotOf } from '../../domain/billing/catalog';
+import { seatSnapshotOf } from '../../domain/billing/catalog';
 import { type InvoiceState, billingEventsOf } from '../../domain/billing/sync';
 import { type BillingSubject, organizationIdOf, organizationSubject, userIdOf, userSubject } from '../../domain/billing/subject';
 import { isUuid } from '../../domain/ids';
@@ -51,7 +51,8 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
       if (subject === null) return { ok: false, reason: 'unknown_owner' };
 
       const price = byProcessorId.get(ps.priceId) ?? (ps.metadata.priceId ? prices.find((p) => p.id === ps.metadata.priceId) : undefined);
-      const priceSnapshot = price ? snapshotOf(price) : before?.price;
+      // A per-seat price's snapshot holds the amount for the item's quantity.
+      const priceSnapshot = price ? seatSnapshotOf(price, ps.quantity) : before?.price;
       if (!priceSnapshot) return { ok: false, reason: 'unknown_price' };
 
       const now = deps.clock.now();
@@ -120,6 +121,7 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
           type: d.type,
           subject,
           subscriptionId: id,
+          quantity: after.price.quantity ?? 1,
           dedupeKey: d.dedupeKey,
           amount: invoice ? (d.type === 'invoice.paid' ? invoice.amountPaid : invoice.amountDue) : null,
           currency: invoice?.currency ?? null,
@@ -204,6 +206,8 @@ export function buildEvent(
     type: BillingEvent['type'];
     subject: BillingSubject | null;
     subscriptionId: string | null;
+    /** The seats the subscription is billed for (1 on a flat price); absent on events of no subscription. */
+    quantity?: number;
     dedupeKey: string | null;
     amount: number | null;
     currency: string | null;
@@ -223,6 +227,7 @@ export function buildEvent(
     userId,
     subscriptionId: e.subscriptionId,
   };
+  if (e.quantity !== undefined) payload.quantity = e.quantity;
   if (e.amount !== null) payload.amount = e.amount;
   if (e.currency !== null) payload.currency = e.currency;
   payload.data = e.data;

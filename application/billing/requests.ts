@@ -30,6 +30,8 @@ export interface CheckoutRequest {
   cancelUrl: string;
   promotionCode?: string;
   trialDays?: number;
+  /** Seats to buy on a per-seat price whose plan's seats are bought. */
+  quantity?: unknown;
   /** Idempotency of the processor writes: the request's Idempotency-Key, or a fresh id. */
   requestKey: string;
 }

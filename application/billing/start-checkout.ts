@@ -7,6 +7,7 @@ import { ensureCustomer, subjectMetadata } from './ensure-customer';
 import { payerOf, type SubjectError } from './billing-subject';
 import { type RequestFailureCode, refuseFailure } from './errors';
 import { type SellableError, processorPriceId, sellablePrice } from './price-lookup';
+import { type StartingQuantityError, startingQuantity } from './organization-seats';
 import { requestScopedId } from './request-scoped-id';
 import type { BillingActor, CheckoutRequest } from './requests';
 
@@ -20,6 +21,7 @@ export type StartCheckoutError =
   | 'trial_not_eligible'
   | 'promotion_code_not_found'
   | RequestFailureCode
+  | StartingQuantityError
   | SubjectError;
 
 /**
@@ -38,6 +40,8 @@ export function makeStartCheckout(deps: BillingDeps) {
     const chosen = await sellablePrice(deps, project.id, input.priceId, subject.kind);
     if (!chosen.ok) return chosen;
     const { price, plan } = chosen.value;
+    const quantity = await startingQuantity(deps, subject, plan, price, input.quantity);
+    if (!quantity.ok) return quantity;
     for (const url of [input.successUrl, input.cancelUrl]) {
       const checked = checkRedirectUrl(url, project.settings.callbackUrls);
       if (!checked.ok) return checked;
@@ -70,6 +74,7 @@ export function makeStartCheckout(deps: BillingDeps) {
       cancelUrl: input.cancelUrl,
       promotionCodeId,
       trialDays,
+      ...(price.seats === null ? {} : { quantity: quantity.value }),
       metadata: {
         ...subjectMetadata(project.id, subject),
         subscriptionId: requestScopedId(deps, 'checkout', project.id, key, input.requestKey),

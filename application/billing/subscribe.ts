@@ -9,12 +9,20 @@ import { ensureCustomer, subjectMetadata } from './ensure-customer';
 import { type FailureCode, refuseFailure } from './errors';
 import { type SellableError, processorPriceId, sellablePrice } from './price-lookup';
 import { buildEvent, makeRecordSnapshot } from './record-snapshot';
+import { type StartingQuantityError, startingQuantity } from './organization-seats';
 import { requestScopedId } from './request-scoped-id';
 import type { BillingActor } from './requests';
 import { catalogNames, subscriptionView, type SubscriptionView } from './views';
 
 /** What POST billing/subscribe can answer besides the subscription: a charge can be declined. */
-export type SubscribeError = SellableError | ConnectedError | 'subscription_exists' | 'subscription_busy' | FailureCode | SubjectError;
+export type SubscribeError =
+  | SellableError
+  | ConnectedError
+  | 'subscription_exists'
+  | 'subscription_busy'
+  | FailureCode
+  | StartingQuantityError
+  | SubjectError;
 
 /**
  * POST billing/subscribe (spec: none -> active; "card charged; subscription returned; event
@@ -29,7 +37,7 @@ export function makeSubscribe(deps: BillingDeps) {
   const settleDuplicate = makeSettleDuplicate(deps);
   return async function subscribe(
     actor: BillingActor,
-    input: { priceId: string; paymentMethodId: string; requestKey: string },
+    input: { priceId: string; paymentMethodId: string; quantity?: unknown; requestKey: string },
   ): Promise<Result<SubscriptionView, SubscribeError>> {
     const { project, user } = actor;
     const payer = await payerOf(deps, actor, 'manage');
@@ -38,6 +46,8 @@ export function makeSubscribe(deps: BillingDeps) {
     const chosen = await sellablePrice(deps, project.id, input.priceId, subject.kind);
     if (!chosen.ok) return chosen;
     const { price, plan } = chosen.value;
+    const quantity = await startingQuantity(deps, subject, plan, price, input.quantity);
+    if (!quantity.ok) return quantity;
     const connected = await connectedProcessor(deps, project.id);
     if (!connected.ok) return connected;
     const { connection, processor } = connected.value;
@@ -68,6 +78,7 @@ export function makeSubscribe(deps: BillingDeps) {
         priceId: priceAtProcessor.value,
         paymentMethodId: input.paymentMethodId,
         trialDays,
+        ...(price.seats === null ? {} : { quantity: quantity.value }),
         metadata: { ...subjectMetadata(project.id, subject), subscriptionId, priceId: price.id },
         idempotencyKey: `tollgate-subscribe-${project.id}-${key}-${input.requestKey}`,
       });

@@ -4,7 +4,9 @@ import type { Project } from '../../domain/project';
 import type { Result } from '../../domain/result';
 import type { SubjectKind } from '../../domain/billing/subject';
 import type { BillingEvent } from './billing.store';
-import type { makeOrganizationBilling, makeSubjectEntitlements, makeWindDownOrganization } from './organization-billing';
+import type { makeOrganizationBilling, makeWindDownOrganization } from './organization-billing';
+import type { makeSubjectEntitlements } from './read-subscription';
+import type { makePreviewSeats, makeSetSeats, makeSyncSeats } from './organization-seats';
 import type { SubjectError } from './billing-subject';
 import type { ChangeSubscriptionError, PreviewChangeError } from './change-subscription';
 import type { ConnectedError } from './connected-processor';
@@ -92,7 +94,14 @@ export interface UserUseCases {
     actor: BillingActor,
     requestKey: string,
   ): Promise<Result<{ clientSecret: string; publishableKey: string }, ConnectedError | RequestFailureCode | SubjectError>>;
-  subscribe(actor: BillingActor, input: { priceId: string; paymentMethodId: string; requestKey: string }): Promise<Result<SubscriptionView, SubscribeError>>;
+  subscribe(
+    actor: BillingActor,
+    input: { priceId: string; paymentMethodId: string; quantity?: unknown; requestKey: string },
+  ): Promise<Result<SubscriptionView, SubscribeError>>;
+  /** What setting the organization's bought seats to `quantity` would charge now. */
+  previewSeats: ReturnType<typeof makePreviewSeats>;
+  /** The organization's bought seats set to `quantity` (org:billing:manage). */
+  setSeats: ReturnType<typeof makeSetSeats>;
   /** The live subscription, or null. */
   currentSubscription(actor: BillingActor): Promise<Result<SubscriptionView | null, SubjectError<'read'>>>;
   listInvoices(actor: BillingActor, limit: number): Promise<Result<InvoiceView[], SubjectError<'read'>>>;
@@ -129,6 +138,8 @@ export interface ProjectServerUseCases {
   windDownOrganization: ReturnType<typeof makeWindDownOrganization>;
   /** A subject's entitlements now (token verification with `include: ["entitlements"]`). */
   subjectEntitlements: ReturnType<typeof makeSubjectEntitlements>;
+  /** ORGANIZATION_SEATS_TOPIC's handler: an automatic per-seat subscription's quantity follows the seats in use. */
+  syncSeats: ReturnType<typeof makeSyncSeats>;
 }
 
 export type BillingUseCases = OperatorUseCases & UserUseCases & ProcessorUseCases & ProjectServerUseCases;

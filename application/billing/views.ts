@@ -1,5 +1,6 @@
 import type { Entitlements } from '../../domain/billing/entitlements';
 import type { BillingInterval } from '../../domain/billing/periods';
+import type { SeatPolicy, SeatPricing } from '../../domain/billing/seat-terms';
 import { organizationIdOf, type PlanAudience, userIdOf } from '../../domain/billing/subject';
 import { type SubscriptionState, subscriptionState, upcomingInvoice } from '../../domain/billing/subscription';
 import type { BillingInvoice, BillingSubscription, CatalogStore, StoredPlan, StoredPrice } from './billing.store';
@@ -21,6 +22,8 @@ export interface PriceView {
   currency: string;
   interval: BillingInterval;
   active: boolean;
+  /** A per-seat price's terms: `amount` covers `included` seats, each further one costs `unitAmount`; null: flat. */
+  seats: SeatPricing | null;
 }
 
 export interface PlanView {
@@ -34,6 +37,8 @@ export interface PlanView {
   defaultTrialDays: number | null;
   /** Whom the plan is sold to: users, organizations or both. */
   audience: PlanAudience;
+  /** How the seats of its per-seat prices move (automatic or bought). */
+  seatPolicy: SeatPolicy;
   /** Place in the hierarchy, 0 = lowest tier. */
   position: number;
   prices: PriceView[];
@@ -61,6 +66,8 @@ export interface SubscriptionView {
   status: SubscriptionState;
   plan: { id: string; name: string };
   price: { id: string; name: string; amount: number; currency: string; interval: BillingInterval };
+  /** Seats billed on a per-seat price; 1 on a flat one. */
+  quantity: number;
   currentPeriodStart: Date;
   currentPeriodEnd: Date;
   cancelAtPeriodEnd: boolean;
@@ -81,6 +88,8 @@ export interface InvoiceLineView {
   amount: number;
   proration: boolean;
   priceId: string | null;
+  /** The seats of a per-seat line; null on a flat price's. */
+  quantity: number | null;
   periodStart: Date;
   periodEnd: Date;
 }
@@ -168,6 +177,7 @@ export const priceView = (price: PriceFields): PriceView => ({
   currency: price.currency,
   interval: price.interval,
   active: price.active,
+  seats: price.seats === null ? null : { ...price.seats },
 });
 
 export const planView = (plan: PlanFields, prices: readonly PriceFields[]): PlanView => ({
@@ -180,6 +190,7 @@ export const planView = (plan: PlanFields, prices: readonly PriceFields[]): Plan
   trialsEnabled: plan.trialsEnabled,
   defaultTrialDays: plan.defaultTrialDays,
   audience: plan.audience,
+  seatPolicy: { ...plan.seatPolicy },
   position: plan.position,
   prices: prices.map(priceView),
 });
@@ -212,6 +223,7 @@ export function subscriptionView(s: BillingSubscription, names: CatalogNames): S
     status: subscriptionState(s),
     plan: { id: s.price.planId, name: names.planName(s.price.planId) },
     price: { id: s.price.id, name: names.priceName(s.price.id), amount: s.price.amount, currency: s.price.currency, interval: s.price.interval },
+    quantity: s.price.quantity ?? 1,
     currentPeriodStart: s.currentPeriodStart,
     currentPeriodEnd: s.currentPeriodEnd,
     cancelAtPeriodEnd: s.cancelAtPeriodEnd,
@@ -234,6 +246,7 @@ export const invoiceLineView = (line: ProcessorInvoiceLine): InvoiceLineView => 
   amount: line.amount,
   proration: line.kind !== 'subscription',
   priceId: line.priceId,
+  quantity: line.quantity ?? null,
   periodStart: line.periodStart,
   periodEnd: line.periodEnd,
 });

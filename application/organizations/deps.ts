@@ -12,6 +12,7 @@ import type { RateLimiter } from '../ports/rate-limiter';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { UserStore } from '../stores/user.store';
 import type { OrganizationStore } from './organization.store';
+import type { SeatCapacity } from './seats';
 
 /** A project event of an organization, recorded with the change and delivered to webhook endpoints. */
 export interface OrganizationEvent {
@@ -51,6 +52,8 @@ export interface OrganizationDeps {
   roles(projectId: string): Promise<RoleSet>;
   hasSecondFactor(projectId: string, userId: string): Promise<boolean>;
   dns: DnsTxtResolver;
+  /** The seats an organization's subscription lets it hold (billing). */
+  seats: SeatCapacity;
 }
 
 /**

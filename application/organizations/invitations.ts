@@ -27,6 +27,7 @@ import {
   organizationEvent,
 } from './deps';
 import { ORGANIZATION_INVITATION_TOPIC } from './invitation-mail';
+import { fullError, seatLimit, seatsChanged } from './seats';
 
 /** Invitations one organization may send per hour (a member's and the project's alike). */
 export const INVITATIONS_PER_HOUR = 100;
@@ -47,6 +48,7 @@ export type InviteError =
   | 'callback_url_not_registered'
   | 'already_member'
   | 'member_limit_reached'
+  | 'seats_exhausted'
   | 'owner_required'
   | 'rate_limited'
   | 'unsupported_locale';
@@ -104,7 +106,7 @@ export function makeInvite(deps: OrganizationDeps) {
       endedAt: null,
       acceptedBy: null,
     };
-    const limit = org.maxMembers ?? (await deps.store.settings(input.project.id)).defaultMemberLimit;
+    const { limit, bySeats } = await seatLimit(deps, org);
     const inviter = a.value.membership ? await deps.users.findById(input.project.id, a.value.membership.userId) : null;
     const url = new URL(input.callbackUrl);
     url.searchParams.set(INVITATION_TOKEN_PARAM, token);
@@ -121,11 +123,12 @@ export function makeInvite(deps: OrganizationDeps) {
         url: url.toString(),
         expiresInDays: INVITATION_TTL_SECONDS / 86_400,
       });
+      await seatsChanged(deps, org);
       await deps.events.publish(organizationEvent(deps, 'organization.invitation.created', org.projectId, org.id, null, invitationData(invitation, now)));
       return r;
     });
     if (created === 'already_member') return err('already_member');
-    if (created === 'limit_reached') return err('member_limit_reached');
+    if (created === 'limit_reached') return err(fullError(bySeats));
     deps.audit.record(
       auditEntry(now, input.project.id, 'organization.invitation.created', {
         actor: auditActorOf(input.actor),
@@ -165,6 +168,7 @@ export function makeRevokeInvitation(deps: OrganizationDeps) {
     const ended = await deps.uow.transaction(async () => {
       const r = await deps.store.endInvitation(inv.id, 'revoked', now);
       if (r) {
+        await seatsChanged(deps, { projectId: inv.projectId, id: inv.organizationId });
         await deps.events.publish(
           organizationEvent(deps, 'organization.invitation.revoked', inv.projectId, inv.organizationId, null, {
             ...invitationData(inv, now),
@@ -248,6 +252,7 @@ export function makeAcceptInvitation(deps: OrganizationDeps) {
     const accepted = await deps.uow.transaction(async () => {
       const r = await deps.store.acceptInvitation(invitation.id, membership, now);
       if (r === 'not_pending') return r;
+      await seatsChanged(deps, org);
       await deps.events.publish(
         organizationEvent(deps, 'organization.invitation.accepted', org.projectId, org.id, user.id, {
           ...invitationData(invitation, now),
@@ -284,7 +289,13 @@ export function makeDeclineInvitation(deps: OrganizationDeps) {
     const user = await deps.users.findById(input.projectId, input.userId);
     if (!inv || !user?.email || !user.emailVerified || user.email.toLowerCase() !== inv.emailKey) return err('invitation_not_found');
     const now = deps.clock.now();
-    if (invitationStatus(inv, now) !== 'pending' || !(await deps.store.endInvitation(inv.id, 'declined', now))) return err('invitation_not_pending');
+    if (invitationStatus(inv, now) !== 'pending') return err('invitation_not_pending');
+    const declined = await deps.uow.transaction(async () => {
+      if (!(await deps.store.endInvitation(inv.id, 'declined', now))) return false;
+      await seatsChanged(deps, { projectId: inv.projectId, id: inv.organizationId });
+      return true;
+    });
+    if (!declined) return err('invitation_not_pending');
     deps.audit.record(
       auditEntry(now, input.projectId, 'organization.invitation.declined', {
         actor: auditActorOf({ kind: 'member', userId: user.id }),

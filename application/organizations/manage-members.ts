@@ -18,6 +18,7 @@ import {
   organizationEvent,
 } from './deps';
 import type { MemberView } from './organization.store';
+import { fullError, seatLimit, seatsChanged } from './seats';
 
 export type MemberPage = { members: MemberView[]; nextCursor: string | null };
 
@@ -46,7 +47,7 @@ async function memberView(deps: Pick<OrganizationDeps, 'users'>, m: Membership):
   return { ...m, user: { email: u?.email ?? null, name: u?.name ?? null, picture: u?.picture ?? null } };
 }
 
-export type AddMemberError = AccessError | 'user_not_found' | 'invalid_role' | 'already_member' | 'member_limit_reached';
+export type AddMemberError = AccessError | 'user_not_found' | 'invalid_role' | 'already_member' | 'member_limit_reached' | 'seats_exhausted';
 
 /** The project adds a user directly (no invitation), within the member limit. Event organization.member.added. */
 export function makeAddMember(deps: OrganizationDeps) {
@@ -74,15 +75,17 @@ export function makeAddMember(deps: OrganizationDeps) {
       createdAt: now,
       updatedAt: now,
     };
-    const limit = org.maxMembers ?? (await deps.store.settings(input.project.id)).defaultMemberLimit;
+    const { limit, bySeats } = await seatLimit(deps, org);
     const added = await deps.uow.transaction(async () => {
       const r = await deps.store.addMember(membership, limit, now);
-      if (r === 'added')
+      if (r === 'added') {
         await deps.events.publish(organizationEvent(deps, 'organization.member.added', org.projectId, org.id, user.id, memberData(membership)));
+        await seatsChanged(deps, org);
+      }
       return r;
     });
     if (added === 'already_member') return err('already_member');
-    if (added === 'limit_reached') return err('member_limit_reached');
+    if (added === 'limit_reached') return err(fullError(bySeats));
     deps.audit.record(
       auditEntry(now, input.project.id, 'organization.member.added', {
         actor: input.actor.audit,
@@ -188,6 +191,7 @@ export function makeRemoveMember(deps: OrganizationDeps) {
     const removed = await deps.uow.transaction(async () => {
       const r = await deps.store.removeMember(org.id, input.userId);
       if (typeof r === 'object') {
+        await seatsChanged(deps, org);
         await deps.events.publish(
           organizationEvent(deps, 'organization.member.removed', org.projectId, org.id, input.userId, { ...memberData(r.before), left: leaving }),
         );

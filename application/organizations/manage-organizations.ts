@@ -1,4 +1,5 @@
 import { ORGANIZATION_DELETED_TOPIC } from './organization-deleted';
+import { fullError, seatLimit, seatsChanged } from './seats';
 import type { Membership, Organization } from '../../domain/organizations/organization';
 import {
   isMemberLimit,
@@ -195,7 +196,7 @@ export function makeListMyOrganizations(deps: OrganizationDeps) {
             org,
             userId: user.id,
             role: domain.defaultRole,
-            limit: org.maxMembers ?? settings.defaultMemberLimit,
+            limit: (await seatLimit(deps, org, org.maxMembers ?? settings.defaultMemberLimit)).limit,
             origin: input.origin,
           });
           if (added === 'limit_reached') suggestions.push(org);
@@ -226,8 +227,10 @@ async function joinThroughDomain(
   };
   const added = await deps.uow.transaction(async () => {
     const r = await deps.store.addMember(membership, input.limit, now);
-    if (r === 'added')
+    if (r === 'added') {
       await deps.events.publish(organizationEvent(deps, 'organization.member.added', org.projectId, org.id, input.userId, memberData(membership)));
+      await seatsChanged(deps, org);
+    }
     return r;
   });
   if (added === 'added') {
@@ -255,17 +258,17 @@ export function makeJoinThroughDomain(deps: OrganizationDeps) {
     userId: string;
     organizationId: string;
     origin: RequestOrigin;
-  }): Promise<Result<OrganizationView, 'organization_not_found' | 'already_member' | 'member_limit_reached'>> => {
+  }): Promise<Result<OrganizationView, 'organization_not_found' | 'already_member' | 'member_limit_reached' | 'seats_exhausted'>> => {
     const user = await deps.users.findById(input.projectId, input.userId);
     if (!user?.email || !user.emailVerified) return err('organization_not_found');
     const domain = await deps.store.verifiedDomain(input.projectId, domainOfEmail(user.email.toLowerCase()));
     if (!domain || domain.enrollment === 'none' || domain.organizationId !== input.organizationId) return err('organization_not_found');
     const org = await deps.store.findById(input.projectId, domain.organizationId);
     if (!org) return err('organization_not_found');
-    const limit = org.maxMembers ?? (await deps.store.settings(input.projectId)).defaultMemberLimit;
+    const { limit, bySeats } = await seatLimit(deps, org);
     const added = await joinThroughDomain(deps, { org, userId: user.id, role: domain.defaultRole, limit, origin: input.origin });
     if (added === 'already_member') return err('already_member');
-    if (added === 'limit_reached') return err('member_limit_reached');
+    if (added === 'limit_reached') return err(fullError(bySeats));
     return ok(await viewOf(deps, org, domain.defaultRole));
   };
 }

@@ -52,6 +52,8 @@ export interface OrganizationStore {
   /** Members with their user's email, name and picture, oldest first, at most `limit`, after the member id `after`. */
   listMembers(organizationId: string, page: { limit: number; after?: { createdAt: Date; id: string } }): Promise<MemberView[]>;
   countMembers(organizationId: string): Promise<number>;
+  /** Members, and pending invitations not yet expired at `now` (the seats an organization's billing counts). */
+  countSeats(organizationId: string, now: Date): Promise<{ members: number; pendingInvitations: number }>;
   /** How many owners it has. */
   countOwners(organizationId: string): Promise<number>;
   /**

@@ -24,6 +24,7 @@ import {
   TEST_ORIGIN,
 } from '../testing/fakes';
 import { makeSwitchOrganization } from './active-organization';
+import type { SeatCapacity } from './seats';
 import { access, type DnsTxtResolver, type OrganizationActor, type OrganizationDeps, type OrganizationEvents } from './deps';
 import { INVITATIONS_PER_HOUR, makeAcceptInvitation, makeInvite } from './invitations';
 import { makeRemoveMember, makeSetMemberRole } from './manage-members';
@@ -82,7 +83,7 @@ const holding = (...memberships: Membership[]): StoreImpl => ({
   findMembership: async (organizationId, userId) => memberships.find((m) => m.organizationId === organizationId && m.userId === userId) ?? null,
 });
 
-function setup(options: { store?: StoreImpl; roles?: RoleDefinition[]; users?: EndUser[]; secondFactor?: boolean } = {}) {
+function setup(options: { store?: StoreImpl; roles?: RoleDefinition[]; users?: EndUser[]; secondFactor?: boolean; seats?: number | null } = {}) {
   const log = new CallLog();
   const clock = new FixedClock('2030-01-01T10:00:00.000Z');
   const audit = fakeAuditLog();
@@ -102,6 +103,7 @@ function setup(options: { store?: StoreImpl; roles?: RoleDefinition[]; users?: E
     roles: strictFn<OrganizationDeps['roles']>('roles', log, async () => roleSetOf(options.roles ?? [])),
     hasSecondFactor: strictFn<OrganizationDeps['hasSecondFactor']>('hasSecondFactor', log, async () => options.secondFactor ?? false),
     dns: strictFake<DnsTxtResolver>('dns', {}, log),
+    seats: strictFake<SeatCapacity>('seats', { capacity: async () => options.seats ?? null }, log),
   };
   /** The types of the events published, each with whether it was inside the unit of work. */
   const published = () => log.of('events.publish').map((c) => [(c.args[0] as { type: string }).type, c.inTransaction]);
@@ -436,8 +438,9 @@ describe('invite to an organization', () => {
     const { deps, log, outbox } = setup({ store: inviting() });
     const r = await makeInvite(deps)({ ...base, locale: 'fr-CA' });
     expect(r.ok).toBe(true);
-    expect(outbox.messages).toHaveLength(1);
-    expect(log.of('outbox.enqueue')[0]!.inTransaction).toBe(true);
+    // The mail, then the seats billing may follow (both in the invitation's transaction).
+    expect(outbox.messages.map((m) => m.topic.name)).toEqual(['email.organization_invitation', 'organization.seats']);
+    expect(log.of('outbox.enqueue').every((c) => c.inTransaction)).toBe(true);
     const mail = outbox.messages[0]!;
     expect(mail.topic.name).toBe('email.organization_invitation');
     expect(mail.payload).toMatchObject({
@@ -485,6 +488,23 @@ describe('invite to an organization', () => {
     expect(log.of('rateLimiter.consume')[0]!.args[0]).toBe('org-invite:org-1');
     clock.advance(3_600_000);
     expect((await invite({ ...base, email: 'next-hour@example.com' })).ok).toBe(true);
+  });
+
+  it('within the seats bought: the store holds members and invitations within them, and a full one is seats_exhausted', async () => {
+    const limits: number[] = [];
+    const store = inviting({
+      createInvitation: async (_i: unknown, _h: unknown, limit: number) => {
+        limits.push(limit);
+        return 'limit_reached' as const;
+      },
+    });
+    const { deps, outbox } = setup({ store, seats: 3 });
+    expect(await makeInvite(deps)(base)).toEqual(err('seats_exhausted'));
+    expect(limits).toEqual([3]);
+    expect(outbox.messages).toEqual([]);
+    // More seats than the member limit: the member limit applies, and its own refusal.
+    const roomy = setup({ store: inviting({ createInvitation: async () => 'limit_reached' as const }), seats: 10_000 });
+    expect(await makeInvite(roomy.deps)(base)).toEqual(err('member_limit_reached'));
   });
 
   it('a full organization is member_limit_reached and sends nothing', async () => {

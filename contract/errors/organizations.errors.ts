@@ -31,6 +31,7 @@ export const organizationsErrors = {
   last_owner: { status: 409, message: 'An organization keeps at least one owner: make someone else owner first' },
   already_member: { status: 409, message: 'The user is already a member of the organization' },
   member_limit_reached: { status: 409, message: 'The organization has reached its member limit (members and pending invitations)' },
+  seats_exhausted: { status: 409, message: "Every seat of the organization's plan is taken (members and pending invitations): buy more seats first" },
   invitation_not_pending: { status: 409, message: 'The invitation was already accepted, declined or revoked' },
   invitation_expired: { status: 410, message: 'The invitation has expired: ask for a new one' },
   invitation_email_mismatch: { status: 403, message: 'This invitation is for another email address' },

@@ -10,6 +10,8 @@ export interface Entitlements {
   plan: string;
   status: EntitledState;
   features: string[];
+  /** An organization's seats on a per-seat price: held (members, and pending invitations where they count) and billed. */
+  seats?: { used: number; total: number } | null;
 }
 
 /**

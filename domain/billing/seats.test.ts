@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { seatSnapshotOf } from './catalog';
+import { previewPriceChange } from './proration';
 import {
   automaticQuantity,
   checkQuantity,
   DEFAULT_SEAT_POLICY,
   MAX_SEATS,
-  previewQuantityChange,
   seatAmount,
-  seatAvailable,
+  seatCapacity,
   type SeatPricing,
+  seatSteps,
   seatsInUse,
   validateSeatPricing,
 } from './seats';
@@ -84,31 +86,39 @@ describe('automatic seats', () => {
     expect(seatsInUse({ countInvitations: true }, { members: 4, pendingInvitations: 2 })).toBe(6);
   });
 
-  it('grow at once; shrink at the period end by default, so a seat freed and taken again within a period is paid once', () => {
+  it('follow the seats in use within the minimum and maximum; the capacity is the quantity bought, or the maximum', () => {
     const p = pricing({ minimum: 2, maximum: 20 });
-    const atEnd = { removal: 'period_end' as const };
-    expect(automaticQuantity(atEnd, p, { used: 6, current: 5, atRenewal: false })).toBe(6);
-    // Someone leaves: the quantity stays 6 until the renewal...
-    expect(automaticQuantity(atEnd, p, { used: 5, current: 6, atRenewal: false })).toBe(6);
-    // ...and someone joins again within the period: still 6, nothing charged.
-    expect(automaticQuantity(atEnd, p, { used: 6, current: 6, atRenewal: false })).toBe(6);
-    expect(automaticQuantity(atEnd, p, { used: 5, current: 6, atRenewal: true })).toBe(5);
-    expect(automaticQuantity({ removal: 'immediately' }, p, { used: 5, current: 6, atRenewal: false })).toBe(5);
-    expect(automaticQuantity(atEnd, p, { used: 1, current: 1, atRenewal: true })).toBe(2);
-    expect(automaticQuantity(atEnd, p, { used: 30, current: 20, atRenewal: false })).toBe(20);
+    expect(automaticQuantity(p, 6)).toBe(6);
+    expect(automaticQuantity(p, 1)).toBe(2);
+    expect(automaticQuantity(p, 30)).toBe(20);
+    expect(seatCapacity({ mode: 'bought' }, p, 7)).toBe(7);
+    expect(seatCapacity({ mode: 'automatic' }, p, 7)).toBe(20);
+    expect(seatCapacity({ mode: 'automatic' }, pricing(), 7)).toBeNull();
+  });
+});
+
+describe('moving a quantity within a period', () => {
+  it('charges a new seat now, prorated; frees one without a credit; takes a freed seat back without a charge', () => {
+    const atEnd = 'period_end' as const;
+    expect(seatSteps({ current: 5, target: 6, paid: 5, removal: atEnd })).toEqual({ steps: [{ quantity: 6, prorate: true }], paid: 6 });
+    // Someone leaves: the quantity drops for the next renewal, the seat stays paid for this period...
+    expect(seatSteps({ current: 6, target: 5, paid: 6, removal: atEnd })).toEqual({ steps: [{ quantity: 5, prorate: false }], paid: 6 });
+    // ...someone joins again within the period: nothing charged.
+    expect(seatSteps({ current: 5, target: 6, paid: 6, removal: atEnd })).toEqual({ steps: [{ quantity: 6, prorate: false }], paid: 6 });
+    // Past the seats paid for: back to them for free, then the rest prorated.
+    expect(seatSteps({ current: 4, target: 7, paid: 6, removal: atEnd })).toEqual({
+      steps: [
+        { quantity: 6, prorate: false },
+        { quantity: 7, prorate: true },
+      ],
+      paid: 7,
+    });
+    expect(seatSteps({ current: 6, target: 6, paid: 6, removal: atEnd })).toEqual({ steps: [], paid: 6 });
   });
 
-  it('refuse a seat past the maximum; bought seats refuse one past the quantity bought', () => {
-    const p = pricing({ maximum: 10 });
-    expect(seatAvailable({ mode: 'automatic' }, p, { used: 9, quantity: 9, adding: 1 }).ok).toBe(true);
-    expect(seatAvailable({ mode: 'automatic' }, p, { used: 10, quantity: 10, adding: 1 })).toMatchObject({ ok: false, error: 'seats_exhausted' });
-    expect(seatAvailable({ mode: 'automatic' }, pricing(), { used: 5000, quantity: 5000, adding: 1 }).ok).toBe(true);
-    expect(seatAvailable({ mode: 'bought' }, p, { used: 4, quantity: 5, adding: 1 }).ok).toBe(true);
-    expect(seatAvailable({ mode: 'bought' }, p, { used: 5, quantity: 5, adding: 1 })).toMatchObject({
-      ok: false,
-      error: 'seats_exhausted',
-      detail: 'All 5 seats are taken: buy more seats first',
-    });
+  it('credits a freed seat at once when the plan says so, and it is no longer paid for', () => {
+    expect(seatSteps({ current: 6, target: 4, paid: 6, removal: 'immediately' })).toEqual({ steps: [{ quantity: 4, prorate: true }], paid: 4 });
+    expect(seatSteps({ current: 4, target: 5, paid: 4, removal: 'immediately' })).toEqual({ steps: [{ quantity: 5, prorate: true }], paid: 5 });
   });
 });
 
@@ -116,14 +126,16 @@ describe('a quantity change within the period', () => {
   const start = new Date('2026-03-01T00:00:00Z');
   const end = new Date('2026-03-31T00:00:00Z');
   const price = { id: 'price-team', planId: 'plan-team', amount: 5000, currency: 'usd' as const, interval: 'month' as const, seats: pricing() };
-  const base = { period: { start, end }, anchor: start, price, creditBalance: 0 };
+  const base = { period: { start, end }, anchor: start, creditBalance: 0 };
+  const change = (from: number, to: number, at: string) =>
+    previewPriceChange({ ...base, from: seatSnapshotOf(price, from), to: seatSnapshotOf(price, to), at: new Date(at) });
 
-  it('halfway: credits half the old amount and charges half the new one; the dates stay', () => {
-    const preview = previewQuantityChange({ ...base, from: 5, to: 7, at: new Date('2026-03-16T00:00:00Z') })!;
+  it('halfway: credits half the old amount and charges half the new one; the dates stay; the lines name the seats', () => {
+    const preview = change(5, 7, '2026-03-16T00:00:00Z')!;
     // 5 seats: 5000 + 2 x 1000 = 7000; 7 seats: 9000; half of each.
-    expect(preview.invoice.lines.map((l) => [l.kind, l.amount])).toEqual([
-      ['unused_time', -3500],
-      ['remaining_time', 4500],
+    expect(preview.invoice.lines.map((l) => [l.kind, l.amount, l.quantity])).toEqual([
+      ['unused_time', -3500, 5],
+      ['remaining_time', 4500, 7],
     ]);
     expect(preview.invoice.amountDue).toBe(1000);
     expect(preview.period).toEqual({ start, end });
@@ -131,15 +143,15 @@ describe('a quantity change within the period', () => {
   });
 
   it('within the included seats nothing changes hands; a decrease leaves a credit, nothing due', () => {
-    const within = previewQuantityChange({ ...base, from: 1, to: 3, at: new Date('2026-03-16T00:00:00Z') })!;
+    const within = change(1, 3, '2026-03-16T00:00:00Z')!;
     expect(within.invoice.amountDue).toBe(0);
     expect(within.invoice.subtotal).toBe(0);
-    const down = previewQuantityChange({ ...base, from: 7, to: 5, at: new Date('2026-03-16T00:00:00Z') })!;
+    const down = change(7, 5, '2026-03-16T00:00:00Z')!;
     expect(down.invoice.amountDue).toBe(0);
     expect(down.invoice.subtotal).toBe(-1000);
   });
 
   it('answers null outside the period', () => {
-    expect(previewQuantityChange({ ...base, from: 5, to: 7, at: new Date('2026-04-02T00:00:00Z') })).toBeNull();
+    expect(change(5, 7, '2026-04-02T00:00:00Z')).toBeNull();
   });
 });

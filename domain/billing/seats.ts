@@ -1,8 +1,5 @@
 import { type Result, err, ok } from '../result';
-import type { PriceSnapshot } from './catalog';
 import { MAX_AMOUNT } from './money';
-import type { Period } from './periods';
-import { type PriceChangePreview, previewPriceChange } from './proration';
 import { MAX_SEATS, type QuantityError, type SeatPolicy, type SeatPricing, seatAmount } from './seat-terms';
 
 export {
@@ -38,65 +35,44 @@ export function checkQuantity(price: { amount: number; seats: SeatPricing | null
 export const seatsInUse = (policy: Pick<SeatPolicy, 'countInvitations'>, usage: { members: number; pendingInvitations: number }): number =>
   usage.members + (policy.countInvitations ? usage.pendingInvitations : 0);
 
-/**
- * Automatic mode: the quantity the subscription should have for `used` seats. Within a period a
- * freed seat only lowers it when the policy removes at once; otherwise the quantity stays at
- * least `current` until the period ends (`atRenewal`: the quantity for the next period, which
- * drops to what is used). Never below the price's minimum; at most its maximum (seats past the
- * maximum are refused before they are added: {@link seatAvailable}).
- */
-export function automaticQuantity(
-  policy: Pick<SeatPolicy, 'removal'>,
-  pricing: SeatPricing,
-  input: { used: number; current: number; atRenewal: boolean },
-): number {
-  const wanted = policy.removal === 'period_end' && !input.atRenewal ? Math.max(input.used, input.current) : input.used;
-  const floor = Math.max(wanted, pricing.minimum);
+/** Automatic mode: the quantity for `used` seats, within the price's minimum and maximum. */
+export function automaticQuantity(pricing: SeatPricing, used: number): number {
+  const floor = Math.max(used, pricing.minimum);
   return pricing.maximum === null ? floor : Math.min(floor, pricing.maximum);
 }
 
 /**
- * Whether `adding` more seats fit: bought mode, within the quantity bought; automatic mode,
- * within the price's maximum (the quantity grows with them). `seats_exhausted` otherwise.
+ * The most seats (members plus pending invitations) an organization may hold: the quantity bought
+ * (bought mode), the price's maximum (automatic mode; null: no limit).
  */
-export function seatAvailable(
-  policy: Pick<SeatPolicy, 'mode'>,
-  pricing: SeatPricing,
-  input: { used: number; quantity: number; adding: number },
-): Result<void, 'seats_exhausted'> {
-  const capacity = policy.mode === 'bought' ? input.quantity : (pricing.maximum ?? Number.POSITIVE_INFINITY);
-  if (input.used + input.adding > capacity) {
-    return err(
-      'seats_exhausted',
-      policy.mode === 'bought' ? `All ${input.quantity} seats are taken: buy more seats first` : `This plan sells at most ${capacity} seats`,
-    );
-  }
-  return ok(undefined);
+export const seatCapacity = (policy: Pick<SeatPolicy, 'mode'>, pricing: SeatPricing, quantity: number): number | null =>
+  policy.mode === 'bought' ? quantity : pricing.maximum;
+
+/** One change of quantity at the processor: prorated now (charged or credited), or left for the next renewal to bill. */
+export interface SeatStep {
+  quantity: number;
+  prorate: boolean;
 }
 
 /**
- * A quantity change at `at` within the period, prorated as Stripe prorates an item's quantity
- * change (`proration_behavior: always_invoice`): a credit for the unused time on the old quantity's
- * amount and a charge for the remaining time on the new one; the billing dates stay (unless the
- * old quantity cost nothing: a free price made paid starts a new period, as on Stripe). Null when
- * `at` is outside the period.
+ * How a quantity moves from `current` to `target`, given the most seats already `paid` for in the
+ * current period (at least `current`):
+ * - more seats: those up to `paid` are taken back without a charge (paid for already this period),
+ *   those beyond it are charged now, prorated;
+ * - fewer seats, `period_end` (default): the quantity drops now without a credit, so the next renewal
+ *   bills the lower one; the seat stays paid for until the period ends, and a seat freed and taken
+ *   again within the period is not charged twice;
+ * - fewer seats, `immediately`: the quantity drops now with a prorated credit, and is no longer paid.
+ * Answers the steps (none when nothing changes) and the seats paid for after them.
  */
-export function previewQuantityChange(input: {
-  period: Period;
-  anchor: Date;
-  price: PriceSnapshot & { seats: SeatPricing | null };
-  from: number;
-  to: number;
-  at: Date;
-  creditBalance: number;
-}): PriceChangePreview | null {
-  const at = (quantity: number): PriceSnapshot => ({ ...input.price, amount: seatAmount(input.price, quantity) });
-  return previewPriceChange({
-    period: input.period,
-    anchor: input.anchor,
-    from: at(input.from),
-    to: at(input.to),
-    at: input.at,
-    creditBalance: input.creditBalance,
-  });
+export function seatSteps(input: { current: number; target: number; paid: number; removal: SeatPolicy['removal'] }): { steps: SeatStep[]; paid: number } {
+  const paid = Math.max(input.paid, input.current);
+  const { current, target } = input;
+  if (target === current) return { steps: [], paid };
+  if (target > current) {
+    if (target <= paid) return { steps: [{ quantity: target, prorate: false }], paid };
+    const steps: SeatStep[] = current < paid ? [{ quantity: paid, prorate: false }] : [];
+    return { steps: [...steps, { quantity: target, prorate: true }], paid: target };
+  }
+  return input.removal === 'immediately' ? { steps: [{ quantity: target, prorate: true }], paid: target } : { steps: [{ quantity: target, prorate: false }], paid };
 }

@@ -16,8 +16,8 @@ import { type Subscription, type SubscriptionStatus, subscriptionState } from '.
  *   whose first payment never came).
  * - `invoice.paid`: an invoice with a positive subtotal became paid (a $0 invoice is no payment).
  * - `payment.failed`: an unpaid invoice has a new failed attempt (its attempt count grew).
- * - `subscription.updated`: the shown state (status, or pending cancellation) or the price changed,
- *   on a subscription that was already started and is not ending now. A renewal alone is not one.
+ * - `subscription.updated`: the shown state (status, or pending cancellation), the price or the
+ *   quantity (seats) changed, on a subscription that was already started and is not ending now. A renewal alone is not one.
  * - `subscription.canceled`: it ended (canceled), having started.
  * Order: creation; an update that changed the price (it causes the proration invoice); invoice
  * events in invoice order; then any other update (a payment's status change) or the cancellation.
@@ -61,7 +61,7 @@ export function billingEventsOf(change: {
   if (endedNow && (wasStarted || createdNow)) {
     tail.push({ type: 'subscription.canceled', dedupeKey: `subscription.canceled:${subId}`, invoiceId: null });
   } else if (wasStarted && before !== null && after.status !== 'canceled') {
-    const priceChanged = before.price.id !== after.price.id;
+    const priceChanged = before.price.id !== after.price.id || (before.price.quantity ?? 1) !== (after.price.quantity ?? 1);
     if (priceChanged || subscriptionState(before) !== subscriptionState(after)) {
       // A plan change causes its proration invoice: the update comes first. A payment that
       // changes the status (a recovery from past due) comes before the update it causes.

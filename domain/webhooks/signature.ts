@@ -36,7 +36,7 @@ export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 export const secretDisplayPrefix = (secret: string): string => secret.slice(0, WEBHOOK_SECRET_PREFIX.length + 4);
 
 /** The top-level fields of an event body, in the order they are sent. */
-const FIELD_ORDER = ['id', 'type', 'created', 'projectId', 'organizationId', 'userId', 'subscriptionId', 'amount', 'currency', 'data'];
+const FIELD_ORDER = ['id', 'type', 'created', 'projectId', 'organizationId', 'userId', 'subscriptionId', 'quantity', 'amount', 'currency', 'data'];
 
 /**
  * The body of a delivery: the event's fields in their documented order (a stored payload may come

@@ -7,6 +7,7 @@ import { PASSWORD_RESET_REQUEST_TOPIC, type PasswordResetRequest } from '../../a
 import { SMS_OUTBOX_TOPIC, type SmsMessage } from '../../application/mfa/ports';
 import { ORGANIZATION_INVITATION_TOPIC, type OrganizationInvitationMail } from '../../application/organizations/invitation-mail';
 import { ORGANIZATION_DELETED_TOPIC, type OrganizationDeleted } from '../../application/organizations/organization-deleted';
+import { ORGANIZATION_SEATS_TOPIC, type OrganizationSeatsChanged } from '../../application/organizations/seats';
 import type { Topic } from '../../application/ports/outbox';
 import { WEBHOOK_DELIVERY_TOPIC, type WebhookDeliveryMessage } from '../../application/webhooks/ports';
 import { SUPPORTED_LOCALES } from '../../domain/locale';
@@ -110,6 +111,11 @@ export const organizationDeletedSchema = z.object({
   organizationId: z.string().uuid(),
 }) satisfies z.ZodType<OrganizationDeleted, z.ZodTypeDef, unknown>;
 
+export const organizationSeatsSchema = z.object({
+  projectId: z.string().uuid(),
+  organizationId: z.string().uuid(),
+}) satisfies z.ZodType<OrganizationSeatsChanged, z.ZodTypeDef, unknown>;
+
 /** Every topic Tollgate's features enqueue. */
 export const TOLLGATE_TOPICS: readonly AnyTopicDefinition[] = [
   topicSchema(EMAIL_OUTBOX_TOPIC, emailMessageSchema),
@@ -121,4 +127,5 @@ export const TOLLGATE_TOPICS: readonly AnyTopicDefinition[] = [
   topicSchema(ENDPOINT_DISABLED_TOPIC, endpointDisabledMailSchema),
   topicSchema(CONSOLE_ACCOUNT_NOTICE_TOPIC, consoleAccountNoticeSchema),
   topicSchema(ORGANIZATION_DELETED_TOPIC, organizationDeletedSchema),
+  topicSchema(ORGANIZATION_SEATS_TOPIC, organizationSeatsSchema),
 ];

@@ -8,7 +8,7 @@ import { type Read, isUuid, read, rowMapper } from './rows';
 import { writeUnlessTaken } from './unique-violation';
 
 /** A plan's seat policy (jsonb, written only by this store). */
-const readSeatPolicy: Read<SeatPolicy> = (v) =>
+export const readSeatPolicy: Read<SeatPolicy> = (v) =>
   v !== null && typeof v === 'object' ? { ...DEFAULT_SEAT_POLICY, ...(v as Partial<SeatPolicy>) } : DEFAULT_SEAT_POLICY;
 /** A per-seat price's terms (jsonb), or null for a flat price. */
 const readSeats: Read<SeatPricing | null> = (v) => (v !== null && typeof v === 'object' ? (v as SeatPricing) : null);

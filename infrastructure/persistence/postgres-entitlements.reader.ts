@@ -1,10 +1,10 @@
-import type { EntitlementsReader } from '../../application/billing/billing.store';
+import type { EntitlementsRead, EntitlementsReader } from '../../application/billing/billing.store';
 import type { Plan } from '../../domain/billing/catalog';
 import type { EntitlementFacts } from '../../domain/billing/entitlements';
 import type { BillingSubject } from '../../domain/billing/subject';
 import { LIVE_STATUSES, type SubscriptionStatus } from '../../domain/billing/subscription';
 import type { Database } from './database';
-import { readFeatures } from './postgres-catalog.store';
+import { readFeatures, readSeatPolicy } from './postgres-catalog.store';
 import { isUuid, read } from './rows';
 
 const LIVE_SQL = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
@@ -13,7 +13,7 @@ const LIVE_SQL = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
  * The prepared statement's name. A connection keeps a named statement for its life, so a new text
  * takes a new name: a plan prepared for the old text (by user_id) is never reused for this one.
  */
-const PREPARED = 'billing_entitlements_subject';
+const PREPARED = 'billing_entitlements_subject_seats';
 
 /**
  * One round trip, prepared once per connection: the subject's subscription that decides
@@ -22,8 +22,8 @@ const PREPARED = 'billing_entitlements_subject';
  * need. A user's and an organization's are read alike, by subject_id.
  */
 const SQL = `
-  select s.id, s.status, s.cancel_at_period_end, s.current_period_end, s.past_due_at, s.plan_id, p.name, p.features
-    from (select id, status, cancel_at_period_end, current_period_end, past_due_at, plan_id
+  select s.id, s.status, s.cancel_at_period_end, s.current_period_end, s.past_due_at, s.plan_id, s.quantity, p.name, p.features, p.seat_policy
+    from (select id, status, cancel_at_period_end, current_period_end, past_due_at, plan_id, quantity
             from billing_subscriptions
            where project_id = ? and subject_id = ?
            order by status in (${LIVE_SQL}) desc, created_at desc, id desc
@@ -37,14 +37,16 @@ interface Row {
   current_period_end: Date;
   past_due_at: Date | null;
   plan_id: string;
+  quantity: number | null;
   name: string;
   features: unknown;
+  seat_policy: unknown;
 }
 
 export class PostgresEntitlementsReader implements EntitlementsReader {
   constructor(private readonly db: Database) {}
 
-  async current(projectId: string, subject: BillingSubject): Promise<{ subscription: EntitlementFacts; plan: Pick<Plan, 'id' | 'name' | 'features'> } | null> {
+  async current(projectId: string, subject: BillingSubject): Promise<EntitlementsRead | null> {
     if (!isUuid(projectId) || !isUuid(subject.id)) return null;
     const rows = await this.db.query<Row>(SQL, [projectId, subject.id], { prepare: PREPARED });
     const row = rows[0];
@@ -58,7 +60,8 @@ export class PostgresEntitlementsReader implements EntitlementsReader {
         pastDueAt: read.dateOrNull(row.past_due_at),
         price: { planId: row.plan_id },
       },
-      plan: { id: row.plan_id, name: row.name, features: readFeatures(row.features) },
+      plan: { id: row.plan_id, name: row.name, features: readFeatures(row.features), seatPolicy: readSeatPolicy(row.seat_policy) },
+      quantity: row.quantity,
     };
   }
 }

@@ -287,6 +287,16 @@ export class PostgresOrganizationStore implements OrganizationStore {
     return Number(rows[0]?.n ?? 0);
   }
 
+  async countSeats(organizationId: string, now: Date): Promise<{ members: number; pendingInvitations: number }> {
+    if (!isUuid(organizationId)) return { members: 0, pendingInvitations: 0 };
+    const rows = await this.db.query<{ members: string; pending: string }>(
+      `select (select count(*) from organization_members where organization_id = ?) as members,
+              (select count(*) from organization_invitations where organization_id = ? and status = 'pending' and expires_at > ?) as pending`,
+      [organizationId, organizationId, now],
+    );
+    return { members: Number(rows[0]?.members ?? 0), pendingInvitations: Number(rows[0]?.pending ?? 0) };
+  }
+
   async countOwners(organizationId: string): Promise<number> {
     if (!isUuid(organizationId)) return 0;
     return this.owners(organizationId);

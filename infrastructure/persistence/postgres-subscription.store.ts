@@ -1,4 +1,4 @@
-import type { BillingSubscription, SubscriptionStore } from '../../application/billing/billing.store';
+import type { BillingSubscription, SeatLedger, SubscriptionStore } from '../../application/billing/billing.store';
 import type { ProcessorKind } from '../../application/billing/payment-processor';
 import type { PriceSnapshot } from '../../domain/billing/catalog';
 import type { PaymentMethodSummary } from '../../domain/billing/invoice';
@@ -168,6 +168,26 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
       if (rows.length === 0) throw new Error(`Subscription ${s.id} is recorded for another project or subject`);
     });
     return saved ? 'saved' : 'live_conflict';
+  }
+
+  async seatLedger(projectId: string, id: string): Promise<SeatLedger> {
+    if (!isUuid(projectId) || !isUuid(id)) return { paid: null, periodStart: null, changes: 0 };
+    const rows = await this.db.query<{ seats_paid: number | null; seats_paid_period_start: Date | null; seat_changes: number }>(
+      'select seats_paid, seats_paid_period_start, seat_changes from billing_subscriptions where id = ? and project_id = ?',
+      [id, projectId],
+    );
+    const row = rows[0];
+    return row ? { paid: row.seats_paid, periodStart: read.dateOrNull(row.seats_paid_period_start), changes: row.seat_changes } : { paid: null, periodStart: null, changes: 0 };
+  }
+
+  async saveSeatLedger(projectId: string, id: string, ledger: SeatLedger): Promise<void> {
+    await this.db.query('update billing_subscriptions set seats_paid = ?, seats_paid_period_start = ?, seat_changes = ? where id = ? and project_id = ?', [
+      ledger.paid,
+      ledger.periodStart,
+      ledger.changes,
+      id,
+      projectId,
+    ]);
   }
 
   /**

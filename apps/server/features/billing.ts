@@ -13,7 +13,10 @@ import { makeReceiveProcessorWebhook } from '../../../application/billing/receiv
 import { makeSandboxOperations } from '../../../application/billing/sandbox-operations';
 import { makeStartCheckout } from '../../../application/billing/start-checkout';
 import { makeSubscribe } from '../../../application/billing/subscribe';
-import { makeOrganizationBilling, makeSubjectEntitlements, makeWindDownOrganization } from '../../../application/billing/organization-billing';
+import { makeOrganizationBilling, makeWindDownOrganization } from '../../../application/billing/organization-billing';
+import { makeSubjectEntitlements } from '../../../application/billing/read-subscription';
+import { makePreviewSeats, makeSetSeats, makeSyncSeats } from '../../../application/billing/organization-seats';
+import { ORGANIZATION_SEATS_TOPIC } from '../../../application/organizations/seats';
 import { ORGANIZATION_DELETED_TOPIC } from '../../../application/organizations/organization-deleted';
 import { handleTopic, type TopicHandler } from '../../../application/ports/outbox';
 import { auditBillingActions } from '../../../application/billing/audited-actions';
@@ -133,6 +136,9 @@ export function wireBilling({ core, config, console }: BillingFeatureInput): Bil
       organizationBilling: makeOrganizationBilling(deps),
       windDownOrganization: makeWindDownOrganization(deps),
       subjectEntitlements: makeSubjectEntitlements(deps),
+      previewSeats: makePreviewSeats(deps),
+      setSeats: makeSetSeats(deps),
+      syncSeats: makeSyncSeats(deps),
     },
     { audit: core.audit, clock },
   );
@@ -142,6 +148,7 @@ export function wireBilling({ core, config, console }: BillingFeatureInput): Bil
     adminRoutes: { billing: makeAdminBillingRoutes({ accounts: console, billing: useCases }) },
     pages: (app) => mountSandboxCheckout(app, useCases),
     handlers: [
+      handleTopic(ORGANIZATION_SEATS_TOPIC, (m) => useCases.syncSeats(m.projectId, m.organizationId)),
       handleTopic(ORGANIZATION_DELETED_TOPIC, async (m, { messageId }) => {
         const outcome = await useCases.windDownOrganization({ ...m, messageId });
         if (outcome === 'canceled')

@@ -1,3 +1,4 @@
+import { makeSeatCapacity } from '../../../application/billing/organization-seats';
 import { makeSwitchOrganization } from '../../../application/organizations/active-organization';
 import type { DnsTxtResolver, OrganizationDeps, OrganizationEvents } from '../../../application/organizations/deps';
 import { makeAddDomain, makeListDomains, makeRemoveDomain, makeUpdateDomain, makeVerifyDomain } from '../../../application/organizations/domains';
@@ -61,6 +62,7 @@ export function organizationUseCases(core: Core, dns: DnsTxtResolver = new Syste
     roles: core.memberships.roles,
     hasSecondFactor: core.hasSecondFactor,
     dns,
+    seats: makeSeatCapacity({ subscriptions: stores.billing.subscriptions, catalog: stores.billing.catalog }),
   };
   return {
     createOrganization: makeCreateOrganization(deps),

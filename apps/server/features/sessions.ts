@@ -1,4 +1,4 @@
-import { makeSubjectEntitlements } from '../../../application/billing/organization-billing';
+import { makeSubjectEntitlements } from '../../../application/billing/read-subscription';
 import type { SignInGate } from '../../../application/auth/complete-primary-sign-in';
 import { makeEndOtherSessions } from '../../../application/sessions/end-other-sessions';
 import { makeEndSession } from '../../../application/sessions/end-session';
@@ -35,7 +35,11 @@ export function wireSessions({ core, signInGate }: SessionsFeatureInput): Sessio
   const { config, crypto, box, clock, stores, caches } = core;
   const useCases: SessionsFeature['useCases'] = {
     verifyAccessToken: core.sessions.verify,
-    subjectEntitlements: makeSubjectEntitlements({ entitlementsReader: stores.billing.entitlements, clock }),
+    subjectEntitlements: makeSubjectEntitlements({
+      entitlementsReader: stores.billing.entitlements,
+      clock,
+      organizations: { memberships: core.memberships, store: stores.organizations },
+    }),
     exchangeCode: makeExchangeCode({
       codes: stores.authorizationCodes,
       users: stores.users,

@@ -5,6 +5,7 @@ import { billingContract } from '../../../contract/billing.contract';
 import type { BillingActor, ProcessorUseCases, ProjectServerUseCases, UserUseCases } from '../../../application/billing/use-cases';
 import {
   type ChangePreviewView,
+  type Entitlements,
   type InvoiceLineView,
   type InvoiceView,
   type PlanView,
@@ -44,6 +45,7 @@ export const renderSubscription = (v: SubscriptionView) => ({
   status: v.status,
   plan: { id: v.plan.id, name: v.plan.name },
   price: { id: v.price.id, name: v.price.name, amount: v.price.amount, currency: v.price.currency, interval: v.price.interval },
+  quantity: v.quantity,
   currentPeriodStart: iso(v.currentPeriodStart),
   currentPeriodEnd: iso(v.currentPeriodEnd),
   cancelAtPeriodEnd: v.cancelAtPeriodEnd,
@@ -67,6 +69,7 @@ const renderLine = (l: InvoiceLineView) => ({
   amount: l.amount,
   proration: l.proration,
   priceId: l.priceId,
+  quantity: l.quantity,
   periodStart: iso(l.periodStart),
   periodEnd: iso(l.periodEnd),
 });
@@ -96,6 +99,14 @@ const renderPreview = (v: ChangePreviewView) => ({
   lines: v.lines.map(renderLine),
   periodStart: iso(v.periodStart),
   periodEnd: iso(v.periodEnd),
+});
+
+/** Entitlements as the API shows them: an organization's seats only where it has them (a personal plan's answer stays {plan, status, features}). */
+export const renderEntitlements = (e: Entitlements) => ({
+  plan: e.plan,
+  status: e.status,
+  features: [...e.features],
+  ...(e.seats ? { seats: { used: e.seats.used, total: e.seats.total } } : {}),
 });
 
 const DEFAULT_INVOICE_LIMIT = 10;
@@ -128,6 +139,7 @@ export function makeBillingRoutes(billing: BillingRouteUseCases) {
         cancelUrl: body.cancelUrl,
         ...(body.promotionCode !== undefined ? { promotionCode: body.promotionCode } : {}),
         ...(body.trialDays !== undefined ? { trialDays: body.trialDays } : {}),
+        ...(body.quantity !== undefined ? { quantity: body.quantity } : {}),
         requestKey: requestKeyOf(res),
       });
       return r.ok ? { status: 200, body: { id: r.value.id, url: r.value.url } } : failureResponse(res, r);
@@ -141,7 +153,12 @@ export function makeBillingRoutes(billing: BillingRouteUseCases) {
     subscribe: async ({ body, query, req, res }) => {
       const r = await billing.subscribe(
         { ...actorOf(res, query), origin: originOf(req, res) },
-        { priceId: body.priceId, paymentMethodId: body.paymentMethodId, requestKey: requestKeyOf(res) },
+        {
+          priceId: body.priceId,
+          paymentMethodId: body.paymentMethodId,
+          ...(body.quantity !== undefined ? { quantity: body.quantity } : {}),
+          requestKey: requestKeyOf(res),
+        },
       );
       return r.ok ? { status: 201, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
@@ -160,16 +177,22 @@ export function makeBillingRoutes(billing: BillingRouteUseCases) {
     entitlements: async ({ query, res }) => {
       const r = await billing.entitlements(actorOf(res, query));
       if (!r.ok) return failureResponse(res, r);
-      const entitlements = r.value;
-      return {
-        status: 200,
-        body: entitlements === null ? null : { plan: entitlements.plan, status: entitlements.status, features: [...entitlements.features] },
-      };
+      return { status: 200, body: r.value === null ? null : renderEntitlements(r.value) };
     },
 
     changePreview: async ({ body, query, res }) => {
       const r = await billing.previewChange(actorOf(res, query), body.new_price_id);
       return r.ok ? { status: 200, body: renderPreview(r.value) } : failureResponse(res, r);
+    },
+
+    seatsPreview: async ({ body, query, res }) => {
+      const r = await billing.previewSeats(actorOf(res, query), body.quantity);
+      return r.ok ? { status: 200, body: renderPreview(r.value) } : failureResponse(res, r);
+    },
+
+    seats: async ({ body, query, req, res }) => {
+      const r = await billing.setSeats({ ...actorOf(res, query), origin: originOf(req, res) }, body.quantity);
+      return r.ok ? { status: 200, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 
     change: async ({ body, query, req, res }) => {
@@ -208,12 +231,17 @@ export function makeBillingRoutes(billing: BillingRouteUseCases) {
     organizationEntitlements: async ({ params, res }) => {
       const r = await billing.organizationBilling.entitlements(projectOf(res).id, params.orgId);
       if (!r.ok) return failureResponse(res, r);
-      return { status: 200, body: r.value === null ? null : { plan: r.value.plan, status: r.value.status, features: [...r.value.features] } };
+      return { status: 200, body: r.value === null ? null : renderEntitlements(r.value) };
     },
 
     organizationInvoices: async ({ params, query, res }) => {
       const r = await billing.organizationBilling.invoices(projectOf(res).id, params.orgId, query.limit);
       return r.ok ? { status: 200, body: { invoices: r.value.map(renderInvoice) } } : failureResponse(res, r);
+    },
+
+    organizationSeats: async ({ params, body, res }) => {
+      const r = await billing.organizationBilling.seats(projectOf(res).id, params.orgId, body.quantity);
+      return r.ok ? { status: 200, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 
     organizationCancel: async ({ params, body, res }) => {
