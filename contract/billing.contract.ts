@@ -214,7 +214,10 @@ export const EntitlementsSchema = z.object({
   status: z.enum(ENTITLED_STATES),
   features: z.array(z.string()),
   seats: z
-    .object({ used: z.number().int().describe('Members (and pending invitations when the plan counts them)'), total: z.number().int().describe('Seats billed') })
+    .object({
+      used: z.number().int().describe('Members (and pending invitations when the plan counts them)'),
+      total: z.number().int().describe('Seats billed'),
+    })
     .nullable()
     .optional()
     .describe("An organization's seats on a per-seat price; null otherwise"),
@@ -245,7 +248,7 @@ export const BillingFor = z
   );
 const ForQuery = z.object({ for: BillingFor });
 const NewPriceBody = z.object({ new_price_id: PriceId });
-const Quantity = z.number().describe('Seats: a whole number within the price\'s minimum and maximum');
+const Quantity = z.number().describe("Seats: a whole number within the price's minimum and maximum");
 const QuantityBody = z.object({ quantity: Quantity });
 
 const STATUSES =

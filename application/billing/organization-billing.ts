@@ -7,7 +7,6 @@ import { makeSubjectEntitlements } from './read-subscription';
 import { type CancelError, makeCancelActions } from './manage-subscription';
 import { catalogNames, type Entitlements, invoiceView, type InvoiceView, subscriptionView, type SubscriptionView } from './views';
 
-
 /** The organization a project server names, by id or slug: only one of its own project. */
 async function organizationOf(
   deps: Pick<BillingDeps, 'organizations'>,

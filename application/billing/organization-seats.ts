@@ -186,7 +186,10 @@ async function checkSeats(
   subject: BillingSubject,
   quantity: unknown,
 ): Promise<
-  Result<{ subscription: BillingSubscription; terms: SeatTerms; quantity: number; processor: PaymentProcessor }, Exclude<SeatsError, 'subscription_busy' | MoveError>>
+  Result<
+    { subscription: BillingSubscription; terms: SeatTerms; quantity: number; processor: PaymentProcessor },
+    Exclude<SeatsError, 'subscription_busy' | MoveError>
+  >
 > {
   const subscription = await deps.subscriptions.findLive(projectId, subject);
   if (subscription === null) return err('subscription_not_found');
@@ -237,7 +240,10 @@ export function makeSetSeats(deps: SeatsDeps) {
  * credits them at once.
  */
 export function makePreviewSeats(deps: SeatsDeps) {
-  return async function previewSeats(actor: BillingActor, quantity: unknown): Promise<Result<ChangePreviewView, Exclude<SeatsError, 'subscription_busy' | 'card_declined' | 'invalid_payment_method'> | SubjectError<'read'>>> {
+  return async function previewSeats(
+    actor: BillingActor,
+    quantity: unknown,
+  ): Promise<Result<ChangePreviewView, Exclude<SeatsError, 'subscription_busy' | 'card_declined' | 'invalid_payment_method'> | SubjectError<'read'>>> {
     const payer = await payerOf(deps, actor, 'read');
     if (!payer.ok) return payer;
     const checked = await checkSeats(deps, actor.project.id, payer.value.subject, quantity);
@@ -250,7 +256,14 @@ export function makePreviewSeats(deps: SeatsDeps) {
     const { steps } = seatSteps({ current, target: checked.value.quantity, paid, removal: terms.policy.removal });
     const prorated = steps.find((s) => s.prorate);
     const period = currentPeriod(subscription);
-    const nothing: ChangePreviewView = { amountDue: 0, currency: subscription.price.currency, subtotal: 0, lines: [], periodStart: period.start, periodEnd: period.end };
+    const nothing: ChangePreviewView = {
+      amountDue: 0,
+      currency: subscription.price.currency,
+      subtotal: 0,
+      lines: [],
+      periodStart: period.start,
+      periodEnd: period.end,
+    };
     if (prorated === undefined || subscription.status === 'trialing') return ok(nothing);
     if (steps.length === 1) {
       // One prorated step from the current quantity: the processor's own preview (with the customer's credit).
@@ -282,7 +295,8 @@ function domainPreview(price: Price, subscription: BillingSubscription, from: nu
     creditBalance: 0,
   });
   if (preview === null) return null;
-  const describe = (kind: string, quantity: number | undefined) => `${kind === 'unused_time' ? 'Unused' : 'Remaining'} time on ${quantity ?? 1} × ${price.name}`;
+  const describe = (kind: string, quantity: number | undefined) =>
+    `${kind === 'unused_time' ? 'Unused' : 'Remaining'} time on ${quantity ?? 1} × ${price.name}`;
   return {
     amountDue: preview.invoice.amountDue,
     currency: preview.invoice.currency,

@@ -15,14 +15,7 @@ import type { BillingActor } from './requests';
 import { catalogNames, subscriptionView, type SubscriptionView } from './views';
 
 /** What POST billing/subscribe can answer besides the subscription: a charge can be declined. */
-export type SubscribeError =
-  | SellableError
-  | ConnectedError
-  | 'subscription_exists'
-  | 'subscription_busy'
-  | FailureCode
-  | StartingQuantityError
-  | SubjectError;
+export type SubscribeError = SellableError | ConnectedError | 'subscription_exists' | 'subscription_busy' | FailureCode | StartingQuantityError | SubjectError;
 
 /**
  * POST billing/subscribe (spec: none -> active; "card charged; subscription returned; event

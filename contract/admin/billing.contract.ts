@@ -111,6 +111,21 @@ export const AdminPriceSchema = z.object({
   currency: z.string(),
   interval: z.enum(BILLING_INTERVAL_NAMES),
   active: z.boolean(),
+  seats: z
+    .object({
+      unit_amount: z.number().int().describe('Minor units per seat beyond the included ones'),
+      included: z.number().int().describe('Seats the base amount covers'),
+      minimum: z.number().int(),
+      maximum: z.number().int().nullable().describe('null: no limit'),
+    })
+    .nullable()
+    .describe('A per-seat price: amount + unit_amount x (seats - included); null: flat'),
+});
+
+const SeatPolicySchema = z.object({
+  mode: z.enum(['automatic', 'bought']).describe("automatic: the seats follow the organization's members; bought: an admin buys them"),
+  count_invitations: z.boolean().describe('Automatic mode: pending invitations hold a seat'),
+  removal: z.enum(['period_end', 'immediately']).describe('A freed seat: billed until the period ends, or credited at once'),
 });
 
 export const AdminPlanSchema = z.object({
@@ -123,6 +138,7 @@ export const AdminPlanSchema = z.object({
   trials_enabled: z.boolean(),
   default_trial_days: z.number().int().nullable(),
   audience: z.enum(PLAN_AUDIENCE_NAMES).describe('Whom the plan is sold to: users, organizations or both'),
+  seat_policy: SeatPolicySchema,
   position: z.number().int().describe('Place in the hierarchy, 0 = lowest tier'),
   prices: z.array(AdminPriceSchema),
 });
@@ -134,6 +150,7 @@ export const AdminSubscriptionSchema = z.object({
   status: z.string(),
   plan: z.object({ id: z.string(), name: z.string() }),
   price: z.object({ id: z.string(), name: z.string(), amount: z.number().int(), currency: z.string(), interval: z.enum(BILLING_INTERVAL_NAMES) }),
+  quantity: z.number().int().describe('Seats billed; 1 for a flat price'),
   current_period_end: z.string(),
   cancel_at_period_end: z.boolean(),
   created_at: z.string(),
@@ -198,6 +215,17 @@ const Audience = z
   .enum(PLAN_AUDIENCE_NAMES, { errorMap: () => ({ message: 'Choose users, organizations or both' }) })
   .describe('Whom the plan is sold to: users (the default), organizations or both');
 
+const SeatPolicyBody = z
+  .object({
+    mode: z.enum(['automatic', 'bought'], { errorMap: () => ({ message: 'Choose automatic or bought' }) }).optional(),
+    count_invitations: z.boolean().optional(),
+    removal: z.enum(['period_end', 'immediately'], { errorMap: () => ({ message: 'Choose period_end or immediately' }) }).optional(),
+  })
+  .strict()
+  .describe(
+    'How the seats of its per-seat prices move: automatic (default, following the members) or bought; a freed seat at period_end (default) or immediately',
+  );
+
 export const CreatePlanBodySchema = z
   .object({
     name: PlanName,
@@ -208,6 +236,7 @@ export const CreatePlanBodySchema = z
     trials_enabled: z.boolean().optional(),
     default_trial_days: TrialDays.optional(),
     audience: Audience.optional(),
+    seat_policy: SeatPolicyBody.optional(),
   })
   .strict();
 
@@ -221,6 +250,7 @@ export const UpdatePlanBodySchema = z
     trials_enabled: z.boolean().optional(),
     default_trial_days: TrialDays.optional(),
     audience: Audience.optional(),
+    seat_policy: SeatPolicyBody.optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'Nothing to update: give at least one field');
@@ -239,6 +269,19 @@ export const CreatePriceBodySchema = z
       .describe('Integer minor units of the currency: 1000 is $10.00 in usd, ¥1,000 in jpy'),
     currency: z.string().min(3).max(3).optional().describe("Default: the connection's currency, else usd"),
     interval: z.enum(BILLING_INTERVAL_NAMES, { errorMap: () => ({ message: 'Choose month or year' }) }),
+    seats: z
+      .object({
+        unit_amount: z
+          .number({ invalid_type_error: 'Enter an amount per seat' })
+          .int('Enter an amount in integer minor units')
+          .min(1, 'A seat costs more than 0'),
+        included: z.number().int('Enter a whole number of seats').min(0, 'Included seats: 0 or more').optional(),
+        minimum: z.number().int('Enter a whole number of seats').min(1, 'At least 1 seat').optional(),
+        maximum: z.number().int('Enter a whole number of seats').min(1, 'At least 1 seat').nullable().optional(),
+      })
+      .strict()
+      .optional()
+      .describe('Per seat (plans sold to organizations): the amount covers `included` seats, each further one costs unit_amount (minor units)'),
   })
   .strict();
 

@@ -58,7 +58,16 @@ export const adminOrganizationsContract = c.router(
       body: z.object({ email: z.string().max(320).describe("An end user's email address"), role: RoleKey.default('member') }).strict(),
       responses: {
         201: MemberSchema,
-        ...errors(...WRITE, 'organization_not_found', 'user_not_found', 'invalid_role', 'already_member', 'member_limit_reached', 'seats_exhausted', 'invalid_email'),
+        ...errors(
+          ...WRITE,
+          'organization_not_found',
+          'user_not_found',
+          'invalid_role',
+          'already_member',
+          'member_limit_reached',
+          'seats_exhausted',
+          'invalid_email',
+        ),
       },
       summary: 'Add an end user of the project (by email) as a member',
     },

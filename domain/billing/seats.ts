@@ -74,5 +74,7 @@ export function seatSteps(input: { current: number; target: number; paid: number
     const steps: SeatStep[] = current < paid ? [{ quantity: paid, prorate: false }] : [];
     return { steps: [...steps, { quantity: target, prorate: true }], paid: target };
   }
-  return input.removal === 'immediately' ? { steps: [{ quantity: target, prorate: true }], paid: target } : { steps: [{ quantity: target, prorate: false }], paid };
+  return input.removal === 'immediately'
+    ? { steps: [{ quantity: target, prorate: true }], paid: target }
+    : { steps: [{ quantity: target, prorate: false }], paid };
 }

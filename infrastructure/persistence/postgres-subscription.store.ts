@@ -177,7 +177,9 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
       [id, projectId],
     );
     const row = rows[0];
-    return row ? { paid: row.seats_paid, periodStart: read.dateOrNull(row.seats_paid_period_start), changes: row.seat_changes } : { paid: null, periodStart: null, changes: 0 };
+    return row
+      ? { paid: row.seats_paid, periodStart: read.dateOrNull(row.seats_paid_period_start), changes: row.seat_changes }
+      : { paid: null, periodStart: null, changes: 0 };
   }
 
   async saveSeatLedger(projectId: string, id: string, ledger: SeatLedger): Promise<void> {

@@ -29,7 +29,16 @@ const connectionView = (c: ConnectionView) => ({
 });
 
 type Price = OperatorPlanView['prices'][number];
-const priceView = (p: Price) => ({ id: p.id, plan_id: p.planId, name: p.name, amount: p.amount, currency: p.currency, interval: p.interval, active: p.active });
+const priceView = (p: Price) => ({
+  id: p.id,
+  plan_id: p.planId,
+  name: p.name,
+  amount: p.amount,
+  currency: p.currency,
+  interval: p.interval,
+  active: p.active,
+  seats: p.seats && { unit_amount: p.seats.unitAmount, included: p.seats.included, minimum: p.seats.minimum, maximum: p.seats.maximum },
+});
 
 const planView = (p: OperatorPlanView) => ({
   id: p.id,
@@ -41,6 +50,7 @@ const planView = (p: OperatorPlanView) => ({
   trials_enabled: p.trialsEnabled,
   default_trial_days: p.defaultTrialDays,
   audience: p.audience,
+  seat_policy: { mode: p.seatPolicy.mode, count_invitations: p.seatPolicy.countInvitations, removal: p.seatPolicy.removal },
   position: p.position,
   prices: p.prices.map(priceView),
 });
@@ -53,6 +63,7 @@ export const adminSubscriptionView = (v: SubscriptionView) => ({
   status: v.status,
   plan: { id: v.plan.id, name: v.plan.name },
   price: { id: v.price.id, name: v.price.name, amount: v.price.amount, currency: v.price.currency, interval: v.price.interval },
+  quantity: v.quantity,
   current_period_end: v.currentPeriodEnd.toISOString(),
   cancel_at_period_end: v.cancelAtPeriodEnd,
   created_at: v.createdAt.toISOString(),
@@ -101,6 +112,7 @@ const planInput = (b: {
   trials_enabled?: boolean;
   default_trial_days?: number | null;
   audience?: string;
+  seat_policy?: { mode?: string; count_invitations?: boolean; removal?: string };
 }) => {
   const input: Record<string, unknown> = {};
   if (b.name !== undefined) input.name = b.name;
@@ -111,6 +123,9 @@ const planInput = (b: {
   if (b.trials_enabled !== undefined) input.trialsEnabled = b.trials_enabled;
   if (b.default_trial_days !== undefined) input.defaultTrialDays = b.default_trial_days;
   if (b.audience !== undefined) input.audience = b.audience;
+  if (b.seat_policy?.mode !== undefined) input.seatMode = b.seat_policy.mode;
+  if (b.seat_policy?.count_invitations !== undefined) input.seatCountInvitations = b.seat_policy.count_invitations;
+  if (b.seat_policy?.removal !== undefined) input.seatRemoval = b.seat_policy.removal;
   return input;
 };
 
@@ -195,7 +210,19 @@ export function makeAdminBillingRoutes(deps: AdminBillingRouteDeps) {
         const status = await billing.billingStatus(p.id);
         currency = status.ok && status.value ? status.value.currency : DEFAULT_CURRENCY;
       }
-      const r = await billing.createPrice(p.id, params.planId, { name: body.name, amount: body.amount, currency, interval: body.interval });
+      const seats = body.seats && {
+        unitAmount: body.seats.unit_amount,
+        ...(body.seats.included !== undefined ? { included: body.seats.included } : {}),
+        ...(body.seats.minimum !== undefined ? { minimum: body.seats.minimum } : {}),
+        ...(body.seats.maximum !== undefined ? { maximum: body.seats.maximum } : {}),
+      };
+      const r = await billing.createPrice(p.id, params.planId, {
+        name: body.name,
+        amount: body.amount,
+        currency,
+        interval: body.interval,
+        ...(seats ? { seats } : {}),
+      });
       if (!r.ok) return failureResponse(res, r);
       return { status: 201, body: { price: priceView(r.value) } };
     },
