@@ -4,6 +4,7 @@ import type { Project } from '../../../domain/project';
 import type { TokenVerification } from '../../../application/tokens/verify-access-token';
 import { projectOf } from './request-context';
 import type { Entitlements } from '../../../domain/billing/entitlements';
+import { renderEntitlements } from './billing.routes';
 import { type BillingSubject, organizationSubject, userSubject } from '../../../domain/billing/subject';
 
 const s = initServer();
@@ -27,7 +28,7 @@ export function makeTokenRoutes(deps: TokenRouteDeps) {
       // The context's entitlements: the active organization (as verified now: a member still), else the user.
       const subject = result.organization ? organizationSubject(result.organization.id) : userSubject(u.id);
       const e = await deps.subjectEntitlements(project.id, subject);
-      return { status: 200, body: { ...answer, entitlements: e === null ? null : { plan: e.plan, status: e.status, features: [...e.features] } } };
+      return { status: 200, body: { ...answer, entitlements: e === null ? null : renderEntitlements(e) } };
     },
   });
 }
