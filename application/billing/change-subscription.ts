@@ -127,6 +127,7 @@ export function makeChangeSubscription(deps: BillingDeps) {
               type: 'payment.failed',
               subject,
               subscriptionId: subscription.id,
+              quantity: subscription.price.quantity ?? 1,
               dedupeKey: null,
               amount: null,
               currency: subscription.price.currency,

@@ -83,10 +83,11 @@ describe('what the catalog lists', () => {
         trialsEnabled: true,
         defaultTrialDays: null,
         audience: 'users',
+        seatPolicy: { mode: 'automatic', countInvitations: false, removal: 'period_end' },
         position: 1,
         prices: [
-          { id: pro.monthly, planId: pro.planId, name: 'Monthly', amount: 3000, currency: 'usd', interval: 'month', active: true },
-          { id: pro.yearly, planId: pro.planId, name: 'Yearly', amount: 30000, currency: 'usd', interval: 'year', active: true },
+          { id: pro.monthly, planId: pro.planId, name: 'Monthly', amount: 3000, currency: 'usd', interval: 'month', active: true, seats: null },
+          { id: pro.yearly, planId: pro.planId, name: 'Yearly', amount: 30000, currency: 'usd', interval: 'year', active: true, seats: null },
         ],
       });
     }
