@@ -67,6 +67,8 @@ export const AUDIT_ACTIONS = [
   'billing.pause.failed',
   'billing.resume',
   'billing.resume.failed',
+  'billing.seats',
+  'billing.seats.failed',
   'billing.refund',
   // Organizations (docs/organizations.md), by a member, the project server or the console
   'organization.created',

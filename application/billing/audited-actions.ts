@@ -8,7 +8,7 @@ import type { BillingActor } from './requests';
 import type { UserUseCases } from './use-cases';
 import type { SubscriptionView } from './views';
 
-type Audited = 'subscribe' | 'changeSubscription' | 'cancelSubscription' | 'pauseSubscription' | 'resumeSubscription';
+type Audited = 'subscribe' | 'changeSubscription' | 'cancelSubscription' | 'pauseSubscription' | 'resumeSubscription' | 'setSeats';
 
 const ACTIONS: Record<Audited, { done: AuditAction; failed: AuditAction }> = {
   subscribe: { done: 'billing.subscribe', failed: 'billing.subscribe.failed' },
@@ -16,10 +16,11 @@ const ACTIONS: Record<Audited, { done: AuditAction; failed: AuditAction }> = {
   cancelSubscription: { done: 'billing.cancel', failed: 'billing.cancel.failed' },
   pauseSubscription: { done: 'billing.pause', failed: 'billing.pause.failed' },
   resumeSubscription: { done: 'billing.resume', failed: 'billing.resume.failed' },
+  setSeats: { done: 'billing.seats', failed: 'billing.seats.failed' },
 };
 
 /**
- * The end user's billing actions (subscribe, change, cancel, pause, resume) recorded in the audit
+ * The end user's billing actions (subscribe, change, cancel, pause, resume, buying seats) recorded in the audit
  * log as they end: the subscription, its status and price, or the refusal's code. The use cases
  * themselves are unchanged; this wraps them where the composition root assembles them.
  */
@@ -38,6 +39,7 @@ export function auditBillingActions<U extends UserUseCases>(useCases: U, deps: {
                 status: outcome.value.status,
                 price_id: outcome.value.price.id,
                 plan: outcome.value.plan.name,
+                ...(name === 'setSeats' || outcome.value.quantity !== 1 ? { quantity: outcome.value.quantity } : {}),
                 ...(outcome.value.organizationId !== null ? { organization_id: outcome.value.organizationId } : {}),
               },
             })
@@ -56,5 +58,6 @@ export function auditBillingActions<U extends UserUseCases>(useCases: U, deps: {
     cancelSubscription: wrap('cancelSubscription', useCases.cancelSubscription),
     pauseSubscription: wrap('pauseSubscription', useCases.pauseSubscription),
     resumeSubscription: wrap('resumeSubscription', useCases.resumeSubscription),
+    setSeats: Object.assign(wrap('setSeats', useCases.setSeats), { forSubject: useCases.setSeats.forSubject }),
   };
 }
