@@ -681,6 +681,24 @@ describe('subscription store: organizations', () => {
     expect(await ownerColumns('billing_subscriptions', 'id', sub.id)).toEqual([null, org.id, org.id]);
   });
 
+  it('keeps a per-seat subscription’s quantity in its price, and its seat ledger beside it', async () => {
+    const org = await insertOrganization();
+    const base = subscription(org);
+    const sub = { ...base, price: { ...base.price, amount: 4000, quantity: 4 } };
+    await inContext(async () => {
+      expect(await s.subscriptions.save(sub)).toBe('saved');
+      expect((await s.subscriptions.findById(project, sub.id))?.price).toEqual({ ...base.price, amount: 4000, quantity: 4 });
+      expect(await s.subscriptions.seatLedger(project, sub.id)).toEqual({ paid: null, periodStart: null, changes: 0 });
+      await s.subscriptions.saveSeatLedger(project, sub.id, { paid: 5, periodStart: T0, changes: 3 });
+      expect(await s.subscriptions.seatLedger(project, sub.id)).toEqual({ paid: 5, periodStart: T0, changes: 3 });
+      expect(await s.subscriptions.seatLedger(otherProject, sub.id)).toEqual({ paid: null, periodStart: null, changes: 0 });
+      // A flat price keeps no quantity.
+      const flat = subscription(await insertOrganization());
+      expect(await s.subscriptions.save(flat)).toBe('saved');
+      expect((await s.subscriptions.findById(project, flat.id))?.price.quantity).toBeUndefined();
+    });
+  });
+
   it('allows one live subscription per organization too: a second answers live_conflict, also among 20 concurrent saves', async () => {
     const org = await insertOrganization();
     const ended = subscription(org, { status: 'canceled', canceledAt: T0, endedAt: T0 });
@@ -1085,8 +1103,8 @@ describe('entitlements reader', () => {
     });
 
     // The read carries what the entitlement rules need, and the plan's name and features.
-    const goldPlan = { id: gold.id, name: gold.name, features: gold.features };
-    const base = { id: basePlan.id, name: basePlan.name, features: basePlan.features };
+    const goldPlan = { id: gold.id, name: gold.name, features: gold.features, seatPolicy: DEFAULT_SEAT_POLICY };
+    const base = { id: basePlan.id, name: basePlan.name, features: basePlan.features, seatPolicy: DEFAULT_SEAT_POLICY };
     const domain = (x: BillingSubscription) => ({
       id: x.id,
       status: x.status,
@@ -1104,16 +1122,16 @@ describe('entitlements reader', () => {
     });
     await inContext(async () => {
       expect(await s.subscriptions.save(older)).toBe('saved');
-      expect(await s.entitlements.current(project, userSubject(user))).toEqual({ subscription: domain(older), plan: base });
+      expect(await s.entitlements.current(project, userSubject(user))).toEqual({ subscription: domain(older), plan: base, quantity: null });
       expect(await s.subscriptions.save(newer)).toBe('saved');
-      expect(await s.entitlements.current(project, userSubject(user))).toEqual({ subscription: domain(newer), plan: goldPlan });
+      expect(await s.entitlements.current(project, userSubject(user))).toEqual({ subscription: domain(newer), plan: goldPlan, quantity: null });
     });
 
     // A live one wins over a more recent ended one.
     const live = subscription(user, { status: 'past_due', pastDueAt: at(3), createdAt: at(5), cancelAtPeriodEnd: true });
     await inContext(async () => {
       expect(await s.subscriptions.save(live)).toBe('saved');
-      expect(await s.entitlements.current(project, userSubject(user))).toEqual({ subscription: domain(live), plan: base });
+      expect(await s.entitlements.current(project, userSubject(user))).toEqual({ subscription: domain(live), plan: base, quantity: null });
       expect(await s.entitlements.current(otherProject, userSubject(user))).toBeNull();
     });
   });
@@ -1147,13 +1165,15 @@ describe('entitlements reader: organizations', () => {
       expect(await s.subscriptions.save(ended)).toBe('saved');
       expect(await s.entitlements.current(project, org)).toEqual({
         subscription: facts(ended),
-        plan: { id: basePlan.id, name: basePlan.name, features: basePlan.features },
+        plan: { id: basePlan.id, name: basePlan.name, features: basePlan.features, seatPolicy: DEFAULT_SEAT_POLICY },
+        quantity: null,
       });
       expect(await s.subscriptions.save(live)).toBe('saved');
       expect(await s.subscriptions.save(personal)).toBe('saved');
       expect(await s.entitlements.current(project, org)).toEqual({
         subscription: facts(live),
-        plan: { id: team.id, name: team.name, features: team.features },
+        plan: { id: team.id, name: team.name, features: team.features, seatPolicy: DEFAULT_SEAT_POLICY },
+        quantity: null,
       });
       expect((await s.entitlements.current(project, userSubject(user)))?.subscription.id).toBe(personal.id);
       expect(await s.entitlements.current(otherProject, org)).toBeNull();
