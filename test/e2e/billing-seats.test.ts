@@ -274,6 +274,43 @@ describe('automatic seats', () => {
   });
 });
 
+describe('a payment being retried', () => {
+  it('keeps the seats as they are while past due: members keep their access, nothing moves', async () => {
+    const s = await shop();
+    const priceId = await t.inContext(async () => {
+      const billing = t.tollgate.billing;
+      ok(
+        await billing.createPlan(s.project.id, {
+          name: 'Trial team',
+          audience: 'organizations',
+          features: 'reports',
+          trialsEnabled: true,
+          defaultTrialDays: 7,
+        }),
+      );
+      const seats = { unitAmount: 1000, included: 1 };
+      return ok(await billing.createPrice(s.project.id, 'Trial team', { name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month', seats })).id;
+    });
+    const org = await team(s);
+    await addMember(s, org.id);
+    // A card that attaches but whose every charge fails: the trial's end leaves the subscription past due.
+    const created = await call<Sub>('POST', '/api/proxy/billing/subscribe?for=organization', org.token, {
+      priceId,
+      paymentMethodId: 'pm_card_chargeCustomerFail',
+    });
+    expect(created.body).toMatchObject({ status: 'trialing', quantity: 2 });
+    await advance(s, 8);
+    expect(await subscription(org.token)).toMatchObject({ status: 'past_due', quantity: 2 });
+    const carol = await addMember(s, org.id);
+    await settled();
+    expect(await subscription(org.token)).toMatchObject({ status: 'past_due', quantity: 2 });
+    const carolToken = (await call<{ token: string }>('POST', '/api/proxy/organizations/active', carol.token, { organization_id: org.id })).body.token;
+    expect(await call('GET', '/api/proxy/billing/entitlements?for=organization', carolToken)).toMatchObject({
+      body: { plan: 'Trial team', status: 'past_due', seats: { used: 3, total: 2 } },
+    });
+  });
+});
+
 describe('bought seats', () => {
   it('are bought with a preview by a member with org:billing:manage; invitations are held within them', async () => {
     const s = await shop();
