@@ -1,6 +1,6 @@
 import type { Organization } from '../../domain/organizations/organization';
-import { defineTopic } from '../ports/outbox';
-import type { OrganizationDeps } from './deps';
+import { defineTopic, type Outbox } from '../ports/outbox';
+import type { OrganizationStore } from './organization.store';
 
 /**
  * Seats: what an organization's subscription lets it hold, as the organizations feature sees it.
@@ -24,7 +24,7 @@ export const ORGANIZATION_SEATS_TOPIC = defineTopic<OrganizationSeatsChanged>({ 
 
 /** The limit members plus pending invitations must stay within, and whether the seats (not the member limit) set it. */
 export async function seatLimit(
-  deps: Pick<OrganizationDeps, 'store' | 'seats'>,
+  deps: { store: Pick<OrganizationStore, 'settings'>; seats: SeatCapacity },
   org: Organization,
   memberLimit?: number,
 ): Promise<{ limit: number; bySeats: boolean }> {
@@ -37,5 +37,5 @@ export async function seatLimit(
 export const fullError = (bySeats: boolean): 'seats_exhausted' | 'member_limit_reached' => (bySeats ? 'seats_exhausted' : 'member_limit_reached');
 
 /** Tells billing the seats in use may have changed (in the caller's transaction). */
-export const seatsChanged = (deps: Pick<OrganizationDeps, 'outbox'>, org: Pick<Organization, 'projectId' | 'id'>): Promise<void> =>
+export const seatsChanged = (deps: { outbox: Outbox }, org: Pick<Organization, 'projectId' | 'id'>): Promise<void> =>
   deps.outbox.enqueue(ORGANIZATION_SEATS_TOPIC, { projectId: org.projectId, organizationId: org.id }).then(() => undefined);
