@@ -315,7 +315,8 @@ export const billingContract = c.router(
         promotionCode: z.string().max(255).optional().describe('A promotion code the customer entered'),
         trialDays: z.number().optional().describe('Whole days of trial, 1 to 730, when the plan has trials enabled'),
         quantity: Quantity.optional().describe(
-          'A per-seat price on a plan whose seats are bought: the seats to buy (default: the seats in use, at least the minimum). Automatic seats follow the members.',
+          'A per-seat price on a plan whose seats are bought: the seats to buy (default: the seats in use, at least the minimum). ' +
+            'Automatic seats follow the members.',
         ),
       }),
       responses: {
@@ -358,7 +359,8 @@ export const billingContract = c.router(
         priceId: PriceId,
         paymentMethodId: z.string().min(1).max(255).describe('A confirmed payment method (pm_...), e.g. from a setup intent'),
         quantity: Quantity.optional().describe(
-          'A per-seat price on a plan whose seats are bought: the seats to buy (default: the seats in use, at least the minimum). Automatic seats follow the members.',
+          'A per-seat price on a plan whose seats are bought: the seats to buy (default: the seats in use, at least the minimum). ' +
+            'Automatic seats follow the members.',
         ),
       }),
       responses: { 201: SubscriptionSchema, ...errors(...USER_POST, ...BILLING_REFUSALS.subscribe) },

@@ -1,6 +1,4 @@
 import type { EntitlementsRead, EntitlementsReader } from '../../application/billing/billing.store';
-import type { Plan } from '../../domain/billing/catalog';
-import type { EntitlementFacts } from '../../domain/billing/entitlements';
 import type { BillingSubject } from '../../domain/billing/subject';
 import { LIVE_STATUSES, type SubscriptionStatus } from '../../domain/billing/subscription';
 import type { Database } from './database';

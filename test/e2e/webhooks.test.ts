@@ -209,7 +209,9 @@ describe('project webhooks', { timeout: 120_000 }, () => {
       const recorded = events.find((e) => e.id === r.event.id)!;
       expect(JSON.parse(r.body)).toEqual(recorded.payload);
       expect(Object.keys(JSON.parse(r.body))).toEqual(
-        ['id', 'type', 'created', 'projectId', 'organizationId', 'userId', 'subscriptionId', 'quantity', 'amount', 'currency', 'data'].filter((k) => k in recorded.payload),
+        ['id', 'type', 'created', 'projectId', 'organizationId', 'userId', 'subscriptionId', 'quantity', 'amount', 'currency', 'data'].filter(
+          (k) => k in recorded.payload,
+        ),
       );
     }
     const paid = receiver.at('/money').find((r) => r.event.type === 'invoice.paid' && r.event.amount === 1000)!;
