@@ -763,6 +763,155 @@ describe('price changes and prorations', () => {
   });
 });
 
+describe('tiered prices and quantities', () => {
+  // Team: a graduated price, 20.00 for the first 2 seats (flat, 0.00 each), 10.00 for each further seat.
+  async function team() {
+    const c = await catalog();
+    const product = await c.stripe.products.create({ name: 'Team' });
+    const seats = await c.stripe.prices.create({
+      product: product.id,
+      currency: 'usd',
+      recurring: { interval: 'month' },
+      billing_scheme: 'tiered',
+      tiers_mode: 'graduated',
+      tiers: [
+        { up_to: 2, flat_amount: 2000, unit_amount: 0 },
+        { up_to: 'inf', unit_amount: 1000 },
+      ],
+    });
+    return { ...c, product, seats };
+  }
+  // 7 days and 5 hours into the 28-day period: 0.7425595 of it left (as for price changes).
+  const changeAt = START + 7 * DAY + 5 * HOUR;
+
+  it('creates tiered prices, shows their tiers only when expanded, and refuses malformed tiers', async () => {
+    const { stripe, product, seats } = await team();
+    expect(seats).toMatchObject({ billing_scheme: 'tiered', tiers_mode: 'graduated', unit_amount: null, unit_amount_decimal: null });
+    expect(seats).not.toHaveProperty('tiers');
+    expect((await stripe.prices.retrieve(seats.id, { expand: ['tiers'] })).tiers).toEqual([
+      { flat_amount: 2000, flat_amount_decimal: '2000', unit_amount: 0, unit_amount_decimal: '0', up_to: 2 },
+      { flat_amount: null, flat_amount_decimal: null, unit_amount: 1000, unit_amount_decimal: '1000', up_to: null },
+    ]);
+    const base = { product: product.id, currency: 'usd', recurring: { interval: 'month' as const } };
+    const refused = async (params: Omit<Stripe.PriceCreateParams, 'currency'>) => (await rejection(stripe.prices.create({ ...base, ...params }))).message;
+    expect(await refused({ billing_scheme: 'tiered', tiers: [{ up_to: 'inf', unit_amount: 100 }] })).toBe('Missing required param: tiers_mode.');
+    expect(await refused({ billing_scheme: 'tiered', tiers_mode: 'graduated', tiers: [{ up_to: 5, unit_amount: 100 }] })).toMatch(
+      /last tier must have `up_to=inf`/,
+    );
+    expect(
+      await refused({
+        billing_scheme: 'tiered',
+        tiers_mode: 'graduated',
+        tiers: [
+          { up_to: 5, unit_amount: 100 },
+          { up_to: 3, unit_amount: 50 },
+          { up_to: 'inf', unit_amount: 10 },
+        ],
+      }),
+    ).toMatch(/greater than the tier before it/);
+    expect(await refused({ billing_scheme: 'tiered', tiers_mode: 'volume', tiers: [{ up_to: 'inf' }] })).toMatch(/`unit_amount` or a `flat_amount`/);
+    expect(await refused({ billing_scheme: 'tiered', tiers_mode: 'volume', unit_amount: 100, tiers: [{ up_to: 'inf', unit_amount: 1 }] })).toMatch(
+      /may not specify `unit_amount`/,
+    );
+    expect(await refused({ unit_amount: 100, tiers_mode: 'volume' })).toMatch(/only specify `tiers` and `tiers_mode` when `billing_scheme` is `tiered`/);
+  });
+
+  it('bills a graduated price tier by tier (units and flat fee), and a volume price at the tier of the whole quantity', async () => {
+    const { stripe, seats, product } = await team();
+    const { customer } = await customerWithCard(stripe);
+    const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: seats.id, quantity: 3 }], expand: ['latest_invoice'] });
+    const invoice = sub.latest_invoice as Stripe.Invoice;
+    expect(invoice.lines.data.map((l) => [l.description, l.quantity, l.amount, l.pricing?.unit_amount_decimal])).toEqual([
+      ['2 × Team (Tier 1 at $0.00 / month)', 2, 0, '0'],
+      ['Team (Tier 1 at $20.00 / month)', 0, 2000, null],
+      ['1 × Team (Tier 2 at $10.00 / month)', 1, 1000, '1000'],
+    ]);
+    expect(invoice).toMatchObject({ subtotal: 3000, total: 3000, amount_paid: 3000, status: 'paid' });
+
+    // Stripe's own example (tiered pricing guide): 1-5 at 7.00, 6-10 at 6.50, 11+ at 6.00; 6 fonts
+    // cost 41.50 graduated (5 × 7.00 + 1 × 6.50) and 39.00 volume (6 × 6.50).
+    const fonts = (mode: 'graduated' | 'volume') =>
+      stripe.prices.create({
+        product: product.id,
+        currency: 'usd',
+        recurring: { interval: 'month' },
+        billing_scheme: 'tiered',
+        tiers_mode: mode,
+        tiers: [
+          { up_to: 5, unit_amount: 700 },
+          { up_to: 10, unit_amount: 650 },
+          { up_to: 'inf', unit_amount: 600 },
+        ],
+      });
+    const quote = async (price: Stripe.Price, quantity: number) =>
+      (await stripe.invoices.createPreview({ customer: customer.id, subscription_details: { items: [{ price: price.id, quantity }] } })).total;
+    const graduated = await fonts('graduated');
+    const volume = await fonts('volume');
+    expect(await quote(graduated, 6)).toBe(4150);
+    expect(await quote(volume, 6)).toBe(3900);
+    expect(await quote(volume, 20)).toBe(12000);
+    expect(await quote(graduated, 20)).toBe(3500 + 3250 + 6000);
+  });
+
+  it('prorates a quantity change on the whole amount of each quantity: always_invoice charges now, none leaves it to the renewal', async () => {
+    const { stripe, keys, seats } = await team();
+    const { customer } = await customerWithCard(stripe);
+    const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: seats.id, quantity: 3 }] });
+    fake.advanceTo(keys.id, changeAt);
+    // 3 seats cost 30.00, 5 seats 50.00: -round(3000 × 0.7425595) = -2228, round(5000 × 0.7425595) = 3713.
+    const preview = await stripe.invoices.createPreview({
+      subscription: sub.id,
+      subscription_details: { items: [{ id: item(sub).id, quantity: 5 }], proration_behavior: 'always_invoice' },
+    });
+    const expected = [
+      ['Unused time on 3 × Team after 07 Feb 2025', 3, -2228],
+      ['Remaining time on 5 × Team after 07 Feb 2025', 5, 3713],
+    ];
+    expect(preview).toMatchObject({ billing_reason: 'subscription_update', amount_due: 1485 });
+    expect(preview.lines.data.map((l) => [l.description, l.quantity, l.amount])).toEqual(expected);
+
+    const grown = await stripe.subscriptions.update(sub.id, {
+      items: [{ id: item(sub).id, quantity: 5 }],
+      proration_behavior: 'always_invoice',
+      expand: ['latest_invoice'],
+    });
+    expect(item(grown).quantity).toBe(5);
+    const invoice = grown.latest_invoice as Stripe.Invoice;
+    expect(invoice).toMatchObject({ billing_reason: 'subscription_update', status: 'paid', amount_paid: 1485 });
+    expect(invoice.lines.data.map((l) => [l.description, l.quantity, l.amount])).toEqual(expected);
+
+    const invoices = (await stripe.invoices.list({ subscription: sub.id })).data.length;
+    const shrunk = await stripe.subscriptions.update(sub.id, { items: [{ id: item(sub).id, quantity: 4 }], proration_behavior: 'none' });
+    expect(item(shrunk).quantity).toBe(4);
+    expect((await stripe.invoices.list({ subscription: sub.id })).data).toHaveLength(invoices);
+    expect((await stripe.invoiceItems.list({ customer: customer.id, pending: true })).data).toHaveLength(0);
+
+    fake.advanceTo(keys.id, FEB_28 + HOUR);
+    const renewal = (await stripe.invoices.list({ subscription: sub.id })).data[0]!;
+    expect(renewal).toMatchObject({ billing_reason: 'subscription_cycle', status: 'paid', amount_paid: 4000 });
+    expect(renewal.lines.data.map((l) => [l.quantity, l.amount])).toEqual([
+      [2, 0],
+      [0, 2000],
+      [2, 2000],
+    ]);
+  });
+
+  it('prices a Checkout line item of a tiered price for its quantity', async () => {
+    const { stripe, seats } = await team();
+    const session = await stripe.checkout.sessions.create({
+      mode: 'subscription',
+      line_items: [{ price: seats.id, quantity: 4 }],
+      success_url: 'https://app.example.test/ok',
+    });
+    expect(session.amount_total).toBe(4000);
+    fake.completeCheckout(session.id);
+    const completed = await stripe.checkout.sessions.retrieve(session.id, { expand: ['subscription.latest_invoice'] });
+    const sub = completed.subscription as Stripe.Subscription;
+    expect(item(sub).quantity).toBe(4);
+    expect((sub.latest_invoice as Stripe.Invoice).amount_paid).toBe(4000);
+  });
+});
+
 describe('coupons and promotion codes', () => {
   it('finds a promotion code by code and applies its coupon to the first invoice only (duration once)', async () => {
     const { stripe, proMonthly, keys } = await catalog();
@@ -1091,6 +1240,18 @@ describe('shapes match stripe-node 18.5 (API 2025-08-27.basil)', () => {
       subscription: sub.id,
       subscription_details: { items: [{ id: item(sub).id, price: basicMonthly.id }] },
     });
+    const team = await stripe.prices.create({
+      product: pro.id,
+      currency: 'usd',
+      recurring: { interval: 'month' },
+      billing_scheme: 'tiered',
+      tiers_mode: 'graduated',
+      tiers: [
+        { up_to: 2, flat_amount: 2000, unit_amount: 0 },
+        { up_to: 'inf', unit_amount: 1000 },
+      ],
+    });
+    const seats = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: team.id, quantity: 3 }], expand: ['latest_invoice'] });
     const si = await stripe.setupIntents.create({ customer: customer.id });
     const endpoint = await stripe.webhookEndpoints.create({ url: 'https://app.example.test/hook', enabled_events: ['*'] });
     const checks: [string, unknown][] = [
@@ -1099,6 +1260,8 @@ describe('shapes match stripe-node 18.5 (API 2025-08-27.basil)', () => {
       ['Customer', await stripe.customers.retrieve(customer.id)],
       ['Product', pro],
       ['Price', await stripe.prices.retrieve(proMonthly.id, { expand: ['product'] })],
+      ['Price', await stripe.prices.retrieve(team.id, { expand: ['tiers'] })],
+      ['Subscription', seats],
       ['PaymentMethod', pm],
       ['SetupIntent', si],
       ['SetupIntent', await stripe.setupIntents.confirm(si.id, { payment_method: 'pm_card_visa' })],

@@ -8,9 +8,10 @@ import type {
   ProcessorResult,
   ProcessorSnapshot,
 } from '../../application/billing/payment-processor';
-import type { Plan, Price, PriceSnapshot } from '../../domain/billing/catalog';
+import { type Plan, type Price, type PriceSnapshot, seatSnapshotOf } from '../../domain/billing/catalog';
 import { type BillingInterval, SECONDS_PER_DAY, addDays, cycleBoundary } from '../../domain/billing/periods';
 import { previewPriceChange } from '../../domain/billing/proration';
+import { DEFAULT_SEAT_POLICY, seatAmount } from '../../domain/billing/seat-terms';
 import { LIVE_STATUSES } from '../../domain/billing/subscription';
 
 /**
@@ -89,6 +90,7 @@ export function describePaymentProcessorContract(name: string, setup: () => Prom
         trialsEnabled,
         defaultTrialDays: null,
         audience: 'users',
+        seatPolicy: DEFAULT_SEAT_POLICY,
         position: 0,
       };
     }
@@ -99,11 +101,44 @@ export function describePaymentProcessorContract(name: string, setup: () => Prom
       const productId = must(await processor.upsertProduct(p, null, metadata()));
       const prices: CatalogPrice[] = [];
       for (const amount of amounts) {
-        const price: Price = { id: randomUUID(), planId: p.id, name: `${planName} ${amount}`, amount, currency: 'usd', interval, active: true };
+        const price: Price = { id: randomUUID(), planId: p.id, name: `${planName} ${amount}`, amount, currency: 'usd', interval, active: true, seats: null };
         const id = must(await processor.createPrice(price, productId, metadata({ priceId: price.id })));
         prices.push({ id, amount, interval, snapshot: { id, planId: p.id, amount, currency: 'usd', interval } });
       }
       return prices;
+    }
+
+    /**
+     * A team plan's per-seat price, monthly: 20.00 for the first 2 seats, 10.00 for each further one,
+     * 1 to 50 seats. `price` is the domain's price under the processor's id.
+     */
+    async function seatCatalog(planName: string): Promise<{ id: string; price: Price }> {
+      const p: Plan = { ...plan(planName), audience: 'organizations' };
+      const productId = must(await processor.upsertProduct(p, null, metadata()));
+      const price: Price = {
+        id: randomUUID(),
+        planId: p.id,
+        name: `${planName} monthly`,
+        amount: 2000,
+        currency: 'usd',
+        interval: 'month',
+        active: true,
+        seats: { unitAmount: 1000, included: 2, minimum: 1, maximum: 50 },
+      };
+      const id = must(await processor.createPrice(price, productId, metadata({ priceId: price.id })));
+      return { id, price: { ...price, id } };
+    }
+
+    function subscribeSeats(customerId: string, priceId: string, quantity: number) {
+      return processor.createSubscription({
+        customerId,
+        priceId,
+        quantity,
+        paymentMethodId: 'pm_card_visa',
+        trialDays: null,
+        metadata: metadata({ organizationId: randomUUID(), subscriptionId: randomUUID() }),
+        idempotencyKey: key('subscribe'),
+      });
     }
 
     async function customer(): Promise<string> {
@@ -155,7 +190,7 @@ export function describePaymentProcessorContract(name: string, setup: () => Prom
       expect(productId).toEqual(expect.any(String));
       expect(must(await processor.upsertProduct({ ...p, name: 'Catalog renamed', description: 'New words' }, productId, metadata()))).toBe(productId);
 
-      const monthly: Price = { id: randomUUID(), planId: p.id, name: 'Monthly', amount: 1500, currency: 'usd', interval: 'month', active: true };
+      const monthly: Price = { id: randomUUID(), planId: p.id, name: 'Monthly', amount: 1500, currency: 'usd', interval: 'month', active: true, seats: null };
       const yearly: Price = { ...monthly, id: randomUUID(), name: 'Yearly', amount: 15000, interval: 'year' };
       const monthlyId = must(await processor.createPrice(monthly, productId, metadata({ priceId: monthly.id })));
       const yearlyId = must(await processor.createPrice(yearly, productId, metadata({ priceId: yearly.id })));
@@ -499,6 +534,119 @@ export function describePaymentProcessorContract(name: string, setup: () => Prom
       expect(second.subscription.id).toBe(first.subscription.id);
       expect(must(await processor.listSubscriptionIds(customerId))).toEqual([first.subscription.id]);
       expect(paid((await current(first.subscription.id)).invoices)).toHaveLength(1);
+    });
+
+    describe('per-seat prices', () => {
+      const periodLines = (invoice: ProcessorInvoice) => invoice.lines.filter((l) => l.kind === 'subscription');
+
+      it('subscribes 3 seats: active with quantity 3, a first invoice of 30.00 on one line for the 3 seats', async () => {
+        const team = await seatCatalog('Team');
+        const snapshot = must(await subscribeSeats(await customer(), team.id, 3));
+        expect(snapshot.subscription).toMatchObject({ status: 'active', priceId: team.id, quantity: 3 });
+
+        const charged = paid(snapshot.invoices);
+        expect(charged).toHaveLength(1);
+        expect(charged[0]).toMatchObject({ reason: 'subscription_create', amountDue: 3000, amountPaid: 3000, subtotal: 3000 });
+        expect(periodLines(charged[0]!)).toEqual([expect.objectContaining({ kind: 'subscription', priceId: team.id, quantity: 3, amount: 3000 })]);
+        expect((await current(snapshot.subscription.id)).subscription.quantity).toBe(3);
+      });
+
+      it('adds seats mid-period: the preview is the domain proration of the amounts, the change charges it, a repeated key nothing more', async () => {
+        const team = await seatCatalog('Team grows');
+        const before = must(await subscribeSeats(await customer(), team.id, 3)).subscription;
+
+        await harness.advance(14 * DAY + 12 * HOUR);
+        const preview = must(await processor.previewQuantity(before.id, 5));
+        const changeKey = key('seats');
+        const changed = must(await processor.updateQuantity(before.id, 5, { prorate: true, idempotencyKey: changeKey }));
+        expect(changed.subscription).toMatchObject({ id: before.id, status: 'active', priceId: team.id, quantity: 5 });
+        expect(changed.subscription.currentPeriodEnd.getTime()).toBe(before.currentPeriodEnd.getTime());
+
+        const invoice = lastOf(changed.invoices, 'subscription_update');
+        expect(invoice).toBeDefined();
+        expect(invoice!.status).toBe('paid');
+        const unused = invoice!.lines.find((l) => l.kind === 'unused_time')!;
+        const remaining = invoice!.lines.find((l) => l.kind === 'remaining_time')!;
+        expect(unused).toMatchObject({ priceId: team.id, quantity: 3 });
+        expect(remaining).toMatchObject({ priceId: team.id, quantity: 5 });
+
+        const expected = previewPriceChange({
+          period: { start: before.currentPeriodStart, end: before.currentPeriodEnd },
+          anchor: before.billingCycleAnchor,
+          from: seatSnapshotOf(team.price, 3),
+          to: seatSnapshotOf(team.price, 5),
+          at: unused.periodStart,
+          creditBalance: 0,
+        })!;
+        const expectedLine = (kind: string) => expected.invoice.lines.find((l) => l.kind === kind)!.amount;
+        expect(Math.abs(unused.amount - expectedLine('unused_time'))).toBeLessThanOrEqual(1);
+        expect(Math.abs(remaining.amount - expectedLine('remaining_time'))).toBeLessThanOrEqual(1);
+        expect(Math.abs(invoice!.amountDue - expected.invoice.amountDue)).toBeLessThanOrEqual(1);
+        expect(invoice!.amountPaid).toBe(invoice!.amountDue);
+        expect(Math.abs(preview.amountDue - invoice!.amountDue)).toBeLessThanOrEqual(1);
+        expect(Math.abs(preview.subtotal - invoice!.subtotal)).toBeLessThanOrEqual(1);
+        expect(preview.lines.map((l) => [l.kind, l.quantity])).toEqual([
+          ['unused_time', 3],
+          ['remaining_time', 5],
+        ]);
+
+        const invoicesAfter = (await current(before.id)).invoices.length;
+        const again = must(await processor.updateQuantity(before.id, 5, { prorate: true, idempotencyKey: changeKey }));
+        expect(again.subscription.quantity).toBe(5);
+        expect(again.invoices).toHaveLength(invoicesAfter);
+        expect(paid(again.invoices)).toHaveLength(2);
+      });
+
+      it('sets seats for the next renewal without prorating: no invoice now, the renewal bills the new quantity', async () => {
+        const team = await seatCatalog('Team later');
+        const before = must(await subscribeSeats(await customer(), team.id, 3));
+
+        await harness.advance(5 * DAY);
+        const changed = must(await processor.updateQuantity(before.subscription.id, 4, { prorate: false, idempotencyKey: key('seats') }));
+        expect(changed.subscription.quantity).toBe(4);
+        expect(changed.invoices).toHaveLength(before.invoices.length);
+
+        await harness.advance(ONE_MONTH_AND_A_BIT);
+        const renewed = await current(before.subscription.id);
+        const renewal = lastOf(renewed.invoices, 'subscription_cycle');
+        expect(renewal).toMatchObject({ status: 'paid', amountPaid: seatAmount(team.price, 4) });
+        expect(seatAmount(team.price, 4)).toBe(4000);
+        expect(periodLines(renewal!)).toEqual([expect.objectContaining({ quantity: 4, amount: 4000 })]);
+      });
+
+      it('removes seats with proration: nothing due, a credit that the next renewal uses', async () => {
+        const team = await seatCatalog('Team shrinks');
+        const before = must(await subscribeSeats(await customer(), team.id, 5)).subscription;
+
+        await harness.advance(10 * DAY);
+        const preview = must(await processor.previewQuantity(before.id, 3));
+        expect(preview.amountDue).toBe(0);
+        expect(preview.subtotal).toBeLessThan(0);
+
+        const changed = must(await processor.updateQuantity(before.id, 3, { prorate: true, idempotencyKey: key('seats') }));
+        expect(changed.subscription.quantity).toBe(3);
+        const invoice = lastOf(changed.invoices, 'subscription_update');
+        if (invoice) {
+          expect(invoice.amountDue).toBe(0);
+          expect(invoice.amountPaid).toBe(0);
+          expect(Math.abs(invoice.subtotal - preview.subtotal)).toBeLessThanOrEqual(1);
+        }
+        const credit = -preview.subtotal;
+
+        await harness.advance(ONE_MONTH_AND_A_BIT);
+        const renewal = lastOf((await current(before.id)).invoices, 'subscription_cycle');
+        expect(renewal).toBeDefined();
+        expect(Math.abs(renewal!.amountDue - Math.max(0, seatAmount(team.price, 3) - credit))).toBeLessThanOrEqual(1);
+      });
+
+      it('a flat price bills quantity 1 and its lines carry no seats', async () => {
+        const [price] = await catalog('Flat', [1000]);
+        const snapshot = must(await subscribe(await customer(), price!.id, 'pm_card_visa'));
+        expect(snapshot.subscription.quantity).toBe(1);
+        const lines = paid(snapshot.invoices)[0]!.lines;
+        expect(lines).not.toHaveLength(0);
+        expect(lines.map((l) => l.quantity ?? null)).toEqual(lines.map(() => null));
+      });
     });
   });
 }

@@ -2,6 +2,7 @@ import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ProcessorFailure, ProcessorResult } from '../../application/billing/payment-processor';
 import type { Plan, Price } from '../../domain/billing/catalog';
+import { DEFAULT_SEAT_POLICY } from '../../domain/billing/seat-terms';
 import { parseStripeApiUrl } from '../../infrastructure/billing/stripe/api-url';
 import { StripeProcessor, stepKey } from '../../infrastructure/billing/stripe/stripe-processor';
 import { invoiceOf, subscriptionOf } from '../../infrastructure/billing/stripe/stripe-mapping';
@@ -71,6 +72,7 @@ const plan = (id: string, name: string, description = ''): Plan => ({
   trialsEnabled: true,
   defaultTrialDays: null,
   audience: 'users',
+  seatPolicy: DEFAULT_SEAT_POLICY,
   position: 0,
 });
 const price = (id: string, planId: string, amount: number, interval: 'month' | 'year' = 'month'): Price => ({
@@ -81,6 +83,7 @@ const price = (id: string, planId: string, amount: number, interval: 'month' | '
   currency: 'usd',
   interval,
   active: true,
+  seats: null,
 });
 
 const PROJECT = 'prj_1';
@@ -338,6 +341,7 @@ describe('subscribing', () => {
       id: expect.stringMatching(/^sub_/),
       customerId: s.customer,
       priceId: s.basicMonthly,
+      quantity: 1,
       status: 'active',
       cancelAtPeriodEnd: false,
       currentPeriodStart: at(START),
@@ -370,6 +374,7 @@ describe('subscribing', () => {
             kind: 'subscription',
             description: '1 × Basic (at $10.00 / month)',
             priceId: s.basicMonthly,
+            quantity: null,
             amount: 1000,
             periodStart: at(START),
             periodEnd: at(FEB_28),
@@ -495,6 +500,7 @@ describe('changing price', () => {
           kind: 'unused_time',
           description: 'Unused time on Basic after 07 Feb 2025',
           priceId: s.basicMonthly,
+          quantity: null,
           amount: -743,
           periodStart: at(changeAt),
           periodEnd: at(FEB_28),
@@ -503,6 +509,7 @@ describe('changing price', () => {
           kind: 'remaining_time',
           description: 'Remaining time on Pro after 07 Feb 2025',
           priceId: s.proMonthly,
+          quantity: null,
           amount: 2228,
           periodStart: at(changeAt),
           periodEnd: at(FEB_28),
@@ -569,6 +576,195 @@ describe('changing price', () => {
     });
     const after = unwrap(await s.processor.getSubscription(subscription.id))!;
     expect(after.subscription).toMatchObject({ priceId: s.basicMonthly, status: 'active' });
+    expect(after.invoices).toHaveLength(1);
+  });
+});
+
+describe('seats', () => {
+  // Team: 20.00 a month for the first 2 seats, 10.00 for each further one.
+  const seatPrice = (id: string, amount: number, included: number): Price => ({
+    ...price(id, 'pln_team', amount),
+    seats: { unitAmount: 1000, included, minimum: 1, maximum: 50 },
+  });
+  // As in 'changing price': 7 days and 5 hours into a 28-day period, 0.7425595 of it left.
+  const changeAt = START + 7 * DAY + 5 * HOUR;
+
+  async function teamSetup() {
+    const s = await setup();
+    const product = unwrap(await s.processor.upsertProduct({ ...plan('pln_team', 'Team'), audience: 'organizations' }, null, { projectId: PROJECT }));
+    const team = unwrap(await s.processor.createPrice(seatPrice('prc_team_m', 2000, 2), product, { projectId: PROJECT }));
+    return { ...s, product, team };
+  }
+
+  async function subscribeTeam(s: Awaited<ReturnType<typeof teamSetup>>, quantity: number, card = 'pm_card_visa') {
+    return s.processor.createSubscription({
+      customerId: s.customer,
+      priceId: s.team,
+      quantity,
+      paymentMethodId: card,
+      trialDays: null,
+      metadata: { projectId: PROJECT, organizationId: 'org_1', subscriptionId: 'sub_tollgate_team', priceId: 'prc_team_m' },
+      idempotencyKey: `subscribe:${Math.random().toString(36).slice(2)}`,
+    });
+  }
+
+  it('creates a per-seat price as graduated tiers (base and included seats, then per seat), or per unit without either; marked as per seat', async () => {
+    const s = await teamSetup();
+    const stripe = rawClient(s.keys);
+    const tiered = await stripe.prices.retrieve(s.team, { expand: ['tiers'] });
+    expect(tiered).toMatchObject({
+      billing_scheme: 'tiered',
+      tiers_mode: 'graduated',
+      unit_amount: null,
+      recurring: { interval: 'month' },
+      metadata: { tollgate_seats: '1', tollgate_project_id: PROJECT, tollgate_price_id: 'prc_team_m' },
+    });
+    expect(tiered.tiers!.map((t) => [t.up_to, t.flat_amount, t.unit_amount])).toEqual([
+      [2, 2000, 0],
+      [null, null, 1000],
+    ]);
+
+    const based = await stripe.prices.retrieve(unwrap(await s.processor.createPrice(seatPrice('prc_team_b', 500, 0), s.product, { projectId: PROJECT })), {
+      expand: ['tiers'],
+    });
+    expect(based.tiers!.map((t) => [t.up_to, t.flat_amount, t.unit_amount])).toEqual([[null, 500, 1000]]);
+
+    const perUnit = await stripe.prices.retrieve(unwrap(await s.processor.createPrice(seatPrice('prc_team_u', 0, 0), s.product, { projectId: PROJECT })));
+    expect(perUnit).toMatchObject({ billing_scheme: 'per_unit', unit_amount: 1000, metadata: { tollgate_seats: '1' } });
+    expect(fake.get<Stripe.Price>(s.keys.id, s.basicMonthly)!.metadata).not.toHaveProperty('tollgate_seats');
+  });
+
+  it('subscribes a quantity; the tier lines Stripe itemizes a period into read as one line for all the seats', async () => {
+    const s = await teamSetup();
+    const before = fake.requests.length;
+    const { subscription, invoices } = unwrap(await subscribeTeam(s, 3));
+    expect(subscription).toMatchObject({ priceId: s.team, quantity: 3, status: 'active' });
+    const sent = fake.requests.slice(before).find((r) => r.path === '/v1/subscriptions' && r.method === 'POST')!;
+    expect(sent.params).toMatchObject({ items: { 0: { price: s.team, quantity: '3' } } });
+
+    // Stripe: 2 seats in tier 1 (0.00 each), its flat 20.00, 1 seat in tier 2 (10.00).
+    const stored = fake.get<Stripe.Invoice>(s.keys.id, invoices[0]!.id)!;
+    expect(stored.lines.data.map((l) => [l.description, l.quantity, l.amount])).toEqual([
+      ['2 × Team (Tier 1 at $0.00 / month)', 2, 0],
+      ['Team (Tier 1 at $20.00 / month)', 0, 2000],
+      ['1 × Team (Tier 2 at $10.00 / month)', 1, 1000],
+    ]);
+    expect(invoices[0]).toMatchObject({ amountPaid: 3000, periodStart: at(START), periodEnd: at(FEB_28) });
+    expect(invoices[0]!.lines).toEqual([
+      { kind: 'subscription', description: '3 × Team', priceId: s.team, quantity: 3, amount: 3000, periodStart: at(START), periodEnd: at(FEB_28) },
+    ]);
+  });
+
+  it('checks out a quantity', async () => {
+    const s = await teamSetup();
+    const before = fake.requests.length;
+    const session = unwrap(
+      await s.processor.createCheckout({
+        customerId: s.customer,
+        priceId: s.team,
+        quantity: 4,
+        successUrl: 'https://app.example.test/billing/done',
+        cancelUrl: 'https://app.example.test/billing',
+        promotionCodeId: null,
+        trialDays: null,
+        metadata: { projectId: PROJECT, organizationId: 'org_1' },
+        email: null,
+        idempotencyKey: 'checkout:seats',
+      }),
+    );
+    const sent = fake.requests.slice(before).find((r) => r.path === '/v1/checkout/sessions')!;
+    expect(sent.params).toMatchObject({ line_items: { 0: { price: s.team, quantity: '4' } } });
+    expect(fake.get<Stripe.Checkout.Session>(s.keys.id, session.id)!.amount_total).toBe(4000);
+    fake.completeCheckout(session.id, { paymentMethod: 'pm_card_visa' });
+    const subscription = unwrap(await s.processor.getSubscription(unwrap(await s.processor.checkoutSubscriptionId(session.id))!))!;
+    expect(subscription.subscription.quantity).toBe(4);
+    expect(subscription.invoices[0]).toMatchObject({ amountPaid: 4000, lines: [expect.objectContaining({ quantity: 4, amount: 4000 })] });
+  });
+
+  it('previews and sets a quantity with proration on the whole amounts; without proration for the renewal', async () => {
+    const s = await teamSetup();
+    const { subscription } = unwrap(await subscribeTeam(s, 3));
+    fake.advanceTo(s.keys.id, changeAt);
+    // Unused time on 3 seats: -round(3000 × 0.7425595) = -2228; remaining time on 5: round(5000 × 0.7425595) = 3713.
+    const preview = unwrap(await s.processor.previewQuantity(subscription.id, 5));
+    expect(preview).toEqual({
+      amountDue: 1485,
+      currency: 'usd',
+      subtotal: 1485,
+      lines: [
+        {
+          kind: 'unused_time',
+          description: 'Unused time on 3 × Team after 07 Feb 2025',
+          priceId: s.team,
+          quantity: 3,
+          amount: -2228,
+          periodStart: at(changeAt),
+          periodEnd: at(FEB_28),
+        },
+        {
+          kind: 'remaining_time',
+          description: 'Remaining time on 5 × Team after 07 Feb 2025',
+          priceId: s.team,
+          quantity: 5,
+          amount: 3713,
+          periodStart: at(changeAt),
+          periodEnd: at(FEB_28),
+        },
+      ],
+      periodStart: at(START),
+      periodEnd: at(FEB_28),
+    });
+    const sentPreview = fake.requests.filter((r) => r.path === '/v1/invoices/create_preview').pop()!;
+    const itemId = fake.get<Stripe.Subscription>(s.keys.id, subscription.id)!.items.data[0]!.id;
+    expect(sentPreview.params).toMatchObject({
+      subscription: subscription.id,
+      subscription_details: { items: { 0: { id: itemId, quantity: '5' } }, proration_behavior: 'always_invoice' },
+    });
+
+    const changed = unwrap(await s.processor.updateQuantity(subscription.id, 5, { prorate: true, idempotencyKey: 'seats:1' }));
+    expect(changed.subscription.quantity).toBe(5);
+    expect(changed.invoices.at(-1)).toMatchObject({ reason: 'subscription_update', status: 'paid', amountPaid: 1485, lines: preview.lines });
+    const update = fake.requests.filter((r) => r.path === `/v1/subscriptions/${subscription.id}` && r.method === 'POST').pop()!;
+    expect(update.params).toMatchObject({
+      items: { 0: { id: itemId, quantity: '5' } },
+      proration_behavior: 'always_invoice',
+      payment_behavior: 'error_if_incomplete',
+    });
+    expect(update.idempotencyKey).toBe('seats:1:update-quantity');
+    // At the quantity already: nothing is sent.
+    const writes = fake.requests.length;
+    expect(unwrap(await s.processor.updateQuantity(subscription.id, 5, { prorate: true, idempotencyKey: 'seats:2' })).invoices).toHaveLength(2);
+    expect(fake.requests.slice(writes).filter((r) => r.method !== 'GET')).toEqual([]);
+
+    const later = unwrap(await s.processor.updateQuantity(subscription.id, 4, { prorate: false, idempotencyKey: 'seats:3' }));
+    expect(later.subscription.quantity).toBe(4);
+    expect(later.invoices).toHaveLength(2);
+    const unprorated = fake.requests.filter((r) => r.path === `/v1/subscriptions/${subscription.id}` && r.method === 'POST').pop()!;
+    expect(unprorated.params).toMatchObject({ items: { 0: { quantity: '4' } }, proration_behavior: 'none' });
+    expect(unprorated.params).not.toHaveProperty('payment_behavior');
+
+    fake.advanceTo(s.keys.id, FEB_28 + 2 * HOUR);
+    const renewal = unwrap(await s.processor.getSubscription(subscription.id))!.invoices.at(-1)!;
+    expect(renewal).toMatchObject({ reason: 'subscription_cycle', status: 'paid', amountPaid: 4000 });
+    expect(renewal.lines).toEqual([expect.objectContaining({ kind: 'subscription', description: '4 × Team', quantity: 4, amount: 4000 })]);
+  });
+
+  it('answers a declined proration charge with card_declined and keeps the quantity', async () => {
+    const s = await teamSetup();
+    const { subscription } = unwrap(await subscribeTeam(s, 3));
+    fake.setChargeOutcome(s.keys.id, subscription.paymentMethod!.id, {
+      code: 'card_declined',
+      decline_code: 'insufficient_funds',
+      message: 'Your card has insufficient funds.',
+    });
+    fake.advanceTo(s.keys.id, changeAt);
+    expect(failure(await s.processor.updateQuantity(subscription.id, 5, { prorate: true, idempotencyKey: 'seats:declined' }))).toEqual({
+      kind: 'card_declined',
+      declineCode: 'insufficient_funds',
+      message: 'Your card has insufficient funds.',
+    });
+    const after = unwrap(await s.processor.getSubscription(subscription.id))!;
+    expect(after.subscription).toMatchObject({ quantity: 3, status: 'active' });
     expect(after.invoices).toHaveLength(1);
   });
 });

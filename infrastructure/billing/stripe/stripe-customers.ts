@@ -41,7 +41,7 @@ export class StripeCustomers {
     const params: Stripe.Checkout.SessionCreateParams = {
       mode: 'subscription',
       customer: input.customerId,
-      line_items: [{ price: input.priceId, quantity: 1 }],
+      line_items: [{ price: input.priceId, quantity: input.quantity ?? 1 }],
       success_url: input.successUrl,
       cancel_url: input.cancelUrl,
       subscription_data: { metadata, ...(input.trialDays ? { trial_period_days: input.trialDays } : {}) },

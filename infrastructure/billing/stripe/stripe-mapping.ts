@@ -18,6 +18,9 @@ export const METADATA_KEYS = {
   priceId: 'tollgate_price_id',
 } as const satisfies Record<keyof ProcessorMetadata, string>;
 
+/** On a price Tollgate sells per seat (`'1'`): its lines carry their seats. */
+export const SEATS_KEY = 'tollgate_seats';
+
 /** Tollgate's pause mark on a Stripe subscription: when it was paused (unix seconds). */
 export const PAUSED_AT_KEY = 'tollgate_paused_at';
 /** The end (unix seconds) of the period Tollgate's pause began in: a resume after it charges a new period. */
@@ -136,6 +139,7 @@ export function subscriptionOf(sub: Stripe.Subscription, invoices: readonly Stri
     id: sub.id,
     customerId,
     priceId: item.price.id,
+    quantity: item.quantity ?? 1,
     status,
     cancelAtPeriodEnd: !ended && (sub.cancel_at_period_end === true || (sub.cancel_at !== null && sub.cancel_at === item.current_period_end)),
     currentPeriodStart: toDate(item.current_period_start),
@@ -161,21 +165,80 @@ export function invoiceSubscriptionId(invoice: Pick<Stripe.Invoice, 'parent'>): 
   return idOf(invoice.parent?.subscription_details?.subscription as string | { id: string } | undefined);
 }
 
+/** What the lines of an invoice need to know about a price: whether it is per seat, and its product's name. */
+export interface LinePrice {
+  perSeat: boolean;
+  name: string | null;
+}
+
+/** Line prices by Stripe price id; a price not in it is read as flat. */
+export type LinePrices = ReadonlyMap<string, LinePrice>;
+
+/**
+ * Whether a Stripe price is sold per seat: Tollgate marks its own ({@link SEATS_KEY}); any tiered
+ * price counts its quantity too.
+ */
+export const isPerSeatPrice = (price: Pick<Stripe.Price, 'metadata' | 'billing_scheme'>): boolean =>
+  price.metadata?.[SEATS_KEY] === '1' || price.billing_scheme === 'tiered';
+
+/** The name of a price's product, when it is expanded. */
+export function productNameOf(product: Stripe.Price['product']): string | null {
+  return product && typeof product === 'object' && !('deleted' in product && product.deleted) ? ((product as Stripe.Product).name ?? null) : null;
+}
+
 /**
  * A line: a proration (basil: `parent.subscription_item_details.proration`, or the invoice item's
  * for prorations billed later) is unused time when it credits and remaining time when it charges;
- * anything else is a period of the subscription. Its price is `pricing.price_details.price`.
+ * anything else is a period of the subscription. Its price is `pricing.price_details.price`; a
+ * per-seat price's line carries its quantity, any other line none (null).
  */
-export function invoiceLineOf(line: Stripe.InvoiceLineItem): ProcessorInvoiceLine {
+export function invoiceLineOf(line: Stripe.InvoiceLineItem, prices: LinePrices = new Map()): ProcessorInvoiceLine {
   const parent = line.parent;
   const proration = parent?.subscription_item_details?.proration ?? parent?.invoice_item_details?.proration ?? false;
+  const priceId = line.pricing?.price_details?.price ?? null;
+  const perSeat = priceId !== null && prices.get(priceId)?.perSeat === true;
   return {
     kind: proration ? (line.amount < 0 ? 'unused_time' : 'remaining_time') : 'subscription',
     description: line.description ?? '',
-    priceId: line.pricing?.price_details?.price ?? null,
+    priceId,
+    quantity: perSeat ? (line.quantity ?? null) : null,
     amount: line.amount,
     periodStart: toDate(line.period.start),
     periodEnd: toDate(line.period.end),
+  };
+}
+
+/**
+ * An invoice's lines in the port's terms: one line per line, except that Stripe itemizes a tiered
+ * price's period per tier (a line for the units in each tier, "2 × Team (Tier 1 at $0.00 / month)",
+ * and one for a tier's flat fee, "Team (Tier 1 at $20.00 / month)" with quantity 0): those of one
+ * item, price and period become one line for all its seats ("3 × Team"), their amounts summed.
+ */
+export function invoiceLinesOf(lines: readonly Stripe.InvoiceLineItem[], prices: LinePrices = new Map()): ProcessorInvoiceLine[] {
+  // Consecutive lines of one tiered period share a key; every other line is a group of its own.
+  const groups: { key: string | null; lines: ProcessorInvoiceLine[] }[] = [];
+  for (const line of lines) {
+    const mapped = invoiceLineOf(line, prices);
+    const item = line.parent?.subscription_item_details?.subscription_item ?? null;
+    const key =
+      mapped.kind === 'subscription' && mapped.quantity !== null && item !== null ? `${item}|${mapped.priceId}|${line.period.start}|${line.period.end}` : null;
+    const last = groups.at(-1);
+    if (key !== null && last?.key === key) last.lines.push(mapped);
+    else groups.push({ key, lines: [mapped] });
+  }
+  return groups.map((g) => mergedLine(g.lines, prices));
+}
+
+function mergedLine(lines: readonly ProcessorInvoiceLine[], prices: LinePrices): ProcessorInvoiceLine {
+  const first = lines[0]!;
+  if (lines.length === 1) return first;
+  const quantity = lines.reduce((sum, l) => sum + (l.quantity ?? 0), 0);
+  const name = first.priceId === null ? null : (prices.get(first.priceId)?.name ?? null);
+  return {
+    ...first,
+    description: name === null ? lines.map((l) => l.description).join('; ') : `${quantity} × ${name}`,
+    quantity,
+    amount: lines.reduce((sum, l) => sum + l.amount, 0),
   };
 }
 
@@ -195,13 +258,14 @@ function invoicePeriod(invoice: Stripe.Invoice, lines: readonly ProcessorInvoice
 /**
  * An invoice in the port's terms, or null for one Tollgate does not record: a draft (not yet
  * final: a renewal is finalized and charged about an hour after it is created) or one without a
- * customer. `lines` are all its lines (the embedded list holds only the first page).
+ * customer. `lines` are all its lines (the embedded list holds only the first page); `prices` tells
+ * which of their prices are per seat.
  */
-export function invoiceOf(invoice: Stripe.Invoice, lines: readonly Stripe.InvoiceLineItem[]): ProcessorInvoice | null {
+export function invoiceOf(invoice: Stripe.Invoice, lines: readonly Stripe.InvoiceLineItem[], prices: LinePrices = new Map()): ProcessorInvoice | null {
   if (!invoice.id || !invoice.status || !INVOICE_STATUSES.includes(invoice.status)) return null;
   const customerId = idOf(invoice.customer as string | { id: string } | null);
   if (!customerId) return null;
-  const mapped = lines.map(invoiceLineOf);
+  const mapped = invoiceLinesOf(lines, prices);
   const period = invoicePeriod(invoice, mapped);
   const reason = invoice.billing_reason;
   return {

@@ -126,6 +126,18 @@ export class StripeProcessor implements PaymentProcessor {
     return this.attemptCharge(() => this.changes.changeSubscription(subscriptionId, priceId, idempotencyKey));
   }
 
+  previewQuantity(subscriptionId: string, quantity: number): Promise<ProcessorResult<ChangePreview>> {
+    return this.attempt(() => this.changes.previewQuantity(subscriptionId, quantity));
+  }
+
+  updateQuantity(
+    subscriptionId: string,
+    quantity: number,
+    options: { prorate: boolean; idempotencyKey: string },
+  ): Promise<ProcessorResult<ProcessorSnapshot, ProcessorFailure>> {
+    return this.attemptCharge(() => this.changes.updateQuantity(subscriptionId, quantity, options));
+  }
+
   cancelSubscription(subscriptionId: string, options: { atPeriodEnd: boolean; idempotencyKey: string }): Promise<ProcessorResult<ProcessorSnapshot>> {
     return this.attempt(() => this.changes.cancelSubscription(subscriptionId, options));
   }

@@ -2,12 +2,12 @@ import type Stripe from 'stripe';
 import type { ChangePreview, CreateSubscriptionInput, ProcessorSnapshot } from '../../../application/billing/payment-processor';
 import { attachFailure, requireId } from './stripe-errors';
 import { stepKey } from './stripe-keys';
-import { PAUSED_AT_KEY, PAUSED_PERIOD_END_KEY, invoiceLineOf, isTollgatePaused, stripeMetadata, toDate, toUnix } from './stripe-mapping';
+import { PAUSED_AT_KEY, PAUSED_PERIOD_END_KEY, invoiceLinesOf, isTollgatePaused, stripeMetadata, toDate, toUnix } from './stripe-mapping';
 import { SUBSCRIPTION_EXPAND, type StripeSubscriptionReads, firstItem } from './stripe-subscriptions';
 
 /**
- * What changes a subscription at Stripe: its creation with a card, a price change with proration
- * (previewed first), cancellation, Tollgate's pause and its resume, and the end of a trial. Each
+ * What changes a subscription at Stripe: its creation with a card, a price or quantity change with
+ * proration (previewed first), cancellation, Tollgate's pause and its resume, and the end of a trial. Each
  * answers the subscription as Stripe has it afterwards, read again when Stripe replayed an earlier
  * answer; each throws what Stripe refused, and `StripeProcessor` turns it into the port's failure.
  */
@@ -39,7 +39,7 @@ export class StripeSubscriptionChanges {
     // error_if_incomplete: a declined first charge answers 402 and Stripe creates nothing.
     const params: Stripe.SubscriptionCreateParams = {
       customer: input.customerId,
-      items: [{ price: input.priceId }],
+      items: [{ price: input.priceId, ...(input.quantity === undefined ? {} : { quantity: input.quantity }) }],
       default_payment_method: card.id,
       payment_behavior: 'error_if_incomplete',
       metadata: stripeMetadata(input.metadata),
@@ -51,6 +51,15 @@ export class StripeSubscriptionChanges {
   }
 
   async previewChange(subscriptionId: string, priceId: string): Promise<ChangePreview> {
+    return this.previewItemChange(subscriptionId, { price: priceId });
+  }
+
+  async previewQuantity(subscriptionId: string, quantity: number): Promise<ChangePreview> {
+    return this.previewItemChange(subscriptionId, { quantity });
+  }
+
+  /** The invoice a change of the subscription's item (its price or its quantity) would make now. */
+  private async previewItemChange(subscriptionId: string, change: { price: string } | { quantity: number }): Promise<ChangePreview> {
     const subscription = await this.stripe.subscriptions.retrieve(requireId(subscriptionId, 'subscription'));
     const item = firstItem(subscription);
     // No proration_date: Stripe prorates the preview at its own time, as it will prorate the
@@ -60,15 +69,16 @@ export class StripeSubscriptionChanges {
     const preview = await this.stripe.invoices.createPreview({
       subscription: subscription.id,
       subscription_details: {
-        items: [{ id: item.id, price: priceId }],
+        items: [{ id: item.id, ...change }],
         proration_behavior: 'always_invoice',
       },
     });
+    const prices = await this.reads.linePricesOf(preview.lines.data, [item.price]);
     const current = { start: toDate(item.current_period_start), end: toDate(item.current_period_end) };
     // With always_invoice the preview is the invoice the change makes now. Should Stripe answer the
     // next renewal instead (nothing is invoiced now, e.g. during a trial), only its prorations count.
     if (preview.billing_reason === 'subscription_update') {
-      const lines = preview.lines.data.map(invoiceLineOf);
+      const lines = invoiceLinesOf(preview.lines.data, prices);
       const full = lines.find((l) => l.kind === 'subscription');
       return {
         amountDue: preview.amount_due,
@@ -79,7 +89,7 @@ export class StripeSubscriptionChanges {
         periodEnd: full?.periodEnd ?? current.end,
       };
     }
-    const lines = preview.lines.data.map(invoiceLineOf).filter((l) => l.kind !== 'subscription');
+    const lines = invoiceLinesOf(preview.lines.data, prices).filter((l) => l.kind !== 'subscription');
     const subtotal = lines.reduce((sum, l) => sum + l.amount, 0);
     const credit = Math.max(0, -(preview.starting_balance ?? 0));
     return {
@@ -107,6 +117,27 @@ export class StripeSubscriptionChanges {
         expand: SUBSCRIPTION_EXPAND,
       },
       { idempotencyKey: stepKey(idempotencyKey, 'change-price') },
+    );
+    return this.reads.snapshotAfterWrite(updated);
+  }
+
+  /**
+   * Sets the item's quantity. Prorated: `always_invoice` invoices and charges the proration now,
+   * and `error_if_incomplete` makes a declined charge answer 402 with nothing changed (the same
+   * as a price change). Not prorated: `none`, no invoice; the next renewal bills the new quantity.
+   * Already at the quantity: nothing is sent.
+   */
+  async updateQuantity(subscriptionId: string, quantity: number, options: { prorate: boolean; idempotencyKey: string }): Promise<ProcessorSnapshot> {
+    const subscription = await this.reads.retrieve(subscriptionId);
+    const item = firstItem(subscription);
+    if ((item.quantity ?? 1) === quantity) return this.reads.snapshotOf(subscription);
+    const params: Stripe.SubscriptionUpdateParams = options.prorate
+      ? { proration_behavior: 'always_invoice', payment_behavior: 'error_if_incomplete' }
+      : { proration_behavior: 'none' };
+    const updated = await this.stripe.subscriptions.update(
+      subscription.id,
+      { ...params, items: [{ id: item.id, quantity }], expand: SUBSCRIPTION_EXPAND },
+      { idempotencyKey: stepKey(options.idempotencyKey, 'update-quantity') },
     );
     return this.reads.snapshotAfterWrite(updated);
   }

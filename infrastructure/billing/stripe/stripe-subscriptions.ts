@@ -2,7 +2,7 @@ import type Stripe from 'stripe';
 import type { ProcessorInvoice, ProcessorSnapshot } from '../../../application/billing/payment-processor';
 import { StripeShapeError, isResourceMissing, requireId } from './stripe-errors';
 import { replayed } from './stripe-keys';
-import { invoiceOf, subscriptionOf } from './stripe-mapping';
+import { type LinePrice, type LinePrices, invoiceOf, isPerSeatPrice, productNameOf, subscriptionOf } from './stripe-mapping';
 
 /**
  * Expanded on every subscription Tollgate reads: the renewal card (the subscription's default, else
@@ -28,6 +28,9 @@ export function firstItem(subscription: Stripe.Subscription): Stripe.Subscriptio
  * `StripeProcessor` turns it into the port's failure.
  */
 export class StripeSubscriptionReads {
+  /** What this account's prices are to invoice lines (a price's scheme and Tollgate's mark never change). */
+  private readonly linePrices = new Map<string, LinePrice>();
+
   constructor(private readonly stripe: Stripe) {}
 
   retrieve(subscriptionId: string): Promise<Stripe.Subscription> {
@@ -64,12 +67,38 @@ export class StripeSubscriptionReads {
   async snapshotOf(subscription: Stripe.Subscription): Promise<ProcessorSnapshot> {
     const recent = await this.stripe.invoices.list({ subscription: subscription.id, limit: SNAPSHOT_INVOICES });
     const oldestFirst = [...recent.data].reverse();
+    const linesOf = new Map<Stripe.Invoice, readonly Stripe.InvoiceLineItem[]>();
+    for (const invoice of oldestFirst) linesOf.set(invoice, invoice.lines.has_more && invoice.id ? await this.allLines(invoice.id) : invoice.lines.data);
+    const prices = await this.linePricesOf([...linesOf.values()].flat(), subscription.items?.data?.map((item) => item.price) ?? []);
     const invoices: ProcessorInvoice[] = [];
     for (const invoice of oldestFirst) {
-      const mapped = invoiceOf(invoice, invoice.lines.has_more && invoice.id ? await this.allLines(invoice.id) : invoice.lines.data);
+      const mapped = invoiceOf(invoice, linesOf.get(invoice)!, prices);
       if (mapped) invoices.push(mapped);
     }
     return { subscription: subscriptionOf(subscription, oldestFirst), invoices };
+  }
+
+  /**
+   * Which prices of these lines are per seat, with their product's name: a flat price the caller
+   * already holds (`known`, a subscription's item) is taken as it is; any other is read once, with
+   * its product. A price Stripe no longer knows reads as flat.
+   */
+  async linePricesOf(lines: readonly Stripe.InvoiceLineItem[], known: readonly Stripe.Price[] = []): Promise<LinePrices> {
+    for (const price of known) {
+      if (!this.linePrices.has(price.id) && !isPerSeatPrice(price)) this.linePrices.set(price.id, { perSeat: false, name: null });
+    }
+    for (const line of lines) {
+      const id = line.pricing?.price_details?.price;
+      if (!id || this.linePrices.has(id)) continue;
+      try {
+        const price = await this.stripe.prices.retrieve(id, { expand: ['product'] });
+        this.linePrices.set(id, { perSeat: isPerSeatPrice(price), name: productNameOf(price.product) });
+      } catch (error) {
+        if (!isResourceMissing(error)) throw error;
+        this.linePrices.set(id, { perSeat: false, name: null });
+      }
+    }
+    return this.linePrices;
   }
 
   /** Every line of an invoice (its embedded list holds the first page only). */

@@ -29,6 +29,8 @@ export interface Internal {
   trialWillEndSent?: boolean;
   /** How many invoices a discount has been applied to (a `once` coupon applies to one). */
   discountInvoices?: number;
+  /** A tiered price's tiers (`billing_scheme=tiered`), shown only when asked for (`expand[]=tiers`). */
+  tiers?: Stripe.Price.Tier[];
   /** A Checkout Session's line items and subscription_data, used when it completes. */
   session?: { lineItems: StripeObject[]; subscriptionData: Record<string, any> };
 }

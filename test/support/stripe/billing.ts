@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import type { Account, StripeObject } from './account';
-import { applyMetadata, matchesCreated, promotionCodeProblem, couponValid } from './catalog';
+import { applyMetadata, matchesCreated, priceAmount, promotionCodeProblem, couponValid, tierCharges } from './catalog';
 import type { Ctx, Route, Settings } from './context';
 import { attachPaymentMethod, chargeOutcome, requireAttached, resolvePaymentMethod } from './customers';
 import { cardError, invalidRequest, missingParameter, resourceMissing, type Decline } from './errors';
@@ -68,26 +68,47 @@ interface LineSpec {
   proration: boolean;
   invoiceItem: string | null;
   discountable: boolean;
-  unitAmountDecimal: string;
+  unitAmountDecimal: string | null;
 }
 
-function periodLine(acct: Account, sub: Sub, item: Stripe.SubscriptionItem, period: { start: number; end: number }, trial: boolean): LineSpec {
+/**
+ * The lines that bill one item for a period. A per-unit price is one line ("3 × Team (at $10.00 /
+ * month)"); a tiered price is a line per tier the quantity reaches, for its units ("2 × Team (Tier 1
+ * at $0.00 / month)") and, when the tier has one, for its flat fee ("Team (Tier 1 at $20.00 /
+ * month)", quantity 0), as Stripe itemizes a tiered price on an invoice.
+ */
+function periodLines(acct: Account, sub: Sub, item: Stripe.SubscriptionItem, period: { start: number; end: number }, trial: boolean): LineSpec[] {
   const price = priceOf(acct, item);
   const qty = item.quantity ?? 1;
   const name = productName(acct, price);
-  return {
-    amount: trial ? 0 : (price.unit_amount ?? 0) * qty,
-    description: trial ? `Trial period for ${name}` : `${qty} × ${name} (at ${formatAmount(price.unit_amount ?? 0, price.currency)} ${intervalText(price)})`,
+  const base = {
     period,
     price,
-    quantity: qty,
     subscription: sub.id,
     subscriptionItem: item.id,
     proration: false,
     invoiceItem: null,
     discountable: true,
-    unitAmountDecimal: trial ? '0' : String(price.unit_amount ?? 0),
   };
+  if (trial) return [{ ...base, amount: 0, description: `Trial period for ${name}`, quantity: qty, unitAmountDecimal: '0' }];
+  const at = (amount: number) => `${formatAmount(amount, price.currency)} ${intervalText(price)}`;
+  const tiers = tierCharges(acct, price, qty);
+  if (tiers === null) {
+    const unit = price.unit_amount ?? 0;
+    return [{ ...base, amount: unit * qty, description: `${qty} × ${name} (at ${at(unit)})`, quantity: qty, unitAmountDecimal: String(unit) }];
+  }
+  return tiers.flatMap((t): LineSpec[] => [
+    {
+      ...base,
+      amount: t.unitAmount * t.units,
+      description: `${t.units} × ${name} (Tier ${t.tier} at ${at(t.unitAmount)})`,
+      quantity: t.units,
+      unitAmountDecimal: String(t.unitAmount),
+    },
+    ...(t.flatAmount === null
+      ? []
+      : [{ ...base, amount: t.flatAmount, description: `${name} (Tier ${t.tier} at ${at(t.flatAmount)})`, quantity: 0, unitAmountDecimal: null }]),
+  ]);
 }
 
 /** A pending proration invoice item (invoiceitem.created), billed on the next invoice. */
@@ -144,11 +165,15 @@ function lineFromItem(acct: Account, ii: Stripe.InvoiceItem): LineSpec {
     proration: ii.proration,
     invoiceItem: ii.id,
     discountable: ii.discountable,
-    unitAmountDecimal: ii.pricing?.unit_amount_decimal ?? String(ii.amount),
+    unitAmountDecimal: ii.pricing?.unit_amount_decimal ?? null,
   };
 }
 
-/** Proration lines for moving `qty × oldPrice` to `newQty × newPrice` at time `t` within [start, end). */
+/**
+ * Proration lines for moving `qty × oldPrice` to `newQty × newPrice` at time `t` within [start, end):
+ * each side prorates the whole amount of its quantity (a tiered price's too: "Unused time on 3 ×
+ * Team", "Remaining time on 5 × Team"), one line each.
+ */
 function prorations(
   acct: Account,
   item: Stripe.SubscriptionItem,
@@ -164,7 +189,7 @@ function prorations(
   const when = formatDate(t);
   const label = (price: Stripe.Price, qty: number) => `${qty > 1 ? `${qty} × ` : ''}${productName(acct, price)}`;
   const out: { price: Stripe.Price; qty: number; amount: number; description: string }[] = [];
-  const oldAmount = (oldPrice.unit_amount ?? 0) * oldQty;
+  const oldAmount = priceAmount(acct, oldPrice, oldQty);
   if (oldAmount > 0)
     out.push({
       price: oldPrice,
@@ -173,7 +198,7 @@ function prorations(
       description: `Unused time on ${label(oldPrice, oldQty)} after ${when}`,
     });
   if (newPrice) {
-    const newAmount = (newPrice.unit_amount ?? 0) * newQty;
+    const newAmount = priceAmount(acct, newPrice, newQty);
     if (newAmount > 0)
       out.push({
         price: newPrice,
@@ -836,7 +861,7 @@ export function createSubscription(ctx: Ctx, p: Params, opts: CreateOptions = {}
     customer: customer.id,
     subscription: sub,
     billingReason: 'subscription_create',
-    lines: items.map((item) => periodLine(acct, sub, item, { start: now, end: periodEnd }, trial)),
+    lines: items.flatMap((item) => periodLines(acct, sub, item, { start: now, end: periodEnd }, trial)),
     periodStart: now,
     periodEnd: now,
     includePending: false,
@@ -993,7 +1018,7 @@ function applyItemChanges(ctx: Ctx, sub: Sub, p: Params, preview: boolean): Upda
       customer: sub.customer as string,
       subscription: sub,
       billingReason: 'subscription_update',
-      lines: items.map((item) => periodLine(acct, sub, item, { start: now, end }, false)),
+      lines: items.flatMap((item) => periodLines(acct, sub, item, { start: now, end }, false)),
       periodStart: now,
       periodEnd: now,
       includePending: true,
@@ -1254,7 +1279,7 @@ function renew(ctx: Ctx, sub: Sub) {
       customer: sub.customer as string,
       subscription: sub,
       billingReason: 'subscription_cycle',
-      lines: itemsOf(sub).map((item) => periodLine(acct, sub, item, { start: t, end }, false)),
+      lines: itemsOf(sub).flatMap((item) => periodLines(acct, sub, item, { start: t, end }, false)),
       periodStart: previous.start,
       periodEnd: previous.end,
       includePending: true,
@@ -1452,7 +1477,7 @@ function createPreview(ctx: Ctx, p: Params) {
       customer: sub.customer as string,
       subscription: sub,
       billingReason: 'subscription_cycle',
-      lines: itemsOf(sub).map((item) => periodLine(acct, sub, item, { start: period.end, end }, false)),
+      lines: itemsOf(sub).flatMap((item) => periodLines(acct, sub, item, { start: period.end, end }, false)),
       periodStart: period.start,
       periodEnd: period.end,
       includePending: true,
@@ -1634,7 +1659,7 @@ export const billingRoutes: Route[] = [
         customer: sub.customer as string,
         subscription: sub,
         billingReason: 'subscription_update',
-        lines: itemsOf(sub).map((item) => periodLine(acct, sub, item, { start: now, end }, false)),
+        lines: itemsOf(sub).flatMap((item) => periodLines(acct, sub, item, { start: now, end }, false)),
         periodStart: now,
         periodEnd: now,
         includePending: true,

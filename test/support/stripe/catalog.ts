@@ -153,13 +153,27 @@ export function createPrice(acct: Account, p: Record<string, any>, paramPrefix =
   } else if (p.product) {
     productId = acct.find<Stripe.Product>('product', p.product, 'product', at('product')).id;
   } else throw missingParameter(at('product'));
-  const amount = p.unit_amount ?? (p.unit_amount_decimal !== undefined ? Number(p.unit_amount_decimal) : undefined);
-  if (amount === undefined) throw missingParameter(at('unit_amount'));
-  if (p.unit_amount !== undefined && p.unit_amount_decimal !== undefined) {
-    throw invalidRequest('You may only specify one of these parameters: unit_amount, unit_amount_decimal.', { param: at('unit_amount') });
+  const scheme: 'per_unit' | 'tiered' = p.billing_scheme ?? 'per_unit';
+  const tiers = scheme === 'tiered' ? tiersOf(p, at) : null;
+  if (scheme === 'per_unit' && (p.tiers !== undefined || p.tiers_mode !== undefined)) {
+    throw invalidRequest('You may only specify `tiers` and `tiers_mode` when `billing_scheme` is `tiered`.', {
+      param: at(p.tiers !== undefined ? 'tiers' : 'tiers_mode'),
+    });
   }
-  if (!Number.isInteger(amount)) {
-    throw invalidRequest('This Stripe-shaped test server only supports whole minor-unit amounts.', { param: at('unit_amount_decimal') });
+  let amount: number | null = null;
+  if (scheme === 'per_unit') {
+    amount = p.unit_amount ?? (p.unit_amount_decimal !== undefined ? Number(p.unit_amount_decimal) : null);
+    if (amount === null) throw missingParameter(at('unit_amount'));
+    if (p.unit_amount !== undefined && p.unit_amount_decimal !== undefined) {
+      throw invalidRequest('You may only specify one of these parameters: unit_amount, unit_amount_decimal.', { param: at('unit_amount') });
+    }
+    if (!Number.isInteger(amount)) {
+      throw invalidRequest('This Stripe-shaped test server only supports whole minor-unit amounts.', { param: at('unit_amount_decimal') });
+    }
+  } else if (p.unit_amount !== undefined || p.unit_amount_decimal !== undefined) {
+    throw invalidRequest('You may not specify `unit_amount` for a price with `billing_scheme=tiered`: give each tier its amounts.', {
+      param: at(p.unit_amount !== undefined ? 'unit_amount' : 'unit_amount_decimal'),
+    });
   }
   if (p.lookup_key) claimLookupKey(acct, p.lookup_key, p.transfer_lookup_key === true, null);
   const recurring: Stripe.Price.Recurring | null = p.recurring
@@ -181,7 +195,7 @@ export function createPrice(acct: Account, p: Record<string, any>, paramPrefix =
     id: newId('price'),
     object: 'price',
     active: p.active ?? true,
-    billing_scheme: 'per_unit',
+    billing_scheme: scheme,
     created: acct.now,
     currency: p.currency,
     custom_unit_amount: null,
@@ -192,15 +206,107 @@ export function createPrice(acct: Account, p: Record<string, any>, paramPrefix =
     product: productId,
     recurring,
     tax_behavior: p.tax_behavior ?? 'unspecified',
-    tiers_mode: null,
+    tiers_mode: tiers ? p.tiers_mode : null,
     transform_quantity: null,
     type: recurring ? 'recurring' : 'one_time',
     unit_amount: amount,
-    unit_amount_decimal: String(amount),
+    unit_amount_decimal: amount === null ? null : String(amount),
   };
   acct.put(price);
+  if (tiers) acct.state(price.id).tiers = tiers;
   acct.emit('price.created', price);
   return price;
+}
+
+/**
+ * A tiered price's tiers as Stripe keeps them (https://docs.stripe.com/api/prices/create#create_price-tiers):
+ * ascending `up_to` bounds, the last one `inf` (shown as `up_to: null`), each tier with a
+ * `unit_amount` (per unit in the tier), a `flat_amount` (for the whole tier) or both.
+ */
+function tiersOf(p: Record<string, any>, at: (k: string) => string): Stripe.Price.Tier[] {
+  if (!p.tiers?.length) throw missingParameter(at('tiers'));
+  if (!p.tiers_mode) throw missingParameter(at('tiers_mode'));
+  let previous = 0;
+  return p.tiers.map((tier: Record<string, any>, i: number): Stripe.Price.Tier => {
+    const where = (k: string) => at(`tiers[${i}][${k}]`);
+    const last = i === p.tiers.length - 1;
+    const upTo = tier.up_to === 'inf' ? null : /^\d+$/.test(tier.up_to) ? Number(tier.up_to) : undefined;
+    if (upTo === undefined) throw invalidRequest(`Invalid up_to: must be a positive integer or \`inf\`.`, { param: where('up_to') });
+    if (last !== (upTo === null)) {
+      throw invalidRequest('The last tier must have `up_to=inf`, and only the last one.', { param: where('up_to') });
+    }
+    if (upTo !== null) {
+      if (upTo <= previous) throw invalidRequest('Each tier must have an `up_to` greater than the tier before it.', { param: where('up_to') });
+      previous = upTo;
+    }
+    const pick = (name: 'unit_amount' | 'flat_amount'): number | null => {
+      const whole = tier[name];
+      const decimal = tier[`${name}_decimal`];
+      if (whole !== undefined && decimal !== undefined) {
+        throw invalidRequest(`You may only specify one of these parameters: ${name}, ${name}_decimal.`, { param: where(name) });
+      }
+      const value = whole ?? (decimal !== undefined ? Number(decimal) : null);
+      if (value !== null && !Number.isInteger(value)) {
+        throw invalidRequest('This Stripe-shaped test server only supports whole minor-unit amounts.', { param: where(`${name}_decimal`) });
+      }
+      return value;
+    };
+    const unit = pick('unit_amount');
+    const flat = pick('flat_amount');
+    if (unit === null && flat === null) throw invalidRequest('Each tier must have a `unit_amount` or a `flat_amount`.', { param: at(`tiers[${i}]`) });
+    return {
+      flat_amount: flat,
+      flat_amount_decimal: flat === null ? null : String(flat),
+      unit_amount: unit,
+      unit_amount_decimal: unit === null ? null : String(unit),
+      up_to: upTo,
+    };
+  });
+}
+
+/** What one tier of a tiered price charges for a quantity: its units and its flat fee. */
+export interface TierCharge {
+  /** 1-based, as Stripe's line descriptions number them ("Tier 2 at $10.00 / month"). */
+  tier: number;
+  units: number;
+  unitAmount: number;
+  /** The tier's flat fee, or null when it has none. */
+  flatAmount: number | null;
+}
+
+/**
+ * How a tiered price charges `quantity` (https://docs.stripe.com/subscriptions/pricing-models/tiered-pricing):
+ * graduated, each tier bills the units that fall into it (its `unit_amount` each) plus its
+ * `flat_amount`, and the totals are summed; volume, the tier the whole quantity falls into bills all
+ * of it. A tier no unit falls into bills nothing. Null for a per-unit price.
+ */
+export function tierCharges(acct: Account, price: Stripe.Price, quantity: number): TierCharge[] | null {
+  if (price.billing_scheme !== 'tiered') return null;
+  const tiers = acct.state(price.id).tiers ?? [];
+  const out: TierCharge[] = [];
+  let below = 0;
+  for (const [i, tier] of tiers.entries()) {
+    const top = tier.up_to ?? Number.POSITIVE_INFINITY;
+    const charge = { tier: i + 1, unitAmount: tier.unit_amount ?? 0, flatAmount: tier.flat_amount };
+    if (price.tiers_mode === 'volume') {
+      if (quantity <= top) {
+        if (quantity > 0) out.push({ ...charge, units: quantity });
+        break;
+      }
+    } else {
+      const units = Math.max(0, Math.min(quantity, top) - below);
+      if (units > 0) out.push({ ...charge, units });
+    }
+    below = top;
+  }
+  return out;
+}
+
+/** What a price charges per period for `quantity` units, tiers included. */
+export function priceAmount(acct: Account, price: Stripe.Price, quantity: number): number {
+  const charges = tierCharges(acct, price, quantity);
+  if (charges === null) return (price.unit_amount ?? 0) * quantity;
+  return charges.reduce((sum, c) => sum + c.unitAmount * c.units + (c.flatAmount ?? 0), 0);
 }
 
 function claimLookupKey(acct: Account, key: string, transfer: boolean, self: string | null) {
@@ -239,7 +345,18 @@ const priceCreateFields: Fields = {
   nickname: s.str({ max: 5000 }),
   metadata: s.meta(),
   tax_behavior: s.enum(['exclusive', 'inclusive', 'unspecified']),
-  billing_scheme: s.enum(['per_unit']),
+  billing_scheme: s.enum(['per_unit', 'tiered']),
+  tiers_mode: s.enum(['graduated', 'volume']),
+  tiers: s.arr(
+    s.obj({
+      // An integer or `inf`: checked by the handler.
+      up_to: s.req(s.str()),
+      unit_amount: s.int({ min: 0 }),
+      unit_amount_decimal: s.num({ min: 0 }),
+      flat_amount: s.int({ min: 0 }),
+      flat_amount_decimal: s.num({ min: 0 }),
+    }),
+  ),
 };
 
 function priceUpdate(ctx: Ctx, p: Record<string, any>, path: Record<string, string>): Stripe.Price {

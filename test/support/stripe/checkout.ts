@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import type { StripeObject } from './account';
 import { createSubscription } from './billing';
-import { applyMetadata, promotionCodeProblem } from './catalog';
+import { applyMetadata, priceAmount, promotionCodeProblem } from './catalog';
 import type { Ctx, Route } from './context';
 import { attachPaymentMethod } from './customers';
 import { invalidRequest, missingParameter, paramError } from './errors';
@@ -73,7 +73,7 @@ function sessionCreate(ctx: Ctx, p: Record<string, any>): Session {
   const lineItems = p.line_items.map((li: Record<string, any>, i: number) => {
     const price = prices[i]!;
     const qty = li.quantity ?? 1;
-    const amount = trial && price.type === 'recurring' ? 0 : (price.unit_amount ?? 0) * qty;
+    const amount = trial && price.type === 'recurring' ? 0 : priceAmount(acct, price, qty);
     const product = acct.get(price.product as string);
     const item: Stripe.LineItem = {
       id: newId('li'),

@@ -115,9 +115,13 @@ const EXPANDABLE: Record<string, string[]> = {
 
 /**
  * Fields Stripe leaves out of an object unless asked for with `expand[]` ("includable"):
- * an invoice's `payments` and `confirmation_secret` (basil), a Checkout Session's `line_items`.
+ * an invoice's `payments` and `confirmation_secret` (basil), a Checkout Session's `line_items`,
+ * a tiered price's `tiers`.
  */
 const INCLUDABLE: Record<string, Record<string, (acct: Account, obj: StripeObject) => unknown>> = {
+  price: {
+    tiers: (acct, obj) => (obj.billing_scheme === 'tiered' ? clone(acct.state(obj.id!).tiers ?? []) : undefined),
+  },
   invoice: {
     payments: (acct, obj) => {
       const data = acct
