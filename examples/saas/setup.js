@@ -1,7 +1,8 @@
 // Prepares the local Tollgate's Demo project for this example, once, with the repository's admin
 // CLI (it finds the running server's database by itself): passkeys on as a sign-in method and as
 // an MFA method, three plans with monthly and yearly prices if the project has none (Team sold to
-// users and to teams, i.e. organizations), and a webhook
+// users and to teams, i.e. organizations, per seat: $60 a month covers 3 seats, each further seat
+// $8, the seats following the team's members and pending invitations), and a webhook
 // endpoint for this server, whose signing secret (shown once) goes to .env.local for server.js.
 // Run by `npm start`; safe to run again.
 import { execFileSync } from 'node:child_process';
@@ -63,14 +64,44 @@ if (tollgate('plan', 'list', project).plans.length === 0) {
     '14',
     '--audience',
     'both',
+    // The team's seats follow its members; a pending invitation holds one too.
+    '--seat-mode',
+    'automatic',
+    '--seat-count-invitations',
   );
   for (const [plan, month] of [
     ['Basic', 1000],
     ['Pro', 3000],
-    ['Team', 6000],
   ]) {
     tollgate('price', 'create', project, plan, '--name', 'Monthly', '--amount', String(month), '--interval', 'month');
     tollgate('price', 'create', project, plan, '--name', 'Yearly', '--amount', String(month * 10), '--interval', 'year');
+  }
+  teamPrices();
+}
+
+/** Team's prices, per seat: the amount covers the first 3 seats, each further seat costs the unit amount (minor units). */
+function teamPrices() {
+  for (const [name, amount, unit, interval] of [
+    ['Monthly', 6000, 800, 'month'],
+    ['Yearly', 60000, 8000, 'year'],
+  ]) {
+    tollgate(
+      'price',
+      'create',
+      project,
+      'Team',
+      '--name',
+      name,
+      '--amount',
+      String(amount),
+      '--interval',
+      interval,
+      '--per-seat',
+      '--unit-amount',
+      String(unit),
+      '--included',
+      '3',
+    );
   }
 }
 
@@ -80,6 +111,14 @@ const team = tollgate('plan', 'list', project).plans.find((p) => p.name === 'Tea
 if (team && team.audience === 'users') {
   console.log('Selling the Team plan to teams (organizations) too...');
   tollgate('plan', 'update', project, 'Team', '--audience', 'both');
+}
+// Teams pay per seat (a project set up before seats has flat Team prices): per-seat prices in their
+// place, the flat ones archived (their subscribers keep them).
+if (team?.prices.every((p) => !p.seats)) {
+  console.log('Pricing the Team plan per seat ($60 a month for 3 seats, $8 per further seat)...');
+  tollgate('plan', 'update', project, 'Team', '--seat-mode', 'automatic', '--seat-count-invitations');
+  teamPrices();
+  for (const price of team.prices.filter((p) => p.active)) tollgate('price', 'archive', project, price.id);
 }
 
 if (!/^TOLLGATE_WEBHOOK_SECRET=/m.test(env)) {

@@ -25,7 +25,9 @@ import { enrollTotp, post, totpCode } from './mfa-helpers';
  * email (caught by an SMTP server in the test) leads to the app, where they verify their address,
  * accept, switch to the team, and both see its members; the member is entitled to the team's plan
  * (<Protect plan="pro"> and the server's requireEntitlement), and the packed browser SDK, run in
- * Node as the member, gets missing_permission for a change of the team's subscription; and passkeys, with Chromium's virtual authenticator
+ * Node as the member, gets missing_permission for a change of the team's subscription; the team's plan is per seat (the
+ * table's seat terms, <SeatsManager> with the seats used of those paid for, read-only for a member), and once the trial
+ * ends the owner invites past the included seats and sees the prorated charge on the team's invoices; and passkeys, with Chromium's virtual authenticator
  * (DevTools protocol): add one, sign out, sign in with it (discoverable, no email), see it listed
  * and used, remove it, and the browser's copy is then refused; and under the required MFA policy,
  * a password sign-in whose second step is the passkey (or the authenticator app's code). One
@@ -346,7 +348,9 @@ async function setUpShop(callbackUrl: string): Promise<void> {
     );
     const pro = ok(await billing.createPrice(project.id, 'Pro', { name: 'Monthly', amount: 3000, currency: 'usd', interval: 'month' }));
     ok(await billing.createPrice(project.id, 'Pro', { name: 'Yearly', amount: 30000, currency: 'usd', interval: 'year' }));
-    // Sold to users and to organizations (teams): the team walk subscribes a team to it.
+    // Sold to users and to organizations (teams): the team walk subscribes a team to it. Per seat, as the
+    // example's setup makes it: the amount covers 3 seats, each further seat costs 800 (8000 a year); the
+    // seats follow the team's members and pending invitations. A user pays the amount (one seat).
     ok(
       await billing.createPlan(project.id, {
         name: 'Team',
@@ -355,10 +359,28 @@ async function setUpShop(callbackUrl: string): Promise<void> {
         trialsEnabled: true,
         defaultTrialDays: 14,
         audience: 'both',
+        seatMode: 'automatic',
+        seatCountInvitations: true,
       }),
     );
-    const team = ok(await billing.createPrice(project.id, 'Team', { name: 'Monthly', amount: 6000, currency: 'usd', interval: 'month' }));
-    ok(await billing.createPrice(project.id, 'Team', { name: 'Yearly', amount: 60000, currency: 'usd', interval: 'year' }));
+    const team = ok(
+      await billing.createPrice(project.id, 'Team', {
+        name: 'Monthly',
+        amount: 6000,
+        currency: 'usd',
+        interval: 'month',
+        seats: { unitAmount: 800, included: 3 },
+      }),
+    );
+    ok(
+      await billing.createPrice(project.id, 'Team', {
+        name: 'Yearly',
+        amount: 60000,
+        currency: 'usd',
+        interval: 'year',
+        seats: { unitAmount: 8000, included: 3 },
+      }),
+    );
     prices = { basic: basic.id, pro: pro.id, team: team.id };
   });
 }
@@ -653,6 +675,13 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
         await see(a.getByTestId('report-locked')).toBeVisible();
         const teamTable = a.locator('.tg-pricing--organization');
         await see(teamTable.locator('.tg-pricing__name')).toHaveText(['Team']);
+        // Per seat: the terms in the table's money format, and what the team's one member comes to.
+        await see(teamTable.locator('.tg-pricing__amount')).toHaveText('$60.00');
+        await see(teamTable.locator('.tg-pricing__seats')).toHaveText('$8.00/seat/month, 3 seats included');
+        await see(teamTable.locator('.tg-pricing__seats-amount')).toHaveText('Your 1 member: $60.00 per month');
+        await see(a.locator('.tg-seats')).toHaveCount(0);
+        // The personal table sells Team to the owner alone: its amount, no seat terms.
+        await see(a.locator('.tg-pricing:not(.tg-pricing--organization) .tg-pricing__seats')).toHaveCount(0);
         await teamTable.getByRole('button', { name: 'Subscribe' }).click();
         await a.waitForURL(/\/sandbox\/checkout\//);
         await see(a.getByRole('heading', { name: 'Subscribe to Team' })).toBeVisible();
@@ -667,6 +696,15 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
         await see(a.getByTestId('subscription')).toHaveText('Team (trialing)');
         await see(a.getByTestId('report').locator('caption')).toHaveText(`Quarterly report for ${owner.email}`);
         await see(a.getByTestId('events')).toContainText('subscription.created (signature verified)');
+        // The seats: automatic, the owner's one of one; the table's current price says what they come to.
+        const seats = (p: Page) => p.locator('.tg-seats');
+        await see(seats(a).locator('.tg-seats__usage')).toHaveText('1 of 1 seats used');
+        await see(seats(a).locator('.tg-seats__terms')).toHaveText('$8.00/seat/month, 3 seats included');
+        await see(seats(a).locator('.tg-seats__automatic')).toHaveText(
+          'Seats follow your members: one who joins is charged now, prorated. Pending invitations hold a seat too.',
+        );
+        await see(seats(a).locator('input')).toHaveCount(0);
+        await see(teamTable.locator('.tg-pricing__seats-amount')).toHaveText('Your 1 seat: $60.00 per month');
         // The personal pricing table stays the owner's own: no current plan there.
         await see(a.locator('.tg-pricing:not(.tg-pricing--organization) .tg-pricing__current')).toHaveCount(0);
 
@@ -675,6 +713,8 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
         await profile(a).getByRole('button', { name: 'Invite', exact: true }).click();
         await see(profile(a).getByRole('status')).toHaveText(`Invitation sent to ${colleague.email}.`);
         await see(profile(a).locator('.tg-org-profile__invitation-email')).toHaveText([colleague.email]);
+        // The pending invitation holds a seat: the team's quantity moves to 2 in the background (still within the 3 included).
+        await see(seats(a).locator('.tg-seats__usage')).toHaveText('2 of 2 seats used');
 
         // The invitation email links to the app's callback URL with the invitation's token.
         const invitation = await smtp.waitFor(colleague.email, 1, 20_000, (m) => m.text.includes('tollgate_invitation='));
@@ -718,6 +758,9 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
         await see(b.getByRole('button', { name: 'Cancel subscription' })).toHaveCount(0);
         await see(b.getByTestId('team-billing-note')).toHaveText("The team's owners and admins choose its plan.");
         await see(b.locator('.tg-pricing--organization')).toHaveCount(0);
+        // The member sees the team's seats, read-only.
+        await see(seats(b).locator('.tg-seats__usage')).toHaveText('2 of 2 seats used');
+        await see(b.getByTestId('team-invoices')).toHaveCount(0);
 
         // The packed browser SDK, in Node, as the member: has({ plan }) passes from the team's entitlements,
         // with org:billing:manage it does not, and canceling the team's subscription is refused with missing_permission.
@@ -751,6 +794,31 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
         await see(b.locator('.tg-pricing--organization .tg-pricing__current')).toHaveText('Current plan');
         await see(b.getByRole('button', { name: 'Cancel subscription' })).toBeVisible();
         await see(b.getByTestId('team-billing-note')).toHaveCount(0);
+
+        // The trial ends (the sandbox's clock, moved as the console's Sandbox clock card does): the team pays for its 2 seats.
+        await t.inContext(() => t.tollgate.billing.advanceSandbox(project.id, 14)).then(ok);
+        await see(a.getByTestId('team-plan')).toHaveText('The team is on Team (active).');
+        const invoices = a.getByTestId('team-invoices');
+        await see(invoices.locator('.invoice-total').first()).toContainText('$60.00 (paid)');
+
+        // The owner invites two more people: with the pending invitations 4 seats are held, past the 3 included;
+        // the 4th seat is charged now, prorated for the rest of the month (the whole month: $8.00).
+        for (const email of [`carol+${stamp}@example.com`, `dan+${stamp}@example.com`]) {
+          await profile(a).getByLabel('Email').fill(email);
+          await profile(a).getByRole('button', { name: 'Invite', exact: true }).click();
+          await see(profile(a).getByRole('status')).toHaveText(`Invitation sent to ${email}.`);
+        }
+        await see(seats(a).locator('.tg-seats__usage')).toHaveText('4 of 4 seats used');
+        await see(teamTable.locator('.tg-pricing__seats-amount')).toHaveText('Your 4 seats: $68.00 per month');
+        await see(invoices.locator('.invoice-total').first()).toContainText('$8.00 (paid)');
+        // Its lines: the unused time on 3 seats credited, the remaining time on 4 charged.
+        const lines = await invoices.locator('> li').first().locator('.invoice-line').allTextContents();
+        expect(lines, lines.join('\n')).toEqual([
+          expect.stringMatching(/3 × .*\(prorated\): -\$60\.00$/),
+          expect.stringMatching(/4 × .*\(prorated\): \$68\.00$/),
+        ]);
+        // The admin's page shows the same seats.
+        await see(seats(b).locator('.tg-seats__usage')).toHaveText('4 of 4 seats used');
       });
     } finally {
       await Promise.all([a.close(), b.close()]);

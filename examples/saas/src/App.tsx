@@ -6,13 +6,16 @@ import {
   PasskeyButton,
   PricingTable,
   Protect,
+  SeatsManager,
   useEntitlements,
   useOrganization,
   useOrganizationList,
   usePasskeys,
   useTollgate,
   useUser,
+  formatMoney,
   type BrowserSession,
+  type Invoice,
   type MfaChallenge,
   type MyOrganization,
 } from '@tollgate/react';
@@ -397,21 +400,75 @@ function Teams() {
  * <Protect plan> read the team's entitlements (the Pro report above opens for a team on Team).
  * Those whose role has org:billing:manage (owners and admins) buy or change it with the pricing
  * table for="organization": the plans sold to teams, the sandbox's hosted checkout paid for the team.
+ * Team is priced per seat ($60 a month covers 3 seats, $8 per further seat): the table shows the terms
+ * and what the team's members come to; <SeatsManager> shows the seats used of those paid for (and, on
+ * a plan whose seats are bought, buys more with a preview of the prorated charge). The seats follow the
+ * members and pending invitations, moved by Tollgate in the background, so the team's entitlements
+ * (which carry the seats) are read again every few seconds while this shows.
  */
 function TeamPlan() {
   const { active } = useOrganization();
-  const { isLoaded, entitlements, organizationId } = useEntitlements();
+  const { isLoaded, entitlements, organizationId, refresh } = useEntitlements();
   const plan = active && organizationId === active.id ? entitlements : null;
+  useEffect(() => {
+    const timer = setInterval(() => void refresh().catch(() => undefined), 2000);
+    return () => clearInterval(timer);
+  }, [refresh]);
   return (
     <section className="team-plan" aria-labelledby="team-plan-title">
       <h3 id="team-plan-title">Team plan</h3>
       <p data-testid="team-plan">
         {!isLoaded ? 'Loading…' : plan ? `The team is on ${plan.plan} (${plan.status.replace('_', ' ')}).` : 'The team has no plan yet.'}
       </p>
+      <SeatsManager />
       <Protect permission="org:billing:manage" fallback={<p data-testid="team-billing-note">The team's owners and admins choose its plan.</p>}>
         <PricingTable for="organization" />
+        <TeamInvoices />
       </Protect>
     </section>
+  );
+}
+
+/** The team's recent invoices with their lines: a seat added mid-period shows as its prorated charge. */
+function TeamInvoices() {
+  const tollgate = useTollgate();
+  const { entitlements, organizationId } = useEntitlements();
+  const [invoices, setInvoices] = useState<Invoice[] | null>(null);
+  // Read with the entitlements (every few seconds while the team's plan shows): a renewal or a seat's charge lands on its own time.
+  useEffect(() => {
+    if (!organizationId) return setInvoices(null);
+    let live = true;
+    tollgate.invoices({ for: 'organization', limit: 5 }).then(
+      (list) => live && setInvoices(list),
+      () => live && setInvoices(null),
+    );
+    return () => {
+      live = false;
+    };
+  }, [tollgate, organizationId, entitlements]);
+  if (!invoices || invoices.length === 0) return null;
+  const money = (invoice: Invoice, amount: number) => formatMoney(amount, invoice.currency, 'en-US');
+  return (
+    <div className="team-invoices">
+      <h4>Team invoices</h4>
+      <ul data-testid="team-invoices">
+        {invoices.map((invoice) => (
+          <li key={invoice.id}>
+            <span className="invoice-total">
+              {new Date(invoice.createdAt).toLocaleDateString('en-US', { dateStyle: 'medium' })}: {money(invoice, invoice.amountDue)} ({invoice.status})
+            </span>
+            <ul>
+              {invoice.lines.map((line, i) => (
+                <li key={i} className="invoice-line">
+                  {line.description}
+                  {line.proration ? ' (prorated)' : ''}: {money(invoice, line.amount)}
+                </li>
+              ))}
+            </ul>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 

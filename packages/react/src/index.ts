@@ -4,6 +4,7 @@
  *   <TollgateProvider baseUrl="/tollgate">
  *     <PasskeyButton mode="sign-in" />   (signed out; mode="register" adds one to the signed-in user's account)
  *     <PricingTable />                    (for="organization": the team's plans, bought for the active organization)
+ *     <SeatsManager />                    (the team's seats: used of total; buy more on a bought-seat plan)
  *     <Protect plan="pro" fallback={<p>Upgrade to Pro</p>}><Reports /></Protect>
  *     <OrganizationSwitcher />
  *     <Protect permission="org:members:manage"><OrganizationProfile /></Protect>
@@ -22,10 +23,11 @@ export {
 } from './context';
 export type { TollgateProviderProps, UseUser, UseEntitlements, UseOrganization, UseOrganizationList, ProtectProps } from './context';
 export { PricingTable, type PricingTableProps } from './pricing-table';
+export { SeatsManager, type SeatsManagerProps } from './seats-manager';
 export { OrganizationSwitcher, OrganizationProfile, type OrganizationSwitcherProps, type OrganizationProfileProps } from './organizations';
 export { PasskeyButton, usePasskeys, type PasskeyButtonProps, type UsePasskeys } from './passkeys';
 export { LOCALES, MESSAGES, resolveLocale, formatMoney, type Locale, type Messages } from './messages';
-export { createBrowserClient, BrowserClient, TollgateError, isTollgateError } from '@tollgate/sdk/browser';
+export { createBrowserClient, BrowserClient, TollgateError, isTollgateError, amountForSeats, startingSeats, seatsAreBought } from '@tollgate/sdk/browser';
 export type {
   AccessCheck,
   ActiveOrganization,
@@ -34,6 +36,7 @@ export type {
   BrowserClientOptions,
   EntitlementCheck,
   Entitlements,
+  Invoice,
   MyInvitation,
   MyOrganization,
   OrganizationCheck,
@@ -48,6 +51,8 @@ export type {
   BrowserSession,
   Plan,
   Price,
+  SeatPolicy,
+  SeatPricing,
   Subscription,
   ChangePreview,
   TollgateUser,

@@ -18,6 +18,11 @@ export interface Entitlements {
   plan: string;
   status: 'active' | 'trialing' | 'past_due' | 'pending_cancellation';
   features: string[];
+  /**
+   * An organization's seats on a per-seat price: `used` (members, and pending invitations when the
+   * plan counts them) of `total` (the seats billed); null or absent otherwise.
+   */
+  seats?: { used: number; total: number } | null;
 }
 
 export interface EntitlementCheck {

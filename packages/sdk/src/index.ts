@@ -8,6 +8,7 @@
  *   const auth = await tollgate.verify(token);                 // user, active organization, has({ role, permission })
  *   const ctx = await tollgate.verify(token, { include: ['entitlements'] }); // and the context's entitlements: ctx.has({ plan, permission })
  *   await tollgate.organizationBilling.subscription('acme');   // an organization's billing, with the API key
+ *   await tollgate.organizationBilling.setSeats('acme', 5);    // its bought seats
  *   const event = await tollgate.verifyWebhook({ payload: rawBody, headers, secret });
  */
 import { createClient, type TollgateClient } from '../../../contract';
@@ -42,6 +43,7 @@ export {
 } from '../../../contract/webhook-signature';
 export { verifyWebhookSignature as verifyWebhook };
 export { satisfies, planAtLeast, type EntitlementCheck, type Entitlements, type RankedPlan } from './entitlements';
+export { amountForSeats, startingSeats, seatsAreBought } from './seats';
 export { organizationSatisfies, type AccessCheck, type OrganizationCheck } from './organizations';
 export { TollgateError, isTollgateError, unwrap, type TollgateErrorCode, type SdkErrorCode, type TollgateErrorBody } from './errors';
 export type { SessionRoutes, SessionRoutesOptions } from './session-routes';
@@ -49,6 +51,8 @@ export type { NodeRequestLike, NodeResponseLike, NextFunction } from './http';
 export type {
   Plan,
   Price,
+  SeatPolicy,
+  SeatPricing,
   Subscription,
   Invoice,
   ChangePreview,
@@ -126,7 +130,7 @@ export interface VerifyOptions {
 export type EntitlementsFor = 'user' | 'organization';
 
 /**
- * An organization's billing, read and canceled by your server with the API key (any organization
+ * An organization's billing, read, canceled and its seats set by your server with the API key (any organization
  * of the project, named by its id or its slug; 404 `organization_not_found` otherwise).
  */
 export interface OrganizationBilling {
@@ -138,6 +142,13 @@ export interface OrganizationBilling {
   invoices(organization: string, options?: { limit?: number }): Promise<Invoice[]>;
   /** Cancels its subscription at the period end (the default) or now (`{ atPeriodEnd: false }`, nothing refunded). */
   cancel(organization: string, options?: { atPeriodEnd?: boolean }): Promise<Subscription>;
+  /**
+   * Sets the seats of its per-seat subscription on a plan whose seats are bought, as a member with
+   * org:billing:manage would: more seats charged now, prorated (402 `card_declined` changes
+   * nothing); fewer released as the plan says, never below the seats in use. Answers the
+   * subscription with its new `quantity`. Automatic seats follow the members: 409 `seats_managed_automatically`.
+   */
+  setSeats(organization: string, quantity: number): Promise<Subscription>;
   /** Whether its plan passes `{ plan, feature }` (the spec's rules; reads the entitlements and, for a plan, the order). */
   has(organization: string, check: EntitlementCheck): Promise<boolean>;
 }
@@ -377,6 +388,9 @@ export function createTollgate(options: TollgateOptions): Tollgate {
     async cancel(organization, options = {}) {
       const body = options.atPeriodEnd === undefined ? {} : { at_period_end: options.atPeriodEnd };
       return unwrap(await call(() => client.billing.organizationCancel({ params: { orgId: organization }, body })));
+    },
+    async setSeats(organization, quantity) {
+      return unwrap(await call(() => client.billing.organizationSeats({ params: { orgId: organization }, body: { quantity } })));
     },
     async has(organization, check) {
       const [granted, plans] = await Promise.all([

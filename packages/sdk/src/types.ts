@@ -17,6 +17,10 @@ import type { PasskeySchema } from '../../../contract/passkeys.contract';
 /** A plan of the catalog (GET billing/plans, GET billing/products) with its active prices. */
 export type Plan = z.infer<typeof PlanSchema>;
 export type Price = z.infer<typeof PriceSchema>;
+/** The terms of a per-seat price (`price.seats`): `amount` covers `included` seats, each further seat costs `unitAmount`. */
+export type SeatPricing = NonNullable<Price['seats']>;
+/** How a plan's seats move (`plan.seatPolicy`): with the members (automatic) or bought by an admin. */
+export type SeatPolicy = Plan['seatPolicy'];
 /** The user's live subscription (GET billing/subscription). */
 export type Subscription = z.infer<typeof SubscriptionSchema>;
 export type Invoice = z.infer<typeof InvoiceSchema>;

@@ -437,6 +437,27 @@ export class BrowserClient {
     return this.changing(this.billing('POST', `subscription/change${forQuery(options)}`, { new_price_id: newPriceId }));
   }
 
+  /**
+   * What setting the seats of the active organization's per-seat subscription to `quantity` would
+   * charge now (added seats, prorated for the rest of the period) or credit, changing nothing:
+   * `previewSeats(5, { for: 'organization' })`. Seats belong to organizations: without
+   * `{ for: 'organization' }` Tollgate refuses (a user's subscription has none).
+   */
+  previewSeats(quantity: number, options: BillingTarget = {}): Promise<ChangePreview> {
+    return this.billing('POST', `subscription/seats/preview${forQuery(options)}`, { quantity });
+  }
+
+  /**
+   * Buys or releases seats of the active organization's per-seat subscription, on a plan whose seats
+   * are bought (`plan.seatPolicy.mode === 'bought'`; automatic seats follow the members: 409
+   * `seats_managed_automatically`): more seats are charged now, prorated; fewer are released as the
+   * plan says, never below the seats in use. Needs org:billing:manage. The entitlements (whose
+   * `seats` say used/total) are read again, here and in the other tabs.
+   */
+  setSeats(quantity: number, options: BillingTarget = {}): Promise<Subscription> {
+    return this.changing(this.billing('POST', `subscription/seats${forQuery(options)}`, { quantity }));
+  }
+
   /** Cancels at the end of the period (default) or now (`{ atPeriodEnd: false }`). */
   cancel(options: CancelOptions = {}): Promise<Subscription> {
     const body = options.atPeriodEnd === undefined ? {} : { at_period_end: options.atPeriodEnd };

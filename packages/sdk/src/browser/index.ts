@@ -11,6 +11,8 @@
  *   await tollgate.organizations.setActive(orgId);                    // a new token naming it, used from now on
  *   tollgate.has({ plan: 'team', permission: 'reports:read' });       // now the organization's plan, and the role's permission
  *   await tollgate.subscription({ for: 'organization' });             // every billing call can act for the organization
+ *   await tollgate.previewSeats(5, { for: 'organization' });          // the prorated charge of 5 seats (bought seats)
+ *   await tollgate.setSeats(5, { for: 'organization' });              // buys them (org:billing:manage)
  *   await tollgate.passkeys.register();                               // the browser's dialog; Tollgate stores the passkey
  *   await tollgate.passkeys.signIn();                                 // (signed out) any passkey the browser holds for the site
  *
@@ -24,6 +26,7 @@
  * `organizations.setActive(id)` swaps the token.
  */
 export { satisfies, planAtLeast, type EntitlementCheck, type Entitlements, type RankedPlan } from '../entitlements';
+export { amountForSeats, startingSeats, seatsAreBought } from '../seats';
 export { organizationSatisfies, organizationOfToken, type AccessCheck, type OrganizationCheck } from '../organizations';
 export { TollgateError, isTollgateError, type TollgateErrorCode, type SdkErrorCode, type TollgateErrorBody } from '../errors';
 export type {
@@ -42,6 +45,8 @@ export type {
   Passkey,
   Plan,
   Price,
+  SeatPolicy,
+  SeatPricing,
   Subscription,
   TollgateUser,
 } from '../types';

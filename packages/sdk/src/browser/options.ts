@@ -47,11 +47,19 @@ export interface CheckoutInput extends BillingTarget {
   cancelUrl: string;
   promotionCode?: string;
   trialDays?: number;
+  /**
+   * A per-seat price on a plan whose seats are bought (`plan.seatPolicy.mode === 'bought'`): the seats
+   * to buy (default: the seats in use, at least the price's minimum). Leave it out otherwise: automatic
+   * seats follow the members, and Tollgate refuses a quantity for them.
+   */
+  quantity?: number;
 }
 /** `subscribeWith`: a confirmed payment method (pm_...) and the price. */
 export interface SubscribeInput extends BillingTarget {
   priceId: string;
   paymentMethodId: string;
+  /** As `CheckoutInput.quantity`: bought seats only. */
+  quantity?: number;
 }
 export interface CancelOptions extends BillingTarget {
   /** True (the default): at the end of the period; false: now, nothing refunded. */
