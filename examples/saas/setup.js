@@ -116,7 +116,7 @@ if (team && team.audience === 'users') {
 // place, the flat ones archived (their subscribers keep them).
 if (team?.prices.every((p) => !p.seats)) {
   console.log('Pricing the Team plan per seat ($60 a month for 3 seats, $8 per further seat)...');
-  tollgate('plan', 'update', project, 'Team', '--seat-mode', 'automatic', '--seat-count-invitations');
+  tollgate('plan', 'update', project, 'Team', '--seat-mode', 'automatic', '--seat-count-invitations', 'on');
   teamPrices();
   for (const price of team.prices.filter((p) => p.active)) tollgate('price', 'archive', project, price.id);
 }
