@@ -43,7 +43,7 @@ const QUANTITY = [
   'seats_managed_automatically',
 ] as const;
 /** Buying seats: a per-seat subscription that can change (not paused, not past due), to another quantity. */
-const SEATS = [...QUANTITY, 'not_per_seat', 'same_quantity', 'subscription_paused', 'subscription_past_due', 'subscription_canceled'] as const;
+const SEATS = [...QUANTITY, 'not_per_seat', 'same_quantity', 'subscription_paused', 'subscription_past_due'] as const;
 
 /** The refusals of each billing route's use case (its handler answers only these). */
 export const BILLING_REFUSALS = {

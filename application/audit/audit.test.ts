@@ -182,12 +182,19 @@ describe('prune the audit log', () => {
 
 describe('billing actions in the audit log', () => {
   const view = { id: 'sub-1', status: 'active', price: { id: 'price-2' }, plan: { name: 'Pro' } } as SubscriptionView;
-  it('records each of subscribe, change, cancel, pause and resume as it ends, with the refusal code on failure', async () => {
+  it('records each of subscribe, change, cancel, pause, resume and buying seats as it ends, with the refusal code on failure', async () => {
     const audit = fakeAuditLog();
     const ok = async () => ({ ok: true as const, value: view });
     const refused = async () => ({ ok: false as const, error: 'subscription_not_found' as const });
     const useCases = auditBillingActions(
-      { subscribe: ok, changeSubscription: ok, cancelSubscription: ok, pauseSubscription: refused, resumeSubscription: ok } as unknown as UserUseCases,
+      {
+        subscribe: ok,
+        changeSubscription: ok,
+        cancelSubscription: ok,
+        pauseSubscription: refused,
+        resumeSubscription: ok,
+        setSeats: Object.assign(ok, { forSubject: ok }),
+      } as unknown as UserUseCases,
       { audit, clock: new FixedClock() },
     );
     const actor = { project: aProject(), user: aUser(), origin: TEST_ORIGIN };
@@ -196,7 +203,8 @@ describe('billing actions in the audit log', () => {
     await useCases.cancelSubscription(actor, { atPeriodEnd: true, requestKey: 'k' });
     expect(await useCases.pauseSubscription(actor, { requestKey: 'k' })).toEqual({ ok: false, error: 'subscription_not_found' });
     await useCases.resumeSubscription(actor, { requestKey: 'k' });
-    expect(audit.actions()).toEqual(['billing.subscribe', 'billing.change', 'billing.cancel', 'billing.pause.failed', 'billing.resume']);
+    await useCases.setSeats(actor, 5);
+    expect(audit.actions()).toEqual(['billing.subscribe', 'billing.change', 'billing.cancel', 'billing.pause.failed', 'billing.resume', 'billing.seats']);
     expect(audit.entries[0]).toMatchObject({
       userId: 'user-1',
       target: { kind: 'subscription', id: 'sub-1' },

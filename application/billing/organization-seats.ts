@@ -175,7 +175,6 @@ export type SeatsError =
   | QuantityError
   | 'subscription_paused'
   | 'subscription_past_due'
-  | 'subscription_canceled'
   | ConnectedError
   | MoveError;
 
@@ -200,7 +199,6 @@ async function checkSeats(
   if (!checked.ok) return checked;
   if (subscription.status === 'paused') return err('subscription_paused');
   if (subscription.status === 'past_due') return err('subscription_past_due');
-  if (subscription.status === 'canceled') return err('subscription_canceled');
   if (checked.value === subscription.price.quantity) return err('same_quantity');
   const held = await seatsHeld(deps, subject.id, terms.policy);
   if (checked.value < held) return err('quantity_below_seats_in_use', `${held} seats are held by members and pending invitations`);

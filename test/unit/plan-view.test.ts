@@ -42,8 +42,8 @@ const price: StoredPrice = {
 /** The body of GET billing/plans for this plan, as the API writes it (field order included; audience since organizations can pay). */
 const publicJson =
   '{"id":"plan_1","name":"Pro","description":"For teams","features":["sso"],"hidden":false,"recommended":true,"trialsEnabled":true,' +
-  '"defaultTrialDays":14,"audience":"users","position":2,"prices":[{"id":"price_1","planId":"plan_1","name":"Monthly","amount":1999,"currency":"usd",' +
-  '"interval":"month","active":true}]}';
+  '"defaultTrialDays":14,"audience":"users","seatPolicy":{"mode":"automatic","countInvitations":false,"removal":"period_end"},"position":2,' +
+  '"prices":[{"id":"price_1","planId":"plan_1","name":"Monthly","amount":1999,"currency":"usd","interval":"month","active":true,"seats":null}]}';
 
 describe('the plan view', () => {
   it('is what the API renders for a plan, field for field and in order', () => {
