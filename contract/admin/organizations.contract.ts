@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { c, consoleHeaders, shared, SuccessSchema } from '../common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from '../errors';
 import { DomainSchema, InvitationSchema, MemberSchema, RoleSchema, ServerOrganizationSchema } from '../organizations.contract';
+import { AdminInvoiceSchema, AdminSubscriptionSchema } from './billing.contract';
 
 /**
  * A project's organizations as the console shows them (the same use cases as `tollgate org ...`):
@@ -30,6 +31,37 @@ export const AdminOrganizationDetailSchema = z.object({
   domains: z.array(DomainSchema),
 });
 
+/** An invoice line as the console shows it: a per-seat line names its seats. */
+export const AdminInvoiceLineSchema = z.object({
+  description: z.string(),
+  amount: z.number().int().describe('Integer minor units; negative for a proration credit'),
+  proration: z.boolean(),
+  price_id: z.string().nullable(),
+  quantity: z.number().int().nullable().describe('The seats of a per-seat line; null for a flat price'),
+  period_start: z.string(),
+  period_end: z.string(),
+});
+
+export const AdminOrganizationBillingSchema = z.object({
+  subscription: AdminSubscriptionSchema.extend({
+    next_invoice: z
+      .object({ amount: z.number().int(), currency: z.string(), date: z.string() })
+      .nullable()
+      .describe('The next charge; null when none will come (canceled, pending cancellation, paused)'),
+  })
+    .nullable()
+    .describe("The organization's live subscription; null when it has none"),
+  seats: z
+    .object({
+      used: z.number().int().describe('Members (and pending invitations when the plan counts them)'),
+      total: z.number().int().describe('Seats billed'),
+    })
+    .nullable()
+    .describe('The seats of a per-seat subscription; null otherwise'),
+  invoices: z.array(AdminInvoiceSchema.extend({ lines: z.array(AdminInvoiceLineSchema) })).describe('The latest 10 invoices, newest first'),
+  members_count: z.number().int(),
+});
+
 export const adminOrganizationsContract = c.router(
   shared({ auth: 'console' }, consoleHeaders, {
     list: {
@@ -50,6 +82,13 @@ export const adminOrganizationsContract = c.router(
       pathParams: orgParams,
       responses: { 200: AdminOrganizationDetailSchema, ...errors(...GET, 'organization_not_found') },
       summary: 'One organization with its members, invitations, domains and metadata',
+    },
+    billing: {
+      method: 'GET',
+      path: '/api/admin/projects/:projectId/organizations/:orgId/billing',
+      pathParams: orgParams,
+      responses: { 200: AdminOrganizationBillingSchema, ...errors(...GET, 'organization_not_found') },
+      summary: "An organization's billing: its live subscription (with the seats billed), its seats used and billed, its latest 10 invoices",
     },
     addMember: {
       method: 'POST',

@@ -42,7 +42,7 @@ export function wireFeatures({ core, config, dns }: FeaturesInput) {
   const billing = wireBilling({ core, config, console: consoleFeature.useCases });
   const webhooks = wireWebhooks({ core, config, console: consoleFeature.useCases });
   const admin = wireAdmin({ core, console: consoleFeature.useCases, audit: audit.useCases });
-  const organizations = wireOrganizations({ core, mail: email.mail, console: consoleFeature.useCases, ...(dns ? { dns } : {}) });
+  const organizations = wireOrganizations({ core, mail: email.mail, console: consoleFeature.useCases, billing: billing.useCases, ...(dns ? { dns } : {}) });
   // Listed in the order their jobs are registered and their pages mounted.
   return { maintenance, email, console: consoleFeature, audit, mfa, passkeys, oauth, billing, webhooks, sessions, admin, organizations } satisfies Record<
     string,

@@ -2,6 +2,7 @@ import type { DnsTxtResolver } from '../../../application/organizations/deps';
 import { ORGANIZATION_INVITATION_TOPIC } from '../../../application/organizations/invitation-mail';
 import { makeDeliverMail, type MailTransport } from '../../../application/mail/email-message';
 import { handleTopic } from '../../../application/ports/outbox';
+import type { ProjectServerUseCases } from '../../../application/billing/use-cases';
 import { OrganizationInvitationMailRenderer } from '../../../infrastructure/mail/organization-invitation-renderer';
 import type { Core } from '../core';
 import { makeAdminOrganizationRoutes } from '../http/admin-organizations.routes';
@@ -18,6 +19,8 @@ export interface OrganizationsFeatureInput {
   mail: MailTransport | null;
   /** Which projects a console account may see (the admin routes). */
   console: ConsoleAccounts;
+  /** Billing's reads of an organization (its page in the console). */
+  billing: Pick<ProjectServerUseCases, 'organizationBilling'>;
   /** Looks DNS TXT records up (verified domains); the system resolver unless given. */
   dns?: DnsTxtResolver;
 }
@@ -33,7 +36,7 @@ export interface OrganizationsFeature extends Feature {
  * by email, verified domains and the active organization of a session; the end user's and the
  * project server's routes, the console's, and the delivery of invitation mail.
  */
-export function wireOrganizations({ core, mail, console: accounts, dns }: OrganizationsFeatureInput): OrganizationsFeature {
+export function wireOrganizations({ core, mail, console: accounts, billing, dns }: OrganizationsFeatureInput): OrganizationsFeature {
   const useCases = organizationUseCases(core, dns);
   const deliver = mail ? makeDeliverMail({ renderer: new OrganizationInvitationMailRenderer(), transport: mail }, (m) => m.url) : null;
   return {
@@ -42,6 +45,7 @@ export function wireOrganizations({ core, mail, console: accounts, dns }: Organi
     adminRoutes: {
       organizations: makeAdminOrganizationRoutes({
         organizations: useCases,
+        billing,
         accounts,
         now: () => core.clock.now(),
         findUserByEmail: async (projectId, emailKey) =>

@@ -1,5 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
+import type { ProjectServerUseCases } from '../../../application/billing/use-cases';
+import type { InvoiceLineView, InvoiceView } from '../../../application/billing/views';
 import type { OrganizationActor } from '../../../application/organizations/deps';
 import { SYSTEM_ORIGIN, type RequestOrigin } from '../../../application/ports/request-origin';
 import { contract } from '../../../contract';
@@ -7,6 +9,7 @@ import { parseEmailAddress } from '../../../domain/email-address';
 import type { EndUser } from '../../../domain/user';
 import { type ConsoleAccounts, consoleActor } from '../features/console';
 import type { OrganizationUseCases } from '../features/organization-use-cases';
+import { adminSubscriptionView } from './admin-billing.routes';
 import { errorResponse } from './errors';
 import { domainBody, invitationBody, memberBody, roleBody, serverOrganizationBody } from './organization-views';
 import { failureResponse } from './rate-limit';
@@ -16,6 +19,8 @@ const s = initServer();
 
 export interface AdminOrganizationRouteDeps {
   organizations: OrganizationUseCases;
+  /** Billing's reads of an organization's subscription, seats and invoices (the project server's). */
+  billing: Pick<ProjectServerUseCases, 'organizationBilling'>;
   accounts: Pick<ConsoleAccounts, 'projectAccess'>;
   /** The end user of the project with this email (lower-cased key), if any. */
   findUserByEmail(projectId: string, emailKey: string): Promise<EndUser | null>;
@@ -29,6 +34,41 @@ const settingsBody = (v: Awaited<ReturnType<OrganizationUseCases['getSettings']>
     default_member_limit: v.settings.defaultMemberLimit,
   },
   roles: v.roles.map(roleBody),
+});
+
+/** How many invoices the organization's page shows. */
+const BILLING_INVOICES = 10;
+
+const invoiceLineBody = (l: InvoiceLineView) => ({
+  description: l.description,
+  amount: l.amount,
+  proration: l.proration,
+  price_id: l.priceId,
+  quantity: l.quantity,
+  period_start: l.periodStart.toISOString(),
+  period_end: l.periodEnd.toISOString(),
+});
+
+/** An organization's invoice as the admin invoice list shows one, with its lines. */
+const invoiceBody = (v: InvoiceView, org: { id: string; name: string }) => ({
+  id: v.id,
+  user_id: null,
+  organization_id: org.id,
+  user_email: null,
+  organization_name: org.name,
+  subscription_id: v.subscriptionId,
+  status: v.status,
+  reason: v.reason,
+  currency: v.currency,
+  subtotal: v.subtotal,
+  amount_due: v.amountDue,
+  amount_paid: v.amountPaid,
+  amount_refunded: v.amountRefunded,
+  period_start: v.periodStart.toISOString(),
+  period_end: v.periodEnd.toISOString(),
+  created_at: v.createdAt.toISOString(),
+  paid_at: v.paidAt ? v.paidAt.toISOString() : null,
+  lines: v.lines.map(invoiceLineBody),
 });
 
 /**
@@ -76,6 +116,33 @@ export function makeAdminOrganizationRoutes(deps: AdminOrganizationRouteDeps) {
           members: members.ok ? members.value.members.map(memberBody) : [],
           invitations: invitations.ok ? invitations.value.slice(0, 200).map((i) => invitationBody(i, now)) : [],
           domains: domains.ok ? domains.value.map(domainBody) : [],
+        },
+      };
+    },
+    billing: async ({ res, params }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const org = await uc.getOrganization({ projectId: p.project.id, organizationId: params.orgId, actor: p.actor });
+      if (!org.ok) return errorResponse('organization_not_found');
+      const { id, name } = org.value.org;
+      const billing = deps.billing.organizationBilling;
+      const [subscription, entitlements, invoices] = await Promise.all([
+        billing.subscription(p.project.id, id),
+        billing.entitlements(p.project.id, id),
+        billing.invoices(p.project.id, id, BILLING_INVOICES),
+      ]);
+      if (!subscription.ok || !entitlements.ok || !invoices.ok) return errorResponse('organization_not_found');
+      const sub = subscription.value;
+      return {
+        status: 200,
+        body: {
+          subscription: sub && {
+            ...adminSubscriptionView(sub),
+            next_invoice: sub.nextInvoice && { amount: sub.nextInvoice.amount, currency: sub.nextInvoice.currency, date: sub.nextInvoice.date.toISOString() },
+          },
+          seats: entitlements.value?.seats ?? null,
+          invoices: invoices.value.map((i) => invoiceBody(i, { id, name })),
+          members_count: org.value.membersCount,
         },
       };
     },

@@ -58,7 +58,7 @@ export function BillingPage(props: { projectId: string }) {
       {plans ? <PlansEditor projectId={projectId} plans={plans} currency={currency} setPlans={setPlans} setNotice={setNotice} /> : null}
       {connection !== undefined ? (
         <>
-          <SubscriptionsList projectId={projectId} />
+          <SubscriptionsList projectId={projectId} plans={plans} />
           <InvoicesList projectId={projectId} />
           <BillingEvents projectId={projectId} />
         </>

@@ -11,10 +11,27 @@ export const AUDIENCE_LABELS: Record<Plan['audience'], string> = {
   both: 'Users and organizations',
 };
 
+/** Whether a plan sold to this audience has seats to manage (its per-seat prices). */
+export const soldToOrganizations = (audience: string) => audience === 'organizations' || audience === 'both';
+
+/** The seat policy fields, present only while the plan is sold to organizations. */
+function seatPolicyFields(data: FormData) {
+  const mode = data.get('seat_mode');
+  if (mode === null) return {};
+  return {
+    seat_policy: {
+      mode: String(mode),
+      count_invitations: data.get('seat_count_invitations') === 'on',
+      removal: String(data.get('seat_removal') ?? 'period_end'),
+    },
+  };
+}
+
 /** The plan form's fields as the API takes them (features stay comma-separated: the server splits them). */
 export function planFields(data: FormData) {
   const trialDays = String(data.get('default_trial_days') ?? '').trim();
   return {
+    ...seatPolicyFields(data),
     name: String(data.get('name') ?? ''),
     description: String(data.get('description') ?? ''),
     features: String(data.get('features') ?? ''),
@@ -29,6 +46,7 @@ export function planFields(data: FormData) {
 export function PlanFields(props: { idPrefix: string; plan?: Plan }) {
   const id = (name: string) => `${props.idPrefix}-${name}`;
   const p = props.plan;
+  const [audience, setAudience] = useState<string>(p?.audience ?? 'users');
   return (
     <>
       <div className="grid">
@@ -44,13 +62,14 @@ export function PlanFields(props: { idPrefix: string; plan?: Plan }) {
       <label htmlFor={id('description')}>Description</label>
       <textarea id={id('description')} name="description" maxLength={1000} rows={2} defaultValue={p?.description} />
       <label htmlFor={id('audience')}>Sold to</label>
-      <select id={id('audience')} name="audience" defaultValue={p?.audience ?? 'users'}>
+      <select id={id('audience')} name="audience" value={audience} onChange={(e) => setAudience(e.target.value)}>
         {PLAN_AUDIENCE_NAMES.map((a) => (
           <option key={a} value={a}>
             {AUDIENCE_LABELS[a]}
           </option>
         ))}
       </select>
+      {soldToOrganizations(audience) ? <SeatPolicyFields idPrefix={props.idPrefix} policy={p?.seat_policy} /> : null}
       <div className="events">
         <label className="choice">
           <input type="checkbox" name="hidden" defaultChecked={p?.hidden} /> Hidden (left out of the public plan list)
@@ -65,6 +84,45 @@ export function PlanFields(props: { idPrefix: string; plan?: Plan }) {
       <label htmlFor={id('trial-days')}>Default trial days (with trials; optional)</label>
       <input id={id('trial-days')} name="default_trial_days" type="number" min={1} max={730} defaultValue={p?.default_trial_days ?? ''} />
     </>
+  );
+}
+
+/**
+ * How the seats of the plan's per-seat prices move: automatic (following the members, and the
+ * pending invitations when they count) or bought by the organization; a freed seat billed until the
+ * period ends or credited at once.
+ */
+function SeatPolicyFields(props: { idPrefix: string; policy: Plan['seat_policy'] | undefined }) {
+  const id = (name: string) => `${props.idPrefix}-${name}`;
+  const policy = props.policy ?? { mode: 'automatic', count_invitations: false, removal: 'period_end' };
+  const [mode, setMode] = useState<string>(policy.mode);
+  return (
+    <fieldset className="seat-policy" aria-describedby={id('seats-help')}>
+      <legend>Seats (per-seat prices)</legend>
+      <p id={id('seats-help')} className="small muted">
+        How an organization's seats move on this plan's per-seat prices.
+      </p>
+      <div className="events" role="radiogroup" aria-label="Seat mode">
+        <label className="choice">
+          <input type="radio" name="seat_mode" value="automatic" checked={mode === 'automatic'} onChange={() => setMode('automatic')} /> Automatic: the seats
+          follow the members
+        </label>
+        <label className="choice">
+          <input type="radio" name="seat_mode" value="bought" checked={mode === 'bought'} onChange={() => setMode('bought')} /> Bought: an admin of the
+          organization buys them
+        </label>
+      </div>
+      {mode === 'automatic' ? (
+        <label className="choice">
+          <input type="checkbox" name="seat_count_invitations" defaultChecked={policy.count_invitations} /> Pending invitations hold a seat
+        </label>
+      ) : null}
+      <label htmlFor={id('seat-removal')}>A freed seat</label>
+      <select id={id('seat-removal')} name="seat_removal" defaultValue={policy.removal}>
+        <option value="period_end">Billed until the period ends (no credit)</option>
+        <option value="immediately">Credited at once, prorated</option>
+      </select>
+    </fieldset>
   );
 }
 

@@ -2,8 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { CreatePlanBodySchema } from '../../../../../contract/admin';
 import { api, errorMessage } from '../../api';
 import { ErrorNote } from '../../ui';
-import { firstIssue, type Plan } from './format';
-import { AUDIENCE_LABELS, PlanEdit, PlanFields, planFields } from './plan-form';
+import { firstIssue, type Plan, seatPolicyText } from './format';
+import { AUDIENCE_LABELS, PlanEdit, PlanFields, planFields, soldToOrganizations } from './plan-form';
 import { Prices } from './prices';
 
 export function PlansEditor(props: { projectId: string; plans: Plan[]; currency: string; setPlans: (p: Plan[]) => void; setNotice: (n: string) => void }) {
@@ -12,6 +12,8 @@ export function PlansEditor(props: { projectId: string; plans: Plan[]; currency:
   const [formError, setFormError] = useState<string | null>(null);
   const [dragging, setDragging] = useState<string | null>(null);
   const [over, setOver] = useState<string | null>(null);
+  // A new key after a plan is created: the form's fields start again (Sold to, the seat policy).
+  const [newPlanKey, setNewPlanKey] = useState(0);
 
   const reload = async () => {
     const r = await api.billing.listPlans({ params: { projectId } });
@@ -52,6 +54,7 @@ export function PlansEditor(props: { projectId: string; plans: Plan[]; currency:
     if (r.status !== 201) return setFormError(errorMessage(r.body));
     setFormError(null);
     form.reset();
+    setNewPlanKey((k) => k + 1);
     props.setNotice(`Plan ${r.body.plan.name} created as the top tier.`);
     await reload();
   };
@@ -122,6 +125,7 @@ export function PlansEditor(props: { projectId: string; plans: Plan[]; currency:
             {plan.description ? <p>{plan.description}</p> : null}
             <p className="small muted">
               Sold to: {AUDIENCE_LABELS[plan.audience]} · Features: {plan.features.length ? plan.features.join(', ') : 'none'}
+              {soldToOrganizations(plan.audience) ? <span data-testid="seat-policy"> · Seats: {seatPolicyText(plan.seat_policy)}</span> : null}
             </p>
             <Prices projectId={projectId} plan={plan} currency={props.currency} reload={reload} setNotice={props.setNotice} />
             <PlanEdit projectId={projectId} plan={plan} reload={reload} setNotice={props.setNotice} />
@@ -130,7 +134,7 @@ export function PlansEditor(props: { projectId: string; plans: Plan[]; currency:
       </ol>
       <form onSubmit={create} noValidate className="panel" aria-labelledby="new-plan">
         <h3 id="new-plan">New plan</h3>
-        <PlanFields idPrefix="new-plan" />
+        <PlanFields key={newPlanKey} idPrefix="new-plan" />
         <ErrorNote message={formError} />
         <button type="submit">Create plan</button>
       </form>

@@ -1,9 +1,14 @@
 import { api } from '../../api';
 import { ErrorNote, LoadMore, Loading, TableBox, usePages, when } from '../../ui';
-import { money } from './format';
+import { money, type Plan, seatCount } from './format';
 import { OwnerLink } from './user-link';
 
-export function SubscriptionsList(props: { projectId: string }) {
+/**
+ * The project's subscriptions, newest first; a per-seat one (its price per seat in the catalog, or
+ * more than one seat billed) shows the seats billed.
+ */
+export function SubscriptionsList(props: { projectId: string; plans: Plan[] | null }) {
+  const perSeat = new Set((props.plans ?? []).flatMap((p) => p.prices.filter((price) => price.seats !== null).map((price) => price.id)));
   const params = { projectId: props.projectId };
   const subs = usePages(
     (cursor) => api.billing.listSubscriptions({ params, query: cursor ? { cursor } : {} }),
@@ -36,6 +41,7 @@ export function SubscriptionsList(props: { projectId: string }) {
                 <td>{s.plan.name}</td>
                 <td>
                   {money(s.price.amount, s.price.currency)} / {s.price.interval}
+                  {perSeat.has(s.price.id) || s.quantity !== 1 ? <span data-testid="quantity"> · {seatCount(s.quantity)}</span> : null}
                 </td>
                 <td>
                   {s.status}

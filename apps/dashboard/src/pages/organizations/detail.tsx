@@ -1,12 +1,13 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, errorMessage, UNREACHABLE } from '../../api';
 import { ErrorNote, Link, Loading, PageTitle, ProjectNav, TableBox, useLoad, when } from '../../ui';
+import { OrganizationBilling } from './billing';
 import { Confirm, formatJson, type Member, OrganizationTabs, type Role, roleName } from './shared';
 
 type Answer = { status: number; body: unknown };
 
 /**
- * One organization: its facts and metadata, its members (a role selector and Remove each), the
+ * One organization: its facts, its billing (subscription, seats, invoices), its metadata, its members (a role selector and Remove each), the
  * "Add member" form, its invitations (Revoke while pending) and its domains.
  */
 export function OrganizationPage(props: { projectId: string; orgId: string }) {
@@ -92,6 +93,8 @@ export function OrganizationPage(props: { projectId: string; orgId: string }) {
         <dd>{when(o.updated_at)}</dd>
       </dl>
 
+      <OrganizationBilling projectId={props.projectId} orgId={props.orgId} version={detail} />
+
       <h2>Metadata</h2>
       <div>
         <section aria-labelledby="public-metadata">
@@ -110,7 +113,7 @@ export function OrganizationPage(props: { projectId: string; orgId: string }) {
         </section>
       </div>
 
-      <h2>Members</h2>
+      <h2 id="members">Members</h2>
       {detail.members.length === 0 ? <p className="muted">No members.</p> : null}
       {detail.members.length > 0 ? (
         <TableBox caption="Members, oldest first">
