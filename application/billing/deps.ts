@@ -2,6 +2,7 @@ import type { AuditLog } from '../audit/audit-log';
 import type { Clock } from '../ports/clock';
 import type { TokenCrypto } from '../ports/crypto';
 import type { Logger } from '../ports/logger';
+import type { Outbox } from '../ports/outbox';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { ProjectStore } from '../stores/project.store';
 import type { UserDirectory } from '../stores/user-directory';
@@ -44,6 +45,8 @@ export interface BillingDeps {
   /** The operator's lists name each row's user by email. */
   directory: Pick<UserDirectory, 'emails'>;
   uow: UnitOfWork;
+  /** Work that follows a recorded change (a recovered team's seats brought in step). */
+  outbox: Outbox;
   clock: Clock;
   crypto: Pick<TokenCrypto, 'uuid' | 'hash'>;
   logger: Logger;

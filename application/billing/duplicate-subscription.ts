@@ -10,7 +10,7 @@ import { type RecordOutcome, buildEvent, makeRecordSnapshot } from './record-sna
 
 export type SettleDuplicateDeps = Pick<
   BillingDeps,
-  'uow' | 'subscriptions' | 'invoices' | 'catalog' | 'customers' | 'events' | 'clock' | 'crypto' | 'logger' | 'audit'
+  'uow' | 'subscriptions' | 'invoices' | 'catalog' | 'customers' | 'events' | 'outbox' | 'clock' | 'crypto' | 'logger' | 'audit'
 >;
 
 /**

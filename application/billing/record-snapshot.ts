@@ -2,12 +2,16 @@ import { seatSnapshotOf } from '../../domain/billing/catalog';
 import { type InvoiceState, billingEventsOf } from '../../domain/billing/sync';
 import { type BillingSubject, organizationIdOf, organizationSubject, userIdOf, userSubject } from '../../domain/billing/subject';
 import { isUuid } from '../../domain/ids';
+import { ORGANIZATION_SEATS_TOPIC } from '../organizations/seats';
 import type { BillingEvent, BillingInvoice, BillingSubscription } from './billing.store';
 import type { BillingDeps } from './deps';
 import { catalogNames, invoiceView, subscriptionView, toJson } from './views';
 import type { ProcessorInvoice, ProcessorKind, ProcessorMetadata, ProcessorSnapshot } from './payment-processor';
 
-export type RecordSnapshotDeps = Pick<BillingDeps, 'uow' | 'subscriptions' | 'invoices' | 'catalog' | 'customers' | 'events' | 'clock' | 'crypto' | 'logger'>;
+export type RecordSnapshotDeps = Pick<
+  BillingDeps,
+  'uow' | 'subscriptions' | 'invoices' | 'catalog' | 'customers' | 'events' | 'outbox' | 'clock' | 'crypto' | 'logger'
+>;
 
 export interface RecordInput {
   projectId: string;
@@ -128,6 +132,13 @@ export function makeRecordSnapshot(deps: RecordSnapshotDeps) {
           data: invoice ? toJson(invoiceView(invoice)) : toJson(subscriptionView(after, names!)),
         });
         if (await deps.events.publish(event)) events.push(event);
+      }
+      // Seats stay as they are while a payment is retried or the subscription is paused: once it is
+      // active again, the organization's seats are brought in step with its members.
+      if (subject.kind === 'organization' && after.price.quantity !== undefined && before !== null && after.status === 'active') {
+        if (before.status === 'past_due' || before.status === 'paused') {
+          await deps.outbox.enqueue(ORGANIZATION_SEATS_TOPIC, { projectId, organizationId: subject.id });
+        }
       }
       return { ok: true, subscription: after, events };
     });

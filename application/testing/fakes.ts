@@ -489,6 +489,7 @@ export function strictBillingDeps(
     processorEvents: port('processorEvents'),
     entitlementsReader: port('entitlementsReader'),
     organizations: port('organizations'),
+    outbox: port('outbox'),
     processors: port('processors'),
     sandbox: sandbox ?? null,
     projects: port('projects'),

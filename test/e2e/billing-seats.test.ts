@@ -311,6 +311,23 @@ describe('a payment being retried', () => {
   });
 });
 
+describe('a paused subscription', () => {
+  it('keeps its seats while paused, and follows the members again once resumed', async () => {
+    const s = await shop();
+    const org = await team(s);
+    await addMember(s, org.id);
+    expect(
+      (await call('POST', '/api/proxy/billing/subscribe?for=organization', org.token, { priceId: s.automatic, paymentMethodId: 'pm_card_visa' })).status,
+    ).toBe(201);
+    expect((await call('POST', '/api/proxy/billing/subscription/pause?for=organization', org.token, {})).status).toBe(200);
+    await addMember(s, org.id);
+    await settled();
+    expect(await subscription(org.token)).toMatchObject({ status: 'paused', quantity: 2 });
+    expect((await call('POST', '/api/proxy/billing/subscription/resume?for=organization', org.token, {})).status).toBe(200);
+    await quantityBecomes(org.token, 3);
+  });
+});
+
 describe('bought seats', () => {
   it('are bought with a preview by a member with org:billing:manage; invitations are held within them', async () => {
     const s = await shop();

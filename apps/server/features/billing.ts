@@ -91,6 +91,7 @@ export function wireBilling({ core, config, console }: BillingFeatureInput): Bil
     users: core.stores.users,
     directory: core.stores.directory,
     uow: db,
+    outbox: core.outbox,
     clock,
     crypto,
     logger,
