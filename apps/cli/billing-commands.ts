@@ -1,5 +1,6 @@
 import type { BillingErrorCode } from '../../application/billing/errors';
-import type { ConnectInput } from '../../application/billing/use-cases';
+import type { ConnectInput, OperatorUseCases } from '../../application/billing/use-cases';
+import type { PriceInput } from '../../domain/billing/catalog';
 import { BILLING_EVENT_TYPES, isBillingEventType } from '../../domain/billing/events';
 import { INVOICE_STATUSES, type InvoiceStatus } from '../../domain/billing/invoice';
 import {
@@ -16,7 +17,19 @@ import { BILLING_INTERVALS } from '../../domain/billing/periods';
 import { SUBSCRIPTION_STATUSES } from '../../domain/billing/subscription';
 import type { Result } from '../../domain/result';
 import type { Options } from './args';
-import { connectionJson, connectionText, eventJson, invoiceRows, iso, money, priceJson, priceLine, subscriptionRows } from './billing-render';
+import {
+  connectionJson,
+  connectionText,
+  eventJson,
+  invoiceRows,
+  iso,
+  money,
+  priceJson,
+  priceLine,
+  seatCount,
+  seatRange,
+  subscriptionTable,
+} from './billing-render';
 import type { Command } from './command';
 import { billingError, type BillingErrorContext } from './messages';
 import { PLAN_COMMANDS } from './plan-commands';
@@ -76,6 +89,45 @@ const noneFound = (
   `No ${what}${filter.status ? ` with status ${filter.status}` : ''}${filter.userId ? ` for user ${filter.userId}` : ''}` +
   `${filter.organizationId ? ` for organization ${filter.organizationId}` : ''} ` +
   `in project ${filter.projectId}${filter.cursor ? ' after this cursor' : ''}.`;
+
+/** `--amount` and `--unit-amount` as they may be written: minor units, or a decimal the currency then checks. */
+const isAmountText = (text: string) => /^\d{1,15}(\.\d{1,6})?$/.test(text);
+
+/** The per-seat options of `price create`. */
+const SEAT_COUNT_OPTIONS = ['included', 'minimum', 'maximum'] as const;
+
+/**
+ * `--per-seat` with its `--unit-amount` (as given: the currency reads it) and seat counts, or null
+ * for a flat price. The counts are whole numbers; their bounds are the use case's (invalid_seat_pricing).
+ */
+function seatOptionsOf(options: Options): { unitAmount: string; counts: { included?: number; minimum?: number; maximum?: number } } | null {
+  const unitAmount = options.string('unit-amount');
+  if (!options.has('per-seat')) {
+    const stray = [...(unitAmount !== undefined ? ['unit-amount'] : []), ...SEAT_COUNT_OPTIONS.filter((o) => options.has(o))][0];
+    if (stray !== undefined) options.fail(`--${stray} is for a per-seat price: add --per-seat --unit-amount <minor units>.`);
+    return null;
+  }
+  if (unitAmount === undefined) return options.fail('Missing --unit-amount <minor units>: what --per-seat charges for each seat beyond --included.');
+  if (!isAmountText(unitAmount)) options.fail(`--unit-amount must be a whole number of minor units (800 for $8.00), got "${unitAmount}".`);
+  const counts: { included?: number; minimum?: number; maximum?: number } = {};
+  for (const name of SEAT_COUNT_OPTIONS) {
+    const n = options.int(name, 0, Number.MAX_SAFE_INTEGER);
+    if (n !== undefined) counts[name] = n;
+  }
+  return { unitAmount, counts };
+}
+
+/** The ids of the project's per-seat prices (archived ones too): their subscriptions show their seats. */
+async function perSeatPrices(billing: OperatorUseCases, projectId: string): Promise<Set<string>> {
+  const plans = unwrap(await billing.listPlans(projectId), { projectId });
+  return new Set(plans.flatMap((plan) => plan.prices.filter((p) => p.seats !== null).map((p) => p.id)));
+}
+
+/** A per-seat price as it will be created, shown back in minor units and formatted: `2000 = $20.00 + 800 = $8.00/seat over 3 seats`. */
+function seatEcho(p: { amount: number; unitAmount: number; included: number; currency: string }): string {
+  const unit = `${echoAmount({ amount: p.unitAmount, currency: p.currency })}/seat`;
+  return `${echoAmount({ amount: p.amount, currency: p.currency })} + ${unit}${p.included > 0 ? ` over ${seatCount(p.included)}` : ''}`;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Commands
@@ -260,17 +312,28 @@ export const BILLING_COMMANDS: Command[] = [
   {
     path: ['price', 'create'],
     args: ['projectId', 'plan'],
-    summary: 'Add a price to a plan (by id or name): amount in minor units, currency, month or year',
+    summary: 'Add a price to a plan (by id or name): amount in minor units, currency, month or year; flat or per seat',
     options: {
       name: { arity: 1, required: true, placeholder: '<name>', description: 'price name, e.g. Monthly (1 to 100 characters), required' },
       amount: {
         arity: 1,
         required: true,
         placeholder: '<minor units>',
-        description: 'amount in minor units (1000 = $10.00 in usd, ¥1000 in jpy), required; a decimal only with the currency’s exact decimals (10.00)',
+        description:
+          'amount in minor units (1000 = $10.00 in usd, ¥1000 in jpy), required; a decimal only with the currency’s exact decimals (10.00); ' +
+          'per seat: the base, for the --included seats (0 for none)',
       },
       currency: { arity: 1, placeholder: '<code>', description: "ISO currency code (default: the billing connection's currency, else usd)" },
       interval: { arity: 1, required: true, placeholder: `<${BILLING_INTERVALS.join('|')}>`, description: 'billing interval, required' },
+      'per-seat': { arity: 0, description: 'a per-seat price, sold to organizations: --amount + --unit-amount for each seat beyond --included' },
+      'unit-amount': {
+        arity: 1,
+        placeholder: '<minor units>',
+        description: 'per seat: the amount of each seat beyond --included, in minor units as --amount (above 0), required with --per-seat',
+      },
+      included: { arity: 1, placeholder: '<n>', description: 'per seat: the seats --amount covers (default 0)' },
+      minimum: { arity: 1, placeholder: '<n>', description: 'per seat: the fewest seats sold (default 1)' },
+      maximum: { arity: 1, placeholder: '<n>', description: 'per seat: the most seats sold, at least --minimum and --included (default: no limit)' },
     },
     plan({ args, options, progress }) {
       const name = options.string('name');
@@ -279,10 +342,11 @@ export const BILLING_COMMANDS: Command[] = [
       const givenCurrency = options.string('currency');
       if (name === undefined) return options.fail('Missing --name <name>.');
       if (amountText === undefined) return options.fail('Missing --amount <minor units>.');
-      if (!/^\d{1,15}(\.\d{1,6})?$/.test(amountText)) {
+      if (!isAmountText(amountText)) {
         options.fail(`--amount must be a whole number of minor units (1000 for $10.00), got "${amountText}".`);
       }
       if (interval === undefined) return options.fail(`Missing --interval <${BILLING_INTERVALS.join('|')}>.`);
+      const seatOptions = seatOptionsOf(options);
       const projectId = args.projectId!;
       const ref = args.plan!;
       return async (_admin, billing) => {
@@ -296,8 +360,30 @@ export const BILLING_COMMANDS: Command[] = [
         const amount = parseAmountInput(amountText, code ?? currency);
         if (amount === null)
           throw billingError({ ok: false, error: code ? 'invalid_amount' : 'invalid_currency' }, { ...ctx, amountHint: amountHint(code ?? currency) });
-        if (code) progress(`Creating price "${name}" on plan ${ref}: ${echoAmount({ amount, currency: code })} / ${interval} (${code} minor units).`);
-        const price = priceJson(unwrap(await billing.createPrice(projectId, ref, { name, amount, currency, interval }), ctx));
+        let seats: (PriceInput['seats'] & { unitAmount: number }) | undefined;
+        if (seatOptions !== null) {
+          if (code === null) throw billingError({ ok: false, error: 'invalid_currency' }, ctx);
+          const unitAmount = parseAmountInput(seatOptions.unitAmount, code);
+          if (unitAmount === null) {
+            throw billingError({ ok: false, error: 'invalid_seat_pricing', detail: `--unit-amount "${seatOptions.unitAmount}"${amountHint(code)}` }, ctx);
+          }
+          seats = { unitAmount, ...seatOptions.counts };
+        }
+        if (code) {
+          const charged =
+            seats === undefined
+              ? echoAmount({ amount, currency: code })
+              : seatEcho({ amount, unitAmount: seats.unitAmount, included: seatOptions?.counts.included ?? 0, currency: code });
+          progress(`Creating price "${name}" on plan ${ref}: ${charged} / ${interval} (${code} minor units).`);
+        }
+        const price = priceJson(
+          unwrap(await billing.createPrice(projectId, ref, { name, amount, currency, interval, ...(seats !== undefined ? { seats } : {}) }), {
+            ...ctx,
+            seatOptions: seats !== undefined,
+          }),
+        );
+        const known = isCurrency(price.currency);
+        const minor = (n: number) => `${known ? echoAmount({ amount: n, currency: price.currency }) : n} (${price.currency} minor units)`;
         return {
           json: { projectId, price },
           text: [
@@ -306,7 +392,13 @@ export const BILLING_COMMANDS: Command[] = [
               [
                 ['id', price.id],
                 ['plan', price.planId],
-                ['amount', `${isCurrency(price.currency) ? echoAmount(price) : price.amount} (${price.currency} minor units)`],
+                ['amount', price.seats ? `${minor(price.amount)} for ${seatCount(price.seats.included)}` : minor(price.amount)],
+                ...(price.seats
+                  ? ([
+                      ['per seat', `${minor(price.seats.unitAmount)} for each seat beyond ${seatCount(price.seats.included)}`],
+                      ['seats', seatRange(price.seats)],
+                    ] as const)
+                  : []),
                 ['processor', price.processorPriceId ?? '(not pushed to a processor)'],
               ],
               12,
@@ -336,7 +428,7 @@ export const BILLING_COMMANDS: Command[] = [
   {
     path: ['subscription', 'list'],
     args: ['projectId'],
-    summary: "List a project's subscriptions, newest first",
+    summary: "List a project's subscriptions, newest first, with the seats of per-seat ones",
     options: {
       user: { arity: 1, placeholder: '<userId>', description: "only this end user's subscriptions" },
       organization: { arity: 1, placeholder: '<organizationId>', description: "only this organization's subscriptions" },
@@ -368,8 +460,7 @@ export const BILLING_COMMANDS: Command[] = [
         const page = unwrap(await billing.listSubscriptions(projectId, filter), { projectId, userId });
         const subscriptions = page.items;
         const text = subscriptions.length
-          ? table(['ID', 'USER', 'EMAIL', 'STATUS', 'PLAN', 'PRICE', 'PERIOD END', 'PROCESSOR'], subscriptionRows(subscriptions)) +
-            more('subscriptions', page.nextCursor)
+          ? subscriptionTable(subscriptions, await perSeatPrices(billing, projectId)) + more('subscriptions', page.nextCursor)
           : noneFound('subscriptions', { projectId, status, userId, organizationId, cursor });
         return { json: { projectId, subscriptions, nextCursor: page.nextCursor }, text };
       };

@@ -1,6 +1,7 @@
 import type { BillingEvent } from '../../application/billing/billing.store';
 import type { ConnectionView, OperatorInvoiceView, OperatorPlanView, OperatorSubscriptionView } from '../../application/billing/views';
 import { formatMoney, isCurrency } from '../../domain/billing/money';
+import type { SeatPolicy, SeatPricing } from '../../domain/billing/seat-terms';
 import { fields, table } from './render';
 
 /**
@@ -45,15 +46,45 @@ type PriceView = OperatorPlanView['prices'][number];
 export const priceJson = (price: PriceView) => ({ ...price });
 export const planJson = (plan: OperatorPlanView) => ({ ...plan, prices: plan.prices.map(priceJson) });
 
-export const priceLine = (p: PriceView) => `${money(p.amount, p.currency)} / ${p.interval}`;
+/** "1 seat", "3 seats". */
+export const seatCount = (n: number): string => `${n} ${n === 1 ? 'seat' : 'seats'}`;
 
-function priceRows(prices: readonly PriceView[]): string[][] {
-  return prices.map((p) => [p.name, priceLine(p), p.active ? 'active' : 'archived', p.id, p.processorPriceId ?? '-']);
+/**
+ * What a price charges per period, without its interval, in the console's words: `$12.50` for a
+ * flat price; for a per-seat one `$20.00 + $8.00/seat over 3 seats` (the base covers the first 3),
+ * `$20.00 + $8.00/seat` with none included, `$8.00/seat` with no base either.
+ */
+export function priceAmount(p: { amount: number; currency: string; seats: SeatPricing | null }): string {
+  if (p.seats === null) return money(p.amount, p.currency);
+  const unit = `${money(p.seats.unitAmount, p.currency)}/seat`;
+  if (p.seats.included > 0) return `${money(p.amount, p.currency)} + ${unit} over ${seatCount(p.seats.included)}`;
+  return p.amount > 0 ? `${money(p.amount, p.currency)} + ${unit}` : unit;
 }
 
-/** A plan's prices as a table, each line indented under the plan. */
+/** The seats a per-seat price sells: `1 to 50 seats`, `from 1 seat`. */
+export const seatRange = (s: Pick<SeatPricing, 'minimum' | 'maximum'>): string =>
+  s.maximum === null ? `from ${seatCount(s.minimum)}` : `${s.minimum} to ${seatCount(s.maximum)}`;
+
+/** A plan's seat policy in words, as the console says it (its per-seat prices follow it). */
+export function seatPolicyText(policy: SeatPolicy): string {
+  const mode = policy.mode === 'bought' ? 'bought by the organization' : `automatic (the members${policy.countInvitations ? ' and pending invitations' : ''})`;
+  return `${mode}; a freed seat ${policy.removal === 'immediately' ? 'credited at once' : 'billed until the period ends'}`;
+}
+
+export const priceLine = (p: PriceView) => `${priceAmount(p)} / ${p.interval}`;
+
+/** A plan's prices as a table, each line indented under the plan; a SEATS column when one of them is per seat. */
 function priceTable(prices: readonly PriceView[]): string[] {
-  return table(['PRICE', 'AMOUNT', 'STATUS', 'ID', 'PROCESSOR ID'], priceRows(prices))
+  const perSeat = prices.some((p) => p.seats !== null);
+  const rows = prices.map((p) => [
+    p.name,
+    priceLine(p),
+    ...(perSeat ? [p.seats ? seatRange(p.seats) : '-'] : []),
+    p.active ? 'active' : 'archived',
+    p.id,
+    p.processorPriceId ?? '-',
+  ]);
+  return table(['PRICE', 'AMOUNT', ...(perSeat ? ['SEATS'] : []), 'STATUS', 'ID', 'PROCESSOR ID'], rows)
     .split('\n')
     .map((l) => `    ${l}`);
 }
@@ -61,6 +92,8 @@ function priceTable(prices: readonly PriceView[]): string[] {
 /** Whom a plan is sold to, in words. */
 const AUDIENCE_TEXT = { users: 'users', organizations: 'organizations', both: 'users and organizations' } as const;
 const soldTo = (plan: OperatorPlanView): string => AUDIENCE_TEXT[plan.audience];
+/** A plan sold to organizations shows how the seats of its per-seat prices move. */
+const sellsSeats = (plan: OperatorPlanView): boolean => plan.audience !== 'users';
 
 function planFlags(plan: OperatorPlanView): string {
   const flags = [
@@ -81,6 +114,7 @@ export function planText(plan: OperatorPlanView): string {
       ['features', plan.features.join(', ') || '(none)'],
       ['flags', planFlags(plan)],
       ['sold to', soldTo(plan)],
+      ...(sellsSeats(plan) ? [['seats', seatPolicyText(plan.seatPolicy)] as const] : []),
       ['product', plan.processorProductId ?? '(not pushed to a processor)'],
     ],
     12,
@@ -95,7 +129,12 @@ export function planListText(projectId: string, plans: readonly OperatorPlanView
   if (plans.length === 0) return `Project ${projectId} has no plans yet. Create one with: tollgate plan create ${projectId} --name <name>`;
   const blocks = plans.map((plan) => {
     const title = `Tier ${plan.position + 1}  ${plan.name}  (${plan.id}; product ${plan.processorProductId ?? '-'})`;
-    const lines = [`  ${planFlags(plan)}`, `  sold to: ${soldTo(plan)}`, `  features: ${plan.features.join(', ') || '(none)'}`];
+    const lines = [
+      `  ${planFlags(plan)}`,
+      `  sold to: ${soldTo(plan)}`,
+      ...(sellsSeats(plan) ? [`  seats: ${seatPolicyText(plan.seatPolicy)}`] : []),
+      `  features: ${plan.features.join(', ') || '(none)'}`,
+    ];
     const prices = plan.prices.length ? priceTable(plan.prices) : ['    (no prices)'];
     return [title, ...lines, ...prices].join('\n');
   });
@@ -106,7 +145,11 @@ export function planListText(projectId: string, plans: readonly OperatorPlanView
 const ownerId = (r: { userId: string | null; organizationId: string | null }): string => r.userId ?? `org:${r.organizationId ?? '-'}`;
 const ownerName = (r: { userEmail: string | null; organizationName: string | null }): string => r.userEmail ?? r.organizationName ?? '-';
 
-export function subscriptionRows(subscriptions: readonly OperatorSubscriptionView[]): string[][] {
+/**
+ * The subscriptions as table rows; with `perSeat` (the ids of the project's per-seat prices) a
+ * SEATS cell after the price: the quantity of a per-seat subscription, `-` for a flat one.
+ */
+export function subscriptionRows(subscriptions: readonly OperatorSubscriptionView[], perSeat?: ReadonlySet<string>): string[][] {
   return subscriptions.map((s) => [
     s.id,
     ownerId(s),
@@ -114,9 +157,19 @@ export function subscriptionRows(subscriptions: readonly OperatorSubscriptionVie
     s.status,
     s.plan.name,
     `${s.price.name} ${money(s.price.amount, s.price.currency)}/${s.price.interval}`,
+    ...(perSeat ? [perSeat.has(s.price.id) ? String(s.quantity) : '-'] : []),
     iso(s.currentPeriodEnd) ?? '',
     s.processor,
   ]);
+}
+
+/** The subscriptions' table: a SEATS column when one of them is on a per-seat price. */
+export function subscriptionTable(subscriptions: readonly OperatorSubscriptionView[], perSeatPrices: ReadonlySet<string>): string {
+  const perSeat = subscriptions.some((s) => perSeatPrices.has(s.price.id)) ? perSeatPrices : undefined;
+  return table(
+    ['ID', 'USER', 'EMAIL', 'STATUS', 'PLAN', 'PRICE', ...(perSeat ? ['SEATS'] : []), 'PERIOD END', 'PROCESSOR'],
+    subscriptionRows(subscriptions, perSeat),
+  );
 }
 
 export function invoiceRows(invoices: readonly OperatorInvoiceView[]): string[][] {

@@ -1,4 +1,4 @@
-import type { OperatorUseCases } from '../../application/billing/use-cases';
+import type { OperatorUseCases, ProjectServerUseCases } from '../../application/billing/use-cases';
 import type { WebhookUseCases } from '../../application/webhooks/use-cases';
 import type { Admin } from '../server/features/admin';
 import type { AuditFeature } from '../server/features/audit';
@@ -38,13 +38,16 @@ export interface OrganizationOperator {
   now(): Date;
 }
 
+/** Billing's operator use cases, and an organization's billing as the project's server reaches it (its bought seats). */
+export type CliBilling = OperatorUseCases & Pick<ProjectServerUseCases, 'organizationBilling'>;
+
 /**
  * Runs the operator's use cases (the ones the console calls too), inside one database context:
  * projects, keys and users (`admin`), billing, project webhooks, the audit log, and organizations.
  */
 export type Execute = (
   admin: Admin,
-  billing: OperatorUseCases,
+  billing: CliBilling,
   webhooks: WebhookUseCases,
   audit: AuditFeature['useCases'],
   organizations: OrganizationOperator,

@@ -7,6 +7,7 @@ import type { BillingErrorCode, BillingRefusal } from '../../application/billing
 import type { WebhookErrorCode, WebhookRefusal } from '../../application/webhooks/errors';
 import type { ProjectChanges } from '../../application/projects/update-project';
 import { FEATURE_MAX_LENGTH, parseFeatureList, type PlanInput } from '../../domain/billing/catalog';
+import { SEAT_MODES, type SeatPolicy } from '../../domain/billing/seat-terms';
 import { messageWith, type ErrorCode } from '../../contract/errors';
 
 /** A failed command: its stable code (a use-case error code, or `usage`) and a message for people. */
@@ -104,7 +105,14 @@ export interface BillingErrorContext {
   /** `billing sandbox promo`'s code and `--percent-off`. */
   code?: string;
   percentOff?: string;
+  /** `org seats`'s quantity as given. */
+  quantity?: string;
+  /** `price create --per-seat`: a per-seat price's refusal names the CLI's options. */
+  seatOptions?: boolean;
 }
+
+/** When a freed seat stops being billed (domain/billing/seat-terms.ts `SeatPolicy.removal`). */
+const SEAT_REMOVALS: readonly SeatPolicy['removal'][] = ['period_end', 'immediately'];
 
 /** The first feature flag that `normalizeFeatures` would refuse, for the message. */
 function badFeature(features: PlanInput['features']): string | undefined {
@@ -133,6 +141,22 @@ const BILLING_OFFENDING: { readonly [C in BillingErrorCode]?: (ctx: BillingError
   invalid_amount: (ctx) => ({ detail: ctx.amount !== undefined ? quoted(ctx.amount) : undefined, tail: ctx.amountHint }),
   invalid_currency: (ctx) => ({ detail: ctx.currency !== undefined ? quoted(ctx.currency) : undefined }),
   invalid_interval: (ctx) => ({ detail: ctx.interval !== undefined ? quoted(ctx.interval) : undefined }),
+  invalid_quantity: (ctx) => ({ tail: ctx.quantity !== undefined ? `, got ${quoted(ctx.quantity)}` : '' }),
+  invalid_seat_policy: (ctx) => {
+    const given = ctx.planInput;
+    const modeBad = given?.seatMode !== undefined && !(SEAT_MODES as readonly string[]).includes(given.seatMode);
+    const removalBad = given?.seatRemoval !== undefined && !(SEAT_REMOVALS as readonly string[]).includes(given.seatRemoval);
+    const bad = modeBad ? given?.seatMode : removalBad ? given?.seatRemoval : undefined;
+    return { detail: bad !== undefined ? quoted(bad) : undefined };
+  },
+  seats_not_for_users: (ctx) => ({
+    tail:
+      ctx.seatOptions && ctx.plan !== undefined
+        ? ` (tollgate plan update ${ctx.projectId ?? '<project>'} ${quoted(ctx.plan)} --audience organizations)`
+        : ctx.planInput?.audience !== undefined && ctx.plan !== undefined
+          ? ` (plan ${quoted(ctx.plan)} has a per-seat price)`
+          : '',
+  }),
   invalid_sandbox_days: (ctx) => ({ detail: ctx.days !== undefined ? quoted(ctx.days) : undefined }),
   invalid_promotion_code: (ctx) => ({ detail: ctx.code !== undefined ? quoted(ctx.code) : undefined }),
   invalid_percent_off: (ctx) => ({ detail: ctx.percentOff !== undefined ? quoted(ctx.percentOff) : undefined }),
@@ -153,8 +177,16 @@ function withReason(message: string, reason: string | undefined): string {
 export function billingError(refusal: BillingRefusal, ctx: BillingErrorContext = {}): CommandError {
   const code = refusal.error;
   const { detail, tail } = BILLING_OFFENDING[code]?.(ctx) ?? {};
-  return new CommandError(code, `${withReason(messageWith(code, detail, tail), refusal.detail)}.`);
+  const reason = ctx.seatOptions && code === 'invalid_seat_pricing' ? seatOptionReason(refusal.detail) : refusal.detail;
+  return new CommandError(code, `${withReason(messageWith(code, detail, tail), reason)}.`);
 }
+
+/** A per-seat price's fields as `price create` names them. */
+const SEAT_OPTION_NAMES: Record<string, string> = { unitAmount: '--unit-amount', included: '--included', minimum: '--minimum', maximum: '--maximum' };
+
+/** The use case's reason for a bad per-seat price (`minimum: a whole number ...`), naming the option instead of the field. */
+const seatOptionReason = (reason: string | undefined): string | undefined =>
+  reason?.replace(/^(unitAmount|included|minimum|maximum):/, (_, field: string) => `${SEAT_OPTION_NAMES[field]}:`);
 
 /** What a webhook command asked for, used to name the offending value in a message. */
 export interface WebhookErrorContext {

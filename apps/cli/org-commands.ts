@@ -7,7 +7,7 @@ import type { Project } from '../../domain/project';
 import type { Admin } from '../server/features/admin';
 import type { Options } from './args';
 import type { Command, OrganizationOperator } from './command';
-import { CommandError } from './messages';
+import { billingError, CommandError } from './messages';
 import {
   invitationJson,
   invitationsText,
@@ -20,6 +20,8 @@ import {
   orgLabel,
   roleJson,
   rolesText,
+  seatsText,
+  subscriptionJson,
   settingsJson,
   settingsText,
 } from './org-render';
@@ -32,7 +34,7 @@ import {
  */
 
 export const ORG_GROUPS: Record<string, string> = {
-  org: "a project's organizations, their members and roles, and the project's organization settings",
+  org: "a project's organizations, their members and roles, their bought seats, and the project's organization settings",
   'org role': "a project's organization roles and their permissions",
 };
 
@@ -357,6 +359,43 @@ export const ORG_COMMANDS: Command[] = [
         return {
           json: { projectId, organizationId: organization.id, member },
           text: `${memberLabel(member)} is now ${member.role} of ${orgLabel(organization)}.`,
+        };
+      };
+    },
+  },
+  {
+    path: ['org', 'seats'],
+    args: ['org', 'quantity'],
+    summary: 'Set the seats an organization has bought on its per-seat plan (bought seats): more are charged now, prorated',
+    // Its billing events go to the project's webhook endpoints.
+    enqueues: true,
+    options: { project: PROJECT_OPTION },
+    plan({ args, options }) {
+      const projectId = projectOption(options);
+      const given = args.org!;
+      const quantityText = args.quantity!;
+      // A whole number is the quantity; anything else goes to the use case as given, which refuses it (invalid_quantity).
+      const quantity: unknown = /^\d{1,15}$/.test(quantityText) ? Number(quantityText) : quantityText;
+      return async (admin, billing, _webhooks, _audit, orgs) => {
+        await findProject(admin, projectId);
+        const organization = await findOrganization(orgs, projectId, given);
+        const seats = billing.organizationBilling;
+        const before = await seats.subscription(projectId, organization.id);
+        const set = await seats.seats(projectId, organization.id, quantity);
+        if (!set.ok) {
+          if (set.error === 'organization_not_found') throw orgError(set, { projectId, org: given });
+          throw billingError(set, { projectId, quantity: quantityText });
+        }
+        const subscription = set.value;
+        const entitlements = await seats.entitlements(projectId, organization.id);
+        const inUse = entitlements.ok ? (entitlements.value?.seats ?? null) : null;
+        const was = before.ok && before.value ? before.value.quantity : null;
+        return {
+          json: { projectId, organizationId: organization.id, subscription: subscriptionJson(subscription), seats: inUse },
+          text: [
+            `Set the seats of ${orgLabel(organization)} to ${subscription.quantity}${was !== null ? ` (was ${was})` : ''}.`,
+            seatsText(subscription, inUse),
+          ].join('\n'),
         };
       };
     },

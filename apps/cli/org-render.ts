@@ -1,8 +1,10 @@
+import type { SubscriptionView } from '../../application/billing/views';
 import type { OrganizationView } from '../../application/organizations/manage-organizations';
 import type { MemberView } from '../../application/organizations/organization.store';
 import type { OrganizationSettingsView } from '../../application/organizations/roles-and-settings';
 import { type Invitation, invitationStatus } from '../../domain/organizations/invitation';
 import type { RoleDefinition } from '../../domain/organizations/roles';
+import { money, seatCount } from './billing-render';
 import { fields, table } from './render';
 
 /** How the organization commands print organizations, members, invitations, roles and settings (text and --json). */
@@ -115,5 +117,21 @@ export function settingsText(s: SettingsJson): string {
       ['member limit', `${s.defaultMemberLimit} (members plus pending invitations, for an organization that sets none)`],
     ],
     14,
+  );
+}
+
+/** An organization's subscription as `org seats --json` prints it (as `subscription list` does, dates as ISO strings). */
+export const subscriptionJson = (v: SubscriptionView) => JSON.parse(JSON.stringify(v)) as Record<string, unknown>;
+
+/** The subscription's seats and what it charges: its plan and price, the seats in use, the next invoice. */
+export function seatsText(s: SubscriptionView, inUse: { used: number; total: number } | null): string {
+  return fields(
+    [
+      ['subscription', `${s.id} (${s.status})`],
+      ['plan', `${s.plan.name}, ${s.price.name} ${money(s.price.amount, s.price.currency)}/${s.price.interval} for ${seatCount(s.quantity)}`],
+      ['seats in use', inUse ? `${inUse.used} of ${inUse.total}` : '-'],
+      ['next invoice', s.nextInvoice ? `${money(s.nextInvoice.amount, s.nextInvoice.currency)} on ${s.nextInvoice.date.toISOString()}` : '(none)'],
+    ],
+    13,
   );
 }

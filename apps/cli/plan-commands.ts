@@ -1,5 +1,6 @@
 import type { BillingErrorCode } from '../../application/billing/errors';
 import type { PlanInput } from '../../domain/billing/catalog';
+import { SEAT_MODES } from '../../domain/billing/seat-terms';
 import { PLAN_AUDIENCES } from '../../domain/billing/subject';
 import type { Result } from '../../domain/result';
 import type { Options } from './args';
@@ -47,6 +48,12 @@ function planPatch(options: Options, mode: 'create' | 'update'): Partial<PlanInp
   }
   const audience = options.string('audience');
   if (audience !== undefined) patch.audience = audience;
+  const seatMode = options.string('seat-mode');
+  if (seatMode !== undefined) patch.seatMode = seatMode;
+  const countInvitations = mode === 'create' ? (options.has('seat-count-invitations') ? true : undefined) : options.onOff('seat-count-invitations');
+  if (countInvitations !== undefined) patch.seatCountInvitations = countInvitations;
+  const seatRemoval = options.string('seat-removal');
+  if (seatRemoval !== undefined) patch.seatRemoval = seatRemoval;
   return patch;
 }
 
@@ -86,6 +93,20 @@ const planOptions = (mode: 'create' | 'update') => ({
     placeholder: `<${PLAN_AUDIENCES.join('|')}>`,
     description: `whom the plan is sold to: end users, organizations (team plans) or both${mode === 'create' ? ' (default users)' : ''}`,
   },
+  'seat-mode': {
+    arity: 1 as const,
+    placeholder: `<${SEAT_MODES.join('|')}>`,
+    description: `how an organization's seats on the plan's per-seat prices move: following its members, or bought by it${mode === 'create' ? ' (default automatic)' : ''}`,
+  },
+  'seat-count-invitations':
+    mode === 'create'
+      ? { arity: 0 as const, description: 'automatic seats: pending invitations hold a seat too' }
+      : { arity: 1 as const, placeholder: '<on|off>', description: 'automatic seats: pending invitations hold a seat too' },
+  'seat-removal': {
+    arity: 1 as const,
+    placeholder: '<period_end|immediately>',
+    description: `a freed seat is billed until the period ends, or credited at once (prorated)${mode === 'create' ? ' (default period_end)' : ''}`,
+  },
 });
 
 export const PLAN_COMMANDS: Command[] = [
@@ -108,7 +129,7 @@ export const PLAN_COMMANDS: Command[] = [
   {
     path: ['plan', 'update'],
     args: ['projectId', 'plan'],
-    summary: 'Change a plan (by id or name): name, description, features, hidden, recommended, trials, audience',
+    summary: 'Change a plan (by id or name): name, description, features, hidden, recommended, trials, audience, seat policy',
     options: planOptions('update'),
     plan({ args, options }) {
       const patch = planPatch(options, 'update');
@@ -124,7 +145,7 @@ export const PLAN_COMMANDS: Command[] = [
   {
     path: ['plan', 'list'],
     args: ['projectId'],
-    summary: 'List every plan of a project (hidden ones too), lowest tier first, with prices and processor ids',
+    summary: 'List every plan of a project (hidden ones too), lowest tier first, with prices, seat policies and processor ids',
     options: {},
     plan:
       ({ args }) =>

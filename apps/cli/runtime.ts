@@ -5,7 +5,6 @@ import { pino } from 'pino';
 import { resolveDatabase, resolveSecretKey } from '../server/bootstrap';
 import type { CoreConfig } from '../server/config';
 import { REDACT_PATHS } from '../server/http/logger';
-import type { OperatorUseCases } from '../../application/billing/use-cases';
 import { buildCore, type Core } from '../server/core';
 import { type Admin, wireAdmin } from '../server/features/admin';
 import { wireAudit, type AuditFeature } from '../server/features/audit';
@@ -15,14 +14,14 @@ import { wireConsole } from '../server/features/console';
 import { wireWebhooks } from '../server/features/webhooks';
 import { organizationUseCases } from '../server/features/organization-use-cases';
 import type { WebhookUseCases } from '../../application/webhooks/use-cases';
-import type { OrganizationOperator } from './command';
+import type { CliBilling, OrganizationOperator } from './command';
 import { CommandError } from './messages';
 
 export interface CliRuntime {
   core: Core;
   admin: Admin;
-  /** Billing's operator use cases: the same ones the console calls. */
-  billing: OperatorUseCases;
+  /** Billing's operator use cases (the same ones the console calls), and an organization's billing as the project's server reaches it. */
+  billing: CliBilling;
   /** Project webhooks' use cases: the same ones the console calls. */
   webhooks: WebhookUseCases;
   /** The audit log's use cases: the same ones the console calls. */
