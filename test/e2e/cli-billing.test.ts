@@ -333,6 +333,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
         trialsEnabled: false,
         defaultTrialDays: null,
         audience: 'users',
+        seatPolicy: { mode: 'automatic', countInvitations: false, removal: 'period_end' },
         position: 0,
         processorProductId: expect.any(String),
         prices: [],
@@ -431,6 +432,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
         currency: 'usd',
         interval: 'month',
         active: true,
+        seats: null,
         processorPriceId: expect.any(String),
       },
     });
@@ -611,6 +613,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
           status: 'active',
           plan: { id: basicMonthly.planId, name: 'Basic' },
           price: { id: basicMonthly.id, name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month' },
+          quantity: 1,
           currentPeriodStart: expect.any(String),
           currentPeriodEnd: expect.any(String),
           cancelAtPeriodEnd: false,
