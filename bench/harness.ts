@@ -197,6 +197,8 @@ export interface Bench {
   users: string[];
   /** The sandbox price of the plan Basic (1000 usd a month). */
   priceId: string;
+  /** The per-seat sandbox price of the plan Team (sold to organizations: 2000 for 3 seats, 800 per further seat). */
+  teamPriceId: string;
   op: OidcPeer;
   /** Tollgate's and the baseline's base URLs. */
   tg: string;
@@ -282,16 +284,19 @@ export async function startBench(): Promise<Bench> {
   );
   if (!enabled.ok) throw new Error(enabled.error);
   const billing = wireBilling({ core: seeder.core, config: seedConfig, console: seeder.admin.console }).useCases;
-  const priceId = await seeder.core.db.withContext(async () => {
+  const [priceId, teamPriceId] = await seeder.core.db.withContext(async () => {
     const projectId = created.value.project.id;
     const steps = [
       await billing.connectBilling(projectId, { processor: 'sandbox' }),
       await billing.createPlan(projectId, { name: 'Basic', features: 'reports, export', audience: 'both' }),
       await billing.createPlan(projectId, { name: 'Pro', features: 'reports, export, sso' }),
+      await billing.createPlan(projectId, { name: 'Team', features: 'reports, export, sso', audience: 'organizations' }),
     ];
     const price = await billing.createPrice(projectId, 'Basic', { name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month' });
-    for (const step of [...steps, price]) if (!step.ok) throw new Error(`billing seed: ${step.error}`);
-    return price.ok ? price.value.id : '';
+    const seats = { unitAmount: 800, included: 3 };
+    const team = await billing.createPrice(projectId, 'Team', { name: 'Monthly', amount: 2000, currency: 'usd', interval: 'month', seats });
+    for (const step of [...steps, price, team]) if (!step.ok) throw new Error(`billing seed: ${step.error}`);
+    return [price.ok ? price.value.id : '', team.ok ? team.value.id : ''];
   });
   await seeder.close();
   const { apiKey } = created.value;
@@ -330,6 +335,7 @@ export async function startBench(): Promise<Bench> {
     password,
     users,
     priceId,
+    teamPriceId,
     op,
     tg,
     bs,

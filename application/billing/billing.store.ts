@@ -219,12 +219,18 @@ export interface ProcessorEventLog {
  * the subject's live or most recent subscription, with its plan's name and features, in one query.
  */
 export interface EntitlementsReader {
-  current(projectId: string, subject: BillingSubject): Promise<EntitlementsRead | null>;
+  /** `now`: pending invitations not yet expired then hold a seat. */
+  current(projectId: string, subject: BillingSubject, now: Date): Promise<EntitlementsRead | null>;
 }
 
-/** What the entitlements read answers: the subscription's facts, its plan, and its quantity (null: a flat price). */
+/**
+ * What the entitlements read answers: the subscription's facts, its plan, its quantity (null: a
+ * flat price) and, on a per-seat price, the subject's members and pending invitations (in the same
+ * round trip: an organization's seats cost no second query).
+ */
 export interface EntitlementsRead {
   subscription: EntitlementFacts;
   plan: Pick<Plan, 'id' | 'name' | 'features' | 'seatPolicy'>;
   quantity: number | null;
+  seatsHeld: { members: number; pendingInvitations: number } | null;
 }

@@ -59,20 +59,12 @@ async function termsOf(deps: Pick<SeatsDeps, 'catalog'>, subscription: BillingSu
  * accepted, declined, revoked or expires).
  */
 async function seatsHeld(deps: Pick<SeatsDeps, 'organizations' | 'clock'>, organizationId: string, policy: SeatPolicy): Promise<number> {
-  const counts = await deps.organizations.store.countSeats(organizationId, deps.clock.now());
-  return policy.mode === 'bought' ? counts.members + counts.pendingInvitations : seatsInUse(policy, counts);
+  return seatsHeldOf(policy, await deps.organizations.store.countSeats(organizationId, deps.clock.now()));
 }
 
-/** The seats used and billed of an organization's per-seat subscription (GET billing/entitlements), or null. */
-export async function seatsOf(
-  deps: Pick<SeatsDeps, 'organizations' | 'clock'>,
-  organizationId: string,
-  quantity: number | null,
-  policy: SeatPolicy,
-): Promise<{ used: number; total: number } | null> {
-  if (quantity === null) return null;
-  return { used: await seatsHeld(deps, organizationId, policy), total: quantity };
-}
+/** The seats held, of the members and pending invitations counted (GET billing/entitlements reads them with the subscription). */
+export const seatsHeldOf = (policy: SeatPolicy, counts: { members: number; pendingInvitations: number }): number =>
+  policy.mode === 'bought' ? counts.members + counts.pendingInvitations : seatsInUse(policy, counts);
 
 /** What an organization's subscription lets it hold (application/organizations/seats.ts). */
 export function makeSeatCapacity(deps: Pick<SeatsDeps, 'subscriptions' | 'catalog'>): SeatCapacity {

@@ -4,7 +4,7 @@ import type { BillingSubject } from '../../domain/billing/subject';
 import { type Result, ok } from '../../domain/result';
 import { payerOf, type SubjectError } from './billing-subject';
 import type { BillingDeps } from './deps';
-import { seatsOf } from './organization-seats';
+import { seatsHeldOf } from './organization-seats';
 import type { BillingActor } from './requests';
 import { catalogNames, type Entitlements, invoiceView, type InvoiceView, subscriptionView, type SubscriptionView } from './views';
 
@@ -52,12 +52,13 @@ export function makeEntitlements(deps: Pick<BillingDeps, 'entitlementsReader' | 
  * billing/entitlements answers, and what token verification adds when asked (`include:
  * ["entitlements"]`) for the token's context: its active organization, else its user.
  */
-export function makeSubjectEntitlements(deps: Pick<BillingDeps, 'entitlementsReader' | 'clock' | 'organizations'>) {
+export function makeSubjectEntitlements(deps: Pick<BillingDeps, 'entitlementsReader' | 'clock'>) {
   return async function subjectEntitlements(projectId: string, subject: BillingSubject): Promise<Entitlements | null> {
-    const current = await deps.entitlementsReader.current(projectId, subject);
+    const now = deps.clock.now();
+    const current = await deps.entitlementsReader.current(projectId, subject, now);
     if (current === null) return null;
-    const granted = entitlementsOf(current.subscription, current.plan, deps.clock.now());
-    if (granted === null || subject.kind !== 'organization' || current.quantity === null) return granted;
-    return { ...granted, seats: await seatsOf(deps, subject.id, current.quantity, current.plan.seatPolicy) };
+    const granted = entitlementsOf(current.subscription, current.plan, now);
+    if (granted === null || subject.kind !== 'organization' || current.quantity === null || current.seatsHeld === null) return granted;
+    return { ...granted, seats: { used: seatsHeldOf(current.plan.seatPolicy, current.seatsHeld), total: current.quantity } };
   };
 }

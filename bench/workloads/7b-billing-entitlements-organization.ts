@@ -3,8 +3,9 @@ import type { Workload } from './workload';
 
 /**
  * 7b. GET billing/entitlements?for=organization (a member's read of the active organization's
- * entitlements: the membership as it is now, then the organization's subscription) vs the same
- * user's own GET billing/entitlements, in the same run. Both subscribed to Basic (sold to both).
+ * entitlements: the membership as it is now, then the organization's subscription on the per-seat
+ * Team price, with its seats used and billed) vs the same user's own GET billing/entitlements
+ * (Basic), in the same run.
  */
 export const billingEntitlementsOrganization: Workload = {
   id: '7b',
@@ -13,7 +14,8 @@ export const billingEntitlementsOrganization: Workload = {
     const plain = await bench.freshToken();
     const bearer = { authorization: `Bearer ${plain}` };
     const subscribe = async (query: string, headers: Record<string, string>) => {
-      const r = await post(tg, `/api/proxy/billing/subscribe${query}`, { priceId: bench.priceId, paymentMethodId: 'pm_card_visa' }, headers);
+      const priceId = query === '' ? bench.priceId : bench.teamPriceId;
+      const r = await post(tg, `/api/proxy/billing/subscribe${query}`, { priceId, paymentMethodId: 'pm_card_visa' }, headers);
       // The bench user may hold Basic already (workload 7 subscribed them).
       if (r.status !== 201 && (r.status !== 409 || query !== '')) throw new Error(`bench subscribe${query} failed: ${r.status} ${JSON.stringify(r.body)}`);
     };
@@ -26,7 +28,9 @@ export const billingEntitlementsOrganization: Workload = {
     const orgBearer = { authorization: `Bearer ${withOrg}` };
     await subscribe('?for=organization', orgBearer);
     const sample = await fetch(`${tg}/api/proxy/billing/entitlements?for=organization`, { headers: orgBearer });
-    if (!sample.ok || ((await sample.json()) as { plan?: string } | null)?.plan !== 'Basic') throw new Error(`entitlements sample failed: ${sample.status}`);
+    const answer = (await sample.json()) as { plan?: string; seats?: { used: number; total: number } } | null;
+    if (!sample.ok || answer?.plan !== 'Team' || answer.seats?.used !== 1)
+      throw new Error(`entitlements sample failed: ${sample.status} ${JSON.stringify(answer)}`);
     const r = await compare(
       'billing/entitlements?for=organization',
       () => load({ url: `${tg}/api/proxy/billing/entitlements`, method: 'GET', headers: bearer, pid: bench.tollgate.pid }),

@@ -11,7 +11,7 @@ const LIVE_SQL = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
  * The prepared statement's name. A connection keeps a named statement for its life, so a new text
  * takes a new name: a plan prepared for the old text (by user_id) is never reused for this one.
  */
-const PREPARED = 'billing_entitlements_subject_seats';
+const PREPARED = 'billing_entitlements_subject_seats_held';
 
 /**
  * One round trip, prepared once per connection: the subject's subscription that decides
@@ -20,8 +20,13 @@ const PREPARED = 'billing_entitlements_subject_seats';
  * need. A user's and an organization's are read alike, by subject_id.
  */
 const SQL = `
-  select s.id, s.status, s.cancel_at_period_end, s.current_period_end, s.past_due_at, s.plan_id, s.quantity, p.name, p.features, p.seat_policy
-    from (select id, status, cancel_at_period_end, current_period_end, past_due_at, plan_id, quantity
+  select s.id, s.status, s.cancel_at_period_end, s.current_period_end, s.past_due_at, s.plan_id, s.quantity, p.name, p.features, p.seat_policy,
+         case when s.quantity is null then null
+              else (select count(*) from organization_members m where m.organization_id = s.subject_id) end as members,
+         case when s.quantity is null then null
+              else (select count(*) from organization_invitations i
+                     where i.organization_id = s.subject_id and i.status = 'pending' and i.expires_at > ?::timestamptz) end as pending
+    from (select id, status, cancel_at_period_end, current_period_end, past_due_at, plan_id, quantity, subject_id
             from billing_subscriptions
            where project_id = ? and subject_id = ?
            order by status in (${LIVE_SQL}) desc, created_at desc, id desc
@@ -39,14 +44,16 @@ interface Row {
   name: string;
   features: unknown;
   seat_policy: unknown;
+  members: string | null;
+  pending: string | null;
 }
 
 export class PostgresEntitlementsReader implements EntitlementsReader {
   constructor(private readonly db: Database) {}
 
-  async current(projectId: string, subject: BillingSubject): Promise<EntitlementsRead | null> {
+  async current(projectId: string, subject: BillingSubject, now: Date): Promise<EntitlementsRead | null> {
     if (!isUuid(projectId) || !isUuid(subject.id)) return null;
-    const rows = await this.db.query<Row>(SQL, [projectId, subject.id], { prepare: PREPARED });
+    const rows = await this.db.query<Row>(SQL, [now, projectId, subject.id], { prepare: PREPARED });
     const row = rows[0];
     if (row === undefined) return null;
     return {
@@ -60,6 +67,7 @@ export class PostgresEntitlementsReader implements EntitlementsReader {
       },
       plan: { id: row.plan_id, name: row.name, features: readFeatures(row.features), seatPolicy: readSeatPolicy(row.seat_policy) },
       quantity: row.quantity,
+      seatsHeld: row.members === null ? null : { members: Number(row.members), pendingInvitations: Number(row.pending ?? 0) },
     };
   }
 }

@@ -1098,8 +1098,8 @@ describe('entitlements reader', () => {
     await inContext(async () => {
       expect(await s.catalog.insertPlan(gold)).toBe(true);
       await s.catalog.insertPrice(goldPrice);
-      expect(await s.entitlements.current(project, userSubject(user))).toBeNull();
-      expect(await s.entitlements.current(project, userSubject('nope'))).toBeNull();
+      expect(await s.entitlements.current(project, userSubject(user), T0)).toBeNull();
+      expect(await s.entitlements.current(project, userSubject('nope'), T0)).toBeNull();
     });
 
     // The read carries what the entitlement rules need, and the plan's name and features.
@@ -1122,22 +1122,66 @@ describe('entitlements reader', () => {
     });
     await inContext(async () => {
       expect(await s.subscriptions.save(older)).toBe('saved');
-      expect(await s.entitlements.current(project, userSubject(user))).toEqual({ subscription: domain(older), plan: base, quantity: null });
+      expect(await s.entitlements.current(project, userSubject(user), T0)).toEqual({
+        subscription: domain(older),
+        plan: base,
+        quantity: null,
+        seatsHeld: null,
+      });
       expect(await s.subscriptions.save(newer)).toBe('saved');
-      expect(await s.entitlements.current(project, userSubject(user))).toEqual({ subscription: domain(newer), plan: goldPlan, quantity: null });
+      expect(await s.entitlements.current(project, userSubject(user), T0)).toEqual({
+        subscription: domain(newer),
+        plan: goldPlan,
+        quantity: null,
+        seatsHeld: null,
+      });
     });
 
     // A live one wins over a more recent ended one.
     const live = subscription(user, { status: 'past_due', pastDueAt: at(3), createdAt: at(5), cancelAtPeriodEnd: true });
     await inContext(async () => {
       expect(await s.subscriptions.save(live)).toBe('saved');
-      expect(await s.entitlements.current(project, userSubject(user))).toEqual({ subscription: domain(live), plan: base, quantity: null });
-      expect(await s.entitlements.current(otherProject, userSubject(user))).toBeNull();
+      expect(await s.entitlements.current(project, userSubject(user), T0)).toEqual({ subscription: domain(live), plan: base, quantity: null, seatsHeld: null });
+      expect(await s.entitlements.current(otherProject, userSubject(user), T0)).toBeNull();
     });
   });
 });
 
 describe('entitlements reader: organizations', () => {
+  it('reads an organization’s members and pending invitations with a per-seat subscription, in the same query', async () => {
+    const org = await insertOrganization();
+    const base = subscription(org);
+    const sub = { ...base, price: { ...base.price, amount: 3000, quantity: 3 } };
+    const member = async () =>
+      sql('insert into organization_members (id, organization_id, project_id, user_id, role, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)', [
+        randomUUID(),
+        org.id,
+        project,
+        await insertUser(),
+        'member',
+        T0,
+        T0,
+      ]);
+    const invitation = (status: string, expiresAt: Date) =>
+      sql(
+        `insert into organization_invitations (id, organization_id, project_id, email, email_key, role, token_hash, status, created_at, expires_at)
+         values (?, ?, ?, 'x@example.com', 'x@example.com', 'member', ?, ?, ?, ?)`,
+        [randomUUID(), org.id, project, randomUUID(), status, T0, expiresAt],
+      );
+    await member();
+    await member();
+    await invitation('pending', at(86_400));
+    await invitation('pending', at(-1));
+    await invitation('accepted', at(86_400));
+    await inContext(async () => {
+      expect(await s.subscriptions.save(sub)).toBe('saved');
+      const read = await s.entitlements.current(project, org, T0);
+      expect(read).toMatchObject({ quantity: 3, seatsHeld: { members: 2, pendingInvitations: 1 } });
+      // Once the invitation expired it holds no seat.
+      expect((await s.entitlements.current(project, org, at(2 * 86_400)))?.seatsHeld).toEqual({ members: 2, pendingInvitations: 0 });
+    });
+  });
+
   it('reads an organization’s live subscription, else its most recent, apart from its members’', async () => {
     const [user, org] = [await insertUser(), await insertOrganization()];
     const team = plan({ name: `Team ${randomUUID().slice(0, 8)}`, position: 6, features: ['seats', 'sso'], audience: 'organizations' });
@@ -1145,7 +1189,7 @@ describe('entitlements reader: organizations', () => {
     await inContext(async () => {
       expect(await s.catalog.insertPlan(team)).toBe(true);
       await s.catalog.insertPrice(teamPrice);
-      expect(await s.entitlements.current(project, org)).toBeNull();
+      expect(await s.entitlements.current(project, org, T0)).toBeNull();
     });
     const ended = subscription(org, { status: 'canceled', createdAt: T0, endedAt: at(5) });
     const live = subscription(org, {
@@ -1163,21 +1207,23 @@ describe('entitlements reader: organizations', () => {
     });
     await inContext(async () => {
       expect(await s.subscriptions.save(ended)).toBe('saved');
-      expect(await s.entitlements.current(project, org)).toEqual({
+      expect(await s.entitlements.current(project, org, T0)).toEqual({
         subscription: facts(ended),
         plan: { id: basePlan.id, name: basePlan.name, features: basePlan.features, seatPolicy: DEFAULT_SEAT_POLICY },
         quantity: null,
+        seatsHeld: null,
       });
       expect(await s.subscriptions.save(live)).toBe('saved');
       expect(await s.subscriptions.save(personal)).toBe('saved');
-      expect(await s.entitlements.current(project, org)).toEqual({
+      expect(await s.entitlements.current(project, org, T0)).toEqual({
         subscription: facts(live),
         plan: { id: team.id, name: team.name, features: team.features, seatPolicy: DEFAULT_SEAT_POLICY },
         quantity: null,
+        seatsHeld: null,
       });
-      expect((await s.entitlements.current(project, userSubject(user)))?.subscription.id).toBe(personal.id);
-      expect(await s.entitlements.current(otherProject, org)).toBeNull();
-      expect(await s.entitlements.current(project, await insertOrganization())).toBeNull();
+      expect((await s.entitlements.current(project, userSubject(user), T0))?.subscription.id).toBe(personal.id);
+      expect(await s.entitlements.current(otherProject, org, T0)).toBeNull();
+      expect(await s.entitlements.current(project, await insertOrganization(), T0)).toBeNull();
     });
   });
 });

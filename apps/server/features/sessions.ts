@@ -35,11 +35,7 @@ export function wireSessions({ core, signInGate }: SessionsFeatureInput): Sessio
   const { config, crypto, box, clock, stores, caches } = core;
   const useCases: SessionsFeature['useCases'] = {
     verifyAccessToken: core.sessions.verify,
-    subjectEntitlements: makeSubjectEntitlements({
-      entitlementsReader: stores.billing.entitlements,
-      clock,
-      organizations: { memberships: core.memberships, store: stores.organizations },
-    }),
+    subjectEntitlements: makeSubjectEntitlements({ entitlementsReader: stores.billing.entitlements, clock }),
     exchangeCode: makeExchangeCode({
       codes: stores.authorizationCodes,
       users: stores.users,
