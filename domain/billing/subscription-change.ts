@@ -14,6 +14,15 @@ export type ChangeError =
   | 'same_price'
   | 'currency_mismatch';
 
+/** A subscription that cannot change now: over or never started, paused (resume first), past due (pay first). */
+function notChangeable(subscription: Subscription): EndedError | 'subscription_paused' | 'subscription_past_due' | null {
+  const ended = endedError(subscription);
+  if (ended) return ended;
+  if (subscription.status === 'paused') return 'subscription_paused';
+  if (subscription.status === 'past_due') return 'subscription_past_due';
+  return null;
+}
+
 /**
  * Where a price change is allowed: `active` (prorated, charged now) and `trialing` (the price is
  * swapped, the trial continues, nothing is charged; the new interval applies from the trial end).
@@ -23,10 +32,8 @@ export type ChangeError =
  * price must be active, different and in the same currency.
  */
 function checkChange(subscription: Subscription, price: Price): ChangeError | null {
-  const ended = endedError(subscription);
-  if (ended) return ended;
-  if (subscription.status === 'paused') return 'subscription_paused';
-  if (subscription.status === 'past_due') return 'subscription_past_due';
+  const unchangeable = notChangeable(subscription);
+  if (unchangeable) return unchangeable;
   if (subscription.cancelAtPeriodEnd) return 'cancellation_scheduled';
   if (!price.active) return 'price_inactive';
   if (price.id === subscription.price.id) return 'same_price';
@@ -100,10 +107,8 @@ export function changePrice<S extends Subscription>(subscription: S, price: Pric
 export type QuantityChangeError = EndedError | 'subscription_paused' | 'subscription_past_due' | 'not_per_seat' | 'same_quantity';
 
 function checkQuantityChange(subscription: Subscription, to: PriceSnapshot): QuantityChangeError | null {
-  const ended = endedError(subscription);
-  if (ended) return ended;
-  if (subscription.status === 'paused') return 'subscription_paused';
-  if (subscription.status === 'past_due') return 'subscription_past_due';
+  const unchangeable = notChangeable(subscription);
+  if (unchangeable) return unchangeable;
   if (subscription.price.quantity === undefined || to.quantity === undefined || to.id !== subscription.price.id) return 'not_per_seat';
   if (to.quantity === subscription.price.quantity) return 'same_quantity';
   return null;

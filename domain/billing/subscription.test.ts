@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Price } from './catalog';
+import { type Price, seatSnapshotOf } from './catalog';
 import {
   type Subscription,
   type Transition,
   cancelAtPeriodEnd,
   cancelNow,
   changePrice,
+  changeQuantity,
   completeInitialPayment,
   dueAction,
   endAfterGracePeriod,
@@ -661,5 +662,61 @@ describe('upcomingInvoice (the next invoice amount)', () => {
     expect(upcomingInvoice(paused())).toBeNull();
     expect(upcomingInvoice(canceled())).toBeNull();
     expect(upcomingInvoice(incomplete())).toBeNull();
+  });
+});
+
+describe('changeQuantity (per-seat prices)', () => {
+  // 2000 for the first 2 seats, 1000 per further seat; April has 30 days.
+  const team: Price = {
+    id: 'price_team',
+    planId: 'plan_team',
+    name: 'Monthly',
+    amount: 2000,
+    currency: 'usd',
+    interval: 'month',
+    active: true,
+    seats: { unitAmount: 1000, included: 2, minimum: 1, maximum: 10 },
+  };
+  const teamPlan = { id: 'plan_team', trialsEnabled: true, defaultTrialDays: null };
+  const start = (quantity: number, trialDays?: number) =>
+    value(startSubscription({ id: 'sub_s', price: team, quantity, plan: teamPlan, at: d('2025-04-01T00:00:00Z'), trialDays, payment: 'paid' }));
+  const halfway = d('2025-04-16T00:00:00Z');
+
+  it('starts with the amount for its seats, its line naming them', () => {
+    const t = start(4);
+    expect(t.subscription.price).toEqual({ ...seatSnapshotOf(team, 4), amount: 4000, quantity: 4 });
+    expect(t.invoice?.lines.map((l) => [l.kind, l.amount, l.quantity])).toEqual([['subscription', 4000, 4]]);
+  });
+
+  it('prorated: charges the rest of the period on the new quantity less the unused time on the old; the dates stay', () => {
+    const t = value(changeQuantity(start(3).subscription, seatSnapshotOf(team, 5), halfway, { prorate: true, payment: 'paid' }));
+    expect(t.events).toEqual(['subscription.updated', 'invoice.paid']);
+    expect(t.invoice?.lines.map((l) => [l.kind, l.amount, l.quantity])).toEqual([
+      ['unused_time', -1500, 3],
+      ['remaining_time', 2500, 5],
+    ]);
+    expect(t.subscription).toMatchObject({ price: { amount: 5000, quantity: 5 }, currentPeriodEnd: d('2025-05-01T00:00:00Z') });
+  });
+
+  it('not prorated: the quantity changes without an invoice, for the next renewal to bill', () => {
+    const t = value(changeQuantity(start(5).subscription, seatSnapshotOf(team, 3), halfway, { prorate: false }));
+    expect(t).toMatchObject({ events: ['subscription.updated'], invoice: null, subscription: { price: { amount: 3000, quantity: 3 } } });
+    expect(value(renew(t.subscription, d('2025-05-01T00:00:00Z'), 'paid')).invoice?.lines.map((l) => [l.amount, l.quantity])).toEqual([[3000, 3]]);
+  });
+
+  it('a declined charge changes nothing; trialing bills nothing; past due, paused, a flat price or the same quantity are refused', () => {
+    const declined = value(changeQuantity(start(3).subscription, seatSnapshotOf(team, 5), halfway, { prorate: true, payment: 'failed' }));
+    expect(declined).toMatchObject({ events: ['payment.failed'], subscription: { price: { quantity: 3 } } });
+    const trial = value(changeQuantity(start(3, 14).subscription, seatSnapshotOf(team, 5), halfway, { prorate: true }));
+    expect(trial).toMatchObject({ events: ['subscription.updated'], invoice: null, subscription: { status: 'trialing', price: { quantity: 5 } } });
+    const active = start(3).subscription;
+    expect(changeQuantity({ ...active, status: 'past_due' }, seatSnapshotOf(team, 5), halfway, { prorate: true })).toMatchObject({
+      error: 'subscription_past_due',
+    });
+    expect(changeQuantity({ ...active, status: 'paused' }, seatSnapshotOf(team, 5), halfway, { prorate: true })).toMatchObject({
+      error: 'subscription_paused',
+    });
+    expect(changeQuantity(activeOnApril1(), seatSnapshotOf(team, 5), halfway, { prorate: true })).toMatchObject({ error: 'not_per_seat' });
+    expect(changeQuantity(active, seatSnapshotOf(team, 3), halfway, { prorate: true })).toMatchObject({ error: 'same_quantity' });
   });
 });

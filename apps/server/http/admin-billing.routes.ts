@@ -71,7 +71,8 @@ export const adminSubscriptionView = (v: SubscriptionView) => ({
 
 const subscriptionRowView = (v: OperatorSubscriptionView) => ({ ...adminSubscriptionView(v), user_email: v.userEmail, organization_name: v.organizationName });
 
-const invoiceView = (v: OperatorInvoiceView) => ({
+/** An invoice as the admin API lists it: whose it is (a user's email or an organization's name) and its amounts. */
+export const adminInvoiceView = (v: Omit<OperatorInvoiceView, 'processor' | 'processorInvoiceId'>) => ({
   id: v.id,
   user_id: v.userId,
   organization_id: v.organizationId,
@@ -245,7 +246,7 @@ export function makeAdminBillingRoutes(deps: AdminBillingRouteDeps) {
       if (!p.ok) return p.response;
       const r = await billing.listProjectInvoices(p.id, { userId: query.user, status: query.status, limit: query.limit, cursor: query.cursor });
       if (!r.ok) return failureResponse(res, r);
-      return { status: 200, body: { invoices: r.value.items.map(invoiceView), next_cursor: r.value.nextCursor } };
+      return { status: 200, body: { invoices: r.value.items.map(adminInvoiceView), next_cursor: r.value.nextCursor } };
     },
     listEvents: async ({ res, params, query }) => {
       const p = await access(res, params.projectId);

@@ -9,7 +9,7 @@ import { parseEmailAddress } from '../../../domain/email-address';
 import type { EndUser } from '../../../domain/user';
 import { type ConsoleAccounts, consoleActor } from '../features/console';
 import type { OrganizationUseCases } from '../features/organization-use-cases';
-import { adminSubscriptionView } from './admin-billing.routes';
+import { adminInvoiceView, adminSubscriptionView } from './admin-billing.routes';
 import { errorResponse } from './errors';
 import { domainBody, invitationBody, memberBody, roleBody, serverOrganizationBody } from './organization-views';
 import { failureResponse } from './rate-limit';
@@ -51,23 +51,7 @@ const invoiceLineBody = (l: InvoiceLineView) => ({
 
 /** An organization's invoice as the admin invoice list shows one, with its lines. */
 const invoiceBody = (v: InvoiceView, org: { id: string; name: string }) => ({
-  id: v.id,
-  user_id: null,
-  organization_id: org.id,
-  user_email: null,
-  organization_name: org.name,
-  subscription_id: v.subscriptionId,
-  status: v.status,
-  reason: v.reason,
-  currency: v.currency,
-  subtotal: v.subtotal,
-  amount_due: v.amountDue,
-  amount_paid: v.amountPaid,
-  amount_refunded: v.amountRefunded,
-  period_start: v.periodStart.toISOString(),
-  period_end: v.periodEnd.toISOString(),
-  created_at: v.createdAt.toISOString(),
-  paid_at: v.paidAt ? v.paidAt.toISOString() : null,
+  ...adminInvoiceView({ ...v, userId: null, organizationId: org.id, userEmail: null, organizationName: org.name }),
   lines: v.lines.map(invoiceLineBody),
 });
 
