@@ -96,7 +96,9 @@ const planOptions = (mode: 'create' | 'update') => ({
   'seat-mode': {
     arity: 1 as const,
     placeholder: `<${SEAT_MODES.join('|')}>`,
-    description: `how an organization's seats on the plan's per-seat prices move: following its members, or bought by it${mode === 'create' ? ' (default automatic)' : ''}`,
+    description:
+      "how an organization's seats on the plan's per-seat prices move: following its members, or bought by it" +
+      (mode === 'create' ? ' (default automatic)' : ''),
   },
   'seat-count-invitations':
     mode === 'create'

@@ -196,7 +196,11 @@ describe('tollgate CLI: per-seat prices and seats', { timeout: 180_000 }, () => 
       /^Tier 1 {2}Seats[^\n]*\n[^\n]*\n {2}sold to: organizations\n {2}seats: bought by the organization; a freed seat credited at once$/m,
     );
     expect(list.stdout).toMatch(
-      /^Tier 2 {2}Team[^\n]*\n[^\n]*\n {2}sold to: users and organizations\n {2}seats: automatic \(the members and pending invitations\); a freed seat billed until the period ends$/m,
+      new RegExp(
+        '^Tier 2 {2}Team[^\\n]*\\n[^\\n]*\\n {2}sold to: users and organizations\\n' +
+          ' {2}seats: automatic \\(the members and pending invitations\\); a freed seat billed until the period ends$',
+        'm',
+      ),
     );
     // A plan sold only to users has no seats.
     expect(list.stdout).toMatch(/^Tier 3 {2}Solo[^\n]*\n[^\n]*\n {2}sold to: users\n {2}features: \(none\)$/m);
@@ -333,7 +337,8 @@ describe('tollgate CLI: per-seat prices and seats', { timeout: 180_000 }, () => 
           ['price', 'create', P, 'Solo', '--name', 'Bad', '--amount', '1000', '--interval', 'month', '--per-seat', '--unit-amount', '100'],
           1,
           'seats_not_for_users',
-          `A per-seat price is sold to organizations: sell the plan to organizations (or both) first (tollgate plan update ${P} "Solo" --audience organizations).`,
+          'A per-seat price is sold to organizations: sell the plan to organizations (or both) first ' +
+            `(tollgate plan update ${P} "Solo" --audience organizations).`,
         ),
       () => refused([...base, '--included', '3'], 2, 'usage', '--included is for a per-seat price: add --per-seat --unit-amount <minor units>.'),
       () => refused([...base, '--unit-amount', '500'], 2, 'usage', '--unit-amount is for a per-seat price: add --per-seat --unit-amount <minor units>.'),

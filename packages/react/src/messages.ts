@@ -1,6 +1,7 @@
 /**
  * The components' few strings in the 20 locales Tollgate's emails speak (the server's SUPPORTED_LOCALES).
- * `{plan}`, `{days}`, `{organization}`, `{name}`, `{email}`, `{amount}`, `{count}`, `{used}` and `{total}` are filled in; amounts and dates are formatted with Intl for the locale.
+ * `{plan}`, `{days}`, `{organization}`, `{name}`, `{email}`, `{amount}`, `{count}`, `{used}` and `{total}` are filled in;
+ * amounts and dates are formatted with Intl for the locale.
  */
 export const LOCALES = ['en', 'it', 'es', 'fr', 'de', 'pt', 'ja', 'ko', 'zh', 'nl', 'pl', 'ru', 'sv', 'da', 'nb', 'fi', 'ar', 'he', 'th', 'vi'] as const;
 export type Locale = (typeof LOCALES)[number];
