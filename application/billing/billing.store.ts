@@ -226,7 +226,8 @@ export interface EntitlementsReader {
 /**
  * What the entitlements read answers: the subscription's facts, its plan, its quantity (null: a
  * flat price) and, on a per-seat price, the subject's members and pending invitations (in the same
- * round trip: an organization's seats cost no second query).
+ * round trip: an organization's seats cost no second query; the invitations are counted only where
+ * the plan's seat policy counts them, else 0).
  */
 export interface EntitlementsRead {
   subscription: EntitlementFacts;

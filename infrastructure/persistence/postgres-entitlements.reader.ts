@@ -11,7 +11,7 @@ const LIVE_SQL = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
  * The prepared statement's name. A connection keeps a named statement for its life, so a new text
  * takes a new name: a plan prepared for the old text (by user_id) is never reused for this one.
  */
-const PREPARED = 'billing_entitlements_subject_seats_held';
+const PREPARED = 'billing_entitlements_subject_seats_counted';
 
 /**
  * One round trip, prepared once per connection: the subject's subscription that decides
@@ -24,6 +24,7 @@ const SQL = `
          case when s.quantity is null then null
               else (select count(*) from organization_members m where m.organization_id = s.subject_id) end as members,
          case when s.quantity is null then null
+              when p.seat_policy->>'mode' <> 'bought' and p.seat_policy->>'countInvitations' <> 'true' then 0
               else (select count(*) from organization_invitations i
                      where i.organization_id = s.subject_id and i.status = 'pending' and i.expires_at > ?::timestamptz) end as pending
     from (select id, status, cancel_at_period_end, current_period_end, past_due_at, plan_id, quantity, subject_id

@@ -1173,13 +1173,23 @@ describe('entitlements reader: organizations', () => {
     await invitation('pending', at(86_400));
     await invitation('pending', at(-1));
     await invitation('accepted', at(86_400));
+    const policy = (p: object) => sql('update billing_plans set seat_policy = ?::jsonb where id = ?', [JSON.stringify(p), sub.price.planId]);
     await inContext(async () => {
       expect(await s.subscriptions.save(sub)).toBe('saved');
-      const read = await s.entitlements.current(project, org, T0);
-      expect(read).toMatchObject({ quantity: 3, seatsHeld: { members: 2, pendingInvitations: 1 } });
+      // Automatic seats that do not count invitations: only the members are read.
+      expect(await s.entitlements.current(project, org, T0)).toMatchObject({ quantity: 3, seatsHeld: { members: 2, pendingInvitations: 0 } });
+    });
+    await policy({ mode: 'bought', countInvitations: false, removal: 'period_end' });
+    await inContext(async () => {
+      expect(await s.entitlements.current(project, org, T0)).toMatchObject({ quantity: 3, seatsHeld: { members: 2, pendingInvitations: 1 } });
       // Once the invitation expired it holds no seat.
       expect((await s.entitlements.current(project, org, at(2 * 86_400)))?.seatsHeld).toEqual({ members: 2, pendingInvitations: 0 });
     });
+    await policy({ mode: 'automatic', countInvitations: true, removal: 'period_end' });
+    await inContext(async () => {
+      expect((await s.entitlements.current(project, org, T0))?.seatsHeld).toEqual({ members: 2, pendingInvitations: 1 });
+    });
+    await policy({ mode: 'automatic', countInvitations: false, removal: 'period_end' });
   });
 
   it('reads an organization’s live subscription, else its most recent, apart from its members’', async () => {
