@@ -1,7 +1,16 @@
 import { INVOICE_LIST_DEFAULT_LIMIT, invoiceListLimit } from '../../domain/billing/invoice';
 import { type BillingSubject, organizationSubject } from '../../domain/billing/subject';
 import { err, ok, type Result } from '../../domain/result';
+import type { AuditActor } from '../../domain/audit';
+import { auditEntry } from '../audit/audit-log';
+import type { RequestOrigin } from '../ports/request-origin';
 import type { BillingDeps } from './deps';
+
+/** Who changes an organization's billing for the project (its server's API key, an operator's CLI) and from where. */
+export interface ProjectAction {
+  actor: AuditActor;
+  origin: RequestOrigin;
+}
 import { makeSetSeats, type SeatsError } from './organization-seats';
 import { makeSubjectEntitlements } from './read-subscription';
 import { type CancelError, makeCancelActions } from './manage-subscription';
@@ -26,6 +35,29 @@ export function makeOrganizationBilling(deps: BillingDeps) {
   const entitlements = makeSubjectEntitlements(deps);
   const cancel = makeCancelActions(deps).forSubject;
   const setSeats = makeSetSeats(deps).forSubject;
+  /** A project's change of an organization's billing in the audit log, as a member's is (audited-actions.ts). */
+  const audited = (projectId: string, what: 'seats' | 'cancel', organizationId: string | null, r: Result<SubscriptionView, string>, by: ProjectAction) =>
+    deps.audit.record(
+      r.ok
+        ? auditEntry(deps.clock.now(), projectId, `billing.${what}`, {
+            actor: by.actor,
+            origin: by.origin,
+            target: { kind: 'subscription', id: r.value.id },
+            details: {
+              status: r.value.status,
+              price_id: r.value.price.id,
+              plan: r.value.plan.name,
+              organization_id: r.value.organizationId,
+              quantity: r.value.quantity,
+            },
+          })
+        : auditEntry(deps.clock.now(), projectId, `billing.${what}.failed`, {
+            actor: by.actor,
+            origin: by.origin,
+            reason: r.error,
+            ...(organizationId !== null ? { details: { organization_id: organizationId } } : {}),
+          }),
+    );
   return {
     async subscription(projectId: string, organization: string): Promise<Result<SubscriptionView | null, 'organization_not_found'>> {
       const subject = await organizationOf(deps, projectId, organization);
@@ -43,18 +75,29 @@ export function makeOrganizationBilling(deps: BillingDeps) {
       const n = (limit === undefined ? null : invoiceListLimit(limit)) ?? INVOICE_LIST_DEFAULT_LIMIT;
       return ok((await deps.invoices.listForSubject(projectId, subject.value, n)).map(invoiceView));
     },
-    /** The organization's bought seats, as a member with org:billing:manage sets them. */
-    async seats(projectId: string, organization: string, quantity: unknown): Promise<Result<SubscriptionView, 'organization_not_found' | SeatsError>> {
+    /** The organization's bought seats, as a member with org:billing:manage sets them; audited as `billing.seats` by `by`. */
+    async seats(
+      projectId: string,
+      organization: string,
+      quantity: unknown,
+      by: ProjectAction,
+    ): Promise<Result<SubscriptionView, 'organization_not_found' | SeatsError>> {
       const subject = await organizationOf(deps, projectId, organization);
-      return subject.ok ? setSeats(projectId, subject.value, quantity) : subject;
+      const r = subject.ok ? await setSeats(projectId, subject.value, quantity) : subject;
+      audited(projectId, 'seats', subject.ok ? subject.value.id : null, r, by);
+      return r;
     },
+    /** Cancels it (at period end, or now); audited as `billing.cancel` by `by`. */
     async cancel(
       projectId: string,
       organization: string,
       input: { atPeriodEnd: boolean; requestKey: string },
+      by: ProjectAction,
     ): Promise<Result<SubscriptionView, 'organization_not_found' | CancelError>> {
       const subject = await organizationOf(deps, projectId, organization);
-      return subject.ok ? cancel(projectId, subject.value, input) : subject;
+      const r = subject.ok ? await cancel(projectId, subject.value, input) : subject;
+      audited(projectId, 'cancel', subject.ok ? subject.value.id : null, r, by);
+      return r;
     },
   };
 }

@@ -381,7 +381,7 @@ export const ORG_COMMANDS: Command[] = [
         const organization = await findOrganization(orgs, projectId, given);
         const seats = billing.organizationBilling;
         const before = await seats.subscription(projectId, organization.id);
-        const set = await seats.seats(projectId, organization.id, quantity);
+        const set = await seats.seats(projectId, organization.id, quantity, { actor: ACTOR.audit, origin: SYSTEM_ORIGIN });
         if (!set.ok) {
           if (set.error === 'organization_not_found') throw orgError(set, { projectId, org: given });
           throw billingError(set, { projectId, quantity: quantityText });

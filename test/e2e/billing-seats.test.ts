@@ -394,6 +394,19 @@ describe('bought seats', () => {
       status: 200,
       body: { quantity: 6 },
     });
+    // Each change is in the audit log: the member's as the user, the project server's as its API key.
+    await t.tollgate.core.audit.flush();
+    const audit = await t.inContext(() => t.tollgate.core.audit.list({ projectId: s.project.id, action: 'billing.seats', limit: 50 }));
+    expect(audit.map((e) => [e.action, e.actor.kind, e.actor.kind === 'admin' && e.actor.id.startsWith('api_key:'), e.details.quantity ?? e.reason])).toEqual([
+      ['billing.seats', 'admin', true, 6],
+      ['billing.seats', 'user', false, 5],
+      ['billing.seats.failed', 'user', false, 'same_quantity'],
+      ['billing.seats.failed', 'user', false, 'quantity_below_seats_in_use'],
+      ['billing.seats.failed', 'user', false, 'quantity_above_maximum'],
+      ['billing.seats.failed', 'user', false, 'invalid_quantity'],
+      ['billing.seats.failed', 'user', false, 'invalid_quantity'],
+      ['billing.seats.failed', 'user', false, 'missing_permission'],
+    ]);
     const stranger = await shop();
     expect(await call('POST', `/api/v1/organizations/${org.id}/billing/subscription/seats`, stranger.project.apiKey, { quantity: 7 })).toMatchObject({
       status: 404,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { initServer } from '@ts-rest/express';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { apiKeyActor } from '../../../application/audit/audit-log';
+import type { ProjectAction } from '../../../application/billing/organization-billing';
 import { billingContract } from '../../../contract/billing.contract';
 import type { BillingActor, ProcessorUseCases, ProjectServerUseCases, UserUseCases } from '../../../application/billing/use-cases';
 import {
@@ -31,6 +33,13 @@ function actorOf(res: Response, query?: { for?: 'user' | 'organization' }): Bill
   if (!auth.project || !auth.user) throw new Error('route has no authenticated user');
   if (query?.for !== 'organization') return { project: auth.project, user: auth.user };
   return { project: auth.project, user: auth.user, organizationId: readClaim(auth.claims?.org)?.id ?? null };
+}
+
+/** The project server of an `apiKey` route, named by its key in the audit log, and where it called from. */
+function projectActionOf(req: Request, res: Response): ProjectAction {
+  const keyId = authOf(res).apiKeyId;
+  if (!keyId) throw new Error('route has no API key');
+  return { actor: apiKeyActor(keyId), origin: originOf(req, res) };
 }
 
 const iso = (date: Date): string => date.toISOString();
@@ -239,16 +248,18 @@ export function makeBillingRoutes(billing: BillingRouteUseCases) {
       return r.ok ? { status: 200, body: { invoices: r.value.map(renderInvoice) } } : failureResponse(res, r);
     },
 
-    organizationSeats: async ({ params, body, res }) => {
-      const r = await billing.organizationBilling.seats(projectOf(res).id, params.orgId, body.quantity);
+    organizationSeats: async ({ params, body, req, res }) => {
+      const r = await billing.organizationBilling.seats(projectOf(res).id, params.orgId, body.quantity, projectActionOf(req, res));
       return r.ok ? { status: 200, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 
-    organizationCancel: async ({ params, body, res }) => {
-      const r = await billing.organizationBilling.cancel(projectOf(res).id, params.orgId, {
-        atPeriodEnd: body.at_period_end ?? true,
-        requestKey: randomUUID(),
-      });
+    organizationCancel: async ({ params, body, req, res }) => {
+      const r = await billing.organizationBilling.cancel(
+        projectOf(res).id,
+        params.orgId,
+        { atPeriodEnd: body.at_period_end ?? true, requestKey: randomUUID() },
+        projectActionOf(req, res),
+      );
       return r.ok ? { status: 200, body: renderSubscription(r.value) } : failureResponse(res, r);
     },
 
