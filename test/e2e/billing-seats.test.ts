@@ -397,7 +397,9 @@ describe('bought seats', () => {
     // Each change is in the audit log: the member's as the user, the project server's as its API key.
     await t.tollgate.core.audit.flush();
     const audit = await t.inContext(() => t.tollgate.core.audit.list({ projectId: s.project.id, action: 'billing.seats', limit: 50 }));
-    expect(audit.map((e) => [e.action, e.actor.kind, e.actor.kind === 'admin' && e.actor.id.startsWith('api_key:'), e.details.quantity ?? e.reason])).toEqual([
+    expect(
+      audit.map((e) => [e.action, e.actor.kind, e.actor.kind === 'admin' && (e.actor.id ?? '').startsWith('api_key:'), e.details.quantity ?? e.reason]),
+    ).toEqual([
       ['billing.seats', 'admin', true, 6],
       ['billing.seats', 'user', false, 5],
       ['billing.seats.failed', 'user', false, 'same_quantity'],
