@@ -58,17 +58,42 @@ export function previewChange(
   creditBalance = 0,
 ): Result<PriceChangePreview | null, ChangeError | 'outside_current_period'> {
   const refused = checkChange(subscription, price);
-  if (refused) return err(refused);
+  return refused ? err(refused) : prorateTo(subscription, snapshotOf(price), at, creditBalance);
+}
+
+/** The proration of moving the subscription to `to` at `at`; null while trialing (nothing is billed then). */
+function prorateTo(
+  subscription: Subscription,
+  to: PriceSnapshot,
+  at: Date,
+  creditBalance: number,
+): Result<PriceChangePreview | null, 'outside_current_period'> {
   if (subscription.status === 'trialing') return ok(null);
   const preview = previewPriceChange({
     period: currentPeriod(subscription),
     anchor: subscription.billingCycleAnchor,
     from: subscription.price,
-    to: snapshotOf(price),
+    to,
     at,
     creditBalance,
   });
   return preview ? ok(preview) : err('outside_current_period');
+}
+
+/**
+ * The subscription on `to` after its proration: applied only once the prorated invoice is paid (a
+ * failed charge changes nothing and records payment.failed); nothing to bill (a trial) swaps it.
+ */
+function applyProration<S extends Subscription>(subscription: S, to: PriceSnapshot, preview: PriceChangePreview | null, payment?: PaymentOutcome): Outcome<S> {
+  if (preview === null) return ok(transition({ ...subscription, price: to }, ['subscription.updated']));
+  const { invoice, period, billingCycleAnchor } = preview;
+  if (invoice.amountDue > 0) {
+    if (payment === undefined) return err('payment_required');
+    if (payment === 'failed') return ok(transition(subscription, ['payment.failed'], invoice));
+  }
+  const changed: S = { ...subscription, price: to, currentPeriodStart: period.start, currentPeriodEnd: period.end, billingCycleAnchor };
+  const billed = invoiceOrNull(invoice);
+  return ok(transition(changed, ['subscription.updated', ...paidEvents(billed)], billed));
 }
 
 /**
@@ -82,25 +107,7 @@ export function previewChange(
  */
 export function changePrice<S extends Subscription>(subscription: S, price: Price, at: Date, options: PriceChangeOptions = {}): Outcome<S> {
   const preview = previewChange(subscription, price, at, options.creditBalance ?? 0);
-  if (!preview.ok) return preview;
-  const snapshot = snapshotOf(price);
-  if (preview.value === null) {
-    return ok(transition({ ...subscription, price: snapshot }, ['subscription.updated']));
-  }
-  const { invoice, period, billingCycleAnchor } = preview.value;
-  if (invoice.amountDue > 0) {
-    if (options.payment === undefined) return err('payment_required');
-    if (options.payment === 'failed') return ok(transition(subscription, ['payment.failed'], invoice));
-  }
-  const changed: S = {
-    ...subscription,
-    price: snapshot,
-    currentPeriodStart: period.start,
-    currentPeriodEnd: period.end,
-    billingCycleAnchor,
-  };
-  const billed = invoiceOrNull(invoice);
-  return ok(transition(changed, ['subscription.updated', ...paidEvents(billed)], billed));
+  return preview.ok ? applyProration(subscription, snapshotOf(price), preview.value, options.payment) : preview;
 }
 
 /** Why a quantity change is refused: as a price change, and the price must be per seat with another quantity. */
@@ -128,17 +135,7 @@ export function previewQuantityChange(
   creditBalance = 0,
 ): Result<PriceChangePreview | null, QuantityChangeError | 'outside_current_period'> {
   const refused = checkQuantityChange(subscription, to);
-  if (refused) return err(refused);
-  if (subscription.status === 'trialing') return ok(null);
-  const preview = previewPriceChange({
-    period: currentPeriod(subscription),
-    anchor: subscription.billingCycleAnchor,
-    from: subscription.price,
-    to,
-    at,
-    creditBalance,
-  });
-  return preview ? ok(preview) : err('outside_current_period');
+  return refused ? err(refused) : prorateTo(subscription, to, at, creditBalance);
 }
 
 /**
@@ -153,18 +150,10 @@ export function changeQuantity<S extends Subscription>(
   at: Date,
   options: PriceChangeOptions & { prorate: boolean },
 ): Outcome<S> {
-  const refused = checkQuantityChange(subscription, to);
-  if (refused) return err(refused);
-  if (!options.prorate || subscription.status === 'trialing') return ok(transition({ ...subscription, price: to }, ['subscription.updated']));
-  const preview = previewQuantityChange(subscription, to, at, options.creditBalance ?? 0);
-  if (!preview.ok) return preview;
-  if (preview.value === null) return ok(transition({ ...subscription, price: to }, ['subscription.updated']));
-  const { invoice, period, billingCycleAnchor } = preview.value;
-  if (invoice.amountDue > 0) {
-    if (options.payment === undefined) return err('payment_required');
-    if (options.payment === 'failed') return ok(transition(subscription, ['payment.failed'], invoice));
+  if (!options.prorate) {
+    const refused = checkQuantityChange(subscription, to);
+    return refused ? err(refused) : applyProration(subscription, to, null);
   }
-  const changed: S = { ...subscription, price: to, currentPeriodStart: period.start, currentPeriodEnd: period.end, billingCycleAnchor };
-  const billed = invoiceOrNull(invoice);
-  return ok(transition(changed, ['subscription.updated', ...paidEvents(billed)], billed));
+  const preview = previewQuantityChange(subscription, to, at, options.creditBalance ?? 0);
+  return preview.ok ? applyProration(subscription, to, preview.value, options.payment) : preview;
 }
