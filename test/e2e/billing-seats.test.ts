@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { ok } from '../support/billing';
+import { bearerCall } from '../support/bearer-call';
 
 /**
  * Seats over HTTP on the sandbox: per-seat prices sold to organizations; automatic seats following
@@ -20,17 +21,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-type Answer<T> = { status: number; body: T & { code?: string; error?: string } };
-
-async function call<T = Record<string, unknown>>(method: string, path: string, bearer: string, body?: unknown): Promise<Answer<T>> {
-  const res = await fetch(`${t.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${bearer}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as T & { code?: string; error?: string } };
-}
+const call = bearerCall(() => t.baseUrl);
 
 interface Shop {
   project: TestProject;

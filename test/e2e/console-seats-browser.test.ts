@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TestApp, TestProject } from '../support/app';
 import { see } from '../support/browser';
 import { consoleOpener, openConsoleWalk, SHOTS, type ConsoleWalk } from '../support/console-browser';
+import { bearerCall } from '../support/bearer-call';
 
 /**
  * Seats in the console, in Chromium against the real server: a team plan gets its seat policy in
@@ -24,14 +25,7 @@ afterAll(() => walk?.close());
 const open = consoleOpener(() => walk, 'seats@example.com');
 const status = () => page.getByRole('status').first();
 
-async function call<T>(method: string, url: string, bearer: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${t.baseUrl}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${bearer}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as T };
-}
+const call = bearerCall(() => t.baseUrl);
 
 /** An organization owned by a new user, with `members` more members, and the owner's token for it. */
 async function team(project: TestProject, name: string, members: number) {

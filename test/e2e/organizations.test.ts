@@ -5,6 +5,7 @@ import type { EndUser } from '../../domain/user';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { startTestSmtp, type TestSmtp } from '../support/smtp';
 import { enrollTotp } from './mfa-helpers';
+import { bearerCall } from '../support/bearer-call';
 
 /**
  * Organizations over HTTP (docs/organizations.md): an end user creates one and becomes its owner,
@@ -31,15 +32,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-async function call<T = Record<string, unknown>>(method: string, path: string, bearer: string, body?: unknown) {
-  const res = await fetch(`${t.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${bearer}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as T & { code?: string; error?: string } };
-}
+const call = bearerCall(() => t.baseUrl);
 
 let n = 0;
 /** A signed-in end user of `p` (a session issued as every sign-in ends). */

@@ -5,6 +5,7 @@ import { PostgresAuthorizationCodeStore } from '../../infrastructure/persistence
 import type { ApiBody } from '../support/api-body';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { linkOf, startTestSmtp, type TestSmtp } from '../support/smtp';
+import { bearerCall } from '../support/bearer-call';
 
 /**
  * An end user sees their sessions (when each started and was last refreshed, where they signed in
@@ -35,15 +36,7 @@ afterAll(async () => {
 /** A request from a browser at `ip` with user agent `ua` (the test app trusts X-Forwarded-For from loopback). */
 const from = (ip: string, ua: string) => ({ 'x-forwarded-for': ip, 'user-agent': ua });
 
-/** `T` is what the test reads the answer's body as (e.g. ApiBody<'sessions', 'list'>). */
-async function call<T = unknown>(method: 'GET' | 'POST', path: string, bearer: string, body?: unknown) {
-  const res = await fetch(`${t.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${bearer}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as T };
-}
+const call = bearerCall(() => t.baseUrl);
 
 const accounts = new Set<string>();
 /** An email + password account, written directly once (one argon2 hash shared by all, no session). */

@@ -5,6 +5,7 @@ import { startTestApp, type TestApp, type TestProject } from '../support/app';
 import { ok } from '../support/billing';
 import { TestClock } from '../support/clock';
 import { startFakeStripe, type AccountKeys, type FakeStripe } from '../support/stripe/server';
+import { bearerCall } from '../support/bearer-call';
 
 /**
  * Organizations and seats on Stripe, over HTTP: a project connected to the Stripe-shaped server
@@ -60,17 +61,7 @@ afterEach(async () => {
   expect(attempts.filter((a) => a.status !== 200).map((a) => `${a.type} ${a.status} ${a.error ?? ''}`)).toEqual([]);
 });
 
-type Answer<T> = { status: number; body: T & { code?: string; error?: string } };
-
-async function call<T = Record<string, unknown>>(method: string, path: string, bearer: string, body?: unknown): Promise<Answer<T>> {
-  const res = await fetch(`${t.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${bearer}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as T & { code?: string; error?: string } };
-}
+const call = bearerCall(() => t.baseUrl);
 
 interface Shop {
   project: TestProject;
