@@ -31,6 +31,7 @@ const applicationFolders = [
   'passkeys',
   'organizations',
   'billing',
+  'usage',
   'users',
   'webhooks',
   'console',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiKeyHeaders, c, idempotentUserHeaders, meta, shared, userOrApiKeyHeaders, userTokenHeaders } from './common';
 import { AUTH_ERRORS, BODY_ROUTE_ERRORS, errors, QUERY_ROUTE_ERRORS } from './errors';
+import { UsageFeatureSchema } from './usage.contract';
 
 /**
  * Billing: the catalog (plans = products, with prices), checkout, subscribing with a card, the
@@ -137,6 +138,20 @@ export const PlanSchema = z.object({
     .describe('Whom the plan is sold to: users (personal plans), organizations (team plans, with ?for=organization) or both'),
   position: z.number().int().describe('Place in the plan hierarchy, ascending tiers: 0 is the lowest'),
   seatPolicy: SeatPolicySchema.describe('How the seats of its per-seat prices move'),
+  usageLimits: z
+    .array(
+      z.object({
+        meter: z.string().describe('The meter key (the feature of usage checks)'),
+        included: z.number().int().describe('Units included per window'),
+        reset: z.enum(['period', 'day', 'month']).describe('The window: each billing period, UTC day or UTC calendar month'),
+        overage: z.enum(['refuse', 'bill', 'allow']).describe('Past the included amount and the credits: refused, billed, or allowed'),
+        price: z
+          .object({ unitAmount: Amount.describe('Per started package'), packageSize: z.number().int().describe('Units per package (1: per unit)') })
+          .nullable()
+          .describe('The overage price, in the currency of the subscription (overage bill only)'),
+      }),
+    )
+    .describe('Metered features (docs/usage.md)'),
   prices: z.array(PriceSchema).describe('Active prices'),
 });
 
@@ -221,6 +236,10 @@ export const EntitlementsSchema = z.object({
     .nullable()
     .optional()
     .describe("An organization's seats on a per-seat price; null otherwise"),
+  usage: z
+    .array(UsageFeatureSchema)
+    .optional()
+    .describe('Each metered feature of the plan (and meters with credits): included, used, remaining, resetsAt (docs/usage.md); absent when none'),
 });
 
 export const ChangePreviewSchema = z.object({

@@ -10,6 +10,7 @@ import { passkeySignInContract, passkeysContract } from './passkeys.contract';
 import { sessionContract } from './session.contract';
 import { sessionsContract } from './sessions.contract';
 import { tokenContract } from './token.contract';
+import { usageContract } from './usage.contract';
 
 export * from './common';
 export * from './errors';
@@ -19,8 +20,9 @@ export * from './organizations.contract';
 export * from './passkeys.contract';
 export * from './webauthn';
 export * from './admin';
+export * from './usage.contract';
 export { billingContract, emailContract, mfaContract, oauthContract, sessionContract, sessionsContract, tokenContract };
-export { organizationsContract, serverOrganizationsContract };
+export { organizationsContract, serverOrganizationsContract, usageContract };
 export { passkeySignInContract, passkeysContract };
 
 /** The whole HTTP surface of Tollgate. The OpenAPI document and the SDK are generated from it. */
@@ -36,6 +38,8 @@ export const contract = c.router(
     // Before oauth too: /api/proxy/passkeys.
     passkeys: passkeysContract,
     passkeySignIn: passkeySignInContract,
+    // Before oauth too: /api/proxy/usage.
+    usage: usageContract,
     email: emailContract,
     oauth: oauthContract,
     mfa: mfaContract,

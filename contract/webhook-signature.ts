@@ -53,6 +53,9 @@ export interface WebhookEvent {
     | 'organization.invitation.created'
     | 'organization.invitation.accepted'
     | 'organization.invitation.revoked'
+    | 'usage.threshold'
+    | 'credits.low'
+    | 'credits.expired'
     | 'test';
   created: string;
   projectId: string;

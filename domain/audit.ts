@@ -89,6 +89,10 @@ export const AUDIT_ACTIONS = [
   'organization.domain.removed',
   'organization.roles.changed',
   'organization.settings.changed',
+  // Usage (docs/usage.md), by the console, the CLI or the project server
+  'usage.meter.created',
+  'usage.meter.updated',
+  'usage.credits.granted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

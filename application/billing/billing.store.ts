@@ -1,4 +1,6 @@
 import type { OrganizationEventType } from '../../domain/organizations/events';
+import type { UsageEventType } from '../../domain/usage/events';
+import type { UsageFeatureView } from '../../domain/usage/feature';
 import type { Plan, Price } from '../../domain/billing/catalog';
 import type { BillingEventType } from '../../domain/billing/events';
 import type { InvoiceStatus, PaymentMethodSummary } from '../../domain/billing/invoice';
@@ -169,7 +171,7 @@ export interface BillingEvent {
   id: string;
   projectId: string;
   /** A billing event, or an organization's (the organizations feature records its events through the same log). */
-  type: BillingEventType | OrganizationEventType;
+  type: BillingEventType | OrganizationEventType | UsageEventType;
   userId: string | null;
   /** The organization the event concerns (an organization's subscription or invoice, an organization event), or null. */
   organizationId: string | null;
@@ -229,9 +231,12 @@ export interface EntitlementsReader {
  * round trip: an organization's seats cost no second query; the invitations are counted only where
  * the plan's seat policy counts them, else 0).
  */
+/** The standing of the metered features of a subject's plan (usage-based billing), given what the entitlements read found. */
+export type MeteredFeatures = (projectId: string, subject: BillingSubject, current: EntitlementsRead) => Promise<UsageFeatureView[]>;
+
 export interface EntitlementsRead {
-  subscription: EntitlementFacts;
-  plan: Pick<Plan, 'id' | 'name' | 'features' | 'seatPolicy'>;
+  subscription: EntitlementFacts & { currentPeriodStart: Date };
+  plan: Pick<Plan, 'id' | 'name' | 'features' | 'seatPolicy' | 'usageLimits'>;
   quantity: number | null;
   seatsHeld: { members: number; pendingInvitations: number } | null;
 }

@@ -15,6 +15,7 @@ import type {
   EntitlementsReader,
   EventPublisher,
   InvoiceStore,
+  MeteredFeatures,
   ProcessorEventLog,
   SubscriptionLocks,
   SubscriptionStore,
@@ -53,6 +54,8 @@ export interface BillingDeps {
   /** What Tollgate does on its own (a duplicate's refund) is audited here; user actions are audited where they are wired. */
   audit: AuditLog;
   settings: BillingSettings;
+  /** The standing of a plan's metered features, which entitlements add (usage-based billing); absent: none are added. */
+  usage?: MeteredFeatures;
 }
 
 export interface BillingSettings {

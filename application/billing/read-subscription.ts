@@ -37,7 +37,7 @@ export function makeListInvoices(deps: Pick<BillingDeps, 'invoices' | 'organizat
  * period ends), else null. One query, not cached: a server-side check sees a change at once. For an
  * organization (`?for=organization`) any member may read them: they are what membership grants.
  */
-export function makeEntitlements(deps: Pick<BillingDeps, 'entitlementsReader' | 'clock' | 'organizations'>) {
+export function makeEntitlements(deps: Pick<BillingDeps, 'entitlementsReader' | 'clock' | 'organizations' | 'usage'>) {
   const subjectEntitlements = makeSubjectEntitlements(deps);
   return async function entitlements(actor: BillingActor): Promise<Result<Entitlements | null, SubjectError<'read'>>> {
     const payer = await payerOf(deps, actor, 'read');
@@ -52,13 +52,19 @@ export function makeEntitlements(deps: Pick<BillingDeps, 'entitlementsReader' | 
  * billing/entitlements answers, and what token verification adds when asked (`include:
  * ["entitlements"]`) for the token's context: its active organization, else its user.
  */
-export function makeSubjectEntitlements(deps: Pick<BillingDeps, 'entitlementsReader' | 'clock'>) {
+export function makeSubjectEntitlements(deps: Pick<BillingDeps, 'entitlementsReader' | 'clock' | 'usage'>) {
   return async function subjectEntitlements(projectId: string, subject: BillingSubject): Promise<Entitlements | null> {
     const now = deps.clock.now();
     const current = await deps.entitlementsReader.current(projectId, subject, now);
     if (current === null) return null;
     const granted = entitlementsOf(current.subscription, current.plan, now);
-    if (granted === null || subject.kind !== 'organization' || current.quantity === null || current.seatsHeld === null) return granted;
-    return { ...granted, seats: { used: seatsHeldOf(current.plan.seatPolicy, current.seatsHeld), total: current.quantity } };
+    if (granted === null) return null;
+    const seated =
+      subject.kind !== 'organization' || current.quantity === null || current.seatsHeld === null
+        ? granted
+        : { ...granted, seats: { used: seatsHeldOf(current.plan.seatPolicy, current.seatsHeld), total: current.quantity } };
+    // A plan with metered features adds their standing (one more read); a plan without any costs nothing more.
+    if (deps.usage === undefined || current.plan.usageLimits.length === 0) return seated;
+    return { ...seated, usage: await deps.usage(projectId, subject, current) };
   };
 }

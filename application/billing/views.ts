@@ -1,3 +1,4 @@
+import type { UsageLimit } from '../../domain/usage/limits';
 import type { Entitlements } from '../../domain/billing/entitlements';
 import type { BillingInterval } from '../../domain/billing/periods';
 import type { SeatPolicy, SeatPricing } from '../../domain/billing/seat-terms';
@@ -39,6 +40,8 @@ export interface PlanView {
   audience: PlanAudience;
   /** How the seats of its per-seat prices move (automatic or bought). */
   seatPolicy: SeatPolicy;
+  /** Metered features: included amount per window of each meter and what happens past it. */
+  usageLimits: UsageLimit[];
   /** Place in the hierarchy, 0 = lowest tier. */
   position: number;
   prices: PriceView[];
@@ -191,6 +194,7 @@ export const planView = (plan: PlanFields, prices: readonly PriceFields[]): Plan
   defaultTrialDays: plan.defaultTrialDays,
   audience: plan.audience,
   seatPolicy: { ...plan.seatPolicy },
+  usageLimits: plan.usageLimits.map((l) => ({ ...l, price: l.price && { ...l.price } })),
   position: plan.position,
   prices: prices.map(priceView),
 });

@@ -447,6 +447,7 @@ export function aStoredPlan(overrides: Partial<StoredPlan> = {}): StoredPlan {
     defaultTrialDays: null,
     audience: 'users',
     seatPolicy: DEFAULT_SEAT_POLICY,
+    usageLimits: [],
     position: 0,
     projectId: 'project-1',
     processor: null,
@@ -458,7 +459,7 @@ export function aStoredPlan(overrides: Partial<StoredPlan> = {}): StoredPlan {
 }
 
 /** The billing ports a test may give implementations for; every other one is a strict fake of its name. */
-type BillingPorts = Omit<BillingDeps, 'uow' | 'clock' | 'crypto' | 'logger' | 'audit' | 'settings' | 'sandbox' | 'locks'>;
+type BillingPorts = Omit<BillingDeps, 'uow' | 'clock' | 'crypto' | 'logger' | 'audit' | 'settings' | 'sandbox' | 'locks' | 'usage'>;
 
 /**
  * Billing's dependencies as strict fakes: each port (`subscriptions`, `connections`, `processors`,

@@ -13,6 +13,7 @@ import { PostgresEmailAccountStore } from '../../infrastructure/persistence/post
 import { PostgresEmailMagicLinkStore } from '../../infrastructure/persistence/postgres-email-magic-link.store';
 import { PostgresEmailPasswordResetStore } from '../../infrastructure/persistence/postgres-email-password-reset.store';
 import { PostgresEmailVerificationCodeStore } from '../../infrastructure/persistence/postgres-email-verification-code.store';
+import { PostgresCreditStore, PostgresMeterStore, PostgresUsageLedger, PostgresUsageSubjects } from '../../infrastructure/persistence/postgres-usage.store';
 import { PostgresEntitlementsReader } from '../../infrastructure/persistence/postgres-entitlements.reader';
 import { PostgresIdempotentRequestStore } from '../../infrastructure/persistence/postgres-idempotent-request.store';
 import { PostgresIdentityStore } from '../../infrastructure/persistence/postgres-identity.store';
@@ -83,6 +84,8 @@ export interface Stores {
   webhooks: { endpoints: PostgresWebhookEndpointStore; deliveries: PostgresWebhookDeliveryStore };
   /** Organizations, their members, invitations and verified domains, and the project's organization settings. */
   organizations: PostgresOrganizationStore;
+  /** Meters, usage events and counters, credit grants, and the subjects' plans the usage rules read (docs/usage.md). */
+  usage: { meters: PostgresMeterStore; subjects: PostgresUsageSubjects; ledger: PostgresUsageLedger; credits: PostgresCreditStore };
 }
 
 export interface StoreOptions {
@@ -137,5 +140,11 @@ export function buildStores(db: Database, { box, sessionsEnded }: StoreOptions):
     },
     webhooks: { endpoints: new PostgresWebhookEndpointStore(db, box), deliveries: new PostgresWebhookDeliveryStore(db, box) },
     organizations: new PostgresOrganizationStore(db),
+    usage: {
+      meters: new PostgresMeterStore(db),
+      subjects: new PostgresUsageSubjects(db),
+      ledger: new PostgresUsageLedger(db),
+      credits: new PostgresCreditStore(db),
+    },
   };
 }

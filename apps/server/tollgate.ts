@@ -1,3 +1,4 @@
+import type { UsageUseCases } from '../../application/usage/use-cases';
 import type { DnsTxtResolver } from '../../application/organizations/deps';
 import type { OrganizationUseCases } from './features/organization-use-cases';
 import { initServer } from '@ts-rest/express';
@@ -48,6 +49,8 @@ export interface Tollgate {
   audit: AuditFeature['useCases'];
   /** The organizations' use cases (docs/organizations.md), the same ones the CLI calls. */
   organizations: OrganizationUseCases;
+  /** Usage-based billing's use cases (meters, usage, credits; docs/usage.md), the same ones the CLI calls. */
+  usage: UsageUseCases;
   /** Starts the cache listener and the job queue (and the job worker when `runWorker`). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -66,19 +69,20 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   if (options.migrate ?? true) await core.db.migrate();
 
   const features = wireFeatures({ core, config, dns: options.overrides?.dns });
-  const { sessions, email, oauth, mfa, passkeys, billing, webhooks, audit, admin, organizations } = features;
+  const { sessions, email, oauth, mfa, passkeys, billing, usage, webhooks, audit, admin, organizations } = features;
   const all = Object.values(features);
   // Type-checked against the whole contract: a route without an implementation fails to compile.
   const router = initServer().router(contract, {
     ...sessions.routes,
     ...email.routes,
-    // Before oauth: GET /api/proxy/{provider} would match /api/proxy/organizations and /api/proxy/invitations.
+    // Before oauth: GET /api/proxy/{provider} would match /api/proxy/organizations, /api/proxy/invitations and /api/proxy/usage.
     ...organizations.routes,
     ...passkeys.routes,
+    ...usage.routes,
     ...oauth.routes,
     ...mfa.routes,
     ...billing.routes,
-    admin: { ...admin.adminRoutes, ...billing.adminRoutes, ...webhooks.adminRoutes, ...organizations.adminRoutes },
+    admin: { ...admin.adminRoutes, ...billing.adminRoutes, ...webhooks.adminRoutes, ...organizations.adminRoutes, ...usage.adminRoutes },
   });
 
   const app = buildHttpApp({
@@ -113,6 +117,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     webhooks: webhooks.useCases,
     audit: audit.useCases,
     organizations: organizations.useCases,
+    usage: usage.useCases,
     async start() {
       if (runWorker) await startJobs(core, all);
       else await core.start({ worker: false });

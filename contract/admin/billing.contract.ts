@@ -20,7 +20,7 @@ export const BILLING_EVENT_NAMES = [
   'payment.failed',
   'invoice.refunded',
 ] as const;
-/** Every event type a webhook endpoint can select: the billing ones and the organization ones (docs/organizations.md). */
+/** Every event type a webhook endpoint can select: the billing ones, the organization ones (docs/organizations.md) and usage (docs/usage.md). */
 export const WEBHOOK_EVENT_NAMES = [
   ...BILLING_EVENT_NAMES,
   'organization.created',
@@ -32,6 +32,9 @@ export const WEBHOOK_EVENT_NAMES = [
   'organization.invitation.created',
   'organization.invitation.accepted',
   'organization.invitation.revoked',
+  'usage.threshold',
+  'credits.low',
+  'credits.expired',
 ] as const;
 export const INVOICE_STATUS_NAMES = ['open', 'paid', 'void', 'uncollectible'] as const;
 
@@ -50,6 +53,9 @@ const PLAN_FIELDS = [
   'invalid_seat_policy',
   'seats_not_for_users',
   'plan_name_taken',
+  'invalid_usage_limit',
+  'too_many_usage_limits',
+  'unknown_meter',
 ] as const;
 
 /** The refusals of each route's use case (the handler answers only these). */
@@ -128,6 +134,34 @@ const SeatPolicySchema = z.object({
   removal: z.enum(['period_end', 'immediately']).describe('A freed seat: billed until the period ends, or credited at once'),
 });
 
+/** A plan's limit on a meter (docs/usage.md). */
+export const AdminUsageLimitSchema = z.object({
+  meter: z.string().describe('The meter key'),
+  included: z.number().int().describe('Units included per window'),
+  reset: z.enum(['period', 'day', 'month']).describe('The window: each billing period, UTC day or UTC calendar month'),
+  overage: z.enum(['refuse', 'bill', 'allow']).describe('Past the included amount and the credits: refuse (hard limit), bill, or allow (soft limit)'),
+  price: z
+    .object({
+      unit_amount: z.number().int().describe('Minor units of the subscription currency per package'),
+      package_size: z.number().int().describe('Units per package (1: per unit); a started package is billed whole'),
+    })
+    .nullable()
+    .describe('With overage bill only'),
+});
+
+const UsageLimitsBody = z
+  .array(
+    z.object({
+      meter: z.string().max(64),
+      included: z.number(),
+      reset: z.string().max(20).optional(),
+      overage: z.string().max(20).optional(),
+      price: z.object({ unit_amount: z.number(), package_size: z.number().optional() }).nullable().optional(),
+    }),
+  )
+  .max(100)
+  .describe('At most 20, one per meter; replaces the whole list');
+
 export const AdminPlanSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -139,6 +173,7 @@ export const AdminPlanSchema = z.object({
   default_trial_days: z.number().int().nullable(),
   audience: z.enum(PLAN_AUDIENCE_NAMES).describe('Whom the plan is sold to: users, organizations or both'),
   seat_policy: SeatPolicySchema,
+  usage_limits: z.array(AdminUsageLimitSchema).describe('Metered features: how much of each meter the plan includes and what happens past it'),
   position: z.number().int().describe('Place in the hierarchy, 0 = lowest tier'),
   prices: z.array(AdminPriceSchema),
 });
@@ -237,6 +272,7 @@ export const CreatePlanBodySchema = z
     default_trial_days: TrialDays.optional(),
     audience: Audience.optional(),
     seat_policy: SeatPolicyBody.optional(),
+    usage_limits: UsageLimitsBody.optional(),
   })
   .strict();
 
@@ -251,6 +287,7 @@ export const UpdatePlanBodySchema = z
     default_trial_days: TrialDays.optional(),
     audience: Audience.optional(),
     seat_policy: SeatPolicyBody.optional(),
+    usage_limits: UsageLimitsBody.optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'Nothing to update: give at least one field');

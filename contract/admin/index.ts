@@ -7,6 +7,7 @@ import { adminSessionContract } from './session.contract';
 import { adminUsersContract } from './users.contract';
 import { adminAuditContract } from './audit.contract';
 import { adminOrganizationsContract } from './organizations.contract';
+import { adminUsageContract } from './usage.contract';
 
 export * from './schemas';
 export * from './billing.contract';
@@ -15,8 +16,9 @@ export * from './members.contract';
 export * from './users.contract';
 export * from './audit.contract';
 export * from './organizations.contract';
+export * from './usage.contract';
 export { adminBillingContract, adminMembersContract, adminProjectsContract, adminSessionContract, adminWebhooksContract };
-export { adminUsersContract, adminAuditContract, adminOrganizationsContract };
+export { adminUsersContract, adminAuditContract, adminOrganizationsContract, adminUsageContract };
 
 /** The admin API the web console calls (auth kind 'console'), mounted under /api/admin. */
 export const adminContract = c.router({
@@ -28,4 +30,5 @@ export const adminContract = c.router({
   users: adminUsersContract,
   audit: adminAuditContract,
   organizations: adminOrganizationsContract,
+  usage: adminUsageContract,
 });

@@ -11,6 +11,7 @@ import { organizationsErrors } from './organizations.errors';
 import { passkeyErrors } from './passkeys.errors';
 import { sessionsErrors } from './sessions.errors';
 import type { ErrorEntry, ErrorStatus } from './types';
+import { usageErrors } from './usage.errors';
 import { webhooksErrors } from './webhooks.errors';
 
 /**
@@ -35,6 +36,7 @@ export const ERRORS = {
   ...sessionsErrors,
   ...organizationsErrors,
   ...passkeyErrors,
+  ...usageErrors,
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;

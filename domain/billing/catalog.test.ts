@@ -33,6 +33,7 @@ const plan = (id: string, position: number, extra: Partial<Plan> = {}): Plan => 
   defaultTrialDays: null,
   audience: 'users',
   seatPolicy: DEFAULT_SEAT_POLICY,
+  usageLimits: [],
   position,
   ...extra,
 });
@@ -81,6 +82,7 @@ describe('validatePlanInput', () => {
         defaultTrialDays: null,
         audience: 'users',
         seatPolicy: DEFAULT_SEAT_POLICY,
+        usageLimits: [],
       },
     });
   });

@@ -3,6 +3,7 @@ import { type Currency, parseCurrency, validateAmount } from './money';
 import { type BillingInterval, MAX_TRIAL_DAYS, isBillingInterval } from './periods';
 import { DEFAULT_SEAT_POLICY, SEAT_MODES, type SeatPolicy, type SeatPricing, type SeatPricingError, seatAmount, validateSeatPricing } from './seat-terms';
 import { isPlanAudience, type PlanAudience } from './subject';
+import { type UsageLimit, type UsageLimitError, type UsageLimitInput, validateUsageLimits } from '../usage/limits';
 
 /**
  * A plan is what Stripe calls a Product. The order of plans is the plan hierarchy: ascending tiers,
@@ -25,6 +26,8 @@ export interface Plan {
   audience: PlanAudience;
   /** How an organization's seats move on the plan's per-seat prices (automatic by default). */
   seatPolicy: SeatPolicy;
+  /** Metered features: how much of each meter the plan includes per window and what happens past it (docs/usage.md). */
+  usageLimits: UsageLimit[];
   position: number;
 }
 
@@ -77,7 +80,8 @@ export type PlanError =
   | 'invalid_trial_days'
   | 'trials_not_enabled'
   | 'invalid_plan_audience'
-  | 'invalid_seat_policy';
+  | 'invalid_seat_policy'
+  | UsageLimitError;
 
 export type PriceError = 'invalid_price_name' | 'invalid_amount' | 'invalid_currency' | 'invalid_interval';
 
@@ -103,6 +107,8 @@ export interface PlanInput {
   seatMode?: string;
   seatCountInvitations?: boolean;
   seatRemoval?: string;
+  /** Limits on meters; the whole list (an update replaces it). */
+  usageLimits?: readonly UsageLimitInput[];
 }
 
 export type PlanFields = Omit<Plan, 'id' | 'position'>;
@@ -179,6 +185,8 @@ export function validatePlanInput(input: PlanInput): Result<PlanFields, PlanErro
     countInvitations: input.seatCountInvitations ?? DEFAULT_SEAT_POLICY.countInvitations,
     removal: seatRemoval,
   };
+  const usageLimits = validateUsageLimits(input.usageLimits ?? []);
+  if (!usageLimits.ok) return usageLimits;
   return ok({
     name,
     description,
@@ -189,6 +197,7 @@ export function validatePlanInput(input: PlanInput): Result<PlanFields, PlanErro
     defaultTrialDays,
     audience,
     seatPolicy,
+    usageLimits: usageLimits.value,
   });
 }
 
@@ -211,6 +220,7 @@ export function applyPlanUpdate(plan: Plan, patch: Partial<PlanInput>): Result<P
     seatMode: patch.seatMode ?? plan.seatPolicy.mode,
     seatCountInvitations: patch.seatCountInvitations ?? plan.seatPolicy.countInvitations,
     seatRemoval: patch.seatRemoval ?? plan.seatPolicy.removal,
+    usageLimits: patch.usageLimits ?? plan.usageLimits,
   });
   if (!merged.ok) return merged;
   return ok({ ...plan, ...merged.value });

@@ -17,6 +17,7 @@ const plan = (id: string, name: string, position: number, features: string[], hi
   defaultTrialDays: null,
   audience: 'users',
   seatPolicy: DEFAULT_SEAT_POLICY,
+  usageLimits: [],
   position,
 });
 

@@ -1,3 +1,4 @@
+import type { UsageFeatureView } from '../usage/feature';
 import { type Plan, findPlan, planRank } from './catalog';
 import { type Subscription, type SubscriptionState, graceEndsAt, subscriptionState } from './subscription';
 
@@ -12,6 +13,8 @@ export interface Entitlements {
   features: string[];
   /** An organization's seats on a per-seat price: held (members, and pending invitations where they count) and billed. */
   seats?: { used: number; total: number } | null;
+  /** Each metered feature of the plan: included, used, remaining and when it resets (docs/usage.md). */
+  usage?: UsageFeatureView[];
 }
 
 /**

@@ -1,6 +1,7 @@
 import { BILLING_EVENT_TYPES, type BillingEventType } from '../billing/events';
 import { ORGANIZATION_EVENT_TYPES, type OrganizationEventType } from '../organizations/events';
 import { err, ok, type Result } from '../result';
+import { USAGE_EVENT_TYPES, type UsageEventType } from '../usage/events';
 import { ipVersion } from './ip-address';
 
 /**
@@ -12,9 +13,9 @@ import { ipVersion } from './ip-address';
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 500;
 
-/** The event types an endpoint can select: the billing records and the organization changes. A test event goes to any endpoint. */
-export const WEBHOOK_EVENT_TYPES = [...BILLING_EVENT_TYPES, ...ORGANIZATION_EVENT_TYPES] as const;
-export type WebhookEventType = BillingEventType | OrganizationEventType;
+/** The event types an endpoint can select: the billing records, the organization changes and usage. A test event goes to any endpoint. */
+export const WEBHOOK_EVENT_TYPES = [...BILLING_EVENT_TYPES, ...ORGANIZATION_EVENT_TYPES, ...USAGE_EVENT_TYPES] as const;
+export type WebhookEventType = BillingEventType | OrganizationEventType | UsageEventType;
 export const TEST_EVENT_TYPE = 'test';
 
 export type WebhookUrlError = 'invalid_webhook_url' | 'webhook_url_not_https';

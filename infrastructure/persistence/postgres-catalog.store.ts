@@ -1,3 +1,4 @@
+import { readUsageLimits } from '../../domain/usage/limits';
 import type { CatalogStore, StoredPlan, StoredPrice } from '../../application/billing/billing.store';
 import type { ProcessorKind } from '../../application/billing/payment-processor';
 import type { BillingInterval } from '../../domain/billing/periods';
@@ -35,6 +36,7 @@ const toPlan = rowMapper<StoredPlan>({
   /** users, organizations or both (the column's check allows no other). */
   audience: read.as<PlanAudience>(),
   seatPolicy: readSeatPolicy,
+  usageLimits: readUsageLimits,
   position: read.number,
   processor: read.as<ProcessorKind | null>(),
   processorProductId: read.textOrNull,
@@ -100,8 +102,8 @@ export class PostgresCatalogStore implements CatalogStore {
     return writeUnlessTaken(this.db, PLAN_NAME_INDEX, () =>
       this.db.query(
         `insert into billing_plans (id, project_id, name, description, features, hidden, recommended, trials_enabled,
-           default_trial_days, audience, seat_policy, position, processor, processor_product_id, created_at, updated_at)
-         values (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)`,
+           default_trial_days, audience, seat_policy, usage_limits, position, processor, processor_product_id, created_at, updated_at)
+         values (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?)`,
         [
           p.id,
           p.projectId,
@@ -114,6 +116,7 @@ export class PostgresCatalogStore implements CatalogStore {
           p.defaultTrialDays,
           p.audience,
           policyJson(p.seatPolicy),
+          JSON.stringify(p.usageLimits),
           p.position,
           p.processor,
           p.processorProductId,
@@ -128,7 +131,8 @@ export class PostgresCatalogStore implements CatalogStore {
     return writeUnlessTaken(this.db, PLAN_NAME_INDEX, () =>
       this.db.query(
         `update billing_plans set name = ?, description = ?, features = ?::jsonb, hidden = ?, recommended = ?, trials_enabled = ?,
-           default_trial_days = ?, audience = ?, seat_policy = ?::jsonb, position = ?, processor = ?, processor_product_id = ?, updated_at = ?
+           default_trial_days = ?, audience = ?, seat_policy = ?::jsonb, usage_limits = ?::jsonb, position = ?, processor = ?,
+           processor_product_id = ?, updated_at = ?
           where id = ? and project_id = ?`,
         [
           p.name,
@@ -140,6 +144,7 @@ export class PostgresCatalogStore implements CatalogStore {
           p.defaultTrialDays,
           p.audience,
           policyJson(p.seatPolicy),
+          JSON.stringify(p.usageLimits),
           p.position,
           p.processor,
           p.processorProductId,

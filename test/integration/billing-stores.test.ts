@@ -102,6 +102,7 @@ function plan(overrides: Partial<StoredPlan> = {}): StoredPlan {
     defaultTrialDays: 14,
     audience: 'users',
     seatPolicy: DEFAULT_SEAT_POLICY,
+    usageLimits: [],
     position: 0,
     processor: null,
     processorProductId: null,

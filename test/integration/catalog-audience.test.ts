@@ -36,6 +36,7 @@ function plan(overrides: Partial<StoredPlan> = {}): StoredPlan {
     defaultTrialDays: null,
     audience: 'users',
     seatPolicy: DEFAULT_SEAT_POLICY,
+    usageLimits: [],
     position: 0,
     processor: null,
     processorProductId: null,

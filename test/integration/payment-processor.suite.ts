@@ -91,6 +91,7 @@ export function describePaymentProcessorContract(name: string, setup: () => Prom
         defaultTrialDays: null,
         audience: 'users',
         seatPolicy: DEFAULT_SEAT_POLICY,
+        usageLimits: [],
         position: 0,
       };
     }

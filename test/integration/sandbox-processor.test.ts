@@ -85,6 +85,7 @@ async function product(name: string, amounts: number[], options: { interval?: 'm
     defaultTrialDays: null,
     audience: 'users',
     seatPolicy: DEFAULT_SEAT_POLICY,
+    usageLimits: [],
     position: 0,
   };
   const productId = must(await on.upsertProduct(plan, null, { projectId }));

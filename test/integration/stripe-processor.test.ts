@@ -73,6 +73,7 @@ const plan = (id: string, name: string, description = ''): Plan => ({
   defaultTrialDays: null,
   audience: 'users',
   seatPolicy: DEFAULT_SEAT_POLICY,
+  usageLimits: [],
   position: 0,
 });
 const price = (id: string, planId: string, amount: number, interval: 'month' | 'year' = 'month'): Price => ({

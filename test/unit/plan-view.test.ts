@@ -17,6 +17,7 @@ const plan: StoredPlan = {
   defaultTrialDays: 14,
   audience: 'users',
   seatPolicy: DEFAULT_SEAT_POLICY,
+  usageLimits: [],
   position: 2,
   processor: 'stripe',
   processorProductId: 'prod_secret',
@@ -42,7 +43,7 @@ const price: StoredPrice = {
 /** The body of GET billing/plans for this plan, as the API writes it (field order included; audience since organizations can pay). */
 const publicJson =
   '{"id":"plan_1","name":"Pro","description":"For teams","features":["sso"],"hidden":false,"recommended":true,"trialsEnabled":true,' +
-  '"defaultTrialDays":14,"audience":"users","seatPolicy":{"mode":"automatic","countInvitations":false,"removal":"period_end"},"position":2,' +
+  '"defaultTrialDays":14,"audience":"users","seatPolicy":{"mode":"automatic","countInvitations":false,"removal":"period_end"},"usageLimits":[],"position":2,' +
   '"prices":[{"id":"price_1","planId":"plan_1","name":"Monthly","amount":1999,"currency":"usd","interval":"month","active":true,"seats":null}]}';
 
 describe('the plan view', () => {

@@ -13,6 +13,7 @@ import { wireOrganizations } from './organizations';
 import { buildPasskeyDeps, buildPasskeyFactorCheck, wirePasskeys } from './passkeys';
 import { wireSessions } from './sessions';
 import type { Feature } from './types';
+import { wireUsage } from './usage';
 import { wireWebhooks } from './webhooks';
 
 export interface FeaturesInput {
@@ -42,12 +43,24 @@ export function wireFeatures({ core, config, dns }: FeaturesInput) {
   const billing = wireBilling({ core, config, console: consoleFeature.useCases });
   const webhooks = wireWebhooks({ core, config, console: consoleFeature.useCases });
   const admin = wireAdmin({ core, console: consoleFeature.useCases, audit: audit.useCases });
+  const usage = wireUsage({ core, console: consoleFeature.useCases });
   const organizations = wireOrganizations({ core, mail: email.mail, console: consoleFeature.useCases, billing: billing.useCases, ...(dns ? { dns } : {}) });
   // Listed in the order their jobs are registered and their pages mounted.
-  return { maintenance, email, console: consoleFeature, audit, mfa, passkeys, oauth, billing, webhooks, sessions, admin, organizations } satisfies Record<
-    string,
-    Feature
-  >;
+  return {
+    maintenance,
+    email,
+    console: consoleFeature,
+    audit,
+    mfa,
+    passkeys,
+    oauth,
+    billing,
+    usage,
+    webhooks,
+    sessions,
+    admin,
+    organizations,
+  } satisfies Record<string, Feature>;
 }
 
 export type Features = ReturnType<typeof wireFeatures>;

@@ -31,6 +31,7 @@ import { makeBillingRoutes } from '../http/billing.routes';
 import { mountSandboxCheckout } from '../http/sandbox-checkout.page';
 import type { ConsoleAccounts } from './console';
 import type { Feature } from './types';
+import { meteredFeatures } from './usage';
 import { webhookEventPublisher } from './webhooks';
 
 /** Whether the sandbox processor may run: never with real money, so not in production unless asked. */
@@ -78,6 +79,7 @@ export function wireBilling({ core, config, console }: BillingFeatureInput): Bil
     // Each new event is also fanned out to the project's webhook endpoints, in the same transaction.
     events: webhookEventPublisher({ core, config }, stores.events),
     eventLog: stores.eventLog,
+    usage: meteredFeatures(core),
     locks: stores.locks,
     processorEvents: stores.processorEvents,
     entitlementsReader: stores.entitlements,

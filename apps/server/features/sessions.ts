@@ -11,6 +11,7 @@ import { makeSessionRoutes, type SessionRouteDeps } from '../http/session.routes
 import { makeSessionsRoutes, type SessionsRouteDeps } from '../http/sessions.routes';
 import { makeTokenRoutes, type TokenRouteDeps } from '../http/token.routes';
 import type { Feature } from './types';
+import { meteredFeatures } from './usage';
 
 export interface SessionsFeatureInput {
   core: Core;
@@ -35,7 +36,7 @@ export function wireSessions({ core, signInGate }: SessionsFeatureInput): Sessio
   const { config, crypto, box, clock, stores, caches } = core;
   const useCases: SessionsFeature['useCases'] = {
     verifyAccessToken: core.sessions.verify,
-    subjectEntitlements: makeSubjectEntitlements({ entitlementsReader: stores.billing.entitlements, clock }),
+    subjectEntitlements: makeSubjectEntitlements({ entitlementsReader: stores.billing.entitlements, clock, usage: meteredFeatures(core) }),
     exchangeCode: makeExchangeCode({
       codes: stores.authorizationCodes,
       users: stores.users,

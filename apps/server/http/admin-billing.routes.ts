@@ -51,6 +51,13 @@ const planView = (p: OperatorPlanView) => ({
   default_trial_days: p.defaultTrialDays,
   audience: p.audience,
   seat_policy: { mode: p.seatPolicy.mode, count_invitations: p.seatPolicy.countInvitations, removal: p.seatPolicy.removal },
+  usage_limits: p.usageLimits.map((l) => ({
+    meter: l.meter,
+    included: l.included,
+    reset: l.reset,
+    overage: l.overage,
+    price: l.price && { unit_amount: l.price.unitAmount, package_size: l.price.packageSize },
+  })),
   position: p.position,
   prices: p.prices.map(priceView),
 });
@@ -114,6 +121,7 @@ const planInput = (b: {
   default_trial_days?: number | null;
   audience?: string;
   seat_policy?: { mode?: string; count_invitations?: boolean; removal?: string };
+  usage_limits?: Array<{ meter: string; included: number; reset?: string; overage?: string; price?: { unit_amount: number; package_size?: number } | null }>;
 }) => {
   const input: Record<string, unknown> = {};
   if (b.name !== undefined) input.name = b.name;
@@ -127,6 +135,15 @@ const planInput = (b: {
   if (b.seat_policy?.mode !== undefined) input.seatMode = b.seat_policy.mode;
   if (b.seat_policy?.count_invitations !== undefined) input.seatCountInvitations = b.seat_policy.count_invitations;
   if (b.seat_policy?.removal !== undefined) input.seatRemoval = b.seat_policy.removal;
+  if (b.usage_limits !== undefined) {
+    input.usageLimits = b.usage_limits.map((l) => ({
+      meter: l.meter,
+      included: l.included,
+      reset: l.reset,
+      overage: l.overage,
+      price: l.price && { unitAmount: l.price.unit_amount, packageSize: l.price.package_size },
+    }));
+  }
   return input;
 };
 

@@ -16,6 +16,7 @@ import {
 } from '../../../application/billing/views';
 import { readClaim } from '../../../domain/organizations/claims';
 import { requestKeyOf } from './idempotency';
+import { renderUsageFeature } from './usage.routes';
 import { failureResponse } from './rate-limit';
 import { authOf, originOf, projectOf, rawBodyOf } from './request-context';
 
@@ -116,6 +117,7 @@ export const renderEntitlements = (e: Entitlements) => ({
   status: e.status,
   features: [...e.features],
   ...(e.seats ? { seats: { used: e.seats.used, total: e.seats.total } } : {}),
+  ...(e.usage ? { usage: e.usage.map(renderUsageFeature) } : {}),
 });
 
 const DEFAULT_INVOICE_LIMIT = 10;

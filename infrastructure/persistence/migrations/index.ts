@@ -21,6 +21,7 @@ import { Migration20261208000000Organizations } from './Migration20261208000000O
 import { Migration20261209000000Passkeys } from './Migration20261209000000Passkeys';
 import { Migration20261210000000OrganizationBilling } from './Migration20261210000000OrganizationBilling';
 import { Migration20261211000000Seats } from './Migration20261211000000Seats';
+import { Migration20261212000000Usage } from './Migration20261212000000Usage';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261209000000Passkeys', class: Migration20261209000000Passkeys },
   { name: 'Migration20261210000000OrganizationBilling', class: Migration20261210000000OrganizationBilling },
   { name: 'Migration20261211000000Seats', class: Migration20261211000000Seats },
+  { name: 'Migration20261212000000Usage', class: Migration20261212000000Usage },
 ];

@@ -1,0 +1,503 @@
+import type {
+  CounterState,
+  CounterWrite,
+  CreditStore,
+  MeterStore,
+  SubjectPlanRead,
+  TrackedGroup,
+  UsageEventRecord,
+  UsageLedger,
+  UsageSubjects,
+} from '../../application/usage/usage.store';
+import { counterKey, pairKey } from '../../application/usage/usage.store';
+import type { BillingSubject } from '../../domain/billing/subject';
+import { LIVE_STATUSES, type SubscriptionStatus } from '../../domain/billing/subscription';
+import type { Allocation, GrantBalance } from '../../domain/usage/balance';
+import type { CreditGrant, CreditSource } from '../../domain/usage/credits';
+import { readUsageLimits } from '../../domain/usage/limits';
+import type { Meter, MeterAggregation } from '../../domain/usage/meter';
+import type { Database } from './database';
+import { isUuid, read, rowMapper } from './rows';
+import { isUniqueViolation, writeUnlessTaken } from './unique-violation';
+
+const METER_KEY_INDEX = 'usage_meters_project_id_key_key';
+const EVENT_KEY = 'usage_events_pkey';
+const GRANT_EXTERNAL_ID = 'usage_credit_grants_project_id_external_id_key';
+const LIVE_SQL = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
+
+const toMeter = rowMapper<Meter>({
+  id: read.text,
+  projectId: read.text,
+  key: read.text,
+  name: read.text,
+  unit: read.text,
+  aggregation: read.as<MeterAggregation>(),
+  createdAt: read.date,
+});
+
+export class PostgresMeterStore implements MeterStore {
+  constructor(private readonly db: Database) {}
+
+  async list(projectId: string): Promise<Meter[]> {
+    if (!isUuid(projectId)) return [];
+    return (
+      await this.db.query(`select ${toMeter.columns} from usage_meters where project_id = ? order by key`, [projectId], { prepare: 'usage_meters_list' })
+    ).map(toMeter);
+  }
+
+  async findByKey(projectId: string, key: string): Promise<Meter | null> {
+    if (!isUuid(projectId)) return null;
+    return toMeter.first(
+      await this.db.query(`select ${toMeter.columns} from usage_meters where project_id = ? and key = ?`, [projectId, key], { prepare: 'usage_meter_by_key' }),
+    );
+  }
+
+  insert(m: Meter): Promise<boolean> {
+    return writeUnlessTaken(this.db, METER_KEY_INDEX, () =>
+      this.db.query('insert into usage_meters (id, project_id, key, name, unit, aggregation, created_at) values (?, ?, ?, ?, ?, ?, ?)', [
+        m.id,
+        m.projectId,
+        m.key,
+        m.name,
+        m.unit,
+        m.aggregation,
+        m.createdAt,
+      ]),
+    );
+  }
+
+  async update(m: Meter): Promise<void> {
+    await this.db.query('update usage_meters set name = ?, unit = ? where id = ? and project_id = ?', [m.name, m.unit, m.id, m.projectId]);
+  }
+}
+
+interface PlanRow {
+  subject_id: string;
+  id: string | null;
+  status: SubscriptionStatus;
+  cancel_at_period_end: boolean;
+  current_period_start: Date;
+  current_period_end: Date;
+  past_due_at: Date | null;
+  plan_id: string;
+  name: string;
+  usage_limits: unknown;
+}
+
+/**
+ * Subjects of the project, each with the subscription that decides its entitlements (the live one,
+ * else the most recent, as the entitlements reader picks it) and its plan's usage limits: one round
+ * trip for a whole batch.
+ */
+export class PostgresUsageSubjects implements UsageSubjects {
+  constructor(private readonly db: Database) {}
+
+  async plans(projectId: string, subjects: readonly BillingSubject[]): Promise<Map<string, SubjectPlanRead | null>> {
+    const found = new Map<string, SubjectPlanRead | null>();
+    const valid = subjects.filter((s) => isUuid(s.id));
+    if (!isUuid(projectId) || valid.length === 0) return found;
+    const rows = await this.db.query<PlanRow>(
+      `select x.id::text as subject_id, s.id, s.status, s.cancel_at_period_end, s.current_period_start, s.current_period_end, s.past_due_at,
+              s.plan_id, p.name, p.usage_limits
+         from jsonb_to_recordset(?::jsonb) as x(id uuid, kind text)
+         left join lateral (
+           select b.id, b.status, b.cancel_at_period_end, b.current_period_start, b.current_period_end, b.past_due_at, b.plan_id
+             from billing_subscriptions b
+            where b.project_id = ? and b.subject_id = x.id
+            order by b.status in (${LIVE_SQL}) desc, b.created_at desc, b.id desc
+            limit 1) s on true
+         left join billing_plans p on p.id = s.plan_id
+        where (x.kind = 'user' and exists (select 1 from users u where u.id = x.id and u.project_id = ?))
+           or (x.kind = 'organization' and exists (select 1 from organizations o where o.id = x.id and o.project_id = ?))`,
+      [JSON.stringify(valid.map((s) => ({ id: s.id, kind: s.kind }))), projectId, projectId, projectId],
+      { prepare: 'usage_subject_plans' },
+    );
+    for (const r of rows) {
+      found.set(
+        r.subject_id,
+        r.id === null
+          ? null
+          : {
+              subscription: {
+                id: r.id,
+                status: r.status,
+                cancelAtPeriodEnd: r.cancel_at_period_end,
+                currentPeriodStart: read.date(r.current_period_start),
+                currentPeriodEnd: read.date(r.current_period_end),
+                pastDueAt: read.dateOrNull(r.past_due_at),
+                price: { planId: r.plan_id },
+              },
+              plan: { id: r.plan_id, name: r.name, usageLimits: readUsageLimits(r.usage_limits) },
+            },
+      );
+    }
+    return found;
+  }
+
+  async labels(projectId: string, subjects: readonly BillingSubject[]): Promise<Map<string, string | null>> {
+    const labels = new Map<string, string | null>();
+    const valid = subjects.filter((s) => isUuid(s.id));
+    if (!isUuid(projectId) || valid.length === 0) return labels;
+    const rows = await this.db.query<{ id: string; label: string | null }>(
+      `select x.id::text as id, coalesce((select u.email from users u where x.kind = 'user' and u.id = x.id and u.project_id = ?),
+                                         (select o.name from organizations o where x.kind = 'organization' and o.id = x.id and o.project_id = ?)) as label
+         from jsonb_to_recordset(?::jsonb) as x(id uuid, kind text)`,
+      [projectId, projectId, JSON.stringify(valid.map((s) => ({ id: s.id, kind: s.kind })))],
+    );
+    for (const r of rows) labels.set(r.id, r.label);
+    return labels;
+  }
+}
+
+const toGrantBalance = (g: {
+  id: string;
+  amount: number | string;
+  remaining: number | string;
+  expires_at: string | Date | null;
+  created_at: string | Date;
+}): GrantBalance => ({
+  id: g.id,
+  amount: Number(g.amount),
+  remaining: Number(g.remaining),
+  expiresAt: g.expires_at === null ? null : new Date(g.expires_at),
+  createdAt: new Date(g.created_at),
+});
+
+const toCounter = (c: Partial<Record<'used' | 'overage' | 'notified' | 'version', unknown>> | null | undefined): CounterState =>
+  c === null || c === undefined
+    ? { used: 0, overage: 0, notified: 0, version: 0 }
+    : { used: Number(c.used), overage: Number(c.overage), notified: Number(c.notified), version: Number(c.version) };
+
+const LIVE_GRANT = 'remaining > 0 and expired_at is null and (expires_at is null or expires_at > ?::timestamptz)';
+
+const toEvent = (r: Record<string, unknown>): UsageEventRecord => ({
+  eventId: r.event_id as string,
+  subject: { kind: r.subject_kind as 'user' | 'organization', id: r.subject_id as string },
+  meterId: r.meter_id as string,
+  value: Number(r.value),
+  occurredAt: read.date(r.occurred_at),
+  windowStart: read.date(r.window_start),
+  allocation: (r.allocation ?? null) as Allocation | null,
+  released: Number(r.released),
+});
+const EVENT_COLUMNS =
+  'event_id, subject_kind, subject_id::text as subject_id, meter_id::text as meter_id, value, occurred_at, window_start, allocation, released';
+
+/** Counter rows written over the version read (a consumption, a release): the counter, the grants and the event in one statement. */
+const WRITE_COUNTER = `
+  c as (
+    insert into usage_counters (project_id, subject_kind, subject_id, meter_id, window_start, window_end, used, overage, notified, version)
+    select ?, ?, ?, ?, ?, ?, ?, ?, ?, 1 where ?::bigint = 0
+    on conflict (project_id, subject_id, meter_id, window_start) do nothing
+    returning 1
+  ), u as (
+    update usage_counters set used = ?, overage = ?, notified = ?, version = version + 1
+     where project_id = ? and subject_id = ? and meter_id = ? and window_start = ? and version = ?::bigint and ?::bigint > 0
+    returning 1
+  ), ok as (select 1 from c union all select 1 from u),
+  g as (
+    update usage_credit_grants g set remaining = g.remaining - d.amount
+      from jsonb_to_recordset(?::jsonb) as d(id uuid, amount bigint)
+     where g.id = d.id and g.project_id = ? and exists (select 1 from ok)
+    returning 1
+  )`;
+
+export class PostgresUsageLedger implements UsageLedger {
+  constructor(private readonly db: Database) {}
+
+  async balance(projectId: string, subjectId: string, meterId: string, window: { start: Date }, now: Date, options: { lock: boolean }) {
+    const rows = await this.db.query<{ counter: Record<string, unknown> | null; grants: unknown[] }>(
+      `select (select row_to_json(c) from (select used, overage, notified, version from usage_counters
+                where project_id = ? and subject_id = ? and meter_id = ? and window_start = ?${options.lock ? ' for update' : ''}) c) as counter,
+              (select coalesce(json_agg(g), '[]'::json) from (select id, amount, remaining, expires_at, created_at from usage_credit_grants
+                where project_id = ? and subject_id = ? and meter_id = ? and ${LIVE_GRANT}) g) as grants`,
+      [projectId, subjectId, meterId, window.start, projectId, subjectId, meterId, now],
+      options.lock ? {} : { prepare: 'usage_balance' },
+    );
+    const row = rows[0]!;
+    return { counter: toCounter(row.counter), grants: (row.grants as Parameters<typeof toGrantBalance>[0][]).map(toGrantBalance) };
+  }
+
+  async findEvent(projectId: string, eventId: string): Promise<UsageEventRecord | null> {
+    return (await this.findEvents(projectId, [eventId]))[0] ?? null;
+  }
+
+  async findEvents(projectId: string, eventIds: readonly string[]): Promise<UsageEventRecord[]> {
+    if (eventIds.length === 0) return [];
+    const rows = await this.db.query(
+      `select ${EVENT_COLUMNS} from usage_events where project_id = ? and event_id in (select value from jsonb_array_elements_text(?::jsonb))`,
+      [projectId, JSON.stringify(eventIds)],
+    );
+    return rows.map(toEvent);
+  }
+
+  async write(w: CounterWrite): Promise<boolean> {
+    const counterParams = [
+      w.projectId,
+      w.subject.kind,
+      w.subject.id,
+      w.meterId,
+      w.window.start,
+      w.window.end,
+      w.used,
+      w.overage,
+      w.notified,
+      w.expectedVersion,
+      w.used,
+      w.overage,
+      w.notified,
+      w.projectId,
+      w.subject.id,
+      w.meterId,
+      w.window.start,
+      w.expectedVersion,
+      w.expectedVersion,
+      JSON.stringify(w.draws.map((d) => ({ id: d.grantId, amount: d.amount }))),
+      w.projectId,
+    ];
+    let rows: Array<{ written: string }> = [];
+    if (w.event.kind === 'insert') {
+      const e = w.event.record;
+      const createdAt = w.event.createdAt;
+      const written = await writeUnlessTaken(this.db, EVENT_KEY, async () => {
+        rows = await this.db.query(
+          `with ${WRITE_COUNTER}, e as (
+             insert into usage_events (project_id, event_id, subject_kind, subject_id, meter_id, value, occurred_at, window_start, allocation, created_at)
+             select ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ? where exists (select 1 from ok)
+             returning 1)
+           select (select count(*) from ok) as written`,
+          [
+            ...counterParams,
+            w.projectId,
+            e.eventId,
+            e.subject.kind,
+            e.subject.id,
+            e.meterId,
+            e.value,
+            e.occurredAt,
+            e.windowStart,
+            JSON.stringify(e.allocation),
+            createdAt,
+          ],
+        );
+      });
+      if (!written) return false;
+    } else {
+      rows = await this.db.query(
+        `with ${WRITE_COUNTER}, e as (
+           update usage_events set released = ?, allocation = ?::jsonb where project_id = ? and event_id = ? and exists (select 1 from ok)
+           returning 1)
+         select (select count(*) from ok) as written`,
+        [...counterParams, w.event.released, JSON.stringify(w.event.allocation), w.projectId, w.event.eventId],
+      );
+    }
+    return Number(rows[0]?.written ?? 0) > 0;
+  }
+
+  async insertEvents(projectId: string, events: readonly UsageEventRecord[], createdAt: Date): Promise<Set<string>> {
+    if (events.length === 0) return new Set();
+    const rows = await this.db.query<{ event_id: string }>(
+      `insert into usage_events (project_id, event_id, subject_kind, subject_id, meter_id, value, occurred_at, window_start, created_at)
+       select ?, x.event_id, x.subject_kind, x.subject_id, x.meter_id, x.value, x.occurred_at, x.window_start, ?
+         from jsonb_to_recordset(?::jsonb) as x(event_id text, subject_kind text, subject_id uuid, meter_id uuid, value bigint,
+                                                 occurred_at timestamptz, window_start timestamptz)
+       on conflict (project_id, event_id) do nothing
+       returning event_id`,
+      [
+        projectId,
+        createdAt,
+        JSON.stringify(
+          events.map((e) => ({
+            event_id: e.eventId,
+            subject_kind: e.subject.kind,
+            subject_id: e.subject.id,
+            meter_id: e.meterId,
+            value: e.value,
+            occurred_at: e.occurredAt.toISOString(),
+            window_start: e.windowStart.toISOString(),
+          })),
+        ),
+      ],
+    );
+    return new Set(rows.map((r) => r.event_id));
+  }
+
+  async addUsage(projectId: string, groups: readonly TrackedGroup[]): Promise<CounterState[]> {
+    const rows = await this.db.query<Record<string, unknown>>(
+      `insert into usage_counters as c (project_id, subject_kind, subject_id, meter_id, window_start, window_end, used, version)
+       select ?, x.subject_kind, x.subject_id, x.meter_id, x.window_start, x.window_end, x.amount, 1
+         from jsonb_to_recordset(?::jsonb) as x(subject_kind text, subject_id uuid, meter_id uuid, window_start timestamptz,
+                                                window_end timestamptz, amount bigint, n integer)
+        order by x.n
+       on conflict (project_id, subject_id, meter_id, window_start) do update
+         set used = case when (select m.aggregation from usage_meters m where m.id = excluded.meter_id) = 'max'
+                         then greatest(c.used, excluded.used) else c.used + excluded.used end,
+             version = c.version + 1
+       returning c.subject_id::text as subject_id, c.meter_id::text as meter_id, c.window_start, c.used, c.overage, c.notified, c.version`,
+      [projectId, JSON.stringify(groups.map((g, n) => ({ ...groupJson(g), n })))],
+    );
+    const byKey = new Map(rows.map((r) => [`${r.subject_id}/${counterKey(r.meter_id as string, read.date(r.window_start))}`, toCounter(r)]));
+    return groups.map((g) => byKey.get(`${g.subject.id}/${counterKey(g.meterId, g.window.start)}`)!);
+  }
+
+  async grantsFor(projectId: string, pairs: ReadonlyArray<{ subjectId: string; meterId: string }>, now: Date): Promise<Map<string, GrantBalance[]>> {
+    const rows = await this.db.query<Record<string, unknown>>(
+      `select g.id, g.subject_id::text as subject_id, g.meter_id::text as meter_id, g.amount, g.remaining, g.expires_at, g.created_at
+         from usage_credit_grants g
+         join jsonb_to_recordset(?::jsonb) as x(subject_id uuid, meter_id uuid) on x.subject_id = g.subject_id and x.meter_id = g.meter_id
+        where g.project_id = ? and g.remaining > 0 and g.expired_at is null and (g.expires_at is null or g.expires_at > ?::timestamptz)
+        order by g.id
+        for update of g`,
+      [JSON.stringify(pairs.map((p) => ({ subject_id: p.subjectId, meter_id: p.meterId }))), projectId, now],
+    );
+    const grants = new Map<string, GrantBalance[]>();
+    for (const r of rows) {
+      const key = pairKey(r.subject_id as string, r.meter_id as string);
+      grants.set(key, [...(grants.get(key) ?? []), toGrantBalance(r as Parameters<typeof toGrantBalance>[0])]);
+    }
+    return grants;
+  }
+
+  async settle(
+    projectId: string,
+    counters: ReadonlyArray<{ group: TrackedGroup; overage: number; notified: number }>,
+    draws: ReadonlyArray<{ grantId: string; amount: number }>,
+  ): Promise<void> {
+    if (counters.length > 0) {
+      await this.db.query(
+        `update usage_counters c set overage = x.overage, notified = x.notified
+           from jsonb_to_recordset(?::jsonb) as x(subject_id uuid, meter_id uuid, window_start timestamptz, overage bigint, notified smallint)
+          where c.project_id = ? and c.subject_id = x.subject_id and c.meter_id = x.meter_id and c.window_start = x.window_start`,
+        [JSON.stringify(counters.map((c) => ({ ...groupJson(c.group), overage: c.overage, notified: c.notified }))), projectId],
+      );
+    }
+    if (draws.length > 0) {
+      await this.db.query(
+        `update usage_credit_grants g set remaining = g.remaining - d.amount
+           from (select id, sum(amount) as amount from jsonb_to_recordset(?::jsonb) as x(id uuid, amount bigint) group by id) d
+          where g.id = d.id and g.project_id = ?`,
+        [JSON.stringify(draws.map((d) => ({ id: d.grantId, amount: d.amount }))), projectId],
+      );
+    }
+  }
+
+  async counters(projectId: string, subjectId: string, keys: ReadonlyArray<{ meterId: string; windowStart: Date }>): Promise<Map<string, CounterState>> {
+    const found = new Map<string, CounterState>();
+    if (keys.length === 0) return found;
+    const rows = await this.db.query<Record<string, unknown>>(
+      `select c.meter_id::text as meter_id, c.window_start, c.used, c.overage, c.notified, c.version
+         from usage_counters c join jsonb_to_recordset(?::jsonb) as x(meter_id uuid, window_start timestamptz)
+           on c.meter_id = x.meter_id and c.window_start = x.window_start
+        where c.project_id = ? and c.subject_id = ?`,
+      [JSON.stringify(keys.map((k) => ({ meter_id: k.meterId, window_start: k.windowStart.toISOString() }))), projectId, subjectId],
+      { prepare: 'usage_counters_of_subject' },
+    );
+    for (const r of rows) found.set(counterKey(r.meter_id as string, read.date(r.window_start)), toCounter(r));
+    return found;
+  }
+
+  async daily(projectId: string, subjectId: string, meterId: string, since: Date, until: Date): Promise<Array<{ date: string; used: number }>> {
+    const rows = await this.db.query<{ day: string; used: string }>(
+      `select to_char(date_trunc('day', occurred_at at time zone 'UTC'), 'YYYY-MM-DD') as day,
+              case when m.aggregation = 'count' then count(*) when m.aggregation = 'max' then max(e.value) else sum(e.value - e.released) end as used
+         from usage_events e join usage_meters m on m.id = e.meter_id
+        where e.project_id = ? and e.subject_id = ? and e.meter_id = ? and e.occurred_at >= ? and e.occurred_at < ?
+        group by 1, m.aggregation order by 1`,
+      [projectId, subjectId, meterId, since, until],
+    );
+    return rows.map((r) => ({ date: r.day, used: Number(r.used) }));
+  }
+
+  async top(projectId: string, meterId: string, since: Date, limit: number) {
+    const rows = await this.db.query<{ subject_kind: 'user' | 'organization'; subject_id: string; used: string; overage: string }>(
+      `select subject_kind, subject_id::text as subject_id, sum(used) as used, sum(overage) as overage from usage_counters
+        where project_id = ? and meter_id = ? and window_start >= ?
+        group by subject_kind, subject_id order by sum(used) desc, subject_id limit ?`,
+      [projectId, meterId, since, limit],
+    );
+    return rows.map((r) => ({ subject: { kind: r.subject_kind, id: r.subject_id } as BillingSubject, used: Number(r.used), overage: Number(r.overage) }));
+  }
+}
+
+const groupJson = (g: TrackedGroup) => ({
+  subject_kind: g.subject.kind,
+  subject_id: g.subject.id,
+  meter_id: g.meterId,
+  window_start: g.window.start.toISOString(),
+  window_end: g.window.end.toISOString(),
+  amount: g.amount,
+  max: g.max,
+});
+
+const toGrant = (r: Record<string, unknown>): CreditGrant => ({
+  id: r.id as string,
+  projectId: r.project_id as string,
+  subject: { kind: r.subject_kind as 'user' | 'organization', id: r.subject_id as string },
+  meterId: r.meter_id as string,
+  amount: Number(r.amount),
+  remaining: Number(r.remaining),
+  expiresAt: read.dateOrNull(r.expires_at),
+  reason: r.reason as string,
+  source: r.source as CreditSource,
+  createdAt: read.date(r.created_at),
+  expiredAt: read.dateOrNull(r.expired_at),
+});
+const GRANT_COLUMNS =
+  'id::text as id, project_id::text as project_id, subject_kind, subject_id::text as subject_id, meter_id::text as meter_id, amount, remaining, expires_at, reason, source, created_at, expired_at';
+
+export class PostgresCreditStore implements CreditStore {
+  constructor(private readonly db: Database) {}
+
+  async insert(g: CreditGrant & { externalId: string | null }): Promise<void> {
+    try {
+      await writeUnlessTaken(this.db, GRANT_EXTERNAL_ID, () =>
+        this.db.query(
+          `insert into usage_credit_grants (id, project_id, external_id, subject_kind, subject_id, meter_id, amount, remaining, expires_at, reason,
+             source, created_at)
+           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [g.id, g.projectId, g.externalId, g.subject.kind, g.subject.id, g.meterId, g.amount, g.remaining, g.expiresAt, g.reason, g.source, g.createdAt],
+        ),
+      );
+    } catch (e) {
+      if (!isUniqueViolation(e, GRANT_EXTERNAL_ID)) throw e;
+    }
+  }
+
+  async findByExternalId(projectId: string, externalId: string): Promise<CreditGrant | null> {
+    const rows = await this.db.query(`select ${GRANT_COLUMNS} from usage_credit_grants where project_id = ? and external_id = ?`, [projectId, externalId]);
+    return rows[0] === undefined ? null : toGrant(rows[0]);
+  }
+
+  async list(projectId: string, subjectId: string, meterId: string | null): Promise<CreditGrant[]> {
+    const rows = await this.db.query(
+      `select ${GRANT_COLUMNS} from usage_credit_grants where project_id = ? and subject_id = ?${meterId === null ? '' : ' and meter_id = ?'}
+        order by created_at desc, id desc limit 200`,
+      meterId === null ? [projectId, subjectId] : [projectId, subjectId, meterId],
+    );
+    return rows.map(toGrant);
+  }
+
+  async balances(projectId: string, subjectId: string, now: Date): Promise<Map<string, number>> {
+    const rows = await this.db.query<{ meter_id: string; balance: string }>(
+      `select meter_id::text as meter_id, sum(remaining) as balance from usage_credit_grants
+        where project_id = ? and subject_id = ? and ${LIVE_GRANT} group by meter_id`,
+      [projectId, subjectId, now],
+      { prepare: 'usage_credit_balances' },
+    );
+    return new Map(rows.map((r) => [r.meter_id, Number(r.balance)]));
+  }
+
+  async dueExpiries(now: Date, limit: number): Promise<CreditGrant[]> {
+    const rows = await this.db.query(
+      `select ${GRANT_COLUMNS} from usage_credit_grants
+        where expired_at is null and expires_at is not null and expires_at <= ? order by expires_at, id limit ?`,
+      [now, limit],
+    );
+    return rows.map(toGrant);
+  }
+
+  async markExpired(grantId: string, at: Date): Promise<boolean> {
+    const rows = await this.db.query('update usage_credit_grants set expired_at = ? where id = ? and expired_at is null returning id', [at, grantId]);
+    return rows.length > 0;
+  }
+}
