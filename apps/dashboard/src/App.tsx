@@ -10,6 +10,7 @@ import { AccountsPage, InvitationPage, MembersPage } from './pages/members';
 import { UserPage, UsersPage } from './pages/users';
 import { OrganizationPage, OrganizationSettingsPage, OrganizationsPage } from './pages/organizations';
 import { AuditPage } from './pages/audit';
+import { MetersPage } from './pages/usage/meters';
 import { ErrorNote, Link, Loading, navigate, usePath, type Me } from './ui';
 
 export function App() {
@@ -92,7 +93,7 @@ export function App() {
     navigate('/');
   };
 
-  const project = /^\/projects\/([^/]+)(?:\/(api-keys|billing|webhooks|members))?$/.exec(path);
+  const project = /^\/projects\/([^/]+)(?:\/(api-keys|billing|meters|webhooks|members))?$/.exec(path);
   const user = /^\/projects\/([^/]+)\/users(?:\/([^/]+))?$/.exec(path);
   const audit = /^\/projects\/([^/]+)\/audit$/.exec(path);
   const organization = /^\/projects\/([^/]+)\/organizations(?:\/([^/]+))?$/.exec(path);
@@ -106,6 +107,7 @@ export function App() {
   else if (audit) page = <AuditPage projectId={audit[1]!} me={me} />;
   else if (project && project[2] === 'api-keys') page = <ApiKeysPage projectId={project[1]!} />;
   else if (project && project[2] === 'billing') page = <BillingPage projectId={project[1]!} />;
+  else if (project && project[2] === 'meters') page = <MetersPage projectId={project[1]!} />;
   else if (project && project[2] === 'webhooks') page = <WebhooksPage projectId={project[1]!} />;
   else if (project && project[2] === 'members') page = <MembersPage projectId={project[1]!} me={me} />;
   else if (project) page = <AuthSettingsPage projectId={project[1]!} />;

@@ -8,6 +8,7 @@ import { InvoicesList } from './billing/invoices';
 import { PlansEditor } from './billing/plans';
 import { SandboxClock } from './billing/sandbox-clock';
 import { SubscriptionsList } from './billing/subscriptions';
+import { BillingTabs } from './billing/tabs';
 
 export { money } from './billing/format';
 
@@ -38,6 +39,7 @@ export function BillingPage(props: { projectId: string }) {
   return (
     <section>
       <ProjectNav projectId={projectId} current="billing" />
+      <BillingTabs projectId={projectId} current="billing" />
       <PageTitle>Billing</PageTitle>
       <p role="status" className="notice">
         {notice ?? ''}

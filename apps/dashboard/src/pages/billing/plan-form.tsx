@@ -2,7 +2,9 @@ import { useState, type FormEvent } from 'react';
 import { PLAN_AUDIENCE_NAMES, UpdatePlanBodySchema } from '../../../../../contract/admin';
 import { api, errorMessage } from '../../api';
 import { ErrorNote } from '../../ui';
+import type { Meter } from '../usage/format';
 import { firstIssue, type Plan } from './format';
+import { UsageLimitsFields, usageLimitsFrom } from './usage-limits';
 
 /** Whom a plan is sold to, in the console's words (the form's choices and the plan list). */
 export const AUDIENCE_LABELS: Record<Plan['audience'], string> = {
@@ -27,7 +29,17 @@ function seatPolicyFields(data: FormData) {
   };
 }
 
-/** The plan form's fields as the API takes them (features stay comma-separated: the server splits them). */
+/**
+ * The plan form's fields as the API takes them (features stay comma-separated: the server splits
+ * them), with its usage limits; or what is wrong with a usage limit.
+ */
+export function planBody(data: FormData, currency: string) {
+  const usageLimits = usageLimitsFrom(data, currency);
+  if (typeof usageLimits === 'string') return { error: usageLimits } as const;
+  return { body: { ...planFields(data), usage_limits: usageLimits } } as const;
+}
+
+/** The plan form's fields as the API takes them, but for the usage limits. */
 export function planFields(data: FormData) {
   const trialDays = String(data.get('default_trial_days') ?? '').trim();
   return {
@@ -43,7 +55,10 @@ export function planFields(data: FormData) {
   };
 }
 
-export function PlanFields(props: { idPrefix: string; plan?: Plan }) {
+/** What the plan form needs of the project: its meters (null while loading) and the billing currency. */
+export type PlanContext = { projectId: string; meters: Meter[] | null; currency: string };
+
+export function PlanFields(props: { idPrefix: string; plan?: Plan; context: PlanContext }) {
   const id = (name: string) => `${props.idPrefix}-${name}`;
   const p = props.plan;
   const [audience, setAudience] = useState<string>(p?.audience ?? 'users');
@@ -83,6 +98,13 @@ export function PlanFields(props: { idPrefix: string; plan?: Plan }) {
       </div>
       <label htmlFor={id('trial-days')}>Default trial days (with trials; optional)</label>
       <input id={id('trial-days')} name="default_trial_days" type="number" min={1} max={730} defaultValue={p?.default_trial_days ?? ''} />
+      <UsageLimitsFields
+        idPrefix={props.idPrefix}
+        limits={p?.usage_limits ?? []}
+        meters={props.context.meters}
+        currency={props.context.currency}
+        projectId={props.context.projectId}
+      />
     </>
   );
 }
@@ -126,12 +148,14 @@ function SeatPolicyFields(props: { idPrefix: string; policy: Plan['seat_policy']
   );
 }
 
-export function PlanEdit(props: { projectId: string; plan: Plan; reload: () => Promise<void>; setNotice: (n: string) => void }) {
+export function PlanEdit(props: { projectId: string; plan: Plan; context: PlanContext; reload: () => Promise<void>; setNotice: (n: string) => void }) {
   const [open, setOpen] = useState(false);
   const [formError, setFormError] = useState<string | null>(null);
   const save = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
-    const parsed = UpdatePlanBodySchema.safeParse(planFields(new FormData(e.currentTarget)));
+    const fields = planBody(new FormData(e.currentTarget), props.context.currency);
+    if (fields.error !== undefined) return setFormError(fields.error);
+    const parsed = UpdatePlanBodySchema.safeParse(fields.body);
     if (!parsed.success) return setFormError(firstIssue(parsed));
     const r = await api.billing.updatePlan({ params: { projectId: props.projectId, planId: props.plan.id }, body: parsed.data });
     if (r.status !== 200) return setFormError(errorMessage(r.body));
@@ -151,7 +175,7 @@ export function PlanEdit(props: { projectId: string; plan: Plan; reload: () => P
   }
   return (
     <form onSubmit={save} noValidate aria-label={`Edit ${props.plan.name}`}>
-      <PlanFields idPrefix={`edit-${props.plan.id}`} plan={props.plan} />
+      <PlanFields idPrefix={`edit-${props.plan.id}`} plan={props.plan} context={props.context} />
       <ErrorNote message={formError} />
       <span className="actions">
         <button type="submit">Save plan</button>

@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { CreatePlanBodySchema } from '../../../../../contract/admin';
 import { api, errorMessage } from '../../api';
-import { ErrorNote } from '../../ui';
+import { ErrorNote, useLoad } from '../../ui';
+import { usageLimitText } from '../usage/format';
 import { firstIssue, type Plan, seatPolicyText } from './format';
-import { AUDIENCE_LABELS, PlanEdit, PlanFields, planFields, soldToOrganizations } from './plan-form';
+import { AUDIENCE_LABELS, PlanEdit, PlanFields, planBody, soldToOrganizations } from './plan-form';
 import { Prices } from './prices';
 
 export function PlansEditor(props: { projectId: string; plans: Plan[]; currency: string; setPlans: (p: Plan[]) => void; setNotice: (n: string) => void }) {
@@ -14,6 +15,13 @@ export function PlansEditor(props: { projectId: string; plans: Plan[]; currency:
   const [over, setOver] = useState<string | null>(null);
   // A new key after a plan is created: the form's fields start again (Sold to, the seat policy).
   const [newPlanKey, setNewPlanKey] = useState(0);
+  // The project's meters: the usage limits' choices, and their names in the plan list.
+  const { data: meters } = useLoad(
+    () => api.usage.listMeters({ params: { projectId } }),
+    (body) => body.meters,
+    [projectId],
+  );
+  const context = { projectId, meters, currency: props.currency };
 
   const reload = async () => {
     const r = await api.billing.listPlans({ params: { projectId } });
@@ -48,7 +56,9 @@ export function PlansEditor(props: { projectId: string; plans: Plan[]; currency:
   const create = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const form = e.currentTarget;
-    const parsed = CreatePlanBodySchema.safeParse(planFields(new FormData(form)));
+    const fields = planBody(new FormData(form), props.currency);
+    if (fields.error !== undefined) return setFormError(fields.error);
+    const parsed = CreatePlanBodySchema.safeParse(fields.body);
     if (!parsed.success) return setFormError(firstIssue(parsed));
     const r = await api.billing.createPlan({ params: { projectId }, body: parsed.data });
     if (r.status !== 201) return setFormError(errorMessage(r.body));
@@ -127,14 +137,21 @@ export function PlansEditor(props: { projectId: string; plans: Plan[]; currency:
               Sold to: {AUDIENCE_LABELS[plan.audience]} · Features: {plan.features.length ? plan.features.join(', ') : 'none'}
               {soldToOrganizations(plan.audience) ? <span data-testid="seat-policy"> · Seats: {seatPolicyText(plan.seat_policy)}</span> : null}
             </p>
+            {plan.usage_limits.length > 0 ? (
+              <ul className="plain small" aria-label={`Usage limits of ${plan.name}`} data-testid="usage-limits">
+                {plan.usage_limits.map((l) => (
+                  <li key={l.meter}>{usageLimitText(l, meters, props.currency)}</li>
+                ))}
+              </ul>
+            ) : null}
             <Prices projectId={projectId} plan={plan} currency={props.currency} reload={reload} setNotice={props.setNotice} />
-            <PlanEdit projectId={projectId} plan={plan} reload={reload} setNotice={props.setNotice} />
+            <PlanEdit projectId={projectId} plan={plan} context={context} reload={reload} setNotice={props.setNotice} />
           </li>
         ))}
       </ol>
       <form onSubmit={create} noValidate className="panel" aria-labelledby="new-plan">
         <h3 id="new-plan">New plan</h3>
-        <PlanFields key={newPlanKey} idPrefix="new-plan" />
+        <PlanFields key={newPlanKey} idPrefix="new-plan" context={context} />
         <ErrorNote message={formError} />
         <button type="submit">Create plan</button>
       </form>

@@ -1,14 +1,15 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, errorMessage, UNREACHABLE } from '../../api';
 import { ErrorNote, Link, Loading, PageTitle, ProjectNav, TableBox, useLoad, when } from '../../ui';
+import { SubjectUsage } from '../usage/subject-usage';
 import { OrganizationBilling } from './billing';
 import { Confirm, formatJson, type Member, OrganizationTabs, type Role, roleName } from './shared';
 
 type Answer = { status: number; body: unknown };
 
 /**
- * One organization: its facts, its billing (subscription, seats, invoices), its metadata, its members (a role selector and Remove each), the
- * "Add member" form, its invitations (Revoke while pending) and its domains.
+ * One organization: its facts, its billing (subscription, seats, invoices), its usage and credits, its metadata, its members (a role
+ * selector and Remove each), the "Add member" form, its invitations (Revoke while pending) and its domains.
  */
 export function OrganizationPage(props: { projectId: string; orgId: string }) {
   const [notice, setNotice] = useState<string | null>(null);
@@ -94,6 +95,8 @@ export function OrganizationPage(props: { projectId: string; orgId: string }) {
       </dl>
 
       <OrganizationBilling projectId={props.projectId} orgId={props.orgId} version={detail} />
+
+      <SubjectUsage projectId={props.projectId} subjectType="organization" subjectId={props.orgId} />
 
       <h2>Metadata</h2>
       <div>

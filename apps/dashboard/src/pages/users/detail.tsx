@@ -1,12 +1,13 @@
 import { useState } from 'react';
 import { api, errorMessage, UNREACHABLE } from '../../api';
 import { ErrorNote, Link, Loading, PageTitle, ProjectNav, when, useLoad, TableBox } from '../../ui';
+import { SubjectUsage } from '../usage/subject-usage';
 import { UserPasskeys } from './passkeys';
 
 const FACTOR_NAMES: Record<string, string> = { totp: 'Authenticator app (TOTP)', sms: 'SMS', backup_codes: 'Backup codes' };
 
 /**
- * One user: identities, MFA factors, passkeys, sessions, subscription; disable or enable, sign out
+ * One user: identities, MFA factors, passkeys, sessions, subscription, usage and credits; disable or enable, sign out
  * everywhere, end a session, remove a factor or a passkey.
  */
 export function UserPage(props: { projectId: string; userId: string }) {
@@ -271,6 +272,8 @@ export function UserPage(props: { projectId: string; userId: string }) {
       ) : (
         <p className="muted">No live subscription.</p>
       )}
+
+      <SubjectUsage projectId={props.projectId} subjectType="user" subjectId={props.userId} />
     </section>
   );
 }
