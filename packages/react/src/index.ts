@@ -5,6 +5,7 @@
  *     <PasskeyButton mode="sign-in" />   (signed out; mode="register" adds one to the signed-in user's account)
  *     <PricingTable />                    (for="organization": the team's plans, bought for the active organization)
  *     <SeatsManager />                    (the team's seats: used of total; buy more on a bought-seat plan)
+ *     <UsageBar feature="api_calls" />    (a metered feature: used of included, credits, the limit; useUsage('api_calls'))
  *     <Protect plan="pro" fallback={<p>Upgrade to Pro</p>}><Reports /></Protect>
  *     <OrganizationSwitcher />
  *     <Protect permission="org:members:manage"><OrganizationProfile /></Protect>
@@ -24,6 +25,7 @@ export {
 export type { TollgateProviderProps, UseUser, UseEntitlements, UseOrganization, UseOrganizationList, ProtectProps } from './context';
 export { PricingTable, type PricingTableProps } from './pricing-table';
 export { SeatsManager, type SeatsManagerProps } from './seats-manager';
+export { UsageBar, useUsage, usageLevel, type UsageBarProps, type UseUsage, type UseUsageOptions, type UsageLevel } from './usage';
 export { OrganizationSwitcher, OrganizationProfile, type OrganizationSwitcherProps, type OrganizationProfileProps } from './organizations';
 export { PasskeyButton, usePasskeys, type PasskeyButtonProps, type UsePasskeys } from './passkeys';
 export { LOCALES, MESSAGES, resolveLocale, formatMoney, type Locale, type Messages } from './messages';
@@ -56,4 +58,8 @@ export type {
   Subscription,
   ChangePreview,
   TollgateUser,
+  UsageFeature,
+  SubjectUsage,
+  UsageSubject,
+  UsageRead,
 } from '@tollgate/sdk/browser';

@@ -1,6 +1,6 @@
 /**
  * The components' few strings in the 20 locales Tollgate's emails speak (the server's SUPPORTED_LOCALES).
- * `{plan}`, `{days}`, `{organization}`, `{name}`, `{email}`, `{amount}`, `{count}`, `{used}` and `{total}` are filled in;
+ * `{plan}`, `{days}`, `{organization}`, `{name}`, `{email}`, `{amount}`, `{count}`, `{used}`, `{total}`, `{included}`, `{unit}` and `{date}` are filled in;
  * amounts and dates are formatted with Intl for the locale.
  */
 export const LOCALES = ['en', 'it', 'es', 'fr', 'de', 'pt', 'ja', 'ko', 'zh', 'nl', 'pl', 'ru', 'sv', 'da', 'nb', 'fi', 'ar', 'he', 'th', 'vi'] as const;
@@ -73,6 +73,13 @@ export interface Messages {
   seatsAutomatic: string;
   seatsInvitationsCount: string;
   changeSeatsTitle: string;
+  usageUsed: string;
+  usageResets: string;
+  usageCredits: string;
+  usageNearLimit: string;
+  usageLimitReached: string;
+  usageOver: string;
+  usageOverBilled: string;
 }
 
 export const MESSAGES: Record<Locale, Messages> = {
@@ -140,6 +147,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'Seats follow your members: one who joins is charged now, prorated.',
     seatsInvitationsCount: 'Pending invitations hold a seat too.',
     changeSeatsTitle: 'Change to {count} seats',
+    usageUsed: '{used} of {included} {unit} used',
+    usageResets: 'resets {date}',
+    usageCredits: 'Credits left: {count}',
+    usageNearLimit: 'Nearly at the limit',
+    usageLimitReached: 'Limit reached',
+    usageOver: '{count} over the limit',
+    usageOverBilled: '{count} over the limit, billed',
   },
   it: {
     billingPeriod: 'Periodo di fatturazione',
@@ -205,6 +219,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'I posti seguono i membri: chi si unisce è addebitato ora, in proporzione.',
     seatsInvitationsCount: 'Anche gli inviti in sospeso occupano un posto.',
     changeSeatsTitle: 'Passa a {count} posti',
+    usageUsed: '{used} di {included} {unit} usati',
+    usageResets: 'si azzera il {date}',
+    usageCredits: 'Crediti rimasti: {count}',
+    usageNearLimit: 'Quasi al limite',
+    usageLimitReached: 'Limite raggiunto',
+    usageOver: '{count} oltre il limite',
+    usageOverBilled: '{count} oltre il limite, addebitati',
   },
   es: {
     billingPeriod: 'Periodo de facturación',
@@ -270,6 +291,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'Los puestos siguen a los miembros: quien se une se cobra ahora, prorrateado.',
     seatsInvitationsCount: 'Las invitaciones pendientes también ocupan un puesto.',
     changeSeatsTitle: 'Cambiar a {count} puestos',
+    usageUsed: '{used} de {included} {unit} usados',
+    usageResets: 'se reinicia el {date}',
+    usageCredits: 'Créditos restantes: {count}',
+    usageNearLimit: 'Casi en el límite',
+    usageLimitReached: 'Límite alcanzado',
+    usageOver: '{count} por encima del límite',
+    usageOverBilled: '{count} por encima del límite, facturados',
   },
   fr: {
     billingPeriod: 'Période de facturation',
@@ -335,6 +363,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'Les sièges suivent vos membres : un nouveau membre est facturé maintenant, au prorata.',
     seatsInvitationsCount: 'Les invitations en attente occupent aussi un siège.',
     changeSeatsTitle: 'Passer à {count} sièges',
+    usageUsed: '{used} sur {included} {unit} utilisés',
+    usageResets: 'réinitialisation le {date}',
+    usageCredits: 'Crédits restants : {count}',
+    usageNearLimit: 'Limite presque atteinte',
+    usageLimitReached: 'Limite atteinte',
+    usageOver: '{count} au-delà de la limite',
+    usageOverBilled: '{count} au-delà de la limite, facturés',
   },
   de: {
     billingPeriod: 'Abrechnungszeitraum',
@@ -400,6 +435,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'Plätze folgen Ihren Mitgliedern: Neue werden sofort anteilig berechnet.',
     seatsInvitationsCount: 'Ausstehende Einladungen belegen ebenfalls einen Platz.',
     changeSeatsTitle: 'Auf {count} Plätze ändern',
+    usageUsed: '{used} von {included} {unit} verbraucht',
+    usageResets: 'wird am {date} zurückgesetzt',
+    usageCredits: 'Restguthaben: {count}',
+    usageNearLimit: 'Limit fast erreicht',
+    usageLimitReached: 'Limit erreicht',
+    usageOver: '{count} über dem Limit',
+    usageOverBilled: '{count} über dem Limit, wird berechnet',
   },
   pt: {
     billingPeriod: 'Período de cobrança',
@@ -465,6 +507,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'Os lugares acompanham os membros: quem entra é cobrado agora, proporcionalmente.',
     seatsInvitationsCount: 'Os convites pendentes também ocupam um lugar.',
     changeSeatsTitle: 'Mudar para {count} lugares',
+    usageUsed: '{used} de {included} {unit} usados',
+    usageResets: 'reinicia em {date}',
+    usageCredits: 'Créditos restantes: {count}',
+    usageNearLimit: 'Quase no limite',
+    usageLimitReached: 'Limite atingido',
+    usageOver: '{count} acima do limite',
+    usageOverBilled: '{count} acima do limite, cobrados',
   },
   ja: {
     billingPeriod: '請求期間',
@@ -527,6 +576,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'シートはメンバーに連動し、参加時に日割りで請求されます。',
     seatsInvitationsCount: '保留中の招待もシートを使用します。',
     changeSeatsTitle: '{count}シートに変更',
+    usageUsed: '{included} {unit}中 {used} 使用済み',
+    usageResets: '{date}にリセット',
+    usageCredits: '残りクレジット: {count}',
+    usageNearLimit: '上限に近づいています',
+    usageLimitReached: '上限に達しました',
+    usageOver: '上限を {count} 超過',
+    usageOverBilled: '上限を {count} 超過(請求対象)',
   },
   ko: {
     billingPeriod: '결제 주기',
@@ -589,6 +645,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: '좌석은 멤버를 따르며, 참여 시 일할 계산으로 바로 청구됩니다.',
     seatsInvitationsCount: '대기 중인 초대도 좌석을 차지합니다.',
     changeSeatsTitle: '좌석 {count}개로 변경',
+    usageUsed: '{included} {unit} 중 {used} 사용',
+    usageResets: '{date}에 초기화',
+    usageCredits: '남은 크레딧: {count}',
+    usageNearLimit: '한도에 거의 도달',
+    usageLimitReached: '한도 도달',
+    usageOver: '한도 {count} 초과',
+    usageOverBilled: '한도 {count} 초과, 청구됨',
   },
   zh: {
     billingPeriod: '计费周期',
@@ -651,6 +714,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: '席位随成员变化：新成员加入时立即按比例收费。',
     seatsInvitationsCount: '待处理的邀请也占用席位。',
     changeSeatsTitle: '更改为 {count} 个席位',
+    usageUsed: '已使用 {used} / {included} {unit}',
+    usageResets: '{date} 重置',
+    usageCredits: '剩余额度:{count}',
+    usageNearLimit: '即将达到上限',
+    usageLimitReached: '已达上限',
+    usageOver: '超出上限 {count}',
+    usageOverBilled: '超出上限 {count},将计费',
   },
   nl: {
     billingPeriod: 'Factureringsperiode',
@@ -716,6 +786,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'Plekken volgen je leden: wie erbij komt, wordt nu naar rato gefactureerd.',
     seatsInvitationsCount: 'Openstaande uitnodigingen bezetten ook een plek.',
     changeSeatsTitle: 'Wijzigen naar {count} plekken',
+    usageUsed: '{used} van {included} {unit} gebruikt',
+    usageResets: 'reset op {date}',
+    usageCredits: 'Resterend tegoed: {count}',
+    usageNearLimit: 'Bijna aan de limiet',
+    usageLimitReached: 'Limiet bereikt',
+    usageOver: '{count} boven de limiet',
+    usageOverBilled: '{count} boven de limiet, gefactureerd',
   },
   pl: {
     billingPeriod: 'Okres rozliczeniowy',
@@ -778,6 +855,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'Miejsca podążają za członkami: nowy członek jest naliczany od razu, proporcjonalnie.',
     seatsInvitationsCount: 'Oczekujące zaproszenia też zajmują miejsce.',
     changeSeatsTitle: 'Zmień liczbę miejsc na {count}',
+    usageUsed: 'Wykorzystano {used} z {included} {unit}',
+    usageResets: 'reset {date}',
+    usageCredits: 'Pozostałe kredyty: {count}',
+    usageNearLimit: 'Prawie osiągnięto limit',
+    usageLimitReached: 'Osiągnięto limit',
+    usageOver: '{count} ponad limit',
+    usageOverBilled: '{count} ponad limit, płatne',
   },
   ru: {
     billingPeriod: 'Период оплаты',
@@ -840,6 +924,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'Места следуют за участниками: новый участник оплачивается сразу, пропорционально.',
     seatsInvitationsCount: 'Ожидающие приглашения тоже занимают место.',
     changeSeatsTitle: 'Изменить число мест на {count}',
+    usageUsed: 'Использовано {used} из {included} {unit}',
+    usageResets: 'сброс {date}',
+    usageCredits: 'Осталось кредитов: {count}',
+    usageNearLimit: 'Лимит почти исчерпан',
+    usageLimitReached: 'Лимит исчерпан',
+    usageOver: 'Сверх лимита: {count}',
+    usageOverBilled: 'Сверх лимита: {count}, оплачивается',
   },
   sv: {
     billingPeriod: 'Faktureringsperiod',
@@ -905,6 +996,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'Platserna följer medlemmarna: en ny medlem debiteras nu, proportionellt.',
     seatsInvitationsCount: 'Väntande inbjudningar tar också en plats.',
     changeSeatsTitle: 'Ändra till {count} platser',
+    usageUsed: '{used} av {included} {unit} använda',
+    usageResets: 'återställs {date}',
+    usageCredits: 'Krediter kvar: {count}',
+    usageNearLimit: 'Nästan vid gränsen',
+    usageLimitReached: 'Gränsen nådd',
+    usageOver: '{count} över gränsen',
+    usageOverBilled: '{count} över gränsen, debiteras',
   },
   da: {
     billingPeriod: 'Faktureringsperiode',
@@ -970,6 +1068,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'Pladserne følger medlemmerne: et nyt medlem opkræves nu, forholdsmæssigt.',
     seatsInvitationsCount: 'Afventende invitationer optager også en plads.',
     changeSeatsTitle: 'Skift til {count} pladser',
+    usageUsed: '{used} af {included} {unit} brugt',
+    usageResets: 'nulstilles {date}',
+    usageCredits: 'Kreditter tilbage: {count}',
+    usageNearLimit: 'Næsten ved grænsen',
+    usageLimitReached: 'Grænsen er nået',
+    usageOver: '{count} over grænsen',
+    usageOverBilled: '{count} over grænsen, faktureres',
   },
   nb: {
     billingPeriod: 'Faktureringsperiode',
@@ -1035,6 +1140,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'Plassene følger medlemmene: et nytt medlem belastes nå, forholdsmessig.',
     seatsInvitationsCount: 'Ventende invitasjoner tar også en plass.',
     changeSeatsTitle: 'Endre til {count} plasser',
+    usageUsed: '{used} av {included} {unit} brukt',
+    usageResets: 'tilbakestilles {date}',
+    usageCredits: 'Kreditter igjen: {count}',
+    usageNearLimit: 'Nesten ved grensen',
+    usageLimitReached: 'Grensen er nådd',
+    usageOver: '{count} over grensen',
+    usageOverBilled: '{count} over grensen, faktureres',
   },
   fi: {
     billingPeriod: 'Laskutusjakso',
@@ -1097,6 +1209,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'Paikat seuraavat jäseniä: uusi jäsen veloitetaan heti suhteutettuna.',
     seatsInvitationsCount: 'Odottavat kutsut varaavat myös paikan.',
     changeSeatsTitle: 'Vaihda paikkamääräksi {count}',
+    usageUsed: '{used}/{included} {unit} käytetty',
+    usageResets: 'nollautuu {date}',
+    usageCredits: 'Krediittejä jäljellä: {count}',
+    usageNearLimit: 'Raja lähes saavutettu',
+    usageLimitReached: 'Raja saavutettu',
+    usageOver: '{count} yli rajan',
+    usageOverBilled: '{count} yli rajan, laskutetaan',
   },
   ar: {
     billingPeriod: 'فترة الفوترة',
@@ -1159,6 +1278,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'المقاعد تتبع الأعضاء: يُحتسب العضو الجديد الآن بالتناسب.',
     seatsInvitationsCount: 'الدعوات المعلّقة تشغل مقعدًا أيضًا.',
     changeSeatsTitle: 'التغيير إلى {count} مقاعد',
+    usageUsed: 'تم استخدام {used} من {included} {unit}',
+    usageResets: 'يُعاد الضبط في {date}',
+    usageCredits: 'الأرصدة المتبقية: {count}',
+    usageNearLimit: 'اقتربت من الحد',
+    usageLimitReached: 'تم بلوغ الحد',
+    usageOver: '{count} فوق الحد',
+    usageOverBilled: '{count} فوق الحد، تُحتسب رسومها',
   },
   he: {
     billingPeriod: 'תקופת חיוב',
@@ -1221,6 +1347,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'המושבים עוקבים אחרי החברים: חבר חדש מחויב עכשיו באופן יחסי.',
     seatsInvitationsCount: 'גם הזמנות ממתינות תופסות מושב.',
     changeSeatsTitle: 'שינוי ל-{count} מושבים',
+    usageUsed: 'נוצלו {used} מתוך {included} {unit}',
+    usageResets: 'מתאפס ב-{date}',
+    usageCredits: 'קרדיטים שנותרו: {count}',
+    usageNearLimit: 'קרוב למגבלה',
+    usageLimitReached: 'הגעת למגבלה',
+    usageOver: '{count} מעל המגבלה',
+    usageOverBilled: '{count} מעל המגבלה, בחיוב',
   },
   th: {
     billingPeriod: 'รอบการเรียกเก็บเงิน',
@@ -1283,6 +1416,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'ที่นั่งเป็นไปตามสมาชิก: สมาชิกใหม่ถูกเรียกเก็บทันทีตามสัดส่วน',
     seatsInvitationsCount: 'คำเชิญที่รอดำเนินการก็ใช้ที่นั่งเช่นกัน',
     changeSeatsTitle: 'เปลี่ยนเป็น {count} ที่นั่ง',
+    usageUsed: 'ใช้ไป {used} จาก {included} {unit}',
+    usageResets: 'รีเซ็ต {date}',
+    usageCredits: 'เครดิตคงเหลือ: {count}',
+    usageNearLimit: 'ใกล้ถึงขีดจำกัด',
+    usageLimitReached: 'ถึงขีดจำกัดแล้ว',
+    usageOver: 'เกินขีดจำกัด {count}',
+    usageOverBilled: 'เกินขีดจำกัด {count} มีการเรียกเก็บเงิน',
   },
   vi: {
     billingPeriod: 'Chu kỳ thanh toán',
@@ -1345,6 +1485,13 @@ export const MESSAGES: Record<Locale, Messages> = {
     seatsAutomatic: 'Số chỗ theo thành viên: thành viên mới bị tính phí ngay, theo tỷ lệ.',
     seatsInvitationsCount: 'Lời mời đang chờ cũng chiếm một chỗ.',
     changeSeatsTitle: 'Đổi thành {count} chỗ',
+    usageUsed: 'Đã dùng {used}/{included} {unit}',
+    usageResets: 'đặt lại vào {date}',
+    usageCredits: 'Tín dụng còn lại: {count}',
+    usageNearLimit: 'Sắp đạt giới hạn',
+    usageLimitReached: 'Đã đạt giới hạn',
+    usageOver: 'Vượt giới hạn {count}',
+    usageOverBilled: 'Vượt giới hạn {count}, sẽ bị tính phí',
   },
 };
 

@@ -1,3 +1,5 @@
+import type { UsageFeature } from './types';
+
 /**
  * The spec's entitlement rules, in one place for the server SDK and the browser:
  *
@@ -23,6 +25,8 @@ export interface Entitlements {
    * plan counts them) of `total` (the seats billed); null or absent otherwise.
    */
   seats?: { used: number; total: number } | null;
+  /** Each metered feature of the plan (and meters with credits): included, used, remaining, resetsAt; absent when none. */
+  usage?: UsageFeature[];
 }
 
 export interface EntitlementCheck {

@@ -9,6 +9,7 @@
  *   const ctx = await tollgate.verify(token, { include: ['entitlements'] }); // and the context's entitlements: ctx.has({ plan, permission })
  *   await tollgate.organizationBilling.subscription('acme');   // an organization's billing, with the API key
  *   await tollgate.organizationBilling.setSeats('acme', 5);    // its bought seats
+ *   const { allowed } = await tollgate.usage.consume({ subject: { type: 'user', id }, feature: 'api_calls' }); // metered, atomic
  *   const event = await tollgate.verifyWebhook({ payload: rawBody, headers, secret });
  */
 import { createClient, type TollgateClient } from '../../../contract';
@@ -29,6 +30,7 @@ import {
 } from './organizations';
 import { makeSessionRoutes, type SessionRoutes, type SessionRoutesOptions } from './session-routes';
 import type { ActiveOrganization, Invoice, Plan, Subscription, TollgateUser } from './types';
+import { makeUsage, type Usage } from './usage';
 
 export { createClient, contract, ERRORS, type Contract, type TollgateClient, type ClientOptions, type ErrorCode, type ErrorBody } from '../../../contract';
 export {
@@ -47,6 +49,16 @@ export { amountForSeats, startingSeats, seatsAreBought } from './seats';
 export { organizationSatisfies, type AccessCheck, type OrganizationCheck } from './organizations';
 export { TollgateError, isTollgateError, unwrap, type TollgateErrorCode, type SdkErrorCode, type TollgateErrorBody } from './errors';
 export type { SessionRoutes, SessionRoutesOptions } from './session-routes';
+export {
+  USAGE_BATCH_SIZE,
+  type Usage,
+  type UsageEvent,
+  type UsageAmount,
+  type UsageConsumption,
+  type UsageRelease,
+  type CreditGrantInput,
+  type DateInput,
+} from './usage';
 export type { NodeRequestLike, NodeResponseLike, NextFunction } from './http';
 export type {
   Plan,
@@ -69,6 +81,11 @@ export type {
   OrganizationDomain,
   OrganizationRole,
   Passkey,
+  UsageSubject,
+  UsageFeature,
+  SubjectUsage,
+  UsageCheckResult,
+  CreditGrant,
 } from './types';
 
 export interface TollgateOptions {
@@ -223,6 +240,12 @@ export interface Tollgate {
   has(userToken: string, check: AccessCheck): Promise<boolean>;
   /** Any organization's subscription, entitlements and invoices, and canceling its subscription, with the API key. */
   readonly organizationBilling: OrganizationBilling;
+  /**
+   * Usage-based billing with the API key: `track` usage (batches of 1,000), `check`, `consume`
+   * (check and record atomically; past a hard limit `allowed: false`), `release`, `get` a subject's
+   * usage, `grantCredits` and `credits`.
+   */
+  readonly usage: Usage;
   /** The plans in the project's order, hidden ones included (GET billing/products). */
   products(): Promise<Plan[]>;
   /**
@@ -454,6 +477,7 @@ export function createTollgate(options: TollgateOptions): Tollgate {
     has,
     products,
     organizationBilling,
+    usage: makeUsage(client, call),
     verifyWebhook: ({ secret, ...rest }) => {
       const key = secret ?? options.webhookSecret;
       if (!key) throw new TypeError('verifyWebhook: pass secret, or webhookSecret to createTollgate');

@@ -36,6 +36,8 @@ type RegistrationResponse = z.infer<typeof RegistrationResponseSchema>;
  *   GET|POST|PATCH|DELETE <mount>/api/proxy/passkeys, /api/proxy/passkeys/register/{options,verify},
  *        /api/proxy/passkeys/<id>  the user's passkeys (register, list, rename, delete), passed the
  *        same way; passkey sign-in and sign-up take the API key: they are the session routes above
+ *   GET <mount>/api/proxy/usage?for=user|organization  the user's (or the active organization's)
+ *        usage of every metered feature, passed the same way
  *
  * The email verification routes take the user's Bearer access token and verify the address of
  * its user (Tollgate's verify routes take the API key and any address).
@@ -89,9 +91,10 @@ const json = (status: number, body: unknown, headers: Record<string, string | st
   body: JSON.stringify(body),
 });
 
-/** Tollgate's routes of a signed-in user that are passed through: billing, organizations with their invitations, and passkeys. */
+/** Tollgate's routes of a signed-in user that are passed through: billing and usage, organizations with their invitations, and passkeys. */
 const PROXIED = [
   /^\/api\/proxy\/billing\//,
+  /^\/api\/proxy\/usage$/,
   /^\/api\/proxy\/(?:organizations|invitations)(?:\/|$)/,
   /^\/api\/proxy\/organization-roles$/,
   // The user's passkeys; not sign-in/... and sign-up/..., which take the API key (session routes).

@@ -13,6 +13,7 @@ import type {
   RoleSchema,
 } from '../../../contract/organizations.contract';
 import type { PasskeySchema } from '../../../contract/passkeys.contract';
+import type { CheckResultSchema, CreditGrantSchema, UsageFeatureSchema, UsageSchema, UsageSubjectSchema } from '../../../contract/usage.contract';
 
 /** A plan of the catalog (GET billing/plans, GET billing/products) with its active prices. */
 export type Plan = z.infer<typeof PlanSchema>;
@@ -72,3 +73,19 @@ export interface BrowserSession {
   expiresAt: string;
   user: TollgateUser;
 }
+
+/** Whose usage it is: an end user, or an organization (its members share it). */
+export type UsageSubject = z.infer<typeof UsageSubjectSchema>;
+/**
+ * A subject's standing on one metered feature now: `included` per window by the plan (0 without a
+ * plan limit), `used` in the window, `credits` left, `remaining` before the limit (the included
+ * amount left plus the credits), `overage` past both, what happens past the limit (`limit`:
+ * refuse, bill or allow) and when the window resets (`resetsAt`, ISO 8601).
+ */
+export type UsageFeature = z.infer<typeof UsageFeatureSchema>;
+/** A subject's usage of every metered feature its plan limits or it has credits for. */
+export type SubjectUsage = z.infer<typeof UsageSchema>;
+/** A check (or a consumption) answered: `allowed`, the units `consumed` and the `eventId` that records them, and the balance after. */
+export type UsageCheckResult = z.infer<typeof CheckResultSchema>;
+/** A grant of credits on one meter: what is `remaining` of its `amount`, and when it expires. */
+export type CreditGrant = z.infer<typeof CreditGrantSchema>;

@@ -1,12 +1,12 @@
 /**
  * The browser client: the session (restored, refreshed, shared with the other tabs), the
- * entitlements cached for it, the billing routes, the user's organizations and passkeys. index.ts describes its use.
+ * entitlements and usage cached for it, the billing routes, the user's organizations and passkeys. index.ts describes its use.
  */
 import type { Entitlements } from '../entitlements';
 import { satisfies } from '../entitlements';
 import { TollgateError } from '../errors';
 import { asksBilling, asksOrganization, billingPart, organizationOfToken, organizationSatisfies, type AccessCheck } from '../organizations';
-import type { ActiveOrganization, BrowserSession, ChangePreview, Invoice, MfaChallenge, Plan, Subscription, TollgateUser } from '../types';
+import type { ActiveOrganization, BrowserSession, ChangePreview, Invoice, MfaChallenge, Plan, SubjectUsage, Subscription, TollgateUser } from '../types';
 import { AccessTokenHolder, tokenExpiry } from './access-token';
 import { EntitlementsReader } from './entitlements-reader';
 import type {
@@ -24,8 +24,9 @@ import { BrowserOrganizations, type MyOrganizations, OrganizationsReader } from 
 import { BrowserPasskeys } from './passkeys';
 import { isMfaChallenge, ProjectServer } from './project-server';
 import { defaultChannel, defaultLocks, type LockManagerLike, singleFlight, type ChannelLike } from './single-flight';
-import { type BrowserState, unreadBilling, unreadOrganizations } from './state';
+import { type BrowserState, unreadBilling, unreadOrganizations, unreadUsage, type UsageRead } from './state';
 import { listenToOtherTabs, type TabMessage, tellOtherTabs, watchVisibility } from './tab-events';
+import { UsageReader, usageKey } from './usage-reader';
 
 export class BrowserClient {
   private readonly fetchFn: typeof fetch;
@@ -40,6 +41,7 @@ export class BrowserClient {
     organization: null,
     billing: unreadBilling(),
     organizations: unreadOrganizations(),
+    usage: {},
   };
   private readonly listeners = new Set<() => void>();
   private readonly cleanups: Array<() => void> = [];
@@ -59,6 +61,10 @@ export class BrowserClient {
         this.proxy<{ invitations: BrowserState['organizations']['invitations'] }>('GET', '/api/proxy/invitations'),
       ]),
     (patch) => this.set({ organizations: { ...this.state.organizations, ...patch } }),
+  );
+  private readonly usageReader = new UsageReader(
+    (target) => this.proxy<SubjectUsage>('GET', `/api/proxy/usage?for=${target}`),
+    (key, patch) => this.set({ usage: { ...this.state.usage, [key]: { ...(this.state.usage[key] ?? unreadUsage()), ...patch } } }),
   );
   private readonly refreshOnce: () => Promise<BrowserSession | null>;
   /**
@@ -290,7 +296,10 @@ export class BrowserClient {
     const signedInBefore = this.state.status === 'signed-in' ? this.state.user?.id : undefined;
     this.accessToken.hold(session.token, session.expiresAt);
     const userChanged = signedInBefore !== session.user.id;
-    if (userChanged) this.organizationsReader.forget();
+    if (userChanged) {
+      this.organizationsReader.forget();
+      this.usageReader.forget();
+    }
     const organization = organizationOfToken(session.token);
     // Another active organization (or none any more): the entitlements cached were the other context's.
     const contextChanged = !userChanged && (this.state.organization?.id ?? null) !== (organization?.id ?? null) && this.state.billing.status !== 'idle';
@@ -300,7 +309,7 @@ export class BrowserClient {
       expiresAt: session.expiresAt,
       // The same object while the claim says the same, so that a refresh re-renders nothing that shows it.
       organization: sameOrganization(this.state.organization, organization) ? this.state.organization : organization,
-      ...(userChanged ? { billing: unreadBilling(), organizations: unreadOrganizations() } : {}),
+      ...(userChanged ? { billing: unreadBilling(), organizations: unreadOrganizations(), usage: {} } : {}),
       ...(contextChanged ? { billing: { ...this.state.billing, entitlements: null, organizationId: null, loaded: false } } : {}),
     });
     this.accessToken.schedule();
@@ -311,7 +320,16 @@ export class BrowserClient {
     this.accessToken.clear();
     this.entitlementsReader.forget();
     this.organizationsReader.forget();
-    this.set({ status: 'signed-out', user: null, expiresAt: null, organization: null, billing: unreadBilling(), organizations: unreadOrganizations() });
+    this.usageReader.forget();
+    this.set({
+      status: 'signed-out',
+      user: null,
+      expiresAt: null,
+      organization: null,
+      billing: unreadBilling(),
+      organizations: unreadOrganizations(),
+      usage: {},
+    });
   }
 
   private onMessage(message: TabMessage): void {
@@ -336,10 +354,45 @@ export class BrowserClient {
    * time): the active organization's (`GET billing/entitlements?for=organization`: a member is
    * entitled to its plan) when the token held names one, else the user's own. A token that still
    * names an organization the user is no longer a member of reads the user's, as Tollgate's token
-   * verification does.
+   * verification does. The usage read so far for the user and the active organization is read again too.
    */
   refreshEntitlements(): Promise<void> {
+    const organizationId = this.state.organization?.id ?? null;
+    for (const target of ['user', 'organization'] as const) {
+      const key = usageKey(target, organizationId);
+      if (key !== null && this.state.usage[key]) void this.usageReader.refresh(key, target).catch(() => undefined);
+    }
     return this.entitlementsReader.refresh();
+  }
+
+  // --- usage ---------------------------------------------------------------------------------
+  // The active context's by default: the active organization's when the token names one, else the
+  // user's own; `{ for: 'user' }` or `{ for: 'organization' }` names one.
+
+  private usageTarget(options: BillingTarget): 'user' | 'organization' {
+    return options.for ?? (this.state.organization ? 'organization' : 'user');
+  }
+
+  /** The usage of every metered feature (included, used, credits, remaining, overage, limit, resetsAt), read now, not cached. */
+  usage(options: BillingTarget = {}): Promise<SubjectUsage> {
+    return this.proxy('GET', `/api/proxy/usage?for=${this.usageTarget(options)}`);
+  }
+
+  /**
+   * Reads the usage into the state (`state.usage`, `cachedUsage()`), one read at a time per
+   * context; read again with the entitlements once read (tab visible again, a subscription change).
+   * Nothing without a session, or for `{ for: 'organization' }` without an active organization.
+   */
+  refreshUsage(options: BillingTarget = {}): Promise<void> {
+    const target = this.usageTarget(options);
+    const key = this.state.status === 'signed-in' ? usageKey(target, this.state.organization?.id ?? null) : null;
+    return key === null ? Promise.resolve() : this.usageReader.refresh(key, target);
+  }
+
+  /** The usage cached for the context (see `refreshUsage`), or null: not read yet, signed out, no active organization. */
+  cachedUsage(options: BillingTarget = {}): UsageRead | null {
+    const key = usageKey(this.usageTarget(options), this.state.organization?.id ?? null);
+    return (key !== null && this.state.usage[key]) || null;
   }
 
   /** The entitlements of a context: the organization's, or the user's (none named, or no longer a member). */

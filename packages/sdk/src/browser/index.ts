@@ -13,6 +13,8 @@
  *   await tollgate.subscription({ for: 'organization' });             // every billing call can act for the organization
  *   await tollgate.previewSeats(5, { for: 'organization' });          // the prorated charge of 5 seats (bought seats)
  *   await tollgate.setSeats(5, { for: 'organization' });              // buys them (org:billing:manage)
+ *   await tollgate.refreshUsage();                                    // the metered features' usage, into state.usage
+ *   tollgate.cachedUsage()?.features;                                 // [{ feature, included, used, credits, remaining, ... }]
  *   await tollgate.passkeys.register();                               // the browser's dialog; Tollgate stores the passkey
  *   await tollgate.passkeys.signIn();                                 // (signed out) any passkey the browser holds for the site
  *
@@ -49,6 +51,9 @@ export type {
   SeatPricing,
   Subscription,
   TollgateUser,
+  UsageSubject,
+  UsageFeature,
+  SubjectUsage,
 } from '../types';
 export { singleFlight, type LockManagerLike, type ChannelLike } from './single-flight';
 export type {
@@ -63,7 +68,7 @@ export type {
   SignUpInput,
   SubscribeInput,
 } from './options';
-export type { BillingStatus, BrowserState, OrganizationsStatus, OrganizationSuggestion, SessionStatus } from './state';
+export type { BillingStatus, BrowserState, OrganizationsStatus, OrganizationSuggestion, SessionStatus, UsageRead } from './state';
 export type {
   AcceptInvitationInput,
   BrowserOrganizations,

@@ -1,6 +1,6 @@
 import type { TollgateError } from '../errors';
 import type { Entitlements, RankedPlan } from '../entitlements';
-import type { ActiveOrganization, MyInvitation, MyOrganization, TollgateUser } from '../types';
+import type { ActiveOrganization, MyInvitation, MyOrganization, TollgateUser, UsageFeature } from '../types';
 
 export type SessionStatus = 'loading' | 'signed-in' | 'signed-out';
 export type BillingStatus = 'idle' | 'loading' | 'ready' | 'error';
@@ -12,6 +12,16 @@ export interface OrganizationSuggestion {
   name: string;
   slug: string;
   image_url: string | null;
+}
+
+/** A context's usage as read into the state (GET usage): every metered feature, or the read's error. */
+export interface UsageRead {
+  status: BillingStatus;
+  /** Every metered feature the context's plan limits or it has credits for. */
+  features: UsageFeature[];
+  error: TollgateError | null;
+  /** Whether it has been read once (it stays readable while being read again). */
+  loaded: boolean;
 }
 
 /** Everything a page shows of the client, replaced (never mutated) on every change. */
@@ -56,6 +66,11 @@ export interface BrowserState {
     error: TollgateError | null;
     loaded: boolean;
   };
+  /**
+   * The usage read so far (`refreshUsage()`, `useUsage`), by context: `user` for the user's own,
+   * `organization:<id>` for an organization's. Read again with the entitlements.
+   */
+  usage: Record<string, UsageRead>;
 }
 
 /** The billing part of the state before anything is read for a session (a new object each time). */
@@ -79,3 +94,6 @@ export const unreadOrganizations = (): BrowserState['organizations'] => ({
   error: null,
   loaded: false,
 });
+
+/** A context's usage before it is read. */
+export const unreadUsage = (): UsageRead => ({ status: 'idle', features: [], error: null, loaded: false });
