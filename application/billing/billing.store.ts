@@ -231,6 +231,27 @@ export interface EntitlementsReader {
  * round trip: an organization's seats cost no second query; the invitations are counted only where
  * the plan's seat policy counts them, else 0).
  */
+/** Usage past the included amounts, seen from billing: what plans may limit, and what is still to be reported to the processor. */
+export interface MeteredUsage {
+  /** The keys of the project's meters (a plan's usage limits name them). */
+  meterKeys(projectId: string): Promise<string[]>;
+  /** Windows whose overage grew past what was reported, oldest first (every project's, or one's). */
+  unreported(projectId: string | null, limit: number): Promise<UnreportedOverage[]>;
+  /** Records `to` as reported, if nothing else did since `from` was read; false otherwise. */
+  markReported(row: UnreportedOverage, to: number): Promise<boolean>;
+}
+
+export interface UnreportedOverage {
+  projectId: string;
+  subject: BillingSubject;
+  meterId: string;
+  meterKey: string;
+  meterName: string;
+  windowStart: Date;
+  overage: number;
+  reported: number;
+}
+
 /** The standing of the metered features of a subject's plan (usage-based billing), given what the entitlements read found. */
 export type MeteredFeatures = (projectId: string, subject: BillingSubject, current: EntitlementsRead) => Promise<UsageFeatureView[]>;
 

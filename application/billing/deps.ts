@@ -16,6 +16,7 @@ import type {
   EventPublisher,
   InvoiceStore,
   MeteredFeatures,
+  MeteredUsage,
   ProcessorEventLog,
   SubscriptionLocks,
   SubscriptionStore,
@@ -54,6 +55,8 @@ export interface BillingDeps {
   /** What Tollgate does on its own (a duplicate's refund) is audited here; user actions are audited where they are wired. */
   audit: AuditLog;
   settings: BillingSettings;
+  /** Meters that plans may limit, and overage to report to the processor (usage-based billing). */
+  meteredUsage: MeteredUsage;
   /** The standing of a plan's metered features, which entitlements add (usage-based billing); absent: none are added. */
   usage?: MeteredFeatures;
 }

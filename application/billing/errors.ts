@@ -12,6 +12,7 @@ import type { ProcessorFailure, RequestFailure } from './payment-processor';
  */
 export type BillingErrorCode =
   | PlanError
+  | 'unknown_meter'
   | PriceError
   | PlanOrderError
   | TrialError

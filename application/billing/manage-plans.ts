@@ -18,12 +18,19 @@ import type { BillingDeps } from './deps';
 import { type RequestFailureCode, refuseFailure } from './errors';
 import { operatorPlanView, type OperatorPlanView } from './views';
 
-export type ManagePlansDeps = Pick<BillingDeps, 'catalog' | 'connections' | 'processors' | 'projects' | 'clock' | 'crypto' | 'settings'>;
+export type ManagePlansDeps = Pick<BillingDeps, 'catalog' | 'connections' | 'processors' | 'projects' | 'clock' | 'crypto' | 'settings' | 'meteredUsage'>;
 
 /** What creating a plan can answer besides the plan: a bad field, a name taken, the processor refusing it. */
-export type CreatePlanError = 'project_not_found' | PlanError | 'plan_name_taken' | RequestFailureCode;
+export type CreatePlanError = 'project_not_found' | PlanError | 'plan_name_taken' | 'unknown_meter' | RequestFailureCode;
 /** What changing a plan can answer besides the plan. */
 export type UpdatePlanError = CreatePlanError | 'plan_not_found' | 'seats_not_for_users';
+
+/** Whether every usage limit names one of the project's meters. */
+async function metersKnown(deps: ManagePlansDeps, projectId: string, limits: readonly { meter: string }[]): Promise<boolean> {
+  if (limits.length === 0) return true;
+  const keys = new Set(await deps.meteredUsage.meterKeys(projectId));
+  return limits.every((l) => keys.has(l.meter));
+}
 
 async function planViewOf(deps: ManagePlansDeps, plan: StoredPlan): Promise<OperatorPlanView> {
   const prices = (await deps.catalog.listPrices(plan.projectId)).filter((p) => p.planId === plan.id);
@@ -36,6 +43,7 @@ export function makeCreatePlan(deps: ManagePlansDeps) {
     if ((await deps.projects.findById(projectId)) === null) return err('project_not_found');
     const fields = validatePlanInput(input);
     if (!fields.ok) return fields;
+    if (!(await metersKnown(deps, projectId, fields.value.usageLimits))) return err('unknown_meter');
     const plans = await deps.catalog.listPlans(projectId);
     if (isPlanNameTaken(plans, fields.value.name)) return err('plan_name_taken');
     const now = deps.clock.now();
@@ -69,6 +77,7 @@ export function makeUpdatePlan(deps: ManagePlansDeps) {
     if (plan === null) return err('plan_not_found');
     const merged = applyPlanUpdate(plan, patch);
     if (!merged.ok) return merged;
+    if (patch.usageLimits !== undefined && !(await metersKnown(deps, projectId, merged.value.usageLimits))) return err('unknown_meter');
     if (isPlanNameTaken(plans, merged.value.name, plan.id)) return err('plan_name_taken');
     const prices = (await deps.catalog.listPrices(projectId)).filter((p) => p.planId === plan.id);
     if (!seatsFitAudience(merged.value.audience, prices)) return err('seats_not_for_users');

@@ -1,6 +1,7 @@
 import type { Plan, Price } from '../../domain/billing/catalog';
 import type { InvoiceLineKind, InvoiceReason, InvoiceStatus, PaymentMethodSummary } from '../../domain/billing/invoice';
 import type { Currency } from '../../domain/billing/money';
+import type { BillingInterval } from '../../domain/billing/periods';
 import type { SubscriptionStatus } from '../../domain/billing/subscription';
 
 /**
@@ -288,4 +289,43 @@ export interface PaymentProcessor {
   listSubscriptionIds(customerId: string): Promise<ProcessorResult<string[]>>;
   /** A completed checkout's subscription id, or null when it has none (yet). */
   checkoutSubscriptionId(checkoutId: string): Promise<ProcessorResult<string | null>>;
+
+  /**
+   * The metered price that bills usage past a plan's included amount (docs/usage.md):
+   * `unitAmount` for each started package of `packageSize` units reported in a period, invoiced at
+   * the period's end (Stripe: a Billing Meter for the meter key and a Price with
+   * `recurring.usage_type=metered` on it, `transform_quantity` dividing by the package size and
+   * rounding up). The same terms answer the same price: it is found again, not created twice.
+   */
+  ensureMeteredPrice(input: MeteredPriceInput): Promise<ProcessorResult<string>>;
+  /**
+   * Reports `quantity` units of usage past the included amount for a subscription, billed on its
+   * next renewal invoice at the metered price: the subscription gets the metered price's item if it
+   * has none (no proration), then the usage is recorded (Stripe: a meter event). The same
+   * `identifier` is recorded once.
+   */
+  reportUsage(input: UsageReport): Promise<ProcessorResult<void>>;
+}
+
+export interface MeteredPriceInput {
+  meterKey: string;
+  /** What the invoice line calls the usage ("AI tokens"). */
+  meterName: string;
+  unitAmount: number;
+  packageSize: number;
+  currency: Currency;
+  interval: BillingInterval;
+  metadata: ProcessorMetadata;
+}
+
+export interface UsageReport {
+  subscriptionId: string;
+  customerId: string;
+  /** From ensureMeteredPrice. */
+  meteredPriceId: string;
+  meterKey: string;
+  /** Units (not packages): the processor divides by the package size at invoicing. */
+  quantity: number;
+  identifier: string;
+  timestamp: Date;
 }

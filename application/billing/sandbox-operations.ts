@@ -1,5 +1,6 @@
 import { type Result, err, ok } from '../../domain/result';
 import type { BillingDeps } from './deps';
+import { makeReportUsage } from './report-usage';
 import { type FailureCode, refuseFailure } from './errors';
 import type { PaymentProcessor } from './payment-processor';
 import type { SandboxCheckoutView } from './processors';
@@ -21,6 +22,7 @@ export interface SandboxClockView {
  */
 export function makeSandboxOperations(deps: BillingDeps) {
   const syncSubscription = makeSyncSubscription(deps);
+  const reportUsage = makeReportUsage(deps);
 
   /** The sandbox processor of a project, whatever it is connected to now (its subscriptions keep running). */
   const sandboxOf = (projectId: string): PaymentProcessor =>
@@ -51,6 +53,8 @@ export function makeSandboxOperations(deps: BillingDeps) {
     /** The scheduled job: every project's due renewals, trial ends, scheduled cancellations and expiries. */
     async runSandboxRenewals(): Promise<{ changed: number }> {
       if (deps.sandbox === null) return { changed: 0 };
+      // Usage past the included amounts reaches the sandbox before the renewals that bill it.
+      await reportUsage();
       return { changed: await recordChanged(await deps.sandbox.runDue()) };
     },
 
@@ -62,6 +66,7 @@ export function makeSandboxOperations(deps: BillingDeps) {
       if ((await deps.projects.findById(projectId)) === null) return err('project_not_found');
       if (deps.sandbox === null) return err('sandbox_unavailable');
       if (!Number.isFinite(days) || days <= 0 || days > 3660) return err('invalid_sandbox_days');
+      await reportUsage(projectId);
       const now = await deps.sandbox.advanceClock(projectId, Math.round(days * 86_400));
       const changed = await recordChanged(await deps.sandbox.runDue(projectId));
       return ok({ now, changed });

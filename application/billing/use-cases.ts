@@ -6,6 +6,7 @@ import type { SubjectKind } from '../../domain/billing/subject';
 import type { BillingEvent } from './billing.store';
 import type { makeOrganizationBilling, makeWindDownOrganization } from './organization-billing';
 import type { makeSubjectEntitlements } from './read-subscription';
+import type { makeReportUsage } from './report-usage';
 import type { makePreviewSeats, makeSetSeats, makeSyncSeats } from './organization-seats';
 import type { SubjectError } from './billing-subject';
 import type { ChangeSubscriptionError, PreviewChangeError } from './change-subscription';
@@ -138,6 +139,8 @@ export interface ProjectServerUseCases {
   windDownOrganization: ReturnType<typeof makeWindDownOrganization>;
   /** A subject's entitlements now (token verification with `include: ["entitlements"]`). */
   subjectEntitlements: ReturnType<typeof makeSubjectEntitlements>;
+  /** Usage past the included amounts reported to the processor (every minute, and before the sandbox's renewals). */
+  reportUsage: ReturnType<typeof makeReportUsage>;
   /** ORGANIZATION_SEATS_TOPIC's handler: an automatic per-seat subscription's quantity follows the seats in use. */
   syncSeats: ReturnType<typeof makeSyncSeats>;
 }

@@ -483,6 +483,7 @@ export function strictBillingDeps(
     catalog: port('catalog'),
     customers: port('customers'),
     subscriptions: port('subscriptions'),
+    meteredUsage: port('meteredUsage'),
     invoices: port('invoices'),
     events: port('events'),
     eventLog: port('eventLog'),

@@ -13,7 +13,13 @@ import { PostgresEmailAccountStore } from '../../infrastructure/persistence/post
 import { PostgresEmailMagicLinkStore } from '../../infrastructure/persistence/postgres-email-magic-link.store';
 import { PostgresEmailPasswordResetStore } from '../../infrastructure/persistence/postgres-email-password-reset.store';
 import { PostgresEmailVerificationCodeStore } from '../../infrastructure/persistence/postgres-email-verification-code.store';
-import { PostgresCreditStore, PostgresMeterStore, PostgresUsageLedger, PostgresUsageSubjects } from '../../infrastructure/persistence/postgres-usage.store';
+import {
+  PostgresCreditStore,
+  PostgresMeteredUsage,
+  PostgresMeterStore,
+  PostgresUsageLedger,
+  PostgresUsageSubjects,
+} from '../../infrastructure/persistence/postgres-usage.store';
 import { PostgresEntitlementsReader } from '../../infrastructure/persistence/postgres-entitlements.reader';
 import { PostgresIdempotentRequestStore } from '../../infrastructure/persistence/postgres-idempotent-request.store';
 import { PostgresIdentityStore } from '../../infrastructure/persistence/postgres-identity.store';
@@ -85,7 +91,14 @@ export interface Stores {
   /** Organizations, their members, invitations and verified domains, and the project's organization settings. */
   organizations: PostgresOrganizationStore;
   /** Meters, usage events and counters, credit grants, and the subjects' plans the usage rules read (docs/usage.md). */
-  usage: { meters: PostgresMeterStore; subjects: PostgresUsageSubjects; ledger: PostgresUsageLedger; credits: PostgresCreditStore };
+  usage: {
+    meters: PostgresMeterStore;
+    subjects: PostgresUsageSubjects;
+    ledger: PostgresUsageLedger;
+    credits: PostgresCreditStore;
+    /** Billing's view: meter keys plans may limit, overage to report. */
+    metered: PostgresMeteredUsage;
+  };
 }
 
 export interface StoreOptions {
@@ -145,6 +158,7 @@ export function buildStores(db: Database, { box, sessionsEnded }: StoreOptions):
       subjects: new PostgresUsageSubjects(db),
       ledger: new PostgresUsageLedger(db),
       credits: new PostgresCreditStore(db),
+      metered: new PostgresMeteredUsage(db),
     },
   };
 }

@@ -1,4 +1,5 @@
 import { err, ok } from '../result';
+import type { InvoiceLine } from './invoice';
 import { toWholeSeconds } from './periods';
 import { type Subscription, graceEndsAt } from './subscription-status';
 import { type Outcome, type PaymentOutcome, endedError, invoiceOrNull, nextPeriod, paidEvents, periodInvoice, transition } from './subscription-transition';
@@ -11,8 +12,16 @@ import { type Outcome, type PaymentOutcome, endedError, invoiceOrNull, nextPerio
  *   subscription.updated when it was past_due;
  * - failed -> `past_due` (the past-due clock keeps its first failure); [payment.failed], plus
  *   subscription.updated when it was active.
+ * `usage`: the ended period's metered lines (usage past the included amount, billed in arrears on
+ * the renewal invoice, as Stripe bills a metered price's usage).
  */
-export function renew<S extends Subscription>(subscription: S, at: Date, payment: PaymentOutcome | undefined, creditBalance = 0): Outcome<S> {
+export function renew<S extends Subscription>(
+  subscription: S,
+  at: Date,
+  payment: PaymentOutcome | undefined,
+  creditBalance = 0,
+  usage: readonly InvoiceLine[] = [],
+): Outcome<S> {
   const ended = endedError(subscription);
   if (ended) return err(ended);
   if (subscription.status === 'paused') return err('subscription_paused');
@@ -21,7 +30,7 @@ export function renew<S extends Subscription>(subscription: S, at: Date, payment
   const now = toWholeSeconds(at);
   if (now.getTime() < subscription.currentPeriodEnd.getTime()) return err('period_not_ended');
   const period = nextPeriod(subscription);
-  const invoice = periodInvoice('subscription_cycle', subscription.price, period, creditBalance);
+  const invoice = periodInvoice('subscription_cycle', subscription.price, period, creditBalance, usage);
   const advanced: S = { ...subscription, currentPeriodStart: period.start, currentPeriodEnd: period.end };
   const wasPastDue = subscription.status === 'past_due';
   if (invoice.amountDue > 0) {

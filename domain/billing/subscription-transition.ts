@@ -81,9 +81,15 @@ export const invoiceOrNull = (invoice: InvoiceDraft): InvoiceDraft | null => (in
 export const paidEvents = (invoice: InvoiceDraft | null): BillingEventType[] => (invoice !== null && invoice.subtotal > 0 ? ['invoice.paid'] : []);
 
 /** The invoice for one full period of the subscription's price. */
-export function periodInvoice(reason: InvoiceReason, price: PriceSnapshot, period: Period, creditBalance: number): InvoiceDraft {
+export function periodInvoice(
+  reason: InvoiceReason,
+  price: PriceSnapshot,
+  period: Period,
+  creditBalance: number,
+  usage: readonly InvoiceLine[] = [],
+): InvoiceDraft {
   const lines: InvoiceLine[] = price.amount > 0 ? [{ kind: 'subscription', ...lineOfPrice(price), amount: price.amount, period }] : [];
-  return draftInvoice(reason, price.currency, lines, creditBalance);
+  return draftInvoice(reason, price.currency, [...lines, ...usage.filter((l) => l.amount > 0)], creditBalance);
 }
 
 /** The period after the current one on the subscription's cycle. */

@@ -1,3 +1,4 @@
+import type { MeteredUsage, UnreportedOverage } from '../../application/billing/billing.store';
 import type {
   CounterState,
   CounterWrite,
@@ -498,6 +499,48 @@ export class PostgresCreditStore implements CreditStore {
 
   async markExpired(grantId: string, at: Date): Promise<boolean> {
     const rows = await this.db.query('update usage_credit_grants set expired_at = ? where id = ? and expired_at is null returning id', [at, grantId]);
+    return rows.length > 0;
+  }
+}
+
+/** Billing's view of usage: the meters plans may limit, and overage still to report to the processor. */
+export class PostgresMeteredUsage implements MeteredUsage {
+  constructor(private readonly db: Database) {}
+
+  async meterKeys(projectId: string): Promise<string[]> {
+    if (!isUuid(projectId)) return [];
+    return (await this.db.query<{ key: string }>('select key from usage_meters where project_id = ?', [projectId])).map((r) => r.key);
+  }
+
+  async unreported(projectId: string | null, limit: number): Promise<UnreportedOverage[]> {
+    if (projectId !== null && !isUuid(projectId)) return [];
+    const rows = await this.db.query<Record<string, unknown>>(
+      `select c.project_id::text as project_id, c.subject_kind, c.subject_id::text as subject_id, c.meter_id::text as meter_id, m.key, m.name,
+              c.window_start, c.overage, c.overage_reported
+         from usage_counters c join usage_meters m on m.id = c.meter_id
+        where c.overage > c.overage_reported${projectId === null ? '' : ' and c.project_id = ?'}
+        order by c.window_start, c.subject_id, c.meter_id
+        limit ?`,
+      projectId === null ? [limit] : [projectId, limit],
+    );
+    return rows.map((r) => ({
+      projectId: r.project_id as string,
+      subject: { kind: r.subject_kind as 'user' | 'organization', id: r.subject_id as string },
+      meterId: r.meter_id as string,
+      meterKey: r.key as string,
+      meterName: r.name as string,
+      windowStart: read.date(r.window_start),
+      overage: Number(r.overage),
+      reported: Number(r.overage_reported),
+    }));
+  }
+
+  async markReported(row: UnreportedOverage, to: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `update usage_counters set overage_reported = ?
+        where project_id = ? and subject_id = ? and meter_id = ? and window_start = ? and overage_reported = ? returning 1`,
+      [to, row.projectId, row.subject.id, row.meterId, row.windowStart, row.reported],
+    );
     return rows.length > 0;
   }
 }

@@ -289,3 +289,56 @@ describe('entitlements and windows', () => {
     expect(new Date(next.body.usage[0]!.resetsAt).getTime()).toBeGreaterThan(resetsAt.getTime());
   });
 });
+
+describe('money and events', () => {
+  it('bills the overage on the renewal invoice at the plan price, per started package', async () => {
+    const s = await shop();
+    const u = await subscriber(s);
+    // 1000 included, then 1501 past it: 2 started packages of 1000 at 200 = 400.
+    await check(s, { subject: u.subject, feature: 'tokens', amount: 2501, consume: true });
+    await t.inContext(() => t.tollgate.billing.advanceSandbox(s.project.id, 31)).then(ok);
+    const invoices = await call<{
+      invoices: Array<{ reason: string; amountDue: number; lines: Array<{ amount: number; quantity: number | null; description: string }> }>;
+    }>('GET', '/api/proxy/billing/invoices', u.token);
+    const renewal = invoices.body.invoices.find((i) => i.reason === 'subscription_cycle')!;
+    expect(renewal.amountDue).toBe(2000 + 400);
+    const usageLine = renewal.lines.find((l) => l.description.includes('AI tokens'))!;
+    expect(usageLine).toMatchObject({ amount: 400, quantity: 2 });
+    expect(usageLine.description).toBe('2 × AI tokens (at $2.00 / 1,000 units)');
+    // Reported once: another renewal bills no usage again.
+    await t.inContext(() => t.tollgate.billing.advanceSandbox(s.project.id, 31)).then(ok);
+    const later = await call<{ invoices: Array<{ reason: string; amountDue: number }> }>('GET', '/api/proxy/billing/invoices', u.token);
+    expect(
+      later.body.invoices
+        .filter((i) => i.reason === 'subscription_cycle')
+        .map((i) => i.amountDue)
+        .sort(),
+    ).toEqual([2000, 2400]);
+  });
+
+  it('records usage.threshold at 80% and 100% once each, and credits.low and credits.expired', async () => {
+    const s = await shop();
+    const u = await subscriber(s);
+    for (let i = 0; i < 10; i++) await check(s, { subject: u.subject, feature: 'api_calls', amount: 10, consume: true });
+    const events = async (type: 'usage.threshold' | 'credits.low' | 'credits.expired') =>
+      (await t.inContext(() => t.tollgate.billing.listEvents(s.project.id, { type }).then(ok))).filter((e) => e.userId === u.id);
+    const thresholds = await events('usage.threshold');
+    expect(thresholds.map((e) => (e.payload.data as { threshold: number }).threshold).sort()).toEqual([100, 80]);
+    expect(thresholds[0]!.payload.data).toMatchObject({ feature: 'api_calls', included: 100 });
+
+    await call('POST', '/api/v1/usage/credits', s.project.apiKey, {
+      subject: u.subject,
+      feature: 'api_calls',
+      amount: 10,
+      expiresAt: new Date(t.clock.now().getTime() + 3_600_000).toISOString(),
+    });
+    await check(s, { subject: u.subject, feature: 'api_calls', amount: 9, consume: true });
+    expect(await events('credits.low')).toHaveLength(1);
+    t.clock.advance(2 * 3_600_000);
+    await t.inContext(() => t.tollgate.usage.expireCredits.run({ firedAt: t.clock.now(), signal: new AbortController().signal }));
+    await t.inContext(() => t.tollgate.usage.expireCredits.run({ firedAt: t.clock.now(), signal: new AbortController().signal }));
+    const expired = await events('credits.expired');
+    expect(expired).toHaveLength(1);
+    expect(expired[0]!.payload.data).toMatchObject({ feature: 'api_calls', amount: 10, expired: 1 });
+  });
+});

@@ -10,6 +10,7 @@ import { makeBillingStatus, makeConnectBilling, makeDisconnectBilling } from '..
 import { makeCancelSubscription, makePauseSubscription, makeResumeSubscription } from '../../../application/billing/manage-subscription';
 import { makeCurrentSubscription, makeEntitlements, makeListInvoices } from '../../../application/billing/read-subscription';
 import { makeReceiveProcessorWebhook } from '../../../application/billing/receive-processor-webhook';
+import { makeReportUsage } from '../../../application/billing/report-usage';
 import { makeSandboxOperations } from '../../../application/billing/sandbox-operations';
 import { makeStartCheckout } from '../../../application/billing/start-checkout';
 import { makeSubscribe } from '../../../application/billing/subscribe';
@@ -80,6 +81,7 @@ export function wireBilling({ core, config, console }: BillingFeatureInput): Bil
     events: webhookEventPublisher({ core, config }, stores.events),
     eventLog: stores.eventLog,
     usage: meteredFeatures(core),
+    meteredUsage: core.stores.usage.metered,
     locks: stores.locks,
     processorEvents: stores.processorEvents,
     entitlementsReader: stores.entitlements,
@@ -142,6 +144,7 @@ export function wireBilling({ core, config, console }: BillingFeatureInput): Bil
       previewSeats: makePreviewSeats(deps),
       setSeats: makeSetSeats(deps),
       syncSeats: makeSyncSeats(deps),
+      reportUsage: makeReportUsage(deps),
     },
     { audit: core.audit, clock },
   );
@@ -158,8 +161,12 @@ export function wireBilling({ core, config, console }: BillingFeatureInput): Bil
           logger.info({ projectId: m.projectId, organizationId: m.organizationId }, "billing: a deleted organization's subscription was canceled");
       }),
     ],
-    schedules: allowed
-      ? [{ name: 'billing.sandbox-renewals', cron: config.BILLING_SANDBOX_CRON, run: () => useCases.runSandboxRenewals().then(() => undefined) }]
-      : [],
+    schedules: [
+      // Usage past the included amounts, reported to the processor that bills it (docs/usage.md).
+      { name: 'billing.report-usage', cron: '* * * * *', run: () => useCases.reportUsage().then(() => undefined) },
+      ...(allowed
+        ? [{ name: 'billing.sandbox-renewals', cron: config.BILLING_SANDBOX_CRON, run: () => useCases.runSandboxRenewals().then(() => undefined) }]
+        : []),
+    ],
   };
 }

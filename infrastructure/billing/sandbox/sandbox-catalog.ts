@@ -1,10 +1,17 @@
-import { type ProcessorMetadata, type ProcessorResult, processorFailed, processorOk } from '../../../application/billing/payment-processor';
+import { createHash } from 'node:crypto';
+import {
+  type MeteredPriceInput,
+  type ProcessorMetadata,
+  type ProcessorResult,
+  processorFailed,
+  processorOk,
+} from '../../../application/billing/payment-processor';
 import type { Plan, Price } from '../../../domain/billing/catalog';
 import { parseCurrency, validateAmount } from '../../../domain/billing/money';
 import { isBillingInterval } from '../../../domain/billing/periods';
 import type { SandboxContext } from './sandbox-context';
 import { invalidRequest, noSuch } from './sandbox-errors';
-import type { PriceData, ProductData, SandboxObject } from './sandbox-objects';
+import { ID_PREFIX, type PriceData, type ProductData, type SandboxObject } from './sandbox-objects';
 
 /** Products and prices (Stripe's `/v1/products` and `/v1/prices`), one product per plan. */
 export class SandboxCatalog {
@@ -52,6 +59,41 @@ export class SandboxCatalog {
       metadata: { ...metadata },
     };
     await this.ctx.objects.insert({ id, projectId, kind: 'price', parentId: productId, data, dueAt: null, createdAt: now, updatedAt: now });
+    return processorOk(id);
+  }
+
+  /**
+   * The metered price of these terms, created once: its id is derived from the terms (as Stripe's
+   * `lookup_key` finds a price again), so the same terms always answer the same price.
+   */
+  async ensureMeteredPrice(projectId: string, input: MeteredPriceInput): Promise<ProcessorResult<string>> {
+    const currency = parseCurrency(input.currency);
+    if (currency === null) return processorFailed(invalidRequest(`Invalid currency: ${input.currency}.`));
+    if (!Number.isSafeInteger(input.unitAmount) || input.unitAmount <= 0) return processorFailed(invalidRequest(`Invalid unit_amount: ${input.unitAmount}.`));
+    if (!Number.isSafeInteger(input.packageSize) || input.packageSize < 1) {
+      return processorFailed(invalidRequest(`Invalid transform_quantity[divide_by]: ${input.packageSize}.`));
+    }
+    const terms = [input.meterKey, input.unitAmount, input.packageSize, currency, input.interval].join(':');
+    const id = `${ID_PREFIX.price}m_${createHash('sha256').update(`${projectId}:${terms}`).digest('hex').slice(0, 24)}`;
+    if (await this.ctx.objects.get<PriceData>(projectId, 'price', id)) return processorOk(id);
+    const now = await this.ctx.now(projectId);
+    const data: PriceData = {
+      productId: '',
+      name: input.meterName,
+      amount: input.unitAmount,
+      currency,
+      interval: input.interval,
+      active: true,
+      seats: null,
+      metered: { meterKey: input.meterKey, meterName: input.meterName, packageSize: input.packageSize },
+      metadata: { ...input.metadata },
+    };
+    try {
+      await this.ctx.objects.insert({ id, projectId, kind: 'price', parentId: null, data, dueAt: null, createdAt: now, updatedAt: now });
+    } catch (e) {
+      // Another request created it at the same moment.
+      if (!(await this.ctx.objects.get<PriceData>(projectId, 'price', id))) throw e;
+    }
     return processorOk(id);
   }
 

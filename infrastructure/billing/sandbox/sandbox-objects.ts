@@ -81,6 +81,8 @@ export interface PriceData {
   active: boolean;
   /** A per-seat price's terms (absent on prices made before seats: flat). */
   seats?: SeatPricing | null;
+  /** A metered price (usage past a plan's included amount): `amount` per started package of `packageSize` units of the meter. */
+  metered?: { meterKey: string; meterName: string; packageSize: number } | null;
   metadata: Partial<ProcessorMetadata>;
 }
 
@@ -117,6 +119,8 @@ export interface SubscriptionData {
    * next `runDue` reports the subscription as changed.
    */
   unreported?: boolean;
+  /** Usage reported this period, by metered price: the units and the identifiers recorded (each once); billed at the renewal. */
+  metered?: Record<string, { quantity: number; identifiers: string[] }>;
 }
 
 export interface InvoiceLineJson {

@@ -11,7 +11,7 @@ import type {
   ProcessorSnapshot,
   RefundReason,
 } from '../../../application/billing/payment-processor';
-import { processorOk } from '../../../application/billing/payment-processor';
+import { type MeteredPriceInput, type UsageReport, processorOk } from '../../../application/billing/payment-processor';
 import type { Plan, Price } from '../../../domain/billing/catalog';
 import { SandboxEngine, type SandboxDependencies } from './sandbox-engine';
 
@@ -139,5 +139,13 @@ export class SandboxProcessor implements PaymentProcessor {
 
   checkoutSubscriptionId(checkoutId: string): Promise<ProcessorResult<string | null>> {
     return this.engine.checkout.checkoutSubscriptionId(this.projectId, checkoutId);
+  }
+
+  ensureMeteredPrice(input: MeteredPriceInput): Promise<ProcessorResult<string>> {
+    return this.engine.catalog.ensureMeteredPrice(this.projectId, input);
+  }
+
+  reportUsage(input: UsageReport): Promise<ProcessorResult<void>> {
+    return this.engine.subscriptions.reportUsage(this.projectId, input);
   }
 }

@@ -3,8 +3,11 @@ import {
   type ProcessorMetadata,
   type ProcessorResult,
   type ProcessorSnapshot,
+  processorFailed,
   processorOk,
+  type UsageReport,
 } from '../../../application/billing/payment-processor';
+import type { InvoiceLine } from '../../../domain/billing/invoice';
 import { MAX_TRIAL_DAYS } from '../../../domain/billing/periods';
 import {
   type PaymentOutcome,
@@ -22,7 +25,7 @@ import {
 import { domainPriceOf } from './sandbox-catalog';
 import type { SandboxContext } from './sandbox-context';
 import type { SandboxCustomers } from './sandbox-customers';
-import { declined, noSuch, refused } from './sandbox-errors';
+import { declined, invalidRequest, noSuch, refused } from './sandbox-errors';
 import { type Outcome, type SandboxInvoices, type Settled, invoiceOf, settle } from './sandbox-invoices';
 import type { CustomerData, PriceData, SandboxObject, SubscriptionData } from './sandbox-objects';
 import { subscriptionFromJson, subscriptionToJson } from './sandbox-objects';
@@ -130,6 +133,7 @@ export class SandboxSubscriptions {
   async applyDue(projectId: string, row: SandboxObject<SubscriptionData>, now: Date): Promise<{ row: SandboxObject<SubscriptionData>; changed: boolean }> {
     let subscription = subscriptionFromJson(row.id, row.data.subscription);
     let pendingPercentOff = row.data.pendingPercentOff;
+    let metered = row.data.metered ?? {};
     let customer: SandboxObject<CustomerData> | null = null;
     let card: CardCharge | null = null;
     let changed = false;
@@ -144,9 +148,11 @@ export class SandboxSubscriptions {
         card ??= chargeCard((await this.paymentMethods.cardOf(projectId, row.data.paymentMethodId))?.data ?? null);
         const creditBalance = customer?.data.creditBalance ?? 0;
         const current = subscription;
+        // The ended period's metered usage is billed in arrears on the renewal invoice (a trial's is not billed).
+        const usage = action === 'renew' ? await this.meteredLines(projectId, metered, current) : [];
         const run =
           action === 'renew'
-            ? (payment: PaymentOutcome) => renew(current, at, payment, creditBalance)
+            ? (payment: PaymentOutcome) => renew(current, at, payment, creditBalance, usage)
             : (payment: PaymentOutcome) => endTrial(current, at, payment, creditBalance);
         const settled = settle(run, card, pendingPercentOff, creditBalance);
         if (!settled.ok) throw new Error(`Sandbox ${action} of ${row.id} refused: ${settled.error}`);
@@ -160,6 +166,7 @@ export class SandboxSubscriptions {
       if (!outcome.ok) throw new Error(`Sandbox ${action} of ${row.id} refused: ${outcome.error}`);
       subscription = outcome.value.subscription;
       changed = true;
+      if (action === 'renew' || action === 'end_trial') metered = {};
       if (billed?.invoice) {
         await this.invoices.recordInvoice(projectId, row.id, row.data.customerId, billed.invoice, billed.payment, at);
         if (customer) customer = await this.customers.saveCustomerBalance(customer, billed.invoice.creditBalanceAfter, now);
@@ -167,7 +174,45 @@ export class SandboxSubscriptions {
       }
     }
     if (!changed && !row.data.unreported) return { row, changed: false };
-    return { row: await this.saveSubscription(row, subscription, { pendingPercentOff, unreported: false }, now), changed: true };
+    return { row: await this.saveSubscription(row, subscription, { pendingPercentOff, unreported: false, metered }, now), changed: true };
+  }
+
+  /**
+   * Records usage past the included amount for the current period (Stripe: a meter event on the
+   * subscription's metered item). An identifier already recorded this period is not counted again.
+   */
+  async reportUsage(projectId: string, input: UsageReport): Promise<ProcessorResult<void>> {
+    return this.ctx.transaction(async () => {
+      const price = await this.ctx.objects.get<PriceData>(projectId, 'price', input.meteredPriceId);
+      if (!price?.data.metered) return noSuch('price', input.meteredPriceId);
+      const row = await this.ctx.objects.get<SubscriptionData>(projectId, 'subscription', input.subscriptionId, { lock: true });
+      if (!row) return noSuch('subscription', input.subscriptionId);
+      if (!Number.isSafeInteger(input.quantity) || input.quantity < 0) return processorFailed(invalidRequest(`Invalid value: ${input.quantity}.`));
+      const metered = { ...(row.data.metered ?? {}) };
+      const item = metered[input.meteredPriceId] ?? { quantity: 0, identifiers: [] };
+      if (item.identifiers.includes(input.identifier)) return processorOk(undefined);
+      metered[input.meteredPriceId] = { quantity: item.quantity + input.quantity, identifiers: [...item.identifiers, input.identifier] };
+      await this.ctx.objects.update({ ...row, data: { ...row.data, metered }, updatedAt: await this.ctx.now(projectId) });
+      return processorOk(undefined);
+    });
+  }
+
+  /** The period's metered lines: per metered price, the started packages of the units reported, at the price's amount. */
+  private async meteredLines(projectId: string, metered: NonNullable<SubscriptionData['metered']>, subscription: Subscription): Promise<InvoiceLine[]> {
+    const lines: InvoiceLine[] = [];
+    for (const [priceId, usage] of Object.entries(metered)) {
+      const price = await this.ctx.objects.get<PriceData>(projectId, 'price', priceId);
+      if (!price?.data.metered || usage.quantity <= 0) continue;
+      const packages = Math.ceil(usage.quantity / price.data.metered.packageSize);
+      lines.push({
+        kind: 'subscription',
+        priceId,
+        quantity: packages,
+        amount: packages * price.data.amount,
+        period: { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd },
+      });
+    }
+    return lines;
   }
 
   async saveSubscription(

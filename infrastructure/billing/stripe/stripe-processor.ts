@@ -1,5 +1,7 @@
 import Stripe from 'stripe';
 import {
+  type MeteredPriceInput,
+  type UsageReport,
   processorFailed,
   processorOk,
   type ChangePreview,
@@ -168,6 +170,14 @@ export class StripeProcessor implements PaymentProcessor {
 
   checkoutSubscriptionId(checkoutId: string): Promise<ProcessorResult<string | null>> {
     return this.attempt(() => this.customers.checkoutSubscriptionId(checkoutId));
+  }
+
+  ensureMeteredPrice(_input: MeteredPriceInput): Promise<ProcessorResult<string>> {
+    return Promise.resolve(processorFailed({ kind: 'invalid_request', message: 'Metered prices are not available on Stripe yet' }));
+  }
+
+  reportUsage(_input: UsageReport): Promise<ProcessorResult<void>> {
+    return Promise.resolve(processorFailed({ kind: 'invalid_request', message: 'Usage reporting is not available on Stripe yet' }));
   }
 
   /** Runs one port call that attaches or charges a card: its value, or the failure for whatever went wrong. */
