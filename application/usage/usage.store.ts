@@ -83,7 +83,10 @@ export interface TrackedGroup {
  * writes nothing then); a tracked batch adds to counters under their row locks in one transaction.
  */
 export interface UsageLedger {
-  /** The counter of (subject, meter, window) and the subject's unexpired grants of the meter with something left; `lock` takes the counter's row lock (in a transaction). */
+  /**
+   * The counter of (subject, meter, window) and the subject's unexpired grants of the meter with
+   * something left; `lock` takes the counter's row lock (in a transaction).
+   */
   balance(
     projectId: string,
     subjectId: string,

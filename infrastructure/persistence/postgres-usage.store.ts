@@ -444,7 +444,8 @@ const toGrant = (r: Record<string, unknown>): CreditGrant => ({
   expiredAt: read.dateOrNull(r.expired_at),
 });
 const GRANT_COLUMNS =
-  'id::text as id, project_id::text as project_id, subject_kind, subject_id::text as subject_id, meter_id::text as meter_id, amount, remaining, expires_at, reason, source, created_at, expired_at';
+  'id::text as id, project_id::text as project_id, subject_kind, subject_id::text as subject_id, meter_id::text as meter_id, ' +
+  'amount, remaining, expires_at, reason, source, created_at, expired_at';
 
 export class PostgresCreditStore implements CreditStore {
   constructor(private readonly db: Database) {}

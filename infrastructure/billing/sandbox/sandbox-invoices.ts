@@ -126,7 +126,8 @@ export class SandboxInvoices {
         if (price && metered) {
           // A metered line: the packages of usage past the included amount, at the package's price.
           const per = metered.packageSize === 1 ? 'unit' : `${metered.packageSize.toLocaleString('en-US')} units`;
-          description = `${line.quantity ?? 0} × ${metered.meterName} (at ${formatMoney({ amount: price.data.amount, currency: price.data.currency })} / ${per})`;
+          const each = formatMoney({ amount: price.data.amount, currency: price.data.currency });
+          description = `${line.quantity ?? 0} × ${metered.meterName} (at ${each} / ${per})`;
         } else if (line.quantity !== undefined && price && seats) {
           // A per-seat line: the seats, what each costs beyond those the base covers (Stripe's tiered line reads the same way).
           const unit = `${formatMoney({ amount: seats.unitAmount, currency: price.data.currency })} / seat`;
