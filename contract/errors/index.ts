@@ -148,5 +148,6 @@ export {
   projectGateErrors,
   requestErrors,
   sessionsErrors,
+  usageErrors,
   webhooksErrors,
 };

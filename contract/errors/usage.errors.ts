@@ -26,7 +26,6 @@ export const usageErrors = {
   invalid_meter_unit: { status: 400, message: 'Invalid unit: at most 30 characters, no control characters' },
   invalid_meter_aggregation: { status: 400, message: 'Invalid aggregation: sum, count or max' },
   too_many_meters: { status: 409, message: 'A project has at most 100 meters' },
-  meter_in_use: { status: 409, message: 'The meter is in use: a plan limits it, or it has usage or credits' },
   invalid_usage_limit: {
     status: 400,
     message:

@@ -1104,12 +1104,13 @@ describe('entitlements reader', () => {
     });
 
     // The read carries what the entitlement rules need, and the plan's name and features.
-    const goldPlan = { id: gold.id, name: gold.name, features: gold.features, seatPolicy: DEFAULT_SEAT_POLICY };
-    const base = { id: basePlan.id, name: basePlan.name, features: basePlan.features, seatPolicy: DEFAULT_SEAT_POLICY };
+    const goldPlan = { id: gold.id, name: gold.name, features: gold.features, seatPolicy: DEFAULT_SEAT_POLICY, usageLimits: [] };
+    const base = { id: basePlan.id, name: basePlan.name, features: basePlan.features, seatPolicy: DEFAULT_SEAT_POLICY, usageLimits: [] };
     const domain = (x: BillingSubscription) => ({
       id: x.id,
       status: x.status,
       cancelAtPeriodEnd: x.cancelAtPeriodEnd,
+      currentPeriodStart: x.currentPeriodStart,
       currentPeriodEnd: x.currentPeriodEnd,
       pastDueAt: x.pastDueAt,
       price: { planId: x.price.planId },
@@ -1212,6 +1213,7 @@ describe('entitlements reader: organizations', () => {
       id: x.id,
       status: x.status,
       cancelAtPeriodEnd: x.cancelAtPeriodEnd,
+      currentPeriodStart: x.currentPeriodStart,
       currentPeriodEnd: x.currentPeriodEnd,
       pastDueAt: x.pastDueAt,
       price: { planId: x.price.planId },
@@ -1220,7 +1222,7 @@ describe('entitlements reader: organizations', () => {
       expect(await s.subscriptions.save(ended)).toBe('saved');
       expect(await s.entitlements.current(project, org, T0)).toEqual({
         subscription: facts(ended),
-        plan: { id: basePlan.id, name: basePlan.name, features: basePlan.features, seatPolicy: DEFAULT_SEAT_POLICY },
+        plan: { id: basePlan.id, name: basePlan.name, features: basePlan.features, seatPolicy: DEFAULT_SEAT_POLICY, usageLimits: [] },
         quantity: null,
         seatsHeld: null,
       });
@@ -1228,7 +1230,7 @@ describe('entitlements reader: organizations', () => {
       expect(await s.subscriptions.save(personal)).toBe('saved');
       expect(await s.entitlements.current(project, org, T0)).toEqual({
         subscription: facts(live),
-        plan: { id: team.id, name: team.name, features: team.features, seatPolicy: DEFAULT_SEAT_POLICY },
+        plan: { id: team.id, name: team.name, features: team.features, seatPolicy: DEFAULT_SEAT_POLICY, usageLimits: [] },
         quantity: null,
         seatsHeld: null,
       });

@@ -18,6 +18,7 @@ import {
   mfaErrors,
   oauthErrors,
   passkeyErrors,
+  usageErrors,
   projectGateErrors,
   QUERY_ROUTE_ERRORS,
   requestErrors,
@@ -60,6 +61,7 @@ describe('error tables', () => {
       sessions: sessionsErrors,
       organizations: organizationsErrors,
       passkeys: passkeyErrors,
+      usage: usageErrors,
     };
     const owner = new Map<string, string>();
     const clashes: string[] = [];
