@@ -1,5 +1,6 @@
 // The project's own server: it holds the Tollgate API key, serves the page, answers the page's
-// session routes, guards its API with the user's entitlements and team role, and receives Tollgate's webhooks.
+// session routes, guards its API with the user's entitlements and team role, meters the reports it
+// generates (usage.consume), and receives Tollgate's webhooks.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +64,27 @@ app.get('/api/report', tollgate.requireUser(), tollgate.requireEntitlement({ pla
     ],
   }),
 );
+// A metered feature: each report generated is consumed from the plan's "reports" (its limit, then
+// credits), checked and recorded in one atomic step. The token's context decides whose: the active
+// team's when the user works in a team, else their own. At a hard limit nothing is recorded.
+app.post('/api/reports/generate', tollgate.requireUser(), async (req, res, next) => {
+  try {
+    const subject = req.organization ? { type: 'organization', id: req.organization.id } : { type: 'user', id: req.user.id };
+    const usage = await tollgate.usage.consume({ subject, feature: 'reports' });
+    if (!usage.allowed) {
+      const resets = new Date(usage.resetsAt).toLocaleDateString('en-US', { month: 'short', day: 'numeric' });
+      const error =
+        usage.included === 0 && usage.credits === 0
+          ? 'Your plan includes no reports: pick a plan above.'
+          : `You have generated all ${usage.included.toLocaleString('en-US')} reports of your plan: more on ${resets}, or pick a bigger plan.`;
+      return res.status(402).json({ error, code: 'usage_limit_reached' });
+    }
+    res.json({ generated: true, used: usage.used, included: usage.included, overage: usage.overage });
+  } catch (error) {
+    next(error);
+  }
+});
+
 // The user's events, and those of the active team's subscription.
 app.get('/api/events', tollgate.requireUser(), (req, res) =>
   res.json({ events: events.filter((e) => e.userId === req.user.id || (req.organization && e.organizationId === req.organization.id)) }),

@@ -11,6 +11,7 @@ import type { Project } from '../../domain/project';
 import { startTestApp, type TestApp } from '../support/app';
 import { see } from '../support/browser';
 import { findChromium, reportSkippedBrowserTests } from '../support/chromium';
+import { consoleApi } from '../support/console-api';
 import { codeOf, startTestSmtp, type TestSmtp } from '../support/smtp';
 import { enrollTotp, post, totpCode } from './mfa-helpers';
 
@@ -19,7 +20,8 @@ import { enrollTotp, post, totpCode } from './mfa-helpers';
  * repository (only the tarballs and the registry), a small server type-checked under `strict` and
  * run against a live Tollgate, and the example app (examples/saas, built by Vite from the same
  * install) walked in Debian's chromium as a user would: sign up, pricing table, sandbox checkout,
- * <Protect plan="pro">, the verified webhook, plan changes with the proration preview, cancel;
+ * <Protect plan="pro">, the verified webhook, plan changes with the proration preview, cancel, the
+ * metered reports (<UsageBar> filling up to the plan's hard limit, then the server's refusal);
  * and with two users, teams: one creates a team, subscribes it with the pricing table for the
  * organization (the sandbox's checkout, paid for the team) and invites the other, whose invitation
  * email (caught by an SMTP server in the test) leads to the app, where they verify their address,
@@ -328,12 +330,25 @@ async function setUpShop(callbackUrl: string): Promise<void> {
   const created = await t.createProject({ name: 'Acme Reports', callbackUrls: [callbackUrl] });
   apiKey = created.apiKey;
   const billing = t.tollgate.billing;
+  // The metered feature of the example's "Generate report", as its setup makes it: reports generated, counted
+  // (the meter made by an operator, here in the console); the plans below limit it.
+  const admin = consoleApi(() => t);
+  const meter = await admin.call(`/api/admin/projects/${created.id}/meters`, {
+    method: 'POST',
+    body: { key: 'reports', name: 'Reports generated', unit: 'reports', aggregation: 'count' },
+    session: await admin.operator(`operator+${Date.now()}@example.com`),
+  });
+  expect(meter.status).toBe(201);
   await t.inContext(async () => {
     // Passkeys on as a sign-in method (they are off by default).
     ok(await t.tollgate.admin.updateProject(created.id, { enable: ['passkey'] }));
     project = (await t.tollgate.admin.getProject(created.id))!;
     ok(await billing.connectBilling(project.id, { processor: 'sandbox' }));
-    ok(await billing.createPlan(project.id, { name: 'Basic', description: 'For side projects', features: 'reports' }));
+    // Basic includes 3 reports a period (a hard limit), Pro 100 (then billed, 50 each), Team 1,000 (then allowed).
+    const reports = (included: number, overage: 'refuse' | 'bill' | 'allow') => [
+      { meter: 'reports', included, reset: 'period', overage, price: overage === 'bill' ? { unitAmount: 50, packageSize: 1 } : null },
+    ];
+    ok(await billing.createPlan(project.id, { name: 'Basic', description: 'For side projects', features: 'reports', usageLimits: reports(3, 'refuse') }));
     const basic = ok(await billing.createPrice(project.id, 'Basic', { name: 'Monthly', amount: 1000, currency: 'usd', interval: 'month' }));
     ok(await billing.createPrice(project.id, 'Basic', { name: 'Yearly', amount: 10000, currency: 'usd', interval: 'year' }));
     // Trials on but no default length: the button's checkout gives none, so the table must not promise one.
@@ -344,6 +359,7 @@ async function setUpShop(callbackUrl: string): Promise<void> {
         features: 'reports, export',
         recommended: true,
         trialsEnabled: true,
+        usageLimits: reports(100, 'bill'),
       }),
     );
     const pro = ok(await billing.createPrice(project.id, 'Pro', { name: 'Monthly', amount: 3000, currency: 'usd', interval: 'month' }));
@@ -361,6 +377,7 @@ async function setUpShop(callbackUrl: string): Promise<void> {
         audience: 'both',
         seatMode: 'automatic',
         seatCountInvitations: true,
+        usageLimits: reports(1000, 'allow'),
       }),
     );
     const team = ok(
@@ -577,6 +594,9 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
       if (process.env.TOLLGATE_UPDATE_SCREENSHOTS) await page.locator('.tg-pricing').screenshot({ path: path.join(ROOT, 'docs/sdk-pricing-table.png') });
       await page.getByText('Monthly', { exact: true }).click();
       await see(page.getByTestId('report-locked')).toBeVisible();
+      // No plan, no reports to generate: no usage bar yet.
+      await see(page.getByTestId('usage-none')).toBeVisible();
+      await see(page.locator('.tg-usage')).toHaveCount(0);
 
       // Subscribe to Pro through the sandbox's hosted checkout, and come back.
       await plan('Pro').getByRole('button', { name: 'Subscribe' }).click();
@@ -621,6 +641,30 @@ describe.skipIf(!CHROMIUM)('the example app, walked in chromium', () => {
         body: '{"type":"subscription.canceled"}',
       });
       expect(forged.status).toBe(401);
+
+      // A metered feature: Basic (until the period ends) includes 3 reports, a hard limit. "Generate report"
+      // asks the example's server, which consumes one (usage.consume); <UsageBar> fills up, and at the limit
+      // the server refuses. Tollgate tells the server when usage reaches 80% and 100% of the included amount.
+      const usage = page.locator('.tg-usage');
+      const bar = usage.getByRole('progressbar', { name: 'Reports generated' });
+      const poll = <T>(read: () => Promise<T>) => expect.poll(() => read().catch(() => null), { timeout: 15_000, interval: 100 });
+      const valueNow = () => poll(() => bar.getAttribute('aria-valuenow', { timeout: 1_000 }));
+      await poll(() => usage.locator('.tg-usage__text').textContent({ timeout: 1_000 })).toMatch(/^0 of 3 reports used · resets \w{3} \d{1,2}$/);
+      await poll(() => bar.getAttribute('aria-valuemax', { timeout: 1_000 })).toBe('3');
+      for (const used of [1, 2, 3]) {
+        await page.getByRole('button', { name: 'Generate report' }).click();
+        await see(page.getByTestId('generate-result')).toHaveText(`Report generated (${used} this period).`);
+        await valueNow().toBe(String(used));
+      }
+      await see(usage.locator('.tg-usage__note')).toHaveText('Limit reached');
+      await poll(() => usage.getAttribute('class', { timeout: 1_000 })).toBe('tg-usage tg-usage--full');
+      await page.getByRole('button', { name: 'Generate report' }).click();
+      await poll(() => page.getByRole('alert').textContent({ timeout: 1_000 })).toMatch(
+        /^You have generated all 3 reports of your plan: more on \w{3} \d{1,2}, or pick a bigger plan\.$/,
+      );
+      await valueNow().toBe('3');
+      await see(page.getByTestId('events')).toContainText('usage.threshold (signature verified)');
+      if (process.env.TOLLGATE_UPDATE_SCREENSHOTS) await usage.screenshot({ path: path.join(ROOT, 'docs/sdk-usage-bar.png') });
 
       // Sign out: the session ends here (and in Tollgate).
       await page.getByRole('button', { name: 'Sign out' }).click();

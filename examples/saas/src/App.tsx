@@ -7,11 +7,13 @@ import {
   PricingTable,
   Protect,
   SeatsManager,
+  UsageBar,
   useEntitlements,
   useOrganization,
   useOrganizationList,
   usePasskeys,
   useTollgate,
+  useUsage,
   useUser,
   formatMoney,
   type BrowserSession,
@@ -49,6 +51,7 @@ export function App() {
           <Report />
         </Protect>
       </section>
+      <GenerateReports />
       <SubscriptionPanel />
       <Passkeys />
       <Teams />
@@ -244,6 +247,47 @@ function Report() {
         ))}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * A metered feature: the plans include so many reports a billing period (Basic 3, a hard limit; Pro
+ * 100, then billed; Team 1,000, then allowed). "Generate report" asks the server, which consumes one
+ * with usage.consume (atomic: the last report of the limit cannot be generated twice) or answers its
+ * refusal at the hard limit; <UsageBar> shows the reports used of those included, filling up.
+ */
+function GenerateReports() {
+  const tollgate = useTollgate();
+  const { usage, loading, refresh } = useUsage('reports');
+  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  async function generate() {
+    setBusy(true);
+    try {
+      const res = await tollgate.fetch('/api/reports/generate', { method: 'POST' });
+      const body = await res.json();
+      setResult(res.ok ? { ok: true, text: `Report generated (${body.used.toLocaleString('en-US')} this period).` } : { ok: false, text: body.error });
+      await refresh();
+    } catch (e) {
+      setResult({ ok: false, text: isTollgateError(e) ? e.message : String(e) });
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <section aria-labelledby="usage-title">
+      <h2 id="usage-title">Reports generated</h2>
+      <UsageBar feature="reports" />
+      {!loading && !usage && <p data-testid="usage-none">Your plan includes no reports yet: pick a plan in the table.</p>}
+      <button type="button" disabled={busy} onClick={() => void generate()}>
+        Generate report
+      </button>
+      {result && (
+        <p role={result.ok ? 'status' : 'alert'} data-testid="generate-result">
+          {result.text}
+        </p>
+      )}
+    </section>
   );
 }
 
