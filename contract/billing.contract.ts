@@ -79,6 +79,8 @@ export const BILLING_REFUSALS = {
   organizationRead: ['organization_not_found'],
   organizationCancel: ['organization_not_found', ...SUBSCRIPTION, ...PROCESSOR, 'cancellation_scheduled', 'subscription_paused'],
   organizationSeats: ['organization_not_found', ...PROCESSOR, ...CARD, ...SEATS, ...SUBSCRIPTION],
+  creditPacks: [],
+  buyCreditPack: [...FOR_WRITE, ...PROCESSOR, 'credit_pack_not_found', 'invalid_redirect_url', 'redirect_url_not_allowed'],
 } as const;
 
 /** What a user-scoped route answers before its handler runs. */
@@ -240,6 +242,18 @@ export const EntitlementsSchema = z.object({
     .array(UsageFeatureSchema)
     .optional()
     .describe('Each metered feature of the plan (and meters with credits): included, used, remaining, resetsAt (docs/usage.md); absent when none'),
+});
+
+export const CreditPackSchema = z.object({
+  id: z.string(),
+  feature: z.string().describe('The meter key whose credits it grants'),
+  name: z.string(),
+  units: z.number().int().describe('Credits granted'),
+  amount: Amount.describe('Paid once'),
+  currency: Currency,
+  expiresInDays: z.number().int().nullable().describe('The credits expire this many days after the purchase; null: never'),
+  active: z.boolean(),
+  createdAt: DateTime,
 });
 
 export const ChangePreviewSchema = z.object({
@@ -573,6 +587,35 @@ export const billingContract = c.router(
       body: z.object({ at_period_end: z.boolean().optional().describe('Default true') }),
       responses: { 200: SubscriptionSchema, ...errors(...SERVER_POST, ...BILLING_REFUSALS.organizationCancel) },
       metadata: meta({ auth: 'apiKey' }),
+    },
+    creditPacks: {
+      method: 'GET',
+      path: '/api/proxy/billing/credit-packs',
+      summary: 'List the credit packs for sale',
+      description: "The project's active credit packs (docs/usage.md): credits of a meter sold for a one-off amount, newest first.",
+      headers: userTokenHeaders,
+      responses: { 200: z.object({ packs: z.array(CreditPackSchema) }), ...errors(...USER_GET, ...BILLING_REFUSALS.creditPacks) },
+      metadata: meta({ auth: 'user' }),
+    },
+    buyCreditPack: {
+      method: 'POST',
+      path: '/api/proxy/billing/credit-packs/:packId/checkout',
+      pathParams: z.object({ packId: z.string().min(1).max(100) }),
+      query: ForQuery,
+      summary: 'Buy a credit pack',
+      description:
+        'Answers a hosted checkout page for a one-off payment of the pack (Stripe: a Checkout Session in payment mode; the sandbox: its own ' +
+        "page): send the browser to `url`. Once paid, the pack's credits are granted to the user, or with `for=organization` to the active " +
+        'organization (org:billing:manage), once. successUrl and cancelUrl as for checkout.' +
+        IDEMPOTENCY_DOC,
+      body: z.object({
+        successUrl: z.string().describe('Absolute http(s) URL: a registered callback URL or on its origin'),
+        cancelUrl: z.string().describe('Absolute http(s) URL: a registered callback URL or on its origin'),
+      }),
+      responses: {
+        200: z.object({ id: z.string().describe('The checkout session id'), url: z.string().describe('Send the browser there') }),
+        ...errors(...USER_POST, ...BILLING_REFUSALS.buyCreditPack),
+      },
     },
     stripeWebhook: {
       method: 'POST',

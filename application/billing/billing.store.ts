@@ -1,6 +1,7 @@
 import type { OrganizationEventType } from '../../domain/organizations/events';
 import type { UsageEventType } from '../../domain/usage/events';
 import type { UsageFeatureView } from '../../domain/usage/feature';
+import type { CreditPack } from '../../domain/usage/credit-pack';
 import type { Plan, Price } from '../../domain/billing/catalog';
 import type { BillingEventType } from '../../domain/billing/events';
 import type { InvoiceStatus, PaymentMethodSummary } from '../../domain/billing/invoice';
@@ -239,6 +240,31 @@ export interface MeteredUsage {
   unreported(projectId: string | null, limit: number): Promise<UnreportedOverage[]>;
   /** Records `to` as reported, if nothing else did since `from` was read; false otherwise. */
   markReported(row: UnreportedOverage, to: number): Promise<boolean>;
+  /** A meter of the project by key, or null. */
+  meter(projectId: string, key: string): Promise<{ id: string; key: string; name: string; unit: string } | null>;
+  /** Grants purchased credits once per `externalId` (a paid checkout's id); false when it was granted before. */
+  grantPurchase(grant: PurchasedCredits): Promise<boolean>;
+}
+
+export interface PurchasedCredits {
+  id: string;
+  projectId: string;
+  subject: BillingSubject;
+  meterKey: string;
+  units: number;
+  expiresAt: Date | null;
+  reason: string;
+  externalId: string;
+  at: Date;
+}
+
+/** A project's credit packs (docs/usage.md). */
+export interface CreditPackStore {
+  insert(pack: CreditPack): Promise<void>;
+  /** Newest first; archived ones too unless `activeOnly`. */
+  list(projectId: string, options: { activeOnly: boolean }): Promise<CreditPack[]>;
+  get(projectId: string, id: string): Promise<CreditPack | null>;
+  setActive(projectId: string, id: string, active: boolean): Promise<void>;
 }
 
 export interface UnreportedOverage {

@@ -17,6 +17,7 @@ import type {
   InvoiceStore,
   MeteredFeatures,
   MeteredUsage,
+  CreditPackStore,
   ProcessorEventLog,
   SubscriptionLocks,
   SubscriptionStore,
@@ -57,6 +58,8 @@ export interface BillingDeps {
   settings: BillingSettings;
   /** Meters that plans may limit, and overage to report to the processor (usage-based billing). */
   meteredUsage: MeteredUsage;
+  /** Credit packs sold through one-off checkouts. */
+  creditPacks: CreditPackStore;
   /** The standing of a plan's metered features, which entitlements add (usage-based billing); absent: none are added. */
   usage?: MeteredFeatures;
 }

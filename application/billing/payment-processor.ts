@@ -60,6 +60,8 @@ export interface ProcessorMetadata {
   subscriptionId?: string;
   /** Tollgate's id of the price. */
   priceId?: string;
+  /** Tollgate's id of a credit pack a one-off checkout sells (docs/usage.md). */
+  packId?: string;
 }
 
 export interface ProcessorSubscription {
@@ -305,6 +307,37 @@ export interface PaymentProcessor {
    * `identifier` is recorded once.
    */
   reportUsage(input: UsageReport): Promise<ProcessorResult<void>>;
+
+  /**
+   * A hosted checkout for a one-off payment (a credit pack, docs/usage.md): `amount` of `currency`
+   * for one item named `name` (Stripe: a Checkout Session in `payment` mode with inline
+   * `price_data`), the customer's card charged once when it is paid. The same key answers the same
+   * session.
+   */
+  createPackCheckout(input: PackCheckoutInput): Promise<ProcessorResult<{ id: string; url: string }>>;
+  /** A one-off checkout as it is now (complete and paid, open, expired) with its metadata; null when the processor does not know it. */
+  getPackCheckout(checkoutId: string): Promise<ProcessorResult<PackCheckout | null>>;
+}
+
+export interface PackCheckoutInput {
+  customerId: string;
+  name: string;
+  amount: number;
+  currency: Currency;
+  successUrl: string;
+  cancelUrl: string;
+  metadata: ProcessorMetadata;
+  email: string | null;
+  idempotencyKey: string;
+}
+
+export interface PackCheckout {
+  id: string;
+  status: 'open' | 'complete' | 'expired';
+  /** The payment succeeded (Stripe: `payment_status: paid`). */
+  paid: boolean;
+  customerId: string | null;
+  metadata: Partial<ProcessorMetadata>;
 }
 
 export interface MeteredPriceInput {

@@ -86,7 +86,7 @@ export interface SandboxControl {
   completeCheckout(
     checkoutId: string,
     card: string,
-  ): Promise<ProcessorResult<{ projectId: string; subscriptionId: string; successUrl: string }, ProcessorFailure>>;
+  ): Promise<ProcessorResult<{ projectId: string; subscriptionId: string | null; successUrl: string }, ProcessorFailure>>;
   /** Creates a promotion code (percent off the first invoice) for a project's sandbox. */
   createPromotionCode(projectId: string, code: string, percentOff: number): Promise<void>;
 }

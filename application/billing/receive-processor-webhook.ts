@@ -4,6 +4,7 @@ import type { BillingDeps } from './deps';
 import { type RequestFailureCode, refuseFailure } from './errors';
 import type { PaymentProcessor, ProcessorEvent, ProcessorKind, ProcessorResult } from './payment-processor';
 import type { InboundHeaders } from './processors';
+import { makeFulfilPackCheckout } from './credit-packs';
 import { makeSyncSubscription } from './sync-subscription';
 
 /** An inbound webhook as its route received it. */
@@ -39,6 +40,7 @@ const CUSTOMER_SUBSCRIPTIONS_SYNCED = 3;
  */
 export function makeReceiveProcessorWebhook(deps: BillingDeps) {
   const syncSubscription = makeSyncSubscription(deps);
+  const fulfilPackCheckout = makeFulfilPackCheckout(deps);
 
   async function apply(projectId: string, processor: PaymentProcessor, event: ProcessorEvent): Promise<ProcessorResult<void>> {
     const subject = event.subject;
@@ -58,7 +60,12 @@ export function makeReceiveProcessorWebhook(deps: BillingDeps) {
           if (!found.ok) return found;
           id = found.value;
         }
-        return id === null ? { ok: true, value: undefined } : sync(id);
+        if (id === null) {
+          // No subscription: a one-off checkout, a credit pack's when its metadata names one.
+          const granted = await fulfilPackCheckout(projectId, processor, subject.checkoutId);
+          return granted.ok ? { ok: true, value: undefined } : granted;
+        }
+        return sync(id);
       }
       case 'customer': {
         const customer = await deps.customers.findByProcessorId(processor.kind, subject.customerId);

@@ -1,6 +1,7 @@
 import { type Result, err, ok } from '../../domain/result';
 import type { BillingDeps } from './deps';
 import { makeReportUsage } from './report-usage';
+import { makeFulfilPackCheckout } from './credit-packs';
 import { type FailureCode, refuseFailure } from './errors';
 import type { PaymentProcessor } from './payment-processor';
 import type { SandboxCheckoutView } from './processors';
@@ -23,6 +24,7 @@ export interface SandboxClockView {
 export function makeSandboxOperations(deps: BillingDeps) {
   const syncSubscription = makeSyncSubscription(deps);
   const reportUsage = makeReportUsage(deps);
+  const fulfilPackCheckout = makeFulfilPackCheckout(deps);
 
   /** The sandbox processor of a project, whatever it is connected to now (its subscriptions keep running). */
   const sandboxOf = (projectId: string): PaymentProcessor =>
@@ -115,6 +117,12 @@ export function makeSandboxOperations(deps: BillingDeps) {
       if (view.status !== 'open') return err('checkout_not_open');
       const done = await deps.sandbox.completeCheckout(checkoutId, card);
       if (!done.ok) return refuseFailure(done.failure);
+      if (done.value.subscriptionId === null) {
+        // A credit pack paid: its credits are granted now (once per checkout).
+        const granted = await fulfilPackCheckout(done.value.projectId, sandboxOf(done.value.projectId), checkoutId);
+        if (!granted.ok) return refuseFailure(granted.failure);
+        return ok({ redirectTo: done.value.successUrl });
+      }
       const synced = await syncSubscription(done.value.projectId, sandboxOf(done.value.projectId), done.value.subscriptionId);
       if (!synced.ok) return refuseFailure(synced.failure);
       const recorded = synced.value;

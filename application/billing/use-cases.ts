@@ -7,6 +7,7 @@ import type { BillingEvent } from './billing.store';
 import type { makeOrganizationBilling, makeWindDownOrganization } from './organization-billing';
 import type { makeSubjectEntitlements } from './read-subscription';
 import type { makeReportUsage } from './report-usage';
+import type { makeArchiveCreditPack, makeBuyCreditPack, makeCreateCreditPack, makeListCreditPacks } from './credit-packs';
 import type { makePreviewSeats, makeSetSeats, makeSyncSeats } from './organization-seats';
 import type { SubjectError } from './billing-subject';
 import type { ChangeSubscriptionError, PreviewChangeError } from './change-subscription';
@@ -83,6 +84,10 @@ export interface OperatorUseCases {
     code: string,
     percentOff: number,
   ): Promise<Result<{ code: string; percentOff: number }, 'project_not_found' | 'sandbox_unavailable' | 'invalid_promotion_code' | 'invalid_percent_off'>>;
+  /** Credit packs (docs/usage.md): created, listed (archived ones too for the operator), archived. */
+  createCreditPack: ReturnType<typeof makeCreateCreditPack>;
+  listCreditPacks: ReturnType<typeof makeListCreditPacks>;
+  archiveCreditPack: ReturnType<typeof makeArchiveCreditPack>;
 }
 
 export interface UserUseCases {
@@ -112,6 +117,8 @@ export interface UserUseCases {
   cancelSubscription(actor: BillingActor, input: { atPeriodEnd: boolean; requestKey: string }): Promise<Result<SubscriptionView, CancelSubscriptionError>>;
   pauseSubscription(actor: BillingActor, input: { requestKey: string }): Promise<Result<SubscriptionView, PauseSubscriptionError>>;
   resumeSubscription(actor: BillingActor, input: { requestKey: string }): Promise<Result<SubscriptionView, ResumeSubscriptionError>>;
+  /** A hosted checkout for one credit pack, for the user or their active organization. */
+  buyCreditPack: ReturnType<typeof makeBuyCreditPack>;
 }
 
 export interface ProcessorUseCases {

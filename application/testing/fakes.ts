@@ -484,6 +484,7 @@ export function strictBillingDeps(
     customers: port('customers'),
     subscriptions: port('subscriptions'),
     meteredUsage: port('meteredUsage'),
+    creditPacks: port('creditPacks'),
     invoices: port('invoices'),
     events: port('events'),
     eventLog: port('eventLog'),

@@ -14,6 +14,7 @@ import { PostgresEmailMagicLinkStore } from '../../infrastructure/persistence/po
 import { PostgresEmailPasswordResetStore } from '../../infrastructure/persistence/postgres-email-password-reset.store';
 import { PostgresEmailVerificationCodeStore } from '../../infrastructure/persistence/postgres-email-verification-code.store';
 import {
+  PostgresCreditPackStore,
   PostgresCreditStore,
   PostgresMeteredUsage,
   PostgresMeterStore,
@@ -98,6 +99,8 @@ export interface Stores {
     credits: PostgresCreditStore;
     /** Billing's view: meter keys plans may limit, overage to report. */
     metered: PostgresMeteredUsage;
+    /** Credit packs sold through one-off checkouts. */
+    packs: PostgresCreditPackStore;
   };
 }
 
@@ -159,6 +162,7 @@ export function buildStores(db: Database, { box, sessionsEnded }: StoreOptions):
       ledger: new PostgresUsageLedger(db),
       credits: new PostgresCreditStore(db),
       metered: new PostgresMeteredUsage(db),
+      packs: new PostgresCreditPackStore(db),
     },
   };
 }

@@ -83,6 +83,8 @@ export const ADMIN_BILLING_REFUSALS = {
     ...PUSH,
   ],
   archivePrice: ['price_not_found', ...PUSH],
+  createCreditPack: ['invalid_credit_pack', 'unknown_meter'],
+  archiveCreditPack: ['credit_pack_not_found'],
   advanceSandbox: ['billing_not_connected', 'sandbox_unavailable', 'invalid_sandbox_days'],
   sandboxClock: ['sandbox_unavailable'],
   list: ['invalid_cursor'],
@@ -176,6 +178,18 @@ export const AdminPlanSchema = z.object({
   usage_limits: z.array(AdminUsageLimitSchema).describe('Metered features: how much of each meter the plan includes and what happens past it'),
   position: z.number().int().describe('Place in the hierarchy, 0 = lowest tier'),
   prices: z.array(AdminPriceSchema),
+});
+
+export const AdminCreditPackSchema = z.object({
+  id: z.string(),
+  feature: z.string().describe('The meter key'),
+  name: z.string(),
+  units: z.number().int(),
+  amount: z.number().int().describe('Integer minor units'),
+  currency: z.string(),
+  expires_in_days: z.number().int().nullable(),
+  active: z.boolean(),
+  created_at: z.string(),
 });
 
 export const AdminSubscriptionSchema = z.object({
@@ -396,6 +410,38 @@ export const adminBillingContract = c.router(
       body: c.noBody(),
       responses: { 200: z.object({ price: AdminPriceSchema }), ...errors(...WRITE, ...ADMIN_BILLING_REFUSALS.archivePrice) },
       summary: 'Archive a price: subscriptions on it keep renewing; nobody new can choose it',
+    },
+    listCreditPacks: {
+      method: 'GET',
+      path: '/api/admin/projects/:projectId/credit-packs',
+      pathParams: projectParams,
+      responses: { 200: z.object({ packs: z.array(AdminCreditPackSchema) }), ...errors(...GET) },
+      summary: 'The credit packs, newest first, archived ones too (docs/usage.md)',
+    },
+    createCreditPack: {
+      method: 'POST',
+      path: '/api/admin/projects/:projectId/credit-packs',
+      pathParams: projectParams,
+      body: z
+        .object({
+          feature: z.string().max(64).describe('The meter key'),
+          name: z.string().max(400),
+          units: z.number(),
+          amount: z.number().describe('Integer minor units'),
+          currency: z.string().max(10).optional().describe("Default: the billing connection's currency, else usd"),
+          expires_in_days: z.number().nullable().optional(),
+        })
+        .strict(),
+      responses: { 201: z.object({ pack: AdminCreditPackSchema }), ...errors(...WRITE, ...ADMIN_BILLING_REFUSALS.createCreditPack) },
+      summary: 'Create a credit pack: units of a meter sold for a one-off amount',
+    },
+    archiveCreditPack: {
+      method: 'POST',
+      path: '/api/admin/projects/:projectId/credit-packs/:packId/archive',
+      pathParams: projectParams.extend({ packId: z.string().min(1).max(100) }),
+      body: c.noBody(),
+      responses: { 200: z.object({ pack: AdminCreditPackSchema }), ...errors(...WRITE, ...ADMIN_BILLING_REFUSALS.archiveCreditPack) },
+      summary: 'Stop selling a credit pack (checkouts already open still grant when paid)',
     },
     listSubscriptions: {
       method: 'GET',

@@ -33,4 +33,11 @@ export const usageErrors = {
       'or allow, and a price {unitAmount >= 1, packageSize >= 1} exactly when overage is bill',
   },
   too_many_usage_limits: { status: 400, message: 'A plan has at most 20 usage limits' },
+  credit_pack_not_found: { status: 404, message: 'No such credit pack for sale' },
+  invalid_credit_pack: {
+    status: 400,
+    message:
+      'Invalid credit pack: a meter key, a name of 1 to 100 characters, 1 to 10^12 units, an amount of at least 1 in the minor units of a ' +
+      'supported currency, and an expiry of 1 to 3660 days or none',
+  },
 } as const satisfies Record<string, ErrorEntry>;

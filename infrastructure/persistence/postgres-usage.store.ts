@@ -1,4 +1,5 @@
-import type { MeteredUsage, UnreportedOverage } from '../../application/billing/billing.store';
+import type { CreditPackStore, MeteredUsage, PurchasedCredits, UnreportedOverage } from '../../application/billing/billing.store';
+import type { CreditPack } from '../../domain/usage/credit-pack';
 import type {
   CounterState,
   CounterWrite,
@@ -536,6 +537,27 @@ export class PostgresMeteredUsage implements MeteredUsage {
     }));
   }
 
+  async meter(projectId: string, key: string): Promise<{ id: string; key: string; name: string; unit: string } | null> {
+    if (!isUuid(projectId)) return null;
+    const rows = await this.db.query<{ id: string; key: string; name: string; unit: string }>(
+      'select id::text as id, key, name, unit from usage_meters where project_id = ? and key = ?',
+      [projectId, key],
+    );
+    return rows[0] ?? null;
+  }
+
+  async grantPurchase(g: PurchasedCredits): Promise<boolean> {
+    const rows = await this.db.query(
+      `insert into usage_credit_grants (id, project_id, external_id, subject_kind, subject_id, meter_id, amount, remaining, expires_at, reason,
+                                        source, created_at)
+       select ?, ?, ?, ?, ?, m.id, ?, ?, ?, ?, 'purchase', ? from usage_meters m where m.project_id = ? and m.key = ?
+       on conflict (project_id, external_id) do nothing
+       returning id`,
+      [g.id, g.projectId, g.externalId, g.subject.kind, g.subject.id, g.units, g.units, g.expiresAt, g.reason, g.at, g.projectId, g.meterKey],
+    );
+    return rows.length > 0;
+  }
+
   async markReported(row: UnreportedOverage, to: number): Promise<boolean> {
     const rows = await this.db.query(
       `update usage_counters set overage_reported = ?
@@ -543,5 +565,51 @@ export class PostgresMeteredUsage implements MeteredUsage {
       [to, row.projectId, row.subject.id, row.meterId, row.windowStart, row.reported],
     );
     return rows.length > 0;
+  }
+}
+
+const toPack = (r: Record<string, unknown>): CreditPack => ({
+  id: r.id as string,
+  projectId: r.project_id as string,
+  meterKey: r.meter_key as string,
+  name: r.name as string,
+  units: Number(r.units),
+  amount: Number(r.amount),
+  currency: r.currency as string,
+  expiresInDays: read.numberOrNull(r.expires_in_days),
+  active: r.active === true,
+  createdAt: read.date(r.created_at),
+});
+const PACK_COLUMNS = 'id::text as id, project_id::text as project_id, meter_key, name, units, amount, currency, expires_in_days, active, created_at';
+
+/** Credit packs: the credits of a meter sold for a one-off amount. */
+export class PostgresCreditPackStore implements CreditPackStore {
+  constructor(private readonly db: Database) {}
+
+  async insert(p: CreditPack): Promise<void> {
+    await this.db.query(
+      `insert into usage_credit_packs (id, project_id, meter_key, name, units, amount, currency, expires_in_days, active, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [p.id, p.projectId, p.meterKey, p.name, p.units, p.amount, p.currency, p.expiresInDays, p.active, p.createdAt],
+    );
+  }
+
+  async list(projectId: string, options: { activeOnly: boolean }): Promise<CreditPack[]> {
+    if (!isUuid(projectId)) return [];
+    const rows = await this.db.query(
+      `select ${PACK_COLUMNS} from usage_credit_packs where project_id = ?${options.activeOnly ? ' and active' : ''} order by created_at desc, id desc`,
+      [projectId],
+    );
+    return rows.map(toPack);
+  }
+
+  async get(projectId: string, id: string): Promise<CreditPack | null> {
+    if (!isUuid(projectId) || !isUuid(id)) return null;
+    const rows = await this.db.query(`select ${PACK_COLUMNS} from usage_credit_packs where project_id = ? and id = ?`, [projectId, id]);
+    return rows[0] === undefined ? null : toPack(rows[0]);
+  }
+
+  async setActive(projectId: string, id: string, active: boolean): Promise<void> {
+    await this.db.query('update usage_credit_packs set active = ? where project_id = ? and id = ?', [active, projectId, id]);
   }
 }

@@ -20,6 +20,7 @@ afterAll(async () => {
 });
 
 const call = bearerCall(() => t.baseUrl);
+const SHOP = 'https://shop.example.com/done';
 const operator = { actor: { kind: 'admin' as const, id: 'test' }, origin: SYSTEM_ORIGIN };
 
 interface Feature {
@@ -45,7 +46,7 @@ interface Shop {
 
 /** A project on the sandbox with meters (api_calls: sum, reports: count, storage_mb: max) and a Pro plan limiting them. */
 async function shop(): Promise<Shop> {
-  const project = await t.createProject({});
+  const project = await t.createProject({ callbackUrls: [SHOP] });
   const billing = t.tollgate.billing;
   const usage = t.tollgate.usage;
   return t.inContext(async () => {
@@ -340,5 +341,98 @@ describe('money and events', () => {
     const expired = await events('credits.expired');
     expect(expired).toHaveLength(1);
     expect(expired[0]!.payload.data).toMatchObject({ feature: 'api_calls', amount: 10, expired: 1 });
+  });
+});
+
+describe('credit packs', () => {
+  /** Pays a sandbox checkout page with `card` (the page's own form). */
+  const pay = (url: string, card: string) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ card }).toString(),
+      redirect: 'manual',
+    });
+
+  it('sells credits through a one-off checkout: paid once, granted once, to the user or the organization', async () => {
+    const s = await shop();
+    const pack = ok(
+      await t.inContext(() =>
+        t.tollgate.billing.createCreditPack(s.project.id, {
+          meter: 'api_calls',
+          name: '500 calls',
+          units: 500,
+          amount: 900,
+          currency: 'usd',
+          expiresInDays: 30,
+        }),
+      ),
+    );
+    const u = await subscriber(s, false);
+    const listed = await call<{ packs: Array<{ id: string; feature: string; units: number; amount: number }> }>(
+      'GET',
+      '/api/proxy/billing/credit-packs',
+      u.token,
+    );
+    expect(listed.body.packs).toEqual([expect.objectContaining({ id: pack.id, feature: 'api_calls', units: 500, amount: 900, expiresInDays: 30 })]);
+
+    const started = await call<{ id: string; url: string }>('POST', `/api/proxy/billing/credit-packs/${pack.id}/checkout`, u.token, {
+      successUrl: SHOP,
+      cancelUrl: SHOP,
+    });
+    expect(started.status).toBe(200);
+    const page = await (await fetch(started.body.url)).text();
+    expect(page).toContain('Buy 500 calls');
+    expect(page).toContain('$9.00');
+    const declined = await pay(started.body.url, '4000000000000002');
+    expect(declined.status).toBe(402);
+    expect((await check(s, { subject: u.subject, feature: 'api_calls' })).body.credits).toBe(0);
+    const paid = await pay(started.body.url, '4242424242424242');
+    expect(paid.status).toBe(303);
+    expect(paid.headers.get('location')).toBe(SHOP);
+    const after = await check(s, { subject: u.subject, feature: 'api_calls', amount: 500 });
+    expect(after.body).toMatchObject({ credits: 500, remaining: 500, allowed: true });
+    // Paying again is refused and grants nothing more.
+    expect((await pay(started.body.url, '4242424242424242')).status).toBeGreaterThanOrEqual(400);
+    const grants = await call<{ grants: Array<{ source: string; amount: number; reason: string; expiresAt: string }> }>(
+      'GET',
+      `/api/v1/usage/credits?subjectType=user&subjectId=${u.id}`,
+      s.project.apiKey,
+    );
+    expect(grants.body.grants).toEqual([expect.objectContaining({ source: 'purchase', amount: 500, reason: '500 calls' })]);
+    expect(new Date(grants.body.grants[0]!.expiresAt).getTime()).toBeGreaterThan(t.clock.now().getTime() + 29 * 86_400_000);
+
+    // An organization's pack needs org:billing:manage; an archived pack is no longer sold.
+    const org = await call<{ id: string }>('POST', '/api/proxy/organizations', u.token, { name: `Packs ${Date.now()}` });
+    const active = await call<{ token: string }>('POST', '/api/proxy/organizations/active', u.token, { organization_id: org.body.id });
+    const forOrg = await call<{ url: string }>('POST', `/api/proxy/billing/credit-packs/${pack.id}/checkout?for=organization`, active.body.token, {
+      successUrl: SHOP,
+      cancelUrl: SHOP,
+    });
+    expect(forOrg.status).toBe(200);
+    expect((await pay(forOrg.body.url, 'pm_card_visa')).status).toBe(303);
+    const orgUsage = await call<{ features: Feature[] }>('GET', `/api/v1/usage?subjectType=organization&subjectId=${org.body.id}`, s.project.apiKey);
+    expect(orgUsage.body.features).toEqual([expect.objectContaining({ feature: 'api_calls', credits: 500 })]);
+    const evil = await call<{ code: string }>('POST', `/api/proxy/billing/credit-packs/${pack.id}/checkout`, u.token, {
+      successUrl: 'https://evil.example.com/',
+      cancelUrl: SHOP,
+    });
+    expect([evil.status, evil.body.code]).toEqual([400, 'redirect_url_not_allowed']);
+    ok(await t.inContext(() => t.tollgate.billing.archiveCreditPack(s.project.id, pack.id)));
+    const gone = await call<{ code: string }>('POST', `/api/proxy/billing/credit-packs/${pack.id}/checkout`, u.token, { successUrl: SHOP, cancelUrl: SHOP });
+    expect([gone.status, gone.body.code]).toEqual([404, 'credit_pack_not_found']);
+    expect((await call<{ packs: unknown[] }>('GET', '/api/proxy/billing/credit-packs', u.token)).body.packs).toEqual([]);
+  });
+
+  it('refuses bad packs', async () => {
+    const s = await shop();
+    const create = (input: Record<string, unknown>) =>
+      t.inContext(() =>
+        t.tollgate.billing.createCreditPack(s.project.id, { meter: 'api_calls', name: 'Pack', units: 10, amount: 100, currency: 'usd', ...input } as never),
+      );
+    for (const bad of [{ units: 0 }, { units: 1.5 }, { amount: 0 }, { name: '' }, { currency: 'zzz' }, { expiresInDays: 0 }]) {
+      expect(await create(bad), JSON.stringify(bad)).toMatchObject({ ok: false, error: 'invalid_credit_pack' });
+    }
+    expect(await create({ meter: 'nope' })).toMatchObject({ ok: false, error: 'unknown_meter' });
   });
 });

@@ -455,10 +455,10 @@ describe('checkout page', () => {
       subscriptionId: expect.stringMatching(/^sub_sbx_/),
       successUrl: `https://app.example.test/billing/done?session=${session.id}`,
     });
-    expect(must(await processor.checkoutSubscriptionId(session.id))).toBe(done.subscriptionId);
+    expect(must(await processor.checkoutSubscriptionId(session.id))).toBe(done.subscriptionId!);
     expect((await control.getCheckout(session.id))!.status).toBe('complete');
 
-    const s = await snapshot(done.subscriptionId);
+    const s = await snapshot(done.subscriptionId!);
     expect(s.subscription).toMatchObject({ status: 'active', customerId, paymentMethod: { brand: 'visa', last4: '4242' } });
     expect(s.invoices.map((i) => [i.subtotal, i.amountDue, i.amountPaid])).toEqual([[1000, 800, 800]]);
 
@@ -466,7 +466,7 @@ describe('checkout page', () => {
 
     // The code is used once: the renewal is the full price.
     await advance(31 * DAY);
-    expect((await snapshot(done.subscriptionId)).invoices.map((i) => i.amountDue)).toEqual([800, 1000]);
+    expect((await snapshot(done.subscriptionId!)).invoices.map((i) => i.amountDue)).toEqual([800, 1000]);
   });
 
   it('a checkout with a trial starts trialing and discounts the first charge at the trial end', async () => {
@@ -475,11 +475,11 @@ describe('checkout page', () => {
     const { session } = await openCheckout({ promotionCodeId: promo, trialDays: 14 });
     expect((await control.getCheckout(session.id))!.trialDays).toBe(14);
     const done = must(await control.completeCheckout(session.id, 'pm_card_visa'));
-    const trialing = await snapshot(done.subscriptionId);
+    const trialing = await snapshot(done.subscriptionId!);
     expect(trialing.subscription.status).toBe('trialing');
     expect(trialing.invoices).toEqual([]);
     await advance(14 * DAY);
-    const active = await snapshot(done.subscriptionId);
+    const active = await snapshot(done.subscriptionId!);
     expect(active.subscription.status).toBe('active');
     expect(active.invoices.map((i) => [i.reason, i.amountDue])).toEqual([['subscription_cycle', 500]]);
   });
@@ -562,7 +562,7 @@ describe('promotion codes', () => {
         idempotencyKey: key('checkout'),
       }),
     );
-    const { subscriptionId } = must(await control.completeCheckout(session.id, '4000000000000341'));
+    const subscriptionId = must(await control.completeCheckout(session.id, '4000000000000341')).subscriptionId!;
     const started = await snapshot(subscriptionId);
     expect(started.subscription.status).toBe('active');
     expect(started.invoices.map((i) => [i.status, i.amountDue, i.attemptCount])).toEqual([['paid', 0, 0]]);

@@ -11,6 +11,7 @@ import { makeCancelSubscription, makePauseSubscription, makeResumeSubscription }
 import { makeCurrentSubscription, makeEntitlements, makeListInvoices } from '../../../application/billing/read-subscription';
 import { makeReceiveProcessorWebhook } from '../../../application/billing/receive-processor-webhook';
 import { makeReportUsage } from '../../../application/billing/report-usage';
+import { makeArchiveCreditPack, makeBuyCreditPack, makeCreateCreditPack, makeListCreditPacks } from '../../../application/billing/credit-packs';
 import { makeSandboxOperations } from '../../../application/billing/sandbox-operations';
 import { makeStartCheckout } from '../../../application/billing/start-checkout';
 import { makeSubscribe } from '../../../application/billing/subscribe';
@@ -82,6 +83,7 @@ export function wireBilling({ core, config, console }: BillingFeatureInput): Bil
     eventLog: stores.eventLog,
     usage: meteredFeatures(core),
     meteredUsage: core.stores.usage.metered,
+    creditPacks: core.stores.usage.packs,
     locks: stores.locks,
     processorEvents: stores.processorEvents,
     entitlementsReader: stores.entitlements,
@@ -145,6 +147,10 @@ export function wireBilling({ core, config, console }: BillingFeatureInput): Bil
       setSeats: makeSetSeats(deps),
       syncSeats: makeSyncSeats(deps),
       reportUsage: makeReportUsage(deps),
+      createCreditPack: makeCreateCreditPack(deps),
+      listCreditPacks: makeListCreditPacks(deps),
+      archiveCreditPack: makeArchiveCreditPack(deps),
+      buyCreditPack: makeBuyCreditPack(deps),
     },
     { audit: core.audit, clock },
   );

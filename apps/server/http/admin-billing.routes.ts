@@ -1,3 +1,4 @@
+import type { CreditPack } from '../../../domain/usage/credit-pack';
 import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import { adminBillingContract } from '../../../contract/admin/billing.contract';
@@ -38,6 +39,18 @@ const priceView = (p: Price) => ({
   interval: p.interval,
   active: p.active,
   seats: p.seats && { unit_amount: p.seats.unitAmount, included: p.seats.included, minimum: p.seats.minimum, maximum: p.seats.maximum },
+});
+
+const packView = (p: CreditPack) => ({
+  id: p.id,
+  feature: p.meterKey,
+  name: p.name,
+  units: p.units,
+  amount: p.amount,
+  currency: p.currency,
+  expires_in_days: p.expiresInDays,
+  active: p.active,
+  created_at: p.createdAt.toISOString(),
 });
 
 const planView = (p: OperatorPlanView) => ({
@@ -250,6 +263,34 @@ export function makeAdminBillingRoutes(deps: AdminBillingRouteDeps) {
       const r = await billing.archivePrice(p.id, params.priceId);
       if (!r.ok) return failureResponse(res, r);
       return { status: 200, body: { price: priceView(r.value) } };
+    },
+    listCreditPacks: async ({ res, params }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      return { status: 200, body: { packs: (await billing.listCreditPacks(p.id, { activeOnly: false })).map(packView) } };
+    },
+    createCreditPack: async ({ res, params, body }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const status = await billing.billingStatus(p.id);
+      const currency = body.currency ?? (status.ok && status.value ? status.value.currency : 'usd');
+      const r = await billing.createCreditPack(p.id, {
+        meter: body.feature,
+        name: body.name,
+        units: body.units,
+        amount: body.amount,
+        currency,
+        expiresInDays: body.expires_in_days ?? null,
+      });
+      if (!r.ok) return failureResponse(res, r);
+      return { status: 201, body: { pack: packView(r.value) } };
+    },
+    archiveCreditPack: async ({ res, params }) => {
+      const p = await access(res, params.projectId);
+      if (!p.ok) return p.response;
+      const r = await billing.archiveCreditPack(p.id, params.packId);
+      if (!r.ok) return failureResponse(res, r);
+      return { status: 200, body: { pack: packView(r.value) } };
     },
     listSubscriptions: async ({ res, params, query }) => {
       const p = await access(res, params.projectId);

@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { apiKeyActor } from '../../../application/audit/audit-log';
 import type { ProjectAction } from '../../../application/billing/organization-billing';
 import { billingContract } from '../../../contract/billing.contract';
-import type { BillingActor, ProcessorUseCases, ProjectServerUseCases, UserUseCases } from '../../../application/billing/use-cases';
+import type { BillingActor, OperatorUseCases, ProcessorUseCases, ProjectServerUseCases, UserUseCases } from '../../../application/billing/use-cases';
 import {
   type ChangePreviewView,
   type Entitlements,
@@ -15,6 +15,7 @@ import {
   type SubscriptionView,
 } from '../../../application/billing/views';
 import { readClaim } from '../../../domain/organizations/claims';
+import type { CreditPack } from '../../../domain/usage/credit-pack';
 import { requestKeyOf } from './idempotency';
 import { renderUsageFeature } from './usage.routes';
 import { failureResponse } from './rate-limit';
@@ -23,7 +24,10 @@ import { authOf, originOf, projectOf, rawBodyOf } from './request-context';
 const s = initServer();
 
 /** What the billing routes call: the end user's use cases and the processor's inbound ones. */
-export type BillingRouteUseCases = UserUseCases & Pick<ProcessorUseCases, 'receiveProcessorWebhook'> & Pick<ProjectServerUseCases, 'organizationBilling'>;
+export type BillingRouteUseCases = UserUseCases &
+  Pick<ProcessorUseCases, 'receiveProcessorWebhook'> &
+  Pick<ProjectServerUseCases, 'organizationBilling'> &
+  Pick<OperatorUseCases, 'listCreditPacks'>;
 
 /**
  * The signed-in user of a `user` route and the project of the token; with `?for=organization`,
@@ -120,6 +124,19 @@ export const renderEntitlements = (e: Entitlements) => ({
   ...(e.usage ? { usage: e.usage.map(renderUsageFeature) } : {}),
 });
 
+/** A credit pack as the API renders it. */
+export const renderCreditPack = (p: CreditPack) => ({
+  id: p.id,
+  feature: p.meterKey,
+  name: p.name,
+  units: p.units,
+  amount: p.amount,
+  currency: p.currency,
+  expiresInDays: p.expiresInDays,
+  active: p.active,
+  createdAt: p.createdAt.toISOString(),
+});
+
 const DEFAULT_INVOICE_LIMIT = 10;
 
 /**
@@ -141,6 +158,21 @@ export function makeBillingRoutes(billing: BillingRouteUseCases) {
     products: async ({ res }) => {
       const products = await billing.listProducts(projectOf(res));
       return { status: 200, body: { products: products.map(renderPlan) } };
+    },
+
+    creditPacks: async ({ res }) => {
+      const auth = authOf(res);
+      if (!auth.project) throw new Error('route has no authenticated project');
+      return { status: 200, body: { packs: (await billing.listCreditPacks(auth.project.id, { activeOnly: true })).map(renderCreditPack) } };
+    },
+
+    buyCreditPack: async ({ params, body, query, res }) => {
+      const r = await billing.buyCreditPack(actorOf(res, query), params.packId, {
+        successUrl: body.successUrl,
+        cancelUrl: body.cancelUrl,
+        requestKey: requestKeyOf(res),
+      });
+      return r.ok ? { status: 200, body: { id: r.value.id, url: r.value.url } } : failureResponse(res, r);
     },
 
     checkout: async ({ body, query, res }) => {

@@ -84,20 +84,27 @@ const intervalWord = (interval: string) => (interval === 'year' ? 'year' : inter
 /** The checkout form: what is bought, for how much, the card field (a test card filled in) and the test cards. */
 export function renderCheckoutPage(view: SandboxCheckoutView, options: { error?: string; card?: string } = {}): string {
   const price = formatMoney({ amount: view.amount, currency: view.currency });
-  const details: Array<[string, string]> = [
-    ['Plan', view.planName],
-    ['Price', view.priceName],
-  ];
+  // A one-off payment (a credit pack) has no interval: it is bought, not subscribed to.
+  const oneOff = view.interval === '';
+  const details: Array<[string, string]> = oneOff
+    ? [['Item', view.planName]]
+    : [
+        ['Plan', view.planName],
+        ['Price', view.priceName],
+      ];
   if (view.quantity !== null) details.push(['Seats', String(view.quantity)]);
   if (view.trialDays !== null)
     details.push(['Trial', `${view.trialDays} days free: nothing is charged today, then ${price} per ${intervalWord(view.interval)}`]);
   if (view.percentOff !== null) details.push(['Discount', `${view.percentOff}% off the first invoice`]);
   if (view.email !== null) details.push(['Email', view.email]);
   const card = options.card ?? DEFAULT_CARD;
+  const title = oneOff ? `Buy ${view.planName}` : `Subscribe to ${view.planName}`;
   return document(
-    `Subscribe to ${view.planName}`,
-    `<h1>Subscribe to ${e(view.planName)}</h1>\n` +
-      `<p class="price">${e(price)} <small>per ${e(intervalWord(view.interval))}</small></p>\n` +
+    title,
+    `<h1>${e(title)}</h1>\n` +
+      (oneOff
+        ? `<p class="price">${e(price)} <small>once</small></p>\n`
+        : `<p class="price">${e(price)} <small>per ${e(intervalWord(view.interval))}</small></p>\n`) +
       `<dl>${details.map(([term, value]) => `<dt>${e(term)}</dt><dd>${e(value)}</dd>`).join('')}</dl>\n` +
       (options.error ? `<p class="error" role="alert">${e(options.error)}</p>\n` : '') +
       `<form method="post" action="${e(`${SANDBOX_CHECKOUT_PATH}/${encodeURIComponent(view.id)}`)}">\n` +

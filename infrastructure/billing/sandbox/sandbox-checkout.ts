@@ -1,9 +1,20 @@
-import { type CheckoutInput, type ProcessorFailure, type ProcessorResult, processorFailed, processorOk } from '../../../application/billing/payment-processor';
+import {
+  type CheckoutInput,
+  type PackCheckout,
+  type PackCheckoutInput,
+  type ProcessorFailure,
+  type ProcessorResult,
+  processorFailed,
+  processorOk,
+} from '../../../application/billing/payment-processor';
+import { parseCurrency, validateAmount } from '../../../domain/billing/money';
 import type { SandboxCheckoutView } from '../../../application/billing/processors';
 import { addSeconds, toWholeSeconds } from '../../../domain/billing/periods';
 import { seatAmount } from '../../../domain/billing/seat-terms';
 import { type SandboxContext, iso } from './sandbox-context';
-import { invalidRequest, noSuch, refused } from './sandbox-errors';
+import { declined, invalidRequest, noSuch, refused } from './sandbox-errors';
+import { type SandboxPaymentMethods, chargeCard } from './sandbox-payment-methods';
+import { GENERIC_DECLINE } from './test-cards';
 import type { CheckoutData, CustomerData, PriceData, ProductData, PromotionCodeData } from './sandbox-objects';
 import { type SandboxSubscriptions, isTrialDays } from './sandbox-subscriptions';
 
@@ -24,6 +35,7 @@ export class SandboxCheckout {
   constructor(
     private readonly ctx: SandboxContext,
     private readonly subscriptions: SandboxSubscriptions,
+    private readonly paymentMethods: SandboxPaymentMethods,
   ) {}
 
   createCheckout(projectId: string, input: CheckoutInput): Promise<ProcessorResult<{ id: string; url: string }>> {
@@ -68,6 +80,65 @@ export class SandboxCheckout {
     });
   }
 
+  /** A one-off payment's session (a credit pack): its page charges the card once, no subscription. */
+  createPackCheckout(projectId: string, input: PackCheckoutInput): Promise<ProcessorResult<{ id: string; url: string }>> {
+    const params = {
+      customerId: input.customerId,
+      name: input.name,
+      amount: input.amount,
+      currency: input.currency,
+      successUrl: input.successUrl,
+      cancelUrl: input.cancelUrl,
+      metadata: { ...input.metadata },
+      email: input.email,
+    };
+    return this.ctx.idempotent(projectId, input.idempotencyKey, 'checkout.sessions.create', params, async (now) => {
+      const customer = await this.ctx.objects.get<CustomerData>(projectId, 'customer', input.customerId);
+      if (!customer) return noSuch('customer', input.customerId);
+      const currency = parseCurrency(input.currency);
+      if (currency === null || !validateAmount(input.amount, currency).ok || input.amount <= 0) {
+        return processorFailed(invalidRequest(`Invalid unit_amount: ${input.amount}.`));
+      }
+      if (!isHttpUrl(input.successUrl)) return processorFailed(invalidRequest('Invalid URL: success_url must be a valid URL.'));
+      if (!isHttpUrl(input.cancelUrl)) return processorFailed(invalidRequest('Invalid URL: cancel_url must be a valid URL.'));
+      const id = this.ctx.newId('checkout_session');
+      const data: CheckoutData = {
+        customerId: input.customerId,
+        priceId: '',
+        successUrl: input.successUrl,
+        cancelUrl: input.cancelUrl,
+        promotionCodeId: null,
+        percentOff: null,
+        trialDays: null,
+        quantity: 1,
+        metadata: { ...input.metadata },
+        email: input.email,
+        status: 'open',
+        expiresAt: iso(addSeconds(toWholeSeconds(now), CHECKOUT_TTL_SECONDS)),
+        subscriptionId: null,
+        completedAt: null,
+        payment: { name: input.name, amount: input.amount, currency, paid: false },
+      };
+      await this.ctx.objects.insert({ id, projectId, kind: 'checkout_session', parentId: input.customerId, data, dueAt: null, createdAt: now, updatedAt: now });
+      return processorOk({ id, url: `${this.ctx.deps.publicUrl.replace(/\/+$/, '')}/sandbox/checkout/${id}` });
+    });
+  }
+
+  async getPackCheckout(projectId: string, checkoutId: string): Promise<ProcessorResult<PackCheckout | null>> {
+    const session = await this.ctx.objects.get<CheckoutData>(projectId, 'checkout_session', checkoutId);
+    if (!session?.data.payment) return processorOk(null);
+    const now = await this.ctx.now(projectId);
+    const { data } = session;
+    const expired = data.status === 'open' && new Date(data.expiresAt).getTime() <= now.getTime();
+    return processorOk({
+      id: session.id,
+      status: expired ? 'expired' : data.status,
+      paid: data.payment?.paid ?? false,
+      customerId: data.customerId,
+      metadata: { ...data.metadata },
+    });
+  }
+
   async checkoutSubscriptionId(projectId: string, checkoutId: string): Promise<ProcessorResult<string | null>> {
     const session = await this.ctx.objects.get<CheckoutData>(projectId, 'checkout_session', checkoutId);
     if (!session) return noSuch('checkout.session', checkoutId);
@@ -78,13 +149,19 @@ export class SandboxCheckout {
     const session = await this.ctx.objects.getAnyProject<CheckoutData>('checkout_session', checkoutId);
     if (!session) return null;
     const { projectId, data } = session;
+    const now = await this.ctx.now(projectId);
+    const status = data.status === 'open' && new Date(data.expiresAt).getTime() <= now.getTime() ? 'expired' : data.status;
+    if (data.payment) {
+      const { name, amount, currency } = data.payment;
+      const base = { id: session.id, projectId, status, priceName: '', quantity: null, interval: '', trialDays: null, percentOff: null } as const;
+      return { ...base, planName: name, amount, currency, email: data.email, successUrl: data.successUrl, cancelUrl: data.cancelUrl };
+    }
     const price = await this.ctx.objects.get<PriceData>(projectId, 'price', data.priceId);
     const product = price ? await this.ctx.objects.get<ProductData>(projectId, 'product', price.data.productId) : null;
-    const now = await this.ctx.now(projectId);
     return {
       id: session.id,
       projectId,
-      status: data.status === 'open' && new Date(data.expiresAt).getTime() <= now.getTime() ? 'expired' : data.status,
+      status,
       planName: product?.data.name ?? '',
       priceName: price?.data.name ?? '',
       amount: price ? seatAmount({ amount: price.data.amount, seats: price.data.seats ?? null }, data.quantity ?? 1) : 0,
@@ -107,7 +184,7 @@ export class SandboxCheckout {
   completeCheckout(
     checkoutId: string,
     paymentMethodId: string,
-  ): Promise<ProcessorResult<{ projectId: string; subscriptionId: string; successUrl: string }, ProcessorFailure>> {
+  ): Promise<ProcessorResult<{ projectId: string; subscriptionId: string | null; successUrl: string }, ProcessorFailure>> {
     return this.ctx.transaction(async () => {
       const session = await this.ctx.objects.getAnyProject<CheckoutData>('checkout_session', checkoutId, { lock: true });
       if (!session) return noSuch('checkout.session', checkoutId);
@@ -115,6 +192,16 @@ export class SandboxCheckout {
       const now = await this.ctx.now(projectId);
       if (data.status === 'complete') return processorFailed(invalidRequest('This Checkout Session is already complete.'));
       if (new Date(data.expiresAt).getTime() <= now.getTime()) return processorFailed(invalidRequest('This Checkout Session has expired.'));
+      if (data.payment) {
+        // A one-off payment: the card is charged once (test cards decide), nothing is subscribed.
+        const card = await this.paymentMethods.resolveCard(projectId, data.customerId, paymentMethodId, now);
+        if (!card.ok) return card;
+        const charge = chargeCard(card.value.data);
+        if (charge.payment === 'failed') return declined(charge.decline ?? GENERIC_DECLINE);
+        const payment = { ...data.payment, paid: true };
+        await this.ctx.objects.update({ ...session, data: { ...data, payment, status: 'complete', completedAt: iso(now) }, updatedAt: now });
+        return processorOk({ projectId, subscriptionId: null, successUrl: data.successUrl.replaceAll('{CHECKOUT_SESSION_ID}', checkoutId) });
+      }
       const created = await this.subscriptions.subscribe(
         projectId,
         {

@@ -38,7 +38,7 @@ export class SandboxControlService implements SandboxControl {
   completeCheckout(
     checkoutId: string,
     card: string,
-  ): Promise<ProcessorResult<{ projectId: string; subscriptionId: string; successUrl: string }, ProcessorFailure>> {
+  ): Promise<ProcessorResult<{ projectId: string; subscriptionId: string | null; successUrl: string }, ProcessorFailure>> {
     const paymentMethodId = testPaymentMethodFor(card);
     if (paymentMethodId === null) {
       return Promise.resolve(processorFailed({ kind: 'invalid_payment_method', message: 'Your card number is incorrect.' }));

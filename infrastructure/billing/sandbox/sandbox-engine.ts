@@ -44,7 +44,7 @@ export class SandboxEngine {
     this.subscriptions = new SandboxSubscriptions(context, this.customers, this.paymentMethods, this.invoices);
     this.subscriptionChanges = new SandboxSubscriptionChanges(context, this.customers, this.paymentMethods, this.invoices, this.subscriptions);
     this.refunds = new SandboxRefunds(context);
-    this.checkout = new SandboxCheckout(context, this.subscriptions);
+    this.checkout = new SandboxCheckout(context, this.subscriptions, this.paymentMethods);
     this.clock = new SandboxClock(context, this.subscriptions);
   }
 }

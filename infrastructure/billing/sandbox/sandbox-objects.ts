@@ -184,6 +184,8 @@ export interface CheckoutData {
   expiresAt: Iso;
   subscriptionId: string | null;
   completedAt: Iso | null;
+  /** A one-off payment (a credit pack: Stripe's `mode: payment`) instead of a subscription. */
+  payment?: { name: string; amount: number; currency: string; paid: boolean } | null;
 }
 
 export interface SetupIntentData {

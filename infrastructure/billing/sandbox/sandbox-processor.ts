@@ -1,4 +1,6 @@
 import type {
+  PackCheckout,
+  PackCheckoutInput,
   ChangePreview,
   CheckoutInput,
   CreateSubscriptionInput,
@@ -147,5 +149,13 @@ export class SandboxProcessor implements PaymentProcessor {
 
   reportUsage(input: UsageReport): Promise<ProcessorResult<void>> {
     return this.engine.subscriptions.reportUsage(this.projectId, input);
+  }
+
+  createPackCheckout(input: PackCheckoutInput): Promise<ProcessorResult<{ id: string; url: string }>> {
+    return this.engine.checkout.createPackCheckout(this.projectId, input);
+  }
+
+  getPackCheckout(checkoutId: string): Promise<ProcessorResult<PackCheckout | null>> {
+    return this.engine.checkout.getPackCheckout(this.projectId, checkoutId);
   }
 }

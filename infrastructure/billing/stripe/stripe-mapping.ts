@@ -16,6 +16,7 @@ export const METADATA_KEYS = {
   organizationId: 'tollgate_organization_id',
   subscriptionId: 'tollgate_subscription_id',
   priceId: 'tollgate_price_id',
+  packId: 'tollgate_pack_id',
 } as const satisfies Record<keyof ProcessorMetadata, string>;
 
 /** On a price Tollgate sells per seat (`'1'`): its lines carry their seats. */

@@ -1,5 +1,7 @@
 import Stripe from 'stripe';
 import {
+  type PackCheckout,
+  type PackCheckoutInput,
   type MeteredPriceInput,
   type UsageReport,
   processorFailed,
@@ -178,6 +180,14 @@ export class StripeProcessor implements PaymentProcessor {
 
   reportUsage(_input: UsageReport): Promise<ProcessorResult<void>> {
     return Promise.resolve(processorFailed({ kind: 'invalid_request', message: 'Usage reporting is not available on Stripe yet' }));
+  }
+
+  createPackCheckout(_input: PackCheckoutInput): Promise<ProcessorResult<{ id: string; url: string }>> {
+    return Promise.resolve(processorFailed({ kind: 'invalid_request', message: 'Credit packs are not available on Stripe yet' }));
+  }
+
+  getPackCheckout(_checkoutId: string): Promise<ProcessorResult<PackCheckout | null>> {
+    return Promise.resolve(processorOk(null));
   }
 
   /** Runs one port call that attaches or charges a card: its value, or the failure for whatever went wrong. */

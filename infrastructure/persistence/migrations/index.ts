@@ -22,6 +22,7 @@ import { Migration20261209000000Passkeys } from './Migration20261209000000Passke
 import { Migration20261210000000OrganizationBilling } from './Migration20261210000000OrganizationBilling';
 import { Migration20261211000000Seats } from './Migration20261211000000Seats';
 import { Migration20261212000000Usage } from './Migration20261212000000Usage';
+import { Migration20261213000000CreditPacks } from './Migration20261213000000CreditPacks';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261210000000OrganizationBilling', class: Migration20261210000000OrganizationBilling },
   { name: 'Migration20261211000000Seats', class: Migration20261211000000Seats },
   { name: 'Migration20261212000000Usage', class: Migration20261212000000Usage },
+  { name: 'Migration20261213000000CreditPacks', class: Migration20261213000000CreditPacks },
 ];
