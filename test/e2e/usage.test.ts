@@ -436,3 +436,45 @@ describe('credit packs', () => {
     expect(await create({ meter: 'nope' })).toMatchObject({ ok: false, error: 'unknown_meter' });
   });
 });
+
+describe('organizations', () => {
+  it("share the organization's usage: every member's consumption counts once against the team plan, and any member reads it", async () => {
+    const s = await shop();
+    const team = ok(
+      await t.inContext(async () => {
+        ok(
+          await t.tollgate.billing.createPlan(s.project.id, {
+            name: 'Team',
+            audience: 'organizations',
+            usageLimits: [{ meter: 'api_calls', included: 10, reset: 'period', overage: 'refuse' }],
+          }),
+        );
+        return t.tollgate.billing.createPrice(s.project.id, 'Team', { name: 'Monthly', amount: 5000, currency: 'usd', interval: 'month' });
+      }),
+    ).id;
+    const owner = await subscriber(s, false);
+    const org = await call<{ id: string }>('POST', '/api/proxy/organizations', owner.token, { name: `Team ${Date.now()}` });
+    const active = await call<{ token: string }>('POST', '/api/proxy/organizations/active', owner.token, { organization_id: org.body.id });
+    expect(
+      (await call('POST', '/api/proxy/billing/subscribe?for=organization', active.body.token, { priceId: team, paymentMethodId: 'pm_card_visa' })).status,
+    ).toBe(201);
+    const member = await subscriber(s, false);
+    expect((await call('POST', `/api/v1/organizations/${org.body.id}/members`, s.project.apiKey, { user_id: member.id, role: 'member' })).status).toBe(201);
+    const memberActive = await call<{ token: string }>('POST', '/api/proxy/organizations/active', member.token, { organization_id: org.body.id });
+
+    const subject = { type: 'organization', id: org.body.id };
+    const both = await Promise.all(Array.from({ length: 12 }, () => check(s, { subject, feature: 'api_calls', consume: true })));
+    expect(both.filter((r) => r.body.allowed)).toHaveLength(10);
+    const mine = await call<{ subject: { type: string }; features: Feature[] }>('GET', '/api/proxy/usage?for=organization', memberActive.body.token);
+    expect(mine.body.subject.type).toBe('organization');
+    expect(mine.body.features[0]).toMatchObject({ feature: 'api_calls', used: 10, remaining: 0 });
+    const entitlements = await call<{ usage: Feature[] }>('GET', '/api/proxy/billing/entitlements?for=organization', memberActive.body.token);
+    expect(entitlements.body.usage[0]).toMatchObject({ used: 10, included: 10 });
+    // The member's own usage is apart: nothing included, nothing used.
+    expect((await call<{ features: Feature[] }>('GET', '/api/proxy/usage', member.token)).body.features).toEqual([]);
+    // A user of the project who is not a member reads nothing of it.
+    const outsider = await subscriber(s, false);
+    const refused = await call<{ code: string }>('GET', '/api/proxy/usage?for=organization', outsider.token);
+    expect([refused.status, refused.body.code]).toEqual([400, 'no_active_organization']);
+  });
+});
