@@ -2,7 +2,9 @@
 // CLI (it finds the running server's database by itself): passkeys on as a sign-in method and as
 // an MFA method, three plans with monthly and yearly prices if the project has none (Team sold to
 // users and to teams, i.e. organizations, per seat: $60 a month covers 3 seats, each further seat
-// $8, the seats following the team's members and pending invitations), and a webhook
+// $8, the seats following the team's members and pending invitations), the metered feature
+// "reports" (a meter counting the reports generated, and each plan's limit on it: Basic 3 a period,
+// a hard limit; Pro 100, then $0.50 a report; Team 1,000, then allowed), and a webhook
 // endpoint for this server, whose signing secret (shown once) goes to .env.local for server.js.
 // Run by `npm start`; safe to run again.
 import { execFileSync } from 'node:child_process';
@@ -119,6 +121,21 @@ if (team?.prices.every((p) => !p.seats)) {
   tollgate('plan', 'update', project, 'Team', '--seat-mode', 'automatic', '--seat-count-invitations', 'on');
   teamPrices();
   for (const price of team.prices.filter((p) => p.active)) tollgate('price', 'archive', project, price.id);
+}
+
+// Usage-based billing: the meter the server's "Generate report" consumes (usage.consume), and each
+// plan's limit on it, given to the plans that have no usage limits yet (a plan's limits are replaced whole).
+if (!tollgate('meter', 'list', project).meters.some((m) => m.key === 'reports')) {
+  console.log('Creating the meter "reports" (reports generated)...');
+  tollgate('meter', 'create', project, 'reports', '--name', 'Reports generated', '--unit', 'reports', '--aggregation', 'count');
+}
+/** meter:included:reset:overage[:unit amount/package size], amounts in minor units. */
+const REPORT_LIMITS = { Basic: 'reports:3:period:refuse', Pro: 'reports:100:period:bill:50/1', Team: 'reports:1000:period:allow' };
+for (const plan of tollgate('plan', 'list', project).plans) {
+  const limit = REPORT_LIMITS[plan.name];
+  if (!limit || (plan.usageLimits ?? []).length > 0) continue;
+  console.log(`Limiting the reports of ${plan.name} (${limit})...`);
+  tollgate('plan', 'update', project, plan.name, '--limit', limit);
 }
 
 if (!/^TOLLGATE_WEBHOOK_SECRET=/m.test(env)) {
