@@ -4,6 +4,7 @@ import {
   allocate,
   creditBalance,
   creditsWentLow,
+  type GrantBalance,
   releaseOf,
   subtractAllocation,
   thresholdBit,
@@ -13,7 +14,8 @@ import {
 import { isUsageValue, type Meter } from '../../domain/usage/meter';
 import { type Result, err, ok } from '../../domain/result';
 import { publishUsageEvent, type UsageDeps } from './deps';
-import { featureView, type MeterTerms, meterBalance, type SubjectInput, subjectOf, termsOf, type UsageFeatureView } from './standing';
+import { EMPTY_COUNTER, featureView, type MeterTerms, meterBalance, type SubjectInput, subjectOf, termsOf, type UsageFeatureView } from './standing';
+import { usageWindow } from '../../domain/usage/windows';
 import type { CounterState, SubjectPlanRead, UsageEventRecord } from './usage.store';
 
 /** Optimistic writes tried before a consumption takes the counter's row lock (many consumers of one subject at once). */
@@ -68,15 +70,18 @@ export function makeCheckUsage(deps: UsageDeps) {
   return async function checkUsage(projectId: string, input: CheckInput): Promise<Result<CheckView, CheckError>> {
     const amount = input.amount ?? 1;
     if (!isUsageValue(amount, 1)) return err('invalid_usage_value');
-    const found = await resolve(deps, projectId, input.subject, input.feature);
-    if (!found.ok) return found;
-    const { meter, subject, plan } = found.value as Found;
+    const subject = subjectOf(input.subject);
+    // One round trip reads the meter, the subject, its plan, the window's counter and the credits.
+    const now = deps.clock.now();
+    const read = await deps.ledger.consumption(projectId, subject, input.feature, windowStarts(now), now);
+    if (read.meter === null) return err('unknown_meter');
+    if (!read.subjectExists) return err('unknown_subject');
+    const { meter, plan } = read;
+    const terms = termsOf(plan, meter, now, now);
+    const first = { now, counter: read.counters.get(terms.window.start.toISOString()) ?? EMPTY_COUNTER, grants: read.grants };
     if (!input.consume) {
-      const now = deps.clock.now();
-      const terms = termsOf(plan, meter, now, now);
-      const { counter, grants } = await deps.ledger.balance(projectId, subject.id, meter.id, terms.window, now, { lock: false });
-      const allowed = allocate(meterBalance(meter, terms, counter, grants), amount, now, { track: false }) !== null;
-      return ok({ ...featureView(meter, terms, counter, creditBalance(grants, now)), allowed, consumed: 0, eventId: null });
+      const allowed = allocate(meterBalance(meter, terms, first.counter, first.grants), amount, now, { track: false }) !== null;
+      return ok({ ...featureView(meter, terms, first.counter, creditBalance(first.grants, now)), allowed, consumed: 0, eventId: null });
     }
     const eventId = input.id ?? deps.crypto.uuid();
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -85,14 +90,19 @@ export function makeCheckUsage(deps: UsageDeps) {
         if (replay !== null) return replay;
       }
       const locked = attempt >= OPTIMISTIC_ATTEMPTS;
+      const c = { meter, subject, plan, amount, eventId };
+      // The first attempt writes over what the check read; a lost write reads again.
       const outcome = locked
-        ? await deps.uow.transaction(() => consumeOnce(deps, projectId, { meter, subject, plan, amount, eventId }, true))
-        : await consumeOnce(deps, projectId, { meter, subject, plan, amount, eventId }, false);
+        ? await deps.uow.transaction(() => consumeOnce(deps, projectId, c, true))
+        : await consumeOnce(deps, projectId, c, false, attempt === 0 ? first : undefined);
       if (outcome !== 'retry') return ok(outcome);
     }
     throw new Error(`usage consumption of ${meter.key} for ${subject.id} did not settle after ${MAX_ATTEMPTS} attempts`);
   };
 }
+
+/** The starts of the windows a consumption now may count in, besides the billing period: the UTC day and month. */
+const windowStarts = (now: Date) => ({ day: usageWindow('day', now, null).start, month: usageWindow('month', now, null).start });
 
 /** A consumption already recorded under the id: the same one answers again; anything else is a conflict. */
 async function replayOf(
@@ -117,10 +127,11 @@ async function consumeOnce(
   projectId: string,
   c: { meter: Meter; subject: BillingSubject; plan: SubjectPlanRead | null; amount: number; eventId: string },
   lock: boolean,
+  preread?: { now: Date; counter: CounterState; grants: GrantBalance[] },
 ): Promise<CheckView | 'retry'> {
-  const now = deps.clock.now();
+  const now = preread?.now ?? deps.clock.now();
   const terms = termsOf(c.plan, c.meter, now, now);
-  const { counter, grants } = await deps.ledger.balance(projectId, c.subject.id, c.meter.id, terms.window, now, { lock });
+  const { counter, grants } = preread ?? (await deps.ledger.balance(projectId, c.subject.id, c.meter.id, terms.window, now, { lock }));
   const balance = meterBalance(c.meter, terms, counter, grants);
   const allocation = allocate(balance, c.amount, now, { track: false });
   const credits = creditBalance(grants, now);

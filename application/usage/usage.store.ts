@@ -51,6 +51,15 @@ export interface UsageEventRecord {
   released: number;
 }
 
+export interface ConsumptionState {
+  meter: Meter | null;
+  subjectExists: boolean;
+  plan: SubjectPlanRead | null;
+  /** By window start (ISO). */
+  counters: Map<string, CounterState>;
+  grants: GrantBalance[];
+}
+
 /** A counter written over the version read (a consumption, a release). */
 export interface CounterWrite {
   projectId: string;
@@ -95,6 +104,12 @@ export interface UsageLedger {
     now: Date,
     options: { lock: boolean },
   ): Promise<{ counter: CounterState; grants: GrantBalance[] }>;
+  /**
+   * Everything a check or a consumption reads, in one round trip: the meter by key, whether the
+   * subject is the project's, its subscription and plan, its counters of the meter whose windows
+   * start at the period's start, `dayStart` or `monthStart`, and its unexpired grants of the meter.
+   */
+  consumption(projectId: string, subject: BillingSubject, meterKey: string, starts: { day: Date; month: Date }, now: Date): Promise<ConsumptionState>;
   findEvent(projectId: string, eventId: string): Promise<UsageEventRecord | null>;
   findEvents(projectId: string, eventIds: readonly string[]): Promise<UsageEventRecord[]>;
   /** Writes the counter, the grants and the event together, only over `expectedVersion`; false when the counter moved (nothing written). */

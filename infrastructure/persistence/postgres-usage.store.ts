@@ -1,6 +1,7 @@
 import type { CreditPackStore, MeteredUsage, PurchasedCredits, UnreportedOverage } from '../../application/billing/billing.store';
 import type { CreditPack } from '../../domain/usage/credit-pack';
 import type {
+  ConsumptionState,
   CounterState,
   CounterWrite,
   CreditStore,
@@ -185,6 +186,49 @@ const toEvent = (r: Record<string, unknown>): UsageEventRecord => ({
 const EVENT_COLUMNS =
   'event_id, subject_kind, subject_id::text as subject_id, meter_id::text as meter_id, value, occurred_at, window_start, allocation, released';
 
+interface ConsumptionRow {
+  meter: { id: string; key: string; name: string; unit: string; aggregation: string; created_at: string } | null;
+  subject_exists: boolean;
+  subscription: {
+    id: string;
+    status: string;
+    cancel_at_period_end: boolean;
+    current_period_start: string;
+    current_period_end: string;
+    past_due_at: string | null;
+    plan_id: string;
+  } | null;
+  plan: { name: string; usage_limits: unknown } | null;
+  counters: Array<{ window_start: string; used: number; overage: number; notified: number; version: number }>;
+  grants: Array<Parameters<typeof toGrantBalance>[0]>;
+}
+
+/**
+ * A check's or a consumption's whole read in one statement: the meter, the subject's existence, its
+ * subscription that decides entitlements (as the entitlements reader picks it) and plan, the
+ * counters of the candidate windows (the period's start, the UTC day's, the UTC month's) and the
+ * live grants.
+ */
+const CONSUMPTION_SQL = `
+  with m as (select id::text as id, key, name, unit, aggregation, created_at from usage_meters where project_id = ? and key = ?),
+  s as (select b.id::text as id, b.status, b.cancel_at_period_end, b.current_period_start, b.current_period_end, b.past_due_at, b.plan_id::text as plan_id
+          from billing_subscriptions b
+         where b.project_id = ? and b.subject_id = ?
+         order by b.status in (${LIVE_SQL}) desc, b.created_at desc, b.id desc
+         limit 1)
+  select (select row_to_json(m) from m) as meter,
+         case when ? = 'user' then exists (select 1 from users u where u.id = ? and u.project_id = ?)
+              else exists (select 1 from organizations o where o.id = ? and o.project_id = ?) end as subject_exists,
+         (select row_to_json(s) from s) as subscription,
+         (select row_to_json(p) from (select name, usage_limits from billing_plans where id = (select plan_id::uuid from s)) p) as plan,
+         (select coalesce(json_agg(c), '[]'::json) from (
+            select window_start, used, overage, notified, version from usage_counters
+             where project_id = ? and subject_id = ? and meter_id = (select id::uuid from m)
+               and window_start in ((select current_period_start from s), ?::timestamptz, ?::timestamptz)) c) as counters,
+         (select coalesce(json_agg(g), '[]'::json) from (
+            select id, amount, remaining, expires_at, created_at from usage_credit_grants
+             where project_id = ? and subject_id = ? and meter_id = (select id::uuid from m) and ${LIVE_GRANT}) g) as grants`;
+
 /** Counter rows written over the version read (a consumption, a release): the counter, the grants and the event in one statement. */
 const WRITE_COUNTER = `
   c as (
@@ -218,6 +262,60 @@ export class PostgresUsageLedger implements UsageLedger {
     );
     const row = rows[0]!;
     return { counter: toCounter(row.counter), grants: (row.grants as Parameters<typeof toGrantBalance>[0][]).map(toGrantBalance) };
+  }
+
+  async consumption(projectId: string, subject: BillingSubject, meterKey: string, starts: { day: Date; month: Date }, now: Date): Promise<ConsumptionState> {
+    const none: ConsumptionState = { meter: null, subjectExists: false, plan: null, counters: new Map(), grants: [] };
+    if (!isUuid(projectId) || !isUuid(subject.id)) return none;
+    const rows = await this.db.query<ConsumptionRow>(
+      CONSUMPTION_SQL,
+      [
+        projectId,
+        meterKey,
+        projectId,
+        subject.id,
+        subject.kind,
+        subject.id,
+        projectId,
+        subject.id,
+        projectId,
+        projectId,
+        subject.id,
+        starts.day,
+        starts.month,
+        projectId,
+        subject.id,
+        now,
+      ],
+      {
+        prepare: 'usage_consumption_state',
+      },
+    );
+    const row = rows[0];
+    if (row === undefined) return none;
+    const m = row.meter;
+    const meter: Meter | null =
+      m === null
+        ? null
+        : { id: m.id, projectId, key: m.key, name: m.name, unit: m.unit, aggregation: m.aggregation as MeterAggregation, createdAt: new Date(m.created_at) };
+    const sub = row.subscription;
+    const plan: SubjectPlanRead | null =
+      sub === null || row.plan === null
+        ? null
+        : {
+            subscription: {
+              id: sub.id,
+              status: sub.status as SubscriptionStatus,
+              cancelAtPeriodEnd: sub.cancel_at_period_end,
+              currentPeriodStart: new Date(sub.current_period_start),
+              currentPeriodEnd: new Date(sub.current_period_end),
+              pastDueAt: sub.past_due_at === null ? null : new Date(sub.past_due_at),
+              price: { planId: sub.plan_id },
+            },
+            plan: { id: sub.plan_id, name: row.plan.name, usageLimits: readUsageLimits(row.plan.usage_limits) },
+          };
+    const counters = new Map(row.counters.map((c) => [new Date(c.window_start).toISOString(), toCounter(c)]));
+    return { meter, subjectExists: row.subject_exists, plan, counters, grants: row.grants.map(toGrantBalance) };
   }
 
   async findEvent(projectId: string, eventId: string): Promise<UsageEventRecord | null> {
