@@ -50,6 +50,8 @@ export interface RouteMetadata {
    * while the first is running 409. The server applies it around the handler (apps/server/http/idempotency.ts).
    */
   idempotent?: boolean;
+  /** The route takes batches: its body may be up to `BULK_BODY_LIMIT` (1 MB by default) rather than `BODY_LIMIT` (usage events). */
+  bulkBody?: boolean;
 }
 
 export const meta = (m: RouteMetadata) => m;

@@ -95,14 +95,14 @@ export const usageContract = c.router({
       'counts in the window holding its timestamp, drawing on the included amount, then credits, then overage; tracked usage is never refused ' +
       '(it happened), so past a hard limit it is recorded as unbilled overage. An event id already recorded with the same subject, meter, ' +
       'value and timestamp is a duplicate and is skipped; with anything different it is refused (usage_event_conflict), never overwritten. ' +
-      'An answer of 200 means every accepted event is durable.',
+      'An answer of 200 means every accepted event is durable. The body may be up to BULK_BODY_LIMIT (1 MB by default).',
     headers: apiKeyHeaders,
     body: z.object({ events: z.array(TrackEvent).min(1).max(1000) }),
     responses: {
       200: z.object({ accepted: z.number().int().describe('Events recorded now'), duplicates: z.number().int().describe('Events already recorded') }),
       ...errors(...SERVER_POST, ...USAGE_REFUSALS.track),
     },
-    metadata: meta({ auth: 'apiKey' }),
+    metadata: meta({ auth: 'apiKey', bulkBody: true }),
   },
   check: {
     method: 'POST',

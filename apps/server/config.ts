@@ -27,6 +27,7 @@ export const ConfigSchema = z.object({
   /** Express `trust proxy`: false, true, a hop count, or a list of addresses/subnets. */
   TRUST_PROXY: z.string().default('false'),
   BODY_LIMIT: z.string().default('100kb'),
+  BULK_BODY_LIMIT: z.string().default('1mb'),
   /**
    * Multiplies the allowance of every rate limit (sign-in, sign-up, OAuth initiation, MFA, ...).
    * 1 keeps the documented limits; load tests raise it.

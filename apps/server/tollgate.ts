@@ -98,6 +98,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     },
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     bodyLimit: config.BODY_LIMIT,
+    bulkBodyLimit: config.BULK_BODY_LIMIT,
     openApiDocument: buildOpenApiDocument(config.publicUrl),
     ready: () => core.db.ping(),
     // Every request gets its own EntityManager fork.

@@ -22,6 +22,8 @@ export interface HttpAppOptions {
   authenticators: AuthenticatorRegistry;
   trustProxy: boolean | number | string;
   bodyLimit: string;
+  /** The larger limit of the routes that take batches (`bulkBody` in the contract). */
+  bulkBodyLimit?: string;
   openApiDocument: object;
   ready: () => Promise<boolean>;
   requestContext: RequestHandler;
@@ -84,7 +86,7 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
   options.mountExtra?.(app);
 
   // No global body parser: a route's body is read once its route is known, as its contract says.
-  const bodies = makeBodyReader(options.bodyLimit);
+  const bodies = makeBodyReader(options.bodyLimit, options.bulkBodyLimit ?? options.bodyLimit);
   /**
    * Runs after ts-rest matched the route, before it validates the request: reads the exact
    * bytes first on `rawBody` routes (their credential may be a signature over them), then

@@ -7,11 +7,12 @@ import { keepRawBody, rawBodyOf } from './request-context';
 export type BodyFailure = { code: 'malformed_json' | 'payload_too_large' | 'unsupported_media_type'; hint: string } | { code: 'aborted' };
 
 /** How a route's body is read, from its contract: nothing (GET), JSON, a form (+ JSON), or JSON kept byte for byte. */
-export type BodyKind = 'none' | 'json' | 'form' | 'raw-json';
+export type BodyKind = 'none' | 'json' | 'bulk-json' | 'form' | 'raw-json';
 
 export function bodyKindOf(route: AppRoute): BodyKind {
   if (route.method === 'GET' || !('body' in route)) return 'none';
   if ((route.metadata as RouteMetadata | undefined)?.rawBody) return 'raw-json';
+  if ((route.metadata as RouteMetadata | undefined)?.bulkBody) return 'bulk-json';
   return route.contentType === 'application/x-www-form-urlencoded' ? 'form' : 'json';
 }
 
@@ -38,8 +39,10 @@ function parseStrictJson(text: string): { ok: true; value: unknown } | { ok: fal
  * authenticated. Every failure is a value the edge answers: 413 over `limit`, 415 for a content
  * type (or encoding, or charset) the route does not take, 400 for malformed JSON.
  */
-export function makeBodyReader(limit: string) {
+export function makeBodyReader(limit: string, bulkLimit: string = limit) {
   const json = express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] });
+  // Routes that take batches (usage events): the same parser with the larger limit.
+  const bulk = express.json({ limit: bulkLimit, strict: true, type: ['application/json', 'application/*+json'] });
   // Apple's form_post callback; JSON is accepted there too.
   const form = express.urlencoded({ extended: false, limit });
   // The exact bytes: no inflating (a signature covers what was sent), no charset decoding.
@@ -48,12 +51,12 @@ export function makeBodyReader(limit: string) {
   const run = (parser: RequestHandler, req: Request, res: Response) => new Promise<unknown>((resolve) => parser(req, res, (err?: unknown) => resolve(err)));
 
   /** A body-parser error as a failure; anything else is a fault, thrown. */
-  const failureOf = (err: unknown, request: Request): BodyFailure => {
+  const failureOf = (err: unknown, request: Request, kind: BodyKind = 'json'): BodyFailure => {
     switch ((err as { type?: string }).type) {
       case 'entity.parse.failed':
         return { code: 'malformed_json', hint: 'The body is not valid JSON (an object or an array)' };
       case 'entity.too.large':
-        return { code: 'payload_too_large', hint: `The limit is ${limit}` };
+        return { code: 'payload_too_large', hint: `The limit is ${kind === 'bulk-json' ? bulkLimit : limit}` };
       case 'encoding.unsupported':
         return { code: 'unsupported_media_type', hint: `Content-Encoding ${request.headers['content-encoding'] ?? ''} is not accepted here` };
       case 'charset.unsupported':
@@ -114,12 +117,12 @@ export function makeBodyReader(limit: string) {
         done(refused);
         return;
       }
-      const parser = kind === 'form' && isForm(request.headers['content-type']) ? form : json;
+      const parser = kind === 'form' && isForm(request.headers['content-type']) ? form : kind === 'bulk-json' ? bulk : json;
       parser(request, res, (err?: unknown) => {
         if (!err) return done(null);
         let failure: BodyFailure;
         try {
-          failure = failureOf(err, request);
+          failure = failureOf(err, request, kind);
         } catch (e) {
           return fault(e);
         }
