@@ -84,6 +84,7 @@ describe('what the catalog lists', () => {
         defaultTrialDays: null,
         audience: 'users',
         seatPolicy: { mode: 'automatic', countInvitations: false, removal: 'period_end' },
+        usageLimits: [],
         position: 1,
         prices: [
           { id: pro.monthly, planId: pro.planId, name: 'Monthly', amount: 3000, currency: 'usd', interval: 'month', active: true, seats: null },
