@@ -1,4 +1,5 @@
 import type { OperatorUseCases, ProjectServerUseCases } from '../../application/billing/use-cases';
+import type { UsageUseCases } from '../../application/usage/use-cases';
 import type { WebhookUseCases } from '../../application/webhooks/use-cases';
 import type { Admin } from '../server/features/admin';
 import type { AuditFeature } from '../server/features/audit';
@@ -43,7 +44,8 @@ export type CliBilling = OperatorUseCases & Pick<ProjectServerUseCases, 'organiz
 
 /**
  * Runs the operator's use cases (the ones the console calls too), inside one database context:
- * projects, keys and users (`admin`), billing, project webhooks, the audit log, and organizations.
+ * projects, keys and users (`admin`), billing, project webhooks, the audit log, organizations, and
+ * usage-based billing (meters, credits, usage).
  */
 export type Execute = (
   admin: Admin,
@@ -51,6 +53,7 @@ export type Execute = (
   webhooks: WebhookUseCases,
   audit: AuditFeature['useCases'],
   organizations: OrganizationOperator,
+  usage: UsageUseCases,
 ) => Promise<CommandOutput>;
 
 export interface Command extends CommandSpec {

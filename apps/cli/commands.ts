@@ -14,6 +14,7 @@ import { WEBHOOK_COMMANDS, WEBHOOK_GROUPS } from './webhook-commands';
 import { CONSOLE_COMMANDS, CONSOLE_GROUPS } from './console-commands';
 import { USER_COMMANDS } from './user-commands';
 import { ORG_COMMANDS, ORG_GROUPS } from './org-commands';
+import { USAGE_COMMANDS, USAGE_GROUPS } from './usage-commands';
 import { useCaseError } from './messages';
 import { fields, table } from './render';
 import { isSecretSource, readSecret, SECRET_SOURCES, warnInlineSecret } from './secrets';
@@ -416,6 +417,7 @@ export const COMMANDS: Command[] = [
   ...USER_COMMANDS,
   ...ORG_COMMANDS,
   ...BILLING_COMMANDS,
+  ...USAGE_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...AUDIT_COMMANDS,
   ...CONSOLE_COMMANDS,
@@ -441,6 +443,7 @@ export const GROUPS: Record<string, string> = {
   user: 'end users of a project',
   ...ORG_GROUPS,
   ...BILLING_GROUPS,
+  ...USAGE_GROUPS,
   ...WEBHOOK_GROUPS,
   ...AUDIT_GROUPS,
   ...CONSOLE_GROUPS,

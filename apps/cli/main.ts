@@ -178,9 +178,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     runtime = await openRuntime(config, (line) => {
       if (!json) io.stderr(line);
     });
-    const { core, admin, billing, webhooks, audit, organizations } = runtime;
+    const { core, admin, billing, webhooks, audit, organizations, usage } = runtime;
     if (command.enqueues) await runtime.startJobQueue();
-    const output = await core.db.withContext(() => execute(admin, billing, webhooks, audit, organizations));
+    const output = await core.db.withContext(() => execute(admin, billing, webhooks, audit, organizations, usage));
     await write(io, json, output);
     return output.exitCode ?? 0;
   } catch (e) {

@@ -1,12 +1,17 @@
 import type { BillingErrorCode } from '../../application/billing/errors';
+import type { OperatorPlanView } from '../../application/billing/views';
+import type { UsageUseCases } from '../../application/usage/use-cases';
 import type { PlanInput } from '../../domain/billing/catalog';
+import { DEFAULT_CURRENCY } from '../../domain/billing/money';
 import { SEAT_MODES } from '../../domain/billing/seat-terms';
 import { PLAN_AUDIENCES } from '../../domain/billing/subject';
 import type { Result } from '../../domain/result';
 import type { Options } from './args';
 import { planJson, planListText, planText } from './billing-render';
-import type { Command } from './command';
+import type { CliBilling, Command } from './command';
 import { billingError, type BillingErrorContext } from './messages';
+import { LIMIT_FORM, usageLimitError, usageLimitOption } from './usage-commands';
+import { usageLimitsText, usageLimitText } from './usage-render';
 
 /**
  * The plan commands: a project's plans (products) and their order, the plan hierarchy. Each calls
@@ -19,6 +24,55 @@ import { billingError, type BillingErrorContext } from './messages';
 function unwrap<T>(outcome: Result<T, BillingErrorCode>, ctx: BillingErrorContext): T {
   if (!outcome.ok) throw billingError(outcome, ctx);
   return outcome.value;
+}
+
+/** The `--limit`s as given, and as the use case takes them. */
+interface LimitsGiven {
+  given: string[];
+  limits: NonNullable<PlanInput['usageLimits']>;
+}
+
+/** `--limit` (repeatable) and, on update, `--no-limits`: the plan's whole list of usage limits, or undefined to keep it. */
+function limitsOption(options: Options, mode: 'create' | 'update'): LimitsGiven | undefined {
+  const given = options.list('limit');
+  if (mode === 'update' && options.has('no-limits')) {
+    if (given.length) options.fail('--no-limits removes every usage limit: give it without --limit.');
+    return { given, limits: [] };
+  }
+  if (given.length === 0) return undefined;
+  return { given, limits: given.map((g) => usageLimitOption(options, g)) };
+}
+
+/**
+ * Creates or changes a plan, its refusal named from what was asked: a `--limit` on an unknown meter
+ * or with bad values is named as given.
+ */
+async function savePlan(
+  billing: CliBilling,
+  usage: UsageUseCases,
+  save: () => Promise<Result<OperatorPlanView, BillingErrorCode>>,
+  ctx: BillingErrorContext & { projectId: string },
+  limits: LimitsGiven | undefined,
+): Promise<{ plan: OperatorPlanView; limitsText: string }> {
+  const saved = await save();
+  const meters = await usage.listMeters(ctx.projectId);
+  if (!saved.ok && limits) {
+    const refusal = usageLimitError(
+      saved.error,
+      limits.given,
+      limits.limits,
+      meters.map((m) => m.key),
+    );
+    if (refusal) throw refusal;
+  }
+  const plan = unwrap(saved, ctx);
+  return { plan, limitsText: usageLimitsText(plan.usageLimits, meters, await currencyOf(billing, ctx.projectId)) };
+}
+
+/** The currency billed overage is shown in: the billing connection's (as the console shows it), else usd. */
+async function currencyOf(billing: CliBilling, projectId: string): Promise<string> {
+  const connection = await billing.billingStatus(projectId);
+  return connection.ok && connection.value ? connection.value.currency : DEFAULT_CURRENCY;
 }
 
 /** The plan fields given as options; the use case checks their values (a bad --audience answers invalid_plan_audience). */
@@ -109,6 +163,16 @@ const planOptions = (mode: 'create' | 'update') => ({
     placeholder: '<period_end|immediately>',
     description: `a freed seat is billed until the period ends, or credited at once (prorated)${mode === 'create' ? ' (default period_end)' : ''}`,
   },
+  limit: {
+    arity: 1 as const,
+    repeatable: true,
+    placeholder: LIMIT_FORM,
+    description:
+      'a usage limit on a meter: units included per window (reset period, day or month; default period), then refuse, bill or allow ' +
+      '(default refuse); billed overage costs <unitAmount> minor units per started <packageSize> units (default 1), e.g. ' +
+      `api_calls:5000:period:bill:200/1000${mode === 'update' ? "; the limits given replace all of the plan's" : ''}`,
+  },
+  ...(mode === 'update' ? { 'no-limits': { arity: 0 as const, description: 'remove every usage limit of the plan' } } : {}),
 });
 
 export const PLAN_COMMANDS: Command[] = [
@@ -120,11 +184,13 @@ export const PLAN_COMMANDS: Command[] = [
     plan({ args, options }) {
       const patch = planPatch(options, 'create');
       if (patch.name === undefined) return options.fail('Missing --name <name>.');
-      const input: PlanInput = { ...patch, name: patch.name };
+      const limits = limitsOption(options, 'create');
+      const input: PlanInput = { ...patch, name: patch.name, ...(limits ? { usageLimits: limits.limits } : {}) };
       const projectId = args.projectId!;
-      return async (_admin, billing) => {
-        const plan = planJson(unwrap(await billing.createPlan(projectId, input), { projectId, planInput: input }));
-        return { json: { projectId, plan }, text: `Created plan "${plan.name}" in project ${projectId}.\n${planText(plan)}` };
+      return async (_admin, billing, _webhooks, _audit, _orgs, usage) => {
+        const saved = await savePlan(billing, usage, () => billing.createPlan(projectId, input), { projectId, planInput: input }, limits);
+        const plan = planJson(saved.plan);
+        return { json: { projectId, plan }, text: `Created plan "${plan.name}" in project ${projectId}.\n${planText(plan)}\n${saved.limitsText}` };
       };
     },
   },
@@ -135,26 +201,39 @@ export const PLAN_COMMANDS: Command[] = [
     options: planOptions('update'),
     plan({ args, options }) {
       const patch = planPatch(options, 'update');
+      const limits = limitsOption(options, 'update');
+      if (limits) patch.usageLimits = limits.limits;
       if (Object.keys(patch).length === 0) options.fail('Nothing to update: give at least one option.');
       const projectId = args.projectId!;
       const ref = args.plan!;
-      return async (_admin, billing) => {
-        const plan = planJson(unwrap(await billing.updatePlan(projectId, ref, patch), { projectId, plan: ref, planInput: patch }));
-        return { json: { projectId, plan }, text: `Updated plan "${plan.name}".\n${planText(plan)}` };
+      return async (_admin, billing, _webhooks, _audit, _orgs, usage) => {
+        const saved = await savePlan(billing, usage, () => billing.updatePlan(projectId, ref, patch), { projectId, plan: ref, planInput: patch }, limits);
+        const plan = planJson(saved.plan);
+        return { json: { projectId, plan }, text: `Updated plan "${plan.name}".\n${planText(plan)}\n${saved.limitsText}` };
       };
     },
   },
   {
     path: ['plan', 'list'],
     args: ['projectId'],
-    summary: 'List every plan of a project (hidden ones too), lowest tier first, with prices, seat policies and processor ids',
+    summary: 'List every plan of a project (hidden ones too), lowest tier first, with prices, seat policies, usage limits and processor ids',
     options: {},
     plan:
       ({ args }) =>
-      async (_admin, billing) => {
+      async (_admin, billing, _webhooks, _audit, _orgs, usage) => {
         const projectId = args.projectId!;
         const plans = unwrap(await billing.listPlans(projectId), { projectId }).map(planJson);
-        return { json: { projectId, plans }, text: planListText(projectId, plans) };
+        const limited = plans.filter((p) => p.usageLimits.length > 0);
+        let limits = '';
+        if (limited.length) {
+          const [meters, currency] = await Promise.all([usage.listMeters(projectId), currencyOf(billing, projectId)]);
+          const lines = limited.flatMap((p) => [
+            `  Tier ${p.position + 1}  ${p.name}:`,
+            ...p.usageLimits.map((l) => `    ${usageLimitText(l, meters, currency)}`),
+          ]);
+          limits = `\n\nUsage limits:\n${lines.join('\n')}`;
+        }
+        return { json: { projectId, plans }, text: planListText(projectId, plans) + limits };
       },
   },
   {

@@ -13,6 +13,8 @@ import { wireBilling } from '../server/features/billing';
 import { wireConsole } from '../server/features/console';
 import { wireWebhooks } from '../server/features/webhooks';
 import { organizationUseCases } from '../server/features/organization-use-cases';
+import { usageUseCases } from '../server/features/usage';
+import type { UsageUseCases } from '../../application/usage/use-cases';
 import type { WebhookUseCases } from '../../application/webhooks/use-cases';
 import type { CliBilling, OrganizationOperator } from './command';
 import { CommandError } from './messages';
@@ -28,6 +30,8 @@ export interface CliRuntime {
   audit: AuditFeature['useCases'];
   /** Organizations' use cases (the same ones the console calls), with the user lookup by email the console's routes make. */
   organizations: OrganizationOperator;
+  /** Usage-based billing's use cases (meters, credits, usage): the same ones the console calls. */
+  usage: UsageUseCases;
   /** Connects to the job queue (no workers), so that messages recorded are handed over at once. */
   startJobQueue(): Promise<void>;
   close(): Promise<void>;
@@ -77,7 +81,7 @@ export async function runningEmbeddedDatabase(config: CoreConfig): Promise<strin
 /**
  * Builds the same application core as the server (configuration, deployment key, database) and the
  * features whose use cases the commands call (admin, console, billing, webhooks, audit,
- * organizations), and uses nothing else of them: no HTTP, no jobs, no mail or SMS settings read
+ * organizations, usage), and uses nothing else of them: no HTTP, no jobs, no mail or SMS settings read
  * (those features take only the core's settings). The database is DATABASE_URL, else the embedded PostgreSQL under the data
  * directory: the one `npm start` is running, or a new one that `close()` stops again.
  */
@@ -118,6 +122,8 @@ export async function openRuntime(config: CoreConfig, note: (line: string) => vo
           (await core.stores.email.accounts.findLinkCandidate(projectId, emailKey)),
         now: () => core.clock.now(),
       },
+      // Built from the core's stores only, as billing's: no route, no schedule.
+      usage: usageUseCases(core),
       startJobQueue: () => core.start({ worker: false }),
       async close() {
         try {
