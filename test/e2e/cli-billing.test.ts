@@ -334,6 +334,7 @@ describe('tollgate billing CLI', { timeout: 120_000 }, () => {
         defaultTrialDays: null,
         audience: 'users',
         seatPolicy: { mode: 'automatic', countInvitations: false, removal: 'period_end' },
+        usageLimits: [],
         position: 0,
         processorProductId: expect.any(String),
         prices: [],
