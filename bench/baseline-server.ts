@@ -10,6 +10,10 @@
  *                       node:http and a new connection each (as Tollgate's transport), each body's
  *                       `id` and `created` fresh and signed afresh by the spec's recipe; answers
  *                       once every request was answered
+ *   POST /usage/setup   {projectId, meterIds: {key: id}}: what /usage/events writes (workload 11)
+ *   POST /usage/events  Tollgate's POST usage/events body ({events: [{id, subject, meter, value?}]}):
+ *                       its rows inserted into bench_usage_events (a table like usage_events, made
+ *                       by workload 11) with one multi-row INSERT
  */
 import argon2 from 'argon2';
 import express from 'express';
@@ -45,6 +49,28 @@ app.post('/pg/:n', async (req, res) => {
     client.release();
   }
   res.json({ ok: true });
+});
+let usage: { projectId: string; meterIds: Record<string, string> } = { projectId: '', meterIds: {} };
+app.post('/usage/setup', (req, res) => {
+  usage = req.body as typeof usage;
+  res.json({ ok: true });
+});
+app.post('/usage/events', async (req, res) => {
+  const events = (req.body as { events: Array<{ id: string; subject: { type: string; id: string }; meter: string; value?: number }> }).events;
+  const now = new Date();
+  const windowStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const params: unknown[] = [];
+  const rows = events.map((e) => {
+    const at = params.length;
+    params.push(usage.projectId, e.id, e.subject.type, e.subject.id, usage.meterIds[e.meter], e.value ?? 1, now, windowStart, now);
+    return `(${Array.from({ length: 9 }, (_, i) => `$${at + i + 1}`).join(', ')})`;
+  });
+  const inserted = await pool.query(
+    `insert into bench_usage_events (project_id, event_id, subject_kind, subject_id, meter_id, value, occurred_at, window_start, created_at)
+     values ${rows.join(', ')} on conflict (project_id, event_id) do nothing`,
+    params,
+  );
+  res.json({ accepted: inserted.rowCount ?? 0, duplicates: events.length - (inserted.rowCount ?? 0) });
 });
 app.post('/webhooks/post', async (req, res) => {
   const { url, secret, count, concurrency, body } = req.body as {

@@ -30,6 +30,8 @@ import { sandboxSubscribe } from './workloads/8-sandbox-subscribe';
 import { webhookDeliveries } from './workloads/9-webhook-deliveries';
 import { webhookIsolation } from './workloads/9b-webhook-isolation';
 import { userSearch } from './workloads/10-user-search';
+import { usageIngest } from './workloads/11-usage-ingest';
+import { usageConsume } from './workloads/12-usage-consume';
 
 /** In the order they run: 1b restarts Tollgate with 2 processes, so it comes after every 1-process workload. */
 const WORKLOADS = [
@@ -45,6 +47,8 @@ const WORKLOADS = [
   sandboxSubscribe,
   webhookDeliveries,
   webhookIsolation,
+  usageIngest,
+  usageConsume,
   tokenVerifyTwoProcesses,
   userSearch,
 ];
