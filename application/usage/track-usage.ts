@@ -23,7 +23,8 @@ export interface TrackInput {
 
 export type TrackError = 'unknown_meter' | 'unknown_subject' | 'invalid_usage_value' | 'usage_event_too_old' | 'usage_event_in_future' | 'usage_event_conflict';
 
-type Prepared = UsageEventRecord & { index: number; meter: Meter; terms: MeterTerms };
+/** `timed`: the event names its timestamp (an event without one happened when it was first received). */
+type Prepared = UsageEventRecord & { index: number; meter: Meter; terms: MeterTerms; timed: boolean };
 
 class Refusal extends Error {
   constructor(
@@ -72,6 +73,7 @@ export function makeTrackUsage(deps: UsageDeps) {
       const terms = termsOf(plans.get(e.subject.id) ?? null, meter, occurredAt, now, e.timestamp === undefined);
       const p: Prepared = {
         index,
+        timed: e.timestamp !== undefined,
         meter,
         terms,
         eventId: e.id,
@@ -85,7 +87,9 @@ export function makeTrackUsage(deps: UsageDeps) {
       };
       const twin = byId.get(e.id);
       if (twin !== undefined) {
-        if (!sameEvent(twin, p)) return refuse('usage_event_conflict', index, 'id', `"${e.id}" is also events[${twin.index}] with other values`);
+        if (!sameEvent(twin, p) || twin.timed !== p.timed) {
+          return refuse('usage_event_conflict', index, 'id', `"${e.id}" is also events[${twin.index}] with other values`);
+        }
         continue;
       }
       byId.set(e.id, p);
@@ -101,8 +105,16 @@ export function makeTrackUsage(deps: UsageDeps) {
   };
 }
 
-const sameEvent = (a: UsageEventRecord, b: UsageEventRecord): boolean =>
-  a.subject.id === b.subject.id && a.meterId === b.meterId && a.value === b.value && a.occurredAt.getTime() === b.occurredAt.getTime();
+/**
+ * Whether a retry is the event recorded under its id: the same subject, meter and value, and the
+ * same timestamp when the retry names one (an event sent without one took the time it was first
+ * received, which a later retry cannot repeat).
+ */
+const sameEvent = (recorded: UsageEventRecord, retry: Prepared): boolean =>
+  recorded.subject.id === retry.subject.id &&
+  recorded.meterId === retry.meterId &&
+  recorded.value === retry.value &&
+  (!retry.timed || recorded.occurredAt.getTime() === retry.occurredAt.getTime());
 
 async function record(deps: UsageDeps, projectId: string, prepared: readonly Prepared[], now: Date): Promise<number> {
   const inserted = await deps.ledger.insertEvents(projectId, prepared, now);

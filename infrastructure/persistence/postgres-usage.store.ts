@@ -379,6 +379,7 @@ export class PostgresUsageLedger implements UsageLedger {
             JSON.stringify(e.allocation),
             createdAt,
           ],
+          { prepare: 'usage_write_consumption' },
         );
       });
       if (!written) return false;
@@ -389,6 +390,7 @@ export class PostgresUsageLedger implements UsageLedger {
            returning 1)
          select (select count(*) from ok) as written`,
         [...counterParams, w.event.released, JSON.stringify(w.event.allocation), w.projectId, w.event.eventId],
+        { prepare: 'usage_write_release' },
       );
     }
     return Number(rows[0]?.written ?? 0) > 0;

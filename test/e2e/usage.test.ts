@@ -199,11 +199,20 @@ describe('track', () => {
     const u = await subscriber(s);
     const events = Array.from({ length: 5 }, (_, i) => ({ id: `evt-${i}`, subject: u.subject, meter: 'api_calls', value: 3 }));
     expect((await track(s, events)).body).toEqual({ accepted: 5, duplicates: 0 });
+    // A retry a minute later: events sent without a timestamp are the same events.
+    t.clock.advance(60_000);
     expect((await track(s, events)).body).toEqual({ accepted: 0, duplicates: 5 });
+    const timed = { id: 'timed-1', subject: u.subject, meter: 'api_calls', value: 1, timestamp: new Date(t.clock.now().getTime() - 5_000).toISOString() };
+    expect((await track(s, [timed])).body.accepted).toBe(1);
+    expect((await track(s, [timed])).body.duplicates).toBe(1);
+    const moved = await call<{ code: string }>('POST', '/api/v1/usage/events', s.project.apiKey, {
+      events: [{ ...timed, timestamp: t.clock.now().toISOString() }],
+    });
+    expect(moved.body.code).toBe('usage_event_conflict');
     const reports = [1, 2, 3].map((i) => ({ id: `rep-${i}`, subject: u.subject, meter: 'reports' }));
     expect((await track(s, reports)).body).toEqual({ accepted: 3, duplicates: 0 });
     const usage = await call<{ features: Feature[] }>('GET', `/api/v1/usage?subjectType=user&subjectId=${u.id}`, s.project.apiKey);
-    expect(usage.body.features.find((f) => f.feature === 'api_calls')).toMatchObject({ used: 15, remaining: 85 });
+    expect(usage.body.features.find((f) => f.feature === 'api_calls')).toMatchObject({ used: 16, remaining: 84 });
     expect(usage.body.features.find((f) => f.feature === 'reports')).toMatchObject({ used: 3, included: 10, limit: 'allow' });
 
     // A max meter keeps the highest level reported.
@@ -217,7 +226,7 @@ describe('track', () => {
     // Tracked usage past a hard limit is recorded (it happened), as overage.
     expect((await track(s, [{ id: 'big', subject: u.subject, meter: 'api_calls', value: 100 }])).body.accepted).toBe(1);
     const over = await check(s, { subject: u.subject, feature: 'api_calls' });
-    expect(over.body).toMatchObject({ used: 115, overage: 15, remaining: 0, allowed: false });
+    expect(over.body).toMatchObject({ used: 116, overage: 16, remaining: 0, allowed: false });
   });
 
   it('refuses bad events with a 400 naming the event and the field, and records none of the batch', async () => {
