@@ -487,3 +487,30 @@ describe('organizations', () => {
     expect([refused.status, refused.body.code]).toEqual([400, 'no_active_organization']);
   });
 });
+
+describe('plan changes', () => {
+  it("carry the period's usage over to the new plan's limits, up and down", async () => {
+    const s = await shop();
+    const max = ok(
+      await t.inContext(async () => {
+        ok(await t.tollgate.billing.createPlan(s.project.id, { name: 'Max', usageLimits: [{ meter: 'api_calls', included: 1000, overage: 'refuse' }] }));
+        return t.tollgate.billing.createPrice(s.project.id, 'Max', { name: 'Monthly', amount: 9000, currency: 'usd', interval: 'month' });
+      }),
+    ).id;
+    const u = await subscriber(s);
+    await check(s, { subject: u.subject, feature: 'api_calls', amount: 90, consume: true });
+    const up = await call('POST', '/api/proxy/billing/subscription/change', u.token, { new_price_id: max });
+    expect(up.status).toBe(200);
+    expect((await check(s, { subject: u.subject, feature: 'api_calls' })).body).toMatchObject({ included: 1000, used: 90, remaining: 910 });
+    await check(s, { subject: u.subject, feature: 'api_calls', amount: 400, consume: true });
+    const down = await call('POST', '/api/proxy/billing/subscription/change', u.token, { new_price_id: s.price });
+    expect(down.status).toBe(200);
+    // Back on Pro (100 included) with 490 used: nothing remains, and the hard limit refuses.
+    expect((await check(s, { subject: u.subject, feature: 'api_calls', consume: true })).body).toMatchObject({
+      included: 100,
+      used: 490,
+      remaining: 0,
+      allowed: false,
+    });
+  });
+});
