@@ -12,7 +12,8 @@ import { consoleApi, type ConsoleSession } from '../support/console-api';
  * through create, list and update; a bad limit and an unknown meter refused), a subject's usage
  * after usage is tracked by the project server with its API key (used, included, credits, overage,
  * the window, usage per day), credits granted by an operator, the top consumers of a meter this
- * month, and who may call them (a project the account may not see answers 404).
+ * month, credit packs (create, list newest first, the refusals of bad terms and unknown meters,
+ * archive: no longer sold), and who may call them (a project the account may not see answers 404).
  */
 let t: TestApp;
 const { call, operator, member, assertGuarded } = consoleApi(() => t);
@@ -298,10 +299,85 @@ describe("a subject's usage, credits and the top consumers", () => {
   });
 });
 
+describe('credit packs in the console', () => {
+  type Pack = AdminBody<'billing', 'createCreditPack', 201>['pack'];
+  const createPack = async (p: TestProject, body: Record<string, unknown>) =>
+    (await json<{ pack: Pack }>(await post(`${base(p)}/credit-packs`, body), 201)).pack;
+  const listPacks = async (p: TestProject) =>
+    (await json<AdminBody<'billing', 'listCreditPacks'>>(await call(`${base(p)}/credit-packs`, { session: op }), 200)).packs;
+
+  it('creates packs, lists them newest first, refuses bad terms and unknown meters, and archives one (no longer sold)', async () => {
+    const p = await project();
+    await createMeter(p, { key: 'api_calls', name: 'API calls', unit: 'calls' });
+    const calls = await createPack(p, { feature: 'api_calls', name: '500 calls', units: 500, amount: 900, expires_in_days: 30 });
+    // The currency defaults to the connection's (the sandbox's USD); the expiry to none.
+    expect(calls).toMatchObject({ feature: 'api_calls', name: '500 calls', units: 500, amount: 900, currency: 'usd', expires_in_days: 30, active: true });
+    expect(calls.id).toEqual(expect.any(String));
+    expect(calls.created_at).toBe(t.clock.now().toISOString());
+    t.clock.advance(60_000);
+    const big = await createPack(p, { feature: 'api_calls', name: ' 10,000 calls ', units: 10_000, amount: 1500, currency: 'eur' });
+    expect(big).toMatchObject({ name: '10,000 calls', units: 10_000, amount: 1500, currency: 'eur', expires_in_days: null, active: true });
+    expect(await listPacks(p)).toEqual([big, calls]);
+
+    const create = (body: Record<string, unknown>) =>
+      post(`${base(p)}/credit-packs`, { feature: 'api_calls', name: 'Pack', units: 100, amount: 500, expires_in_days: 7, ...body });
+    for (const bad of [
+      { units: 0 },
+      { units: 1.5 },
+      { units: 10 ** 12 + 1 },
+      { amount: 0 },
+      { amount: -100 },
+      { amount: 2.5 },
+      { name: '' },
+      { name: '   ' },
+      { name: 'x'.repeat(101) },
+      { expires_in_days: 0 },
+      { expires_in_days: 3661 },
+      { expires_in_days: 1.5 },
+      { currency: 'xyz' },
+      { feature: 'API-calls' },
+    ]) {
+      await refusal(await create(bad), 400, 'invalid_credit_pack');
+    }
+    await refusal(await create({ feature: 'storage' }), 400, 'unknown_meter');
+    // The error carries the API's message, which the console shows as is.
+    const message = await json<ErrorBody>(await create({ units: 0 }), 400);
+    expect(message.error).toContain('Invalid credit pack: a meter key, a name of 1 to 100 characters, 1 to 10^12 units');
+    // Nothing refused was kept.
+    expect((await listPacks(p)).map((pack) => pack.name)).toEqual(['10,000 calls', '500 calls']);
+
+    // Archived: listed for the operator as inactive, no longer sold to a signed-in user.
+    const user = await customer(p, null);
+    const token = (await t.issueSession(p.id, user)).token;
+    const forSale = async () => (await bearer<{ packs: Array<{ id: string }> }>('GET', '/api/proxy/billing/credit-packs', token)).body.packs.map((x) => x.id);
+    expect(await forSale()).toEqual([big.id, calls.id]);
+    const archived = await json<{ pack: Pack }>(await post(`${base(p)}/credit-packs/${calls.id}/archive`, undefined), 200);
+    expect(archived.pack).toEqual({ ...calls, active: false });
+    expect(await listPacks(p)).toEqual([big, { ...calls, active: false }]);
+    expect(await forSale()).toEqual([big.id]);
+    // Archiving it again changes nothing.
+    expect((await json<{ pack: Pack }>(await post(`${base(p)}/credit-packs/${calls.id}/archive`, undefined), 200)).pack.active).toBe(false);
+
+    // No such pack here: an unknown id, not an id at all, or another project's pack.
+    await refusal(await post(`${base(p)}/credit-packs/00000000-0000-4000-8000-000000000000/archive`, undefined), 404, 'credit_pack_not_found');
+    await refusal(await post(`${base(p)}/credit-packs/nothing/archive`, undefined), 404, 'credit_pack_not_found');
+    const other = await project();
+    await refusal(await post(`${base(other)}/credit-packs/${big.id}/archive`, undefined), 404, 'credit_pack_not_found');
+    expect(await listPacks(other)).toEqual([]);
+    expect((await listPacks(p)).map((pack) => [pack.name, pack.active])).toEqual([
+      ['10,000 calls', true],
+      ['500 calls', false],
+    ]);
+  });
+});
+
 describe('who may call the usage routes', () => {
   it('needs a console session that may see the project (404 project_not_found otherwise) and a CSRF token to change anything', async () => {
     const p = await project();
     await createMeter(p, { key: 'api_calls' });
+    const pack = (
+      await json<{ pack: { id: string } }>(await post(`${base(p)}/credit-packs`, { feature: 'api_calls', name: 'Kept', units: 5, amount: 100 }), 201)
+    ).pack;
     const user = await customer(p, null);
     await assertGuarded(
       [
@@ -311,6 +387,9 @@ describe('who may call the usage routes', () => {
         ['GET', `${base(p)}/usage/user/${user.id}`, undefined],
         ['POST', `${base(p)}/usage/credits`, { subject_type: 'user', subject_id: user.id, feature: 'api_calls', amount: 5 }],
         ['GET', `${base(p)}/usage/top?feature=api_calls`, undefined],
+        ['GET', `${base(p)}/credit-packs`, undefined],
+        ['POST', `${base(p)}/credit-packs`, { feature: 'api_calls', name: 'Pack', units: 100, amount: 500 }],
+        ['POST', `${base(p)}/credit-packs/${pack.id}/archive`, undefined],
       ],
       outsider,
       op,
@@ -319,6 +398,8 @@ describe('who may call the usage routes', () => {
     const meters = await json<AdminBody<'usage', 'listMeters'>>(await call(`${base(p)}/meters`, { session: op }), 200);
     expect(meters.meters.map((m) => [m.key, m.name])).toEqual([['api_calls', 'api_calls']]);
     expect((await json<SubjectUsage>(await call(`${base(p)}/usage/user/${user.id}`, { session: op }), 200)).grants).toEqual([]);
+    const packs = await json<AdminBody<'billing', 'listCreditPacks'>>(await call(`${base(p)}/credit-packs`, { session: op }), 200);
+    expect(packs.packs.map((x) => [x.name, x.active])).toEqual([['Kept', true]]);
     await refusal(await call(`/api/admin/projects/no-such-project/meters`, { session: op }), 404, 'project_not_found');
   });
 });

@@ -10,8 +10,10 @@ import { consoleOpener, openConsoleWalk, SHOTS, type ConsoleWalk } from '../supp
 
 /**
  * Usage-based billing in the console, in Chromium against the real server: meters made on the
- * Meters page (the API's refusals shown in the form) and renamed; a plan's usage limit typed in the
- * plan form (its overage price typed in minor units and echoed) and listed in words, then edited;
+ * Meters page (the API's refusals shown in the form) and renamed; credit packs created there (the
+ * price typed in minor units and echoed, the refusals shown) and one archived after a confirmation;
+ * a plan's usage limit typed in the plan form (its overage price typed in minor units and echoed)
+ * and listed in words, then edited;
  * a subscriber's usage tracked by the project server with its API key, seen on the user's page as a
  * chart with its limit line and figures; credits granted from the page; a subscriber with no usage
  * reads "No usage yet"; the top consumers of a meter this month, linking to the user. The pages pass
@@ -73,6 +75,61 @@ it('meters, a usage limit on a plan, a user’s usage chart after tracked usage,
   await edit.getByRole('button', { name: 'Save meter' }).click();
   await see(status()).toHaveText('Meter api_calls saved.');
   await see(meters.locator('tr[data-meter="api_calls"]')).toHaveText('api_callsAPI callscallssumEdit');
+
+  // Credit packs: the price typed in minor units and echoed, the form's and the API's refusals, two packs, one archived.
+  const packs = page.getByRole('region', { name: 'Credit packs', exact: true });
+  await see(packs.getByText('No credit packs yet.')).toBeVisible();
+  const newPack = packs.getByRole('form', { name: 'New credit pack' });
+  await newPack.getByLabel('Meter').selectOption('api_calls');
+  await newPack.getByLabel('Name').fill('500 calls');
+  await newPack.getByLabel('Units', { exact: true }).fill('500');
+  await newPack.getByLabel('Price (USD minor units)').fill('9.0');
+  await see(newPack.getByTestId('pack-price-echo')).toHaveText('Not an amount in USD minor units (900 = $9.00)');
+  await newPack.getByRole('button', { name: 'Create credit pack' }).click();
+  await see(newPack.getByRole('alert')).toHaveText('Enter the price in USD minor units, e.g. 900 = $9.00.');
+  await newPack.getByLabel('Price (USD minor units)').fill('900');
+  await see(newPack.getByTestId('pack-price-echo')).toHaveText('900 = $9.00');
+  await newPack.getByLabel('Expiry in days (optional)').fill('0');
+  await newPack.getByRole('button', { name: 'Create credit pack' }).click();
+  await see(newPack.getByRole('alert')).toContainText('Invalid credit pack: a meter key, a name of 1 to 100 characters');
+  await newPack.getByLabel('Expiry in days (optional)').fill('30');
+  await newPack.getByRole('button', { name: 'Create credit pack' }).click();
+  await see(status()).toHaveText('Credit pack 500 calls created: 500 calls for $9.00.');
+  await see(newPack.getByRole('alert')).toHaveCount(0);
+  expect(await newPack.getByLabel('Price (USD minor units)').inputValue()).toBe('');
+  t.clock.advance(60_000); // a minute later: listed first (newest first)
+  await newPack.getByLabel('Meter').selectOption('exports');
+  await newPack.getByLabel('Name').fill('10 exports');
+  await newPack.getByLabel('Units', { exact: true }).fill('10');
+  await newPack.getByLabel('Price (USD minor units)').fill('2.50');
+  await see(newPack.getByTestId('pack-price-echo')).toHaveText('250 = $2.50');
+  await newPack.getByRole('button', { name: 'Create credit pack' }).click();
+  await see(status()).toHaveText('Credit pack 10 exports created: 10 for $2.50.');
+  const packTable = packs.getByRole('table', { name: 'Credit packs, newest first' });
+  await see(packTable.locator('tbody tr')).toHaveCount(2);
+  await see(packTable.locator('tbody tr td:first-child')).toHaveText(['10 exports', '500 calls']);
+  const packCells = async (name: string) => packTable.locator(`tr[data-pack="${name}"]`).getByRole('cell').allInnerTexts();
+  expect(await packCells('500 calls')).toEqual(['500 calls', 'API calls', '500 calls', '$9.00', '30 days after purchase', 'active', 'Archive']);
+  expect(await packCells('10 exports')).toEqual(['10 exports', 'Exports', '10', '$2.50', 'never', 'active', 'Archive']);
+
+  // Archived after the confirmation (Cancel first keeps it); it stays listed, no longer for sale.
+  await packTable.getByRole('button', { name: 'Archive credit pack 500 calls' }).click();
+  const askArchive = packTable.getByRole('group', { name: 'Archive credit pack 500 calls?' });
+  await see(askArchive).toContainText('It is no longer sold');
+  await askArchive.getByRole('button', { name: 'Cancel' }).click();
+  await see(askArchive).toHaveCount(0);
+  await packTable.getByRole('button', { name: 'Archive credit pack 500 calls' }).click();
+  expect(await accessibilityViolations(page), 'WCAG 2.1 A/AA failures (axe-core)').toEqual([]);
+  await askArchive.getByRole('button', { name: 'Yes, archive' }).click();
+  await see(status()).toHaveText('Credit pack 500 calls archived: it is no longer sold.');
+  await see(packTable.locator('tr[data-pack="500 calls"]').getByRole('cell').nth(5)).toHaveText('archived');
+  await see(packTable.getByRole('button', { name: 'Archive credit pack 500 calls' })).toHaveCount(0);
+  expect(await packCells('10 exports')).toEqual(['10 exports', 'Exports', '10', '$2.50', 'never', 'active', 'Archive']);
+  const kept = await t.inContext(() => t.tollgate.billing.listCreditPacks(project.id, { activeOnly: false }));
+  expect(kept.map((p) => [p.name, p.meterKey, p.units, p.amount, p.currency, p.expiresInDays, p.active])).toEqual([
+    ['10 exports', 'exports', 10, 250, 'usd', null, true],
+    ['500 calls', 'api_calls', 500, 900, 'usd', 30, false],
+  ]);
   expect(await accessibilityViolations(page), 'WCAG 2.1 A/AA failures (axe-core)').toEqual([]);
 
   // A plan with a billed usage limit, typed in the plan form.

@@ -1,11 +1,18 @@
 import type { z } from 'zod';
-import type { AdminCreditGrantSchema, AdminMeterSchema, AdminUsageFeatureSchema, AdminUsageLimitSchema } from '../../../../../contract/admin';
+import type {
+  AdminCreditGrantSchema,
+  AdminCreditPackSchema,
+  AdminMeterSchema,
+  AdminUsageFeatureSchema,
+  AdminUsageLimitSchema,
+} from '../../../../../contract/admin';
 import { locale, money } from '../billing/format';
 
 export type Meter = z.infer<typeof AdminMeterSchema>;
 export type UsageFeature = z.infer<typeof AdminUsageFeatureSchema>;
 export type CreditGrant = z.infer<typeof AdminCreditGrantSchema>;
 export type UsageLimit = z.infer<typeof AdminUsageLimitSchema>;
+export type CreditPack = z.infer<typeof AdminCreditPackSchema>;
 export type SubjectType = 'user' | 'organization';
 
 /** A whole number of units as the reader's locale writes it: `5,000`. */
@@ -13,6 +20,9 @@ export const count = (n: number) => new Intl.NumberFormat(locale()).format(n);
 
 /** A number of units with the meter's unit label, when it has one: `5,000 calls`, `12`. */
 export const units = (n: number, unit: string) => (unit ? `${count(n)} ${unit}` : count(n));
+
+/** When a credit pack's credits expire, counted from the purchase: `30 days after purchase`, or `never`. */
+export const packExpiry = (days: number | null) => (days === null ? 'never' : `${count(days)} ${days === 1 ? 'day' : 'days'} after purchase`);
 
 /** How a meter adds up its events, in words (the Meters page and its form). */
 export const AGGREGATION_LABELS: Record<Meter['aggregation'], string> = {

@@ -2,13 +2,15 @@ import { useState, type FormEvent } from 'react';
 import { api, errorMessage, UNREACHABLE } from '../../api';
 import { ErrorNote, Link, Loading, PageTitle, ProjectNav, TableBox, useLoad } from '../../ui';
 import { BillingTabs } from '../billing/tabs';
+import { CreditPacks } from './credit-packs';
 import { AGGREGATION_LABELS, count, type Meter, subjectPath, units, utc } from './format';
 
 const AGGREGATIONS = Object.keys(AGGREGATION_LABELS) as Array<Meter['aggregation']>;
 
 /**
  * The Meters page (under Billing): the project's meters (key, name, unit, aggregation), a form to
- * create one, *Edit* to rename one or change its unit, and the top consumers of a meter this month.
+ * create one, *Edit* to rename one or change its unit, the credit packs that sell credits of a meter,
+ * and the top consumers of a meter this month.
  */
 export function MetersPage(props: { projectId: string }) {
   const { projectId } = props;
@@ -39,6 +41,7 @@ export function MetersPage(props: { projectId: string }) {
       {meters.data && meters.data.length === 0 ? <p className="muted">No meters yet: create the first one below.</p> : null}
       {meters.data && meters.data.length > 0 ? <MeterTable projectId={projectId} meters={meters.data} onSaved={done} /> : null}
       <NewMeter projectId={projectId} onCreated={done} />
+      {meters.data ? <CreditPacks projectId={projectId} meters={meters.data} setNotice={setNotice} /> : null}
       {meters.data && meters.data.length > 0 ? <TopConsumers projectId={projectId} meters={meters.data} /> : null}
     </section>
   );
