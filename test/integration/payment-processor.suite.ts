@@ -649,5 +649,73 @@ export function describePaymentProcessorContract(name: string, setup: () => Prom
         expect(lines.map((l) => l.quantity ?? null)).toEqual(lines.map(() => null));
       });
     });
+
+    describe('usage overage (metered prices)', () => {
+      const terms = { meterKey: 'ai_tokens', meterName: 'AI tokens', unitAmount: 200, packageSize: 1000, currency: 'usd', interval: 'month' } as const;
+
+      it('answers the same metered price for the same terms, and another for other terms', async () => {
+        const id = must(await processor.ensureMeteredPrice({ ...terms, metadata: metadata() }));
+        expect(id).toEqual(expect.any(String));
+        expect(must(await processor.ensureMeteredPrice({ ...terms, metadata: metadata() }))).toBe(id);
+
+        const cheaper = must(await processor.ensureMeteredPrice({ ...terms, unitAmount: 150, metadata: metadata() }));
+        const smaller = must(await processor.ensureMeteredPrice({ ...terms, packageSize: 500, metadata: metadata() }));
+        const yearly = must(await processor.ensureMeteredPrice({ ...terms, interval: 'year', metadata: metadata() }));
+        expect(new Set([id, cheaper, smaller, yearly]).size).toBe(4);
+        expect(must(await processor.ensureMeteredPrice({ ...terms, packageSize: 500, metadata: metadata() }))).toBe(smaller);
+      });
+
+      it('bills the usage reported (each identifier once) on the renewal, in started packages, and nothing when none is reported', async () => {
+        const [flat] = await catalog('Metered', [1000]);
+        const customerId = await customer();
+        const s = must(await subscribe(customerId, flat!.id, 'pm_card_visa')).subscription;
+        const meteredPriceId = must(await processor.ensureMeteredPrice({ ...terms, metadata: metadata() }));
+
+        await harness.advance(DAY);
+        const report = (quantity: number, identifier: string) =>
+          processor.reportUsage({
+            subscriptionId: s.id,
+            customerId,
+            meteredPriceId,
+            meterKey: terms.meterKey,
+            quantity,
+            identifier,
+            timestamp: new Date(s.currentPeriodStart.getTime() + DAY * 1000),
+          });
+        const first = `${s.id}:ai_tokens:${randomUUID()}:1500`;
+        must(await report(1500, first));
+        must(await report(1, `${s.id}:ai_tokens:${randomUUID()}:1501`));
+        // The first report again (a retry after a crash): recorded once.
+        must(await report(1500, first));
+
+        // The plan's price and quantity are still the subscription's; no invoice before the renewal.
+        const during = await current(s.id);
+        expect(during.subscription).toMatchObject({ priceId: flat!.id, quantity: 1, status: 'active' });
+        expect(paid(during.invoices)).toHaveLength(1);
+
+        await harness.advance(ONE_MONTH_AND_A_BIT);
+        const renewed = await current(s.id);
+        expect(renewed.subscription).toMatchObject({ priceId: flat!.id, quantity: 1, status: 'active' });
+        const renewal = lastOf(renewed.invoices, 'subscription_cycle')!;
+        expect(renewal).toMatchObject({ status: 'paid', amountDue: 1400, amountPaid: 1400 });
+        const usage = renewal.lines.filter((l) => l.priceId === meteredPriceId);
+        expect(usage).toEqual([expect.objectContaining({ kind: 'subscription', quantity: 2, amount: 2 * terms.unitAmount })]);
+        // In arrears: the period that ended; the plan's line is the period that began.
+        expect(usage[0]!.periodStart.getTime()).toBe(s.currentPeriodStart.getTime());
+        expect(usage[0]!.periodEnd.getTime()).toBe(s.currentPeriodEnd.getTime());
+        expect(renewal.lines.filter((l) => l.priceId === flat!.id)).toEqual([
+          expect.objectContaining({ kind: 'subscription', amount: 1000, periodStart: s.currentPeriodEnd }),
+        ]);
+        expect(renewal.lines.reduce((sum, l) => sum + l.amount, 0)).toBe(1400);
+
+        await harness.advance(ONE_MONTH_AND_A_BIT);
+        const next = await current(s.id);
+        const quiet = lastOf(next.invoices, 'subscription_cycle')!;
+        expect(quiet.id).not.toBe(renewal.id);
+        expect(quiet).toMatchObject({ status: 'paid', amountPaid: 1000 });
+        expect(quiet.lines.filter((l) => l.priceId === meteredPriceId)).toEqual([]);
+        expect(next.subscription).toMatchObject({ priceId: flat!.id, quantity: 1 });
+      });
+    });
   });
 }

@@ -1,12 +1,13 @@
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ProcessorFailure, ProcessorResult } from '../../application/billing/payment-processor';
+import type { MeteredPriceInput, ProcessorFailure, ProcessorResult } from '../../application/billing/payment-processor';
 import type { Plan, Price } from '../../domain/billing/catalog';
 import { DEFAULT_SEAT_POLICY } from '../../domain/billing/seat-terms';
 import { parseStripeApiUrl } from '../../infrastructure/billing/stripe/api-url';
 import { StripeProcessor, stepKey } from '../../infrastructure/billing/stripe/stripe-processor';
 import { invoiceOf, subscriptionOf } from '../../infrastructure/billing/stripe/stripe-mapping';
 import { StripeWebhooks, subjectOf } from '../../infrastructure/billing/stripe/stripe-webhooks';
+import { loadStripeTypes } from '../support/stripe/conformance';
 import { startFakeStripe, type AccountKeys, type FakeStripe } from '../support/stripe/server';
 
 /**
@@ -1103,4 +1104,237 @@ describe('idempotency keys', () => {
     expect(long).toBe(stepKey('k'.repeat(250), 'attach-payment-method'));
     expect(long).not.toBe(stepKey('k'.repeat(250), 'create-subscription'));
   });
+});
+
+describe('usage overage on Billing Meters', () => {
+  const terms = { meterKey: 'ai_tokens', meterName: 'AI tokens', unitAmount: 200, packageSize: 1000, currency: 'usd', interval: 'month' } as const;
+  const LOOKUP_KEY = 'tollgate_metered:ai_tokens:usd:month:200:1000';
+  const ensure = (processor: StripeProcessor, extra: Partial<Omit<MeteredPriceInput, 'metadata'>> = {}) =>
+    processor.ensureMeteredPrice({ ...terms, ...extra, metadata: { projectId: PROJECT } });
+  const sent = (since: number) => fake.requests.slice(since).map((r) => `${r.method} ${r.path}`);
+
+  it('creates one meter per meter key and one metered price per terms, found again by its lookup key', async () => {
+    const s = await setup();
+    const id = unwrap(await ensure(s.processor));
+    const meters = fake.list<Stripe.Billing.Meter>(s.keys.id, 'billing.meter');
+    expect(meters).toEqual([
+      expect.objectContaining({
+        display_name: 'AI tokens',
+        event_name: 'tollgate_ai_tokens',
+        status: 'active',
+        default_aggregation: { formula: 'sum' },
+        customer_mapping: { type: 'by_id', event_payload_key: 'stripe_customer_id' },
+        value_settings: { event_payload_key: 'value' },
+      }),
+    ]);
+    const created = fake.get<Stripe.Price>(s.keys.id, id)!;
+    expect(created).toMatchObject({
+      active: true,
+      currency: 'usd',
+      unit_amount: 200,
+      billing_scheme: 'per_unit',
+      lookup_key: LOOKUP_KEY,
+      recurring: { interval: 'month', usage_type: 'metered', meter: meters[0]!.id },
+      transform_quantity: { divide_by: 1000, round: 'up' },
+      metadata: { tollgate_project_id: PROJECT, tollgate_meter: 'ai_tokens' },
+    });
+    expect(fake.get<Stripe.Product>(s.keys.id, created.product as string)!.name).toBe('AI tokens');
+
+    // The same processor remembers it; another (after a restart) finds it by its lookup key and writes nothing.
+    let mark = fake.requests.length;
+    expect(unwrap(await ensure(s.processor))).toBe(id);
+    expect(sent(mark)).toEqual([]);
+    const restarted = processorFor(s.keys);
+    mark = fake.requests.length;
+    expect(unwrap(await restarted.ensureMeteredPrice({ ...terms, meterName: 'Renamed tokens', metadata: { projectId: PROJECT } }))).toBe(id);
+    expect(sent(mark)).toEqual(['GET /v1/prices']);
+
+    // Other terms of the meter: another price on the same meter; a package of one unit transforms nothing.
+    const perUnit = unwrap(await ensure(restarted, { unitAmount: 1, packageSize: 1 }));
+    expect(fake.get<Stripe.Price>(s.keys.id, perUnit)).toMatchObject({ transform_quantity: null, recurring: { meter: meters[0]!.id } });
+    expect(fake.list(s.keys.id, 'billing.meter')).toHaveLength(1);
+    expect(fake.list(s.keys.id, 'price').filter((p) => (p as Stripe.Price).recurring?.usage_type === 'metered')).toHaveLength(2);
+  });
+
+  it('uses a meter of the event name made elsewhere; an archived price of the terms sells again, or is replaced after a day', async () => {
+    const s = await setup();
+    const stripe = rawClient(s.keys);
+    const made = await stripe.billing.meters.create({ display_name: 'Tokens', event_name: 'tollgate_ai_tokens', default_aggregation: { formula: 'sum' } });
+    const id = unwrap(await ensure(s.processor));
+    expect(fake.get<Stripe.Price>(s.keys.id, id)!.recurring!.meter).toBe(made.id);
+    expect(fake.list(s.keys.id, 'billing.meter')).toHaveLength(1);
+
+    await stripe.prices.update(id, { active: false });
+    expect(unwrap(await ensure(processorFor(s.keys)))).toBe(id);
+    expect(fake.get<Stripe.Price>(s.keys.id, id)!.active).toBe(true);
+
+    await stripe.prices.update(id, { active: false });
+    fake.advance(s.keys.id, 25 * HOUR);
+    const replacement = unwrap(await ensure(processorFor(s.keys)));
+    expect(replacement).not.toBe(id);
+    expect(fake.get<Stripe.Price>(s.keys.id, replacement)!.lookup_key).toBe(LOOKUP_KEY);
+    expect(fake.get<Stripe.Price>(s.keys.id, id)!.lookup_key).toBeNull();
+  });
+
+  it('reports usage: the metered item is added once without proration, a meter event per identifier, and Tollgate reads the plan’s item', async () => {
+    const s = await setup();
+    const sub = unwrap(await subscribe(s)).subscription;
+    const meteredPriceId = unwrap(await ensure(s.processor));
+    const report = (quantity: number, identifier: string, processor = s.processor) =>
+      processor.reportUsage({
+        subscriptionId: sub.id,
+        customerId: s.customer,
+        meteredPriceId,
+        meterKey: 'ai_tokens',
+        quantity,
+        identifier,
+        timestamp: at(fake.now(s.keys.id)),
+      });
+    fake.advance(s.keys.id, DAY);
+    const first = 'usr_1:mtr_1:2025-01-31T12:00:00.000Z:1500';
+    const second = 'usr_1:mtr_1:2025-01-31T12:00:00.000Z:1501';
+    const long = `${'4f1c9a7e-2b8d-4e6f-9a1c-3d5e7f9b1a2c:'.repeat(3)}2025-01-31T12:00:00.000Z:1600`;
+    const before = fake.requests.length;
+    unwrap(await report(1500, first));
+    unwrap(await report(1, second));
+    unwrap(await report(99, long));
+    unwrap(await report(99, long));
+    // A restarted Tollgate repeats the first report: Stripe refuses the identifier it holds, which is success.
+    unwrap(await report(1500, first, processorFor(s.keys)));
+
+    const writes = fake.requests.slice(before).filter((r) => r.method === 'POST');
+    expect(writes.filter((r) => r.path === '/v1/subscription_items').map((r) => r.params)).toEqual([
+      { subscription: sub.id, price: meteredPriceId, proration_behavior: 'none' },
+    ]);
+    const hashed = String(writes.filter((r) => r.path === '/v1/billing/meter_events')[2]!.params.identifier);
+    expect(hashed).toMatch(/^tollgate_[0-9a-f]{64}$/);
+    const events = writes.filter((r) => r.path === '/v1/billing/meter_events');
+    expect(events.map((r) => [r.status, r.params.identifier, r.params.payload, r.params.event_name])).toEqual([
+      [200, first, { stripe_customer_id: s.customer, value: '1500' }, 'tollgate_ai_tokens'],
+      [200, second, { stripe_customer_id: s.customer, value: '1' }, 'tollgate_ai_tokens'],
+      [200, hashed, { stripe_customer_id: s.customer, value: '99' }, 'tollgate_ai_tokens'],
+      [400, hashed, { stripe_customer_id: s.customer, value: '99' }, 'tollgate_ai_tokens'],
+      [400, first, { stripe_customer_id: s.customer, value: '1500' }, 'tollgate_ai_tokens'],
+    ]);
+    expect(events.every((r) => r.params.timestamp === String(START + DAY))).toBe(true);
+
+    // Stripe's subscription has both items, nothing invoiced or prorated for the metered one; Tollgate reads the plan's.
+    const stripeSub = fake.get<Stripe.Subscription>(s.keys.id, sub.id)!;
+    expect(stripeSub.items.data.map((i) => [i.price.id, i.quantity])).toEqual([
+      [s.basicMonthly, 1],
+      [meteredPriceId, undefined],
+    ]);
+    expect(subscriptionOf(stripeSub)).toMatchObject({ priceId: s.basicMonthly, quantity: 1 });
+    expect(fake.list(s.keys.id, 'invoice')).toHaveLength(1);
+    expect(fake.list(s.keys.id, 'invoiceitem')).toEqual([]);
+
+    // A plan change moves the plan's item and keeps the metered one.
+    const changed = unwrap(await s.processor.changeSubscription(sub.id, s.proMonthly, 'change:metered'));
+    expect(changed.subscription).toMatchObject({ priceId: s.proMonthly, quantity: 1 });
+    expect(fake.get<Stripe.Subscription>(s.keys.id, sub.id)!.items.data.map((i) => i.price.id)).toEqual([s.proMonthly, meteredPriceId]);
+
+    // The renewal bills 1,600 tokens as 2 started packages of 1,000 for the period that ended.
+    fake.advanceTo(s.keys.id, FEB_28 + 2 * HOUR);
+    const renewal = unwrap(await s.processor.getSubscription(sub.id))!.invoices.at(-1)!;
+    // The invoice's period is the plan's (the period that began), whatever the order of its lines.
+    expect(renewal).toMatchObject({ reason: 'subscription_cycle', status: 'paid', amountPaid: 3400, periodStart: at(FEB_28) });
+    expect(renewal.lines.filter((l) => l.priceId === meteredPriceId)).toEqual([
+      {
+        kind: 'subscription',
+        description: '2 × AI tokens (at $2.00 per 1000 units / month)',
+        priceId: meteredPriceId,
+        quantity: 2,
+        amount: 400,
+        periodStart: at(START),
+        periodEnd: at(FEB_28),
+      },
+    ]);
+
+    // Nothing reported the next period: Stripe lists the metered item for 0; Tollgate's invoice shows usage only.
+    const MAR_31 = Date.UTC(2025, 2, 31, 12) / 1000;
+    fake.advanceTo(s.keys.id, MAR_31 + 2 * HOUR);
+    const stripeInvoice = fake.list<Stripe.Invoice>(s.keys.id, 'invoice')[0]!;
+    expect(stripeInvoice.lines.data.filter((l) => l.pricing?.price_details?.price === meteredPriceId)).toEqual([
+      expect.objectContaining({ amount: 0, quantity: 0, description: '0 × AI tokens (at $2.00 per 1000 units / month)' }),
+    ]);
+    const quiet = unwrap(await s.processor.getSubscription(sub.id))!.invoices.at(-1)!;
+    expect(quiet).toMatchObject({ id: stripeInvoice.id, amountPaid: 3000 });
+    expect(quiet.lines.map((l) => l.priceId)).toEqual([s.proMonthly]);
+  });
+
+  it('refuses bad terms before asking Stripe, and answers Stripe’s refusals as failures', async () => {
+    const s = await setup();
+    const before = fake.requests.length;
+    expect(failure(await ensure(s.processor, { packageSize: 0 }))).toEqual({ kind: 'invalid_request', message: 'Invalid transform_quantity[divide_by]: 0' });
+    expect(failure(await ensure(s.processor, { meterKey: 'Not a key' })).kind).toBe('invalid_request');
+    expect(fake.requests.length).toBe(before);
+
+    const meteredPriceId = unwrap(await ensure(s.processor));
+    const usage = { customerId: s.customer, meteredPriceId, meterKey: 'ai_tokens', identifier: 'u:1', timestamp: at(fake.now(s.keys.id)) };
+    expect(failure(await s.processor.reportUsage({ ...usage, subscriptionId: 'sub_missing', quantity: 1 }))).toEqual({
+      kind: 'invalid_request',
+      message: "No such subscription: 'sub_missing'",
+    });
+    const sub = unwrap(await subscribe(s)).subscription;
+    expect(failure(await s.processor.reportUsage({ ...usage, subscriptionId: sub.id, quantity: -1 })).kind).toBe('invalid_request');
+    // Stripe takes events from the past 35 days only.
+    const stale = { ...usage, subscriptionId: sub.id, quantity: 5, timestamp: at(fake.now(s.keys.id) - 40 * DAY) };
+    expect(failure(await s.processor.reportUsage(stale))).toMatchObject({ kind: 'invalid_request', message: expect.stringMatching(/35 calendar days/) });
+  });
+
+  it('the Stripe-shaped server answers meters, meter events, metered prices and items as stripe-node declares them', async () => {
+    const s = await setup();
+    const stripe = rawClient(s.keys);
+    const meter = await stripe.billing.meters.create({
+      display_name: 'Calls',
+      event_name: 'calls',
+      default_aggregation: { formula: 'count' },
+      customer_mapping: { type: 'by_id', event_payload_key: 'stripe_customer_id' },
+    });
+    await expect(stripe.billing.meters.create({ display_name: 'Again', event_name: 'calls', default_aggregation: { formula: 'sum' } })).rejects.toThrow(
+      /already uses the event_name/,
+    );
+    await expect(
+      stripe.prices.create({ currency: 'usd', unit_amount: 5, recurring: { interval: 'month', usage_type: 'metered' }, product_data: { name: 'Calls' } }),
+    ).rejects.toThrow(/Missing required param: recurring\[meter\]/);
+    const price = await stripe.prices.create({
+      currency: 'usd',
+      unit_amount: 5,
+      recurring: { interval: 'month', usage_type: 'metered', meter: meter.id },
+      product_data: { name: 'Calls' },
+      transform_quantity: { divide_by: 10, round: 'down' },
+    });
+    const sub = unwrap(await subscribe(s)).subscription;
+    await expect(stripe.subscriptionItems.create({ subscription: sub.id, price: price.id, quantity: 3 })).rejects.toThrow(/Quantity should not be specified/);
+    const item = await stripe.subscriptionItems.create({ subscription: sub.id, price: price.id, proration_behavior: 'none' });
+    const events = [];
+    for (let i = 0; i < 25; i++)
+      events.push(await stripe.billing.meterEvents.create({ event_name: 'calls', payload: { stripe_customer_id: s.customer, value: '7' } }));
+    // Another customer's calls are not this customer's.
+    await stripe.billing.meterEvents.create({ event_name: 'calls', payload: { stripe_customer_id: 'cus_other', value: '1' } });
+    // The upcoming invoice shows the usage so far: 25 calls counted, 2 packages of 10 (rounded down).
+    const upcoming = await stripe.invoices.createPreview({ subscription: sub.id });
+    expect(upcoming.lines.data.find((l) => l.pricing?.price_details?.price === price.id)).toMatchObject({ quantity: 2, amount: 10 });
+    fake.advanceTo(s.keys.id, FEB_28 + 2 * HOUR);
+    const renewal = fake.list<Stripe.Invoice>(s.keys.id, 'invoice')[0]!;
+    expect(renewal.lines.data.find((l) => l.pricing?.price_details?.price === price.id)).toMatchObject({
+      quantity: 2,
+      amount: 10,
+      period: { start: START, end: FEB_28 },
+    });
+
+    const types = loadStripeTypes(['Billing.Meter', 'Billing.MeterEvent', 'Price', 'SubscriptionItem', 'Subscription', 'Invoice']);
+    const checks: [string, unknown][] = [
+      ['Billing.Meter', meter],
+      ['Billing.Meter', await stripe.billing.meters.retrieve(meter.id)],
+      ...(await stripe.billing.meters.list({ status: 'active' })).data.map((m) => ['Billing.Meter', m] as [string, unknown]),
+      ...events.map((e) => ['Billing.MeterEvent', e] as [string, unknown]),
+      ['Price', await stripe.prices.retrieve(price.id)],
+      ['SubscriptionItem', item],
+      ['Subscription', await stripe.subscriptions.retrieve(sub.id)],
+      ['Invoice', upcoming],
+      ['Invoice', renewal],
+    ];
+    expect(checks.flatMap(([name, value]) => types.checkObject(name, JSON.parse(JSON.stringify(value))))).toEqual([]);
+  }, 60_000);
 });

@@ -122,13 +122,28 @@ function pastDueSince(invoices: readonly Stripe.Invoice[], periodStart: number):
   return toDate(unpaid[0] ?? periodStart);
 }
 
+/** A price billed from a meter's usage in arrears (`recurring.usage_type=metered`): usage past a plan's included amount. */
+export const isMeteredPrice = (price: Pick<Stripe.Price, 'recurring'>): boolean => price.recurring?.usage_type === 'metered';
+
 /**
- * A Stripe subscription in the port's terms. Its periods live on the item (basil); `invoices` are
- * its recent invoices, used to tell since when it is past due.
+ * The subscription's plan item: the item of the plan's price, which Tollgate makes one of per
+ * subscription. A metered item (usage overage, added by reportUsage) is not the plan: skipped
+ * unless it is all there is.
+ */
+export function planItem(sub: Stripe.Subscription): Stripe.SubscriptionItem {
+  const items = sub.items?.data ?? [];
+  const item = items.find((i) => !isMeteredPrice(i.price)) ?? items[0];
+  if (!item) throw new StripeShapeError(`subscription ${sub.id} has no items`);
+  return item;
+}
+
+/**
+ * A Stripe subscription in the port's terms: its price and quantity are its plan item's (a
+ * metered item is not read). Its periods live on the item (basil); `invoices` are its recent
+ * invoices, used to tell since when it is past due.
  */
 export function subscriptionOf(sub: Stripe.Subscription, invoices: readonly Stripe.Invoice[] = []): ProcessorSubscription {
-  const item = sub.items?.data?.[0];
-  if (!item) throw new StripeShapeError(`subscription ${sub.id} has no items`);
+  const item = planItem(sub);
   const customerId = idOf(sub.customer as string | { id: string });
   if (!customerId) throw new StripeShapeError(`subscription ${sub.id} has no customer`);
   const status = statusOf(sub);
@@ -166,10 +181,17 @@ export function invoiceSubscriptionId(invoice: Pick<Stripe.Invoice, 'parent'>): 
   return idOf(invoice.parent?.subscription_details?.subscription as string | { id: string } | undefined);
 }
 
-/** What the lines of an invoice need to know about a price: whether it is per seat, and its product's name. */
+/** What the lines of an invoice need to know about a price: whether it is per seat or metered, and its product's name. */
 export interface LinePrice {
   perSeat: boolean;
   name: string | null;
+  /** A metered price's amount per billed unit (a package when it has `transform_quantity`); null for a licensed price. */
+  metered?: { unitAmount: number } | null;
+}
+
+/** A price as invoice lines read it. */
+export function linePriceOf(price: Stripe.Price, name: string | null = null): LinePrice {
+  return { perSeat: isPerSeatPrice(price), name, metered: isMeteredPrice(price) ? { unitAmount: price.unit_amount ?? 0 } : null };
 }
 
 /** Line prices by Stripe price id; a price not in it is read as flat. */
@@ -197,16 +219,31 @@ export function invoiceLineOf(line: Stripe.InvoiceLineItem, prices: LinePrices =
   const parent = line.parent;
   const proration = parent?.subscription_item_details?.proration ?? parent?.invoice_item_details?.proration ?? false;
   const priceId = line.pricing?.price_details?.price ?? null;
-  const perSeat = priceId !== null && prices.get(priceId)?.perSeat === true;
+  const price = priceId === null ? undefined : prices.get(priceId);
+  const metered = price?.metered ?? null;
   return {
     kind: proration ? (line.amount < 0 ? 'unused_time' : 'remaining_time') : 'subscription',
     description: line.description ?? '',
     priceId,
-    quantity: perSeat ? (line.quantity ?? null) : null,
+    quantity: metered ? billedUnits(line, metered.unitAmount) : price?.perSeat === true ? (line.quantity ?? null) : null,
     amount: line.amount,
     periodStart: toDate(line.period.start),
     periodEnd: toDate(line.period.end),
   };
+}
+
+/**
+ * The units a metered line bills (packages, for a price with `transform_quantity`): its amount over
+ * the price's unit amount, which holds whether Stripe's line counts the usage before or after the
+ * transformation; the line's quantity for a free price.
+ */
+function billedUnits(line: Stripe.InvoiceLineItem, unitAmount: number): number {
+  return unitAmount > 0 ? Math.round(line.amount / unitAmount) : (line.quantity ?? 0);
+}
+
+/** A metered line that bills nothing: Stripe lists every metered item each period, used or not; Tollgate's invoices show usage only. */
+function isUnusedMeteredLine(line: ProcessorInvoiceLine, prices: LinePrices): boolean {
+  return line.kind === 'subscription' && line.priceId !== null && !!prices.get(line.priceId)?.metered && line.amount === 0 && !line.quantity;
 }
 
 /**
@@ -220,6 +257,7 @@ export function invoiceLinesOf(lines: readonly Stripe.InvoiceLineItem[], prices:
   const groups: { key: string | null; lines: ProcessorInvoiceLine[] }[] = [];
   for (const line of lines) {
     const mapped = invoiceLineOf(line, prices);
+    if (isUnusedMeteredLine(mapped, prices)) continue;
     const item = line.parent?.subscription_item_details?.subscription_item ?? null;
     const key =
       mapped.kind === 'subscription' && mapped.quantity !== null && item !== null ? `${item}|${mapped.priceId}|${line.period.start}|${line.period.end}` : null;
@@ -243,9 +281,13 @@ function mergedLine(lines: readonly ProcessorInvoiceLine[], prices: LinePrices):
   };
 }
 
-/** The period an invoice bills: its subscription line's, else the span of its lines, else Stripe's. */
-function invoicePeriod(invoice: Stripe.Invoice, lines: readonly ProcessorInvoiceLine[]): { start: Date; end: Date } {
-  const full = lines.find((l) => l.kind === 'subscription');
+/**
+ * The period an invoice bills: its plan's subscription line's (a renewal's metered lines bill the
+ * period before), else any subscription line's, else the span of its lines, else Stripe's.
+ */
+function invoicePeriod(invoice: Stripe.Invoice, lines: readonly ProcessorInvoiceLine[], prices: LinePrices): { start: Date; end: Date } {
+  const periodLines = lines.filter((l) => l.kind === 'subscription');
+  const full = periodLines.find((l) => l.priceId === null || !prices.get(l.priceId)?.metered) ?? periodLines[0];
   if (full) return { start: full.periodStart, end: full.periodEnd };
   if (lines.length > 0) {
     return {
@@ -267,7 +309,7 @@ export function invoiceOf(invoice: Stripe.Invoice, lines: readonly Stripe.Invoic
   const customerId = idOf(invoice.customer as string | { id: string } | null);
   if (!customerId) return null;
   const mapped = invoiceLinesOf(lines, prices);
-  const period = invoicePeriod(invoice, mapped);
+  const period = invoicePeriod(invoice, mapped, prices);
   const reason = invoice.billing_reason;
   return {
     id: invoice.id,

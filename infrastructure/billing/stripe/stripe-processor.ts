@@ -27,6 +27,7 @@ import { failureOf, requestFailure } from './stripe-errors';
 import { StripeRefunds } from './stripe-refunds';
 import { StripeSubscriptionChanges } from './stripe-subscription-changes';
 import { StripeSubscriptionReads } from './stripe-subscriptions';
+import { StripeUsage } from './stripe-usage';
 
 export { stepKey } from './stripe-keys';
 
@@ -50,7 +51,8 @@ export const STRIPE_API_VERSION = '2025-08-27.basil' as const;
  * One Stripe account (a project's billing connection) behind the `PaymentProcessor` port. The calls
  * live beside it by what they touch: the catalog (stripe-catalog.ts), customers and checkout
  * (stripe-customers.ts), subscriptions as read (stripe-subscriptions.ts) and as changed
- * (stripe-subscription-changes.ts), and refunds (stripe-refunds.ts). Every write sends an `Idempotency-Key` (stripe-keys.ts); when
+ * (stripe-subscription-changes.ts), refunds (stripe-refunds.ts), and usage overage on Billing Meters
+ * (stripe-usage.ts). Every write sends an `Idempotency-Key` (stripe-keys.ts); when
  * Stripe answers a replay (`Idempotent-Replayed`), the subscription is read again so the snapshot is
  * current.
  *
@@ -65,6 +67,7 @@ export class StripeProcessor implements PaymentProcessor {
   private readonly reads: StripeSubscriptionReads;
   private readonly changes: StripeSubscriptionChanges;
   private readonly refunds: StripeRefunds;
+  private readonly usage: StripeUsage;
 
   constructor(options: StripeProcessorOptions) {
     this.stripe = new Stripe(options.secretKey, {
@@ -81,6 +84,7 @@ export class StripeProcessor implements PaymentProcessor {
     this.reads = new StripeSubscriptionReads(this.stripe);
     this.changes = new StripeSubscriptionChanges(this.stripe, this.reads, options.now ?? (() => new Date()));
     this.refunds = new StripeRefunds(this.stripe);
+    this.usage = new StripeUsage(this.stripe);
   }
 
   verifyCredentials(): Promise<ProcessorResult<ProcessorAccount>> {
@@ -174,12 +178,12 @@ export class StripeProcessor implements PaymentProcessor {
     return this.attempt(() => this.customers.checkoutSubscriptionId(checkoutId));
   }
 
-  ensureMeteredPrice(_input: MeteredPriceInput): Promise<ProcessorResult<string>> {
-    return Promise.resolve(processorFailed({ kind: 'invalid_request', message: 'Metered prices are not available on Stripe yet' }));
+  ensureMeteredPrice(input: MeteredPriceInput): Promise<ProcessorResult<string>> {
+    return this.attempt(() => this.usage.ensureMeteredPrice(input));
   }
 
-  reportUsage(_input: UsageReport): Promise<ProcessorResult<void>> {
-    return Promise.resolve(processorFailed({ kind: 'invalid_request', message: 'Usage reporting is not available on Stripe yet' }));
+  reportUsage(input: UsageReport): Promise<ProcessorResult<void>> {
+    return this.attempt(() => this.usage.reportUsage(input));
   }
 
   createPackCheckout(_input: PackCheckoutInput): Promise<ProcessorResult<{ id: string; url: string }>> {

@@ -1,8 +1,8 @@
 import type Stripe from 'stripe';
 import type { ProcessorInvoice, ProcessorSnapshot } from '../../../application/billing/payment-processor';
-import { StripeShapeError, isResourceMissing, requireId } from './stripe-errors';
+import { isResourceMissing, requireId } from './stripe-errors';
 import { replayed } from './stripe-keys';
-import { type LinePrice, type LinePrices, invoiceOf, isPerSeatPrice, productNameOf, subscriptionOf } from './stripe-mapping';
+import { type LinePrice, type LinePrices, invoiceOf, isPerSeatPrice, linePriceOf, planItem, productNameOf, subscriptionOf } from './stripe-mapping';
 
 /**
  * Expanded on every subscription Tollgate reads: the renewal card (the subscription's default, else
@@ -15,12 +15,8 @@ const SNAPSHOT_INVOICES = 20;
 /** Enough for any customer Tollgate creates; a guard against paging forever. */
 const MAX_LISTED = 1000;
 
-/** The subscription's single item (Tollgate makes one per subscription). */
-export function firstItem(subscription: Stripe.Subscription): Stripe.SubscriptionItem {
-  const item = subscription.items?.data?.[0];
-  if (!item) throw new StripeShapeError(`subscription ${subscription.id} has no items`);
-  return item;
-}
+/** The subscription's plan item (Tollgate makes one per subscription; a metered item for usage overage is not it). */
+export const firstItem = planItem;
 
 /**
  * Subscriptions as Stripe has them now: a subscription read with its recent invoices (the port's
@@ -79,23 +75,23 @@ export class StripeSubscriptionReads {
   }
 
   /**
-   * Which prices of these lines are per seat, with their product's name: a flat price the caller
-   * already holds (`known`, a subscription's item) is taken as it is; any other is read once, with
-   * its product. A price Stripe no longer knows reads as flat.
+   * Which prices of these lines are per seat or metered, with their product's name: a flat or
+   * metered price the caller already holds (`known`, a subscription's items) is taken as it is; any
+   * other is read once, with its product. A price Stripe no longer knows reads as flat.
    */
   async linePricesOf(lines: readonly Stripe.InvoiceLineItem[], known: readonly Stripe.Price[] = []): Promise<LinePrices> {
     for (const price of known) {
-      if (!this.linePrices.has(price.id) && !isPerSeatPrice(price)) this.linePrices.set(price.id, { perSeat: false, name: null });
+      if (!this.linePrices.has(price.id) && !isPerSeatPrice(price)) this.linePrices.set(price.id, linePriceOf(price));
     }
     for (const line of lines) {
       const id = line.pricing?.price_details?.price;
       if (!id || this.linePrices.has(id)) continue;
       try {
         const price = await this.stripe.prices.retrieve(id, { expand: ['product'] });
-        this.linePrices.set(id, { perSeat: isPerSeatPrice(price), name: productNameOf(price.product) });
+        this.linePrices.set(id, linePriceOf(price, productNameOf(price.product)));
       } catch (error) {
         if (!isResourceMissing(error)) throw error;
-        this.linePrices.set(id, { perSeat: false, name: null });
+        this.linePrices.set(id, { perSeat: false, name: null, metered: null });
       }
     }
     return this.linePrices;

@@ -1,9 +1,10 @@
 import type Stripe from 'stripe';
 import type { Account, StripeObject } from './account';
-import { applyMetadata, matchesCreated, priceAmount, promotionCodeProblem, couponValid, tierCharges } from './catalog';
+import { applyMetadata, billedQuantity, matchesCreated, priceAmount, promotionCodeProblem, couponValid, tierCharges } from './catalog';
 import type { Ctx, Route, Settings } from './context';
 import { attachPaymentMethod, chargeOutcome, requireAttached, resolvePaymentMethod } from './customers';
 import { cardError, invalidRequest, missingParameter, resourceMissing, type Decline } from './errors';
+import { meterUsage } from './meters';
 import { createdFilter, listFields, s, type Fields } from './params';
 import { refundableOf } from './refunds';
 import { planFromPrice } from './render';
@@ -48,6 +49,8 @@ function productName(acct: Account, price: Stripe.Price): string {
 }
 
 const priceOf = (acct: Account, item: Stripe.SubscriptionItem) => acct.get(item.price.id) as Stripe.Price;
+/** A price billed in arrears from a meter's usage (`recurring.usage_type=metered`): no quantity, no proration. */
+const isMetered = (price: Stripe.Price) => price.recurring?.usage_type === 'metered';
 const itemsOf = (sub: Sub) => sub.items.data;
 const periodOf = (sub: Sub) => ({ start: itemsOf(sub)[0]!.current_period_start, end: itemsOf(sub)[0]!.current_period_end });
 const subscriptionOfInvoice = (acct: Account, inv: Inv) => {
@@ -79,6 +82,8 @@ interface LineSpec {
  */
 function periodLines(acct: Account, sub: Sub, item: Stripe.SubscriptionItem, period: { start: number; end: number }, trial: boolean): LineSpec[] {
   const price = priceOf(acct, item);
+  // A metered item bills its usage after the period (usageLines), nothing in advance.
+  if (isMetered(price)) return [];
   const qty = item.quantity ?? 1;
   const name = productName(acct, price);
   const base = {
@@ -109,6 +114,39 @@ function periodLines(acct: Account, sub: Sub, item: Stripe.SubscriptionItem, per
       ? []
       : [{ ...base, amount: t.flatAmount, description: `${name} (Tier ${t.tier} at ${at(t.flatAmount)})`, quantity: 0, unitAmountDecimal: null }]),
   ]);
+}
+
+/**
+ * The lines that bill a period's metered usage, in arrears (https://docs.stripe.com/billing/subscriptions/usage-based):
+ * per metered item, what its meter aggregated for the customer over the period, through the price's
+ * `transform_quantity` (packages: 1,501 units at `divide_by=1000, round=up` are 2), times
+ * `unit_amount`. The line's quantity is the billed quantity ("2 × AI tokens (at $2.00 per 1000 units
+ * / month)"). An item with no usage still has its line, for 0.
+ */
+function usageLines(acct: Account, sub: Sub, period: { start: number; end: number }): LineSpec[] {
+  const lines: LineSpec[] = [];
+  for (const item of itemsOf(sub)) {
+    const price = priceOf(acct, item);
+    if (!isMetered(price) || !price.recurring?.meter) continue;
+    const usage = meterUsage(acct, price.recurring.meter, sub.customer as string, period.start, period.end);
+    const qty = billedQuantity(price, usage);
+    const unit = price.unit_amount ?? 0;
+    const per = price.transform_quantity && price.transform_quantity.divide_by > 1 ? ` per ${price.transform_quantity.divide_by} units` : '';
+    lines.push({
+      amount: unit * qty,
+      description: `${qty} × ${productName(acct, price)} (at ${formatAmount(unit, price.currency)}${per} ${intervalText(price)})`,
+      period,
+      price,
+      quantity: qty,
+      subscription: sub.id,
+      subscriptionItem: item.id,
+      proration: false,
+      invoiceItem: null,
+      discountable: true,
+      unitAmountDecimal: String(unit),
+    });
+  }
+  return lines;
 }
 
 /** A pending proration invoice item (invoiceitem.created), billed on the next invoice. */
@@ -189,7 +227,7 @@ function prorations(
   const when = formatDate(t);
   const label = (price: Stripe.Price, qty: number) => `${qty > 1 ? `${qty} × ` : ''}${productName(acct, price)}`;
   const out: { price: Stripe.Price; qty: number; amount: number; description: string }[] = [];
-  const oldAmount = priceAmount(acct, oldPrice, oldQty);
+  const oldAmount = isMetered(oldPrice) ? 0 : priceAmount(acct, oldPrice, oldQty);
   if (oldAmount > 0)
     out.push({
       price: oldPrice,
@@ -198,7 +236,7 @@ function prorations(
       description: `Unused time on ${label(oldPrice, oldQty)} after ${when}`,
     });
   if (newPrice) {
-    const newAmount = priceAmount(acct, newPrice, newQty);
+    const newAmount = isMetered(newPrice) ? 0 : priceAmount(acct, newPrice, newQty);
     if (newAmount > 0)
       out.push({
         price: newPrice,
@@ -719,6 +757,13 @@ function redeemDiscounts(
 const itemCreateFields = s.obj({ price: s.str(), quantity: s.int({ min: 0 }), metadata: s.meta() });
 const discountsField = s.arr(s.obj({ coupon: s.str(), promotion_code: s.str(), discount: s.str() }), { emptyable: true });
 
+/** A metered item has no quantity: its usage comes from its meter. */
+function checkMeteredQuantity(price: Stripe.Price, item: Params, at: string) {
+  if (isMetered(price) && item.quantity !== undefined) {
+    throw invalidRequest(`Quantity should not be specified where usage_type is \`metered\`. Remove quantity from \`${at}\`.`, { param: `${at}[quantity]` });
+  }
+}
+
 function checkPrice(acct: Account, priceId: string, param: string): Stripe.Price {
   const price = acct.find<Stripe.Price>('price', priceId, 'price', param);
   if (!price.active) throw invalidRequest('The price specified is inactive. This field only accepts active prices.', { param });
@@ -743,7 +788,9 @@ export function createSubscription(ctx: Ctx, p: Params, opts: CreateOptions = {}
   }
   const prices = p.items.map((item: Params, i: number) => {
     if (!item.price) throw missingParameter(`items[${i}][price]`);
-    return checkPrice(acct, item.price, `items[${i}][price]`);
+    const price = checkPrice(acct, item.price, `items[${i}][price]`);
+    checkMeteredQuantity(price, item, `items[${i}]`);
+    return price;
   });
   const first = prices[0]!;
   for (const [i, price] of prices.entries()) {
@@ -789,7 +836,7 @@ export function createSubscription(ctx: Ctx, p: Params, opts: CreateOptions = {}
     metadata: applyMetadata({}, item.metadata),
     plan: planFromPrice(prices[i]!),
     price: prices[i]!,
-    quantity: item.quantity ?? 1,
+    ...(isMetered(prices[i]!) ? {} : { quantity: item.quantity ?? 1 }),
     subscription: subId,
     tax_rates: [],
   }));
@@ -963,6 +1010,7 @@ function applyItemChanges(ctx: Ctx, sub: Sub, p: Params, preview: boolean): Upda
     } else {
       if (!change.price) throw missingParameter(at('price'));
       const price = checkPrice(acct, change.price, at('price'));
+      checkMeteredQuantity(price, change, `items[${i}]`);
       if (items.some((x) => x.price.id === price.id))
         throw invalidRequest(`Cannot add multiple subscription items with the same price: ${price.id}`, { param: at('price') });
       if (price.currency !== sub.currency) throw invalidRequest('The price specified has a different currency than the subscription.', { param: at('price') });
@@ -981,12 +1029,12 @@ function applyItemChanges(ctx: Ctx, sub: Sub, p: Params, preview: boolean): Upda
         metadata: applyMetadata({}, change.metadata),
         plan: planFromPrice(price),
         price,
-        quantity: change.quantity ?? 1,
+        ...(isMetered(price) ? {} : { quantity: change.quantity ?? 1 }),
         subscription: sub.id,
         tax_rates: [],
       };
       items.push(item);
-      if (prorate) for (const pr of prorations(acct, item, price, 0, price, item.quantity!, t)) credits.push({ item: item.id, ...pr });
+      if (prorate && !isMetered(price)) for (const pr of prorations(acct, item, price, 0, price, item.quantity!, t)) credits.push({ item: item.id, ...pr });
     }
   }
   const resetCycle = intervalChanged || p.billing_cycle_anchor === 'now' || p.trial_end === 'now';
@@ -1279,7 +1327,11 @@ function renew(ctx: Ctx, sub: Sub) {
       customer: sub.customer as string,
       subscription: sub,
       billingReason: 'subscription_cycle',
-      lines: itemsOf(sub).flatMap((item) => periodLines(acct, sub, item, { start: t, end }, false)),
+      // The next period in advance, then the ended period's usage in arrears (none for a trial).
+      lines: [
+        ...itemsOf(sub).flatMap((item) => periodLines(acct, sub, item, { start: t, end }, false)),
+        ...(endingTrial ? [] : usageLines(acct, sub, previous)),
+      ],
       periodStart: previous.start,
       periodEnd: previous.end,
       includePending: true,
@@ -1477,7 +1529,10 @@ function createPreview(ctx: Ctx, p: Params) {
       customer: sub.customer as string,
       subscription: sub,
       billingReason: 'subscription_cycle',
-      lines: itemsOf(sub).flatMap((item) => periodLines(acct, sub, item, { start: period.end, end }, false)),
+      lines: [
+        ...itemsOf(sub).flatMap((item) => periodLines(acct, sub, item, { start: period.end, end }, false)),
+        ...(sub.status === 'trialing' ? [] : usageLines(acct, sub, period)),
+      ],
       periodStart: period.start,
       periodEnd: period.end,
       includePending: true,
@@ -1710,6 +1765,31 @@ export const billingRoutes: Route[] = [
       const sub = ctx.acct.find<Sub>('subscription', p.subscription, 'subscription', 'subscription');
       const items = (ctx.acct.render(ctx.acct, { ...sub, items: { ...sub.items } }) as Sub).items.data;
       return paginate(items, p, '/v1/subscription_items');
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/subscription_items',
+    paramsType: 'SubscriptionItemCreateParams',
+    fields: {
+      subscription: s.req(s.str()),
+      price: s.str(),
+      quantity: s.int({ min: 0 }),
+      metadata: s.meta(),
+      proration_behavior: s.enum(['always_invoice', 'create_prorations', 'none']),
+      proration_date: s.int(),
+      payment_behavior: s.enum(['allow_incomplete', 'default_incomplete', 'error_if_incomplete', 'pending_if_incomplete']),
+    },
+    // "Adds a new item to an existing subscription. No existing items will be changed or replaced":
+    // the same as an update adding one item (prorated unless `proration_behavior=none`).
+    handler: (ctx, p) => {
+      const sub = ctx.acct.find<Sub>('subscription', p.subscription, 'subscription', 'subscription');
+      if (!p.price) throw missingParameter('price');
+      const { subscription: _, price, quantity, metadata, ...rest } = p;
+      const item = { price, ...(quantity === undefined ? {} : { quantity }), ...(metadata === undefined ? {} : { metadata }) };
+      const updated = updateSubscription(ctx, { ...rest, items: [item] }, { id: sub.id });
+      const added = updated.items.data.find((i) => i.price.id === price)!;
+      return ctx.acct.render(ctx.acct, added as unknown as StripeObject);
     },
   },
   {

@@ -2,6 +2,7 @@ import type Stripe from 'stripe';
 import type { Account } from './account';
 import type { Ctx, Route } from './context';
 import { invalidRequest, missingParameter, paramError, resourceMissing } from './errors';
+import { requireMeter } from './meters';
 import { createdFilter, listFields, s, type Fields } from './params';
 import { newId, paginate, randomString } from './util';
 
@@ -56,7 +57,8 @@ const productFields: Fields = {
 const recurringFields: Fields = {
   interval: s.req(s.enum(['day', 'week', 'month', 'year'])),
   interval_count: s.int({ min: 1 }),
-  usage_type: s.enum(['licensed']),
+  usage_type: s.enum(['licensed', 'metered']),
+  meter: s.str(),
   trial_period_days: s.int({ min: 0, max: 730 }),
 };
 
@@ -180,11 +182,14 @@ export function createPrice(acct: Account, p: Record<string, any>, paramPrefix =
     ? {
         interval: p.recurring.interval,
         interval_count: p.recurring.interval_count ?? 1,
-        meter: null,
+        meter: meteredBy(acct, p.recurring, at),
         trial_period_days: p.recurring.trial_period_days ?? null,
-        usage_type: 'licensed',
+        usage_type: p.recurring.usage_type ?? 'licensed',
       }
     : null;
+  if (p.transform_quantity && scheme === 'tiered') {
+    throw invalidRequest('You may not specify `transform_quantity` for a price with `billing_scheme=tiered`.', { param: at('transform_quantity') });
+  }
   if (recurring) {
     const max = { day: 1095, week: 156, month: 36, year: 3 }[recurring.interval];
     if (recurring.interval_count > max) {
@@ -207,7 +212,7 @@ export function createPrice(acct: Account, p: Record<string, any>, paramPrefix =
     recurring,
     tax_behavior: p.tax_behavior ?? 'unspecified',
     tiers_mode: tiers ? p.tiers_mode : null,
-    transform_quantity: null,
+    transform_quantity: p.transform_quantity ? { divide_by: p.transform_quantity.divide_by, round: p.transform_quantity.round } : null,
     type: recurring ? 'recurring' : 'one_time',
     unit_amount: amount,
     unit_amount_decimal: amount === null ? null : String(amount),
@@ -216,6 +221,22 @@ export function createPrice(acct: Account, p: Record<string, any>, paramPrefix =
   if (tiers) acct.state(price.id).tiers = tiers;
   acct.emit('price.created', price);
   return price;
+}
+
+/**
+ * The meter of a metered price (https://docs.stripe.com/billing/subscriptions/usage-based): since
+ * 2025-03-31.basil a metered price must name an active meter (usage records are gone), and only a
+ * metered price may.
+ */
+function meteredBy(acct: Account, recurring: Record<string, any>, at: (k: string) => string): string | null {
+  if (recurring.usage_type !== 'metered') {
+    if (recurring.meter !== undefined) {
+      throw invalidRequest('You may only specify `recurring[meter]` for a price with `recurring[usage_type]=metered`.', { param: at('recurring[meter]') });
+    }
+    return null;
+  }
+  if (recurring.meter === undefined) throw missingParameter(at('recurring[meter]'));
+  return requireMeter(acct, recurring.meter, at('recurring[meter]')).id;
 }
 
 /**
@@ -302,10 +323,20 @@ export function tierCharges(acct: Account, price: Stripe.Price, quantity: number
   return out;
 }
 
+/**
+ * The quantity a per-unit price bills: with `transform_quantity`, the quantity divided by
+ * `divide_by` and rounded up or down (https://docs.stripe.com/billing/subscriptions/usage-based/transform-quantities).
+ */
+export function billedQuantity(price: Stripe.Price, quantity: number): number {
+  const t = price.transform_quantity;
+  if (!t) return quantity;
+  return t.round === 'up' ? Math.ceil(quantity / t.divide_by) : Math.floor(quantity / t.divide_by);
+}
+
 /** What a price charges per period for `quantity` units, tiers included. */
 export function priceAmount(acct: Account, price: Stripe.Price, quantity: number): number {
   const charges = tierCharges(acct, price, quantity);
-  if (charges === null) return (price.unit_amount ?? 0) * quantity;
+  if (charges === null) return (price.unit_amount ?? 0) * billedQuantity(price, quantity);
   return charges.reduce((sum, c) => sum + c.unitAmount * c.units + (c.flatAmount ?? 0), 0);
 }
 
@@ -339,6 +370,7 @@ const priceCreateFields: Fields = {
     unit_label: s.str({ max: 12 }),
   }),
   recurring: s.obj(recurringFields),
+  transform_quantity: s.obj({ divide_by: s.req(s.int({ min: 1 })), round: s.req(s.enum(['down', 'up'])) }),
   active: s.bool(),
   lookup_key: s.str({ max: 200 }),
   transfer_lookup_key: s.bool(),
@@ -388,6 +420,7 @@ function priceList(ctx: Ctx, p: Record<string, any>) {
     if (p.lookup_keys && !(x.lookup_key && p.lookup_keys.includes(x.lookup_key))) return false;
     if (p.recurring?.interval && x.recurring?.interval !== p.recurring.interval) return false;
     if (p.recurring?.usage_type && x.recurring?.usage_type !== p.recurring.usage_type) return false;
+    if (p.recurring?.meter && x.recurring?.meter !== p.recurring.meter) return false;
     return matchesCreated(x.created, p.created);
   });
   return paginate(items, p, '/v1/prices');

@@ -21,7 +21,7 @@ export function planFromPrice(price: Stripe.Price): Stripe.Plan {
     nickname: price.nickname,
     product: price.product,
     tiers_mode: price.tiers_mode,
-    transform_usage: null,
+    transform_usage: price.transform_quantity ? { ...price.transform_quantity } : null,
     trial_period_days: price.recurring?.trial_period_days ?? null,
     usage_type: price.recurring?.usage_type ?? 'licensed',
   };

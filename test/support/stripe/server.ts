@@ -9,6 +9,7 @@ import { catalogRoutes } from './catalog';
 import { checkoutRoutes, completeSession, type CompleteCheckoutOptions } from './checkout';
 import type { Ctx, Route, Settings } from './context';
 import { customerRoutes } from './customers';
+import { meterRoutes } from './meters';
 import { refundRoutes } from './refunds';
 import { authenticationError, idempotencyError, invalidRequest, maskKey, permissionError, StripeApiError, unrecognizedUrl, type Decline } from './errors';
 import { parseForm, validateParams, type RawTree } from './params';
@@ -220,7 +221,7 @@ function stripeDeclares(paramsType: string | undefined, name: string): boolean {
 
 /** Every endpoint the server answers (without a dispatcher: for the conformance test). */
 export function routeTable(dispatcher = new WebhookDispatcher({ timeoutMs: 0, retryDelaysMs: [], paused: true })): Route[] {
-  return [...catalogRoutes, ...customerRoutes, ...billingRoutes, ...refundRoutes, ...checkoutRoutes, ...webhookRoutes(dispatcher)];
+  return [...catalogRoutes, ...meterRoutes, ...customerRoutes, ...billingRoutes, ...refundRoutes, ...checkoutRoutes, ...webhookRoutes(dispatcher)];
 }
 
 export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<FakeStripe> {
