@@ -6,7 +6,7 @@ import { createElement, type FunctionComponent, type ReactNode } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTollgate, USAGE_BATCH_SIZE, type Tollgate, type UsageEvent, type UsageSubject } from '../../packages/sdk/src';
-import { createBrowserClient, type BrowserClient, type BrowserSession, type MfaChallenge } from '../../packages/sdk/src/browser';
+import { createBrowserClient, type BrowserClient, type BrowserSession, type CreditPack, type MfaChallenge } from '../../packages/sdk/src/browser';
 import { startTestApp, type TestApp } from '../support/app';
 import { consoleApi, type ConsoleSession } from '../support/console-api';
 
@@ -17,6 +17,14 @@ vi.mock('@tollgate/sdk/browser', () => import('../../packages/sdk/src/browser'))
 interface ReactPackage {
   TollgateProvider: FunctionComponent<{ client: BrowserClient; locale?: string; children?: ReactNode }>;
   UsageBar: FunctionComponent<{ feature: string; for?: 'user' | 'organization'; label?: string; locale?: string }>;
+  CreditPacks: FunctionComponent<{
+    feature?: string;
+    successUrl: string;
+    cancelUrl: string;
+    for?: 'user' | 'organization';
+    packs?: CreditPack[];
+    locale?: string;
+  }>;
 }
 const loadReact = () => import(/* @vite-ignore */ path.resolve(import.meta.dirname, '../../packages/react/src/index.ts')) as Promise<ReactPackage>;
 
@@ -36,6 +44,12 @@ const loadReact = () => import(/* @vite-ignore */ path.resolve(import.meta.dirna
  * `cachedUsage()`), the entitlements' `usage`, and an organization's usage as the active context.
  * React: <UsageBar> rendered on the state so read: its text, credits, progress bar attributes and
  * limit states (warning at 80%, full at 100%, the overage of a billed limit).
+ *
+ * Credit packs (created by the operator through the admin API): listed by the browser client
+ * (`creditPacks()`), bought with `buyCreditPack` and `redirectToCreditPackCheckout` through the
+ * session routes and paid on the sandbox's checkout page (its form, a test card), the credits then
+ * in the buyer's usage; the refusals (an unknown pack, a return URL not allowed, an organization's
+ * pack without an active organization); <CreditPacks> rendered on the packs and the usage read.
  */
 
 const CALLBACK = 'http://127.0.0.1:5173/callback';
@@ -398,5 +412,149 @@ describe('<UsageBar> on the usage read through the session routes', () => {
     expect(await bar('no_such_meter')).toBe('');
     await client.signOut();
     expect(await bar('api_calls')).toBe('');
+  });
+});
+
+describe('credit packs through the browser client and <CreditPacks>', () => {
+  const SHOP = 'http://127.0.0.1:5173/credits';
+  const PAID = `${SHOP}?paid=1`;
+  let callsId: string;
+  let reportsId: string;
+
+  /** Pays a sandbox checkout page with `card`, as its form does. */
+  const pay = (url: string, card: string) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ card }).toString(),
+      redirect: 'manual',
+    });
+
+  beforeAll(async () => {
+    // A second apart (the test clock stands still): listed newest first.
+    const pack = async (body: object) => {
+      t.clock.advance(1000);
+      return (await asOperator<{ pack: { id: string } }>('POST', '/credit-packs', body, 201)).pack.id;
+    };
+    callsId = await pack({ feature: 'api_calls', name: '500 calls', units: 500, amount: 900, currency: 'usd', expires_in_days: 30 });
+    reportsId = await pack({ feature: 'reports', name: 'Report bundle', units: 10, amount: 250, currency: 'usd', expires_in_days: null });
+    const archived = await pack({ feature: 'reports', name: 'Old bundle', units: 1, amount: 100, currency: 'usd' });
+    await asOperator('POST', `/credit-packs/${archived}/archive`, undefined, 200);
+  });
+
+  it('lists the packs for sale, buys one through the sandbox checkout, and the credits are in the usage', async () => {
+    const { client, subject } = await subscriber('pack-buyer');
+    const packs = await client.creditPacks();
+    // The active packs, newest first; the archived one is not for sale.
+    expect(packs.map((p) => [p.id, p.name])).toEqual([
+      [reportsId, 'Report bundle'],
+      [callsId, '500 calls'],
+    ]);
+    expect(packs[1]).toMatchObject({ feature: 'api_calls', units: 500, amount: 900, currency: 'usd', expiresInDays: 30, active: true });
+    expect(packs[0]).toMatchObject({ feature: 'reports', units: 10, amount: 250, expiresInDays: null });
+
+    const checkout = await client.buyCreditPack(callsId, { successUrl: PAID, cancelUrl: SHOP });
+    expect(checkout).toEqual({ id: expect.any(String), url: expect.stringContaining(`/sandbox/checkout/${checkout.id}`) });
+    const page = await (await fetch(checkout.url)).text();
+    expect(page).toContain('Buy 500 calls');
+    expect(page).toContain('$9.00');
+    expect((await client.usage()).features.find((f) => f.feature === 'api_calls')).toMatchObject({ credits: 0, remaining: 100 });
+
+    const paid = await pay(checkout.url, '4242424242424242');
+    expect(paid.status).toBe(303);
+    expect(paid.headers.get('location')).toBe(PAID);
+    // Back on the page (a new page load reads the usage): the 500 credits after the 100 included.
+    await client.refreshUsage();
+    expect(client.cachedUsage()?.features.find((f) => f.feature === 'api_calls')).toMatchObject({ included: 100, credits: 500, remaining: 600 });
+    const [grant] = await tollgate.usage.credits(subject, 'api_calls');
+    expect(grant).toMatchObject({ source: 'purchase', amount: 500, remaining: 500, reason: '500 calls' });
+    expect(Date.parse(grant!.expiresAt!)).toBeGreaterThan(t.clock.now().getTime() + 29 * 86_400_000);
+    // Paying the same checkout again grants nothing more.
+    expect((await pay(checkout.url, '4242424242424242')).status).toBeGreaterThanOrEqual(400);
+    expect((await client.usage()).features.find((f) => f.feature === 'api_calls')?.credits).toBe(500);
+  });
+
+  it('redirectToCreditPackCheckout sends the browser to the checkout; refusals are TollgateErrors', async () => {
+    const { client } = await subscriber('pack-redirect');
+    const assign = vi.fn<(url: string) => void>();
+    vi.stubGlobal('location', { assign });
+    try {
+      await client.redirectToCreditPackCheckout(reportsId, { successUrl: PAID, cancelUrl: SHOP });
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(assign).toHaveBeenCalledTimes(1);
+    const url = assign.mock.calls[0]![0];
+    expect(url).toMatch(/\/sandbox\/checkout\//);
+    expect((await pay(url, '4242424242424242')).status).toBe(303);
+    expect((await client.usage()).features.find((f) => f.feature === 'reports')).toMatchObject({ included: 5, credits: 10, remaining: 15 });
+
+    await expect(client.buyCreditPack('cpk_missing', { successUrl: PAID, cancelUrl: SHOP })).rejects.toMatchObject({
+      name: 'TollgateError',
+      code: 'credit_pack_not_found',
+      status: 404,
+    });
+    await expect(client.buyCreditPack(callsId, { successUrl: 'https://evil.example.com/', cancelUrl: SHOP })).rejects.toMatchObject({
+      code: 'redirect_url_not_allowed',
+      status: 400,
+    });
+    await expect(client.buyCreditPack(callsId, { for: 'organization', successUrl: PAID, cancelUrl: SHOP })).rejects.toMatchObject({
+      code: 'no_active_organization',
+      status: 400,
+    });
+  });
+
+  it('<CreditPacks> lists the packs with their terms and a Buy button each', async () => {
+    const { TollgateProvider, CreditPacks } = await loadReact();
+    const { client } = await subscriber('pack-list');
+    const packs = await client.creditPacks();
+    const render = async (props: { feature?: string; for?: 'user' | 'organization'; packs?: CreditPack[]; locale?: string } = {}) => {
+      await client.refreshUsage({ for: props.for ?? 'user' }).catch(() => undefined);
+      return renderToStaticMarkup(
+        createElement(TollgateProvider, { client, locale: 'en' }, createElement(CreditPacks, { successUrl: PAID, cancelUrl: SHOP, packs, ...props })),
+      );
+    };
+    const all = (html: string, block: string) => [...html.matchAll(new RegExp(`class="tg-credit-packs__${block}"[^>]*>([^<]*)<`, 'g'))].map((m) => m[1]);
+
+    // The meter's unit from the usage read, the price from minor units, the expiry.
+    let html = await render();
+    expect(html).toMatch(/^<div class="tg-credit-packs" lang="en" dir="ltr">/);
+    expect(html).toContain('role="list"');
+    expect(all(html, 'name')).toEqual(['Report bundle', '500 calls']);
+    expect(all(html, 'terms')).toEqual(['10 reports · $2.50 · never expires', '500 calls · $9.00 · expires 30 days after purchase']);
+    expect(all(html, 'button')).toEqual(['Buy', 'Buy']);
+    // Each button is described by its pack's name and terms.
+    const described = [...html.matchAll(/aria-describedby="([^"]+)"/g)].map((m) => m[1]!.split(' '));
+    const ids = [...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]);
+    expect(described).toHaveLength(2);
+    for (const pair of described) for (const ref of pair) expect(ids).toContain(ref);
+
+    // One meter's packs only; none of a meter: said so.
+    html = await render({ feature: 'api_calls' });
+    expect(all(html, 'terms')).toEqual(['500 calls · $9.00 · expires 30 days after purchase']);
+    expect(all(html, 'empty')).toEqual([]);
+    expect(all(await render({ feature: 'no_such_meter' }), 'empty')).toEqual(['No credit packs are available.']);
+
+    // Another locale: its strings and its money format.
+    html = await render({ feature: 'api_calls', locale: 'de' });
+    expect(html).toContain('lang="de"');
+    expect(all(html, 'terms')).toEqual(['500 calls · 9,00\u00a0$ · verfällt 30 Tage nach dem Kauf']);
+    expect(all(html, 'button')).toEqual(['Kaufen']);
+
+    // Not read yet: loading (the packs are read on mount).
+    html = await render({ packs: undefined });
+    expect(html).toContain('aria-busy="true"');
+    expect(all(html, 'loading')).toEqual(['Loading…']);
+
+    // For an organization: nothing without an active one; with one that has no usage of the meter, "credits".
+    expect(await render({ for: 'organization' })).toBe('');
+    const org = await client.organizations.create({ name: 'Pack Co' });
+    await client.organizations.setActive(org.id);
+    html = await render({ for: 'organization', feature: 'api_calls' });
+    expect(all(html, 'terms')).toEqual(['500 credits · $9.00 · expires 30 days after purchase']);
+
+    // Signed out: nothing.
+    await client.signOut();
+    expect(await render()).toBe('');
   });
 });

@@ -13,8 +13,10 @@ import { REACT_EXTERNAL, SDK_DEPENDENCIES, SDK_EXTERNAL, SDK_PEERS } from '../..
  * and imports only its peer dependencies (zod, @ts-rest/core); the browser entry imports only its
  * dependency @simplewebauthn/browser (the passkey ceremonies); the React package imports react and
  * @tollgate/sdk/browser. The React package's browser bundle,
- * react excluded, stays under 33 kB gzip (30 kB before usage-based billing: useUsage, <UsageBar>
- * and its strings in the 20 locales, and the browser client's usage reads, about 2.8 kB).
+ * react excluded, stays under 35 kB gzip (30 kB before usage-based billing: useUsage, <UsageBar>
+ * and its strings in the 20 locales, and the browser client's usage reads, about 2.8 kB; then
+ * 33 kB before credit packs: <CreditPacks>, its strings in the 20 locales and the browser
+ * client's creditPacks/buyCreditPack, about 1.9 kB).
  */
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -73,7 +75,7 @@ describe('@tollgate/react', () => {
     expect(new Set(imports)).toEqual(new Set(['react', 'react/jsx-runtime', '@tollgate/sdk/browser']));
   });
 
-  it('weighs under 33 kB gzip in a browser, with the browser client and without react', async () => {
+  it('weighs under 35 kB gzip in a browser, with the browser client and without react', async () => {
     await bundle('packages/react/src/index.ts', {
       external: ['react', 'react/jsx-runtime', 'react-dom'],
       alias: { '@tollgate/sdk/browser': path.join(root, 'packages/sdk/src/browser/index.ts') },
@@ -87,6 +89,6 @@ describe('@tollgate/react', () => {
       `@tollgate/react browser bundle (with @tollgate/sdk/browser, without react): ${(code.length / 1024).toFixed(1)} kB minified, ` +
         `${(gzip / 1024).toFixed(1)} kB gzip`,
     );
-    expect(gzip).toBeLessThan(33 * 1024);
+    expect(gzip).toBeLessThan(35 * 1024);
   });
 });

@@ -6,6 +6,7 @@
  *     <PricingTable />                    (for="organization": the team's plans, bought for the active organization)
  *     <SeatsManager />                    (the team's seats: used of total; buy more on a bought-seat plan)
  *     <UsageBar feature="api_calls" />    (a metered feature: used of included, credits, the limit; useUsage('api_calls'))
+ *     <CreditPacks feature="api_calls" successUrl={here} cancelUrl={here} />   (credit packs for sale, Buy: their checkout)
  *     <Protect plan="pro" fallback={<p>Upgrade to Pro</p>}><Reports /></Protect>
  *     <OrganizationSwitcher />
  *     <Protect permission="org:members:manage"><OrganizationProfile /></Protect>
@@ -26,6 +27,7 @@ export type { TollgateProviderProps, UseUser, UseEntitlements, UseOrganization, 
 export { PricingTable, type PricingTableProps } from './pricing-table';
 export { SeatsManager, type SeatsManagerProps } from './seats-manager';
 export { UsageBar, useUsage, usageLevel, type UsageBarProps, type UseUsage, type UseUsageOptions, type UsageLevel } from './usage';
+export { CreditPacks, creditPackText, type CreditPacksProps } from './credit-packs';
 export { OrganizationSwitcher, OrganizationProfile, type OrganizationSwitcherProps, type OrganizationProfileProps } from './organizations';
 export { PasskeyButton, usePasskeys, type PasskeyButtonProps, type UsePasskeys } from './passkeys';
 export { LOCALES, MESSAGES, resolveLocale, formatMoney, type Locale, type Messages } from './messages';
@@ -62,4 +64,6 @@ export type {
   SubjectUsage,
   UsageSubject,
   UsageRead,
+  CreditPack,
+  CreditPackCheckoutInput,
 } from '@tollgate/sdk/browser';

@@ -80,6 +80,13 @@ export interface Messages {
   usageLimitReached: string;
   usageOver: string;
   usageOverBilled: string;
+  buy: string;
+  creditPackCredits: string;
+  creditPackExpiry: string;
+  /** The singular, in the languages whose {days} of one reads otherwise (else the plural's). */
+  creditPackExpiryDay?: string;
+  creditPackNoExpiry: string;
+  noCreditPacks: string;
 }
 
 export const MESSAGES: Record<Locale, Messages> = {
@@ -154,6 +161,12 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'Limit reached',
     usageOver: '{count} over the limit',
     usageOverBilled: '{count} over the limit, billed',
+    buy: 'Buy',
+    creditPackCredits: '{count} credits',
+    creditPackExpiry: 'expires {days} days after purchase',
+    creditPackExpiryDay: 'expires 1 day after purchase',
+    creditPackNoExpiry: 'never expires',
+    noCreditPacks: 'No credit packs are available.',
   },
   it: {
     billingPeriod: 'Periodo di fatturazione',
@@ -226,6 +239,12 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'Limite raggiunto',
     usageOver: '{count} oltre il limite',
     usageOverBilled: '{count} oltre il limite, addebitati',
+    buy: 'Acquista',
+    creditPackCredits: '{count} crediti',
+    creditPackExpiry: "scade {days} giorni dopo l'acquisto",
+    creditPackExpiryDay: "scade 1 giorno dopo l'acquisto",
+    creditPackNoExpiry: 'non scade',
+    noCreditPacks: 'Nessun pacchetto di crediti disponibile.',
   },
   es: {
     billingPeriod: 'Periodo de facturación',
@@ -298,6 +317,12 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'Límite alcanzado',
     usageOver: '{count} por encima del límite',
     usageOverBilled: '{count} por encima del límite, facturados',
+    buy: 'Comprar',
+    creditPackCredits: '{count} créditos',
+    creditPackExpiry: 'caduca {days} días después de la compra',
+    creditPackExpiryDay: 'caduca 1 día después de la compra',
+    creditPackNoExpiry: 'no caduca',
+    noCreditPacks: 'No hay paquetes de créditos disponibles.',
   },
   fr: {
     billingPeriod: 'Période de facturation',
@@ -370,6 +395,12 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'Limite atteinte',
     usageOver: '{count} au-delà de la limite',
     usageOverBilled: '{count} au-delà de la limite, facturés',
+    buy: 'Acheter',
+    creditPackCredits: '{count} crédits',
+    creditPackExpiry: "expire {days} jours après l'achat",
+    creditPackExpiryDay: "expire 1 jour après l'achat",
+    creditPackNoExpiry: "n'expire pas",
+    noCreditPacks: "Aucun pack de crédits n'est disponible.",
   },
   de: {
     billingPeriod: 'Abrechnungszeitraum',
@@ -442,6 +473,12 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'Limit erreicht',
     usageOver: '{count} über dem Limit',
     usageOverBilled: '{count} über dem Limit, wird berechnet',
+    buy: 'Kaufen',
+    creditPackCredits: '{count} Credits',
+    creditPackExpiry: 'verfällt {days} Tage nach dem Kauf',
+    creditPackExpiryDay: 'verfällt 1 Tag nach dem Kauf',
+    creditPackNoExpiry: 'verfällt nicht',
+    noCreditPacks: 'Keine Guthabenpakete verfügbar.',
   },
   pt: {
     billingPeriod: 'Período de cobrança',
@@ -514,6 +551,12 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'Limite atingido',
     usageOver: '{count} acima do limite',
     usageOverBilled: '{count} acima do limite, cobrados',
+    buy: 'Comprar',
+    creditPackCredits: '{count} créditos',
+    creditPackExpiry: 'expira {days} dias após a compra',
+    creditPackExpiryDay: 'expira 1 dia após a compra',
+    creditPackNoExpiry: 'não expira',
+    noCreditPacks: 'Nenhum pacote de créditos disponível.',
   },
   ja: {
     billingPeriod: '請求期間',
@@ -583,6 +626,11 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: '上限に達しました',
     usageOver: '上限を {count} 超過',
     usageOverBilled: '上限を {count} 超過(請求対象)',
+    buy: '購入',
+    creditPackCredits: '{count} クレジット',
+    creditPackExpiry: '購入から{days}日後に失効',
+    creditPackNoExpiry: '有効期限なし',
+    noCreditPacks: '購入できるクレジットパックはありません。',
   },
   ko: {
     billingPeriod: '결제 주기',
@@ -652,6 +700,11 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: '한도 도달',
     usageOver: '한도 {count} 초과',
     usageOverBilled: '한도 {count} 초과, 청구됨',
+    buy: '구매',
+    creditPackCredits: '크레딧 {count}',
+    creditPackExpiry: '구매 후 {days}일 뒤 만료',
+    creditPackNoExpiry: '만료 없음',
+    noCreditPacks: '구매할 수 있는 크레딧 팩이 없습니다.',
   },
   zh: {
     billingPeriod: '计费周期',
@@ -721,6 +774,11 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: '已达上限',
     usageOver: '超出上限 {count}',
     usageOverBilled: '超出上限 {count},将计费',
+    buy: '购买',
+    creditPackCredits: '{count} 额度',
+    creditPackExpiry: '购买 {days} 天后过期',
+    creditPackNoExpiry: '永不过期',
+    noCreditPacks: '暂无可购买的额度包。',
   },
   nl: {
     billingPeriod: 'Factureringsperiode',
@@ -793,6 +851,12 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'Limiet bereikt',
     usageOver: '{count} boven de limiet',
     usageOverBilled: '{count} boven de limiet, gefactureerd',
+    buy: 'Kopen',
+    creditPackCredits: '{count} credits',
+    creditPackExpiry: 'verloopt {days} dagen na aankoop',
+    creditPackExpiryDay: 'verloopt 1 dag na aankoop',
+    creditPackNoExpiry: 'verloopt niet',
+    noCreditPacks: 'Er zijn geen tegoedpakketten beschikbaar.',
   },
   pl: {
     billingPeriod: 'Okres rozliczeniowy',
@@ -862,6 +926,12 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'Osiągnięto limit',
     usageOver: '{count} ponad limit',
     usageOverBilled: '{count} ponad limit, płatne',
+    buy: 'Kup',
+    creditPackCredits: 'Kredyty: {count}',
+    creditPackExpiry: 'ważne {days} dni od zakupu',
+    creditPackExpiryDay: 'ważne 1 dzień od zakupu',
+    creditPackNoExpiry: 'bezterminowe',
+    noCreditPacks: 'Brak dostępnych pakietów kredytów.',
   },
   ru: {
     billingPeriod: 'Период оплаты',
@@ -931,6 +1001,12 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'Лимит исчерпан',
     usageOver: 'Сверх лимита: {count}',
     usageOverBilled: 'Сверх лимита: {count}, оплачивается',
+    buy: 'Купить',
+    creditPackCredits: 'Кредиты: {count}',
+    creditPackExpiry: 'действуют {days} дн. после покупки',
+    creditPackExpiryDay: 'действуют 1 день после покупки',
+    creditPackNoExpiry: 'бессрочно',
+    noCreditPacks: 'Пакетов кредитов пока нет.',
   },
   sv: {
     billingPeriod: 'Faktureringsperiod',
@@ -1003,6 +1079,12 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'Gränsen nådd',
     usageOver: '{count} över gränsen',
     usageOverBilled: '{count} över gränsen, debiteras',
+    buy: 'Köp',
+    creditPackCredits: '{count} krediter',
+    creditPackExpiry: 'går ut {days} dagar efter köpet',
+    creditPackExpiryDay: 'går ut 1 dag efter köpet',
+    creditPackNoExpiry: 'går inte ut',
+    noCreditPacks: 'Inga kreditpaket finns tillgängliga.',
   },
   da: {
     billingPeriod: 'Faktureringsperiode',
@@ -1075,6 +1157,12 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'Grænsen er nået',
     usageOver: '{count} over grænsen',
     usageOverBilled: '{count} over grænsen, faktureres',
+    buy: 'Køb',
+    creditPackCredits: '{count} kreditter',
+    creditPackExpiry: 'udløber {days} dage efter købet',
+    creditPackExpiryDay: 'udløber 1 dag efter købet',
+    creditPackNoExpiry: 'udløber ikke',
+    noCreditPacks: 'Der er ingen kreditpakker tilgængelige.',
   },
   nb: {
     billingPeriod: 'Faktureringsperiode',
@@ -1147,6 +1235,12 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'Grensen er nådd',
     usageOver: '{count} over grensen',
     usageOverBilled: '{count} over grensen, faktureres',
+    buy: 'Kjøp',
+    creditPackCredits: '{count} kreditter',
+    creditPackExpiry: 'utløper {days} dager etter kjøpet',
+    creditPackExpiryDay: 'utløper 1 dag etter kjøpet',
+    creditPackNoExpiry: 'utløper ikke',
+    noCreditPacks: 'Ingen kredittpakker er tilgjengelige.',
   },
   fi: {
     billingPeriod: 'Laskutusjakso',
@@ -1216,6 +1310,11 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'Raja saavutettu',
     usageOver: '{count} yli rajan',
     usageOverBilled: '{count} yli rajan, laskutetaan',
+    buy: 'Osta',
+    creditPackCredits: 'Krediittejä: {count}',
+    creditPackExpiry: 'vanhenee {days} päivän kuluttua ostosta',
+    creditPackNoExpiry: 'ei vanhene',
+    noCreditPacks: 'Krediittipaketteja ei ole saatavilla.',
   },
   ar: {
     billingPeriod: 'فترة الفوترة',
@@ -1285,6 +1384,11 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'تم بلوغ الحد',
     usageOver: '{count} فوق الحد',
     usageOverBilled: '{count} فوق الحد، تُحتسب رسومها',
+    buy: 'شراء',
+    creditPackCredits: 'الأرصدة: {count}',
+    creditPackExpiry: 'الصلاحية بالأيام بعد الشراء: {days}',
+    creditPackNoExpiry: 'لا تنتهي صلاحيتها',
+    noCreditPacks: 'لا توجد حزم أرصدة متاحة.',
   },
   he: {
     billingPeriod: 'תקופת חיוב',
@@ -1354,6 +1458,12 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'הגעת למגבלה',
     usageOver: '{count} מעל המגבלה',
     usageOverBilled: '{count} מעל המגבלה, בחיוב',
+    buy: 'קנייה',
+    creditPackCredits: 'קרדיטים: {count}',
+    creditPackExpiry: 'בתוקף {days} ימים מהרכישה',
+    creditPackExpiryDay: 'בתוקף יום אחד מהרכישה',
+    creditPackNoExpiry: 'ללא תפוגה',
+    noCreditPacks: 'אין חבילות קרדיטים זמינות.',
   },
   th: {
     billingPeriod: 'รอบการเรียกเก็บเงิน',
@@ -1423,6 +1533,11 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'ถึงขีดจำกัดแล้ว',
     usageOver: 'เกินขีดจำกัด {count}',
     usageOverBilled: 'เกินขีดจำกัด {count} มีการเรียกเก็บเงิน',
+    buy: 'ซื้อ',
+    creditPackCredits: '{count} เครดิต',
+    creditPackExpiry: 'หมดอายุ {days} วันหลังการซื้อ',
+    creditPackNoExpiry: 'ไม่มีวันหมดอายุ',
+    noCreditPacks: 'ยังไม่มีแพ็กเครดิตให้ซื้อ',
   },
   vi: {
     billingPeriod: 'Chu kỳ thanh toán',
@@ -1492,6 +1607,11 @@ export const MESSAGES: Record<Locale, Messages> = {
     usageLimitReached: 'Đã đạt giới hạn',
     usageOver: 'Vượt giới hạn {count}',
     usageOverBilled: 'Vượt giới hạn {count}, sẽ bị tính phí',
+    buy: 'Mua',
+    creditPackCredits: '{count} tín dụng',
+    creditPackExpiry: 'hết hạn {days} ngày sau khi mua',
+    creditPackNoExpiry: 'không hết hạn',
+    noCreditPacks: 'Chưa có gói tín dụng nào.',
   },
 };
 

@@ -20,6 +20,22 @@ export interface UseUsage {
 }
 
 /**
+ * The context's usage as read into the client's state (`read`: null until read), read on mount and
+ * for each new context (components showing the same context share the read); `readable`: signed
+ * in, and for an organization's usage with an active organization.
+ */
+export function useUsageRead(target: BillingFor | undefined) {
+  const client = useTollgate();
+  const state = useTollgateState();
+  const readable = state.status === 'signed-in' && (target !== 'organization' || state.organization !== null);
+  const context = readable ? `${target ?? ''}:${state.organization?.id ?? ''}` : null;
+  useEffect(() => {
+    if (context !== null) void client.refreshUsage({ for: target }).catch(() => undefined);
+  }, [client, context, target]);
+  return { read: client.cachedUsage({ for: target }), readable };
+}
+
+/**
  * A metered feature's usage for the signed-in user or the active organization, read when a
  * component asks (once per context for every component that shows it) and again with the
  * entitlements (the tab visible again, a change of the subscription) or on `refresh()`.
@@ -30,14 +46,7 @@ export function useUsage(feature: string, options: UseUsageOptions = {}): UseUsa
   const client = useTollgate();
   const state = useTollgateState();
   const target = options.for;
-  // Signed in, and for an organization's usage with an active organization.
-  const readable = state.status === 'signed-in' && (target !== 'organization' || state.organization !== null);
-  const read = client.cachedUsage({ for: target });
-  const context = readable ? `${target ?? ''}:${state.organization?.id ?? ''}` : null;
-  // Read on mount and for each new context; components showing the same context share the read.
-  useEffect(() => {
-    if (context !== null) void client.refreshUsage({ for: target }).catch(() => undefined);
-  }, [client, context, target]);
+  const { read, readable } = useUsageRead(target);
   return {
     usage: read?.features.find((f) => f.feature === feature) ?? null,
     loading: state.status === 'loading' || (readable && !read?.loaded && read?.status !== 'error'),

@@ -86,6 +86,7 @@ export type {
   SubjectUsage,
   UsageCheckResult,
   CreditGrant,
+  CreditPack,
 } from './types';
 
 export interface TollgateOptions {

@@ -29,7 +29,8 @@ type RegistrationResponse = z.infer<typeof RegistrationResponseSchema>;
  *   POST <mount>/session/resend-verification  {} + Bearer            -> {success: true}
  *   GET|POST <mount>/api/proxy/billing/...  passed to Tollgate as they are, with the user's
  *        Bearer access token (the billing routes of a signed-in user; Tollgate answers no CORS);
- *        the catalog (plans, products) without a token is asked with the project's API key
+ *        the catalog (plans, products) without a token is asked with the project's API key;
+ *        among them the credit packs (GET billing/credit-packs, POST billing/credit-packs/<id>/checkout)
  *   GET|POST|PATCH|DELETE <mount>/api/proxy/organizations..., /api/proxy/organization-roles,
  *        /api/proxy/invitations...  the user's organization routes, passed the same way (an
  *        invitation without `callback_url` gets `callbackUrl`)

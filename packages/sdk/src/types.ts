@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ChangePreviewSchema, InvoiceSchema, PlanSchema, PriceSchema, SubscriptionSchema } from '../../../contract/billing.contract';
+import type { ChangePreviewSchema, CreditPackSchema, InvoiceSchema, PlanSchema, PriceSchema, SubscriptionSchema } from '../../../contract/billing.contract';
 import type { PublicUserSchema } from '../../../contract/common';
 import type { TokenUserSchema } from '../../../contract/token.contract';
 import type {
@@ -89,3 +89,9 @@ export type SubjectUsage = z.infer<typeof UsageSchema>;
 export type UsageCheckResult = z.infer<typeof CheckResultSchema>;
 /** A grant of credits on one meter: what is `remaining` of its `amount`, and when it expires. */
 export type CreditGrant = z.infer<typeof CreditGrantSchema>;
+/**
+ * A credit pack for sale (GET billing/credit-packs): `units` credits of the meter `feature` for a
+ * one-off `amount` (integer minor units of `currency`), expiring `expiresInDays` after the purchase
+ * (null: never).
+ */
+export type CreditPack = z.infer<typeof CreditPackSchema>;

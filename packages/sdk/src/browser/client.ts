@@ -6,7 +6,18 @@ import type { Entitlements } from '../entitlements';
 import { satisfies } from '../entitlements';
 import { TollgateError } from '../errors';
 import { asksBilling, asksOrganization, billingPart, organizationOfToken, organizationSatisfies, type AccessCheck } from '../organizations';
-import type { ActiveOrganization, BrowserSession, ChangePreview, Invoice, MfaChallenge, Plan, SubjectUsage, Subscription, TollgateUser } from '../types';
+import type {
+  ActiveOrganization,
+  BrowserSession,
+  ChangePreview,
+  CreditPack,
+  Invoice,
+  MfaChallenge,
+  Plan,
+  SubjectUsage,
+  Subscription,
+  TollgateUser,
+} from '../types';
 import { AccessTokenHolder, tokenExpiry } from './access-token';
 import { EntitlementsReader } from './entitlements-reader';
 import type {
@@ -14,6 +25,7 @@ import type {
   BrowserClientOptions,
   CancelOptions,
   CheckoutInput,
+  CreditPackCheckoutInput,
   InvoicesOptions,
   MfaInput,
   SignInInput,
@@ -478,6 +490,26 @@ export class BrowserClient {
   /** Starts a checkout and sends the browser there. The entitlements are read again when it comes back (a new page load). */
   async redirectToCheckout(input: CheckoutInput): Promise<void> {
     const { url } = await this.checkout(input);
+    (globalThis as unknown as { location: { assign(url: string): void } }).location.assign(url);
+  }
+
+  /** The credit packs for sale (the project's active ones, newest first): credits of a meter for a one-off amount. */
+  async creditPacks(): Promise<CreditPack[]> {
+    return (await this.billing<{ packs: CreditPack[] }>('GET', 'credit-packs')).packs;
+  }
+
+  /**
+   * Starts the hosted checkout of a credit pack (a one-off payment): `{id, url}`; send the browser
+   * to `url` (or use `redirectToCreditPackCheckout`). Once paid, the pack's credits are granted to the
+   * user, or with `{ for: 'organization' }` to the active organization (org:billing:manage), once.
+   */
+  buyCreditPack(packId: string, { for: target, ...input }: CreditPackCheckoutInput): Promise<{ id: string; url: string }> {
+    return this.billing('POST', `credit-packs/${encodeURIComponent(packId)}/checkout${forQuery({ for: target })}`, input);
+  }
+
+  /** Starts a credit pack's checkout and sends the browser there; the usage is read again when it comes back (a new page load). */
+  async redirectToCreditPackCheckout(packId: string, input: CreditPackCheckoutInput): Promise<void> {
+    const { url } = await this.buyCreditPack(packId, input);
     (globalThis as unknown as { location: { assign(url: string): void } }).location.assign(url);
   }
 

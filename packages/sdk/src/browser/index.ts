@@ -15,6 +15,8 @@
  *   await tollgate.setSeats(5, { for: 'organization' });              // buys them (org:billing:manage)
  *   await tollgate.refreshUsage();                                    // the metered features' usage, into state.usage
  *   tollgate.cachedUsage()?.features;                                 // [{ feature, included, used, credits, remaining, ... }]
+ *   await tollgate.creditPacks();                                     // the credit packs for sale
+ *   await tollgate.redirectToCreditPackCheckout(pack.id, { successUrl, cancelUrl });   // buys one (hosted checkout)
  *   await tollgate.passkeys.register();                               // the browser's dialog; Tollgate stores the passkey
  *   await tollgate.passkeys.signIn();                                 // (signed out) any passkey the browser holds for the site
  *
@@ -54,6 +56,7 @@ export type {
   UsageSubject,
   UsageFeature,
   SubjectUsage,
+  CreditPack,
 } from '../types';
 export { singleFlight, type LockManagerLike, type ChannelLike } from './single-flight';
 export type {
@@ -62,6 +65,7 @@ export type {
   BrowserClientOptions,
   CancelOptions,
   CheckoutInput,
+  CreditPackCheckoutInput,
   InvoicesOptions,
   MfaInput,
   SignInInput,

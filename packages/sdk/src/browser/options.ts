@@ -54,6 +54,13 @@ export interface CheckoutInput extends BillingTarget {
    */
   quantity?: number;
 }
+/** `buyCreditPack`: where the hosted checkout returns; `{ for: 'organization' }` buys for the active organization (org:billing:manage). */
+export interface CreditPackCheckoutInput extends BillingTarget {
+  /** Where the browser goes once paid: a registered callback URL or on its origin. */
+  successUrl: string;
+  /** Where the checkout's cancel link goes: a registered callback URL or on its origin. */
+  cancelUrl: string;
+}
 /** `subscribeWith`: a confirmed payment method (pm_...) and the price. */
 export interface SubscribeInput extends BillingTarget {
   priceId: string;
