@@ -1,7 +1,9 @@
 import { SYSTEM_ORIGIN } from '../../application/ports/request-origin';
 import { messageWith, type ErrorCode } from '../../contract/errors';
 import { CLI_ADMIN } from '../../domain/audit';
+import { DEFAULT_CURRENCY, parseAmountInput, parseCurrency } from '../../domain/billing/money';
 import type { BillingSubject } from '../../domain/billing/subject';
+import { type CreditPackInput, validateCreditPack } from '../../domain/usage/credit-pack';
 import { OVERAGE_MODES, USAGE_RESETS, type UsageLimitInput, validateUsageLimits } from '../../domain/usage/limits';
 import { METER_AGGREGATIONS } from '../../domain/usage/meter';
 import type { Admin } from '../server/features/admin';
@@ -19,6 +21,10 @@ import {
   meterJson,
   meterListText,
   meterText,
+  minorAmount,
+  packJson,
+  packsTable,
+  packText,
   subjectJson,
   subjectText,
   units,
@@ -26,14 +32,17 @@ import {
 
 /**
  * The usage-based billing commands (docs/usage.md): a project's meters, credits granted to a user
- * or an organization, a subject's usage and a meter's top consumers. Each calls one of the usage
- * use cases (application/usage/use-cases.ts), the same the console calls; changes are audited as
- * made by the operator `cli`. The plan commands' `--limit` is parsed here too (`usageLimitOption`).
+ * or an organization, credit packs sold to them, a subject's usage and a meter's top consumers.
+ * Each calls one of the usage use cases (application/usage/use-cases.ts), or for credit packs one
+ * of billing's operator use cases, the same the console calls; changes to meters and credits are
+ * audited as made by the operator `cli` (the pack use cases take no actor, as plans and prices).
+ * The plan commands' `--limit` is parsed here too (`usageLimitOption`).
  */
 
 export const USAGE_GROUPS: Record<string, string> = {
   meter: "a project's meters: what usage-based billing measures (API calls, tokens, reports)",
   credits: 'credits of a meter granted to an end user or an organization, drawn after the plan includes',
+  'credits pack': 'credit packs: credits of a meter sold to end users and organizations for a one-off amount',
   usage: "an end user's or an organization's usage of each metered feature, and a meter's top consumers",
 };
 
@@ -51,6 +60,9 @@ interface UsageErrorContext {
   subject?: string;
   amount?: string;
   expires?: string;
+  packId?: string;
+  /** The credit pack's term at fault, as the command line gave it (`--units "0"`). */
+  packTerm?: string;
 }
 
 const quoted = (value: string) => `"${value}"`;
@@ -68,6 +80,8 @@ const USAGE_OFFENDING: { readonly [C in ErrorCode]?: (ctx: UsageErrorContext) =>
   unknown_subject: (ctx) => named(ctx.subject),
   invalid_credit_amount: (ctx) => named(ctx.amount),
   invalid_credit_expiry: (ctx) => named(ctx.expires),
+  invalid_credit_pack: (ctx) => ({ detail: ctx.packTerm }),
+  credit_pack_not_found: (ctx) => ({ tail: `: ${ctx.packId ?? ''} in project ${ctx.projectId}` }),
 };
 
 /** A refusal worded from the error table (contract/errors/usage.errors.ts), naming the offending value. */
@@ -114,6 +128,30 @@ function isoOption(options: Options, name: string): Date | undefined {
 
 /** A whole number as given, or the text itself: the use case refuses what is not one, naming it. */
 const wholeOrText = (text: string): unknown => (/^\d{1,15}$/.test(text) ? Number(text) : text);
+
+/** A whole number option as given (its bounds are the use case's), or undefined when absent. */
+function wholeOption(options: Options, name: string, what: string, example: string): number | undefined {
+  const value = options.string(name);
+  if (value === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(value)) return options.fail(`--${name} must be a whole number of ${what}, e.g. ${example}, got "${value}".`);
+  return Number(value);
+}
+
+/** A pack's terms with values `validateCreditPack` accepts, in the order it checks them. */
+const ACCEPTED_PACK: Required<CreditPackInput> = { name: 'Pack', meter: 'a', units: 1, currency: 'usd', amount: 100, expiresInDays: null };
+
+/**
+ * The term of a refused pack at fault, as the command line names it: the first one the domain's
+ * check refuses with the terms after it replaced by accepted values.
+ */
+function packTermAtFault(input: Required<CreditPackInput>, named: Record<keyof CreditPackInput, string>): string | undefined {
+  const terms = Object.keys(ACCEPTED_PACK) as (keyof CreditPackInput)[];
+  const fault = terms.find((_, k) => {
+    const accepted = Object.fromEntries(terms.slice(k + 1).map((t) => [t, ACCEPTED_PACK[t]]));
+    return !validateCreditPack({ ...input, ...accepted }).ok;
+  });
+  return fault === undefined ? undefined : named[fault];
+}
 
 /** `--limit`'s form, for its help and its messages. */
 export const LIMIT_FORM = '<meter>:<included>[:<reset>[:<overage>[:<unitAmount>[/<packageSize>]]]]';
@@ -315,6 +353,119 @@ export const USAGE_COMMANDS: Command[] = [
         return { json: { projectId, subject: subjectJson(subject), grants }, text };
       };
     },
+  },
+  {
+    path: ['credits', 'pack', 'create'],
+    args: ['projectId', 'meter'],
+    summary: 'Create a credit pack: credits of a meter that end users and organizations buy for a one-off amount',
+    options: {
+      name: { arity: 1, required: true, placeholder: '<name>', description: 'name shown to buyers, 1 to 100 characters, required' },
+      units: { arity: 1, required: true, placeholder: '<n>', description: 'credits granted on payment, 1 to 10^12 units of the meter, required' },
+      amount: {
+        arity: 1,
+        required: true,
+        placeholder: '<minor units>',
+        description: 'price in minor units (900 = $9.00 in usd), at least 1, required; a decimal only with the currency’s exact decimals (9.00)',
+      },
+      currency: { arity: 1, placeholder: '<code>', description: "ISO currency code (default: the billing connection's currency, else usd)" },
+      'expires-in-days': {
+        arity: 1,
+        placeholder: '<n>',
+        description: 'the credits expire this many days after the purchase, 1 to 3660 (default: never)',
+      },
+    },
+    plan({ args, options, progress }) {
+      const projectId = args.projectId!;
+      const key = args.meter!;
+      const name = options.string('name');
+      const amountText = options.string('amount');
+      const givenCurrency = options.string('currency');
+      if (name === undefined) return options.fail('Missing --name <name>.');
+      if (!options.has('units')) return options.fail('Missing --units <n>.');
+      const unitsText = options.string('units')!;
+      const unitCount = wholeOption(options, 'units', 'units', '500')!;
+      if (amountText === undefined) return options.fail('Missing --amount <minor units>.');
+      if (!/^\d{1,15}(\.\d{1,6})?$/.test(amountText)) {
+        options.fail(`--amount must be a whole number of minor units (900 for $9.00), got "${amountText}".`);
+      }
+      const expiresInDays = wholeOption(options, 'expires-in-days', 'days', '30') ?? null;
+      return async (admin, billing, _webhooks, _audit, _orgs, usage) => {
+        await findProject(admin, projectId);
+        let currency = givenCurrency;
+        if (currency === undefined) {
+          const connection = await billing.billingStatus(projectId);
+          currency = connection.ok && connection.value ? connection.value.currency : DEFAULT_CURRENCY;
+        }
+        const named: Record<keyof CreditPackInput, string> = {
+          name: `--name ${quoted(name)}`,
+          meter: `<meter> ${quoted(key)}`,
+          units: `--units ${quoted(unitsText)}`,
+          currency: `--currency ${quoted(currency)}`,
+          amount: `--amount ${quoted(amountText)}`,
+          expiresInDays: `--expires-in-days ${quoted(options.string('expires-in-days') ?? '')}`,
+        };
+        const code = parseCurrency(currency);
+        const amount = code === null ? null : parseAmountInput(amountText, code);
+        // A decimal is read in the currency: one that does not fit it (or a currency not known) is refused as the use case refuses a bad term.
+        if (amount === null) throw usageError('invalid_credit_pack', { projectId, packTerm: code === null ? named.currency : named.amount });
+        if (code !== null) {
+          progress(`Creating credit pack "${name}": ${count(unitCount)} ${key} credits for ${minorAmount(amount, code)} (${code} minor units).`);
+        }
+        const input = { meter: key, name, units: unitCount, amount, currency, expiresInDays };
+        const created = await billing.createCreditPack(projectId, input);
+        const ctx = { projectId, key, packTerm: created.ok ? undefined : packTermAtFault(input, named) };
+        const pack = packJson(unwrap(created, ctx));
+        const meters = await usage.listMeters(projectId);
+        return {
+          json: { projectId, pack },
+          text: [
+            `Created credit pack "${pack.name}" in project ${projectId}: ${count(pack.units)} ${pack.feature} credits ` +
+              `for ${minorAmount(pack.amount, pack.currency)}.`,
+            packText(pack, meters),
+            '',
+            `Signed-in users buy it with POST /api/proxy/billing/credit-packs/${pack.id}/checkout (docs/usage.md, "Credit packs").`,
+          ].join('\n'),
+        };
+      };
+    },
+  },
+  {
+    path: ['credits', 'pack', 'list'],
+    args: ['projectId'],
+    summary: "List a project's credit packs, newest first, archived ones too",
+    options: {},
+    plan:
+      ({ args }) =>
+      async (admin, billing, _webhooks, _audit, _orgs, usage) => {
+        const projectId = args.projectId!;
+        await findProject(admin, projectId);
+        const packs = (await billing.listCreditPacks(projectId, { activeOnly: false })).map(packJson);
+        const text = packs.length
+          ? packsTable(packs, await usage.listMeters(projectId))
+          : `Project ${projectId} has no credit packs yet. Create one with: tollgate credits pack create ${projectId} <meter> --name <name> ` +
+            '--units <n> --amount <minor units>';
+        return { json: { projectId, packs }, text };
+      },
+  },
+  {
+    path: ['credits', 'pack', 'archive'],
+    args: ['projectId', 'packId'],
+    summary: 'Archive a credit pack: it is no longer sold; checkouts already open still grant their credits when paid',
+    options: {},
+    plan:
+      ({ args }) =>
+      async (admin, billing) => {
+        const projectId = args.projectId!;
+        const packId = args.packId!;
+        await findProject(admin, projectId);
+        const pack = packJson(unwrap(await billing.archiveCreditPack(projectId, packId), { projectId, packId }));
+        return {
+          json: { projectId, pack },
+          text:
+            `Archived credit pack "${pack.name}" (${pack.id}) of project ${projectId}: it is no longer sold; ` +
+            'checkouts already open still grant their credits when paid.',
+        };
+      },
   },
   {
     path: ['usage', 'show'],

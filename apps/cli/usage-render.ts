@@ -1,6 +1,7 @@
 import type { UsageFeatureView } from '../../application/usage/standing';
 import { echoAmount, isCurrency } from '../../domain/billing/money';
 import type { BillingSubject } from '../../domain/billing/subject';
+import type { CreditPack } from '../../domain/usage/credit-pack';
 import type { CreditGrant } from '../../domain/usage/credits';
 import type { OverageMode, UsageLimit } from '../../domain/usage/limits';
 import type { Meter } from '../../domain/usage/meter';
@@ -8,8 +9,8 @@ import { iso } from './billing-render';
 import { fields, table } from './render';
 
 /**
- * How the usage commands print meters, credit grants, a subject's usage and a meter's top
- * consumers (text and --json), and how the plan commands print a plan's usage limits. Units are
+ * How the usage commands print meters, credit grants, credit packs, a subject's usage and a meter's
+ * top consumers (text and --json), and how the plan commands print a plan's usage limits. Units are
  * whole numbers; money is integer minor units, shown as `200 = $2.00` as `price create` echoes it.
  */
 
@@ -100,6 +101,65 @@ export function grantText(g: GrantJson): string {
   );
 }
 
+/** A credit pack as the CLI shows it (the admin API's fields, camelCase; `feature` is the meter key, as a grant's). */
+export function packJson(p: CreditPack) {
+  return {
+    id: p.id,
+    feature: p.meterKey,
+    name: p.name,
+    units: p.units,
+    amount: p.amount,
+    currency: p.currency,
+    expiresInDays: p.expiresInDays,
+    active: p.active,
+    createdAt: p.createdAt.toISOString(),
+  };
+}
+export type PackJson = ReturnType<typeof packJson>;
+
+/** An amount in minor units, echoed formatted: `900 = $9.00`. */
+export const minorAmount = (amount: number, currency: string): string => (isCurrency(currency) ? echoAmount({ amount, currency }) : `${amount} ${currency}`);
+
+/** When a pack's credits expire, as the console says it: `30 days after purchase`, `never`. */
+export const packExpiry = (days: number | null): string => (days === null ? 'never' : `${count(days)} ${days === 1 ? 'day' : 'days'} after purchase`);
+
+/** `active` (for sale) or `archived`. */
+const packStatus = (p: PackJson): string => (p.active ? 'active' : 'archived');
+
+/** The unit label of a pack's meter, when the project still has it. */
+const unitOf = (p: PackJson, meters: readonly Pick<Meter, 'key' | 'unit'>[]): string => meters.find((m) => m.key === p.feature)?.unit ?? '';
+
+export function packsTable(packs: PackJson[], meters: readonly Pick<Meter, 'key' | 'unit'>[]): string {
+  return table(
+    ['ID', 'NAME', 'METER', 'UNITS', 'PRICE', 'CREDITS EXPIRE', 'STATUS'],
+    packs.map((p) => [
+      p.id,
+      p.name,
+      p.feature,
+      units(p.units, unitOf(p, meters)),
+      minorAmount(p.amount, p.currency),
+      packExpiry(p.expiresInDays),
+      packStatus(p),
+    ]),
+  );
+}
+
+export function packText(p: PackJson, meters: readonly Pick<Meter, 'key' | 'unit'>[]): string {
+  return fields(
+    [
+      ['id', p.id],
+      ['name', p.name],
+      ['meter', p.feature],
+      ['units', units(p.units, unitOf(p, meters))],
+      ['price', `${minorAmount(p.amount, p.currency)} (${p.currency} minor units)`],
+      ['expires', packExpiry(p.expiresInDays)],
+      ['status', packStatus(p)],
+      ['created', p.createdAt],
+    ],
+    8,
+  );
+}
+
 /** What happens past the included amount and the credits, in a word. */
 export const LIMIT_WORDS: Record<OverageMode, string> = { refuse: 'refused', bill: 'billed', allow: 'allowed' };
 
@@ -139,7 +199,7 @@ export function featuresTable(features: FeatureJson[]): string {
 
 /** The price of billed overage in minor units, echoed formatted: `200 = $2.00 per 1,000`, `5 = $0.05 each`. */
 export function overagePriceText(price: NonNullable<UsageLimit['price']>, currency: string): string {
-  const amount = isCurrency(currency) ? echoAmount({ amount: price.unitAmount, currency }) : `${price.unitAmount} ${currency}`;
+  const amount = minorAmount(price.unitAmount, currency);
   return price.packageSize === 1 ? `${amount} each` : `${amount} per ${count(price.packageSize)}`;
 }
 

@@ -10,7 +10,8 @@ import { type CliRun, killCliProcessesAfterEach, parseCliJson, runCli } from '..
 /**
  * Usage-based billing in the admin CLI, run as real child processes against the test app's
  * database and key on the sandbox processor: `meter create/list/update`, `plan create/update
- * --limit` (and `--no-limits`), `credits grant/list`, `usage show` and `usage top`. Refusals are
+ * --limit` (and `--no-limits`), `credits grant/list`, `credits pack create/list/archive`, `usage
+ * show` and `usage top`. Refusals are
  * worded from the error table (exit 1), bad arguments are usage errors (exit 2), what each command
  * did is read back through the app's own use cases, and the changes are audited as made by `cli`.
  */
@@ -88,6 +89,18 @@ interface GrantJson {
   reason: string;
   source: string;
   expired: boolean;
+}
+
+interface PackJson {
+  id: string;
+  feature: string;
+  name: string;
+  units: number;
+  amount: number;
+  currency: string;
+  expiresInDays: number | null;
+  active: boolean;
+  createdAt: string;
 }
 
 const usage = () => app.tollgate.usage;
@@ -399,6 +412,122 @@ describe('tollgate CLI: usage-based billing', { timeout: 180_000 }, () => {
       () => refused(['usage', 'top', P, 'nope'], 1, 'unknown_meter', /^Unknown meter "nope": /),
       () => refused(['usage', 'top', P, 'api_calls', '--limit', '0'], 2, 'usage', '--limit must be a whole number from 1 to 100, got "0".'),
     ]);
+  });
+
+  it("credits pack create, list and archive; the currency defaults to the connection's; bad packs are refused", async () => {
+    const create = (...rest: string[]) => ['credits', 'pack', 'create', P, ...rest];
+    const starter = await json<{ projectId: string; pack: PackJson }>(
+      create('api_calls', '--name', 'Starter', '--units', '500', '--amount', '900', '--expires-in-days', '30'),
+    );
+    expect(starter.code).toBe(0);
+    expect(starter.json).toMatchObject({
+      projectId: P,
+      pack: { feature: 'api_calls', name: 'Starter', units: 500, amount: 900, currency: 'usd', expiresInDays: 30, active: true },
+    });
+    // A decimal with the currency's exact decimals, in another currency than the connection's; no expiry.
+    const bundle = await cli(create('reports', '--name', 'Report bundle', '--units', '1000', '--amount', '25.00', '--currency', 'EUR'));
+    expect(bundle.code).toBe(0);
+    expect(bundle.stderr).toContain('Creating credit pack "Report bundle": 1,000 reports credits for 2500 = €25.00 (eur minor units).');
+    expect(bundle.stdout).toContain(`Created credit pack "Report bundle" in project ${P}: 1,000 reports credits for 2500 = €25.00.`);
+    expect(bundle.stdout).toMatch(/^ {2}units {3}: 1,000 reports$/m);
+    expect(bundle.stdout).toMatch(/^ {2}price {3}: 2500 = €25\.00 \(eur minor units\)$/m);
+    expect(bundle.stdout).toMatch(/^ {2}expires : never$/m);
+    // As the app reads them: newest first.
+    const sold = await app.inContext(() => billing().listCreditPacks(P, { activeOnly: true }));
+    expect(sold.map((p) => [p.name, p.meterKey, p.units, p.amount, p.currency, p.expiresInDays])).toEqual([
+      ['Report bundle', 'reports', 1000, 2500, 'eur', null],
+      ['Starter', 'api_calls', 500, 900, 'usd', 30],
+    ]);
+    const bundleId = sold[0]!.id;
+
+    const archived = await json<{ pack: PackJson }>(['credits', 'pack', 'archive', P, starter.json.pack.id]);
+    expect(archived.code).toBe(0);
+    expect(archived.json.pack).toMatchObject({ id: starter.json.pack.id, name: 'Starter', active: false });
+    expect((await app.inContext(() => billing().listCreditPacks(P, { activeOnly: true }))).map((p) => p.id)).toEqual([bundleId]);
+
+    const [listed, text] = await Promise.all([json<{ packs: PackJson[] }>(['credits', 'pack', 'list', P]), cli(['credits', 'pack', 'list', P])]);
+    expect(listed.json.packs.map((p) => [p.id, p.active])).toEqual([
+      [bundleId, true],
+      [starter.json.pack.id, false],
+    ]);
+    expect(text.stdout).toMatch(/^ID\s+NAME\s+METER\s+UNITS\s+PRICE\s+CREDITS EXPIRE\s+STATUS$/m);
+    expect(text.stdout).toMatch(new RegExp(`^${bundleId}\\s+Report bundle\\s+reports\\s+1,000 reports\\s+2500 = €25\\.00\\s+never\\s+active$`, 'm'));
+    expect(text.stdout).toMatch(
+      new RegExp(`^${starter.json.pack.id}\\s+Starter\\s+api_calls\\s+500 calls\\s+900 = \\$9\\.00\\s+30 days after purchase\\s+archived$`, 'm'),
+    );
+
+    // Without --currency, a pack is priced in the billing connection's currency.
+    const euro = (await app.createProject({ name: 'Metered in euros', callbackUrls: [CALLBACK] })).id;
+    await app.inContext(async () => {
+      ok(await billing().connectBilling(euro, { processor: 'sandbox', currency: 'eur' }));
+      ok(await usage().createMeter(euro, { key: 'api_calls' }, { actor: CLI_ADMIN, origin: SYSTEM_ORIGIN }));
+    });
+    const none = await cli(['credits', 'pack', 'list', euro]);
+    expect(none.stdout).toContain(`Project ${euro} has no credit packs yet. Create one with: tollgate credits pack create ${euro} <meter>`);
+    const inEuros = await json<{ pack: PackJson }>(['credits', 'pack', 'create', euro, 'api_calls', '--name', 'Calls', '--units', '100', '--amount', '500']);
+    expect(inEuros.code).toBe(0);
+    expect(inEuros.json.pack).toMatchObject({ units: 100, amount: 500, currency: 'eur', expiresInDays: null });
+
+    const PACK_TERMS =
+      ': a meter key, a name of 1 to 100 characters, 1 to 10^12 units, an amount of at least 1 in the minor units of a supported currency, ' +
+      'and an expiry of 1 to 3660 days or none.';
+    const terms = (...more: string[]) => ['--name', 'Odd', '--units', '5', '--amount', '100', ...more];
+    await inBatches([
+      () =>
+        refused(
+          create('nope', ...terms()),
+          1,
+          'unknown_meter',
+          'Unknown meter "nope": no meter of the project has this key (create it first: console, CLI `meter create`).',
+        ),
+      () =>
+        refused(
+          create('api_calls', '--name', 'Odd', '--units', '0', '--amount', '100'),
+          1,
+          'invalid_credit_pack',
+          `Invalid credit pack --units "0"${PACK_TERMS}`,
+        ),
+      () => refused(create('api_calls', ...terms('--expires-in-days', '5000')), 1, 'invalid_credit_pack', /^Invalid credit pack --expires-in-days "5000": /),
+      () => refused(create('api_calls', ...terms('--currency', 'xyz')), 1, 'invalid_credit_pack', /^Invalid credit pack --currency "xyz": /),
+      () =>
+        refused(create('api_calls', '--name', 'Odd', '--units', '5', '--amount', '9.5'), 1, 'invalid_credit_pack', /^Invalid credit pack --amount "9\.5": /),
+      () => refused(create('api_calls', '--name', '', '--units', '5', '--amount', '100'), 1, 'invalid_credit_pack', /^Invalid credit pack --name "": /),
+      () => refused(create('API-calls', ...terms()), 1, 'invalid_credit_pack', /^Invalid credit pack <meter> "API-calls": /),
+      () =>
+        refused(
+          create('api_calls', '--name', 'Odd', '--units', 'ten', '--amount', '100'),
+          2,
+          'usage',
+          '--units must be a whole number of units, e.g. 500, got "ten".',
+        ),
+      () => refused(create('api_calls', '--name', 'Odd', '--units', '5'), 2, 'usage', 'Missing --amount <minor units>.'),
+      () =>
+        refused(
+          create('api_calls', ...terms('--expires-in-days', 'soon')),
+          2,
+          'usage',
+          '--expires-in-days must be a whole number of days, e.g. 30, got "soon".',
+        ),
+      () => refused(['credits', 'pack', 'archive', P, MISSING], 1, 'credit_pack_not_found', `No such credit pack for sale: ${MISSING} in project ${P}.`),
+      () =>
+        refused(['credits', 'pack', 'archive', euro, bundleId], 1, 'credit_pack_not_found', `No such credit pack for sale: ${bundleId} in project ${euro}.`),
+      () => refused(['credits', 'pack', 'list', MISSING], 1, 'project_not_found', `Project not found: ${MISSING}.`),
+    ]);
+    // Nothing refused was created or archived.
+    expect((await app.inContext(() => billing().listCreditPacks(P, { activeOnly: false }))).map((p) => [p.name, p.active])).toEqual([
+      ['Report bundle', true],
+      ['Starter', false],
+    ]);
+
+    const help = await cli(['credits', 'pack', '--help']);
+    expect(help.stdout).toContain('tollgate credits pack: credit packs: credits of a meter sold to end users and organizations for a one-off amount');
+    for (const usageLine of [
+      'credits pack create <projectId> <meter> [options]',
+      'credits pack list <projectId>',
+      'credits pack archive <projectId> <packId>',
+    ]) {
+      expect(help.stdout).toContain(`tollgate ${usageLine} [--json]`);
+    }
   });
 
   it('the changes are in the audit log as made by the operator cli; help lists the commands', async () => {
