@@ -245,12 +245,13 @@ describe('every contract route rejects malformed input with a 4xx JSON error', (
           expect(codeOf(r)).toBe('unsupported_media_type');
           expect(hintOf(r)).toMatch(/is not accepted: send application\/json|application\/x-www-form-urlencoded/);
         }
-        const big = JSON.stringify({ padding: 'x'.repeat(200_000) });
+        // Past BODY_LIMIT (100 kB), and past BULK_BODY_LIMIT (1 MB) on the routes that take batches.
+        const big = JSON.stringify({ padding: 'x'.repeat(1_200_000) });
         const r = await call(route, { headers, body: big });
         expectClientError(r, `${name} oversized`);
         expect(r.status).toBe(413);
         expect(codeOf(r)).toBe('payload_too_large');
-        expect(hintOf(r)).toBe('The limit is 100kb');
+        expect(hintOf(r)).toBe((route.metadata as { bulkBody?: boolean } | undefined)?.bulkBody ? 'The limit is 1mb' : 'The limit is 100kb');
       });
 
       it(`${name}: wrong field types never reach a 5xx`, async () => {
