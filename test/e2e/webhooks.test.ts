@@ -218,8 +218,12 @@ describe('project webhooks', { timeout: 120_000 }, () => {
     expect(paid.event).toMatchObject({ projectId: ctx.project.id, userId: ada.id, amount: 1000, currency: 'usd' });
     expect(typeof paid.event.subscriptionId).toBe('string');
 
-    // Each delivery is in its endpoint's log: succeeded at the first attempt.
-    const log = await ctx.deliveries(money.endpoint.id);
+    // Each delivery is in its endpoint's log: succeeded at the first attempt. The receiver answers
+    // before the sender records the outcome, so wait for the record rather than the receipt.
+    const log = await waitFor(async () => {
+      const l = await ctx.deliveries(money.endpoint.id);
+      return l.length === 3 && l.every((d) => d.status !== 'pending') && l;
+    }, 'the three deliveries recorded');
     expect(log.map((d) => [d.status, d.attemptCount, d.lastStatusCode])).toEqual(Array(3).fill(['succeeded', 1, 200]));
     expect(log[0]!.attempts[0]).toMatchObject({ attempt: 1, statusCode: 200, responseExcerpt: 'ok', error: null });
     expect(await ctx.deliveries(off.endpoint.id)).toEqual([]);
