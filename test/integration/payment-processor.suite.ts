@@ -707,6 +707,9 @@ export function describePaymentProcessorContract(name: string, setup: () => Prom
           expect.objectContaining({ kind: 'subscription', amount: 1000, periodStart: s.currentPeriodEnd }),
         ]);
         expect(renewal.lines.reduce((sum, l) => sum + l.amount, 0)).toBe(1400);
+        // The invoice's period is the one its plan's line bills (the period that began), not the span of its lines.
+        expect(renewal.periodStart.getTime()).toBe(s.currentPeriodEnd.getTime());
+        expect(renewal.periodEnd.getTime()).toBe(renewed.subscription.currentPeriodEnd.getTime());
 
         await harness.advance(ONE_MONTH_AND_A_BIT);
         const next = await current(s.id);

@@ -68,8 +68,7 @@ export class SandboxInvoices {
   async recordInvoice(projectId: string, subscriptionId: string, customerId: string, invoice: BilledInvoice, payment: PaymentOutcome, at: Date): Promise<void> {
     const number = (await this.ctx.objects.countChildren(projectId, 'invoice', subscriptionId)) + 1;
     const lines = await this.describeLines(projectId, invoice.lines);
-    const starts = invoice.lines.map((l) => l.period.start.getTime());
-    const ends = invoice.lines.map((l) => l.period.end.getTime());
+    const period = await this.periodOf(projectId, invoice.lines, at);
     const charged = invoice.amountDue > 0;
     const paid = !charged || payment === 'paid';
     const data: InvoiceData = {
@@ -86,8 +85,8 @@ export class SandboxInvoices {
       amountPaid: paid ? invoice.amountDue : 0,
       attemptCount: charged ? 1 : 0,
       lines,
-      periodStart: iso(new Date(starts.length > 0 ? Math.min(...starts) : at.getTime())),
-      periodEnd: iso(new Date(ends.length > 0 ? Math.max(...ends) : at.getTime())),
+      periodStart: iso(period.start),
+      periodEnd: iso(period.end),
       createdAt: iso(at),
       paidAt: paid ? iso(at) : null,
     };
@@ -101,6 +100,26 @@ export class SandboxInvoices {
       createdAt: at,
       updatedAt: at,
     });
+  }
+
+  /**
+   * The period an invoice bills, as the Stripe adapter reads a Stripe invoice: its plan's line's
+   * (a renewal bills the period that begins; its metered lines, in arrears, the one that ended),
+   * else any subscription line's (a final invoice of usage only), else the span of its lines
+   * (prorations), else the moment it was made.
+   */
+  private async periodOf(projectId: string, lines: readonly InvoiceLine[], at: Date): Promise<{ start: Date; end: Date }> {
+    const periodLines = lines.filter((l) => l.kind === 'subscription');
+    for (const line of periodLines) {
+      const price = await this.ctx.objects.get<PriceData>(projectId, 'price', line.priceId);
+      if (!price?.data.metered) return line.period;
+    }
+    if (periodLines[0]) return periodLines[0].period;
+    if (lines.length === 0) return { start: at, end: at };
+    return {
+      start: new Date(Math.min(...lines.map((l) => l.period.start.getTime()))),
+      end: new Date(Math.max(...lines.map((l) => l.period.end.getTime()))),
+    };
   }
 
   /** Lines with Stripe's descriptions: "1 × Pro (at $10.00 / month)", "Unused time on Pro after 15 Jan 2025". */
