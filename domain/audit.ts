@@ -70,6 +70,7 @@ export const AUDIT_ACTIONS = [
   'billing.seats',
   'billing.seats.failed',
   'billing.refund',
+  'billing.credit_pack.purchased',
   // Organizations (docs/organizations.md), by a member, the project server or the console
   'organization.created',
   'organization.updated',

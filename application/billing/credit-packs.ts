@@ -1,4 +1,7 @@
 import { type CreditPack, type CreditPackInput, validateCreditPack } from '../../domain/usage/credit-pack';
+import { SYSTEM_ACTOR } from '../../domain/audit';
+import { auditEntry, userTarget } from '../audit/audit-log';
+import { SYSTEM_ORIGIN } from '../ports/request-origin';
 import { type RedirectUrlError, checkRedirectUrl } from '../../domain/billing/redirect';
 import { organizationSubject, userSubject } from '../../domain/billing/subject';
 import { type Result, err, ok } from '../../domain/result';
@@ -95,7 +98,7 @@ export function makeBuyCreditPack(deps: BillingDeps) {
  * checkout of one of the project's packs, the pack's credits are granted to its buyer, once per
  * checkout. Answers whether this call granted them.
  */
-export function makeFulfilPackCheckout(deps: Pick<BillingDeps, 'creditPacks' | 'meteredUsage' | 'clock' | 'crypto' | 'logger'>) {
+export function makeFulfilPackCheckout(deps: Pick<BillingDeps, 'creditPacks' | 'meteredUsage' | 'clock' | 'crypto' | 'logger' | 'audit'>) {
   return async function fulfilPackCheckout(projectId: string, processor: PaymentProcessor, checkoutId: string): Promise<ProcessorResult<boolean>> {
     const found = await processor.getPackCheckout(checkoutId);
     if (!found.ok) return found;
@@ -113,17 +116,39 @@ export function makeFulfilPackCheckout(deps: Pick<BillingDeps, 'creditPacks' | '
       return processorOk(false);
     }
     const at = deps.clock.now();
+    const expiresAt = pack.expiresInDays === null ? null : new Date(at.getTime() + pack.expiresInDays * 86_400_000);
     const granted = await deps.meteredUsage.grantPurchase({
       id: deps.crypto.uuid(),
       projectId,
       subject,
       meterKey: pack.meterKey,
       units: pack.units,
-      expiresAt: pack.expiresInDays === null ? null : new Date(at.getTime() + pack.expiresInDays * 86_400_000),
+      expiresAt,
       reason: pack.name,
       externalId: `checkout:${processor.kind}:${checkoutId}`,
       at,
     });
+    if (granted) {
+      // Once per checkout, as the grant: the buyer (a user's own purchase; an organization's is the processor's report).
+      deps.audit.record(
+        auditEntry(at, projectId, 'billing.credit_pack.purchased', {
+          actor: subject.kind === 'user' ? { kind: 'user', id: subject.id } : SYSTEM_ACTOR,
+          target: subject.kind === 'user' ? userTarget(subject.id) : { kind: 'organization', id: subject.id },
+          origin: SYSTEM_ORIGIN,
+          details: {
+            pack_id: pack.id,
+            name: pack.name,
+            meter: pack.meterKey,
+            units: pack.units,
+            amount: pack.amount,
+            currency: pack.currency,
+            expires_at: expiresAt?.toISOString() ?? null,
+            processor: processor.kind,
+            checkout_id: checkoutId,
+          },
+        }),
+      );
+    }
     return processorOk(granted);
   };
 }
