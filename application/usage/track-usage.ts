@@ -47,7 +47,7 @@ const refuse = (code: TrackError, index: number, field: string, message: string)
 export function makeTrackUsage(deps: UsageDeps) {
   return async function trackUsage(projectId: string, events: readonly TrackInput[]): Promise<Result<{ accepted: number; duplicates: number }, TrackError>> {
     const now = deps.clock.now();
-    const meters = new Map((await deps.meters.list(projectId)).map((m) => [m.key, m]));
+    const meters = await deps.meters.byKey(projectId, [...new Set(events.map((e) => e.meter))]);
     const subjects = new Map<string, BillingSubject>();
     for (const [index, e] of events.entries()) {
       const meter = meters.get(e.meter);
@@ -95,6 +95,9 @@ export function makeTrackUsage(deps: UsageDeps) {
       byId.set(e.id, p);
       prepared.push(p);
     }
+    // Most batches are new events within the included amounts: one statement records them.
+    const quiet = groupsOf(prepared).map((g) => ({ ...g.group, included: g.terms.included }));
+    if (await deps.ledger.recordQuiet(projectId, prepared, quiet, now)) return ok({ accepted: prepared.length, duplicates: events.length - prepared.length });
     try {
       const accepted = await deps.uow.transaction(() => record(deps, projectId, prepared, now));
       return ok({ accepted, duplicates: events.length - accepted });

@@ -9,6 +9,12 @@ import type { EntitlementFacts } from '../../domain/billing/entitlements';
 /** A project's meters. */
 export interface MeterStore {
   list(projectId: string): Promise<Meter[]>;
+  /**
+   * The project's meters by key for the write paths. A meter's id, key and aggregation never
+   * change, so this may answer from a per-process cache (reloaded when a key is missing, and at
+   * least every 30 seconds for the name and unit).
+   */
+  byKey(projectId: string, keys: readonly string[]): Promise<Map<string, Meter>>;
   findByKey(projectId: string, key: string): Promise<Meter | null>;
   /** False when the project already has a meter with this key. */
   insert(meter: Meter): Promise<boolean>;
@@ -114,6 +120,19 @@ export interface UsageLedger {
   findEvents(projectId: string, eventIds: readonly string[]): Promise<UsageEventRecord[]>;
   /** Writes the counter, the grants and the event together, only over `expectedVersion`; false when the counter moved (nothing written). */
   write(change: CounterWrite): Promise<boolean>;
+  /**
+   * The common batch in one statement, outside any transaction: inserts every event and adds each
+   * group to its counter, only when every event is new and every counter stays within its
+   * `quietUpTo` (its included amount, no usage threshold newly crossed, per the window's
+   * `notified` mask). False when that does not hold: then nothing was written, and the batch takes
+   * the transactional path (insertEvents, addUsage, settle).
+   */
+  recordQuiet(
+    projectId: string,
+    events: readonly UsageEventRecord[],
+    groups: ReadonlyArray<TrackedGroup & { included: number }>,
+    createdAt: Date,
+  ): Promise<boolean>;
   /** Inserts the events that are new; answers the ids that were new (in a transaction). */
   insertEvents(projectId: string, events: readonly UsageEventRecord[], createdAt: Date): Promise<Set<string>>;
   /** Adds each group to its counter (creating it), under the rows' locks; answers each counter after the addition, in the order given. */

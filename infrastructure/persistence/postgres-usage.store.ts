@@ -15,7 +15,7 @@ import type {
 import { counterKey, pairKey } from '../../application/usage/usage.store';
 import type { BillingSubject } from '../../domain/billing/subject';
 import { LIVE_STATUSES, type SubscriptionStatus } from '../../domain/billing/subscription';
-import type { Allocation, GrantBalance } from '../../domain/usage/balance';
+import { type Allocation, type GrantBalance, thresholdBit, USAGE_THRESHOLDS } from '../../domain/usage/balance';
 import type { CreditGrant, CreditSource } from '../../domain/usage/credits';
 import { readUsageLimits } from '../../domain/usage/limits';
 import type { Meter, MeterAggregation } from '../../domain/usage/meter';
@@ -38,8 +38,24 @@ const toMeter = rowMapper<Meter>({
   createdAt: read.date,
 });
 
+/** How long a project's meters serve the write paths from memory (their names and units may change meanwhile). */
+const METER_CACHE_MS = 30_000;
+const METER_CACHE_PROJECTS = 1000;
+
 export class PostgresMeterStore implements MeterStore {
+  private readonly cached = new Map<string, { at: number; meters: Map<string, Meter> }>();
+
   constructor(private readonly db: Database) {}
+
+  async byKey(projectId: string, keys: readonly string[]): Promise<Map<string, Meter>> {
+    const hit = this.cached.get(projectId);
+    if (hit !== undefined && Date.now() - hit.at < METER_CACHE_MS && keys.every((k) => hit.meters.has(k))) return hit.meters;
+    const meters = new Map((await this.list(projectId)).map((m) => [m.key, m]));
+    if (this.cached.size >= METER_CACHE_PROJECTS) this.cached.delete(this.cached.keys().next().value!);
+    this.cached.delete(projectId);
+    this.cached.set(projectId, { at: Date.now(), meters });
+    return meters;
+  }
 
   async list(projectId: string): Promise<Meter[]> {
     if (!isUuid(projectId)) return [];
@@ -70,6 +86,7 @@ export class PostgresMeterStore implements MeterStore {
   }
 
   async update(m: Meter): Promise<void> {
+    this.cached.delete(m.projectId);
     await this.db.query('update usage_meters set name = ?, unit = ? where id = ? and project_id = ?', [m.name, m.unit, m.id, m.projectId]);
   }
 }
@@ -396,47 +413,36 @@ export class PostgresUsageLedger implements UsageLedger {
     return Number(rows[0]?.written ?? 0) > 0;
   }
 
+  async recordQuiet(
+    projectId: string,
+    events: readonly UsageEventRecord[],
+    groups: ReadonlyArray<TrackedGroup & { included: number }>,
+    createdAt: Date,
+  ): Promise<boolean> {
+    // In a caller's transaction a refusal would abort it: the transactional path serves then.
+    if (events.length === 0 || this.db.em.isInTransaction()) return false;
+    try {
+      const grouped = groupsJson(groups);
+      await this.db.query(RECORD_QUIET_SQL, [projectId, createdAt, eventsJson(events), projectId, grouped, grouped, events.length], {
+        prepare: 'usage_record_quiet',
+      });
+      return true;
+    } catch (e) {
+      if ((e as { code?: string }).code === NOT_QUIET) return false;
+      throw e;
+    }
+  }
+
   async insertEvents(projectId: string, events: readonly UsageEventRecord[], createdAt: Date): Promise<Set<string>> {
     if (events.length === 0) return new Set();
-    const rows = await this.db.query<{ event_id: string }>(
-      `insert into usage_events (project_id, event_id, subject_kind, subject_id, meter_id, value, occurred_at, window_start, created_at)
-       select ?, x.event_id, x.subject_kind, x.subject_id, x.meter_id, x.value, x.occurred_at, x.window_start, ?
-         from jsonb_to_recordset(?::jsonb) as x(event_id text, subject_kind text, subject_id uuid, meter_id uuid, value bigint,
-                                                 occurred_at timestamptz, window_start timestamptz)
-       on conflict (project_id, event_id) do nothing
-       returning event_id`,
-      [
-        projectId,
-        createdAt,
-        JSON.stringify(
-          events.map((e) => ({
-            event_id: e.eventId,
-            subject_kind: e.subject.kind,
-            subject_id: e.subject.id,
-            meter_id: e.meterId,
-            value: e.value,
-            occurred_at: e.occurredAt.toISOString(),
-            window_start: e.windowStart.toISOString(),
-          })),
-        ),
-      ],
-    );
+    const rows = await this.db.query<{ event_id: string }>(`${INSERT_EVENTS_SQL} returning event_id`, [projectId, createdAt, eventsJson(events)]);
     return new Set(rows.map((r) => r.event_id));
   }
 
   async addUsage(projectId: string, groups: readonly TrackedGroup[]): Promise<CounterState[]> {
     const rows = await this.db.query<Record<string, unknown>>(
-      `insert into usage_counters as c (project_id, subject_kind, subject_id, meter_id, window_start, window_end, used, version)
-       select ?, x.subject_kind, x.subject_id, x.meter_id, x.window_start, x.window_end, x.amount, 1
-         from jsonb_to_recordset(?::jsonb) as x(subject_kind text, subject_id uuid, meter_id uuid, window_start timestamptz,
-                                                window_end timestamptz, amount bigint, n integer)
-        order by x.n
-       on conflict (project_id, subject_id, meter_id, window_start) do update
-         set used = case when (select m.aggregation from usage_meters m where m.id = excluded.meter_id) = 'max'
-                         then greatest(c.used, excluded.used) else c.used + excluded.used end,
-             version = c.version + 1
-       returning c.subject_id::text as subject_id, c.meter_id::text as meter_id, c.window_start, c.used, c.overage, c.notified, c.version`,
-      [projectId, JSON.stringify(groups.map((g, n) => ({ ...groupJson(g), n })))],
+      `${ADD_USAGE_SQL} returning c.subject_id::text as subject_id, c.meter_id::text as meter_id, c.window_start, c.used, c.overage, c.notified, c.version`,
+      [projectId, groupsJson(groups)],
     );
     const byKey = new Map(rows.map((r) => [`${r.subject_id}/${counterKey(r.meter_id as string, read.date(r.window_start))}`, toCounter(r)]));
     return groups.map((g) => byKey.get(`${g.subject.id}/${counterKey(g.meterId, g.window.start)}`)!);
@@ -470,7 +476,18 @@ export class PostgresUsageLedger implements UsageLedger {
         `update usage_counters c set overage = x.overage, notified = x.notified
            from jsonb_to_recordset(?::jsonb) as x(subject_id uuid, meter_id uuid, window_start timestamptz, overage bigint, notified smallint)
           where c.project_id = ? and c.subject_id = x.subject_id and c.meter_id = x.meter_id and c.window_start = x.window_start`,
-        [JSON.stringify(counters.map((c) => ({ ...groupJson(c.group), overage: c.overage, notified: c.notified }))), projectId],
+        [
+          JSON.stringify(
+            counters.map((c) => ({
+              subject_id: c.group.subject.id,
+              meter_id: c.group.meterId,
+              window_start: c.group.window.start.toISOString(),
+              overage: c.overage,
+              notified: c.notified,
+            })),
+          ),
+          projectId,
+        ],
       );
     }
     if (draws.length > 0) {
@@ -521,15 +538,73 @@ export class PostgresUsageLedger implements UsageLedger {
   }
 }
 
-const groupJson = (g: TrackedGroup) => ({
-  subject_kind: g.subject.kind,
-  subject_id: g.subject.id,
-  meter_id: g.meterId,
-  window_start: g.window.start.toISOString(),
-  window_end: g.window.end.toISOString(),
-  amount: g.amount,
-  max: g.max,
-});
+const eventsJson = (events: readonly UsageEventRecord[]) =>
+  JSON.stringify(
+    events.map((e) => ({
+      event_id: e.eventId,
+      subject_kind: e.subject.kind,
+      subject_id: e.subject.id,
+      meter_id: e.meterId,
+      value: e.value,
+      occurred_at: e.occurredAt.toISOString(),
+      window_start: e.windowStart.toISOString(),
+    })),
+  );
+
+/** Groups in the order given (`n`: concurrent batches lock counters alike), with the included amount when known. */
+const groupsJson = (groups: ReadonlyArray<TrackedGroup & { included?: number }>) =>
+  JSON.stringify(
+    groups.map((g, n) => ({
+      subject_kind: g.subject.kind,
+      subject_id: g.subject.id,
+      meter_id: g.meterId,
+      window_start: g.window.start.toISOString(),
+      window_end: g.window.end.toISOString(),
+      amount: g.amount,
+      included: g.included ?? 0,
+      n,
+    })),
+  );
+
+/** New usage events (`?` project, created at, the events as JSON); a recorded id is left as it is. */
+const INSERT_EVENTS_SQL = `insert into usage_events (project_id, event_id, subject_kind, subject_id, meter_id, value, occurred_at, window_start, created_at)
+  select ?, x.event_id, x.subject_kind, x.subject_id, x.meter_id, x.value, x.occurred_at, x.window_start, ?
+    from jsonb_to_recordset(?::jsonb) as x(event_id text, subject_kind text, subject_id uuid, meter_id uuid, value bigint,
+                                            occurred_at timestamptz, window_start timestamptz)
+  on conflict (project_id, event_id) do nothing`;
+
+/** Groups added to their counters, created when missing (`?` project, the groups as JSON), locking them in the groups' order. */
+const ADD_USAGE_SQL = `insert into usage_counters as c (project_id, subject_kind, subject_id, meter_id, window_start, window_end, used, version)
+  select ?, x.subject_kind, x.subject_id, x.meter_id, x.window_start, x.window_end, x.amount, 1
+    from jsonb_to_recordset(?::jsonb) as x(subject_kind text, subject_id uuid, meter_id uuid, window_start timestamptz,
+                                           window_end timestamptz, amount bigint, included bigint, n integer)
+   order by x.n
+  on conflict (project_id, subject_id, meter_id, window_start) do update
+    set used = case when (select m.aggregation from usage_meters m where m.id = excluded.meter_id) = 'max'
+                    then greatest(c.used, excluded.used) else c.used + excluded.used end,
+        version = c.version + 1`;
+
+/** The SQLSTATE of usage_not_quiet() (Migration20261214000000UsageHotPath): the statement wrote nothing. */
+const NOT_QUIET = 'TGU01';
+
+/** A counter stays quiet: within its included amount and past no usage threshold its window has not announced. */
+const QUIET = [
+  'g.included > 0 and c.used <= g.included',
+  ...USAGE_THRESHOLDS.map((t) => `((c.notified & ${thresholdBit(t)}) <> 0 or c.used * 100 < g.included * ${t})`),
+].join(' and ');
+
+/**
+ * recordQuiet's one statement: the events inserted and the groups added as insertEvents and
+ * addUsage do, then usage_not_quiet() raises (undoing both) unless every event was new and every
+ * counter stayed quiet.
+ */
+const RECORD_QUIET_SQL = `with ins as (${INSERT_EVENTS_SQL} returning 1),
+  up as (${ADD_USAGE_SQL} returning c.subject_id, c.meter_id, c.window_start, c.used, c.notified),
+  g as (select * from jsonb_to_recordset(?::jsonb) as g(subject_id uuid, meter_id uuid, window_start timestamptz, included bigint))
+  select case when (select count(*) from ins) = ?::int
+               and not exists (select 1 from up c join g on g.subject_id = c.subject_id and g.meter_id = c.meter_id and g.window_start = c.window_start
+                                where not (${QUIET}))
+              then 1 else usage_not_quiet() end as quiet`;
 
 const toGrant = (r: Record<string, unknown>): CreditGrant => ({
   id: r.id as string,

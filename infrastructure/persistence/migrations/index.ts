@@ -23,6 +23,7 @@ import { Migration20261210000000OrganizationBilling } from './Migration202612100
 import { Migration20261211000000Seats } from './Migration20261211000000Seats';
 import { Migration20261212000000Usage } from './Migration20261212000000Usage';
 import { Migration20261213000000CreditPacks } from './Migration20261213000000CreditPacks';
+import { Migration20261214000000UsageHotPath } from './Migration20261214000000UsageHotPath';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261211000000Seats', class: Migration20261211000000Seats },
   { name: 'Migration20261212000000Usage', class: Migration20261212000000Usage },
   { name: 'Migration20261213000000CreditPacks', class: Migration20261213000000CreditPacks },
+  { name: 'Migration20261214000000UsageHotPath', class: Migration20261214000000UsageHotPath },
 ];
