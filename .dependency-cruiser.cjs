@@ -35,6 +35,7 @@ const applicationFolders = [
   'users',
   'webhooks',
   'console',
+  'overview',
 ];
 const applicationDir = path.join(process.cwd(), 'application');
 const unplaced = fs.existsSync(applicationDir)

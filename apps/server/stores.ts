@@ -36,6 +36,7 @@ import { PostgresRefreshTokenStore } from '../../infrastructure/persistence/post
 import { PostgresSessionStore } from '../../infrastructure/persistence/postgres-session.store';
 import { PostgresSubscriptionStore } from '../../infrastructure/persistence/postgres-subscription.store';
 import { PostgresUserDirectory } from '../../infrastructure/persistence/postgres-user-directory';
+import { PostgresOverview } from '../../infrastructure/persistence/postgres-overview';
 import { PostgresUserStore } from '../../infrastructure/persistence/postgres-user.store';
 import { PostgresWebhookDeliveryStore, PostgresWebhookEndpointStore } from '../../infrastructure/persistence/postgres-webhook.store';
 
@@ -102,6 +103,8 @@ export interface Stores {
     /** Credit packs sold through one-off checkouts. */
     packs: PostgresCreditPackStore;
   };
+  /** The console's project overview: per-day counts over the existing tables. */
+  overview: PostgresOverview;
 }
 
 export interface StoreOptions {
@@ -164,5 +167,6 @@ export function buildStores(db: Database, { box, sessionsEnded }: StoreOptions):
       metered: new PostgresMeteredUsage(db),
       packs: new PostgresCreditPackStore(db),
     },
+    overview: new PostgresOverview(db),
   };
 }

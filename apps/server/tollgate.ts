@@ -69,7 +69,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
   if (options.migrate ?? true) await core.db.migrate();
 
   const features = wireFeatures({ core, config, dns: options.overrides?.dns });
-  const { sessions, email, oauth, mfa, passkeys, billing, usage, webhooks, audit, admin, organizations } = features;
+  const { sessions, email, oauth, mfa, passkeys, billing, usage, webhooks, audit, admin, organizations, overview } = features;
   const all = Object.values(features);
   // Type-checked against the whole contract: a route without an implementation fails to compile.
   const router = initServer().router(contract, {
@@ -82,7 +82,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     ...oauth.routes,
     ...mfa.routes,
     ...billing.routes,
-    admin: { ...admin.adminRoutes, ...billing.adminRoutes, ...webhooks.adminRoutes, ...organizations.adminRoutes, ...usage.adminRoutes },
+    admin: { ...admin.adminRoutes, ...billing.adminRoutes, ...webhooks.adminRoutes, ...organizations.adminRoutes, ...usage.adminRoutes, ...overview.adminRoutes },
   });
 
   const app = buildHttpApp({

@@ -8,6 +8,7 @@ import { adminUsersContract } from './users.contract';
 import { adminAuditContract } from './audit.contract';
 import { adminOrganizationsContract } from './organizations.contract';
 import { adminUsageContract } from './usage.contract';
+import { adminOverviewContract } from './overview.contract';
 
 export * from './schemas';
 export * from './billing.contract';
@@ -17,6 +18,7 @@ export * from './users.contract';
 export * from './audit.contract';
 export * from './organizations.contract';
 export * from './usage.contract';
+export * from './overview.contract';
 export { adminBillingContract, adminMembersContract, adminProjectsContract, adminSessionContract, adminWebhooksContract };
 export { adminUsersContract, adminAuditContract, adminOrganizationsContract, adminUsageContract };
 
@@ -31,4 +33,5 @@ export const adminContract = c.router({
   audit: adminAuditContract,
   organizations: adminOrganizationsContract,
   usage: adminUsageContract,
+  overview: adminOverviewContract,
 });

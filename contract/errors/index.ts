@@ -8,6 +8,7 @@ import { authErrors, edgeErrors, projectGateErrors, requestErrors } from './http
 import { mfaErrors } from './mfa.errors';
 import { oauthErrors } from './oauth.errors';
 import { organizationsErrors } from './organizations.errors';
+import { overviewErrors } from './overview.errors';
 import { passkeyErrors } from './passkeys.errors';
 import { sessionsErrors } from './sessions.errors';
 import type { ErrorEntry, ErrorStatus } from './types';
@@ -37,6 +38,7 @@ export const ERRORS = {
   ...organizationsErrors,
   ...passkeyErrors,
   ...usageErrors,
+  ...overviewErrors,
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;

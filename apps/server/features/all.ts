@@ -10,6 +10,7 @@ import { wireMaintenance } from './maintenance';
 import { buildSmsSender, wireMfa } from './mfa';
 import { wireOAuth } from './oauth';
 import { wireOrganizations } from './organizations';
+import { wireOverview } from './overview';
 import { buildPasskeyDeps, buildPasskeyFactorCheck, wirePasskeys } from './passkeys';
 import { wireSessions } from './sessions';
 import type { Feature } from './types';
@@ -44,6 +45,7 @@ export function wireFeatures({ core, config, dns }: FeaturesInput) {
   const webhooks = wireWebhooks({ core, config, console: consoleFeature.useCases });
   const admin = wireAdmin({ core, console: consoleFeature.useCases, audit: audit.useCases });
   const usage = wireUsage({ core, console: consoleFeature.useCases });
+  const overview = wireOverview({ core, console: consoleFeature.useCases });
   const organizations = wireOrganizations({ core, mail: email.mail, console: consoleFeature.useCases, billing: billing.useCases, ...(dns ? { dns } : {}) });
   // Listed in the order their jobs are registered and their pages mounted.
   return {
@@ -60,6 +62,7 @@ export function wireFeatures({ core, config, dns }: FeaturesInput) {
     sessions,
     admin,
     organizations,
+    overview,
   } satisfies Record<string, Feature>;
 }
 

@@ -24,6 +24,7 @@ import { Migration20261211000000Seats } from './Migration20261211000000Seats';
 import { Migration20261212000000Usage } from './Migration20261212000000Usage';
 import { Migration20261213000000CreditPacks } from './Migration20261213000000CreditPacks';
 import { Migration20261214000000UsageHotPath } from './Migration20261214000000UsageHotPath';
+import { Migration20261221000000Overview } from './Migration20261221000000Overview';
 
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261212000000Usage', class: Migration20261212000000Usage },
   { name: 'Migration20261213000000CreditPacks', class: Migration20261213000000CreditPacks },
   { name: 'Migration20261214000000UsageHotPath', class: Migration20261214000000UsageHotPath },
+  { name: 'Migration20261221000000Overview', class: Migration20261221000000Overview },
 ];
