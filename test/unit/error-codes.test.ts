@@ -27,6 +27,7 @@ import {
   type ErrorEntry,
 } from '../../contract/errors';
 import { organizationsErrors } from '../../contract/errors/organizations.errors';
+import { overviewErrors } from '../../contract/errors/overview.errors';
 
 const flatten = (router: AppRouter): AppRoute[] => Object.values(router).flatMap((r) => (isAppRoute(r) ? [r] : flatten(r as AppRouter)));
 const routes = flatten(contract);
@@ -62,6 +63,7 @@ describe('error tables', () => {
       organizations: organizationsErrors,
       passkeys: passkeyErrors,
       usage: usageErrors,
+      overview: overviewErrors,
     };
     const owner = new Map<string, string>();
     const clashes: string[] = [];
