@@ -2,13 +2,14 @@
 // bundled by esbuild (the transpiler tsx uses too), its npm dependencies left in node_modules.
 // bin/tollgate.mjs runs a fresh bundle instead of loading every module through tsx's loader hooks:
 // a command starts in about half the time. The test run builds one the same way.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** What the CLI is built from: these folders' files, and these files. */
-const SOURCE_DIRS = ['apps/cli', 'apps/server', 'application', 'domain', 'infrastructure', 'contract'];
-const SOURCE_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'bin/cli-bundle.mjs'];
+export const SOURCE_DIRS = ['apps/cli', 'apps/server', 'application', 'domain', 'infrastructure', 'contract'];
+export const SOURCE_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'bin/cli-bundle.mjs'];
 const STAMP = '.source-stamp';
 export const ENTRY = 'tollgate.mjs';
 
@@ -17,7 +18,7 @@ export const ENTRY = 'tollgate.mjs';
  * them (an edit, a checkout, an upgrade) makes the bundle stale. Reading only the file metadata of
  * a few hundred files costs a few milliseconds.
  */
-export function sourceStamp(root) {
+export function sourceStamp(root, dirs = SOURCE_DIRS, files = SOURCE_FILES) {
   const hash = createHash('sha256');
   const add = (full) => {
     const s = statSync(full);
@@ -27,13 +28,64 @@ export function sourceStamp(root) {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (entry.name !== 'node_modules' && entry.name !== 'dist') visit(full);
+        // Build outputs (dist, and dist.* while a build swaps one in) are not sources.
+        if (entry.name !== 'node_modules' && entry.name !== 'dist' && !entry.name.startsWith('dist.')) visit(full);
       } else add(full);
     }
   };
-  for (const dir of SOURCE_DIRS) visit(path.join(root, dir));
-  for (const file of SOURCE_FILES) if (existsSync(path.join(root, file))) add(path.join(root, file));
+  for (const dir of dirs) visit(path.join(root, dir));
+  for (const file of files) if (existsSync(path.join(root, file))) add(path.join(root, file));
   return hash.digest('hex');
+}
+
+/**
+ * What a build embeds (apps/server/version.ts reads it): the package version, the git commit of the
+ * checkout when git can tell (none in a copy without .git), and the time of the build.
+ */
+export function buildInfo(root) {
+  const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  let commit = null;
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || null;
+  } catch {
+    // not a git checkout, or no git
+  }
+  return { version, commit, builtAt: new Date().toISOString() };
+}
+
+/**
+ * What esbuild is told for every Tollgate bundle (the CLI's, the server's and the worker's): Node's
+ * ES modules, npm dependencies left in node_modules (one file per entry point loads much faster than
+ * hundreds of modules through a loader, and the packages stay as npm installed them), the build's
+ * facts in place of `__TOLLGATE_BUILD__`, and source maps without the sources (stack traces name the
+ * TypeScript file and line; the launchers enable them).
+ */
+export function bundleOptions(root, info = buildInfo(root)) {
+  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const packages = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name !== 'otplib');
+  return {
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: true,
+    sourcesContent: false,
+    define: { __TOLLGATE_BUILD__: JSON.stringify(info) },
+    external: packages.flatMap((name) => [name, `${name}/*`]),
+    // CommonJS code inside the bundle (otplib) calls require() for Node's own modules.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    logLevel: 'error',
+  };
+}
+
+/**
+ * Files the bundled code reads beside itself (`new URL('./x/', import.meta.url)` in a source file
+ * resolves next to the bundle's chunk once bundled): the e-mail templates' translations.
+ */
+export function copyAssets(root, out) {
+  cpSync(path.join(root, 'infrastructure/mail/locales'), path.join(out, 'locales'), { recursive: true });
 }
 
 /**
@@ -42,27 +94,17 @@ export function sourceStamp(root) {
  * is not loaded: an ES module bundle hoists every external import of the code it inlines to its top.
  * otplib goes into the bundle: its `otplib/core` import only resolves through tsx's resolver.
  */
-export async function buildCliBundle(root, dir, stamp = sourceStamp(root)) {
+export async function buildCliBundle(root, dir, stamp = sourceStamp(root), info = buildInfo(root)) {
   const { build } = await import('esbuild');
-  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-  const packages = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name !== 'otplib');
   const out = `${dir}.${process.pid}.tmp`;
   const old = `${dir}.${process.pid}.old`;
   try {
     await build({
+      ...bundleOptions(root, info),
       entryPoints: { [path.basename(ENTRY, '.mjs')]: path.join(root, 'apps/cli/main.ts') },
       outdir: out,
-      outExtension: { '.js': '.mjs' },
-      bundle: true,
-      splitting: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      external: packages.flatMap((name) => [name, `${name}/*`]),
-      // CommonJS code inside the bundle (otplib) calls require() for Node's own modules.
-      banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-      logLevel: 'error',
     });
+    copyAssets(root, out);
     writeFileSync(path.join(out, STAMP), stamp);
     if (existsSync(dir)) renameSync(dir, old);
     renameSync(out, dir);

@@ -3,6 +3,7 @@ import { GLOBAL_OPTIONS, Options, UsageError, parseCommandArgs, usageOf, type Op
 import { COMMANDS, GROUPS, findCommand, type Command, type CommandOutput } from './commands';
 import { CommandError, describeFault } from './messages';
 import type { CliRuntime } from './runtime';
+import { BUILD, describeBuild } from '../server/version';
 
 /**
  * The admin CLI: `tollgate <command> [arguments] [--options] [--json]`. It builds the same
@@ -42,6 +43,7 @@ function generalHelp(): string {
     'Options for every command:',
     ...optionLines(GLOBAL_OPTIONS),
     '',
+    '`tollgate --version` prints the version, and the commit and time of the build.',
     'Run `tollgate <command> --help` for the options of a command.',
     'Database: DATABASE_URL, or the embedded PostgreSQL under TOLLGATE_DATA_DIR (.tollgate/).',
     'Secrets are encrypted with TOLLGATE_SECRET_KEY (the same key the server uses).',
@@ -83,6 +85,12 @@ const helpOutput = (text: string, topic: string[]): CommandOutput => ({
 
 type Resolved = { kind: 'help'; output: CommandOutput } | { kind: 'command'; command: Command; rest: string[] };
 
+/** `tollgate --version`: the build's version, commit and time (the version alone is the first word after `tollgate`). */
+const versionOutput = (): CommandOutput => ({
+  text: `tollgate ${describeBuild()}`,
+  json: { version: BUILD.version, commit: BUILD.commit, builtAt: BUILD.builtAt },
+});
+
 /** True when `path` starts with `prefix` and is longer. */
 const extends_ = (path: string[], prefix: string[]) => path.length > prefix.length && prefix.every((w, i) => path[i] === w);
 /** The words that can follow `prefix` (`billing` -> connect, status, ..., sandbox), in command order. */
@@ -100,6 +108,7 @@ function resolve(argv: string[]): Resolved {
       continue;
     }
     if (token === '--json') continue;
+    if (words.length === 0 && (token === '--version' || token === '-V')) return { kind: 'help', output: versionOutput() };
     if (token.startsWith('-')) {
       if (words.length === 0) throw new UsageError(`Unknown option "${token}" before the command. Run \`tollgate --help\`.`);
       break;

@@ -4,14 +4,15 @@ import type { Server } from 'node:http';
 import { resolveDatabase, resolveSecretKey } from './bootstrap';
 import { loadConfig, type Config } from './config';
 import { ensureDemoProject } from './demo-project';
-import { ensureDashboardBuilt } from '../dashboard/build';
 import { createLogger, type PinoLogger } from './http/logger';
 import { createTollgate } from './tollgate';
 import { deprioritizeWorkerThreads } from '../../infrastructure/crypto/thread-priority';
 import { CLOSE_LIMIT_MS, DRAIN_LIMIT_MS, drainHttp, onStopSignal } from './shutdown';
+import { BUILD } from './version';
 
 /**
- * `npm start`: configuration, database (embedded when DATABASE_URL is unset), migrations, HTTP.
+ * The server: `npm start` runs it built (dist/server/main.mjs, see scripts/build.mjs), `npm run dev`
+ * from these sources. Configuration, database (embedded when DATABASE_URL is unset), migrations, HTTP.
  * With TOLLGATE_PROCESSES > 1 the primary prepares the database once and forks that many server
  * processes sharing one port (node:cluster); they share nothing but PostgreSQL.
  */
@@ -24,12 +25,14 @@ async function main() {
     process.exit(1);
   }
   const logger = createLogger(config.LOG_LEVEL);
-  // The web console is built once its sources changed (Vite is a development dependency: a
-  // deployment installed without it serves the build it shipped with).
-  if (!cluster.isWorker)
+  // From the sources (`npm run dev`), the web console is built once its sources changed (Vite is a
+  // development dependency). The built release serves the console `npm run build` put in dist/.
+  if (!cluster.isWorker && !BUILD.bundled) {
+    const { ensureDashboardBuilt } = await import('../dashboard/build');
     await ensureDashboardBuilt((m) => logger.info(m)).catch((e: Error) =>
       logger.warn({ err: e.message }, 'the web console could not be built; /dashboard answers 503'),
     );
+  }
   const processes = config.TOLLGATE_PROCESSES === 'auto' ? os.availableParallelism() : config.TOLLGATE_PROCESSES;
   if (cluster.isWorker) return serve(config, logger, { migrate: false, demo: false });
   if (processes <= 1) return serve(config, logger, { migrate: true, demo: true });
@@ -67,7 +70,10 @@ async function serve(config: Config, logger: PinoLogger, opts: { migrate: boolea
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   if (!cluster.isWorker) {
-    logger.info({ port, publicUrl: config.publicUrl, env: config.NODE_ENV }, `Tollgate listening on http://localhost:${port}`);
+    logger.info(
+      { port, publicUrl: config.publicUrl, env: config.NODE_ENV, version: BUILD.version, commit: BUILD.commit },
+      `Tollgate listening on http://localhost:${port}`,
+    );
   }
 
   const embedded = database.embedded;

@@ -21,8 +21,10 @@ export async function waitFor<T>(
 
 /**
  * A Tollgate process as a process manager runs it: node with tsx on one of the entry points
- * (`apps/server/main.ts` for `npm start`, `apps/server/worker.ts` for `npm run worker`), with the
- * given environment, its output kept for assertions and failure messages.
+ * (`apps/server/main.ts` for the server, `apps/server/worker.ts` for the worker), or node on an
+ * entry point of a built release (a path ending in `.mjs`, e.g. `dist/server/main.mjs`, with source
+ * maps, as `npm start` runs it), with the given environment, its output kept for assertions and
+ * failure messages.
  */
 export class TollgateProcess {
   private child: ChildProcess | null = null;
@@ -35,7 +37,7 @@ export class TollgateProcess {
   exitSignal: NodeJS.Signals | null = null;
 
   constructor(
-    private readonly entry: 'apps/server/main.ts' | 'apps/server/worker.ts',
+    private readonly entry: 'apps/server/main.ts' | 'apps/server/worker.ts' | `${string}.mjs`,
     private readonly env: NodeJS.ProcessEnv,
     private readonly options: { detached?: boolean } = {},
   ) {}
@@ -50,7 +52,8 @@ export class TollgateProcess {
 
   /** Starts it and waits until its output matches `ready` (the process must not exit before). */
   async start(ready: RegExp | string, timeoutMs = 60_000): Promise<void> {
-    const child = spawn(process.execPath, ['--import', 'tsx', this.entry], {
+    const loader = this.entry.endsWith('.mjs') ? ['--enable-source-maps'] : ['--import', 'tsx'];
+    const child = spawn(process.execPath, [...loader, this.entry], {
       cwd: ROOT,
       env: this.env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -11,6 +11,7 @@ import { authenticatorFor, type AuthenticatorRegistry } from './auth';
 import { bodyKindOf, makeBodyReader } from './body';
 import { mountDocs } from './docs';
 import { withIdempotency } from './idempotency';
+import { BUILD } from '../version';
 import type { RunIdempotent } from '../../../application/idempotency/run-idempotent';
 import { isDatabaseUnavailable } from '../../../infrastructure/persistence/connection-errors';
 
@@ -147,7 +148,7 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
   });
 
   app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+    res.json({ status: 'ok', version: BUILD.version });
   });
   app.get('/readyz', async (_req, res) => {
     if (await options.ready()) return res.json({ status: 'ok' });

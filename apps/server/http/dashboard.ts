@@ -2,9 +2,16 @@ import express from 'express';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUILD } from '../version';
 
-/** Where `apps/dashboard/build.ts` writes the console (git-ignored). */
-export const DASHBOARD_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/dist');
+/**
+ * The console's static files: in the built release, dist/dashboard beside dist/server (this code is
+ * bundled there; `npm run build` put the console there once); from the sources, where
+ * `apps/dashboard/build.ts` writes it (git-ignored). The server never builds it in the release.
+ */
+export const DASHBOARD_DIST = BUILD.bundled
+  ? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dashboard')
+  : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/dist');
 
 /**
  * The console's Content-Security-Policy: scripts, styles, images and calls from this origin only
@@ -37,7 +44,7 @@ export function mountDashboard(app: express.Express, dist = DASHBOARD_DIST): voi
   app.get(['/dashboard', '/dashboard/*'], csp, (_req, res) => {
     const index = path.join(dist, 'index.html');
     if (!existsSync(index)) {
-      res.status(503).type('text').send('The console is not built: run `npm start` (it builds it) or `npm run build:dashboard`.');
+      res.status(503).type('text').send('The console is not built: run `npm run build` (or `npm start`, which builds what is missing).');
       return;
     }
     res.setHeader('Cache-Control', 'no-cache');
