@@ -52,6 +52,20 @@ export interface RouteMetadata {
   idempotent?: boolean;
   /** The route takes batches: its body may be up to `BULK_BODY_LIMIT` (1 MB by default) rather than `BODY_LIMIT` (usage events). */
   bulkBody?: boolean;
+  /**
+   * The route is deprecated (docs/api-compatibility.md): it answers as before, and every answer
+   * carries `Deprecation` (since when, RFC 9745), `Sunset` (when it may be removed, RFC 8594; at
+   * least 6 months later) and, with `link`, a `Link` to what replaces it (rel="deprecation").
+   * Dates as YYYY-MM-DD (UTC).
+   */
+  deprecated?: RouteDeprecation;
+}
+
+/** When a route was deprecated, when it may be removed, and where to read about it (the changelog's entry). */
+export interface RouteDeprecation {
+  since: string;
+  sunset: string;
+  link?: string;
 }
 
 export const meta = (m: RouteMetadata) => m;

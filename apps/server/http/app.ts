@@ -11,6 +11,7 @@ import { authenticatorFor, type AuthenticatorRegistry } from './auth';
 import { bodyKindOf, makeBodyReader } from './body';
 import { mountDocs } from './docs';
 import { withIdempotency } from './idempotency';
+import { announceDeprecation } from './deprecation';
 import { BUILD } from '../version';
 import type { RunIdempotent } from '../../../application/idempotency/run-idempotent';
 import { isDatabaseUnavailable } from '../../../infrastructure/persistence/connection-errors';
@@ -98,6 +99,7 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
     try {
       const route = routeOf(req);
       const metadata: RouteMetadata = (route?.metadata as RouteMetadata | undefined) ?? { auth: 'none' };
+      if (metadata.deprecated) announceDeprecation(res, metadata.deprecated);
       const kind = route ? bodyKindOf(route) : 'none';
       if (kind === 'raw-json') {
         const unreadable = await bodies.readRaw(req, res, kind);
