@@ -13,6 +13,10 @@ import { type BillingInterval, SECONDS_PER_DAY, addDays, cycleBoundary } from '.
 import { previewPriceChange } from '../../domain/billing/proration';
 import { DEFAULT_SEAT_POLICY, seatAmount } from '../../domain/billing/seat-terms';
 import { LIVE_STATUSES } from '../../domain/billing/subscription';
+import type { CreditPack } from '../../domain/usage/credit-pack';
+import type { CreditPackStore, MeteredUsage, PurchasedCredits } from '../../application/billing/billing.store';
+import { makeFulfilPackCheckout } from '../../application/billing/credit-packs';
+import type { Logger } from '../../application/ports/logger';
 
 /**
  * The `PaymentProcessor` port's contract, run against every adapter: the sandbox
@@ -32,6 +36,11 @@ export interface ProcessorHarness {
   processor: PaymentProcessor;
   /** Moves the processor's clock forward and lets its due work (renewals, trial ends, ...) run. */
   advance(seconds: number): Promise<void>;
+  /**
+   * The customer pays a checkout on the processor's hosted page with a test payment method
+   * (`pm_card_visa`): null when paid, the failure the page shows otherwise (a decline).
+   */
+  payCheckout(checkoutId: string, paymentMethod: string): Promise<ProcessorFailure | null>;
   close(): Promise<void>;
 }
 
@@ -647,6 +656,140 @@ export function describePaymentProcessorContract(name: string, setup: () => Prom
         const lines = paid(snapshot.invoices)[0]!.lines;
         expect(lines).not.toHaveLength(0);
         expect(lines.map((l) => l.quantity ?? null)).toEqual(lines.map(() => null));
+      });
+    });
+
+    describe('credit packs (one-off checkouts)', () => {
+      const pack = (customerId: string, idempotencyKey = key('pack')) => ({
+        customerId,
+        name: '500 calls',
+        amount: 900,
+        currency: 'usd',
+        successUrl: 'https://app.example.test/credits?paid=1',
+        cancelUrl: 'https://app.example.test/credits',
+        metadata: metadata({ userId: randomUUID(), packId: randomUUID() }),
+        email: 'buyer@example.test',
+        idempotencyKey,
+      });
+      /** The port's fulfilment of a paid pack (application/billing/credit-packs.ts) over this processor, grants counted by checkout. */
+      function fulfilment() {
+        const granted = new Map<string, number>();
+        const packs = new Map<string, CreditPack>();
+        const deps = {
+          creditPacks: { get: async (_p: string, id: string) => packs.get(id) ?? null } as unknown as CreditPackStore,
+          meteredUsage: {
+            grantPurchase: async (g: PurchasedCredits) => {
+              if (granted.has(g.externalId)) return false;
+              granted.set(g.externalId, g.units);
+              return true;
+            },
+          } as unknown as MeteredUsage,
+          clock: { now: () => new Date() },
+          crypto: { uuid: () => randomUUID(), hash: (s: string) => s },
+          logger: { info() {}, warn() {}, error() {}, debug() {} } as unknown as Logger,
+          audit: { record() {} },
+        };
+        const fulfil = makeFulfilPackCheckout(deps);
+        return {
+          sell(input: ReturnType<typeof pack>) {
+            const id = input.metadata.packId!;
+            packs.set(id, {
+              id,
+              projectId,
+              meterKey: 'api_calls',
+              name: input.name,
+              units: 500,
+              amount: 900,
+              currency: 'usd',
+              expiresInDays: null,
+              active: true,
+              createdAt: new Date(),
+            });
+          },
+          fulfil: (checkoutId: string) => fulfil(projectId, processor, checkoutId),
+          granted,
+        };
+      }
+
+      it('sells a pack: open and unpaid until paid once with a card; a paid checkout grants once', async () => {
+        const customerId = await customer();
+        const input = pack(customerId);
+        const shop = fulfilment();
+        shop.sell(input);
+        const session = must(await processor.createPackCheckout(input));
+        expect(session.url).toMatch(/^https?:\/\//);
+        // The same key answers the same session.
+        expect(must(await processor.createPackCheckout(input)).id).toBe(session.id);
+
+        expect(must(await processor.getPackCheckout(session.id))).toEqual({
+          id: session.id,
+          status: 'open',
+          paid: false,
+          customerId,
+          metadata: input.metadata,
+        });
+        expect(must(await shop.fulfil(session.id))).toBe(false);
+
+        // A declined card leaves it open and unpaid; another card pays it.
+        expect(await harness.payCheckout(session.id, 'pm_card_chargeDeclinedInsufficientFunds')).toMatchObject({
+          kind: 'card_declined',
+          declineCode: 'insufficient_funds',
+        });
+        expect(must(await processor.getPackCheckout(session.id))).toMatchObject({ status: 'open', paid: false });
+        expect(await harness.payCheckout(session.id, 'pm_card_visa')).toBeNull();
+
+        expect(must(await processor.getPackCheckout(session.id))).toEqual({
+          id: session.id,
+          status: 'complete',
+          paid: true,
+          customerId,
+          metadata: input.metadata,
+        });
+        // Paid once: a second payment is refused, and no subscription came of it.
+        expect(await harness.payCheckout(session.id, 'pm_card_visa')).not.toBeNull();
+        expect(must(await processor.listSubscriptionIds(customerId))).toEqual([]);
+
+        expect(must(await shop.fulfil(session.id))).toBe(true);
+        // Reported again (the webhook after the page, a redelivery): nothing more.
+        expect(must(await shop.fulfil(session.id))).toBe(false);
+        expect([...shop.granted.values()]).toEqual([500]);
+      });
+
+      it('an unpaid checkout expires after 24 hours and grants nothing; unknown ones and subscription checkouts are not packs', async () => {
+        const customerId = await customer();
+        const input = pack(customerId);
+        const shop = fulfilment();
+        shop.sell(input);
+        const session = must(await processor.createPackCheckout(input));
+
+        await harness.advance(DAY + HOUR);
+        expect(must(await processor.getPackCheckout(session.id))).toMatchObject({ id: session.id, status: 'expired', paid: false });
+        expect(await harness.payCheckout(session.id, 'pm_card_visa')).not.toBeNull();
+        expect(must(await shop.fulfil(session.id))).toBe(false);
+        expect(shop.granted.size).toBe(0);
+
+        expect(must(await processor.getPackCheckout('cs_test_0000000000000000000000'))).toBeNull();
+        const [price] = await catalog('Not a pack', [1000]);
+        const subscriptionCheckout = must(
+          await processor.createCheckout({
+            customerId,
+            priceId: price!.id,
+            successUrl: 'https://app.example.test/ok',
+            cancelUrl: 'https://app.example.test/no',
+            promotionCodeId: null,
+            trialDays: null,
+            metadata: metadata({ userId: randomUUID() }),
+            email: null,
+            idempotencyKey: key('checkout'),
+          }),
+        );
+        expect(must(await processor.getPackCheckout(subscriptionCheckout.id))).toBeNull();
+      });
+
+      it('refuses an amount of 0 or a bad URL', async () => {
+        const customerId = await customer();
+        expect(failureOf(await processor.createPackCheckout({ ...pack(customerId), amount: 0 })).kind).toBe('invalid_request');
+        expect(failureOf(await processor.createPackCheckout({ ...pack(customerId), successUrl: 'not a url' })).kind).toBe('invalid_request');
       });
     });
 

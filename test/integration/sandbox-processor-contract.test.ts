@@ -38,6 +38,10 @@ describePaymentProcessorContract('sandbox', async () => {
       await control.advanceClock(projectId, seconds);
       await control.runDue(projectId);
     },
+    async payCheckout(checkoutId, paymentMethod) {
+      const paid = await control.completeCheckout(checkoutId, paymentMethod);
+      return paid.ok ? null : paid.failure;
+    },
     async close() {},
   };
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { StripeProcessor } from '../../infrastructure/billing/stripe/stripe-processor';
+import { StripeApiError } from '../support/stripe/errors';
 import { startFakeStripe, type FakeStripe } from '../support/stripe/server';
 import { describePaymentProcessorContract } from './payment-processor.suite';
 
@@ -37,6 +38,17 @@ describePaymentProcessorContract('stripe', async () => {
     async advance(seconds) {
       fake.advance(account.id, seconds);
       await fake.webhooks.settled();
+    },
+    async payCheckout(checkoutId, paymentMethod) {
+      try {
+        fake.completeCheckout(checkoutId, { paymentMethod });
+        await fake.webhooks.settled();
+        return null;
+      } catch (error) {
+        if (!(error instanceof StripeApiError)) throw error;
+        const { type, message, decline_code } = error.body;
+        return type === 'card_error' ? { kind: 'card_declined', message, declineCode: decline_code ?? null } : { kind: 'invalid_request', message };
+      }
     },
     async close() {
       try {

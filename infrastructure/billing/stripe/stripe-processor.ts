@@ -28,6 +28,7 @@ import { StripeRefunds } from './stripe-refunds';
 import { StripeSubscriptionChanges } from './stripe-subscription-changes';
 import { StripeSubscriptionReads } from './stripe-subscriptions';
 import { StripeUsage } from './stripe-usage';
+import { tracedStripeHttpClient } from './stripe-trace';
 
 export { stepKey } from './stripe-keys';
 
@@ -77,6 +78,7 @@ export class StripeProcessor implements PaymentProcessor {
       maxNetworkRetries: options.maxNetworkRetries ?? 2,
       telemetry: false,
       appInfo: { name: 'Tollgate' },
+      httpClient: tracedStripeHttpClient(),
     });
     this.livemode = /^(sk|rk)_live_/.test(options.secretKey);
     this.catalog = new StripeCatalog(this.stripe);
@@ -186,12 +188,12 @@ export class StripeProcessor implements PaymentProcessor {
     return this.attempt(() => this.usage.reportUsage(input));
   }
 
-  createPackCheckout(_input: PackCheckoutInput): Promise<ProcessorResult<{ id: string; url: string }>> {
-    return Promise.resolve(processorFailed({ kind: 'invalid_request', message: 'Credit packs are not available on Stripe yet' }));
+  createPackCheckout(input: PackCheckoutInput): Promise<ProcessorResult<{ id: string; url: string }>> {
+    return this.attempt(() => this.customers.createPackCheckout(input));
   }
 
-  getPackCheckout(_checkoutId: string): Promise<ProcessorResult<PackCheckout | null>> {
-    return Promise.resolve(processorOk(null));
+  getPackCheckout(checkoutId: string): Promise<ProcessorResult<PackCheckout | null>> {
+    return this.attempt(() => this.customers.getPackCheckout(checkoutId));
   }
 
   /** Runs one port call that attaches or charges a card: its value, or the failure for whatever went wrong. */

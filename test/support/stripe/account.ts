@@ -32,7 +32,7 @@ export interface Internal {
   /** A tiered price's tiers (`billing_scheme=tiered`), shown only when asked for (`expand[]=tiers`). */
   tiers?: Stripe.Price.Tier[];
   /** A Checkout Session's line items and subscription_data, used when it completes. */
-  session?: { lineItems: StripeObject[]; subscriptionData: Record<string, any> };
+  session?: { lineItems: StripeObject[]; subscriptionData: Record<string, any>; paymentIntentData?: Record<string, any> };
 }
 
 export interface AccountKeys {

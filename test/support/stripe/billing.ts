@@ -30,7 +30,7 @@ type Params = Record<string, any>;
 const ACTIVE_STATUSES = ['trialing', 'active', 'past_due', 'unpaid'];
 const ZERO_DECIMAL = new Set(['bif', 'clp', 'djf', 'gnf', 'jpy', 'kmf', 'krw', 'mga', 'pyg', 'rwf', 'ugx', 'vnd', 'vuv', 'xaf', 'xof', 'xpf']);
 /** Stripe's minimum charge amounts (https://docs.stripe.com/currencies#minimum-and-maximum-charge-amounts). */
-const MINIMUM_CHARGE: Record<string, number> = { usd: 50, eur: 50, gbp: 30, cad: 50, aud: 50, chf: 50, jpy: 50 };
+export const MINIMUM_CHARGE: Record<string, number> = { usd: 50, eur: 50, gbp: 30, cad: 50, aud: 50, chf: 50, jpy: 50 };
 
 export function formatAmount(amount: number, currency: string): string {
   const symbols: Record<string, string> = { usd: '$', eur: '€', gbp: '£', jpy: '¥' };

@@ -1,17 +1,24 @@
 import type Stripe from 'stripe';
 import type { StripeObject } from './account';
-import { createSubscription } from './billing';
-import { applyMetadata, priceAmount, promotionCodeProblem } from './catalog';
+import { MINIMUM_CHARGE, createSubscription, formatAmount } from './billing';
+import { applyMetadata, createPrice, priceAmount, promotionCodeProblem } from './catalog';
 import type { Ctx, Route } from './context';
-import { attachPaymentMethod } from './customers';
-import { invalidRequest, missingParameter, paramError } from './errors';
+import { attachPaymentMethod, chargeOutcome, resolvePaymentMethod } from './customers';
+import { cardError, invalidRequest, missingParameter, paramError } from './errors';
 import { createdFilter, listFields, s } from './params';
 import { DAY, newId, paginate, randomString } from './util';
 
 /**
- * Checkout Sessions in subscription mode (https://docs.stripe.com/api/checkout/sessions). The
- * session's `url` points at this server (`/checkout/<id>`), whose page (or the
- * `completeCheckout` test control) plays the customer paying with a test card.
+ * Checkout Sessions in `subscription` and `payment` mode (https://docs.stripe.com/api/checkout/sessions,
+ * https://docs.stripe.com/payments/checkout/how-checkout-works). The session's `url` points at this
+ * server (`/checkout/<id>`), whose page (or the `completeCheckout` test control) plays the customer
+ * paying with a test card. A `payment` session sells one-off prices (an existing one-time `price`,
+ * or inline `price_data` with `product_data`, which Stripe turns into a one-time price that is not
+ * sold again: `active: false`); paying it charges the card once through a PaymentIntent created
+ * then (since 2022-08-01 Checkout creates it at confirmation, so an open session's `payment_intent`
+ * is null), with `payment_intent_data.metadata`; a declined card leaves the session open, and a
+ * paid one is `complete` with `payment_status: paid`. No subscription, invoice or customer card
+ * is made (no `setup_future_usage`).
  */
 
 type Session = Stripe.Checkout.Session;
@@ -26,10 +33,38 @@ function checkUrl(value: string | undefined, param: string) {
   }
 }
 
+/** The price of a line item: an existing one, or a one-time price made from its `price_data` (not sold again). */
+function linePrice(acct: Ctx['acct'], li: Record<string, any>, i: number, mode: 'payment' | 'subscription'): Stripe.Price {
+  const at = `line_items[${i}]`;
+  if (li.price && li.price_data) throw invalidRequest('You may only specify one of these parameters: price, price_data.', { param: `${at}[price]` });
+  if (li.price_data) {
+    if (mode !== 'payment' || li.price_data.recurring) {
+      throw invalidRequest('This Stripe-shaped test server takes `price_data` for one-time prices in `payment` mode only.', { param: `${at}[price_data]` });
+    }
+    if (li.price_data.unit_amount === undefined) throw missingParameter(`${at}[price_data][unit_amount]`);
+    return createPrice(acct, { ...li.price_data, active: false }, `${at}[price_data]`);
+  }
+  if (!li.price) throw missingParameter(`${at}[price]`);
+  const price = acct.find<Stripe.Price>('price', li.price, 'price', `${at}[price]`);
+  if (!price.active) throw invalidRequest(`The price specified is inactive. This field only accepts active prices.`, { param: `${at}[price]` });
+  if (mode === 'payment' && price.type === 'recurring') {
+    throw invalidRequest('You specified `payment` mode but passed a recurring price. Either switch to `subscription` mode or use only one-time prices.', {
+      param: `${at}[price]`,
+    });
+  }
+  return price;
+}
+
 function sessionCreate(ctx: Ctx, p: Record<string, any>): Session {
   const { acct, settings } = ctx;
-  if (p.mode !== 'subscription') {
-    throw invalidRequest('This Stripe-shaped test server implements Checkout in `subscription` mode only.', { param: 'mode' });
+  if (p.mode !== 'subscription' && p.mode !== 'payment') {
+    throw invalidRequest('This Stripe-shaped test server implements Checkout in `subscription` and `payment` mode only.', { param: 'mode' });
+  }
+  const mode: 'payment' | 'subscription' = p.mode;
+  if (mode === 'payment' && p.subscription_data)
+    throw invalidRequest('You can not pass `subscription_data` in `payment` mode.', { param: 'subscription_data' });
+  if (mode === 'subscription' && p.payment_intent_data) {
+    throw invalidRequest('You can not pass `payment_intent_data` in `subscription` mode.', { param: 'payment_intent_data' });
   }
   if (p.ui_mode && p.ui_mode !== 'hosted') throw invalidRequest('This Stripe-shaped test server implements hosted Checkout only.', { param: 'ui_mode' });
   if (!p.success_url) throw missingParameter('success_url');
@@ -47,14 +82,17 @@ function sessionCreate(ctx: Ctx, p: Record<string, any>): Session {
     throw invalidRequest('The `expires_at` timestamp must be between 30 minutes and 24 hours from Checkout Session creation.', { param: 'expires_at' });
   }
   const id = `cs_test_${randomString(58)}`;
-  const prices = p.line_items.map((li: Record<string, any>, i: number) => {
-    if (!li.price) throw missingParameter(`line_items[${i}][price]`);
-    const price = acct.find<Stripe.Price>('price', li.price, 'price', `line_items[${i}][price]`);
-    if (!price.active) throw invalidRequest(`The price specified is inactive. This field only accepts active prices.`, { param: `line_items[${i}][price]` });
-    return price;
-  });
-  if (!prices.some((x: Stripe.Price) => x.type === 'recurring')) {
+  if (mode === 'payment') {
+    for (const [i, li] of (p.line_items as Record<string, any>[]).entries()) {
+      if (li.quantity === undefined) throw missingParameter(`line_items[${i}][quantity]`);
+    }
+  }
+  const prices: Stripe.Price[] = p.line_items.map((li: Record<string, any>, i: number) => linePrice(acct, li, i, mode));
+  if (mode === 'subscription' && !prices.some((x: Stripe.Price) => x.type === 'recurring')) {
     throw invalidRequest('You must provide at least one recurring price in `subscription` mode when using prices.', { param: 'line_items' });
+  }
+  if (new Set(prices.map((x) => x.currency)).size > 1) {
+    throw invalidRequest('All line items must have the same currency.', { param: 'line_items' });
   }
   const currency = prices[0]!.currency;
   const trial = !!p.subscription_data?.trial_period_days || !!p.subscription_data?.trial_end;
@@ -90,6 +128,12 @@ function sessionCreate(ctx: Ctx, p: Record<string, any>): Session {
     return item;
   });
   const subtotal = lineItems.reduce((sum: number, li: Stripe.LineItem) => sum + li.amount_subtotal, 0);
+  const minimum = MINIMUM_CHARGE[currency] ?? 50;
+  if (mode === 'payment' && subtotal < minimum) {
+    throw invalidRequest(`The Checkout Session's total amount due must add up to at least ${formatAmount(minimum, currency)} ${currency}.`, {
+      param: 'line_items',
+    });
+  }
   const session: Session = {
     id,
     object: 'checkout.session',
@@ -122,7 +166,7 @@ function sessionCreate(ctx: Ctx, p: Record<string, any>): Session {
     livemode: false,
     locale: p.locale ?? null,
     metadata: applyMetadata({}, p.metadata),
-    mode: 'subscription',
+    mode,
     origin_context: null,
     payment_intent: null,
     payment_link: null,
@@ -149,7 +193,11 @@ function sessionCreate(ctx: Ctx, p: Record<string, any>): Session {
     wallet_options: null,
   };
   acct.put(session);
-  acct.state(id).session = { lineItems: lineItems as unknown as StripeObject[], subscriptionData: p.subscription_data ?? {} };
+  acct.state(id).session = {
+    lineItems: lineItems as unknown as StripeObject[],
+    subscriptionData: p.subscription_data ?? {},
+    paymentIntentData: p.payment_intent_data ?? {},
+  };
   return session;
 }
 
@@ -215,6 +263,7 @@ export function completeSession(ctx: Ctx, sessionId: string, opts: CompleteCheck
     if (problem) throw invalidRequest(problem);
     discounts = [{ promotion_code: promo.id }];
   }
+  if (session.mode === 'payment') return payOnce(ctx, session, customerId, email, opts);
   const pm = attachPaymentMethod(acct, opts.paymentMethod ?? 'pm_card_visa', customerId);
   const data = state.subscriptionData;
   const sub = createSubscription(
@@ -252,6 +301,96 @@ export function completeSession(ctx: Ctx, sessionId: string, opts: CompleteCheck
   return session;
 }
 
+/**
+ * A `payment` session paid: the card (a test payment method, not attached: no future usage) is
+ * charged once by a PaymentIntent made now; a decline fails the intent and throws, leaving the
+ * session open for another card, as the hosted page does.
+ */
+function payOnce(ctx: Ctx, session: Session, customerId: string, email: string, opts: CompleteCheckoutOptions): Session {
+  const { acct } = ctx;
+  if (opts.promotionCode) throw invalidRequest('This Checkout Session does not accept promotion codes.');
+  const pm = resolvePaymentMethod(acct, opts.paymentMethod ?? 'pm_card_visa');
+  const decline = chargeOutcome(acct, pm.id);
+  const amount = session.amount_total ?? 0;
+  const piId = newId('pi');
+  const intentData = acct.state(session.id).session?.paymentIntentData ?? {};
+  const pi: Stripe.PaymentIntent = {
+    id: piId,
+    object: 'payment_intent',
+    amount,
+    amount_capturable: 0,
+    amount_details: { tip: {} },
+    amount_received: 0,
+    application: null,
+    application_fee_amount: null,
+    automatic_payment_methods: null,
+    canceled_at: null,
+    cancellation_reason: null,
+    capture_method: 'automatic',
+    client_secret: `${piId}_secret_${randomString(25)}`,
+    confirmation_method: 'automatic',
+    created: acct.now,
+    currency: session.currency ?? acct.defaultCurrency,
+    customer: customerId,
+    description: intentData.description ?? null,
+    excluded_payment_method_types: null,
+    last_payment_error: null,
+    latest_charge: null,
+    livemode: false,
+    metadata: applyMetadata({}, intentData.metadata),
+    next_action: null,
+    on_behalf_of: null,
+    payment_method: pm.id,
+    payment_method_configuration_details: null,
+    payment_method_options: { card: { installments: null, mandate_options: null, network: null, request_three_d_secure: 'automatic' } },
+    payment_method_types: ['card'],
+    processing: null,
+    receipt_email: null,
+    review: null,
+    setup_future_usage: null,
+    shipping: null,
+    source: null,
+    statement_descriptor: null,
+    statement_descriptor_suffix: null,
+    status: 'requires_confirmation',
+    transfer_data: null,
+    transfer_group: null,
+  };
+  acct.put(pi);
+  acct.emit('payment_intent.created', pi);
+  if (decline) {
+    acct.update(pi, (o) => {
+      o.status = 'requires_payment_method';
+      o.payment_method = null;
+      o.last_payment_error = {
+        type: 'card_error',
+        code: decline.code as never,
+        decline_code: decline.decline_code,
+        doc_url: `https://stripe.com/docs/error-codes/${decline.code.replace(/_/g, '-')}`,
+        message: decline.message,
+      };
+    });
+    acct.emit('payment_intent.payment_failed', pi);
+    // The declined attempt stays (its PaymentIntent and events); the session stays open.
+    throw cardError(decline, { param: '' }).committed();
+  }
+  acct.update(pi, (o) => {
+    o.status = 'succeeded';
+    o.amount_received = o.amount;
+  });
+  acct.emit('payment_intent.succeeded', pi);
+  acct.update(session, (o) => {
+    o.status = 'complete';
+    o.payment_status = 'paid';
+    o.customer = customerId;
+    o.customer_details = { address: null, email, name: opts.name ?? null, phone: null, tax_exempt: 'none', tax_ids: [] };
+    o.payment_intent = pi.id;
+    o.url = null;
+  });
+  acct.emit('checkout.session.completed', session);
+  return session;
+}
+
 export const checkoutRoutes: Route[] = [
   {
     method: 'POST',
@@ -259,7 +398,19 @@ export const checkoutRoutes: Route[] = [
     paramsType: 'Checkout.SessionCreateParams',
     fields: {
       mode: s.req(s.enum(['payment', 'setup', 'subscription'])),
-      line_items: s.arr(s.obj({ price: s.str(), quantity: s.int({ min: 1 }) })),
+      line_items: s.arr(
+        s.obj({
+          price: s.str(),
+          price_data: s.obj({
+            currency: s.req(s.str()),
+            unit_amount: s.int({ min: 0 }),
+            product: s.str(),
+            product_data: s.obj({ name: s.req(s.str({ max: 250 })), description: s.str(), metadata: s.meta() }),
+          }),
+          quantity: s.int({ min: 1 }),
+        }),
+      ),
+      payment_intent_data: s.obj({ metadata: s.meta(), description: s.str({ max: 1000 }) }),
       success_url: s.str({ max: 5000 }),
       cancel_url: s.str({ max: 5000 }),
       customer: s.str(),
