@@ -94,6 +94,8 @@ export const AUDIT_ACTIONS = [
   'usage.meter.created',
   'usage.meter.updated',
   'usage.credits.granted',
+  // The audit log itself: an export of a range (docs/audit.md, "Export")
+  'audit.exported',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

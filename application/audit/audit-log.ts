@@ -71,10 +71,26 @@ export interface AuditQuery {
   after?: { at: Date; id: string };
 }
 
+/** A page of an export: a time range, oldest first. */
+export interface AuditRangeQuery {
+  projectId: string;
+  /** Inclusive. */
+  since: Date;
+  /** Exclusive. */
+  until: Date;
+  /** A dotted action name or a prefix of one. */
+  action?: string;
+  limit: number;
+  /** Continue after this entry (the last of the previous page). */
+  after?: { at: Date; id: string };
+}
+
 /** Reading and pruning the audit log (the adapter that writes it also reads it). */
 export interface AuditLogStore {
   /** Entries matching the query, newest first (time, then id), at most `limit`. */
   list(query: AuditQuery): Promise<StoredAuditEntry[]>;
+  /** Entries of the range, oldest first (time, then id), at most `limit`: an export's pages, by keyset. */
+  listOldestFirst(query: AuditRangeQuery): Promise<StoredAuditEntry[]>;
   /** Deletes entries older than `before`, at most `batch` of them; returns how many. */
   pruneBefore(before: Date, batch: number): Promise<number>;
 }

@@ -107,11 +107,11 @@ export async function openRuntime(config: CoreConfig, note: (line: string) => vo
     const core = await buildCore({ config, databaseUrl, secretKey, logger: createCliLogger(), superviseJobs: false });
     // The CLI delivers no jobs, so the console's mail has no transport here.
     const accounts = wireConsole({ core, mail: null }).useCases;
-    const audit = wireAudit({ core, config }).useCases;
+    const audit = wireAudit({ core, config, console: accounts }).useCases;
     return {
       core,
       // Changes made with the CLI are recorded in the audit log as made by the operator `cli`.
-      admin: wireAdmin({ core, console: accounts, audit, actor: CLI_ADMIN }).useCases,
+      admin: wireAdmin({ core, console: accounts, actor: CLI_ADMIN }).useCases,
       billing: wireBilling({ core, config, console: accounts }).useCases,
       webhooks: wireWebhooks({ core, config, console: accounts }).useCases,
       audit,

@@ -82,7 +82,15 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     ...oauth.routes,
     ...mfa.routes,
     ...billing.routes,
-    admin: { ...admin.adminRoutes, ...billing.adminRoutes, ...webhooks.adminRoutes, ...organizations.adminRoutes, ...usage.adminRoutes, ...overview.adminRoutes },
+    admin: {
+      ...admin.adminRoutes,
+      ...audit.adminRoutes,
+      ...billing.adminRoutes,
+      ...webhooks.adminRoutes,
+      ...organizations.adminRoutes,
+      ...usage.adminRoutes,
+      ...overview.adminRoutes,
+    },
   });
 
   const app = buildHttpApp({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RouteAuth } from '../common';
 import { adminErrors } from './admin.errors';
+import { auditErrors } from './audit.errors';
 import { billingErrors } from './billing.errors';
 import { consoleErrors } from './console.errors';
 import { emailErrors } from './email.errors';
@@ -31,6 +32,7 @@ export const ERRORS = {
   ...oauthErrors,
   ...mfaErrors,
   ...adminErrors,
+  ...auditErrors,
   ...billingErrors,
   ...webhooksErrors,
   ...consoleErrors,
@@ -139,6 +141,7 @@ export function messageWith(code: ErrorCode, detail?: string, tail = ''): string
 export type { ErrorEntry, ErrorStatus };
 export {
   adminErrors,
+  auditErrors,
   authErrors,
   billingErrors,
   consoleErrors,

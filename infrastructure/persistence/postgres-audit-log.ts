@@ -1,5 +1,5 @@
 import { AsyncResource } from 'node:async_hooks';
-import type { AuditLog, AuditLogStore, AuditQuery } from '../../application/audit/audit-log';
+import type { AuditLog, AuditLogStore, AuditQuery, AuditRangeQuery } from '../../application/audit/audit-log';
 import type { Logger } from '../../application/ports/logger';
 import type { AuditActorKind, AuditAction, AuditDetails, AuditEntry, AuditOutcome, AuditTargetKind, StoredAuditEntry } from '../../domain/audit';
 import type { Database } from './database';
@@ -79,6 +79,34 @@ const toEntry = (row: object): StoredAuditEntry => {
   };
 };
 
+/** The conditions of a read: the project, then any of the user, the action (or prefix), the outcome and the time range. */
+function conditions(q: Omit<AuditQuery, 'limit' | 'after'>): { where: string[]; params: unknown[] } {
+  const where = ['project_id = ?'];
+  const params: unknown[] = [q.projectId];
+  if (q.userId !== undefined) {
+    where.push('user_id = ?');
+    params.push(q.userId);
+  }
+  if (q.action !== undefined) {
+    // The name itself, or a longer one starting with `<prefix>.` ('/' sorts right after '.'): an index range.
+    where.push('(action = ? or (action > ? and action < ?))');
+    params.push(q.action, `${q.action}.`, `${q.action}/`);
+  }
+  if (q.outcome !== undefined) {
+    where.push('outcome = ?');
+    params.push(q.outcome);
+  }
+  if (q.since !== undefined) {
+    where.push('at >= ?');
+    params.push(q.since);
+  }
+  if (q.until !== undefined) {
+    where.push('at < ?');
+    params.push(q.until);
+  }
+  return { where, params };
+}
+
 export interface AuditWriterOptions {
   /** How long an entry may wait in memory before its batch is written (default 100 ms). */
   flushIntervalMs?: number;
@@ -86,6 +114,8 @@ export interface AuditWriterOptions {
   batchSize?: number;
   /** Entries kept while the database does not answer; older ones are dropped beyond it (default 10,000). */
   maxBuffered?: number;
+  /** Sees every entry as it is recorded (the metrics of sign-ins, MFA challenges, refresh reuse); must not throw. */
+  observe?: (entry: AuditEntry) => void;
 }
 
 /**
@@ -108,6 +138,7 @@ export class PostgresAuditLog implements AuditLog, AuditLogStore {
   private readonly flushIntervalMs: number;
   private readonly batchSize: number;
   private readonly maxBuffered: number;
+  private readonly observe: ((entry: AuditEntry) => void) | undefined;
 
   constructor(
     private readonly db: Database,
@@ -117,6 +148,7 @@ export class PostgresAuditLog implements AuditLog, AuditLogStore {
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
     this.batchSize = options.batchSize ?? 200;
     this.maxBuffered = options.maxBuffered ?? 10_000;
+    this.observe = options.observe;
   }
 
   record(entry: AuditEntry): void {
@@ -124,6 +156,7 @@ export class PostgresAuditLog implements AuditLog, AuditLogStore {
       this.logger.error({ action: entry.action }, 'audit entry with a malformed project or user id: not recorded');
       return;
     }
+    this.observe?.(entry);
     this.buffer.push(entry);
     if (this.closed) {
       // After close (a late request): written at once, nothing will flush it later.
@@ -231,35 +264,25 @@ export class PostgresAuditLog implements AuditLog, AuditLogStore {
   }
 
   async list(q: AuditQuery): Promise<StoredAuditEntry[]> {
-    const where = ['project_id = ?'];
-    const params: unknown[] = [q.projectId];
-    if (q.userId !== undefined) {
-      where.push('user_id = ?');
-      params.push(q.userId);
-    }
-    if (q.action !== undefined) {
-      // The name itself, or a longer one starting with `<prefix>.` ('/' sorts right after '.'): an index range.
-      where.push('(action = ? or (action > ? and action < ?))');
-      params.push(q.action, `${q.action}.`, `${q.action}/`);
-    }
-    if (q.outcome !== undefined) {
-      where.push('outcome = ?');
-      params.push(q.outcome);
-    }
-    if (q.since !== undefined) {
-      where.push('at >= ?');
-      params.push(q.since);
-    }
-    if (q.until !== undefined) {
-      where.push('at < ?');
-      params.push(q.until);
-    }
+    const { where, params } = conditions(q);
     if (q.after !== undefined) {
       where.push('(at, id) < (?, ?)');
       params.push(q.after.at, q.after.id);
     }
     params.push(q.limit);
     const rows = await this.db.query(`select ${toRow.columns} from audit_log where ${where.join(' and ')} order by at desc, id desc limit ?`, params);
+    return rows.map(toEntry);
+  }
+
+  async listOldestFirst(q: AuditRangeQuery): Promise<StoredAuditEntry[]> {
+    const { where, params } = conditions(q);
+    if (q.after !== undefined) {
+      where.push('(at, id) > (?, ?)');
+      params.push(q.after.at, q.after.id);
+    }
+    params.push(q.limit);
+    // The (project_id, at, id) index read forwards; with an action, (project_id, action, at, id).
+    const rows = await this.db.query(`select ${toRow.columns} from audit_log where ${where.join(' and ')} order by at, id limit ?`, params);
     return rows.map(toEntry);
   }
 

@@ -26,6 +26,7 @@ import {
   webhooksErrors,
   type ErrorEntry,
 } from '../../contract/errors';
+import { auditErrors } from '../../contract/errors/audit.errors';
 import { organizationsErrors } from '../../contract/errors/organizations.errors';
 import { overviewErrors } from '../../contract/errors/overview.errors';
 
@@ -56,6 +57,7 @@ describe('error tables', () => {
       oauth: oauthErrors,
       mfa: mfaErrors,
       admin: adminErrors,
+      audit: auditErrors,
       billing: billingErrors,
       webhooks: webhooksErrors,
       console: consoleErrors,

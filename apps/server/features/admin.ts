@@ -3,7 +3,6 @@ import type { ConsoleAccount } from '../../../domain/console';
 import type { Core } from '../core';
 import { makeAdminRoutes } from '../http/admin.routes';
 import { type Admin, operatorActions } from './admin-use-cases';
-import type { AuditFeature } from './audit';
 import { type ConsoleAccounts, consoleActor } from './console';
 import type { Feature } from './types';
 
@@ -13,8 +12,6 @@ export interface AdminFeatureInput {
   core: Core;
   /** The console feature's use cases: the admin API's sessions and members, and which projects an account may see. */
   console: ConsoleAccounts;
-  /** The audit feature's use cases, which the console's Audit log page lists. */
-  audit: AuditFeature['useCases'];
   /** Whom the audit log names for the changes made through `useCases` (the CLI passes CLI_ADMIN). */
   actor?: AuditActor;
 }
@@ -25,7 +22,7 @@ export interface AdminFeature extends Feature {
   actingAs(account: ConsoleAccount): Admin;
   /**
    * The admin API's own routes (apps/server/http/admin.routes.ts): the console session, projects
-   * and their keys, members, users, and the audit log (served by the users' route file).
+   * and their keys, members and users (the audit log's routes are the audit feature's).
    */
   adminRoutes: ReturnType<typeof makeAdminRoutes>['admin'];
 }
@@ -36,7 +33,7 @@ export interface AdminFeature extends Feature {
  * (deactivating a project, revoking a key, disabling a user) return once this process's caches
  * have seen them.
  */
-export function wireAdmin({ core, console: accounts, audit, actor = UNKNOWN_ADMIN }: AdminFeatureInput): AdminFeature {
+export function wireAdmin({ core, console: accounts, actor = UNKNOWN_ADMIN }: AdminFeatureInput): AdminFeature {
   const useCases: Admin = { ...operatorActions(core, actor), console: accounts };
   const actingAs = (account: ConsoleAccount): Admin => ({ ...operatorActions(core, consoleActor(account)), console: accounts });
   const { admin: adminRoutes } = makeAdminRoutes({
@@ -44,7 +41,6 @@ export function wireAdmin({ core, console: accounts, audit, actor = UNKNOWN_ADMI
     adminFor: actingAs,
     publicUrl: core.config.publicUrl,
     secureCookie: core.config.NODE_ENV === 'production',
-    audit,
   });
   return { useCases, actingAs, adminRoutes };
 }

@@ -38,12 +38,12 @@ export function wireFeatures({ core, config, dns }: FeaturesInput) {
   const passkeys = wirePasskeys({ core, config, deps: passkeyDeps, signInGate: mfa.signInGate, finishChallenge: mfa.finishChallenge });
   const email = wireEmail({ core, config, signInGate: mfa.signInGate });
   const consoleFeature = wireConsole({ core, mail: email.mail });
-  const audit = wireAudit({ core, config });
+  const audit = wireAudit({ core, config, console: consoleFeature.useCases });
   const oauth = wireOAuth({ core, config });
   const sessions = wireSessions({ core, signInGate: mfa.signInGate });
   const billing = wireBilling({ core, config, console: consoleFeature.useCases });
   const webhooks = wireWebhooks({ core, config, console: consoleFeature.useCases });
-  const admin = wireAdmin({ core, console: consoleFeature.useCases, audit: audit.useCases });
+  const admin = wireAdmin({ core, console: consoleFeature.useCases });
   const usage = wireUsage({ core, console: consoleFeature.useCases });
   const overview = wireOverview({ core, console: consoleFeature.useCases });
   const organizations = wireOrganizations({ core, mail: email.mail, console: consoleFeature.useCases, billing: billing.useCases, ...(dns ? { dns } : {}) });

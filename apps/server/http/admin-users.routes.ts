@@ -2,12 +2,10 @@ import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import { contract } from '../../../contract';
 import { adminSubscriptionView } from './admin-billing.routes';
-import type { NamedAuditEntry } from '../../../application/audit/audit-names';
 import type { ConsoleAccount } from '../../../domain/console';
 import type { EndUser } from '../../../domain/user';
 import type { Admin } from '../features/admin-use-cases';
 import type { ConsoleAccounts } from '../features/console';
-import type { AuditFeature } from '../features/audit';
 import { errorResponse } from './errors';
 import { authOf } from './request-context';
 import { toPasskeyView } from './passkeys.routes';
@@ -23,8 +21,6 @@ export interface AdminUserRouteDeps {
     Admin,
     'listUsers' | 'showUser' | 'setUserDisabled' | 'signOutEverywhere' | 'endUserSession' | 'removeMfaFactor' | 'listUserPasskeys' | 'removeUserPasskey'
   >;
-  /** The audit log's use cases (`tollgate audit list`). */
-  audit: Pick<AuditFeature['useCases'], 'listAuditEntries'>;
 }
 
 const userView = (u: EndUser) => ({
@@ -37,26 +33,8 @@ const userView = (u: EndUser) => ({
   created_at: u.createdAt.toISOString(),
 });
 
-const auditView = (e: NamedAuditEntry) => ({
-  id: e.id,
-  at: e.at.toISOString(),
-  action: e.action,
-  outcome: e.outcome,
-  reason: e.reason,
-  actor: { kind: e.actor.kind, id: e.actor.id },
-  target: e.target ? { kind: e.target.kind, id: e.target.id } : null,
-  user_id: e.userId,
-  ip: e.ip,
-  user_agent: e.userAgent,
-  request_id: e.requestId,
-  details: { ...e.details } as Record<string, unknown>,
-  actor_name: e.actorName,
-  target_name: e.targetName,
-});
-
 /**
- * The console's Users and Audit log routes over the operator's use cases (`tollgate user ...`,
- * `tollgate audit list`), acting as the signed-in account. Each first asks whether the account may
+ * The console's Users routes over the operator's use cases (`tollgate user ...`), acting as the signed-in account. Each first asks whether the account may
  * see the project (404 `project_not_found` if not).
  */
 export function makeAdminUserRoutes(deps: AdminUserRouteDeps) {
@@ -147,24 +125,5 @@ export function makeAdminUserRoutes(deps: AdminUserRouteDeps) {
     },
   });
 
-  const audit = s.router(contract.admin.audit, {
-    list: async ({ res, params, query }) => {
-      const p = await access(res, params.projectId);
-      if (!p.ok) return p.response;
-      const r = await deps.audit.listAuditEntries({
-        projectId: p.projectId,
-        ...(query.user !== undefined ? { userId: query.user } : {}),
-        ...(query.action !== undefined ? { action: query.action } : {}),
-        ...(query.outcome !== undefined ? { outcome: query.outcome } : {}),
-        ...(query.since !== undefined ? { since: new Date(query.since) } : {}),
-        ...(query.until !== undefined ? { until: new Date(query.until) } : {}),
-        ...(query.limit !== undefined ? { limit: query.limit } : {}),
-        ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
-      });
-      if (!r.ok) return errorResponse(r.error);
-      return { status: 200, body: { entries: r.value.entries.map(auditView), next_cursor: r.value.nextCursor } };
-    },
-  });
-
-  return { users, audit };
+  return users;
 }

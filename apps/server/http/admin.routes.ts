@@ -12,7 +12,6 @@ import { defaultSecurityNoticeSettings } from '../../../domain/security-notice';
 import { isOAuthProvider, PROVIDERS } from '../../../domain/providers';
 import { defaultPasskeySettings, relyingParty } from '../../../domain/passkeys/relying-party';
 import type { Admin } from '../features/admin-use-cases';
-import type { AuditFeature } from '../features/audit';
 import { makeAdminMemberRoutes } from './admin-members.routes';
 import { makeAdminUserRoutes } from './admin-users.routes';
 import { CONSOLE_COOKIE } from './auth';
@@ -30,8 +29,6 @@ export interface AdminRouteDeps {
   publicUrl: string;
   /** Mark the session cookie Secure (everywhere but development and test, which may run on plain http). */
   secureCookie: boolean;
-  /** The audit log's use cases (the CLI's `tollgate audit list`). */
-  audit: AuditFeature['useCases'];
 }
 
 const actorOf = (res: Response): ConsoleActor => {
@@ -227,7 +224,7 @@ export function makeAdminRoutes(deps: AdminRouteDeps) {
 
   const members = makeAdminMemberRoutes({ accounts, started });
 
-  const { users, audit } = makeAdminUserRoutes({ accounts, adminFor: deps.adminFor, audit: deps.audit });
+  const users = makeAdminUserRoutes({ accounts, adminFor: deps.adminFor });
 
-  return { admin: { session, projects, members, users, audit } };
+  return { admin: { session, projects, members, users } };
 }

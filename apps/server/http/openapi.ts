@@ -1,5 +1,5 @@
 import { generateOpenApi } from '@ts-rest/open-api';
-import type { AppRoute } from '@ts-rest/core';
+import { isAppRouteOtherResponse, type AppRoute } from '@ts-rest/core';
 import { contract } from '../../../contract';
 import type { RouteAuth, RouteMetadata } from '../../../contract/common';
 
@@ -31,6 +31,17 @@ function codeFormatErrorDescriptions(paths: Record<string, Record<string, Operat
       schema.description = description;
     }
   }
+}
+
+/** A response that is not JSON (`c.otherResponse`, e.g. an export's text) gets its own content type, which the generator leaves out. */
+function withOtherContent<T>(responses: T, route: AppRoute): T {
+  const out = { ...(responses as Record<string, object>) };
+  for (const [status, response] of Object.entries(route.responses)) {
+    if (!isAppRouteOtherResponse(response)) continue;
+    const description = (response.body as { description?: string }).description;
+    out[status] = { ...out[status], content: { [response.contentType]: { schema: { type: 'string', ...(description ? { description } : {}) } } } };
+  }
+  return out as T;
 }
 
 /** The OpenAPI 3 document, generated from the contract. */
@@ -67,7 +78,7 @@ export function buildOpenApiDocument(publicUrl: string) {
         const auth = (route.metadata as RouteMetadata | undefined)?.auth ?? 'none';
         // The admin API (the web console's) is its own section of the document.
         const tags = route.path.startsWith('/api/admin/') ? ['Admin (console)'] : operation.tags;
-        return { ...operation, ...(tags ? { tags } : {}), security: SECURITY[auth] };
+        return { ...operation, ...(tags ? { tags } : {}), security: SECURITY[auth], responses: withOtherContent(operation.responses, route) };
       },
     },
   );
