@@ -16,6 +16,7 @@ import { type Result, err, ok } from '../../domain/result';
 import { publishUsageEvent, type UsageDeps } from './deps';
 import { EMPTY_COUNTER, featureView, type MeterTerms, meterBalance, type SubjectInput, subjectOf, termsOf, type UsageFeatureView } from './standing';
 import { usageWindow } from '../../domain/usage/windows';
+import { type TermsHint, TermsHints } from './terms-hints';
 import type { CounterState, SubjectPlanRead, UsageEventRecord } from './usage.store';
 
 /** Optimistic writes tried before a consumption takes the counter's row lock (many consumers of one subject at once). */
@@ -67,16 +68,26 @@ async function resolve(
  * writes nothing.
  */
 export function makeCheckUsage(deps: UsageDeps) {
+  const hints = new TermsHints();
   return async function checkUsage(projectId: string, input: CheckInput): Promise<Result<CheckView, CheckError>> {
     const amount = input.amount ?? 1;
     if (!isUsageValue(amount, 1)) return err('invalid_usage_value');
     const subject = subjectOf(input.subject);
-    // One round trip reads the meter, the subject, its plan, the window's counter and the credits.
     const now = deps.clock.now();
+    // Most consumptions fit the included amount of terms this process has seen: one statement.
+    if (input.consume) {
+      const quick = await consumeOnHint(deps, hints.get(projectId, subject, now), projectId, { subject, feature: input.feature, amount, id: input.id }, now);
+      if (quick !== null) return ok(quick);
+    }
+    // One round trip reads the meter, the subject, its plan, the window's counter and the credits.
     const read = await deps.ledger.consumption(projectId, subject, input.feature, windowStarts(now), now);
     if (read.meter === null) return err('unknown_meter');
-    if (!read.subjectExists) return err('unknown_subject');
+    if (!read.subjectExists) {
+      hints.forget(projectId, subject);
+      return err('unknown_subject');
+    }
     const { meter, plan } = read;
+    hints.remember(projectId, subject, { plan, version: read.termsVersion }, now);
     const terms = termsOf(plan, meter, now, now);
     const first = { now, counter: read.counters.get(terms.window.start.toISOString()) ?? EMPTY_COUNTER, grants: read.grants };
     if (!input.consume) {
@@ -99,6 +110,49 @@ export function makeCheckUsage(deps: UsageDeps) {
     }
     throw new Error(`usage consumption of ${meter.key} for ${subject.id} did not settle after ${MAX_ATTEMPTS} attempts`);
   };
+}
+
+/**
+ * A consumption decided on the subject's terms as last seen (`hint`) and written in one statement,
+ * when it fits the included amount without reaching a usage threshold (a sum or count meter): no
+ * read first. Null when it does not apply or the statement found the terms or the counter
+ * otherwise (nothing written): the caller reads and decides.
+ */
+async function consumeOnHint(
+  deps: UsageDeps,
+  hint: TermsHint | undefined,
+  projectId: string,
+  c: { subject: BillingSubject; feature: string; amount: number; id: string | undefined },
+  now: Date,
+): Promise<CheckView | null> {
+  if (hint === undefined) return null;
+  const meter = (await deps.meters.byKey(projectId, [c.feature])).get(c.feature);
+  if (meter === undefined || meter.aggregation === 'max') return null;
+  const terms = termsOf(hint.plan, meter, now, now);
+  // A counter the statement creates holds just this amount, so that much must be quiet by itself.
+  if (c.amount > terms.included || thresholdsCrossed(terms.included, c.amount, 0).length > 0) return null;
+  const eventId = c.id ?? deps.crypto.uuid();
+  const after = await deps.ledger.consumeQuiet({
+    projectId,
+    subject: c.subject,
+    meterId: meter.id,
+    window: terms.window,
+    included: terms.included,
+    termsVersion: hint.version,
+    record: {
+      eventId,
+      subject: c.subject,
+      meterId: meter.id,
+      value: c.amount,
+      occurredAt: now,
+      windowStart: terms.window.start,
+      allocation: { amount: c.amount, fromIncluded: c.amount, fromCredits: [], overage: 0 },
+      released: 0,
+    },
+    createdAt: now,
+  });
+  if (after === null) return null;
+  return { ...featureView(meter, terms, after, after.credits), allowed: true, consumed: c.amount, eventId };
 }
 
 /** The starts of the windows a consumption now may count in, besides the billing period: the UTC day and month. */

@@ -61,9 +61,23 @@ export interface ConsumptionState {
   meter: Meter | null;
   subjectExists: boolean;
   plan: SubjectPlanRead | null;
+  /** A digest of the subscription and plan limits `plan` was read from (consumeQuiet checks it is still so). */
+  termsVersion: string;
   /** By window start (ISO). */
   counters: Map<string, CounterState>;
   grants: GrantBalance[];
+}
+
+/** A consumption decided on terms read earlier (their digest), within the included amount. */
+export interface QuietConsumption {
+  projectId: string;
+  subject: BillingSubject;
+  meterId: string;
+  window: UsageWindow;
+  included: number;
+  termsVersion: string;
+  record: UsageEventRecord;
+  createdAt: Date;
 }
 
 /** A counter written over the version read (a consumption, a release). */
@@ -118,6 +132,14 @@ export interface UsageLedger {
   consumption(projectId: string, subject: BillingSubject, meterKey: string, starts: { day: Date; month: Date }, now: Date): Promise<ConsumptionState>;
   findEvent(projectId: string, eventId: string): Promise<UsageEventRecord | null>;
   findEvents(projectId: string, eventIds: readonly string[]): Promise<UsageEventRecord[]>;
+  /**
+   * A consumption in one statement, without reading first: the counter raised by the event's value
+   * and the event recorded, only when the subject is the project's, its terms still have
+   * `termsVersion`, and the counter stays within `included` without crossing a usage threshold
+   * not yet announced. Answers the counter after it and the subject's credits of the meter; null
+   * when any of that does not hold (nothing written) or the event id is already recorded.
+   */
+  consumeQuiet(consumption: QuietConsumption): Promise<{ used: number; overage: number; credits: number } | null>;
   /** Writes the counter, the grants and the event together, only over `expectedVersion`; false when the counter moved (nothing written). */
   write(change: CounterWrite): Promise<boolean>;
   /**

@@ -6,6 +6,7 @@ import type {
   CounterWrite,
   CreditStore,
   MeterStore,
+  QuietConsumption,
   SubjectPlanRead,
   TrackedGroup,
   UsageEventRecord,
@@ -216,6 +217,7 @@ interface ConsumptionRow {
     plan_id: string;
   } | null;
   plan: { name: string; usage_limits: unknown } | null;
+  terms_version: string;
   counters: Array<{ window_start: string; used: number; overage: number; notified: number; version: number }>;
   grants: Array<Parameters<typeof toGrantBalance>[0]>;
 }
@@ -226,14 +228,24 @@ interface ConsumptionRow {
  * counters of the candidate windows (the period's start, the UTC day's, the UTC month's) and the
  * live grants.
  */
+/** The subscription that decides a subject's terms (`?` project, subject), as the CTE `s`. */
+const CHOSEN_SUBSCRIPTION = `s as (
+  select b.id::text as id, b.status, b.cancel_at_period_end, b.current_period_start, b.current_period_end, b.past_due_at, b.plan_id::text as plan_id
+    from billing_subscriptions b
+   where b.project_id = ?::uuid and b.subject_id = ?::uuid
+   order by b.status in (${LIVE_SQL}) desc, b.created_at desc, b.id desc
+   limit 1)`;
+
+/** A digest of everything the terms are made of (the chosen subscription and its plan's limits): equal digests, equal terms. */
+const TERMS_VERSION = `(select md5(row(s.id, s.status, s.cancel_at_period_end, s.current_period_start, s.current_period_end, s.past_due_at, s.plan_id,
+                                        pl.usage_limits)::text)
+     from (select 1) one left join s on true left join billing_plans pl on pl.id = s.plan_id::uuid)`;
+
 const CONSUMPTION_SQL = `
   with m as (select id::text as id, key, name, unit, aggregation, created_at from usage_meters where project_id = ? and key = ?),
-  s as (select b.id::text as id, b.status, b.cancel_at_period_end, b.current_period_start, b.current_period_end, b.past_due_at, b.plan_id::text as plan_id
-          from billing_subscriptions b
-         where b.project_id = ? and b.subject_id = ?
-         order by b.status in (${LIVE_SQL}) desc, b.created_at desc, b.id desc
-         limit 1)
+  ${CHOSEN_SUBSCRIPTION}
   select (select row_to_json(m) from m) as meter,
+         ${TERMS_VERSION} as terms_version,
          case when ? = 'user' then exists (select 1 from users u where u.id = ? and u.project_id = ?)
               else exists (select 1 from organizations o where o.id = ? and o.project_id = ?) end as subject_exists,
          (select row_to_json(s) from s) as subscription,
@@ -282,7 +294,7 @@ export class PostgresUsageLedger implements UsageLedger {
   }
 
   async consumption(projectId: string, subject: BillingSubject, meterKey: string, starts: { day: Date; month: Date }, now: Date): Promise<ConsumptionState> {
-    const none: ConsumptionState = { meter: null, subjectExists: false, plan: null, counters: new Map(), grants: [] };
+    const none: ConsumptionState = { meter: null, subjectExists: false, plan: null, termsVersion: '', counters: new Map(), grants: [] };
     if (!isUuid(projectId) || !isUuid(subject.id)) return none;
     const rows = await this.db.query<ConsumptionRow>(
       CONSUMPTION_SQL,
@@ -332,7 +344,7 @@ export class PostgresUsageLedger implements UsageLedger {
             plan: { id: sub.plan_id, name: row.plan.name, usageLimits: readUsageLimits(row.plan.usage_limits) },
           };
     const counters = new Map(row.counters.map((c) => [new Date(c.window_start).toISOString(), toCounter(c)]));
-    return { meter, subjectExists: row.subject_exists, plan, counters, grants: row.grants.map(toGrantBalance) };
+    return { meter, subjectExists: row.subject_exists, plan, termsVersion: row.terms_version, counters, grants: row.grants.map(toGrantBalance) };
   }
 
   async findEvent(projectId: string, eventId: string): Promise<UsageEventRecord | null> {
@@ -411,6 +423,56 @@ export class PostgresUsageLedger implements UsageLedger {
       );
     }
     return Number(rows[0]?.written ?? 0) > 0;
+  }
+
+  async consumeQuiet(c: QuietConsumption): Promise<{ used: number; overage: number; credits: number } | null> {
+    const { projectId, subject, record: e } = c;
+    try {
+      const rows = await this.db.query<{ used: string | null; overage: string | null; credits: string }>(
+        CONSUME_QUIET_SQL,
+        [
+          projectId,
+          subject.id,
+          c.termsVersion,
+          subject.kind,
+          subject.id,
+          projectId,
+          subject.id,
+          projectId,
+          projectId,
+          subject.kind,
+          subject.id,
+          c.meterId,
+          c.window.start,
+          c.window.end,
+          e.value,
+          ...USAGE_THRESHOLDS.map(() => c.included),
+          c.included,
+          projectId,
+          e.eventId,
+          subject.kind,
+          subject.id,
+          c.meterId,
+          e.value,
+          e.occurredAt,
+          e.windowStart,
+          JSON.stringify(e.allocation),
+          c.createdAt,
+          projectId,
+          subject.id,
+          c.meterId,
+          c.createdAt,
+        ],
+        { prepare: 'usage_consume_quiet' },
+      );
+      const row = rows[0];
+      if (row === undefined || row.used === null) return null;
+      return { used: Number(row.used), overage: Number(row.overage), credits: Number(row.credits) };
+    } catch (error) {
+      // The id is already recorded: the transactional path answers a replay or a conflict.
+      if (isUniqueViolation(error, EVENT_KEY)) return null;
+      throw error;
+    }
   }
 
   async recordQuiet(
@@ -583,6 +645,32 @@ const ADD_USAGE_SQL = `insert into usage_counters as c (project_id, subject_kind
     set used = case when (select m.aggregation from usage_meters m where m.id = excluded.meter_id) = 'max'
                     then greatest(c.used, excluded.used) else c.used + excluded.used end,
         version = c.version + 1`;
+
+/**
+ * consumeQuiet's one statement: the subject's terms compared with the digest the caller decided on
+ * (`t`), the counter raised only when that holds and it stays quiet, the event recorded only with
+ * it, and the subject's credits of the meter for the answer. No row in `up`: nothing written.
+ */
+const CONSUME_QUIET_SQL = `
+  with ${CHOSEN_SUBSCRIPTION},
+  t as (select ${TERMS_VERSION} = ?::text as same_terms,
+               case when ?::text = 'user' then exists (select 1 from users u where u.id = ?::uuid and u.project_id = ?::uuid)
+                    else exists (select 1 from organizations o where o.id = ?::uuid and o.project_id = ?::uuid) end as subject_ok),
+  up as (
+    insert into usage_counters as c (project_id, subject_kind, subject_id, meter_id, window_start, window_end, used, version)
+    select ?::uuid, ?::text, ?::uuid, ?::uuid, ?::timestamptz, ?::timestamptz, ?::bigint, 1 from t where t.same_terms and t.subject_ok
+    on conflict (project_id, subject_id, meter_id, window_start) do update
+      set used = c.used + excluded.used, version = c.version + 1
+      where ${['c.used + excluded.used <= ?::bigint', ...USAGE_THRESHOLDS.map((t) => `((c.notified & ${thresholdBit(t)}) <> 0 or (c.used + excluded.used) * 100 < ?::bigint * ${t})`)].join(' and ')}
+    returning c.used, c.overage),
+  ev as (
+    insert into usage_events (project_id, event_id, subject_kind, subject_id, meter_id, value, occurred_at, window_start, allocation, created_at)
+    select ?::uuid, ?::text, ?::text, ?::uuid, ?::uuid, ?::bigint, ?::timestamptz, ?::timestamptz, ?::jsonb, ?::timestamptz
+     where exists (select 1 from up)
+    returning 1)
+  select (select used from up) as used, (select overage from up) as overage, (select count(*) from ev) as recorded,
+         (select coalesce(sum(remaining), 0) from usage_credit_grants
+           where project_id = ?::uuid and subject_id = ?::uuid and meter_id = ?::uuid and ${LIVE_GRANT}) as credits`;
 
 /** The SQLSTATE of usage_not_quiet() (Migration20261214000000UsageHotPath): the statement wrote nothing. */
 const NOT_QUIET = 'TGU01';

@@ -125,6 +125,64 @@ describe('recordQuiet', () => {
   });
 });
 
+describe('consumeQuiet', () => {
+  const starts = { day: WINDOW.start, month: WINDOW.start };
+  const consume = (subjectId: string, value: number, termsVersion: string, included = 100, eventId = randomUUID()) =>
+    inContext(() =>
+      ledger.consumeQuiet({
+        projectId: project,
+        subject: { kind: 'user', id: subjectId },
+        meterId,
+        window: WINDOW,
+        included,
+        termsVersion,
+        record: { ...event(subjectId, value, eventId), allocation: { amount: value, fromIncluded: value, fromCredits: [], overage: 0 } },
+        createdAt: T0,
+      }),
+    );
+  const versionOf = async (subjectId: string) =>
+    (await inContext(() => ledger.consumption(project, { kind: 'user', id: subjectId }, 'calls', starts, T0))).termsVersion;
+
+  it('raises the counter and records the event in one statement while the terms are as read and the counter stays quiet', async () => {
+    const a = await insertUser();
+    const version = await versionOf(a);
+    expect(version).toMatch(/^[0-9a-f]{32}$/);
+    expect(await consume(a, 30, version)).toEqual({ used: 30, overage: 0, credits: 0 });
+    expect(await consume(a, 49, version)).toEqual({ used: 79, overage: 0, credits: 0 });
+    expect([await used(a), await eventCount(a)]).toEqual([79, 2]);
+    // The credits of the meter come with the answer.
+    await sql(
+      `insert into usage_credit_grants (id, project_id, subject_kind, subject_id, meter_id, amount, remaining, reason, source, created_at)
+       values (?, ?, 'user', ?, ?, 50, 40, 'test', 'operator', ?)`,
+      [randomUUID(), project, a, meterId, T0],
+    );
+    expect(await consume(a, 0, version)).toEqual({ used: 79, overage: 0, credits: 40 });
+  });
+
+  it('writes nothing when the counter would reach a threshold or pass the included amount', async () => {
+    const a = await insertUser();
+    const version = await versionOf(a);
+    expect(await consume(a, 79, version)).not.toBeNull();
+    expect(await consume(a, 1, version)).toBeNull();
+    await sql('update usage_counters set notified = 1 where subject_id = ?', [a]);
+    expect(await consume(a, 21, version)).toBeNull();
+    expect(await consume(a, 20, version)).toEqual({ used: 99, overage: 0, credits: 0 });
+    expect([await used(a), await eventCount(a)]).toEqual([99, 2]);
+  });
+
+  it('writes nothing when the terms changed since they were read, the subject is not the project’s, or the id is recorded', async () => {
+    const a = await insertUser();
+    const version = await versionOf(a);
+    expect(await consume(a, 1, 'f'.repeat(32))).toBeNull();
+    const stranger = randomUUID();
+    expect(await consume(stranger, 1, await versionOf(stranger))).toBeNull();
+    const id = randomUUID();
+    expect(await consume(a, 1, version, 100, id)).not.toBeNull();
+    expect(await consume(a, 1, version, 100, id)).toBeNull();
+    expect([await used(a), await eventCount(a)]).toEqual([1, 1]);
+  });
+});
+
 describe('a meter removed', () => {
   it('takes its events and counters with it', async () => {
     const a = await insertUser();
