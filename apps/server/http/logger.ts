@@ -1,8 +1,11 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino, type Logger as PinoLogger, type LoggerOptions } from 'pino';
+import { requestScope } from '../../../infrastructure/tracing/request-scope';
 
-/** The id of the request being served, attached to every log line written while serving it. */
-export const requestScope = new AsyncLocalStorage<{ requestId: string }>();
+/**
+ * The request being served (its id and W3C trace context), attached to every log line written while
+ * serving it as `requestId` and `trace_id`.
+ */
+export { requestScope };
 
 /** Paths whose values never reach a log line. */
 export const REDACT_PATHS = [
@@ -51,7 +54,9 @@ export function createLogger(level: string, pretty = process.stdout.isTTY, desti
     base: { service: 'tollgate', pid: process.pid },
     mixin: () => {
       const scope = requestScope.getStore();
-      return scope ? { requestId: scope.requestId } : {};
+      if (!scope) return {};
+      const traceId = scope.traceId;
+      return traceId === undefined ? { requestId: scope.requestId } : { requestId: scope.requestId, trace_id: traceId };
     },
     ...(pretty && !destination ? { transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname,service' } } } : {}),
   };
