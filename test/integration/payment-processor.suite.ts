@@ -862,6 +862,77 @@ export function describePaymentProcessorContract(name: string, setup: () => Prom
         expect(quiet.lines.filter((l) => l.priceId === meteredPriceId)).toEqual([]);
         expect(next.subscription).toMatchObject({ priceId: flat!.id, quantity: 1 });
       });
+
+      /** A subscription to a flat 10.00 monthly price with 1,501 units of usage reported a day into its period: 2 packages, 4.00. */
+      async function withUsage(planName: string) {
+        const [flat] = await catalog(planName, [1000]);
+        const customerId = await customer();
+        const s = must(await subscribe(customerId, flat!.id, 'pm_card_visa')).subscription;
+        const meteredPriceId = must(await processor.ensureMeteredPrice({ ...terms, metadata: metadata() }));
+        await harness.advance(DAY);
+        for (const [quantity, n] of [
+          [1500, 1],
+          [1, 2],
+        ] as const) {
+          must(
+            await processor.reportUsage({
+              subscriptionId: s.id,
+              customerId,
+              meteredPriceId,
+              meterKey: terms.meterKey,
+              quantity,
+              identifier: `${s.id}:ai_tokens:${n}`,
+              timestamp: new Date(s.currentPeriodStart.getTime() + DAY * 1000),
+            }),
+          );
+        }
+        return { s, flat: flat!, meteredPriceId };
+      }
+      const usageLinesOf = (invoices: ProcessorInvoice[], meteredPriceId: string) =>
+        invoices.flatMap((i) => i.lines.filter((l) => l.priceId === meteredPriceId).map((l) => ({ invoice: i, line: l })));
+
+      it('canceled now: the usage reported so far is billed at once on a final invoice, for the period up to the cancellation', async () => {
+        const { s, meteredPriceId } = await withUsage('Metered, canceled now');
+        const canceled = must(await processor.cancelSubscription(s.id, { atPeriodEnd: false, idempotencyKey: key('cancel') }));
+        expect(canceled.subscription.status).toBe('canceled');
+        const endedAt = canceled.subscription.endedAt!;
+        const billed = usageLinesOf((await current(s.id)).invoices, meteredPriceId);
+        expect(billed).toHaveLength(1);
+        const { invoice, line } = billed[0]!;
+        expect(line).toMatchObject({ kind: 'subscription', quantity: 2, amount: 2 * terms.unitAmount });
+        expect(line.periodStart.getTime()).toBe(s.currentPeriodStart.getTime());
+        expect(line.periodEnd.getTime()).toBe(endedAt.getTime());
+        expect(invoice).toMatchObject({ reason: 'subscription_update', status: 'paid', amountDue: 400, amountPaid: 400 });
+        expect(invoice.lines).toEqual([line]);
+        expect([invoice.periodStart.getTime(), invoice.periodEnd.getTime()]).toEqual([s.currentPeriodStart.getTime(), endedAt.getTime()]);
+
+        // Nothing more later: no renewal, no second bill of the usage.
+        await harness.advance(ONE_MONTH_AND_A_BIT);
+        const after = await current(s.id);
+        expect(usageLinesOf(after.invoices, meteredPriceId)).toHaveLength(1);
+        expect(after.invoices.filter((i) => i.reason === 'subscription_cycle')).toEqual([]);
+      });
+
+      it('canceled at period end: the last period is billed on a final invoice when the cancellation takes effect, without a renewal', async () => {
+        const { s, flat, meteredPriceId } = await withUsage('Metered, canceled at period end');
+        must(await processor.cancelSubscription(s.id, { atPeriodEnd: true, idempotencyKey: key('cancel') }));
+        expect(usageLinesOf((await current(s.id)).invoices, meteredPriceId)).toEqual([]);
+
+        await harness.advance(ONE_MONTH_AND_A_BIT);
+        const ended = await current(s.id);
+        expect(ended.subscription.status).toBe('canceled');
+        const billed = usageLinesOf(ended.invoices, meteredPriceId);
+        expect(billed).toHaveLength(1);
+        const { invoice, line } = billed[0]!;
+        expect(line).toMatchObject({ kind: 'subscription', quantity: 2, amount: 2 * terms.unitAmount });
+        expect([line.periodStart.getTime(), line.periodEnd.getTime()]).toEqual([s.currentPeriodStart.getTime(), s.currentPeriodEnd.getTime()]);
+        expect(invoice).toMatchObject({ reason: 'subscription_cycle', status: 'paid', amountDue: 400, amountPaid: 400 });
+        expect([invoice.periodStart.getTime(), invoice.periodEnd.getTime()]).toEqual([s.currentPeriodStart.getTime(), s.currentPeriodEnd.getTime()]);
+        // The plan is not renewed.
+        expect(ended.invoices.flatMap((i) => i.lines).filter((l) => l.priceId === flat.id && l.periodStart.getTime() >= s.currentPeriodEnd.getTime())).toEqual(
+          [],
+        );
+      });
     });
   });
 }

@@ -61,7 +61,7 @@ export class SandboxSubscriptionChanges {
     operate: (
       subscription: Subscription,
       context: { row: SandboxObject<SubscriptionData>; now: Date; customer: SandboxObject<CustomerData> | null },
-    ) => Promise<ProcessorResult<{ subscription: Subscription; settled: Settled | null } | 'unchanged', F>>,
+    ) => Promise<ProcessorResult<{ subscription: Subscription; settled: Settled | null; patch?: Partial<SubscriptionData> } | 'unchanged', F>>,
   ): Promise<ProcessorResult<ProcessorSnapshot, F | RequestFailure>> {
     const fingerprinted = { ...(params as { readonly [key: string]: JsonValue }), subscriptionId };
     return this.ctx.idempotent<ProcessorSnapshot, F | RequestFailure>(projectId, key, operation, fingerprinted, async (now) => {
@@ -76,14 +76,14 @@ export class SandboxSubscriptionChanges {
         return result;
       }
       if (result.value !== 'unchanged') {
-        const { subscription, settled } = result.value;
+        const { subscription, settled, patch } = result.value;
         let pendingPercentOff = row.data.pendingPercentOff;
         if (settled?.invoice) {
           await this.invoices.recordInvoice(projectId, row.id, row.data.customerId, settled.invoice, settled.payment, toWholeSeconds(now));
           if (customer) await this.customers.saveCustomerBalance(customer, settled.invoice.creditBalanceAfter, now);
           if (settled.discountUsed) pendingPercentOff = null;
         }
-        await this.subscriptions.saveSubscription(row, subscription, { pendingPercentOff }, now);
+        await this.subscriptions.saveSubscription(row, subscription, { ...patch, pendingPercentOff }, now);
       }
       const snapshot = await this.subscriptions.snapshot(projectId, subscriptionId);
       return processorOk(snapshot!);
@@ -211,7 +211,7 @@ export class SandboxSubscriptionChanges {
   }
 
   cancelSubscription(projectId: string, subscriptionId: string, atPeriodEnd: boolean, key: string): Promise<ProcessorResult<ProcessorSnapshot>> {
-    return this.operate(projectId, subscriptionId, key, 'subscriptions.cancel', { atPeriodEnd }, async (subscription, { now }) => {
+    return this.operate(projectId, subscriptionId, key, 'subscriptions.cancel', { atPeriodEnd }, async (subscription, { row, now, customer }) => {
       const outcome = atPeriodEnd ? cancelAtPeriodEnd(subscription, now) : cancelNow(subscription, now);
       if (!outcome.ok) {
         // Asking again for what is already scheduled changes nothing, as on Stripe.
@@ -219,7 +219,19 @@ export class SandboxSubscriptionChanges {
         if (outcome.error === 'subscription_canceled' && !atPeriodEnd) return processorFailed(invalidRequest('This subscription is already canceled.'));
         return refused(outcome.error);
       }
-      return processorOk({ subscription: outcome.value.subscription, settled: null });
+      if (atPeriodEnd) return processorOk({ subscription: outcome.value.subscription, settled: null });
+      // Canceled now: the usage reported in the period so far is billed on a final invoice (Stripe: `invoice_now`).
+      const card = chargeCard((await this.paymentMethods.cardOf(projectId, row.data.paymentMethodId))?.data ?? null);
+      const settled = await this.subscriptions.finalUsageInvoice(
+        projectId,
+        row.data.metered ?? {},
+        subscription,
+        toWholeSeconds(now),
+        'subscription_update',
+        card,
+        customer,
+      );
+      return processorOk({ subscription: outcome.value.subscription, settled, patch: { metered: {} } });
     });
   }
 

@@ -7,7 +7,7 @@ import {
   processorOk,
   type UsageReport,
 } from '../../../application/billing/payment-processor';
-import type { InvoiceLine } from '../../../domain/billing/invoice';
+import { type InvoiceLine, type InvoiceReason, draftInvoice } from '../../../domain/billing/invoice';
 import { MAX_TRIAL_DAYS } from '../../../domain/billing/periods';
 import {
   type PaymentOutcome,
@@ -158,8 +158,16 @@ export class SandboxSubscriptions {
         if (!settled.ok) throw new Error(`Sandbox ${action} of ${row.id} refused: ${settled.error}`);
         billed = settled.value;
         outcome = { ok: true, value: settled.value.transition };
-      } else if (action === 'end_at_period_end') outcome = endAtPeriodEnd(subscription, at);
-      else if (action === 'end_after_grace_period') outcome = endAfterGracePeriod(subscription, at);
+      } else if (action === 'end_at_period_end') {
+        outcome = endAtPeriodEnd(subscription, at);
+        // The final period's usage is billed on a final invoice when the cancellation takes effect (Stripe does the same).
+        if (outcome.ok) {
+          customer ??= await this.ctx.objects.get<CustomerData>(projectId, 'customer', row.data.customerId, { lock: true });
+          card ??= chargeCard((await this.paymentMethods.cardOf(projectId, row.data.paymentMethodId))?.data ?? null);
+          billed = await this.finalUsageInvoice(projectId, metered, subscription, subscription.currentPeriodEnd, 'subscription_cycle', card, customer);
+          metered = {};
+        }
+      } else if (action === 'end_after_grace_period') outcome = endAfterGracePeriod(subscription, at);
       else if (action === 'skip_paused_period') outcome = skipPausedPeriod(subscription, at);
       else if (action === 'expire_incomplete') outcome = expireIncomplete(subscription, at);
       else break;
@@ -197,8 +205,38 @@ export class SandboxSubscriptions {
     });
   }
 
+  /**
+   * The invoice of a subscription's usage when it ends (canceled now, or at its period end): the
+   * usage reported in its last period up to `end`, billed in arrears as a renewal would have, and
+   * charged to its card (a decline leaves the invoice open); null when no usage is billed.
+   */
+  async finalUsageInvoice(
+    projectId: string,
+    metered: NonNullable<SubscriptionData['metered']>,
+    subscription: Subscription,
+    end: Date,
+    reason: InvoiceReason,
+    card: CardCharge,
+    customer: SandboxObject<CustomerData> | null,
+  ): Promise<Settled | null> {
+    const lines = await this.meteredLines(projectId, metered, { currentPeriodStart: subscription.currentPeriodStart, currentPeriodEnd: end });
+    if (lines.length === 0) return null;
+    const draft = draftInvoice(reason, subscription.price.currency, lines, customer?.data.creditBalance ?? 0);
+    const payment: PaymentOutcome = draft.amountDue > 0 ? card.payment : 'paid';
+    return {
+      transition: { subscription, events: [], invoice: draft },
+      invoice: { ...draft, discount: 0 },
+      payment,
+      discountUsed: false,
+    };
+  }
+
   /** The period's metered lines: per metered price, the started packages of the units reported, at the price's amount. */
-  private async meteredLines(projectId: string, metered: NonNullable<SubscriptionData['metered']>, subscription: Subscription): Promise<InvoiceLine[]> {
+  private async meteredLines(
+    projectId: string,
+    metered: NonNullable<SubscriptionData['metered']>,
+    subscription: Pick<Subscription, 'currentPeriodStart' | 'currentPeriodEnd'>,
+  ): Promise<InvoiceLine[]> {
     const lines: InvoiceLine[] = [];
     for (const [priceId, usage] of Object.entries(metered)) {
       const price = await this.ctx.objects.get<PriceData>(projectId, 'price', priceId);

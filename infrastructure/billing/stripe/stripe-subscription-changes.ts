@@ -2,7 +2,7 @@ import type Stripe from 'stripe';
 import type { ChangePreview, CreateSubscriptionInput, ProcessorSnapshot } from '../../../application/billing/payment-processor';
 import { attachFailure, requireId } from './stripe-errors';
 import { stepKey } from './stripe-keys';
-import { PAUSED_AT_KEY, PAUSED_PERIOD_END_KEY, invoiceLinesOf, isTollgatePaused, stripeMetadata, toDate, toUnix } from './stripe-mapping';
+import { PAUSED_AT_KEY, PAUSED_PERIOD_END_KEY, invoiceLinesOf, isMeteredPrice, isTollgatePaused, stripeMetadata, toDate, toUnix } from './stripe-mapping';
 import { SUBSCRIPTION_EXPAND, type StripeSubscriptionReads, firstItem } from './stripe-subscriptions';
 
 /**
@@ -154,10 +154,13 @@ export class StripeSubscriptionChanges {
       );
       return this.reads.snapshotAfterWrite(updated);
     }
-    // Now, without crediting unused time (Stripe's default: prorate false).
+    // Now, without crediting unused time (Stripe's default: prorate false). With a metered item
+    // (usage overage), `invoice_now` bills the usage reported so far on a final invoice; without it
+    // Stripe would discard that usage.
+    const metered = subscription.items.data.some((item) => isMeteredPrice(item.price));
     const canceled = await this.stripe.subscriptions.cancel(
       subscription.id,
-      { expand: SUBSCRIPTION_EXPAND },
+      { expand: SUBSCRIPTION_EXPAND, ...(metered ? { invoice_now: true } : {}) },
       { idempotencyKey: stepKey(options.idempotencyKey, 'cancel-now') },
     );
     return this.reads.snapshotAfterWrite(canceled);

@@ -123,12 +123,12 @@ function periodLines(acct: Account, sub: Sub, item: Stripe.SubscriptionItem, per
  * `unit_amount`. The line's quantity is the billed quantity ("2 × AI tokens (at $2.00 per 1000 units
  * / month)"). An item with no usage still has its line, for 0.
  */
-function usageLines(acct: Account, sub: Sub, period: { start: number; end: number }): LineSpec[] {
+function usageLines(acct: Account, sub: Sub, period: { start: number; end: number }, through = period.end): LineSpec[] {
   const lines: LineSpec[] = [];
   for (const item of itemsOf(sub)) {
     const price = priceOf(acct, item);
     if (!isMetered(price) || !price.recurring?.meter) continue;
-    const usage = meterUsage(acct, price.recurring.meter, sub.customer as string, period.start, period.end);
+    const usage = meterUsage(acct, price.recurring.meter, sub.customer as string, period.start, through);
     const qty = billedQuantity(price, usage);
     const unit = price.unit_amount ?? 0;
     const per = price.transform_quantity && price.transform_quantity.divide_by > 1 ? ` per ${price.transform_quantity.divide_by} units` : '';
@@ -147,6 +147,26 @@ function usageLines(acct: Account, sub: Sub, period: { start: number; end: numbe
     });
   }
   return lines;
+}
+
+/**
+ * A draft's metered lines read the meter again when it is finalized: "During the finalization grace
+ * period, you can continue to report usage for the previous billing period. When the invoice
+ * finalizes, Stripe updates it to reflect the latest quantity for its billing period"
+ * (https://docs.stripe.com/billing/subscriptions/usage-based/configure-grace-period).
+ */
+function refreshUsageLines(acct: Account, inv: Inv) {
+  for (const line of inv.lines.data) {
+    const priceId = line.pricing?.price_details?.price;
+    const price = typeof priceId === 'string' ? (acct.get(priceId) as Stripe.Price | undefined) : undefined;
+    if (!price || !isMetered(price) || !price.recurring?.meter || line.parent?.subscription_item_details?.proration) continue;
+    const qty = billedQuantity(price, meterUsage(acct, price.recurring.meter, inv.customer as string, line.period.start, line.period.end));
+    if (qty === line.quantity) continue;
+    const unit = price.unit_amount ?? 0;
+    line.quantity = qty;
+    line.amount = unit * qty;
+    line.description = (line.description ?? '').replace(/^\d+ × /, `${qty} × `);
+  }
 }
 
 /** A pending proration invoice item (invoiceitem.created), billed on the next invoice. */
@@ -1216,6 +1236,8 @@ export function cancelSubscription(
     details?: Params;
     endedAt?: number;
     reason?: 'cancellation_requested' | 'payment_disputed' | 'payment_failed';
+    /** A cancellation at `cancel_at` (the period's end): the final invoice bills the period's metered usage. */
+    atPeriodEnd?: boolean;
   },
 ) {
   const { acct, settings } = ctx;
@@ -1227,19 +1249,32 @@ export function cancelSubscription(
       }
     }
   }
-  if (opts.invoiceNow && acct.all('invoiceitem', (x) => x.invoice === null && x.parent?.subscription_details?.subscription === sub.id).length) {
+  // The un-invoiced metered usage of the last period, up to the end: billed on the final invoice
+  // with `invoice_now`, and when a cancellation at period end takes effect ("Any metered usage is
+  // charged for in a final invoice when the subscription cancels at the end of the billing period").
+  // Without either it is discarded, as Stripe does. A trial's usage is never billed.
+  const billsUsage = (opts.invoiceNow || opts.atPeriodEnd) && ['active', 'past_due'].includes(sub.status);
+  const end = opts.endedAt ?? now;
+  // Canceled now: usage of the cancellation's own second is in (a period end is not).
+  const usage = billsUsage ? usageLines(acct, sub, { start: periodOf(sub).start, end }, opts.atPeriodEnd ? end : end + 1) : [];
+  const pending = opts.invoiceNow && acct.all('invoiceitem', (x) => x.invoice === null && x.parent?.subscription_details?.subscription === sub.id).length > 0;
+  if (pending || usage.length > 0) {
+    const period = periodOf(sub);
     const inv = createInvoice(acct, {
       customer: sub.customer as string,
       subscription: sub,
-      billingReason: 'subscription_update',
-      lines: [],
-      periodStart: now,
-      periodEnd: now,
-      includePending: true,
-      autoFinalizeAt: null,
+      billingReason: opts.atPeriodEnd ? 'subscription_cycle' : 'subscription_update',
+      lines: usage,
+      periodStart: opts.atPeriodEnd ? period.start : now,
+      periodEnd: opts.atPeriodEnd ? period.end : now,
+      includePending: !!opts.invoiceNow,
+      // At period end, as a renewal: a draft finalized and charged an hour later (usage reported meanwhile counts).
+      autoFinalizeAt: opts.atPeriodEnd ? (opts.endedAt ?? now) + settings.finalizeDelaySeconds : null,
     });
-    finalizeInvoice(acct, settings, inv);
-    attemptPayment(acct, acct.get(inv.id) as Inv);
+    if (!opts.atPeriodEnd) {
+      finalizeInvoice(acct, settings, inv);
+      attemptPayment(acct, acct.get(inv.id) as Inv);
+    }
     sub.latest_invoice = inv.id;
   }
   if (sub.status === 'incomplete' && sub.latest_invoice) {
@@ -1377,6 +1412,7 @@ function finalizeWithoutPayment(acct: Account, settings: Settings, inv: Inv, beh
 /** An automatic draft reached `automatically_finalizes_at`: finalize and charge it off-session. */
 function autoAdvance(ctx: Ctx, inv: Inv) {
   const { acct, settings } = ctx;
+  if (inv.status === 'draft') refreshUsageLines(acct, inv);
   finalizeInvoice(acct, settings, inv);
   const stored = acct.get(inv.id) as Inv;
   const sub = subscriptionOfInvoice(acct, stored);
@@ -1441,7 +1477,7 @@ function dueTasks(ctx: Ctx, until: number): Task[] {
     }
     const end = periodOf(sub).end;
     if (sub.cancel_at !== null && sub.cancel_at <= until && sub.cancel_at <= end) {
-      tasks.push({ at: sub.cancel_at, priority: 3, run: () => cancelSubscription(ctx, sub, { endedAt: sub.cancel_at! }) });
+      tasks.push({ at: sub.cancel_at, priority: 3, run: () => cancelSubscription(ctx, sub, { endedAt: sub.cancel_at!, atPeriodEnd: true }) });
     } else if (end <= until) {
       tasks.push({ at: end, priority: 4, run: () => renew(ctx, sub) });
     }
