@@ -1,7 +1,7 @@
 /**
  * The harness of `npm run bench`: the run's settings (`--smoke`, `--only=`), the processes
- * (Tollgate in production mode and the baseline server, each a child process against the same
- * PostgreSQL), the seed (a project, its OAuth provider, a sandbox price, users), and the load
+ * (Tollgate's built release in production mode and the baseline server, each a child process
+ * against the same PostgreSQL), the seed (a project, its OAuth provider, a sandbox price, users), and the load
  * helpers: one autocannon measurement with the server's CPU time per request, and the comparison
  * that alternates baseline and candidate over several rounds after a warm-up.
  */
@@ -18,6 +18,7 @@ import { createLogger } from '../apps/server/http/logger';
 import { createTollgate } from '../apps/server/tollgate';
 import { freePort, startEmbeddedPostgres } from '../infrastructure/persistence/embedded-postgres';
 import { OidcPeer } from '../test/support/oidc-provider';
+import { freshRelease } from '../bin/release.mjs';
 
 export const smoke = process.argv.includes('--smoke');
 /** `--only=1,4,1b`: run just these workloads (for profiling one path); the default runs them all. */
@@ -139,11 +140,14 @@ export function memory(pid: number): { rss: number; peak: number } {
 /** BENCH_CPU_PROF=<dir>: Tollgate's and the baseline's processes write V8 CPU profiles there on exit (node --cpu-prof). */
 export const profileArgs = () => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : []);
 
-/** Forks a TypeScript entry point of the repository (through tsx), with the profiler when asked. */
+/**
+ * Forks an entry point of the repository, with the profiler when asked: a TypeScript one through
+ * tsx (the baseline server), or one of the built release (`.mjs` under dist/, as `npm start` runs it).
+ */
 export const forkScript = (script: string, env: Record<string, string>) =>
   fork(path.join(root, script), [], {
     cwd: root,
-    execArgv: ['--import', 'tsx', ...profileArgs()],
+    execArgv: [...(script.endsWith('.mjs') ? ['--enable-source-maps'] : ['--import', 'tsx']), ...profileArgs()],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -304,8 +308,10 @@ export async function startBench(): Promise<Bench> {
   const auth = { authorization: `Bearer ${apiKey}` };
 
   const ready = async (port: number) => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
-  const startTollgate = (env: Record<string, string> = {}) => startChild('apps/server/main.ts', { ...serverEnv, ...env }, ready, tgPort);
-  log('starting Tollgate (production mode, 1 process)');
+  // Tollgate runs as deployed: the built release (dist/server/main.mjs), built first when it is missing or stale.
+  const release = path.relative(root, path.join(await freshRelease(root, log), 'server', 'main.mjs'));
+  const startTollgate = (env: Record<string, string> = {}) => startChild(release, { ...serverEnv, ...env }, ready, tgPort);
+  log(`starting Tollgate (production mode, 1 process, the release in ${path.dirname(path.dirname(release))}/)`);
   const tollgate = await startTollgate();
   const tg = `http://127.0.0.1:${tgPort}`;
   const basePort = await freePort();

@@ -192,7 +192,7 @@ export async function webhookRig(bench: Bench) {
     const deadline = Date.now() + 60_000;
     while ((await pending()) > 0 && Date.now() < deadline) await sleep(100);
   };
-  const startWorker = (env: Record<string, string> = {}) => forkScript('apps/server/worker.ts', { ...bench.serverEnv, ...env });
+  const startWorker = (env: Record<string, string> = {}) => forkScript('dist/server/worker.mjs', { ...bench.serverEnv, ...env });
   /**
    * The latency from an event's `created` to its arrival at the receiver, events recorded one by
    * one on a timer at WEBHOOK_STEADY_RATE for SECONDS, after 20 to warm up.
