@@ -17,7 +17,7 @@ import { contract } from '../../contract';
  * deprecated today; this one is declared here and served by the same buildHttpApp.
  */
 const c = initContract();
-const DEPRECATION = { since: '2027-01-01', sunset: '2027-07-01', link: 'https://github.com/tollgate/tollgate/blob/main/CHANGELOG.md#020' };
+const DEPRECATION = { since: '2027-01-01', sunset: '2027-07-01', link: 'https://auth.example.com/changelog#0.2.0' };
 const testContract = c.router(
   {
     old: {
