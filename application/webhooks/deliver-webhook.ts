@@ -104,7 +104,14 @@ async function attempt(deps: DeliverDeps, item: BatchItem<WebhookDeliveryMessage
   }
 
   const eventId = delivery.eventId ?? String(delivery.payload.id ?? delivery.id);
-  const response = await sendSigned(deps, { url: endpoint.url, eventId, payload: delivery.payload, secrets, signal: item.context.signal });
+  const response = await sendSigned(deps, {
+    url: endpoint.url,
+    eventId,
+    payload: delivery.payload,
+    secrets,
+    signal: item.context.signal,
+    ...(item.payload.traceparent ? { traceparent: item.payload.traceparent } : {}),
+  });
   // This endpoint's attempt is over, whatever the rest of the batch still waits for.
   item.context.ended?.();
   const record = attemptRecord(response);

@@ -23,4 +23,6 @@ export interface WebhookDeps {
   settings: WebhookSettings;
   /** Mails the project's owners when an endpoint is disabled; null where no mail can be sent. */
   notifyDisabled: NotifyEndpointDisabled | null;
+  /** The W3C `traceparent` of the request being served (null outside one), carried by each delivery's outbox message. */
+  traceparent?: () => string | null;
 }

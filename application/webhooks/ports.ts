@@ -20,6 +20,11 @@ export interface WebhookRequest {
   timeoutMs: number;
   allowPrivate: boolean;
   signal?: AbortSignal;
+  /**
+   * The W3C `traceparent` of what caused the delivery (the request that published the event): the
+   * request sent carries a child of it, in the same trace; without it, a new trace.
+   */
+  traceparent?: string;
 }
 
 /** How one attempt ended: an answer (any status), a refused destination, or a network failure. */
@@ -48,6 +53,8 @@ export interface WebhookSettings {
 /** What the outbox carries for one attempt series of a delivery: its id (the payload is in webhook_deliveries). */
 export interface WebhookDeliveryMessage {
   deliveryId: string;
+  /** The W3C `traceparent` of the request that published the event, when a request did. */
+  traceparent?: string;
 }
 
 export const WEBHOOKS_QUEUE = 'webhooks';

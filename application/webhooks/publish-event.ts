@@ -13,7 +13,7 @@ import { WEBHOOK_DELIVERY_TOPIC } from './ports';
 export class WebhookFanOut implements EventPublisher {
   constructor(
     private readonly inner: EventPublisher,
-    private readonly deps: Pick<WebhookDeps, 'endpoints' | 'deliveries' | 'outbox' | 'uow' | 'crypto'>,
+    private readonly deps: Pick<WebhookDeps, 'endpoints' | 'deliveries' | 'outbox' | 'uow' | 'crypto' | 'traceparent'>,
   ) {}
 
   publish(event: BillingEvent): Promise<boolean> {
@@ -41,7 +41,11 @@ export class WebhookFanOut implements EventPublisher {
       completedAt: null,
       nextAttemptAt: event.createdAt,
     });
-    await this.deps.outbox.enqueue(WEBHOOK_DELIVERY_TOPIC, { deliveryId: id }, { subject: endpointId, dedupeKey: id });
+    const traceparent = this.deps.traceparent?.() ?? null;
+    await this.deps.outbox.enqueue(WEBHOOK_DELIVERY_TOPIC, traceparent ? { deliveryId: id, traceparent } : { deliveryId: id }, {
+      subject: endpointId,
+      dedupeKey: id,
+    });
   }
 }
 

@@ -20,7 +20,7 @@ export const newSecret = (deps: Pick<WebhookDeps, 'crypto'>): string => `whsec_$
  */
 export async function sendSigned(
   deps: Pick<WebhookDeps, 'signer' | 'transport' | 'clock' | 'settings'>,
-  input: { url: string; eventId: string; payload: Record<string, unknown>; secrets: SigningSecrets; signal?: AbortSignal },
+  input: { url: string; eventId: string; payload: Record<string, unknown>; secrets: SigningSecrets; signal?: AbortSignal; traceparent?: string },
 ): Promise<WebhookResponse> {
   const body = eventBody(input.payload);
   const timestampMs = deps.clock.now().getTime();
@@ -35,6 +35,7 @@ export async function sendSigned(
     timeoutMs: deps.settings.timeoutMs,
     allowPrivate: deps.settings.allowPrivateUrls,
     ...(input.signal ? { signal: input.signal } : {}),
+    ...(input.traceparent ? { traceparent: input.traceparent } : {}),
   });
 }
 

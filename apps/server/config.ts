@@ -89,6 +89,16 @@ export const ConfigSchema = z.object({
   /** Days audit log entries are kept; the `audit.prune` job deletes older ones every hour. */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(365),
 
+  // Metrics (docs/operations.md)
+  /** Serve Prometheus metrics: GET /metrics on the server, and on the worker a listener on METRICS_PORT. Off by default. */
+  METRICS_ENABLED: bool.default('false'),
+  /** When set, a scrape must send it as a Bearer token (compared in constant time); at least 16 characters. */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** The worker's metrics listener (`npm run worker` has no other HTTP server); on HOST. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** How long the outbox backlog read for a scrape is reused (one query per this many seconds, however many scrape). */
+  METRICS_BACKLOG_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),
+
   // Email rate limits, per project; every allowance is multiplied by RATE_LIMIT_SCALE.
   /** email/signup: per email address and per client IP, in one window. */
   EMAIL_SIGNUP_MAX_PER_EMAIL: limit(5),

@@ -7,6 +7,7 @@ import type { AccessTokenCodec } from '../../application/ports/access-tokens';
 import type { Clock } from '../../application/ports/clock';
 import type { PasswordHasher, SecretBox, TokenCrypto } from '../../application/ports/crypto';
 import type { Logger } from '../../application/ports/logger';
+import { NO_METRICS, type Metrics } from '../../application/ports/metrics';
 import { makeProjectSecrets } from '../../application/projects/project-secrets';
 import type { ProjectSecrets } from '../../application/stores/project.store';
 import { makeAuthenticateAccessToken } from '../../application/tokens/authenticate-access-token';
@@ -34,6 +35,10 @@ import { SECURITY_NOTICE_TOPIC_DEFINITION } from '../../infrastructure/mail/secu
 import { Database } from '../../infrastructure/persistence/database';
 import { PostgresAuditLog } from '../../infrastructure/persistence/postgres-audit-log';
 import { PostgresRateLimiter } from '../../infrastructure/ratelimit/postgres-rate-limiter';
+import { auditSignals } from '../../infrastructure/metrics/audit-signals';
+import { readOutboxBacklog } from '../../infrastructure/metrics/outbox-backlog';
+import { watchDatabasePool } from '../../infrastructure/metrics/pool-metrics';
+import { cachedRead, PrometheusMetrics } from '../../infrastructure/metrics/prometheus-metrics';
 import type { CoreConfig } from './config';
 import { buildStores, type Stores } from './stores';
 
@@ -83,6 +88,13 @@ export interface Core {
   readonly box: SecretBox;
   readonly passwordHasher: PasswordHasher;
   readonly tokens: AccessTokenCodec;
+  /**
+   * What the process counts for operators (docs/operations.md): the Prometheus adapter when
+   * METRICS_ENABLED is on, else `NO_METRICS`. Features take it as an input.
+   */
+  readonly metrics: Metrics;
+  /** The Prometheus registry's exposition (GET /metrics, the worker's listener); null when metrics are off. */
+  readonly prometheus: PrometheusMetrics | null;
   readonly rateLimiter: PostgresRateLimiter;
   readonly outbox: PgBossOutbox;
   /** Periodic jobs declared by features, run once per cron tick across all worker processes. */
@@ -128,6 +140,9 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     poolMax: config.DATABASE_POOL_MAX,
     onWarning: (message) => logger.warn({ error: message }, 'database connection'),
   });
+  const prometheus = config.METRICS_ENABLED ? new PrometheusMetrics() : null;
+  const metrics: Metrics = prometheus ?? NO_METRICS;
+  prometheus?.watchPool(watchDatabasePool(db, (seconds) => prometheus.poolWaited(seconds)));
   const crypto = new NodeTokenCrypto();
   const box = new AesGcmSecretBox(options.secretKey);
   const passwordHasher: PasswordHasher = options.overrides?.passwordHasher ?? new Argon2PasswordHasher();
@@ -153,6 +168,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     if (closing) logger.debug({ error }, 'job queue error while closing');
     else logger.error({ error }, 'job queue error');
   });
+  const topics = [...TOLLGATE_TOPICS, SECURITY_NOTICE_TOPIC_DEFINITION];
   const outbox = new PgBossOutbox({
     db,
     boss,
@@ -160,7 +176,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     crypto,
     clock,
     logger,
-    topics: [...TOLLGATE_TOPICS, SECURITY_NOTICE_TOPIC_DEFINITION],
+    topics,
     queues: tollgateQueues({
       retryLimit: config.OUTBOX_RETRY_LIMIT,
       retryDelaySeconds: config.OUTBOX_RETRY_DELAY_SECONDS,
@@ -170,8 +186,19 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     bossSchema: 'pgboss',
     // Workers fetch as soon as any process hands a job over, not at their next poll.
     wakeUrl: options.databaseUrl,
+    metrics,
   });
-  const scheduler = new PgBossScheduler({ boss, db, clock, logger });
+  const scheduler = new PgBossScheduler({ boss, db, clock, logger, metrics });
+  prometheus?.watchOutbox(
+    cachedRead(
+      readOutboxBacklog(
+        db,
+        clock,
+        topics.map((t) => t.topic.name),
+      ),
+      config.METRICS_BACKLOG_CACHE_SECONDS * 1000,
+    ),
+  );
 
   const invalidation = new InvalidationBus(options.databaseUrl, logger);
   // A statement that ends sessions returns once this process's own listener has heard of it (after
@@ -198,7 +225,15 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   });
   const hasSecondFactor = async (projectId: string, userId: string) =>
     (await enrolled.enrolledMethods(projectId, userId)).some((m) => PRIMARY_MFA_METHODS.includes(m));
-  const verify = makeVerifyAccessToken({ secrets: caches.secrets, tokens, users: caches.users, sessions: revokedSessions, clock, memberships });
+  const checkToken = makeVerifyAccessToken({ secrets: caches.secrets, tokens, users: caches.users, sessions: revokedSessions, clock, memberships });
+  // Every verification counted where they all pass (token/verify and the user-authenticated routes).
+  const verify: typeof checkToken = prometheus
+    ? async (project, token) => {
+        const verified = await checkToken(project, token);
+        prometheus.tokenVerified(verified.valid ? 'valid' : 'invalid');
+        return verified;
+      }
+    : checkToken;
   const sessions: CoreSessions = {
     issue: makeIssueSession({
       secrets: caches.secrets,
@@ -221,7 +256,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     authenticateAccessToken: makeAuthenticateAccessToken({ tokens, projects: caches.projects, users: caches.users, verify }),
   };
 
-  const audit = new PostgresAuditLog(db, logger);
+  const audit = new PostgresAuditLog(db, logger, prometheus ? { observe: auditSignals(prometheus) } : {});
   const notify = makeNotifySecurityEvent({ outbox, clock });
   const securityNotices: CoreSecurityNotices = {
     notify,
@@ -241,6 +276,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     box,
     passwordHasher,
     tokens,
+    metrics,
+    prometheus,
     rateLimiter,
     outbox,
     scheduler,

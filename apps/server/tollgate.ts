@@ -17,6 +17,7 @@ import type { WebhooksFeature } from './features/webhooks';
 import { buildHttpApp } from './http/app';
 import { accessTokenAuthenticator, apiKeyAuthenticator, consoleSessionAuthenticator, noAuthentication, userOrApiKeyAuthenticator } from './http/auth';
 import type { PinoLogger } from './http/logger';
+import { metricsEndpoint } from './http/metrics';
 import { buildOpenApiDocument } from './http/openapi';
 import { startJobs } from './jobs';
 
@@ -115,6 +116,8 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
       for (const feature of all) feature.pages?.(app);
     },
     runIdempotent: makeRunIdempotent({ store: core.stores.idempotentRequests, crypto: core.crypto, clock: core.clock }),
+    metrics: core.metrics,
+    ...(core.prometheus ? { metricsEndpoint: metricsEndpoint(core.prometheus, config.METRICS_TOKEN) } : {}),
   });
 
   return {

@@ -16,6 +16,8 @@ export const edgeErrors = {
   not_found: { status: 404, message: 'Not found' },
   method_not_allowed: { status: 405, message: 'Method not allowed' },
   database_unreachable: { status: 503, message: 'Database unreachable' },
+  /** GET /metrics with METRICS_TOKEN set, without that Bearer token (docs/operations.md). */
+  invalid_metrics_token: { status: 401, message: 'Invalid or missing metrics token' },
 } as const satisfies Record<string, ErrorEntry>;
 
 /** Answered by a route's auth kind (contract metadata `auth`), before its handler runs. */

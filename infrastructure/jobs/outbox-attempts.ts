@@ -21,7 +21,7 @@ import type { QueueSettings } from './queues';
 import { retryDelaySeconds } from './retry-policy';
 import { withTimeout } from './timeout';
 
-type AttemptDeps = Pick<PgBossOutboxDeps, 'db' | 'box' | 'clock' | 'logger'>;
+type AttemptDeps = Pick<PgBossOutboxDeps, 'db' | 'box' | 'clock' | 'logger' | 'metrics'>;
 
 /** What one attempt's handler came to: a success, or the error to record (the payload's values left out). */
 export type AttemptResult = { ok: true; finishedAt: Date } | { ok: false; error: string };
@@ -121,6 +121,7 @@ export class OutboxAttempts {
     } catch (e) {
       const error = safeErrorText(e, payload);
       this.deps.logger.warn({ outboxId: row.id, topic: row.topic, attempt, error }, 'outbox delivery attempt failed');
+      this.deps.metrics?.jobFailed(row.topic);
       await this.settleFailure({ ...settle, attempt, failures: 1, error, permanent: e instanceof PermanentFailure });
       return null;
     }
@@ -136,6 +137,7 @@ export class OutboxAttempts {
     const failure = (run: Runnable, e: unknown) => {
       const error = safeErrorText(e, run.payload);
       logger.warn({ outboxId: run.row.id, topic: run.row.topic, attempt: run.attempt, error }, 'outbox delivery attempt failed');
+      this.deps.metrics?.jobFailed(run.row.topic);
       return { ok: false as const, error };
     };
     const context = (run: Runnable, signal: AbortSignal): DeliveryContext => ({

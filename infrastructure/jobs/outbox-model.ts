@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Clock } from '../../application/ports/clock';
 import type { SecretBox, TokenCrypto } from '../../application/ports/crypto';
 import type { Logger } from '../../application/ports/logger';
+import type { Metrics } from '../../application/ports/metrics';
 import type { MessageStatus, RetryPolicy, TopicHandler } from '../../application/ports/outbox';
 import type { Database } from '../persistence/database';
 import type { QueueSettings } from './queues';
@@ -35,6 +36,8 @@ export interface PgBossOutboxDeps {
    * poll. Without it they only poll (every 0.5 s).
    */
   wakeUrl?: string;
+  /** Counts each failed attempt by topic (tollgate_job_failures_total). */
+  metrics?: Pick<Metrics, 'jobFailed'>;
 }
 
 /** The pg-boss queue of a queue named by topics. */

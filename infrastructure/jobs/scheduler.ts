@@ -1,6 +1,7 @@
 import type PgBoss from 'pg-boss';
 import type { Clock } from '../../application/ports/clock';
 import type { Logger } from '../../application/ports/logger';
+import type { Metrics } from '../../application/ports/metrics';
 import type { ScheduledJob } from '../../application/ports/scheduled-job';
 import type { Database } from '../persistence/database';
 import { safeErrorText } from './error-text';
@@ -20,6 +21,8 @@ export interface PgBossSchedulerDeps {
   logger: Logger;
   /** How often an idle worker of a scheduled job polls for its next run; 5 s unless given. */
   pollingIntervalSeconds?: number;
+  /** Counts each failed run by job name (tollgate_job_failures_total). */
+  metrics?: Pick<Metrics, 'jobFailed'>;
 }
 
 /**
@@ -82,6 +85,7 @@ export class PgBossScheduler {
       await db.withContext(() => withTimeout(timeoutSeconds, (signal) => job.run({ firedAt, signal })));
     } catch (e) {
       logger.warn({ job: job.name, error: safeErrorText(e) }, 'scheduled job failed');
+      this.deps.metrics?.jobFailed(job.name);
       throw e;
     }
   }

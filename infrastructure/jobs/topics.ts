@@ -69,6 +69,7 @@ export const smsMessageSchema = z.object({
 
 export const webhookDeliverySchema = z.object({
   deliveryId: z.string().uuid(),
+  traceparent: z.string().max(256).optional(),
 }) satisfies z.ZodType<WebhookDeliveryMessage, z.ZodTypeDef, unknown>;
 
 export const consoleInvitationMailSchema = z.object({

@@ -5,6 +5,7 @@ import type { DestinationCheck, WebhookRequest, WebhookResponse, WebhookTranspor
 import { RESPONSE_EXCERPT_BYTES } from '../../domain/webhooks/delivery';
 import { parseWebhookUrl, type WebhookUrl } from '../../domain/webhooks/endpoint';
 import { privateAddressKind } from '../../domain/webhooks/ip-address';
+import { outgoingTraceparent } from '../tracing/request-scope';
 
 /** Resolves a host name to its addresses (every one, IPv4 and IPv6). */
 export type ResolveHost = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
@@ -126,6 +127,8 @@ export class HttpWebhookTransport implements WebhookTransport {
         method: 'POST',
         headers: {
           ...request.headers,
+          // W3C trace context: a new span in the trace of what caused the delivery (else the request being served, else a new trace).
+          traceparent: outgoingTraceparent(request.traceparent),
           host: url.port === (https_ ? 443 : 80) ? hostHeader(url) : `${hostHeader(url)}:${url.port}`,
           'content-length': Buffer.byteLength(request.body),
         },

@@ -13,6 +13,8 @@ import type { WebhookUseCases } from '../../../application/webhooks/use-cases';
 import { makeProjectOwners } from '../../../application/console/project-owners';
 import { HmacWebhookSigner } from '../../../infrastructure/webhooks/hmac-webhook-signer';
 import { HttpWebhookTransport } from '../../../infrastructure/webhooks/http-webhook-transport';
+import { countedDeliveries } from '../../../infrastructure/metrics/counted-webhook-transport';
+import { currentTraceparent } from '../../../infrastructure/tracing/request-scope';
 import { webhookSettings, type CoreConfig } from '../config';
 import type { Core } from '../core';
 import { makeAdminWebhookRoutes } from '../http/admin-webhooks.routes';
@@ -75,7 +77,14 @@ export function webhookEventPublisher(
   inner: EventPublisher,
 ): EventPublisher {
   const { stores, outbox, db, crypto } = core;
-  return new WebhookFanOut(inner, { endpoints: stores.webhooks.endpoints, deliveries: stores.webhooks.deliveries, outbox, uow: db, crypto });
+  return new WebhookFanOut(inner, {
+    endpoints: stores.webhooks.endpoints,
+    deliveries: stores.webhooks.deliveries,
+    outbox,
+    uow: db,
+    crypto,
+    traceparent: currentTraceparent,
+  });
 }
 
 /**
@@ -102,7 +111,8 @@ export function wireWebhooks(input: WebhooksFeatureInput): WebhooksFeature {
   return {
     useCases,
     adminRoutes: { webhooks: makeAdminWebhookRoutes({ accounts: input.console, webhooks: useCases }) },
-    handlers: [handleTopicInBatches(WEBHOOK_DELIVERY_TOPIC, makeDeliverWebhooks(deps))],
+    // Delivery attempts are counted (tollgate_webhook_deliveries_total); the Test action's sends are not.
+    handlers: [handleTopicInBatches(WEBHOOK_DELIVERY_TOPIC, makeDeliverWebhooks({ ...deps, transport: countedDeliveries(transport, input.core.metrics) }))],
     schedules: [
       {
         name: 'webhooks.fail-orphans',

@@ -15,6 +15,9 @@ import { announceDeprecation } from './deprecation';
 import { BUILD } from '../version';
 import type { RunIdempotent } from '../../../application/idempotency/run-idempotent';
 import { isDatabaseUnavailable } from '../../../infrastructure/persistence/connection-errors';
+import { RequestTrace } from '../../../infrastructure/tracing/request-scope';
+import type { Metrics } from '../../../application/ports/metrics';
+import { requestCounter } from './metrics';
 
 export interface HttpAppOptions {
   contract: AppRouter;
@@ -33,6 +36,10 @@ export interface HttpAppOptions {
   mountExtra?: (app: express.Express) => void;
   /** Runs the handlers of routes whose metadata says `idempotent: true` once per `Idempotency-Key` (required if any does). */
   runIdempotent?: RunIdempotent;
+  /** Counts every request by method, route template and status, with its latency (when metrics are on). */
+  metrics?: Metrics;
+  /** GET /metrics, outside the contract (only when metrics are on: otherwise the path is unknown, 404). */
+  metricsEndpoint?: RequestHandler;
 }
 
 const send = (res: Response, code: ErrorCode, detail?: ErrorDetail) => {
@@ -66,9 +73,11 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
   // (request id for log lines, database context).
   const security = securityHeaders();
   const logRequests = options.logger.isLevelEnabled('debug');
+  const countRequest = options.metrics?.enabled ? requestCounter(options.metrics) : null;
   app.use((req, res, next) => {
     requestId(req, res, () => undefined);
     security(req, res, () => undefined);
+    if (countRequest) countRequest(res);
     if (logRequests) {
       const started = process.hrtime.bigint();
       res.on('finish', () => {
@@ -79,7 +88,8 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
         );
       });
     }
-    requestScope.run({ requestId: res.locals.requestId as string }, () => options.requestContext(req, res, next));
+    // The request's id and W3C trace context (its `traceparent`, read only when a log line or an outgoing call asks).
+    requestScope.run(new RequestTrace(res.locals.requestId as string, req.headers.traceparent), () => options.requestContext(req, res, next));
   });
 
   app.get('/', (_req, res) => {
@@ -149,6 +159,7 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
     },
   });
 
+  if (options.metricsEndpoint) app.get('/metrics', options.metricsEndpoint);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', version: BUILD.version });
   });
