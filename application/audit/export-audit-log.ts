@@ -44,6 +44,8 @@ export interface AuditExport {
    * (`return()`) reads nothing more.
    */
   chunks: AsyncIterable<string>;
+  /** The entries in the pieces taken so far. */
+  count(): number;
 }
 
 export type ExportAuditLogError = 'project_not_found' | 'invalid_audit_filter' | 'invalid_audit_export_range' | 'audit_export_range_too_long';
@@ -130,12 +132,15 @@ export function makeExportAuditLog(deps: ExportAuditLogDeps) {
       }),
     );
 
+    let count = 0;
     async function* chunks(): AsyncGenerator<string> {
       const header = exportHeader(input.format);
       if (header) yield header;
       let page: StoredAuditEntry[] = first;
       while (page.length > 0) {
-        yield exportPage(input.format, await nameEntries(deps.names, projectId, page));
+        const text = exportPage(input.format, await nameEntries(deps.names, projectId, page));
+        count += page.length;
+        yield text;
         if (page.length < AUDIT_EXPORT_PAGE) return;
         const last = page[page.length - 1]!;
         page = await readPage({ at: last.at, id: last.id });
@@ -150,6 +155,7 @@ export function makeExportAuditLog(deps: ExportAuditLogDeps) {
       contentType: AUDIT_EXPORT_CONTENT_TYPES[input.format],
       filename: `audit-${projectId}-${compact(from)}-${compact(to)}.${input.format}`,
       chunks: chunks(),
+      count: () => count,
     });
   };
 }

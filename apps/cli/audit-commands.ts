@@ -1,4 +1,10 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 import type { StoredAuditEntry } from '../../domain/audit';
+import { CLI_ADMIN } from '../../domain/audit';
+import { SYSTEM_ORIGIN } from '../../application/ports/request-origin';
+import { AUDIT_EXPORT_DEFAULT_DAYS, AUDIT_EXPORT_MAX_DAYS } from '../../application/audit/export-audit-log';
+import { AUDIT_EXPORT_FORMATS, type AuditExportFormat } from '../../application/audit/export-format';
 import { AUDIT_PAGE_MAX } from '../../application/audit/list-audit-entries';
 import type { Options } from './args';
 import type { Command } from './command';
@@ -107,6 +113,72 @@ export const AUDIT_COMMANDS: Command[] = [
     },
   },
 ];
+
+/** Writes the pieces of an export to a file as they come, waiting for the file to take each (drain). */
+async function writeFile(file: string, chunks: AsyncIterable<string>): Promise<void> {
+  const out = createWriteStream(file);
+  const failed = once(out, 'error').then(([e]) => {
+    throw e;
+  });
+  failed.catch(() => undefined);
+  try {
+    for await (const chunk of chunks) {
+      if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
+    }
+    out.end();
+    await Promise.race([once(out, 'finish'), failed]);
+  } finally {
+    out.destroy();
+  }
+}
+
+AUDIT_COMMANDS.push({
+  path: ['audit', 'export'],
+  args: ['projectId'],
+  summary: "Export a project's audit log of a time range as NDJSON or CSV, oldest first, streamed to stdout or a file",
+  options: {
+    from: {
+      arity: 1,
+      placeholder: '<ISO time>',
+      description: `from this time on: 2026-11-01T00:00:00Z or 2026-11-01 (midnight UTC); default ${AUDIT_EXPORT_DEFAULT_DAYS} days before --to`,
+    },
+    to: { arity: 1, placeholder: '<ISO time>', description: `before this time, same forms; default now; at most ${AUDIT_EXPORT_MAX_DAYS} days after --from` },
+    action: { arity: 1, placeholder: '<action>', description: 'only this action or a prefix of one at a dot: user.sign_in, mfa, billing' },
+    format: { arity: 1, placeholder: '<ndjson|csv>', description: 'ndjson (default: one JSON entry a line) or csv (a header row, RFC 4180)' },
+    output: { arity: 1, placeholder: '<file>', description: 'write to this file (replaced) and print a summary; default: the export itself on stdout' },
+  },
+  plan({ args, options, stdout, progress }) {
+    const format = options.string('format') ?? 'ndjson';
+    if (!(AUDIT_EXPORT_FORMATS as readonly string[]).includes(format)) options.fail(`--format must be "ndjson" or "csv", got "${format}".`);
+    const output = options.string('output');
+    if (output === '') options.fail('--output needs a file name.');
+    const input = {
+      projectId: args.projectId!,
+      ...(options.string('from') !== undefined ? { from: options.string('from')! } : {}),
+      ...(options.string('to') !== undefined ? { to: options.string('to')! } : {}),
+      ...(options.string('action') !== undefined ? { action: options.string('action')! } : {}),
+      format: format as AuditExportFormat,
+      actor: CLI_ADMIN,
+      origin: SYSTEM_ORIGIN,
+    };
+    return async (_admin, _billing, _webhooks, audit) => {
+      const r = await audit.exportAuditLog(input);
+      if (!r.ok) throw useCaseError(r.error, { projectId: input.projectId, ...(r.detail !== undefined ? { detail: r.detail } : {}) });
+      const e = r.value;
+      const range = `${e.from.toISOString()} to ${e.to.toISOString()}`;
+      if (output === undefined) {
+        for await (const chunk of e.chunks) await stdout(chunk);
+        return { json: {}, text: '', written: true };
+      }
+      progress(`Exporting the audit log of project ${e.projectId} from ${range} as ${e.format} to ${output}...`);
+      await writeFile(output, e.chunks);
+      return {
+        json: { projectId: e.projectId, from: e.from.toISOString(), to: e.to.toISOString(), format: e.format, file: output, entries: e.count() },
+        text: `Exported ${e.count()} audit entries of project ${e.projectId} (${range}, ${e.format}) to ${output}.`,
+      };
+    };
+  },
+});
 
 export const AUDIT_GROUPS: Record<string, string> = {
   audit: 'the audit log of a project',

@@ -15,6 +15,8 @@ export interface CommandOutput {
   text: string;
   /** The exit code when the command ran but its outcome is a failure (`webhook test` not answered 200); 0 otherwise. */
   exitCode?: number;
+  /** The command wrote its output itself (`stdout`, e.g. `audit export` streaming a file): nothing more is printed. */
+  written?: true;
 }
 
 export interface CommandContext {
@@ -28,6 +30,8 @@ export interface CommandContext {
   progress(line: string): void;
   /** A warning about how the command was called (stderr, with --json too). */
   warn(line: string): void;
+  /** Writes to stdout as the command runs, resolving once written (a stream's pace): for output too large to hold. */
+  stdout(text: string): Promise<void>;
 }
 
 /** Organizations' use cases (the same ones the console calls), with what an operator's command looks up besides. */

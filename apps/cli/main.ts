@@ -151,6 +151,7 @@ function resolve(argv: string[]): Resolved {
 // Running
 
 async function write(io: CliIo, json: boolean, output: CommandOutput): Promise<void> {
+  if (output.written) return;
   await io.stdout(json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
 }
 
@@ -174,7 +175,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       if (!json) io.stderr(line);
     };
     const warn = (line: string) => io.stderr(`Warning: ${line}`);
-    const execute = command.plan({ args: parsed.args, rest: parsed.rest, options: new Options(parsed, command), env: io.env, progress, warn });
+    const execute = command.plan({
+      args: parsed.args,
+      rest: parsed.rest,
+      options: new Options(parsed, command),
+      env: io.env,
+      progress,
+      warn,
+      stdout: io.stdout,
+    });
 
     let config: ReturnType<typeof loadCoreConfig>;
     try {
