@@ -66,6 +66,8 @@ export interface RecordedRequest {
   status: number;
   requestId: string;
   replayed: boolean;
+  /** The W3C trace context the request carried (Tollgate sends one on every call). */
+  traceparent: string | null;
 }
 
 export interface UnexpectedRequest {
@@ -303,6 +305,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
       status: 0,
       requestId,
       replayed: false,
+      traceparent: (req.headers.traceparent as string | undefined) ?? null,
     };
     requests.push(record);
     const headers: Record<string, string> = { 'request-id': requestId };
