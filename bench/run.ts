@@ -32,6 +32,7 @@ import { webhookIsolation } from './workloads/9b-webhook-isolation';
 import { userSearch } from './workloads/10-user-search';
 import { usageIngest } from './workloads/11-usage-ingest';
 import { usageConsume } from './workloads/12-usage-consume';
+import { overview } from './workloads/13-overview';
 
 /** In the order they run: 1b restarts Tollgate with 2 processes, so it comes after every 1-process workload. */
 const WORKLOADS = [
@@ -51,6 +52,7 @@ const WORKLOADS = [
   usageConsume,
   tokenVerifyTwoProcesses,
   userSearch,
+  overview,
 ];
 
 async function main() {
