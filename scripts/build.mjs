@@ -15,12 +15,18 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildCliBundle, buildInfo, bundleOptions, copyAssets, sourceStamp } from '../bin/cli-bundle.mjs';
 import { distOf, releaseStamp } from '../bin/release.mjs';
 
-/** Moves `from` to `to`, replacing what was there (another build of the same sources may be swapping too). */
+/**
+ * Moves `from` to `to`, replacing what was there. Another build (an `npm start` beside this one)
+ * may swap its own in at the same moment: when ours cannot take the place, theirs is there, built
+ * from the same sources, and is kept.
+ */
 function swapIn(from, to) {
   const old = `${to}.old-${process.pid}`;
   try {
     if (existsSync(to)) renameSync(to, old);
     renameSync(from, to);
+  } catch (e) {
+    if (!existsSync(to)) throw e;
   } finally {
     rmSync(old, { recursive: true, force: true });
     rmSync(from, { recursive: true, force: true });
