@@ -76,7 +76,54 @@ const Action = (props: { name: string }) => (
   </code>
 );
 
-/** The Audit log page: filters (user, action prefix, outcome, time range), newest first, "Load more". */
+/** A date input's value (YYYY-MM-DD), `days` before today (UTC). */
+const dayBefore = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * Download: the export route as a link (the browser fetches it with the console's session cookie
+ * and saves the file as it arrives; nothing is read into the page). From and To are UTC dates, To
+ * included; the action of the applied filter narrows it too.
+ */
+function Download(props: { projectId: string; action: string | undefined }) {
+  const [from, setFrom] = useState(() => dayBefore(30));
+  const [to, setTo] = useState(() => dayBefore(0));
+  const [format, setFormat] = useState<'csv' | 'ndjson'>('csv');
+  // To is a whole day: the export runs to the next midnight (exclusive).
+  const end = to ? new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10) : '';
+  const query = new URLSearchParams({ ...(from ? { from } : {}), ...(end ? { to: end } : {}), format, ...(props.action ? { action: props.action } : {}) });
+  const href = `/api/admin/projects/${encodeURIComponent(props.projectId)}/audit/export?${query.toString()}`;
+  return (
+    <form className="panel" aria-labelledby="audit-download" onSubmit={(e) => e.preventDefault()}>
+      <h2 id="audit-download">Download</h2>
+      <div className="grid">
+        <div>
+          <label htmlFor="download-from">From (UTC date)</label>
+          <input id="download-from" type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
+        </div>
+        <div>
+          <label htmlFor="download-to">To (UTC date, included)</label>
+          <input id="download-to" type="date" value={to} onChange={(e) => setTo(e.target.value)} />
+        </div>
+        <div>
+          <label htmlFor="download-format">Format</label>
+          <select id="download-format" value={format} onChange={(e) => setFormat(e.target.value as 'csv' | 'ndjson')}>
+            <option value="csv">CSV</option>
+            <option value="ndjson">NDJSON (one JSON entry a line)</option>
+          </select>
+        </div>
+        <a className="button" href={href} download>
+          Download {format === 'csv' ? 'CSV' : 'NDJSON'}
+        </a>
+      </div>
+      <p className="muted">
+        Every entry of the range{props.action ? ` with the action ${props.action}` : ''}, oldest first (at most 366 days). The download is recorded in the audit
+        log.
+      </p>
+    </form>
+  );
+}
+
+/** The Audit log page: filters (user, action prefix, outcome, time range), newest first, "Load more"; a range downloaded as CSV or NDJSON. */
 export function AuditPage(props: { projectId: string; me: Me }) {
   const [filter, setFilter] = useState<Filter>({});
   const [entries, setEntries] = useState<Entry[] | null>(null);
@@ -144,6 +191,7 @@ export function AuditPage(props: { projectId: string; me: Me }) {
         </div>
         <button type="submit">Apply filters</button>
       </form>
+      <Download projectId={props.projectId} action={filter.action} />
       <ErrorNote message={error} onRetry={() => load(filter, null)} />
       {entries === null && !error ? <Loading what="the audit log" /> : null}
       {entries && entries.length === 0 ? <p className="muted">No entry matches.</p> : null}
