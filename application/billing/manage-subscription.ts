@@ -10,6 +10,7 @@ import type { BillingDeps } from './deps';
 import { type FailureCode, refuseFailure } from './errors';
 import type { PaymentProcessor, ProcessorFailure, ProcessorResult, ProcessorSnapshot, RequestFailure } from './payment-processor';
 import { makeRecordSnapshot } from './record-snapshot';
+import { makeReportUsage } from './report-usage';
 import type { BillingActor } from './requests';
 import { catalogNames, subscriptionView, type SubscriptionView } from './views';
 
@@ -88,9 +89,12 @@ export function makeCancelActions(deps: BillingDeps) {
   const atEnd = subscriptionAction(deps, 'cancel', cancelAtPeriodEnd, (p, s, key) =>
     p.cancelSubscription(s.processorSubscriptionId, { atPeriodEnd: true, idempotencyKey: key }),
   );
-  const now = subscriptionAction(deps, 'cancel-now', cancelNow, (p, s, key) =>
-    p.cancelSubscription(s.processorSubscriptionId, { atPeriodEnd: false, idempotencyKey: key }),
-  );
+  const reportUsage = makeReportUsage(deps);
+  const now = subscriptionAction(deps, 'cancel-now', cancelNow, async (p, s, key) => {
+    // The overage not reported yet reaches the processor first, so the final invoice bills it (docs/usage.md, "Money").
+    await reportUsage.forSubject(s.projectId, s.subject);
+    return p.cancelSubscription(s.processorSubscriptionId, { atPeriodEnd: false, idempotencyKey: key });
+  });
   return {
     forActor: (actor: BillingActor, input: { atPeriodEnd: boolean; requestKey: string }): Promise<Result<SubscriptionView, CancelSubscriptionError>> =>
       input.atPeriodEnd ? atEnd(actor, input.requestKey) : now(actor, input.requestKey),

@@ -1,21 +1,35 @@
-import type { BillingDeps } from './deps';
+import type { BillingSubject } from '../../domain/billing/subject';
+import type { UsageLimit } from '../../domain/usage/limits';
+import type { BillingSubscription, UnreportedOverage } from './billing.store';
 import { connectedProcessor } from './connected-processor';
+import type { BillingDeps } from './deps';
 
 const BATCH = 100;
+/** How many of a project's oldest unreported windows are looked through for one subject's (before a cancellation). */
+const SUBJECT_SCAN = 1000;
+const SECOND = 1000;
+const DAY = 86_400_000;
+
+type Deps = Pick<BillingDeps, 'meteredUsage' | 'subscriptions' | 'catalog' | 'connections' | 'processors' | 'settings' | 'clock' | 'logger'>;
 
 /**
- * Usage past the included amounts reported to the processor that bills it (docs/usage.md): for
- * each window whose overage grew since it was last reported, the subject's live subscription on a
+ * Usage past the included amounts reported to the processor that bills it (docs/usage.md, "Money"):
+ * for each window whose overage grew since it was last reported, the subject's subscription on a
  * plan that bills overage on the meter gets the increment at the plan's overage price (the
  * processor's metered price for those terms, found or created), under an identifier made of the
  * window and the overage reached, so a report repeated after a crash is recorded once. Overage
- * that nothing bills (a hard or soft limit, no live subscription, another processor) is marked
- * reported and never billed. Runs every minute, and before the sandbox's renewals.
+ * that nothing bills (a hard or soft limit, no subscription, another processor) is marked reported
+ * and never billed. Runs every minute, before the sandbox's renewals, and for one subject before
+ * its subscription is canceled now (`forSubject`), so the final invoice has it.
+ *
+ * The report is dated within the window the usage happened in (the latest moment of it, no later
+ * than now): a window that ended (the period renewed, or the subscription ended at its period end)
+ * is billed in the period it belongs to when the processor can still bill it there (Stripe: until
+ * that period's invoice is finalized, an hour after the period end by default), else on the next
+ * invoice; a subscription that ended is looked up as long as the window began before it ended.
  */
-export function makeReportUsage(
-  deps: Pick<BillingDeps, 'meteredUsage' | 'subscriptions' | 'catalog' | 'connections' | 'processors' | 'settings' | 'clock' | 'logger'>,
-) {
-  return async function reportUsage(projectId: string | null = null): Promise<{ reported: number }> {
+export function makeReportUsage(deps: Deps) {
+  async function reportUsage(projectId: string | null = null): Promise<{ reported: number }> {
     let reported = 0;
     const skipped = new Set<string>();
     for (let round = 0; round < 50; round++) {
@@ -29,10 +43,21 @@ export function makeReportUsage(
       if (due.length < BATCH) break;
     }
     return { reported };
-  };
+  }
 
-  async function reportOne(row: Awaited<ReturnType<BillingDeps['meteredUsage']['unreported']>>[number]): Promise<'reported' | 'unbilled' | 'retry'> {
-    const sub = await deps.subscriptions.findLive(row.projectId, row.subject);
+  /** One subject's unreported overage (among the project's 1,000 oldest windows), now: before its subscription is canceled. */
+  async function forSubject(projectId: string, subject: BillingSubject): Promise<{ reported: number }> {
+    let reported = 0;
+    const rows = await deps.meteredUsage.unreported(projectId, SUBJECT_SCAN);
+    for (const row of rows) {
+      if (row.subject.kind !== subject.kind || row.subject.id !== subject.id) continue;
+      if ((await reportOne(row)) === 'reported') reported++;
+    }
+    return { reported };
+  }
+
+  async function reportOne(row: UnreportedOverage): Promise<'reported' | 'unbilled' | 'retry'> {
+    const sub = await subscriptionOf(row);
     const plan = sub === null ? null : await deps.catalog.getPlan(row.projectId, sub.price.planId);
     const limit = plan?.usageLimits.find((l) => l.meter === row.meterKey) ?? null;
     const connected = sub === null ? null : await connectedProcessor(deps, row.projectId);
@@ -68,7 +93,7 @@ export function makeReportUsage(
       meterKey: row.meterKey,
       quantity: row.overage - row.reported,
       identifier: `${row.subject.id}:${row.meterId}:${row.windowStart.toISOString()}:${row.overage}`,
-      timestamp: deps.clock.now(),
+      timestamp: usageTime(row.windowStart, limit.reset, sub, deps.clock.now()),
     });
     if (!sent.ok) {
       deps.logger.warn({ projectId: row.projectId, meter: row.meterKey, failure: sent.failure.message }, 'usage: overage could not be reported');
@@ -77,6 +102,36 @@ export function makeReportUsage(
     await deps.meteredUsage.markReported(row, row.overage);
     return 'reported';
   }
+
+  /** The live subscription, else the latest one if it ended after the window began (its last period's usage). */
+  async function subscriptionOf(row: UnreportedOverage): Promise<BillingSubscription | null> {
+    const live = await deps.subscriptions.findLive(row.projectId, row.subject);
+    if (live !== null) return live;
+    const [latest] = await deps.subscriptions.list(row.projectId, { subject: row.subject, limit: 1 });
+    return latest?.endedAt != null && latest.endedAt.getTime() > row.windowStart.getTime() ? latest : null;
+  }
+
+  return Object.assign(reportUsage, { forSubject });
+}
+
+/**
+ * When the usage of a window happened, as late as it can have: now, unless the window ended
+ * (the last second before its end). A `period` window ends with the subscription's period (or its
+ * end, for one that ended); one that began before the current period ended where it begins.
+ */
+export function usageTime(
+  windowStart: Date,
+  reset: UsageLimit['reset'],
+  sub: Pick<BillingSubscription, 'currentPeriodStart' | 'currentPeriodEnd' | 'endedAt'>,
+  now: Date,
+): Date {
+  let end: number;
+  if (reset === 'day') end = windowStart.getTime() + DAY;
+  else if (reset === 'month') end = Date.UTC(windowStart.getUTCFullYear(), windowStart.getUTCMonth() + 1, 1);
+  else if (windowStart.getTime() < sub.currentPeriodStart.getTime()) end = sub.currentPeriodStart.getTime();
+  else end = sub.currentPeriodEnd.getTime();
+  if (sub.endedAt !== null) end = Math.min(end, sub.endedAt.getTime());
+  return new Date(Math.max(windowStart.getTime(), Math.min(now.getTime(), end - SECOND)));
 }
 
 const keyOf = (r: { projectId: string; subject: { id: string }; meterId: string; windowStart: Date }) =>

@@ -891,6 +891,33 @@ export function describePaymentProcessorContract(name: string, setup: () => Prom
       const usageLinesOf = (invoices: ProcessorInvoice[], meteredPriceId: string) =>
         invoices.flatMap((i) => i.lines.filter((l) => l.priceId === meteredPriceId).map((l) => ({ invoice: i, line: l })));
 
+      it('usage reported after its period was invoiced is billed on the next invoice', async () => {
+        const [flat] = await catalog('Metered, late', [1000]);
+        const customerId = await customer();
+        const s = must(await subscribe(customerId, flat!.id, 'pm_card_visa')).subscription;
+        const meteredPriceId = must(await processor.ensureMeteredPrice({ ...terms, metadata: metadata() }));
+        await harness.advance(ONE_MONTH_AND_A_BIT);
+        const renewed = await current(s.id);
+        expect(usageLinesOf(renewed.invoices, meteredPriceId)).toEqual([]);
+        must(
+          await processor.reportUsage({
+            subscriptionId: s.id,
+            customerId,
+            meteredPriceId,
+            meterKey: terms.meterKey,
+            quantity: 1500,
+            identifier: `${s.id}:ai_tokens:late`,
+            timestamp: new Date(s.currentPeriodEnd.getTime() - 1000),
+          }),
+        );
+        await harness.advance(ONE_MONTH_AND_A_BIT);
+        const billed = usageLinesOf((await current(s.id)).invoices, meteredPriceId);
+        expect(billed.map(({ line }) => [line.quantity, line.amount, line.periodStart.getTime()])).toEqual([
+          [2, 2 * terms.unitAmount, renewed.subscription.currentPeriodStart.getTime()],
+        ]);
+        expect(billed[0]!.invoice).toMatchObject({ reason: 'subscription_cycle', status: 'paid', amountPaid: 1400 });
+      });
+
       it('canceled now: the usage reported so far is billed at once on a final invoice, for the period up to the cancellation', async () => {
         const { s, meteredPriceId } = await withUsage('Metered, canceled now');
         const canceled = must(await processor.cancelSubscription(s.id, { atPeriodEnd: false, idempotencyKey: key('cancel') }));

@@ -23,6 +23,7 @@ const HOUR = 3600;
 const START = Date.UTC(2025, 0, 31, 12, 0, 0) / 1000;
 const FEB_28 = Date.UTC(2025, 1, 28, 12, 0, 0) / 1000;
 const at = (unix: number) => new Date(unix * 1000);
+const toUnixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 let fake: FakeStripe;
 let requestsBefore = 0;
@@ -1277,9 +1278,12 @@ describe('usage overage on Billing Meters', () => {
     });
     const sub = unwrap(await subscribe(s)).subscription;
     expect(failure(await s.processor.reportUsage({ ...usage, subscriptionId: sub.id, quantity: -1 })).kind).toBe('invalid_request');
-    // Stripe takes events from the past 35 days only.
-    const stale = { ...usage, subscriptionId: sub.id, quantity: 5, timestamp: at(fake.now(s.keys.id) - 40 * DAY) };
-    expect(failure(await s.processor.reportUsage(stale))).toMatchObject({ kind: 'invalid_request', message: expect.stringMatching(/35 calendar days/) });
+    // Stripe takes events from the past 35 days only, and bills none dated in a period it invoiced:
+    // usage from before the subscription's period with no draft invoice to take it is dated now.
+    const stale = { ...usage, subscriptionId: sub.id, quantity: 5, identifier: 'u:stale', timestamp: at(fake.now(s.keys.id) - 40 * DAY) };
+    unwrap(await s.processor.reportUsage(stale));
+    const events = fake.list<{ event: Stripe.Billing.MeterEvent }>(s.keys.id, 'meter_event_record').map((r) => r.event);
+    expect(events.find((e) => e.identifier === 'u:stale')!.timestamp).toBe(fake.now(s.keys.id));
   });
 
   it('the Stripe-shaped server answers meters, meter events, metered prices and items as stripe-node declares them', async () => {
@@ -1337,4 +1341,44 @@ describe('usage overage on Billing Meters', () => {
     ];
     expect(checks.flatMap(([name, value]) => types.checkObject(name, JSON.parse(JSON.stringify(value))))).toEqual([]);
   }, 60_000);
+
+  it("a late report keeps its period while that period's invoice is a draft, else goes on the next invoice, or nowhere once ended", async () => {
+    const s = await setup();
+    const sub = unwrap(await subscribe(s)).subscription;
+    const meteredPriceId = unwrap(await ensure(s.processor));
+    const inFirstPeriod = at(toUnixSeconds(sub.currentPeriodStart) + DAY);
+    const report = (quantity: number, identifier: string, timestamp: Date) =>
+      s.processor.reportUsage({ subscriptionId: sub.id, customerId: s.customer, meteredPriceId, meterKey: 'ai_tokens', quantity, identifier, timestamp });
+    const usageOf = (invoice: Stripe.Invoice) =>
+      invoice.lines.data.filter((l) => l.pricing?.price_details?.price === meteredPriceId).map((l) => [l.quantity, l.amount, l.period.start]);
+    const renewals = () =>
+      fake
+        .list<Stripe.Invoice>(s.keys.id, 'invoice')
+        .filter((i) => i.billing_reason === 'subscription_cycle')
+        .sort((a, b) => a.created - b.created);
+    fake.advance(s.keys.id, DAY);
+    unwrap(await report(1000, 'usr_1:mtr_1:p1:1000', inFirstPeriod));
+
+    // Ten minutes past the period's end: the renewal is a draft; usage of the ended period is billed in it.
+    fake.advanceTo(s.keys.id, toUnixSeconds(sub.currentPeriodEnd) + 10 * 60);
+    unwrap(await report(500, 'usr_1:mtr_1:p1:1500', at(toUnixSeconds(sub.currentPeriodEnd) - 1)));
+    fake.advance(s.keys.id, 2 * HOUR);
+    const [first] = renewals();
+    expect(first).toMatchObject({ status: 'paid' });
+    expect(usageOf(first!)).toEqual([[2, 400, toUnixSeconds(sub.currentPeriodStart)]]);
+
+    // Once that invoice is final, usage dated in the ended period is billed on the next one (dated now).
+    unwrap(await report(1, 'usr_1:mtr_1:p1:1501', at(toUnixSeconds(sub.currentPeriodEnd) - 1)));
+    const events = fake.list<{ event: Stripe.Billing.MeterEvent }>(s.keys.id, 'meter_event_record').map((r) => r.event);
+    expect(events.find((e) => e.identifier === 'usr_1:mtr_1:p1:1501')!.timestamp).toBe(fake.now(s.keys.id));
+    fake.advance(s.keys.id, 31 * DAY);
+    const second = renewals()[1]!;
+    expect(usageOf(second)).toEqual([[1, 200, toUnixSeconds(sub.currentPeriodEnd)]]);
+
+    // A subscription canceled now has its final invoice; usage dated before it is sent nowhere.
+    unwrap(await s.processor.cancelSubscription(sub.id, { atPeriodEnd: false, idempotencyKey: 'cancel:usr_1' }));
+    const mark = fake.requests.length;
+    unwrap(await report(7, 'usr_1:mtr_1:p3:7', at(fake.now(s.keys.id) - DAY)));
+    expect(fake.requests.slice(mark).map((r) => `${r.method} ${r.path}`)).not.toContain('POST /v1/billing/meter_events');
+  });
 });

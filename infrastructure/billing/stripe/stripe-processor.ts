@@ -86,7 +86,7 @@ export class StripeProcessor implements PaymentProcessor {
     this.reads = new StripeSubscriptionReads(this.stripe);
     this.changes = new StripeSubscriptionChanges(this.stripe, this.reads, options.now ?? (() => new Date()));
     this.refunds = new StripeRefunds(this.stripe);
-    this.usage = new StripeUsage(this.stripe);
+    this.usage = new StripeUsage(this.stripe, Date.now, options.now ?? (() => new Date()));
   }
 
   verifyCredentials(): Promise<ProcessorResult<ProcessorAccount>> {

@@ -23,6 +23,8 @@ export const METER_KEY = 'tollgate_meter';
 const MAX_IDENTIFIER = 100;
 /** Meters, prices and items found are remembered this long (a price archived in Stripe is looked up again after it). */
 const REMEMBER_MS = 10 * 60_000;
+/** A report dated this long before now is late: its period may have been invoiced. */
+const LATE_MS = 5_000;
 /** A guard against paging forever through an account's meters. */
 const MAX_LISTED = 1000;
 
@@ -52,6 +54,8 @@ export class StripeUsage {
   constructor(
     private readonly stripe: Stripe,
     private readonly clock: () => number = Date.now,
+    /** Tollgate's clock: how late a report is. */
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   async ensureMeteredPrice(input: MeteredPriceInput): Promise<string> {
@@ -85,12 +89,17 @@ export class StripeUsage {
     if (!Number.isSafeInteger(input.quantity) || input.quantity < 0) {
       throw new RefusedBeforeStripe({ kind: 'invalid_request', message: `Invalid usage quantity: ${input.quantity}` });
     }
-    await this.ensureItem(requireId(input.subscriptionId, 'subscription'), requireId(input.meteredPriceId, 'price'));
+    const subscriptionId = requireId(input.subscriptionId, 'subscription');
+    const priceId = requireId(input.meteredPriceId, 'price');
+    const at = await this.billableTime(subscriptionId, priceId, input.timestamp);
+    // Nothing can bill it any more: the subscription ended and its final invoice is final.
+    if (at === null) return;
+    await this.ensureItem(subscriptionId, priceId);
     const params: Stripe.Billing.MeterEventCreateParams = {
       event_name: meterEventName(input.meterKey),
       payload: { stripe_customer_id: requireId(input.customerId, 'customer'), value: String(input.quantity) },
       identifier: meterEventIdentifier(input.identifier),
-      timestamp: toUnix(input.timestamp),
+      timestamp: toUnix(at),
     };
     try {
       // A key per call: stripe-node's retries of this call replay it; a later report of the same
@@ -99,6 +108,28 @@ export class StripeUsage {
     } catch (error) {
       if (!isDuplicateEvent(error)) throw error;
     }
+  }
+
+  /**
+   * When to date a report of usage that happened at `at`. Stripe bills a meter event in the period
+   * that holds its timestamp, and a period's usage is read when its invoice is finalized (an hour
+   * after the period ends by default): a timestamp in a period already invoiced would never be
+   * billed. So a late report (an ended window) keeps its time while the subscription's current
+   * period holds it or a draft invoice of the subscription covers it (the renewal's or the final
+   * one's, within the finalization grace period); otherwise it is dated now and billed on the next
+   * invoice, or, for a subscription that ended, not sent (null).
+   */
+  private async billableTime(subscriptionId: string, priceId: string, at: Date): Promise<Date | null> {
+    const now = this.now();
+    if (at.getTime() >= now.getTime() - LATE_MS) return at;
+    const subscription = await this.stripe.subscriptions.retrieve(subscriptionId);
+    const ended = subscription.status === 'canceled' || subscription.status === 'incomplete_expired';
+    const periodStart = Math.min(...subscription.items.data.map((item) => item.current_period_start)) * 1000;
+    if (!ended && at.getTime() >= periodStart) return at;
+    const drafts = await this.stripe.invoices.list({ subscription: subscriptionId, status: 'draft', limit: 10 });
+    const open = drafts.data.some((invoice) => invoice.period_start * 1000 <= at.getTime() && at.getTime() < invoice.period_end * 1000);
+    if (open && (!ended || subscription.items.data.some((item) => item.price.id === priceId))) return at;
+    return ended ? null : now;
   }
 
   /** The active meter of this key's event name, created once. */
