@@ -49,10 +49,11 @@ export function canBuild(root) {
 export async function freshRelease(root, log = (line) => process.stderr.write(`${line}\n`)) {
   const dist = distOf(root);
   const built = readBuild(dist);
-  if (built && !hasSources(root)) return dist;
-  const stamp = releaseStamp(root);
-  if (built?.stamp === stamp) return dist;
-  if (!hasSources(root) || !canBuild(root)) {
+  const sources = hasSources(root);
+  if (built && !sources) return dist;
+  const stamp = sources ? releaseStamp(root) : null;
+  if (built && built.stamp === stamp) return dist;
+  if (!sources || !canBuild(root)) {
     if (built) {
       log(
         'Warning: dist/ was built from other sources than these (they changed since `npm run build`), and the build tools ' +
@@ -60,11 +61,12 @@ export async function freshRelease(root, log = (line) => process.stderr.write(`$
       );
       return dist;
     }
+    const missing = sources ? 'no build tools (esbuild, tsx, Vite: a production install, `npm ci --omit=dev`)' : 'no sources to build from';
     log(
-      'Tollgate is not built: dist/build.json is missing, and this install has no build tools (esbuild, tsx, Vite: a production ' +
-        'install, `npm ci --omit=dev`). Build the release where the development dependencies are installed (`npm ci && npm run build`), ' +
-        'then install for production beside it (`npm ci --omit=dev`), or copy dist/ with package.json and package-lock.json to the ' +
-        'production machine and run `npm ci --omit=dev` there.',
+      `Tollgate is not built: dist/build.json is missing, and this install has ${missing}. Build the release where the ` +
+        'development dependencies are installed (`npm ci && npm run build`), then either install for production beside it ' +
+        '(`npm ci --omit=dev`), or copy dist/, bin/, package.json and package-lock.json to the production machine and run ' +
+        '`npm ci --omit=dev` there (docs/deployment.md).',
     );
     process.exit(1);
   }
