@@ -360,5 +360,11 @@ export interface UsageReport {
   /** Units (not packages): the processor divides by the package size at invoicing. */
   quantity: number;
   identifier: string;
+  /**
+   * When the usage happened (within its window). The processor bills it in the period that holds
+   * this time while that period can still take usage (Stripe: until its invoice is finalized),
+   * else on the subscription's next invoice; a subscription that ended bills it only on a final
+   * invoice not yet final.
+   */
   timestamp: Date;
 }

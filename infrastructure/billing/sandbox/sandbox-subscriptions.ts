@@ -188,6 +188,8 @@ export class SandboxSubscriptions {
   /**
    * Records usage past the included amount for the current period (Stripe: a meter event on the
    * subscription's metered item). An identifier already recorded this period is not counted again.
+   * The sandbox invoices a period the moment it ends, so a report dated in an ended period is
+   * billed on the next invoice; one for a subscription that ended is kept and never billed.
    */
   async reportUsage(projectId: string, input: UsageReport): Promise<ProcessorResult<void>> {
     return this.ctx.transaction(async () => {
