@@ -23,6 +23,7 @@ export class Database implements UnitOfWork {
   private readonly afterCommit = new AsyncLocalStorage<Array<() => Promise<void>>>();
 
   private constructor(
+    private readonly url: string,
     readonly orm: MikroORM,
     private readonly scope: AsyncLocalStorage<{ em?: EntityManager; forking?: boolean }>,
     private readonly direct: DirectSql | null,
@@ -74,7 +75,7 @@ export class Database implements UnitOfWork {
       },
     });
     root = orm.em;
-    return new Database(orm, scope, options.debug ? null : directSql(orm));
+    return new Database(options.url, orm, scope, options.debug ? null : directSql(orm));
   }
 
   /** The EntityManager of the current request, job or transaction. */
@@ -82,9 +83,22 @@ export class Database implements UnitOfWork {
     return this.orm.em;
   }
 
+  /**
+   * Applies the committed migrations not applied yet. Processes starting at once (several servers,
+   * a server and `npm run migrate`) take turns on a session-level advisory lock, so each migration
+   * runs once and the others then find nothing to do.
+   */
   async migrate(): Promise<string[]> {
-    const done = await (await this.migrator()).up();
-    return done.map((m) => m.name);
+    const lock = new pg.Client({ connectionString: this.url, application_name: 'tollgate-migrate' });
+    await lock.connect();
+    try {
+      await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      const done = await (await this.migrator()).up();
+      return done.map((m) => m.name);
+    } finally {
+      await lock.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+      await lock.end().catch(() => undefined);
+    }
   }
 
   private migratorLoaded: Promise<IMigrator> | undefined;
@@ -162,6 +176,9 @@ export class Database implements UnitOfWork {
     return this.orm.close(true);
   }
 }
+
+/** The advisory lock key migrations run under (any constant no other lock of the database uses). */
+const MIGRATION_LOCK = 7_417_700_101;
 
 type DirectSql = <T>(sql: string, params: unknown[], name?: string) => Promise<T[]>;
 

@@ -20,12 +20,16 @@ async function tables(url: string): Promise<string[]> {
   }
 }
 
+let concurrent: TestDatabase;
+
 beforeAll(async () => {
   database = await createTestDatabase();
+  concurrent = await createTestDatabase();
 });
 afterAll(async () => {
   await db?.close();
   await database?.drop();
+  await concurrent?.drop();
 });
 
 describe('migrations', () => {
@@ -53,5 +57,18 @@ describe('migrations', () => {
     expect(await db.migrate()).toEqual([]);
     const again = await db.withContext(() => db!.query<{ count: string }>('select count(*)::text as count from tollgate_migrations'));
     expect(Number(again[0]!.count)).toBe(expected.length);
+  });
+
+  it('apply once when several processes start on a new database at the same time', async () => {
+    const processes = await Promise.all([1, 2, 3].map(() => Database.open({ url: concurrent.url, poolMax: 2 })));
+    try {
+      const applied = await Promise.all(processes.map((p) => p.migrate()));
+      // One of them applied everything; the others waited for it and found nothing left.
+      expect(applied.map((a) => a.length).sort((a, b) => a - b)).toEqual([0, 0, MIGRATIONS.length]);
+      const recorded = await processes[0]!.withContext(() => processes[0]!.query<{ name: string }>('select name from tollgate_migrations order by id'));
+      expect(recorded.map((r) => r.name)).toEqual(MIGRATIONS.map((m) => m.name));
+    } finally {
+      await Promise.all(processes.map((p) => p.close()));
+    }
   });
 });
