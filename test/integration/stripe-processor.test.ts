@@ -90,7 +90,7 @@ const price = (id: string, planId: string, amount: number, interval: 'month' | '
 });
 
 const PROJECT = 'prj_1';
-const meta = (userId = 'usr_1', extra: { subscriptionId?: string; priceId?: string } = {}) => ({ projectId: PROJECT, userId, ...extra });
+const meta = (userId = 'usr_1', extra: { subscriptionId?: string; priceId?: string; packId?: string } = {}) => ({ projectId: PROJECT, userId, ...extra });
 
 async function setup() {
   const keys = fake.createAccount();
@@ -333,6 +333,64 @@ describe('checkout', () => {
     expect(sent.params).not.toHaveProperty('discounts');
     expect(sent.params.subscription_data).toEqual({ metadata: { tollgate_project_id: PROJECT } });
   });
+
+  it("sells a credit pack with a payment-mode session of inline price_data; the session and its PaymentIntent are Stripe's shapes", async () => {
+    const s = await setup();
+    const before = fake.requests.length;
+    const input = {
+      customerId: s.customer,
+      name: '500 calls',
+      amount: 900,
+      currency: 'usd',
+      successUrl: 'https://app.example.test/credits?paid=1',
+      cancelUrl: 'https://app.example.test/credits',
+      metadata: meta('usr_1', { packId: 'pack_1' }),
+      email: 'ada@example.test',
+      idempotencyKey: 'pack:1',
+    };
+    const session = unwrap(await s.processor.createPackCheckout(input));
+    const sent = fake.requests.slice(before).filter((r) => r.path === '/v1/checkout/sessions');
+    const metadata = { tollgate_project_id: PROJECT, tollgate_user_id: 'usr_1', tollgate_pack_id: 'pack_1' };
+    expect(sent.map((r) => [r.params, r.idempotencyKey])).toEqual([
+      [
+        {
+          mode: 'payment',
+          customer: s.customer,
+          line_items: { 0: { price_data: { currency: 'usd', unit_amount: '900', product_data: { name: '500 calls' } }, quantity: '1' } },
+          success_url: input.successUrl,
+          cancel_url: input.cancelUrl,
+          payment_intent_data: { metadata },
+          metadata,
+        },
+        'pack:1:create-pack-checkout',
+      ],
+    ]);
+    // The inline price is made for the session only: not sold again, nothing added to the catalog.
+    const stripe = rawClient(s.keys);
+    const [item] = (await stripe.checkout.sessions.listLineItems(session.id)).data;
+    expect(item).toMatchObject({ quantity: 1, amount_total: 900, currency: 'usd', price: { active: false, type: 'one_time', unit_amount: 900 } });
+
+    fake.completeCheckout(session.id, { paymentMethod: 'pm_card_visa' });
+    const paid = await stripe.checkout.sessions.retrieve(session.id);
+    expect(paid).toMatchObject({ mode: 'payment', status: 'complete', payment_status: 'paid', subscription: null, metadata });
+    const intent = await stripe.paymentIntents.retrieve(paid.payment_intent as string);
+    expect(intent).toMatchObject({ status: 'succeeded', amount: 900, amount_received: 900, customer: s.customer, metadata });
+    expect(unwrap(await s.processor.getPackCheckout(session.id))).toEqual({
+      id: session.id,
+      status: 'complete',
+      paid: true,
+      customerId: s.customer,
+      metadata: { projectId: PROJECT, userId: 'usr_1', packId: 'pack_1' },
+    });
+
+    const types = loadStripeTypes(['Checkout.Session', 'PaymentIntent', 'LineItem']);
+    const checks: [string, unknown][] = [
+      ['Checkout.Session', paid],
+      ['PaymentIntent', intent],
+      ['LineItem', item],
+    ];
+    expect(checks.flatMap(([name, value]) => types.checkObject(name, JSON.parse(JSON.stringify(value))))).toEqual([]);
+  }, 60_000);
 });
 
 describe('subscribing', () => {
