@@ -4,6 +4,7 @@ import { mfaPolicyChangeEffect } from '../../../../domain/console';
 import { api, errorMessage } from '../api';
 import { ErrorNote, Loading, PageTitle, ProjectNav, useLoad } from '../ui';
 import { Notifications } from './auth-settings/notifications';
+import { ProjectOverview } from './overview/overview';
 import { PasskeySettings } from './auth-settings/passkeys';
 import { ProviderCard } from './auth-settings/providers';
 import type { Save, Update } from './auth-settings/shared';
@@ -57,6 +58,7 @@ export function AuthSettingsPage(props: { projectId: string }) {
       <p role="status" className="notice">
         {notice ?? ''}
       </p>
+      <ProjectOverview projectId={project.id} />
       <h2>Sign-in providers</h2>
       <ul className="cards" aria-label="Providers">
         {project.providers.map((p) => (
