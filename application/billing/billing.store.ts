@@ -236,8 +236,8 @@ export interface EntitlementsReader {
 export interface MeteredUsage {
   /** The keys of the project's meters (a plan's usage limits name them). */
   meterKeys(projectId: string): Promise<string[]>;
-  /** Windows whose overage grew past what was reported, oldest first (every project's, or one's). */
-  unreported(projectId: string | null, limit: number): Promise<UnreportedOverage[]>;
+  /** Windows whose overage grew past what was reported, oldest first (every project's, or one's; or one subject's of a project). */
+  unreported(projectId: string | null, limit: number, subject?: BillingSubject): Promise<UnreportedOverage[]>;
   /** Records `to` as reported, if nothing else did since `from` was read; false otherwise. */
   markReported(row: UnreportedOverage, to: number): Promise<boolean>;
   /** A meter of the project by key, or null. */

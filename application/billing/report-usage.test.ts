@@ -66,7 +66,8 @@ describe('reportUsage', () => {
     );
     const deps = strictBillingDeps(log, new FixedClock(options.now), {
       meteredUsage: {
-        unreported: async (_projectId, limit) => options.rows.slice(0, limit),
+        unreported: async (_projectId, limit, subject) =>
+          options.rows.filter((r) => subject === undefined || (r.subject.kind === subject.kind && r.subject.id === subject.id)).slice(0, limit),
         markReported: async (r, to) => {
           marked.push([r.subject.id, to]);
           options.rows = options.rows.filter((x) => x !== r);

@@ -5,8 +5,8 @@ import { connectedProcessor } from './connected-processor';
 import type { BillingDeps } from './deps';
 
 const BATCH = 100;
-/** How many of a project's oldest unreported windows are looked through for one subject's (before a cancellation). */
-const SUBJECT_SCAN = 1000;
+/** At most this many of a subject's unreported windows are reported before a cancellation (a subject has a few per meter). */
+const SUBJECT_WINDOWS = 1000;
 const SECOND = 1000;
 const DAY = 86_400_000;
 
@@ -45,12 +45,10 @@ export function makeReportUsage(deps: Deps) {
     return { reported };
   }
 
-  /** One subject's unreported overage (among the project's 1,000 oldest windows), now: before its subscription is canceled. */
+  /** One subject's unreported overage, now: before its subscription is canceled. */
   async function forSubject(projectId: string, subject: BillingSubject): Promise<{ reported: number }> {
     let reported = 0;
-    const rows = await deps.meteredUsage.unreported(projectId, SUBJECT_SCAN);
-    for (const row of rows) {
-      if (row.subject.kind !== subject.kind || row.subject.id !== subject.id) continue;
+    for (const row of await deps.meteredUsage.unreported(projectId, SUBJECT_WINDOWS, subject)) {
       if ((await reportOne(row)) === 'reported') reported++;
     }
     return { reported };

@@ -777,16 +777,19 @@ export class PostgresMeteredUsage implements MeteredUsage {
     return (await this.db.query<{ key: string }>('select key from usage_meters where project_id = ?', [projectId])).map((r) => r.key);
   }
 
-  async unreported(projectId: string | null, limit: number): Promise<UnreportedOverage[]> {
+  async unreported(projectId: string | null, limit: number, subject?: BillingSubject): Promise<UnreportedOverage[]> {
     if (projectId !== null && !isUuid(projectId)) return [];
+    if (subject !== undefined && (projectId === null || !isUuid(subject.id))) return [];
+    const where =
+      projectId === null ? '' : subject === undefined ? ' and c.project_id = ?' : ' and c.project_id = ? and c.subject_id = ? and c.subject_kind = ?';
     const rows = await this.db.query<Record<string, unknown>>(
       `select c.project_id::text as project_id, c.subject_kind, c.subject_id::text as subject_id, c.meter_id::text as meter_id, m.key, m.name,
               c.window_start, c.overage, c.overage_reported
          from usage_counters c join usage_meters m on m.id = c.meter_id
-        where c.overage > c.overage_reported${projectId === null ? '' : ' and c.project_id = ?'}
+        where c.overage > c.overage_reported${where}
         order by c.window_start, c.subject_id, c.meter_id
         limit ?`,
-      projectId === null ? [limit] : [projectId, limit],
+      projectId === null ? [limit] : subject === undefined ? [projectId, limit] : [projectId, subject.id, subject.kind, limit],
     );
     return rows.map((r) => ({
       projectId: r.project_id as string,
