@@ -83,3 +83,9 @@ export interface OverviewReader {
   churn(w: OverviewWindow): Promise<DayCount[]>;
   webhooks(w: OverviewWindow): Promise<WebhookDay[]>;
 }
+
+/** The users' active days (user_activity_days) kept for the previous-day lookup of the trigger that counts them. */
+export interface ActivityDays {
+  /** Deletes up to `limit` days before `day` (`YYYY-MM-DD`, UTC); answers how many it deleted. */
+  deleteBefore(day: string, limit: number): Promise<number>;
+}

@@ -1,5 +1,6 @@
 import type {
   ActiveUsersDay,
+  ActivityDays,
   DayCount,
   MfaAdoption,
   OverviewReader,
@@ -47,8 +48,21 @@ const DAYS = `select generate_series(:d0::date, :d1::date, interval '1 day')::da
  * project. A running count (monthly active users, live subscriptions, MRR) is computed as a sum of
  * +1/-1 steps over the window's days, so its cost grows with the rows, not rows times days.
  */
-export class PostgresOverview implements OverviewReader {
+export class PostgresOverview implements OverviewReader, ActivityDays {
   constructor(private readonly db: Database) {}
+
+  async deleteBefore(day: string, limit: number): Promise<number> {
+    const rows = await this.run<{ n: number }>(
+      `with gone as (
+         delete from user_activity_days
+          where ctid in (select ctid from user_activity_days where day < :day::date limit :limit)
+         returning 1
+       )
+       select count(*)::int as n from gone`,
+      { day, limit },
+    );
+    return rows[0]?.n ?? 0;
+  }
 
   private run<T>(sql: string, values: Record<string, unknown>): Promise<T[]> {
     const [text, params] = named(sql, values);

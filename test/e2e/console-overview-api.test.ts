@@ -180,6 +180,16 @@ describe('users, sign-ins and MFA', () => {
     await signInOperator();
     expect((await overview(p, '30')).active_users.today).toEqual({ daily: 0, monthly: 0 });
     expect((await overview(p, '90')).sign_ups.total).toBe(3);
+
+    // Users' active days older than 32 days are pruned (ada's day one, bob's two, cyd's one); the counts stay.
+    const before = (await overview(p, '90')).active_users.daily;
+    t.clock.advance(5 * 86_400_000);
+    await signInOperator();
+    const cutoff = day(-32);
+    expect(cutoff > second).toBe(true);
+    expect(await t.inContext(() => t.tollgate.core.stores.overview.deleteBefore(cutoff, 10_000))).toBe(4);
+    expect(await t.inContext(() => t.tollgate.core.stores.overview.deleteBefore(cutoff, 10_000))).toBe(0);
+    expect((await overview(p, '90')).active_users.daily).toEqual(before);
   });
 });
 
