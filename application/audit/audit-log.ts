@@ -71,6 +71,19 @@ export interface AuditQuery {
   after?: { at: Date; id: string };
 }
 
+/**
+ * Where written entries go besides the table, in the transaction that writes them: the audit log
+ * streamed to webhook endpoints (`audit.*`, docs/audit.md). The writer asks `receivers` first (one
+ * read, outside any transaction); when no one receives a batch's projects, the batch is written
+ * alone, as before.
+ */
+export interface AuditStream {
+  /** The receivers of each of these projects' entries (endpoint ids by project); empty when none. */
+  receivers(projectIds: readonly string[]): Promise<ReadonlyMap<string, readonly string[]>>;
+  /** Records the deliveries of entries just written (with their ids) to those receivers, in the writing transaction. */
+  deliver(entries: readonly StoredAuditEntry[], receivers: ReadonlyMap<string, readonly string[]>): Promise<void>;
+}
+
 /** A page of an export: a time range, oldest first. */
 export interface AuditRangeQuery {
   projectId: string;

@@ -1,4 +1,4 @@
-import { parseDescription, parseEventSelection, parseWebhookUrl, type WebhookEventType } from '../../domain/webhooks/endpoint';
+import { parseDescription, parseEventSelection, parseWebhookUrl, type WebhookSelection } from '../../domain/webhooks/endpoint';
 import { secretDisplayPrefix } from '../../domain/webhooks/signature';
 import { isUuid } from '../../domain/ids';
 import type { WebhookDeps } from './deps';
@@ -38,7 +38,7 @@ async function checkedUrl(deps: ManageDeps, url: string): Promise<Result<string,
   return ok(parsed.value.href);
 }
 
-function eventTypesOf(types: readonly string[] | undefined): Result<WebhookEventType[], 'invalid_webhook_events'> {
+function eventTypesOf(types: readonly string[] | undefined): Result<WebhookSelection[], 'invalid_webhook_events'> {
   const selection = parseEventSelection(types ?? []);
   return selection === null ? err('invalid_webhook_events') : ok(selection);
 }

@@ -1,4 +1,4 @@
-import type { WebhookEventType } from '../../domain/webhooks/endpoint';
+import type { WebhookSelection } from '../../domain/webhooks/endpoint';
 
 /**
  * The stores the webhook use cases need (PostgreSQL adapter: infrastructure/persistence/
@@ -12,7 +12,7 @@ export interface WebhookEndpoint {
   projectId: string;
   url: string;
   /** Empty: every event type. */
-  eventTypes: WebhookEventType[];
+  eventTypes: WebhookSelection[];
   description: string;
   enabled: boolean;
   /** Why Tollgate disabled it (410, 5 days of failures); null when enabled or disabled by a person. */
@@ -45,6 +45,8 @@ export interface WebhookEndpointStore {
   delete(projectId: string, id: string): Promise<boolean>;
   /** The enabled endpoints of a project that select `type`. */
   subscribedTo(projectId: string, type: string): Promise<Array<Pick<WebhookEndpoint, 'id'>>>;
+  /** The enabled endpoints of these projects that select `audit.*`, oldest first. */
+  auditReceivers(projectIds: readonly string[]): Promise<Array<Pick<WebhookEndpoint, 'id' | 'projectId'>>>;
   /** The secrets to sign with at `now`. */
   secrets(id: string, now: Date): Promise<SigningSecrets | null>;
   /** Disables an enabled endpoint with Tollgate's reason; false when it was disabled already or is gone. */

@@ -1,7 +1,7 @@
 import type { DeliveryView, EndpointView } from '../../application/webhooks/views';
 import type { WebhookErrorCode } from '../../application/webhooks/errors';
 import type { Result } from '../../domain/result';
-import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/endpoint';
+import { AUDIT_EVENTS, WEBHOOK_EVENT_TYPES, WEBHOOK_SELECTABLE } from '../../domain/webhooks/endpoint';
 import type { Options } from './args';
 import type { Command } from './command';
 import { webhookError, type WebhookErrorContext } from './messages';
@@ -124,16 +124,20 @@ function eventsOption(options: Options): string[] | undefined {
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean);
-  const unknown = names.find((n) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(n));
+  const unknown = names.find((n) => !(WEBHOOK_SELECTABLE as readonly string[]).includes(n));
   if (unknown !== undefined)
-    options.fail(`--events: unknown event type "${unknown}"; expected a comma-separated list of ${WEBHOOK_EVENT_TYPES.join(', ')} (or all).`);
+    options.fail(
+      `--events: unknown event type "${unknown}"; expected a comma-separated list of ${WEBHOOK_EVENT_TYPES.join(', ')} (or all), and ${AUDIT_EVENTS}.`,
+    );
   return names;
 }
 
 const EVENTS_OPTION = {
   arity: 1 as const,
   placeholder: '<a,b>',
-  description: `event types, comma-separated: ${WEBHOOK_EVENT_TYPES.join(', ')}; all (the default) for every type`,
+  description:
+    `event types, comma-separated: ${WEBHOOK_EVENT_TYPES.join(', ')}; all (the default) for every type; ` +
+    `${AUDIT_EVENTS} for the audit log as it is written (named on its own, never in all)`,
 };
 
 export const WEBHOOK_COMMANDS: Command[] = [

@@ -33,6 +33,7 @@ import { PgBossScheduler } from '../../infrastructure/jobs/scheduler';
 import { TOLLGATE_TOPICS } from '../../infrastructure/jobs/topics';
 import { SECURITY_NOTICE_TOPIC_DEFINITION } from '../../infrastructure/mail/security-notice.topic';
 import { Database } from '../../infrastructure/persistence/database';
+import { makeAuditWebhookStream } from '../../application/webhooks/audit-stream';
 import { PostgresAuditLog } from '../../infrastructure/persistence/postgres-audit-log';
 import { PostgresRateLimiter } from '../../infrastructure/ratelimit/postgres-rate-limiter';
 import { auditSignals } from '../../infrastructure/metrics/audit-signals';
@@ -256,7 +257,11 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     authenticateAccessToken: makeAuthenticateAccessToken({ tokens, projects: caches.projects, users: caches.users, verify }),
   };
 
-  const audit = new PostgresAuditLog(db, logger, prometheus ? { observe: auditSignals(prometheus) } : {});
+  const audit = new PostgresAuditLog(db, logger, {
+    ...(prometheus ? { observe: auditSignals(prometheus) } : {}),
+    // The audit log streamed to the webhook endpoints that select audit.* (docs/audit.md), with each batch written.
+    stream: makeAuditWebhookStream({ endpoints: stores.webhooks.endpoints, deliveries: stores.webhooks.deliveries, outbox, crypto }),
+  });
   const notify = makeNotifySecurityEvent({ outbox, clock });
   const securityNotices: CoreSecurityNotices = {
     notify,

@@ -20,13 +20,16 @@ export const ADMIN_WEBHOOK_REFUSALS = {
   retryNow: ['webhook_delivery_not_found', 'webhook_endpoint_disabled', 'webhook_delivery_not_waiting'],
 } as const;
 
+/** What an endpoint may select: every event type, and `audit.*` (the audit log as it is written, named on its own). */
+export const WEBHOOK_SELECTABLE_NAMES = [...WEBHOOK_EVENT_NAMES, 'audit.*'] as const;
+
 const projectParams = z.object({ projectId: z.string().max(100).describe('The project id') });
 const endpointParams = projectParams.extend({ endpointId: z.string().min(1).max(100).describe('The endpoint id') });
 
 export const AdminWebhookEndpointSchema = z.object({
   id: z.string(),
   url: z.string(),
-  event_types: z.array(z.enum(WEBHOOK_EVENT_NAMES)).describe('The selected event types; empty: every type'),
+  event_types: z.array(z.enum(WEBHOOK_SELECTABLE_NAMES)).describe('The selected event types; empty: every type (audit.* only when named)'),
   description: z.string(),
   enabled: z.boolean(),
   disabled_reason: z.string().nullable(),
@@ -59,7 +62,7 @@ export const AdminWebhookDeliverySchema = z.object({
 });
 
 const WebhookUrl = z.string().trim().min(1, 'Enter the endpoint URL, e.g. https://my.app/webhooks').max(2048, 'A URL has at most 2048 characters');
-const Events = z.array(z.enum(WEBHOOK_EVENT_NAMES)).max(WEBHOOK_EVENT_NAMES.length);
+const Events = z.array(z.enum(WEBHOOK_SELECTABLE_NAMES)).max(WEBHOOK_SELECTABLE_NAMES.length);
 const Description = z.string().max(500, 'A description has at most 500 characters');
 
 export const CreateWebhookBodySchema = z.object({ url: WebhookUrl, event_types: Events.optional(), description: Description.optional() }).strict();

@@ -27,7 +27,7 @@ export const webhooksErrors = {
       'Invalid webhook events: a comma-separated list of subscription.created, subscription.updated, subscription.canceled, invoice.paid, ' +
       'payment.failed, invoice.refunded, organization.created, organization.updated, organization.deleted, organization.member.added, ' +
       'organization.member.updated, organization.member.removed, organization.invitation.created, organization.invitation.accepted, ' +
-      'organization.invitation.revoked, usage.threshold, credits.low, credits.expired (none for all)',
+      'organization.invitation.revoked, usage.threshold, credits.low, credits.expired (none for all), and audit.* (the audit log, only when named)',
   },
   invalid_webhook_description: { status: 400, message: 'Invalid description: at most 500 characters, no control characters' },
   webhook_endpoint_disabled: { status: 409, message: 'The webhook endpoint is disabled: enable it first' },

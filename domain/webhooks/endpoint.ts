@@ -17,6 +17,16 @@ export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 500;
 export const WEBHOOK_EVENT_TYPES = [...BILLING_EVENT_TYPES, ...ORGANIZATION_EVENT_TYPES, ...USAGE_EVENT_TYPES] as const;
 export type WebhookEventType = BillingEventType | OrganizationEventType | UsageEventType;
 export const TEST_EVENT_TYPE = 'test';
+/**
+ * Selects the audit log as it is written: every entry, as an `audit.<action>` event (docs/audit.md,
+ * "Streaming to a SIEM"). Never part of "every type": an endpoint receives it only when it names it.
+ */
+export const AUDIT_EVENTS = 'audit.*';
+/** What an endpoint's selection may name: the event types and the audit stream. */
+export const WEBHOOK_SELECTABLE = [...WEBHOOK_EVENT_TYPES, AUDIT_EVENTS] as const;
+export type WebhookSelection = WebhookEventType | typeof AUDIT_EVENTS;
+/** The event type of an audit entry's event. */
+export const auditEventType = (action: string): string => `audit.${action}`;
 
 export type WebhookUrlError = 'invalid_webhook_url' | 'webhook_url_not_https';
 
@@ -65,19 +75,22 @@ export function parseWebhookUrl(text: string, rules: { allowHttp: boolean }): Re
 }
 
 /**
- * The event types an endpoint selects: a subset of the five, each once, in the documented order.
- * Empty means every type (also those added later). Null when a name is not an event type.
+ * The event types an endpoint selects: a subset of the types, each once, in the documented order,
+ * and `audit.*` last when named. Empty means every type (also those added later), the audit stream
+ * excepted. Null when a name is not an event type.
  */
-export function parseEventSelection(types: readonly string[]): WebhookEventType[] | null {
+export function parseEventSelection(types: readonly string[]): WebhookSelection[] | null {
   const wanted = new Set(types.map((t) => t.trim()).filter((t) => t !== ''));
-  if ([...wanted].some((t) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(t))) return null;
-  const selected = WEBHOOK_EVENT_TYPES.filter((t) => wanted.has(t));
+  if ([...wanted].some((t) => !(WEBHOOK_SELECTABLE as readonly string[]).includes(t))) return null;
+  const selected: WebhookSelection[] = WEBHOOK_EVENT_TYPES.filter((t) => wanted.has(t));
+  if (wanted.has(AUDIT_EVENTS)) return [...selected, AUDIT_EVENTS];
   // Every type named is the same as none named: all of them.
   return selected.length === WEBHOOK_EVENT_TYPES.length ? [] : selected;
 }
 
-/** Whether an endpoint selecting `selection` receives events of `type`. */
-export const selects = (selection: readonly string[], type: string): boolean => selection.length === 0 || selection.includes(type);
+/** Whether an endpoint selecting `selection` receives events of `type` (an audit entry's only when it names `audit.*`). */
+export const selects = (selection: readonly string[], type: string): boolean =>
+  type.startsWith('audit.') ? selection.includes(AUDIT_EVENTS) : selection.length === 0 || selection.includes(type);
 
 /** A description: trimmed, at most 500 characters, no control characters; null when refused. */
 export function parseDescription(text: string): string | null {

@@ -1,5 +1,5 @@
 import { AsyncResource } from 'node:async_hooks';
-import type { AuditLog, AuditLogStore, AuditQuery, AuditRangeQuery } from '../../application/audit/audit-log';
+import type { AuditLog, AuditLogStore, AuditQuery, AuditRangeQuery, AuditStream } from '../../application/audit/audit-log';
 import type { Logger } from '../../application/ports/logger';
 import type { AuditActorKind, AuditAction, AuditDetails, AuditEntry, AuditOutcome, AuditTargetKind, StoredAuditEntry } from '../../domain/audit';
 import type { Database } from './database';
@@ -116,6 +116,12 @@ export interface AuditWriterOptions {
   maxBuffered?: number;
   /** Sees every entry as it is recorded (the metrics of sign-ins, MFA challenges, refresh reuse); must not throw. */
   observe?: (entry: AuditEntry) => void;
+  /**
+   * Streams written entries to their receivers (webhook endpoints selecting `audit.*`): a batch
+   * with receivers is written in one transaction with its deliveries, so an entry is delivered if
+   * and only if it is in the table.
+   */
+  stream?: AuditStream;
 }
 
 /**
@@ -138,6 +144,7 @@ export class PostgresAuditLog implements AuditLog, AuditLogStore {
   private readonly flushIntervalMs: number;
   private readonly batchSize: number;
   private readonly maxBuffered: number;
+  private readonly stream: AuditStream | null;
   private readonly observe: ((entry: AuditEntry) => void) | undefined;
 
   constructor(
@@ -148,6 +155,7 @@ export class PostgresAuditLog implements AuditLog, AuditLogStore {
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
     this.batchSize = options.batchSize ?? 200;
     this.maxBuffered = options.maxBuffered ?? 10_000;
+    this.stream = options.stream ?? null;
     this.observe = options.observe;
   }
 
@@ -240,7 +248,25 @@ export class PostgresAuditLog implements AuditLog, AuditLogStore {
     return refused;
   }
 
+  /** Writes a batch: alone, or with its deliveries in one transaction when some project of it streams its log. */
   private async insert(batch: AuditEntry[]): Promise<void> {
+    const stream = this.stream;
+    const receivers = stream ? await stream.receivers([...new Set(batch.map((e) => e.projectId))]) : new Map<string, readonly string[]>();
+    if (!stream || receivers.size === 0) {
+      await this.insertRows(batch);
+      return;
+    }
+    await this.db.transaction(async () => {
+      const ids = await this.insertRows(batch);
+      await stream.deliver(
+        batch.map((e, i) => ({ ...e, id: ids[i]! })),
+        receivers,
+      );
+    });
+  }
+
+  /** One multi-row INSERT; answers the ids in the order of the batch (PostgreSQL returns a VALUES list's rows in order). */
+  private async insertRows(batch: AuditEntry[]): Promise<string[]> {
     const params: unknown[] = [];
     for (const e of batch) {
       params.push(
@@ -260,7 +286,11 @@ export class PostgresAuditLog implements AuditLog, AuditLogStore {
         JSON.stringify(e.details, (_key, value: unknown) => (typeof value === 'string' ? text(value) : value)),
       );
     }
-    await this.db.query(`insert into audit_log (${COLUMNS.join(', ')}) values ${batch.map(() => ROW).join(', ')}`, params);
+    const rows = await this.db.query<{ id: string | number }>(
+      `insert into audit_log (${COLUMNS.join(', ')}) values ${batch.map(() => ROW).join(', ')} returning id`,
+      params,
+    );
+    return rows.map((r) => String(r.id));
   }
 
   async list(q: AuditQuery): Promise<StoredAuditEntry[]> {

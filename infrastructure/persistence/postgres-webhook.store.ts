@@ -251,6 +251,16 @@ export class PostgresWebhookEndpointStore implements WebhookEndpointStore {
     );
   }
 
+  async auditReceivers(projectIds: readonly string[]): Promise<Array<{ id: string; projectId: string }>> {
+    const ids = projectIds.filter(isUuid);
+    if (ids.length === 0) return [];
+    const rows = await this.db.query<{ id: string; project_id: string }>(
+      `select id, project_id from webhook_endpoints where project_id = any(?::uuid[]) and enabled and 'audit.*' = any(event_types) order by created_at, id`,
+      [ids],
+    );
+    return rows.map((r) => ({ id: r.id, projectId: r.project_id }));
+  }
+
   async secrets(id: string, now: Date): Promise<SigningSecrets | null> {
     const [row] = await this.db.query<SecretColumns>(`select secret_enc, previous_secret_enc, previous_secret_until from webhook_endpoints where id = ?`, [id]);
     return row ? signingSecrets(this.box, row, now) : null;

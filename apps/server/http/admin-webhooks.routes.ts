@@ -1,7 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import { contract } from '../../../contract';
-import { WEBHOOK_EVENT_NAMES } from '../../../contract/admin';
+import { WEBHOOK_SELECTABLE_NAMES } from '../../../contract/admin';
 import type { DeliveryView, EndpointView } from '../../../application/webhooks/views';
 import type { WebhookUseCases } from '../../../application/webhooks/use-cases';
 import type { ConsoleAccounts } from '../features/console';
@@ -17,8 +17,8 @@ export interface AdminWebhookRouteDeps {
   webhooks: WebhookUseCases;
 }
 
-type EventName = (typeof WEBHOOK_EVENT_NAMES)[number];
-const isEventName = (t: string): t is EventName => (WEBHOOK_EVENT_NAMES as readonly string[]).includes(t);
+type EventName = (typeof WEBHOOK_SELECTABLE_NAMES)[number];
+const isEventName = (t: string): t is EventName => (WEBHOOK_SELECTABLE_NAMES as readonly string[]).includes(t);
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
 const endpointView = (e: EndpointView) => ({
