@@ -646,6 +646,12 @@ const ADD_USAGE_SQL = `insert into usage_counters as c (project_id, subject_kind
                     then greatest(c.used, excluded.used) else c.used + excluded.used end,
         version = c.version + 1`;
 
+/** A counter raised by `excluded.used` stays quiet: within the included amount (`?`), past no threshold its window has not announced (`?` each). */
+const QUIET_RAISE = [
+  'c.used + excluded.used <= ?::bigint',
+  ...USAGE_THRESHOLDS.map((t) => `((c.notified & ${thresholdBit(t)}) <> 0 or (c.used + excluded.used) * 100 < ?::bigint * ${t})`),
+].join(' and ');
+
 /**
  * consumeQuiet's one statement: the subject's terms compared with the digest the caller decided on
  * (`t`), the counter raised only when that holds and it stays quiet, the event recorded only with
@@ -661,7 +667,7 @@ const CONSUME_QUIET_SQL = `
     select ?::uuid, ?::text, ?::uuid, ?::uuid, ?::timestamptz, ?::timestamptz, ?::bigint, 1 from t where t.same_terms and t.subject_ok
     on conflict (project_id, subject_id, meter_id, window_start) do update
       set used = c.used + excluded.used, version = c.version + 1
-      where ${['c.used + excluded.used <= ?::bigint', ...USAGE_THRESHOLDS.map((t) => `((c.notified & ${thresholdBit(t)}) <> 0 or (c.used + excluded.used) * 100 < ?::bigint * ${t})`)].join(' and ')}
+      where ${QUIET_RAISE}
     returning c.used, c.overage),
   ev as (
     insert into usage_events (project_id, event_id, subject_kind, subject_id, meter_id, value, occurred_at, window_start, allocation, created_at)

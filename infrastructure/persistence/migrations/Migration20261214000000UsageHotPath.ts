@@ -26,7 +26,8 @@ export class Migration20261214000000UsageHotPath extends Migration {
         return null;
       end $$;`);
     this.addSql(
-      'create trigger usage_meters_removed after delete on usage_meters referencing old table as removed for each statement execute function usage_meters_removed();',
+      `create trigger usage_meters_removed after delete on usage_meters referencing old table as removed
+         for each statement execute function usage_meters_removed();`,
     );
     this.addSql(`
       create or replace function usage_not_quiet() returns integer language plpgsql volatile as $$
@@ -48,10 +49,12 @@ export class Migration20261214000000UsageHotPath extends Migration {
     this.addSql('delete from usage_events e where not exists (select 1 from usage_meters m where m.id = e.meter_id);');
     this.addSql('delete from usage_counters c where not exists (select 1 from usage_meters m where m.id = c.meter_id);');
     this.addSql(
-      'alter table usage_events add foreign key (meter_id) references usage_meters(id) on delete cascade, add foreign key (project_id) references projects(id) on delete cascade;',
+      `alter table usage_events add foreign key (meter_id) references usage_meters(id) on delete cascade,
+         add foreign key (project_id) references projects(id) on delete cascade;`,
     );
     this.addSql(
-      'alter table usage_counters add foreign key (meter_id) references usage_meters(id) on delete cascade, add foreign key (project_id) references projects(id) on delete cascade;',
+      `alter table usage_counters add foreign key (meter_id) references usage_meters(id) on delete cascade,
+         add foreign key (project_id) references projects(id) on delete cascade;`,
     );
   }
 }
