@@ -4,9 +4,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildEvent } from '../../application/billing/record-snapshot';
 import { webhookEventPublisher } from '../../apps/server/features/webhooks';
 import { PostgresEventPublisher } from '../../infrastructure/persistence/postgres-billing-event.store';
+import { auditEntry, userActor } from '../../application/audit/audit-log';
+import type { AdminBody } from '../support/api-body';
 import type { TestApp } from '../support/app';
+import { accessibilityViolations } from '../support/axe';
 import { see } from '../support/browser';
-import { openConsoleWalk, type ConsoleWalk } from '../support/console-browser';
+import { consoleOpener, openConsoleWalk, type ConsoleWalk } from '../support/console-browser';
 import { waitFor } from '../support/tollgate-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -14,7 +17,8 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * The console's Webhooks page in Chromium against the real server, its job worker delivering to a
  * receiver on 127.0.0.1: an endpoint card takes no room for a status it does not have, a failed
  * Test is shown as a failure (the danger colour, not the success one), and "Retry now" runs at
- * once the next attempt of a delivery waiting for a retry.
+ * once the next attempt of a delivery waiting for a retry. The new-endpoint form offers the audit
+ * log (`audit.*`) as an option of its own, saved with the endpoint's events.
  */
 const receiver = new WebhookReceiver(() => Date.now());
 let walk: ConsoleWalk;
@@ -93,5 +97,58 @@ it('a card has no blank status band; a failed Test is shown as a failure; Retry 
   expect(attemptsOf().map((r) => r.answered)).toEqual([503, 503, 200]);
   await see(waiting).toContainText('succeeded');
   await see(waiting.getByRole('button', { name: 'Resend' })).toBeVisible();
+  expect(cspErrors).toEqual([]);
+}, 120_000);
+
+const open = consoleOpener(() => walk, 'audit-hooks@example.com');
+
+it('the audit log is an option of its own: saved as audit.* with the events, listed, and its entries delivered', async (ctx) => {
+  if (!browser) return ctx.skip();
+  const projectId = (await t.createProject({ name: 'Streamed' })).id;
+  const ada = await t.seedUser(projectId, { email: 'ada@example.com' });
+  // The project's creation and the user's are written before the endpoint exists: they are not streamed.
+  await t.tollgate.core.audit.flush();
+  await open(`/projects/${projectId}/webhooks`, 'Webhooks');
+  const url = receiver.url('/console-siem');
+  const form = page.getByRole('form', { name: 'New endpoint' });
+  await form.getByLabel('URL').fill(url);
+  await form.getByLabel('invoice.paid').check();
+  const audit = form.getByRole('checkbox', { name: 'Audit log (audit.*)' });
+  // Outside the events' fieldset, with its hint as the checkbox's description.
+  expect(
+    await form
+      .getByRole('group', { name: /^Events/ })
+      .getByRole('checkbox', { name: /audit/ })
+      .count(),
+  ).toBe(0);
+  const hintId = await audit.getAttribute('aria-describedby');
+  await see(page.locator(`[id="${hintId}"]`)).toContainText('Not part of every event');
+  await audit.check();
+  expect(await accessibilityViolations(page)).toEqual([]);
+  await form.getByRole('button', { name: 'Add endpoint' }).click();
+  const secret = (await page.getByTestId('secret').textContent())!;
+  receiver.route('/console-siem', secret, 200);
+  await page.getByRole('button', { name: 'I have kept it' }).click();
+
+  const card = page.getByRole('listitem', { name: url });
+  await see(card).toContainText('Events: invoice.paid, audit.*');
+  // Read back through the admin API, in the console's session.
+  const listed = await page.request.get(`${t.baseUrl}/api/admin/projects/${projectId}/webhooks`);
+  expect(listed.status()).toBe(200);
+  const { endpoints } = (await listed.json()) as AdminBody<'webhooks', 'list', 200>;
+  expect(endpoints.map((e) => [e.url, e.event_types])).toEqual([[url, ['invoice.paid', 'audit.*']]]);
+  expect(await accessibilityViolations(page)).toEqual([]);
+
+  // An entry of the project's log arrives as audit.<action>.
+  const origin = { ip: '203.0.113.9', userAgent: 'test', requestId: 'req-siem' };
+  t.tollgate.core.audit.record(auditEntry(t.clock.now(), projectId, 'user.sign_in', { actor: userActor(ada.id), origin }));
+  await t.tollgate.core.audit.flush();
+  // (The endpoint's own creation, an entry of the log too, may arrive beside it.)
+  // (The receiver's event type names the billing and test events; an audit event's is audit.<action>.)
+  const types = () => receiver.at('/console-siem').map((r) => ({ type: String(r.event.type), validFor: r.validFor }));
+  const signIns = () => types().filter((r) => r.type === 'audit.user.sign_in');
+  await waitFor(() => signIns().length === 1, 'the audit entry', 20_000);
+  expect(signIns()[0]!.validFor).toEqual([secret]);
+  expect(types().filter((r) => !r.type.startsWith('audit.'))).toEqual([]);
   expect(cspErrors).toEqual([]);
 }, 120_000);

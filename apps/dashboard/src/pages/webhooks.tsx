@@ -1,5 +1,5 @@
 import { useCallback, useState, type FormEvent } from 'react';
-import { BILLING_EVENT_NAMES, CreateWebhookBodySchema } from '../../../../contract/admin';
+import { BILLING_EVENT_NAMES, CreateWebhookBodySchema, type WEBHOOK_SELECTABLE_NAMES } from '../../../../contract/admin';
 import { api, errorMessage, UNREACHABLE } from '../api';
 import { ErrorNote, Loading, PageTitle, ProjectNav, ShownOnce, when, useLoad } from '../ui';
 
@@ -7,6 +7,9 @@ type Ok<T> = Extract<Awaited<T>, { status: 200; body: unknown }>['body'];
 type Endpoint = Ok<ReturnType<typeof api.webhooks.list>>['endpoints'][number];
 type Delivery = Ok<ReturnType<typeof api.webhooks.deliveries>>['deliveries'][number];
 type TestAnswer = Ok<ReturnType<typeof api.webhooks.test>>;
+
+/** The audit log as events (docs/audit.md): selected only when named, never part of "every event". */
+const AUDIT_EVENTS: (typeof WEBHOOK_SELECTABLE_NAMES)[number] = 'audit.*';
 
 /** The Test action's answer in words: "answered 200 in 42 ms", or what went wrong. */
 export function testOutcome(r: TestAnswer): string {
@@ -74,7 +77,7 @@ export function WebhooksPage(props: { projectId: string }) {
         <label htmlFor="webhook-description">Description (optional)</label>
         <input id="webhook-description" name="description" maxLength={500} />
         <fieldset>
-          <legend>Events (none checked: every event)</legend>
+          <legend>Events (none checked: every event but the audit log)</legend>
           <div className="events">
             {BILLING_EVENT_NAMES.map((type) => (
               <label key={type} className="choice">
@@ -83,6 +86,13 @@ export function WebhooksPage(props: { projectId: string }) {
             ))}
           </div>
         </fieldset>
+        <label className="choice">
+          <input type="checkbox" name="event_types" value={AUDIT_EVENTS} aria-describedby="webhook-audit-hint" /> Audit log ({AUDIT_EVENTS})
+        </label>
+        <p id="webhook-audit-hint" className="small muted">
+          Streams every audit entry of the project as an audit.&lt;action&gt; event, for a SIEM. Not part of every event: checked alone, the endpoint receives
+          the audit log only.
+        </p>
         <ErrorNote message={formError} />
         <button type="submit">Add endpoint</button>
       </form>
