@@ -82,7 +82,7 @@ export const ExportAuditQuerySchema = z.object({
     .max(40)
     .optional()
     .describe('From this time on (inclusive): ISO 8601 with a zone (2026-11-01T00:00:00Z) or a date (midnight UTC); default: 30 days before to'),
-  to: z.string().max(40).optional().describe('Before this time (exclusive), same forms; default: now. At most 366 days after from'),
+  to: z.string().max(40).optional().describe('Before this time (exclusive), same forms; default: now. At most 366 days after the start of the range'),
   action: z.string().max(100).optional().describe('An action or a prefix of one at a dot: user.sign_in, mfa, billing'),
   format: z
     .enum(AUDIT_EXPORT_FORMATS, { message: 'format: ndjson or csv' })
