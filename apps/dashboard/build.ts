@@ -47,6 +47,10 @@ export async function buildDashboard(): Promise<void> {
   const { build } = await import('vite');
   const hash = sourceHash();
   const out = `${DIST}.build-${process.pid}-${Date.now()}`;
+  // Vite sets NODE_ENV=production in the process it builds in. `npm start` on a fresh checkout
+  // builds in the process that then runs the server, which would take itself for a production
+  // deployment (and refuse to start without TOLLGATE_SECRET_KEY): the variable is put back after.
+  const nodeEnv = process.env.NODE_ENV;
   try {
     await build({
       configFile: false,
@@ -63,6 +67,8 @@ export async function buildDashboard(): Promise<void> {
     renameSync(out, DIST);
     rmSync(old, { recursive: true, force: true });
   } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
     rmSync(out, { recursive: true, force: true });
   }
 }
