@@ -136,3 +136,18 @@ describe('the built release', () => {
     expect(run.stdout.trim()).toBe(`tollgate ${b.version} (${b.commit ? `commit ${b.commit}, ` : ''}built ${b.builtAt})`);
   });
 });
+
+describe('building in the process that then serves', () => {
+  it('leaves NODE_ENV as it was (npm start on a fresh checkout builds first, then runs in development)', { timeout: 180_000 }, async () => {
+    const { buildDashboard } = await import('../../apps/dashboard/build');
+    const before = process.env.NODE_ENV;
+    // Unset, as in a shell that never set it: Vite would set it to production for the whole process.
+    delete process.env.NODE_ENV;
+    try {
+      await buildDashboard();
+      expect(process.env.NODE_ENV).toBeUndefined();
+    } finally {
+      process.env.NODE_ENV = before;
+    }
+  });
+});
