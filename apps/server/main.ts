@@ -69,13 +69,8 @@ async function serve(config: Config, logger: PinoLogger, opts: { migrate: boolea
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
-  if (!cluster.isWorker) {
-    logger.info(
-      { port, publicUrl: config.publicUrl, env: config.NODE_ENV, version: BUILD.version, commit: BUILD.commit },
-      `Tollgate listening on http://localhost:${port}`,
-    );
-  }
-
+  // The stop signals are handled before "listening" is said: a process manager (or a test) that
+  // signals the moment it reads the line must find them handled.
   const embedded = database.embedded;
   const stop = onStopSignal(
     logger,
@@ -89,6 +84,12 @@ async function serve(config: Config, logger: PinoLogger, opts: { migrate: boolea
     () => void embedded?.stop(), // on a second signal: PostgreSQL gets its fast-shutdown signal, and stops on its own
   );
   if (cluster.isWorker) process.on('disconnect', () => stop('disconnect'));
+  if (!cluster.isWorker) {
+    logger.info(
+      { port, publicUrl: config.publicUrl, env: config.NODE_ENV, version: BUILD.version, commit: BUILD.commit },
+      `Tollgate listening on http://localhost:${port}`,
+    );
+  }
 }
 
 async function primary(config: Config, logger: PinoLogger, processes: number) {
@@ -112,11 +113,6 @@ async function primary(config: Config, logger: PinoLogger, processes: number) {
     logger.error({ pid: worker.process.pid, code }, 'server process exited; starting another');
     fork();
   });
-  logger.info(
-    { processes, port: config.PORT, publicUrl: config.publicUrl },
-    `Tollgate listening on http://localhost:${config.PORT} with ${processes} processes`,
-  );
-
   const embedded = database.embedded;
   const workerLimitMs = DRAIN_LIMIT_MS + 2 * CLOSE_LIMIT_MS;
   onStopSignal(
@@ -140,6 +136,10 @@ async function primary(config: Config, logger: PinoLogger, processes: number) {
       if (embedded) await step('stopping the embedded PostgreSQL', CLOSE_LIMIT_MS, () => embedded.stop());
     },
     () => void embedded?.stop(),
+  );
+  logger.info(
+    { processes, port: config.PORT, publicUrl: config.publicUrl },
+    `Tollgate listening on http://localhost:${config.PORT} with ${processes} processes`,
   );
 }
 
