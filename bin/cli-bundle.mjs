@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
 /** What the CLI is built from: these folders' files, and these files. */
@@ -58,7 +59,8 @@ export function buildInfo(root) {
  * ES modules, npm dependencies left in node_modules (one file per entry point loads much faster than
  * hundreds of modules through a loader, and the packages stay as npm installed them), the build's
  * facts in place of `__TOLLGATE_BUILD__`, and source maps without the sources (stack traces name the
- * TypeScript file and line; the launchers enable them).
+ * TypeScript file and line; the launchers enable them). CommonJS dependencies are loaded with
+ * require() (requireCommonJs).
  */
 export function bundleOptions(root, info = buildInfo(root)) {
   const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -76,7 +78,62 @@ export function bundleOptions(root, info = buildInfo(root)) {
     external: packages.flatMap((name) => [name, `${name}/*`]),
     // CommonJS code inside the bundle (otplib) calls require() for Node's own modules.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    plugins: [requireCommonJs(root, packages)],
     logLevel: 'error',
+  };
+}
+
+/** The package a bare specifier names (`@scope/name` or `name`, without a subpath). */
+const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+
+/**
+ * An esbuild plugin: a dependency that is CommonJS (MikroORM, Express, pg, ...) is loaded with
+ * require(), as its own code loads its modules, instead of an ES `import`. Node imports a CommonJS
+ * module by first scanning its source, and every module it re-exports, for the names it exports:
+ * for MikroORM's index that is hundreds of files, about 0.2 s of each start. Named imports become
+ * property reads on `module.exports` (esbuild's interop, the same values Node's import gives). A
+ * dynamic import() stays an import (esbuild would give it only a `default` export), as do ES module
+ * packages and packages that are both when `require` resolves to their ES build.
+ */
+function requireCommonJs(root, packages) {
+  const names = new Set(packages);
+  const resolve = createRequire(path.join(root, 'package.json')).resolve;
+  const commonJs = new Map();
+  const isCommonJs = (specifier) => {
+    if (commonJs.has(specifier)) return commonJs.get(specifier);
+    let answer = false;
+    try {
+      const file = resolve(specifier);
+      if (file.endsWith('.cjs')) answer = true;
+      else if (file.endsWith('.js')) {
+        // A .js file is CommonJS unless the nearest package.json says "type": "module".
+        for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+          const manifest = path.join(dir, 'package.json');
+          if (!existsSync(manifest)) continue;
+          answer = JSON.parse(readFileSync(manifest, 'utf8')).type !== 'module';
+          break;
+        }
+      }
+    } catch {
+      // not resolvable with require() (an ES module only package): stays an import
+    }
+    commonJs.set(specifier, answer);
+    return answer;
+  };
+  return {
+    name: 'require-commonjs',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.namespace === 'require-commonjs') return { path: args.path, external: true };
+        if (args.kind !== 'import-statement') return undefined;
+        if (!names.has(packageOf(args.path)) || !isCommonJs(args.path)) return undefined;
+        return { path: args.path, namespace: 'require-commonjs' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'require-commonjs' }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(args.path)});`,
+        loader: 'js',
+      }));
+    },
   };
 }
 

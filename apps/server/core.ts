@@ -8,6 +8,7 @@ import type { Clock } from '../../application/ports/clock';
 import type { PasswordHasher, SecretBox, TokenCrypto } from '../../application/ports/crypto';
 import type { Logger } from '../../application/ports/logger';
 import { NO_METRICS, type Metrics } from '../../application/ports/metrics';
+import type { PrometheusMetrics } from '../../infrastructure/metrics/prometheus-metrics';
 import { makeProjectSecrets } from '../../application/projects/project-secrets';
 import type { ProjectSecrets } from '../../application/stores/project.store';
 import { makeAuthenticateAccessToken } from '../../application/tokens/authenticate-access-token';
@@ -39,7 +40,6 @@ import { PostgresRateLimiter } from '../../infrastructure/ratelimit/postgres-rat
 import { auditSignals } from '../../infrastructure/metrics/audit-signals';
 import { readOutboxBacklog } from '../../infrastructure/metrics/outbox-backlog';
 import { watchDatabasePool } from '../../infrastructure/metrics/pool-metrics';
-import { cachedRead, PrometheusMetrics } from '../../infrastructure/metrics/prometheus-metrics';
 import type { CoreConfig } from './config';
 import { buildStores, type Stores } from './stores';
 
@@ -141,7 +141,9 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     poolMax: config.DATABASE_POOL_MAX,
     onWarning: (message) => logger.warn({ error: message }, 'database connection'),
   });
-  const prometheus = config.METRICS_ENABLED ? new PrometheusMetrics() : null;
+  // prom-client is loaded only when metrics are on (a start without them skips its modules).
+  const prometheusModule = config.METRICS_ENABLED ? await import('../../infrastructure/metrics/prometheus-metrics') : null;
+  const prometheus = prometheusModule ? new prometheusModule.PrometheusMetrics() : null;
   const metrics: Metrics = prometheus ?? NO_METRICS;
   prometheus?.watchPool(watchDatabasePool(db, (seconds) => prometheus.poolWaited(seconds)));
   const crypto = new NodeTokenCrypto();
@@ -190,16 +192,18 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     metrics,
   });
   const scheduler = new PgBossScheduler({ boss, db, clock, logger, metrics });
-  prometheus?.watchOutbox(
-    cachedRead(
-      readOutboxBacklog(
-        db,
-        clock,
-        topics.map((t) => t.topic.name),
+  if (prometheus && prometheusModule) {
+    prometheus.watchOutbox(
+      prometheusModule.cachedRead(
+        readOutboxBacklog(
+          db,
+          clock,
+          topics.map((t) => t.topic.name),
+        ),
+        config.METRICS_BACKLOG_CACHE_SECONDS * 1000,
       ),
-      config.METRICS_BACKLOG_CACHE_SECONDS * 1000,
-    ),
-  );
+    );
+  }
 
   const invalidation = new InvalidationBus(options.databaseUrl, logger);
   // A statement that ends sessions returns once this process's own listener has heard of it (after

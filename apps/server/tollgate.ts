@@ -18,7 +18,6 @@ import { buildHttpApp } from './http/app';
 import { accessTokenAuthenticator, apiKeyAuthenticator, consoleSessionAuthenticator, noAuthentication, userOrApiKeyAuthenticator } from './http/auth';
 import type { PinoLogger } from './http/logger';
 import { metricsEndpoint } from './http/metrics';
-import { buildOpenApiDocument } from './http/openapi';
 import { startJobs } from './jobs';
 
 export interface TollgateOptions {
@@ -108,7 +107,8 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     bodyLimit: config.BODY_LIMIT,
     bulkBodyLimit: config.BULK_BODY_LIMIT,
-    openApiDocument: buildOpenApiDocument(config.publicUrl),
+    // Generated on the first request for it (with its generator's modules), not at every start.
+    openApiDocument: async () => (await import('./http/openapi')).buildOpenApiDocument(config.publicUrl),
     ready: () => core.db.ping(),
     // Every request gets its own EntityManager fork.
     requestContext: (_req, _res, next) => core.db.runInScope(next),

@@ -3,6 +3,7 @@ import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { UnitOfWork } from '../../application/ports/unit-of-work';
+import { MIGRATION_NAMES, MIGRATIONS_TABLE } from './migrations/names';
 
 export interface DatabaseOptions {
   url: string;
@@ -57,7 +58,7 @@ export class Database implements UnitOfWork {
       // The Migrator and the migrations are loaded by migrator() when first needed: a CLI command
       // that only reads starts without them (about 0.15 s of module loading).
       migrations: {
-        tableName: 'tollgate_migrations',
+        tableName: MIGRATIONS_TABLE,
         transactional: true,
         allOrNothing: true,
         snapshot: false,
@@ -86,13 +87,15 @@ export class Database implements UnitOfWork {
   /**
    * Applies the committed migrations not applied yet. Processes starting at once (several servers,
    * a server and `npm run migrate`) take turns on a session-level advisory lock, so each migration
-   * runs once and the others then find nothing to do.
+   * runs once and the others then find nothing to do. When every committed migration is recorded
+   * already (every start but the first after an upgrade), the Migrator is not even loaded.
    */
   async migrate(): Promise<string[]> {
     const lock = new pg.Client({ connectionString: this.url, application_name: 'tollgate-migrate' });
     await lock.connect();
     try {
       await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      if (await allApplied(lock)) return [];
       const done = await (await this.migrator()).up();
       return done.map((m) => m.name);
     } finally {
@@ -179,6 +182,15 @@ export class Database implements UnitOfWork {
 
 /** The advisory lock key migrations run under (any constant no other lock of the database uses). */
 const MIGRATION_LOCK = 7_417_700_101;
+
+/** True when the migrations table records every committed migration (false on a new database, where it does not exist yet). */
+async function allApplied(client: pg.Client): Promise<boolean> {
+  const exists = await client.query<{ table: string | null }>('select to_regclass($1)::text as table', [MIGRATIONS_TABLE]);
+  if (!exists.rows[0]?.table) return false;
+  const { rows } = await client.query<{ name: string }>(`select name from ${MIGRATIONS_TABLE}`);
+  const applied = new Set(rows.map((r) => r.name));
+  return MIGRATION_NAMES.every((name) => applied.has(name));
+}
 
 type DirectSql = <T>(sql: string, params: unknown[], name?: string) => Promise<T[]>;
 

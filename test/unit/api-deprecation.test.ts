@@ -57,7 +57,7 @@ beforeAll(async () => {
     },
     trustProxy: false,
     bodyLimit: '1kb',
-    openApiDocument: {},
+    openApiDocument: async () => ({}),
     ready: async () => true,
     requestContext: (_req, _res, next) => next(),
   });

@@ -29,7 +29,8 @@ export interface HttpAppOptions {
   bodyLimit: string;
   /** The larger limit of the routes that take batches (`bulkBody` in the contract). */
   bulkBodyLimit?: string;
-  openApiDocument: object;
+  /** The OpenAPI document, made on the first request for it. */
+  openApiDocument: () => Promise<object>;
   ready: () => Promise<boolean>;
   requestContext: RequestHandler;
   /** Extra Express routes that are not JSON (redirect targets, pages). Mounted before the contract. */
@@ -167,8 +168,15 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
     if (await options.ready()) return res.json({ status: 'ok' });
     res.status(503).json({ status: 'unavailable', ...errorResponse('database_unreachable').body });
   });
-  app.get('/api/openapi.json', (_req, res) => {
-    res.json(options.openApiDocument);
+  let openApiDocument: Promise<object> | undefined;
+  app.get('/api/openapi.json', async (_req, res, next) => {
+    try {
+      openApiDocument ??= options.openApiDocument();
+      res.json(await openApiDocument);
+    } catch (e) {
+      openApiDocument = undefined;
+      next(e);
+    }
   });
   mountDocs(app);
 

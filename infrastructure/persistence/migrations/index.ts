@@ -1,3 +1,6 @@
+import type { Constructor } from '@mikro-orm/core';
+import type { Migration } from '@mikro-orm/migrations';
+import { MIGRATION_NAMES, type MigrationName } from './names';
 import { Migration20261122000000Foundation } from './Migration20261122000000Foundation';
 import { Migration20261122010000Email } from './Migration20261122010000Email';
 import { Migration20261122020000OAuth } from './Migration20261122020000OAuth';
@@ -26,33 +29,36 @@ import { Migration20261213000000CreditPacks } from './Migration20261213000000Cre
 import { Migration20261214000000UsageHotPath } from './Migration20261214000000UsageHotPath';
 import { Migration20261221000000Overview } from './Migration20261221000000Overview';
 
+/** Each committed migration's class, under its name (a name without a class, or a class without a name, fails to compile). */
+const CLASSES: { readonly [N in MigrationName]: Constructor<Migration> } = {
+  Migration20261122000000Foundation,
+  Migration20261122010000Email,
+  Migration20261122020000OAuth,
+  Migration20261122030000Mfa,
+  Migration20261122040000CacheInvalidation,
+  Migration20261123000000OutboxJobs,
+  Migration20261124000000Billing,
+  Migration20261125000000Webhooks,
+  Migration20261126000000Sessions,
+  Migration20261127000000Audit,
+  Migration20261128000000WebhookDelivery,
+  Migration20261129000000Console,
+  Migration20261130000000ConsoleInvitations,
+  Migration20261201000000UserSearch,
+  Migration20261203000000ConsoleTotp,
+  Migration20261204000000InvoiceListing,
+  Migration20261205000000BillingRefunds,
+  Migration20261206000000IdempotencyLease,
+  Migration20261207000000UserSearchTrigram,
+  Migration20261208000000Organizations,
+  Migration20261209000000Passkeys,
+  Migration20261210000000OrganizationBilling,
+  Migration20261211000000Seats,
+  Migration20261212000000Usage,
+  Migration20261213000000CreditPacks,
+  Migration20261214000000UsageHotPath,
+  Migration20261221000000Overview,
+};
+
 /** Committed migrations, in order. They run on start and with `npm run migrate`. */
-export const MIGRATIONS = [
-  { name: 'Migration20261122000000Foundation', class: Migration20261122000000Foundation },
-  { name: 'Migration20261122010000Email', class: Migration20261122010000Email },
-  { name: 'Migration20261122020000OAuth', class: Migration20261122020000OAuth },
-  { name: 'Migration20261122030000Mfa', class: Migration20261122030000Mfa },
-  { name: 'Migration20261122040000CacheInvalidation', class: Migration20261122040000CacheInvalidation },
-  { name: 'Migration20261123000000OutboxJobs', class: Migration20261123000000OutboxJobs },
-  { name: 'Migration20261124000000Billing', class: Migration20261124000000Billing },
-  { name: 'Migration20261125000000Webhooks', class: Migration20261125000000Webhooks },
-  { name: 'Migration20261126000000Sessions', class: Migration20261126000000Sessions },
-  { name: 'Migration20261127000000Audit', class: Migration20261127000000Audit },
-  { name: 'Migration20261128000000WebhookDelivery', class: Migration20261128000000WebhookDelivery },
-  { name: 'Migration20261129000000Console', class: Migration20261129000000Console },
-  { name: 'Migration20261130000000ConsoleInvitations', class: Migration20261130000000ConsoleInvitations },
-  { name: 'Migration20261201000000UserSearch', class: Migration20261201000000UserSearch },
-  { name: 'Migration20261203000000ConsoleTotp', class: Migration20261203000000ConsoleTotp },
-  { name: 'Migration20261204000000InvoiceListing', class: Migration20261204000000InvoiceListing },
-  { name: 'Migration20261205000000BillingRefunds', class: Migration20261205000000BillingRefunds },
-  { name: 'Migration20261206000000IdempotencyLease', class: Migration20261206000000IdempotencyLease },
-  { name: 'Migration20261207000000UserSearchTrigram', class: Migration20261207000000UserSearchTrigram },
-  { name: 'Migration20261208000000Organizations', class: Migration20261208000000Organizations },
-  { name: 'Migration20261209000000Passkeys', class: Migration20261209000000Passkeys },
-  { name: 'Migration20261210000000OrganizationBilling', class: Migration20261210000000OrganizationBilling },
-  { name: 'Migration20261211000000Seats', class: Migration20261211000000Seats },
-  { name: 'Migration20261212000000Usage', class: Migration20261212000000Usage },
-  { name: 'Migration20261213000000CreditPacks', class: Migration20261213000000CreditPacks },
-  { name: 'Migration20261214000000UsageHotPath', class: Migration20261214000000UsageHotPath },
-  { name: 'Migration20261221000000Overview', class: Migration20261221000000Overview },
-];
+export const MIGRATIONS = MIGRATION_NAMES.map((name) => ({ name, class: CLASSES[name] }));
