@@ -413,6 +413,15 @@ describe('PgBossOutbox: the transactional guarantees', () => {
     // Not yet: handed over just now, and revival is 15 minutes away.
     expect(await producer.outbox.sweep()).toBe(0);
 
+    // The earlier tests' messages are all settled (on a busy machine one may still be on its way),
+    // so that the sweep 16 minutes on counts only these two.
+    await waitFor(
+      async () =>
+        (await q<{ n: number }>("select count(*)::int as n from outbox_messages where status = 'pending' and id not in (?, ?)", [retrying, exhausted]))[0]!
+          .n === 0,
+      20_000,
+      "the earlier tests' messages settled",
+    );
     // 16 minutes on: the retrying one is checked (its job is alive: left alone), the other revived.
     clock.advance(16 * 60_000);
     expect(await producer.outbox.sweep()).toBe(2);
