@@ -1,19 +1,16 @@
 import { initContract } from '@ts-rest/core';
 import { initServer } from '@ts-rest/express';
 import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildHttpApp } from '../../apps/server/http/app';
-import { accessTokenAuthenticator, noAuthentication, type Authenticator } from '../../apps/server/http/auth';
+import type { Authenticator } from '../../apps/server/http/auth';
 import { errorResponse } from '../../apps/server/http/errors';
-import { createLogger } from '../../apps/server/http/logger';
 import { rawBodyOf } from '../../apps/server/http/request-context';
 import { errors, BODY_ROUTE_ERRORS, AUTH_ERRORS } from '../../contract/errors';
 import { meta } from '../../contract/common';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
+import { serveBareHttpApp } from '../support/bare-http-app';
 
 /**
  * The HTTP edge (apps/server/http/app.ts) on its own: a small contract served by the same
@@ -60,7 +57,7 @@ const signatureAuthenticator: Authenticator<'invalid_api_key'> = async (req) => 
   return req.headers['x-signature'] === sign(raw) ? null : { code: 'invalid_api_key', hint: 'Bad signature' };
 };
 
-let server: Server;
+let served: Awaited<ReturnType<typeof serveBareHttpApp>> | undefined;
 let base = '';
 beforeAll(async () => {
   const router = initServer().router(edgeContract, {
@@ -76,28 +73,10 @@ beforeAll(async () => {
     },
     form: async ({ body }) => (body.code === 'fail' ? errorResponse('invalid_request') : { status: 200, body: { parsed: body } }),
   });
-  const app = buildHttpApp({
-    contract: edgeContract,
-    router,
-    logger: createLogger('silent', false),
-    authenticators: {
-      none: noAuthentication,
-      apiKey: signatureAuthenticator,
-      user: accessTokenAuthenticator(async () => null),
-      userOrApiKey: accessTokenAuthenticator(async () => null),
-      console: noAuthentication,
-    },
-    trustProxy: false,
-    bodyLimit: '1kb',
-    openApiDocument: async () => ({}),
-    ready: async () => true,
-    requestContext: (_req, _res, next) => next(),
-  });
-  server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await serveBareHttpApp({ contract: edgeContract, router, apiKey: signatureAuthenticator });
+  base = served.base;
 });
-afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+afterAll(() => served?.close());
 
 const post = (path: string, body: string | Buffer, headers: Record<string, string>) => fetch(`${base}${path}`, { method: 'POST', headers, body });
 

@@ -1,15 +1,11 @@
 import { initContract, isAppRoute, type AppRouter } from '@ts-rest/core';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildHttpApp } from '../../apps/server/http/app';
-import { accessTokenAuthenticator, noAuthentication } from '../../apps/server/http/auth';
 import { deprecationHeaders, MIN_DEPRECATION_DAYS } from '../../apps/server/http/deprecation';
-import { createLogger } from '../../apps/server/http/logger';
 import { meta, type RouteMetadata } from '../../contract/common';
 import { BODY_ROUTE_ERRORS, errors } from '../../contract/errors';
 import { contract } from '../../contract';
+import { serveBareHttpApp } from '../support/bare-http-app';
 
 /**
  * Deprecating a route (docs/api-compatibility.md): `deprecated` in its contract metadata makes
@@ -37,35 +33,20 @@ const testContract = c.router(
   { strictStatusCodes: true },
 );
 
-let server: Server;
+let served: Awaited<ReturnType<typeof serveBareHttpApp>> | undefined;
 let base = '';
 
 beforeAll(async () => {
-  const app = buildHttpApp({
+  served = await serveBareHttpApp({
     contract: testContract,
     router: {
       old: async ({ body }: { body: { a: number } }) => ({ status: 200 as const, body: { a: body.a } }),
       current: async () => ({ status: 200 as const, body: { ok: true } }),
     },
-    logger: createLogger('silent', false),
-    authenticators: {
-      none: noAuthentication,
-      apiKey: noAuthentication,
-      user: accessTokenAuthenticator(async () => null),
-      userOrApiKey: accessTokenAuthenticator(async () => null),
-      console: noAuthentication,
-    },
-    trustProxy: false,
-    bodyLimit: '1kb',
-    openApiDocument: async () => ({}),
-    ready: async () => true,
-    requestContext: (_req, _res, next) => next(),
   });
-  server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = served.base;
 });
-afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+afterAll(() => served?.close());
 
 describe('a deprecated route', () => {
   it('answers as before, with Deprecation (RFC 9745), Sunset (RFC 8594) and Link rel="deprecation"', async () => {
