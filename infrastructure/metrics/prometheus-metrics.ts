@@ -189,32 +189,26 @@ export class PrometheusMetrics implements Metrics {
       return latest;
     };
     const registers = [this.registry];
-    new Gauge({
-      name: 'tollgate_outbox_pending_messages',
-      help: 'Outbox messages waiting for delivery (mail, SMS, webhooks, notices), by topic',
-      labelNames: ['topic'],
-      registers,
-      async collect() {
-        // The database not answering leaves the last values (the scrape still answers).
-        const backlog = await once().catch(() => null);
-        if (!backlog) return;
-        this.reset();
-        for (const t of backlog) this.set({ topic: t.topic }, t.pending);
-      },
-    });
-    new Gauge({
-      name: 'tollgate_outbox_oldest_pending_age_seconds',
-      help: 'Age of the oldest outbox message still waiting for delivery, by topic (0: none waiting)',
-      labelNames: ['topic'],
-      registers,
-      async collect() {
-        // The database not answering leaves the last values (the scrape still answers).
-        const backlog = await once().catch(() => null);
-        if (!backlog) return;
-        this.reset();
-        for (const t of backlog) this.set({ topic: t.topic }, t.oldestSeconds);
-      },
-    });
+    const backlogGauge = (name: string, help: string, value: (t: TopicBacklog) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['topic'],
+        registers,
+        async collect() {
+          // The database not answering leaves the last values (the scrape still answers).
+          const backlog = await once().catch(() => null);
+          if (!backlog) return;
+          this.reset();
+          for (const t of backlog) this.set({ topic: t.topic }, value(t));
+        },
+      });
+    backlogGauge('tollgate_outbox_pending_messages', 'Outbox messages waiting for delivery (mail, SMS, webhooks, notices), by topic', (t) => t.pending);
+    backlogGauge(
+      'tollgate_outbox_oldest_pending_age_seconds',
+      'Age of the oldest outbox message still waiting for delivery, by topic (0: none waiting)',
+      (t) => t.oldestSeconds,
+    );
   }
 
   /** The database pool's connections (used, free, waiting) and its size, read at scrape time. */
