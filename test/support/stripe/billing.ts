@@ -557,51 +557,14 @@ export function finalizeInvoice(acct: Account, settings: Settings, inv: Inv) {
     return;
   }
   const pmId = defaultPaymentMethod(acct, inv);
-  const piId = newId('pi');
-  const pi: Stripe.PaymentIntent = {
-    id: piId,
-    object: 'payment_intent',
+  const pi = createPaymentIntent(acct, {
     amount: inv.amount_due,
-    amount_capturable: 0,
-    amount_details: { tip: {} },
-    amount_received: 0,
-    application: null,
-    application_fee_amount: null,
-    automatic_payment_methods: null,
-    canceled_at: null,
-    cancellation_reason: null,
-    capture_method: 'automatic',
-    client_secret: `${piId}_secret_${randomString(25)}`,
-    confirmation_method: 'automatic',
-    created: acct.now,
     currency: inv.currency,
     customer: customer.id,
     description: inv.billing_reason === 'subscription_create' ? 'Subscription creation' : 'Subscription update',
-    excluded_payment_method_types: null,
-    last_payment_error: null,
-    latest_charge: null,
-    livemode: false,
     metadata: {},
-    next_action: null,
-    on_behalf_of: null,
-    payment_method: pmId,
-    payment_method_configuration_details: null,
-    payment_method_options: { card: { installments: null, mandate_options: null, network: null, request_three_d_secure: 'automatic' } },
-    payment_method_types: ['card'],
-    processing: null,
-    receipt_email: null,
-    review: null,
-    setup_future_usage: null,
-    shipping: null,
-    source: null,
-    statement_descriptor: null,
-    statement_descriptor_suffix: null,
-    status: pmId ? 'requires_confirmation' : 'requires_payment_method',
-    transfer_data: null,
-    transfer_group: null,
-  };
-  acct.put(pi);
-  acct.emit('payment_intent.created', pi);
+    paymentMethod: pmId,
+  });
   const payment: Stripe.InvoicePayment = {
     id: newId('inpay'),
     object: 'invoice_payment',
@@ -617,6 +580,80 @@ export function finalizeInvoice(acct: Account, settings: Settings, inv: Inv) {
     status_transitions: { canceled_at: null, paid_at: null },
   };
   acct.put(payment);
+}
+
+/**
+ * A PaymentIntent made now for a charge (an invoice's, a one-time Checkout's), created and
+ * announced (payment_intent.created): `requires_confirmation` with a payment method, else
+ * `requires_payment_method`.
+ */
+export function createPaymentIntent(
+  acct: Account,
+  c: { amount: number; currency: string; customer: string; description: string | null; metadata: Record<string, string>; paymentMethod: string | null },
+): Stripe.PaymentIntent {
+  const piId = newId('pi');
+  const pi: Stripe.PaymentIntent = {
+    id: piId,
+    object: 'payment_intent',
+    amount: c.amount,
+    amount_capturable: 0,
+    amount_details: { tip: {} },
+    amount_received: 0,
+    application: null,
+    application_fee_amount: null,
+    automatic_payment_methods: null,
+    canceled_at: null,
+    cancellation_reason: null,
+    capture_method: 'automatic',
+    client_secret: `${piId}_secret_${randomString(25)}`,
+    confirmation_method: 'automatic',
+    created: acct.now,
+    currency: c.currency,
+    customer: c.customer,
+    description: c.description,
+    excluded_payment_method_types: null,
+    last_payment_error: null,
+    latest_charge: null,
+    livemode: false,
+    metadata: c.metadata,
+    next_action: null,
+    on_behalf_of: null,
+    payment_method: c.paymentMethod,
+    payment_method_configuration_details: null,
+    payment_method_options: { card: { installments: null, mandate_options: null, network: null, request_three_d_secure: 'automatic' } },
+    payment_method_types: ['card'],
+    processing: null,
+    receipt_email: null,
+    review: null,
+    setup_future_usage: null,
+    shipping: null,
+    source: null,
+    statement_descriptor: null,
+    statement_descriptor_suffix: null,
+    status: c.paymentMethod ? 'requires_confirmation' : 'requires_payment_method',
+    transfer_data: null,
+    transfer_group: null,
+  };
+  acct.put(pi);
+  acct.emit('payment_intent.created', pi);
+  return pi;
+}
+
+/** A declined charge: the intent wants another payment method and says why (payment_intent.payment_failed). */
+export function declinePaymentIntent(acct: Account, pi: Stripe.PaymentIntent, decline: Decline, paymentMethod?: Stripe.PaymentMethod) {
+  acct.update(pi, (o) => {
+    o.status = 'requires_payment_method';
+    o.payment_method = null;
+    o.last_payment_error = {
+      type: 'card_error',
+      code: decline.code as never,
+      decline_code: decline.decline_code,
+      doc_url: `https://stripe.com/docs/error-codes/${decline.code.replace(/_/g, '-')}`,
+      message: decline.message,
+      ...(paymentMethod ? { payment_method: paymentMethod } : {}),
+    };
+  });
+  acct.emit('payment_intent.payment_failed', pi);
 }
 
 function markPaid(acct: Account, inv: Inv, pi: Stripe.PaymentIntent | null, outOfBand = false) {
@@ -676,19 +713,7 @@ export function attemptPayment(acct: Account, inv: Inv, pmId: string | null = nu
     o.attempt_count += 1;
   });
   if (decline) {
-    acct.update(pi, (o) => {
-      o.status = 'requires_payment_method';
-      o.payment_method = null;
-      o.last_payment_error = {
-        type: 'card_error',
-        code: decline.code as never,
-        decline_code: decline.decline_code,
-        doc_url: `https://stripe.com/docs/error-codes/${decline.code.replace(/_/g, '-')}`,
-        message: decline.message,
-        payment_method: acct.render(acct, pm) as Stripe.PaymentMethod,
-      };
-    });
-    acct.emit('payment_intent.payment_failed', pi);
+    declinePaymentIntent(acct, pi, decline, acct.render(acct, pm) as Stripe.PaymentMethod);
     acct.update(inv, (o) => void (o.next_payment_attempt = null));
     acct.emit('invoice.payment_failed', inv);
     const customer = acct.get(inv.customer as string) as Stripe.Customer | undefined;

@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import type { StripeObject } from './account';
-import { MINIMUM_CHARGE, createSubscription, formatAmount } from './billing';
+import { MINIMUM_CHARGE, createPaymentIntent, createSubscription, declinePaymentIntent, formatAmount } from './billing';
 import { applyMetadata, createPrice, priceAmount, promotionCodeProblem } from './catalog';
 import type { Ctx, Route } from './context';
 import { attachPaymentMethod, chargeOutcome, resolvePaymentMethod } from './customers';
@@ -312,65 +312,17 @@ function payOnce(ctx: Ctx, session: Session, customerId: string, email: string, 
   const pm = resolvePaymentMethod(acct, opts.paymentMethod ?? 'pm_card_visa');
   const decline = chargeOutcome(acct, pm.id);
   const amount = session.amount_total ?? 0;
-  const piId = newId('pi');
   const intentData = acct.state(session.id).session?.paymentIntentData ?? {};
-  const pi: Stripe.PaymentIntent = {
-    id: piId,
-    object: 'payment_intent',
+  const pi = createPaymentIntent(acct, {
     amount,
-    amount_capturable: 0,
-    amount_details: { tip: {} },
-    amount_received: 0,
-    application: null,
-    application_fee_amount: null,
-    automatic_payment_methods: null,
-    canceled_at: null,
-    cancellation_reason: null,
-    capture_method: 'automatic',
-    client_secret: `${piId}_secret_${randomString(25)}`,
-    confirmation_method: 'automatic',
-    created: acct.now,
     currency: session.currency ?? acct.defaultCurrency,
     customer: customerId,
     description: intentData.description ?? null,
-    excluded_payment_method_types: null,
-    last_payment_error: null,
-    latest_charge: null,
-    livemode: false,
     metadata: applyMetadata({}, intentData.metadata),
-    next_action: null,
-    on_behalf_of: null,
-    payment_method: pm.id,
-    payment_method_configuration_details: null,
-    payment_method_options: { card: { installments: null, mandate_options: null, network: null, request_three_d_secure: 'automatic' } },
-    payment_method_types: ['card'],
-    processing: null,
-    receipt_email: null,
-    review: null,
-    setup_future_usage: null,
-    shipping: null,
-    source: null,
-    statement_descriptor: null,
-    statement_descriptor_suffix: null,
-    status: 'requires_confirmation',
-    transfer_data: null,
-    transfer_group: null,
-  };
-  acct.put(pi);
-  acct.emit('payment_intent.created', pi);
+    paymentMethod: pm.id,
+  });
   if (decline) {
-    acct.update(pi, (o) => {
-      o.status = 'requires_payment_method';
-      o.payment_method = null;
-      o.last_payment_error = {
-        type: 'card_error',
-        code: decline.code as never,
-        decline_code: decline.decline_code,
-        doc_url: `https://stripe.com/docs/error-codes/${decline.code.replace(/_/g, '-')}`,
-        message: decline.message,
-      };
-    });
-    acct.emit('payment_intent.payment_failed', pi);
+    declinePaymentIntent(acct, pi, decline);
     // The declined attempt stays (its PaymentIntent and events); the session stays open.
     throw cardError(decline, { param: '' }).committed();
   }
