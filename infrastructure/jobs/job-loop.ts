@@ -29,12 +29,23 @@ export interface BatchOutcome {
 const ERROR_BACKOFF_MS = 1_000;
 
 /**
+ * How long before its jobs' expiry a worker stops trying to settle a batch: after that pg-boss may
+ * have expired them (its clock is the database's) and given them to another worker, whose run a
+ * late settle would end.
+ */
+const SETTLE_MARGIN_MS = 3_000;
+
+/**
  * One worker of a pg-boss queue: fetch a batch, run it, settle it, again. It replaces pg-boss's own
  * `work()`, whose loop settles each batch without awaiting it (an error there, such as the database
  * going away during a restart, is an unhandled rejection that ends the process). Here every call to
- * the database is awaited and caught: a failed fetch waits a second and tries again, and a job that
- * could not be settled stays active until pg-boss expires it and runs it again (the outbox's
- * handlers are idempotent). A full batch is followed by another fetch at once.
+ * the database is awaited and caught: a failed fetch waits a second and tries again. Telling pg-boss
+ * how a batch ended is tried again every second while its jobs are still this worker's (before the
+ * first of them expires, less a margin): a connection lost for a moment (a failover, a restart, a
+ * proxy's reset) costs a second, not the wait for pg-boss to expire the jobs (its maintenance runs
+ * every 2 minutes). A job that still could not be settled stays active until pg-boss expires it and
+ * runs it again (the outbox's handlers are idempotent). A full batch is followed by another fetch
+ * at once.
  */
 export class JobLoop<T> {
   private stopping = false;
@@ -85,8 +96,11 @@ export class JobLoop<T> {
 
   /** Runs a batch and tells pg-boss how its jobs ended; false when that could not be told. */
   private async run(jobs: PgBoss.Job<T>[]): Promise<boolean> {
-    const { boss, queue, logger } = this.options;
+    const { queue, logger } = this.options;
     const ids = jobs.map((j) => j.id);
+    // The jobs are this worker's until the first of them expires (counted from the fetch, just before now).
+    const expiresInMs = Math.min(...jobs.map((j) => Number(j.expireInSeconds) || 0)) * 1000;
+    const settleBy = Date.now() + expiresInMs - SETTLE_MARGIN_MS;
     this.busy = true;
     try {
       let outcome: BatchOutcome;
@@ -95,19 +109,31 @@ export class JobLoop<T> {
       } catch (e) {
         outcome = { done: [], failed: ids, failure: safeErrorText(e) };
       }
-      try {
-        for (const id of outcome.failed) await boss.fail(queue, id, { message: outcome.failure });
-        if (outcome.done.length) await boss.complete(queue, outcome.done);
-        return true;
-      } catch (e) {
-        // The jobs stay active; pg-boss expires them and they run again (a run of a job whose
-        // work is already recorded does nothing).
-        logger.warn({ queue, jobs: ids.length, error: safeErrorText(e) }, 'job queue: a batch could not be settled; it runs again once it expires');
-        return false;
+      for (let tries = 1; ; tries++) {
+        try {
+          await this.settle(outcome);
+          if (tries > 1) logger.info({ queue, jobs: ids.length, tries }, 'job queue: a batch was settled once the database answered again');
+          return true;
+        } catch (e) {
+          if (this.stopping || Date.now() + ERROR_BACKOFF_MS > settleBy) {
+            // The jobs stay active; pg-boss expires them and they run again (a run of a job whose
+            // work is already recorded does nothing).
+            logger.warn({ queue, jobs: ids.length, error: safeErrorText(e) }, 'job queue: a batch could not be settled; it runs again once it expires');
+            return false;
+          }
+          await new Promise((resolve) => setTimeout(resolve, ERROR_BACKOFF_MS));
+        }
       }
     } finally {
       this.busy = false;
     }
+  }
+
+  /** Fails the batch's failed jobs and completes the rest (each call a no-op for a job already settled). */
+  private async settle(outcome: BatchOutcome): Promise<void> {
+    const { boss, queue } = this.options;
+    for (const id of outcome.failed) await boss.fail(queue, id, { message: outcome.failure });
+    if (outcome.done.length) await boss.complete(queue, outcome.done);
   }
 
   private sleep(ms: number): Promise<void> {

@@ -10,7 +10,7 @@ import type { EndUser } from '../../domain/user';
 import { loadConfig } from '../../apps/server/config';
 import { createLogger } from '../../apps/server/http/logger';
 import { createTollgate, type Tollgate } from '../../apps/server/tollgate';
-import { assertTestDatabase, createTestDatabase, type TestDatabase } from '../support/database';
+import { assertTestDatabase, createTestDatabase, cutDatabase, type TestDatabase } from '../support/database';
 import { TollgateProcess, waitFor } from '../support/tollgate-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -37,24 +37,6 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   } finally {
     await c.end();
   }
-}
-
-function databaseName(url: string): string {
-  return new URL(url).pathname.slice(1);
-}
-
-/** Ends every connection to the database (57P01) and refuses new ones for `downMs` (0: a blip). */
-async function cutDatabase(url: string, downMs: number): Promise<number> {
-  const name = databaseName(url);
-  return admin(async (c) => {
-    if (downMs > 0) await c.query(`alter database ${pg.escapeIdentifier(name)} allow_connections false`);
-    const ended = await c.query(`select count(pg_terminate_backend(pid)) as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [name]);
-    if (downMs > 0) {
-      await sleep(downMs);
-      await c.query(`alter database ${pg.escapeIdentifier(name)} allow_connections true`);
-    }
-    return Number(ended.rows[0].n);
-  });
 }
 
 async function readyz(port: number): Promise<number> {

@@ -37,3 +37,25 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * Ends every connection to the test database at `url` (57P01, as a restart does) and refuses new
+ * ones for `downMs` (0: a blip, new connections welcome at once). Answers how many it ended.
+ */
+export async function cutDatabase(url: string, downMs: number): Promise<number> {
+  const name = new URL(url).pathname.slice(1);
+  assertTestDatabase(url);
+  const c = new pg.Client({ connectionString: inject('adminDatabaseUrl') });
+  await c.connect();
+  try {
+    if (downMs > 0) await c.query(`alter database ${pg.escapeIdentifier(name)} allow_connections false`);
+    const ended = await c.query(`select count(pg_terminate_backend(pid)) as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [name]);
+    if (downMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      await c.query(`alter database ${pg.escapeIdentifier(name)} allow_connections true`);
+    }
+    return Number(ended.rows[0].n);
+  } finally {
+    await c.end();
+  }
+}
