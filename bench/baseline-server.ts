@@ -1,7 +1,13 @@
 /**
  * The baselines each workload is measured against, served by a bare Express 4 app in its own
  * process (same process model as Tollgate: one Node process, same machine):
- *   POST /verify        answers the JSON token/verify answers, with no work at all
+ *   GET  /ready         200 once listening
+ *   POST /verify        answers the JSON token/verify answers (VERIFY_BODY); with VERIFY_WORK, after
+ *                       token/verify's own work: the body read and parsed, the Bearer API key's
+ *                       SHA-256 looked up in a map, the JWT verified (Tollgate's HMAC codec: issuer,
+ *                       audience, expiry), 401 for an unknown key and valid:false for a bad token
+ *   BARE_PORT           the same POST /verify, with the same work, on a bare node:http server in
+ *                       this process (no Express): the platform's own limit for that work
  *   POST /argon2/verify argon2id verify of a fixed hash with Tollgate's parameters
  *   POST /argon2/hash   argon2id hash with Tollgate's parameters
  *   POST /pg/:n         n sequential round trips to PostgreSQL with plain `pg`
@@ -17,10 +23,11 @@
  */
 import argon2 from 'argon2';
 import express from 'express';
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import pg from 'pg';
 import { ARGON2_PARAMS } from '../infrastructure/crypto/argon2-password-hasher';
+import { HmacAccessTokenCodec } from '../infrastructure/crypto/hmac-access-token-codec';
 
 const port = Number(process.env.PORT ?? 0);
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });
@@ -28,12 +35,61 @@ const password = 'correct horse 1';
 const hash = await argon2.hash(password, { ...ARGON2_PARAMS });
 const verifyBody = JSON.parse(process.env.VERIFY_BODY ?? '{"valid":true}') as unknown;
 
+/** token/verify's work without Tollgate around it (VERIFY_WORK: the bench project's key, signing secret, id and issuer). */
+const work = process.env.VERIFY_WORK
+  ? (JSON.parse(process.env.VERIFY_WORK) as { apiKey: string; signingSecret: string; projectId: string; issuer: string })
+  : null;
+const keys = new Map<string, { projectId: string; secret: Buffer }>();
+if (work) keys.set(createHash('sha256').update(work.apiKey).digest('hex'), { projectId: work.projectId, secret: Buffer.from(work.signingSecret, 'base64url') });
+const codec = new HmacAccessTokenCodec(work?.issuer ?? '');
+const INVALID_KEY = { error: 'Invalid API key', code: 'invalid_api_key' };
+const NOT_VALID = { valid: false, user: null, expiresAt: null };
+
+async function verifyWork(authorization: string | undefined, body: unknown): Promise<{ status: number; body: unknown }> {
+  if (!work) return { status: 200, body: verifyBody };
+  const key = authorization?.startsWith('Bearer ') ? keys.get(createHash('sha256').update(authorization.slice(7)).digest('hex')) : undefined;
+  if (!key) return { status: 401, body: INVALID_KEY };
+  const token = (body as { token?: unknown } | null)?.token;
+  if (typeof token !== 'string') return { status: 400, body: { error: 'Invalid request', code: 'invalid_request' } };
+  const verified = await codec.verify(token, key.secret, key.projectId, new Date());
+  return verified ? { status: 200, body: verifyBody } : { status: 200, body: NOT_VALID };
+}
+
 const app = express();
 app.disable('x-powered-by');
 app.use(express.json({ limit: '100kb' }));
-app.post('/verify', (_req, res) => {
-  res.json(verifyBody);
+app.get('/ready', (_req, res) => {
+  res.json({ ok: true });
 });
+app.post('/verify', async (req, res) => {
+  const answer = await verifyWork(req.headers.authorization, req.body);
+  res.status(answer.status).json(answer.body);
+});
+
+if (process.env.BARE_PORT) {
+  // The same endpoint on node:http alone: read the body, parse it, do the work, answer the JSON.
+  http
+    .createServer((req, res) => {
+      if (req.method !== 'POST' || req.url !== '/verify') {
+        res.writeHead(404).end();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', async () => {
+        let body: unknown = null;
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          // answered as a body without a token
+        }
+        const answer = await verifyWork(req.headers.authorization, body);
+        const text = JSON.stringify(answer.body);
+        res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text);
+      });
+    })
+    .listen(Number(process.env.BARE_PORT), '127.0.0.1');
+}
 app.post('/argon2/verify', async (_req, res) => {
   res.json({ ok: await argon2.verify(hash, password) });
 });

@@ -193,6 +193,8 @@ export interface Bench {
   secretKey: string;
   projectId: string;
   apiKey: string;
+  /** The bench project's JWT signing secret (base64url), for the baselines that verify its tokens. */
+  signingSecret: string;
   /** The project's API key as a header. */
   auth: { authorization: string };
   callbackUrl: string;
@@ -316,12 +318,7 @@ export async function startBench(): Promise<Bench> {
   const tg = `http://127.0.0.1:${tgPort}`;
   const basePort = await freePort();
   const startBaseline = (env: Record<string, string> = {}) =>
-    startChild(
-      'bench/baseline-server.ts',
-      { DATABASE_URL: databaseUrl, ...env },
-      async (port) => (await fetch(`http://127.0.0.1:${port}/verify`, { method: 'POST' })).ok,
-      basePort,
-    );
+    startChild('bench/baseline-server.ts', { DATABASE_URL: databaseUrl, ...env }, async (port) => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, basePort);
   log('starting the baseline server');
   const base = await startBaseline();
   const bs = `http://127.0.0.1:${basePort}`;
@@ -336,6 +333,7 @@ export async function startBench(): Promise<Bench> {
     secretKey,
     projectId: created.value.project.id,
     apiKey,
+    signingSecret: created.value.signingSecret,
     auth,
     callbackUrl,
     password,
