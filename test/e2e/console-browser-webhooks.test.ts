@@ -5,6 +5,7 @@ import { buildEvent } from '../../application/billing/record-snapshot';
 import { webhookEventPublisher } from '../../apps/server/features/webhooks';
 import { PostgresEventPublisher } from '../../infrastructure/persistence/postgres-billing-event.store';
 import { auditEntry, userActor } from '../../application/audit/audit-log';
+import { WEBHOOK_EVENT_NAMES } from '../../contract/admin';
 import type { AdminBody } from '../support/api-body';
 import type { TestApp } from '../support/app';
 import { accessibilityViolations } from '../support/axe';
@@ -112,7 +113,18 @@ it('the audit log is an option of its own: saved as audit.* with the events, lis
   const url = receiver.url('/console-siem');
   const form = page.getByRole('form', { name: 'New endpoint' });
   await form.getByLabel('URL').fill(url);
+  // Every selectable type is offered, by family (billing, organizations, usage and credits).
+  const events = form.getByRole('group', { name: /^Events/ });
+  for (const [family, type] of [
+    ['Billing', 'invoice.paid'],
+    ['Organizations', 'organization.member.added'],
+    ['Usage and credits', 'credits.low'],
+  ] as const) {
+    await see(events.getByRole('group', { name: family }).getByRole('checkbox', { name: type })).toBeVisible();
+  }
+  expect(await events.getByRole('checkbox').count()).toBe(WEBHOOK_EVENT_NAMES.length);
   await form.getByLabel('invoice.paid').check();
+  await form.getByLabel('organization.member.added').check();
   const audit = form.getByRole('checkbox', { name: 'Audit log (audit.*)' });
   // Outside the events' fieldset, with its hint as the checkbox's description.
   expect(
@@ -131,12 +143,12 @@ it('the audit log is an option of its own: saved as audit.* with the events, lis
   await page.getByRole('button', { name: 'I have kept it' }).click();
 
   const card = page.getByRole('listitem', { name: url });
-  await see(card).toContainText('Events: invoice.paid, audit.*');
+  await see(card).toContainText('Events: invoice.paid, organization.member.added, audit.*');
   // Read back through the admin API, in the console's session.
   const listed = await page.request.get(`${t.baseUrl}/api/admin/projects/${projectId}/webhooks`);
   expect(listed.status()).toBe(200);
   const { endpoints } = (await listed.json()) as AdminBody<'webhooks', 'list', 200>;
-  expect(endpoints.map((e) => [e.url, e.event_types])).toEqual([[url, ['invoice.paid', 'audit.*']]]);
+  expect(endpoints.map((e) => [e.url, e.event_types])).toEqual([[url, ['invoice.paid', 'organization.member.added', 'audit.*']]]);
   expect(await accessibilityViolations(page)).toEqual([]);
 
   // An entry of the project's log arrives as audit.<action>.

@@ -1,5 +1,5 @@
 import { useCallback, useState, type FormEvent } from 'react';
-import { BILLING_EVENT_NAMES, CreateWebhookBodySchema, type WEBHOOK_SELECTABLE_NAMES } from '../../../../contract/admin';
+import { BILLING_EVENT_NAMES, CreateWebhookBodySchema, WEBHOOK_EVENT_NAMES, type WEBHOOK_SELECTABLE_NAMES } from '../../../../contract/admin';
 import { api, errorMessage, UNREACHABLE } from '../api';
 import { ErrorNote, Loading, PageTitle, ProjectNav, ShownOnce, when, useLoad } from '../ui';
 
@@ -10,6 +10,14 @@ type TestAnswer = Ok<ReturnType<typeof api.webhooks.test>>;
 
 /** The audit log as events (docs/audit.md): selected only when named, never part of "every event". */
 const AUDIT_EVENTS: (typeof WEBHOOK_SELECTABLE_NAMES)[number] = 'audit.*';
+
+/** Every selectable event type but the audit log, by family: billing, organizations, then the rest (usage and credits). */
+const isBilling = (type: string) => (BILLING_EVENT_NAMES as readonly string[]).includes(type);
+const EVENT_GROUPS = [
+  { title: 'Billing', types: WEBHOOK_EVENT_NAMES.filter(isBilling) },
+  { title: 'Organizations', types: WEBHOOK_EVENT_NAMES.filter((t) => t.startsWith('organization.')) },
+  { title: 'Usage and credits', types: WEBHOOK_EVENT_NAMES.filter((t) => !isBilling(t) && !t.startsWith('organization.')) },
+];
 
 /** The Test action's answer in words: "answered 200 in 42 ms", or what went wrong. */
 export function testOutcome(r: TestAnswer): string {
@@ -58,7 +66,7 @@ export function WebhooksPage(props: { projectId: string }) {
       {secret ? <ShownOnce title={secret.title} value={secret.value} onDone={() => setSecret(null)} /> : null}
       <ErrorNote message={error} onRetry={load} />
       {endpoints === null && !error ? <Loading what="webhook endpoints" /> : null}
-      {endpoints && endpoints.length === 0 ? <p className="muted">No endpoints yet: add one below to receive billing events.</p> : null}
+      {endpoints && endpoints.length === 0 ? <p className="muted">No endpoints yet: add one below to receive events.</p> : null}
       <ul className="cards" aria-label="Endpoints">
         {(endpoints ?? []).map((ep) => (
           <EndpointCard
@@ -78,13 +86,16 @@ export function WebhooksPage(props: { projectId: string }) {
         <input id="webhook-description" name="description" maxLength={500} />
         <fieldset>
           <legend>Events (none checked: every event but the audit log)</legend>
-          <div className="events">
-            {BILLING_EVENT_NAMES.map((type) => (
-              <label key={type} className="choice">
-                <input type="checkbox" name="event_types" value={type} /> {type}
-              </label>
-            ))}
-          </div>
+          {EVENT_GROUPS.map((group) => (
+            <fieldset key={group.title} className="events">
+              <legend className="small">{group.title}</legend>
+              {group.types.map((type) => (
+                <label key={type} className="choice">
+                  <input type="checkbox" name="event_types" value={type} /> {type}
+                </label>
+              ))}
+            </fieldset>
+          ))}
         </fieldset>
         <label className="choice">
           <input type="checkbox" name="event_types" value={AUDIT_EVENTS} aria-describedby="webhook-audit-hint" /> Audit log ({AUDIT_EVENTS})
