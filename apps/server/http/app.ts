@@ -18,6 +18,8 @@ import { isDatabaseUnavailable } from '../../../infrastructure/persistence/conne
 import { RequestTrace } from '../../../infrastructure/tracing/request-scope';
 import type { Metrics } from '../../../application/ports/metrics';
 import { requestCounter } from './metrics';
+import { makeHotRoutes } from './hot-routes';
+import type { ZodError } from 'zod';
 
 export interface HttpAppOptions {
   contract: AppRouter;
@@ -41,6 +43,8 @@ export interface HttpAppOptions {
   metrics?: Metrics;
   /** GET /metrics, outside the contract (only when metrics are on: otherwise the path is unknown, 404). */
   metricsEndpoint?: RequestHandler;
+  /** Contract routes served by the hot routes' lane (apps/server/http/hot-routes.ts): POST, static path, JSON. */
+  hotRoutes?: AppRoute[];
 }
 
 const send = (res: Response, code: ErrorCode, detail?: ErrorDetail) => {
@@ -75,7 +79,7 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
   const security = securityHeaders();
   const logRequests = options.logger.isLevelEnabled('debug');
   const countRequest = options.metrics?.enabled ? requestCounter(options.metrics) : null;
-  app.use((req, res, next) => {
+  const prelude = (req: Request, res: Response, next: NextFunction) => {
     requestId(req, res, () => undefined);
     security(req, res, () => undefined);
     if (countRequest) countRequest(res);
@@ -91,15 +95,39 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
     }
     // The request's id and W3C trace context (its `traceparent`, read only when a log line or an outgoing call asks).
     requestScope.run(new RequestTrace(res.locals.requestId as string, req.headers.traceparent), () => options.requestContext(req, res, next));
-  });
+  };
+  // No global body parser: a route's body is read once its route is known, as its contract says.
+  const bodies = makeBodyReader(options.bodyLimit, options.bulkBodyLimit ?? options.bodyLimit);
+  const router = options.runIdempotent
+    ? withIdempotency(options.contract, options.router, options.runIdempotent)
+    : refuseIdempotentRoutes(options.contract, options.router);
+  const invalid = (res: Response, where: 'body' | 'query' | 'path' | 'header', error: ZodError) => {
+    send(res, 'invalid_request', describeZodError(where, error));
+  };
+  if (options.hotRoutes?.length) {
+    const hot = makeHotRoutes({
+      contract: options.contract,
+      router: router as Record<string, unknown>,
+      routes: options.hotRoutes,
+      authenticators: options.authenticators,
+      bodies,
+      bodyLimit: options.bodyLimit,
+      send,
+      invalid,
+    });
+    app.use((req, res, next) => {
+      const lane = hot.match(req);
+      if (!lane) return next();
+      prelude(req, res, () => lane.serve(req, res, next));
+    });
+  }
+  app.use(prelude);
 
   app.get('/', (_req, res) => {
     res.json({ name: 'Tollgate', docs: '/docs', openapi: '/api/openapi.json', health: '/healthz' });
   });
   options.mountExtra?.(app);
 
-  // No global body parser: a route's body is read once its route is known, as its contract says.
-  const bodies = makeBodyReader(options.bodyLimit, options.bulkBodyLimit ?? options.bodyLimit);
   /**
    * Runs after ts-rest matched the route, before it validates the request: reads the exact
    * bytes first on `rawBody` routes (their credential may be a signature over them), then
@@ -141,22 +169,15 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
     }
   };
 
-  const router = options.runIdempotent
-    ? withIdempotency(options.contract, options.router, options.runIdempotent)
-    : refuseIdempotentRoutes(options.contract, options.router);
   createExpressEndpoints(options.contract, router as never, app, {
     globalMiddleware: [edge as never],
     responseValidation: false,
     jsonQuery: false,
     requestValidationErrorHandler: (err: RequestValidationError, _req, res) => {
-      const [where, zerr] = err.body
-        ? (['body', err.body] as const)
-        : err.query
-          ? (['query', err.query] as const)
-          : err.pathParams
-            ? (['path', err.pathParams] as const)
-            : (['header', err.headers!] as const);
-      send(res, 'invalid_request', describeZodError(where, zerr));
+      if (err.body) invalid(res, 'body', err.body);
+      else if (err.query) invalid(res, 'query', err.query);
+      else if (err.pathParams) invalid(res, 'path', err.pathParams);
+      else invalid(res, 'header', err.headers!);
     },
   });
 

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp, type TestProject } from '../support/app';
+
+/**
+ * The hot routes' lane (apps/server/http/hot-routes.ts) answers exactly as the contract path does.
+ * A request with a query string never takes the lane, so each request is sent twice, to
+ * `/api/v1/token/verify` (the lane, for a plain request) and to `/api/v1/token/verify?path=contract`
+ * (Express's router, ts-rest and body-parser), and the two answers must be the same: status, body
+ * and every header but the date and the request id.
+ */
+let t: TestApp;
+let project: TestProject;
+let token: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  project = await t.createProject();
+  const user = await t.seedUser(project.id);
+  token = (await t.issueSession(project.id, user)).token;
+});
+afterAll(() => t?.close());
+
+interface Case {
+  name: string;
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+  /** The status both answer (so that every case is known to reach the part it is about). */
+  status: number;
+  code?: string;
+}
+
+async function both(path: string, c: Case, method = 'POST') {
+  const send = async (url: string) => {
+    const res = await fetch(url, {
+      method,
+      headers: method === 'GET' ? { ...c.headers } : { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json', ...c.headers },
+      ...(c.body === undefined ? {} : { body: c.body }),
+    });
+    const headers = Object.fromEntries([...res.headers].filter(([name]) => name !== 'date' && name !== 'x-request-id'));
+    return { status: res.status, headers, body: await res.text(), requestId: res.headers.get('x-request-id') };
+  };
+  const lane = await send(`${t.baseUrl}${path}`);
+  const contract = await send(`${t.baseUrl}${path}?path=contract`);
+  return { lane, contract };
+}
+
+const verifyCases = (): Case[] => [
+  { name: 'a valid token', body: JSON.stringify({ token }), status: 200 },
+  { name: 'a valid token, with entitlements', body: JSON.stringify({ token, include: ['entitlements'] }), status: 200 },
+  { name: 'charset=utf-8', body: JSON.stringify({ token }), headers: { 'content-type': 'application/json; charset=utf-8' }, status: 200 },
+  { name: 'a byte order mark before the JSON', body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ token }))]), status: 200 },
+  { name: 'an unknown field', body: JSON.stringify({ token, extra: 1 }), status: 200 },
+  { name: 'not a token', body: JSON.stringify({ token: 'not-a-jwt' }), status: 200 },
+  { name: 'a wrong API key', body: JSON.stringify({ token }), headers: { authorization: 'Bearer tg_nope' }, status: 401, code: 'invalid_api_key' },
+  { name: 'no Authorization', body: JSON.stringify({ token }), headers: { authorization: '' }, status: 401, code: 'invalid_api_key' },
+  { name: 'malformed JSON', body: '{"token":', status: 400, code: 'malformed_json' },
+  { name: 'a JSON string', body: '"token"', status: 400, code: 'malformed_json' },
+  { name: 'only spaces', body: '   ', status: 400, code: 'malformed_json' },
+  { name: 'an empty body', body: '', status: 400, code: 'invalid_request' },
+  { name: 'no body at all', status: 400, code: 'invalid_request' },
+  { name: 'an array', body: '[]', status: 400, code: 'invalid_request' },
+  { name: 'a number for the token', body: '{"token":123}', status: 400, code: 'invalid_request' },
+  { name: 'a token over 8192 characters', body: JSON.stringify({ token: 'x'.repeat(8193) }), status: 400, code: 'invalid_request' },
+  { name: 'an unknown include', body: JSON.stringify({ token, include: ['everything'] }), status: 400, code: 'invalid_request' },
+  { name: 'a NUL in a string', body: JSON.stringify({ token: 'a\u0000b' }), status: 400, code: 'invalid_characters' },
+  { name: 'text/plain', body: JSON.stringify({ token }), headers: { 'content-type': 'text/plain' }, status: 415, code: 'unsupported_media_type' },
+  {
+    name: 'latin1',
+    body: JSON.stringify({ token }),
+    headers: { 'content-type': 'application/json; charset=latin1' },
+    status: 415,
+    code: 'unsupported_media_type',
+  },
+  { name: 'a body over the lane size', body: JSON.stringify({ token, pad: 'x'.repeat(20_000) }), status: 200 },
+];
+
+describe('the hot routes answer as the contract path does', () => {
+  it('POST /api/v1/token/verify', async () => {
+    for (const c of verifyCases()) {
+      const { lane, contract } = await both('/api/v1/token/verify', c);
+      expect({ case: c.name, ...lane, requestId: undefined }).toEqual({ case: c.name, ...contract, requestId: undefined });
+      expect({ case: c.name, status: lane.status }).toEqual({ case: c.name, status: c.status });
+      if (c.code) expect({ case: c.name, code: (JSON.parse(lane.body) as { code?: string }).code }).toEqual({ case: c.name, code: c.code });
+      // Each answer has its own request id.
+      expect(lane.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it('POST /api/v1/usage/check', async () => {
+    const subject = { type: 'user', id: t.tollgate.core.crypto.uuid() };
+    const cases: Case[] = [
+      { name: 'an unknown meter', body: JSON.stringify({ subject, feature: 'nope' }), status: 400, code: 'unknown_meter' },
+      { name: 'an unknown meter, consumed', body: JSON.stringify({ subject, feature: 'nope', consume: true, amount: 2 }), status: 400, code: 'unknown_meter' },
+      { name: 'no feature', body: JSON.stringify({ subject }), status: 400, code: 'invalid_request' },
+      { name: 'a negative amount', body: JSON.stringify({ subject, feature: 'nope', amount: -1 }), status: 400, code: 'invalid_usage_value' },
+      { name: 'malformed JSON', body: '{', status: 400, code: 'malformed_json' },
+      { name: 'a wrong API key', body: JSON.stringify({ subject, feature: 'nope' }), headers: { authorization: 'Bearer tg_nope' }, status: 401 },
+    ];
+    for (const c of cases) {
+      const { lane, contract } = await both('/api/v1/usage/check', c);
+      expect({ case: c.name, ...lane, requestId: undefined }).toEqual({ case: c.name, ...contract, requestId: undefined });
+      expect({ case: c.name, status: lane.status }).toEqual({ case: c.name, status: c.status });
+      if (c.code) expect({ case: c.name, code: (JSON.parse(lane.body) as { code?: string }).code }).toEqual({ case: c.name, code: c.code });
+    }
+  });
+
+  it('GET /api/proxy/billing/entitlements', async () => {
+    const bearer = { authorization: `Bearer ${token}` };
+    const cases: Case[] = [
+      { name: "the user's entitlements", headers: bearer, status: 200 },
+      { name: 'no access token', status: 401, code: 'invalid_access_token' },
+      { name: 'a wrong access token', headers: { authorization: 'Bearer nope' }, status: 401, code: 'invalid_access_token' },
+      // Conditional: the contract path (Express would answer 304 to a fresh one; this one is not).
+      { name: 'If-None-Match', headers: { ...bearer, 'if-none-match': '"x"' }, status: 200 },
+    ];
+    for (const c of cases) {
+      const { lane, contract } = await both('/api/proxy/billing/entitlements', c, 'GET');
+      expect({ case: c.name, ...lane, requestId: undefined }).toEqual({ case: c.name, ...contract, requestId: undefined });
+      expect({ case: c.name, status: lane.status }).toEqual({ case: c.name, status: c.status });
+      if (c.code) expect({ case: c.name, code: (JSON.parse(lane.body) as { code?: string }).code }).toEqual({ case: c.name, code: c.code });
+    }
+  });
+
+  it('keeps a client-sent request id and sends the security headers', async () => {
+    const res = await fetch(`${t.baseUrl}/api/v1/token/verify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json', 'x-request-id': 'req-hot-1' },
+      body: JSON.stringify({ token }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBe('req-hot-1');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await res.json()).toMatchObject({ valid: true, user: { email: expect.any(String) } });
+  });
+});

@@ -1,0 +1,69 @@
+import type { Request } from 'express';
+import { describe, expect, it } from 'vitest';
+import { noAuthentication } from '../../apps/server/http/auth';
+import { makeBodyReader } from '../../apps/server/http/body';
+import { limitBytes, makeHotRoutes, type HotRoutesOptions } from '../../apps/server/http/hot-routes';
+import { contract } from '../../contract';
+
+/**
+ * Which requests the hot routes' lane takes (apps/server/http/hot-routes.ts), and which routes it
+ * refuses to serve. What it answers is held to the contract path by test/e2e/hot-routes.test.ts.
+ */
+const answer = async () => ({ status: 200, body: {} });
+const options = (
+  routes: HotRoutesOptions['routes'],
+  router: Record<string, unknown> = { token: { verify: answer }, usage: { check: answer }, billing: { entitlements: answer, stripeWebhook: answer } },
+) => ({
+  contract,
+  router,
+  routes,
+  authenticators: { none: noAuthentication, apiKey: noAuthentication, user: noAuthentication, userOrApiKey: noAuthentication, console: noAuthentication },
+  bodies: makeBodyReader('100kb'),
+  bodyLimit: '100kb',
+  send: () => undefined,
+  invalid: () => undefined,
+});
+const request = (url: string, headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': '20' }, method = 'POST') =>
+  ({ method, url, headers }) as unknown as Request;
+
+describe('the hot routes lane', () => {
+  const hot = makeHotRoutes(options([contract.token.verify, contract.usage.check, contract.billing.entitlements]));
+
+  it('takes a plain request of a hot route, on its exact path', () => {
+    expect(hot.match(request('/api/v1/token/verify'))?.route).toBe(contract.token.verify);
+    expect(hot.match(request('/api/v1/usage/check'))?.route).toBe(contract.usage.check);
+    expect(hot.match(request('/api/v1/token/verify', {}))?.route).toBe(contract.token.verify);
+    expect(hot.match(request('/api/proxy/billing/entitlements', {}, 'GET'))?.route).toBe(contract.billing.entitlements);
+  });
+
+  it('leaves every other request to the contract path', () => {
+    expect(hot.match(request('/api/v1/token/verify?x=1'))).toBeNull();
+    expect(hot.match(request('/api/v1/token/verify/'))).toBeNull();
+    expect(hot.match(request('/api/v1/usage/track'))).toBeNull();
+    expect(hot.match(request('/api/v1/token/verify', {}, 'GET'))).toBeNull();
+    expect(hot.match(request('/api/v1/token/verify', { 'transfer-encoding': 'chunked' }))).toBeNull();
+    expect(hot.match(request('/api/v1/token/verify', { 'content-encoding': 'gzip', 'content-length': '20' }))).toBeNull();
+    expect(hot.match(request('/api/v1/token/verify', { expect: '100-continue', 'content-length': '20' }))).toBeNull();
+    expect(hot.match(request('/api/proxy/billing/entitlements', {}, 'HEAD'))).toBeNull();
+    expect(hot.match(request('/api/proxy/billing/entitlements', {}, 'POST'))).toBeNull();
+    expect(hot.match(request('/api/proxy/billing/entitlements?for=organization', {}, 'GET'))).toBeNull();
+    expect(hot.match(request('/api/proxy/billing/entitlements', { 'if-none-match': '*' }, 'GET'))).toBeNull();
+    expect(hot.match(request('/api/proxy/billing/entitlements', { 'if-modified-since': 'Sun, 29 Nov 2026 00:00:00 GMT' }, 'GET'))).toBeNull();
+  });
+
+  it('serves only GET and POST routes with a static path, a JSON body and an implementation', () => {
+    expect(() => makeHotRoutes(options([contract.organizations.update]))).toThrow(/only GET and POST/);
+    expect(() => makeHotRoutes(options([contract.sessions.endForUser]))).toThrow(/static path/);
+    expect(() => makeHotRoutes(options([contract.billing.stripeWebhook]))).toThrow(/plain JSON body only/);
+    expect(() => makeHotRoutes(options([contract.usage.track]))).toThrow(/plain JSON body only/);
+    expect(() => makeHotRoutes(options([contract.token.verify], {}))).toThrow(/no implementation/);
+  });
+
+  it('reads body limits as body-parser does', () => {
+    expect(limitBytes('100kb')).toBe(102_400);
+    expect(limitBytes('1mb')).toBe(1_048_576);
+    expect(limitBytes('512')).toBe(512);
+    expect(limitBytes('1.5KB')).toBe(1536);
+    expect(limitBytes('lots')).toBeNull();
+  });
+});
