@@ -44,6 +44,18 @@ async function both(path: string, c: Case, method = 'POST') {
   return { lane, contract };
 }
 
+/** Each case answered the same by both paths, with the status (and code) the case names, and a request id of its own. */
+async function expectSame(path: string, cases: Case[], method = 'POST') {
+  for (const c of cases) {
+    const { lane, contract } = await both(path, c, method);
+    expect({ case: c.name, ...lane, requestId: undefined }).toEqual({ case: c.name, ...contract, requestId: undefined });
+    expect({ case: c.name, status: lane.status }).toEqual({ case: c.name, status: c.status });
+    if (c.code) expect({ case: c.name, code: (JSON.parse(lane.body) as { code?: string }).code }).toEqual({ case: c.name, code: c.code });
+    expect(lane.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(lane.requestId).not.toBe(contract.requestId);
+  }
+}
+
 const verifyCases = (): Case[] => [
   { name: 'a valid token', body: JSON.stringify({ token }), status: 200 },
   { name: 'a valid token, with entitlements', body: JSON.stringify({ token, include: ['entitlements'] }), status: 200 },
@@ -76,14 +88,7 @@ const verifyCases = (): Case[] => [
 
 describe('the hot routes answer as the contract path does', () => {
   it('POST /api/v1/token/verify', async () => {
-    for (const c of verifyCases()) {
-      const { lane, contract } = await both('/api/v1/token/verify', c);
-      expect({ case: c.name, ...lane, requestId: undefined }).toEqual({ case: c.name, ...contract, requestId: undefined });
-      expect({ case: c.name, status: lane.status }).toEqual({ case: c.name, status: c.status });
-      if (c.code) expect({ case: c.name, code: (JSON.parse(lane.body) as { code?: string }).code }).toEqual({ case: c.name, code: c.code });
-      // Each answer has its own request id.
-      expect(lane.requestId).toMatch(/^[0-9a-f-]{36}$/);
-    }
+    await expectSame('/api/v1/token/verify', verifyCases());
   });
 
   it('POST /api/v1/usage/check', async () => {
@@ -96,12 +101,7 @@ describe('the hot routes answer as the contract path does', () => {
       { name: 'malformed JSON', body: '{', status: 400, code: 'malformed_json' },
       { name: 'a wrong API key', body: JSON.stringify({ subject, feature: 'nope' }), headers: { authorization: 'Bearer tg_nope' }, status: 401 },
     ];
-    for (const c of cases) {
-      const { lane, contract } = await both('/api/v1/usage/check', c);
-      expect({ case: c.name, ...lane, requestId: undefined }).toEqual({ case: c.name, ...contract, requestId: undefined });
-      expect({ case: c.name, status: lane.status }).toEqual({ case: c.name, status: c.status });
-      if (c.code) expect({ case: c.name, code: (JSON.parse(lane.body) as { code?: string }).code }).toEqual({ case: c.name, code: c.code });
-    }
+    await expectSame('/api/v1/usage/check', cases);
   });
 
   it('GET /api/proxy/billing/entitlements', async () => {
@@ -113,12 +113,7 @@ describe('the hot routes answer as the contract path does', () => {
       // Conditional: the contract path (Express would answer 304 to a fresh one; this one is not).
       { name: 'If-None-Match', headers: { ...bearer, 'if-none-match': '"x"' }, status: 200 },
     ];
-    for (const c of cases) {
-      const { lane, contract } = await both('/api/proxy/billing/entitlements', c, 'GET');
-      expect({ case: c.name, ...lane, requestId: undefined }).toEqual({ case: c.name, ...contract, requestId: undefined });
-      expect({ case: c.name, status: lane.status }).toEqual({ case: c.name, status: c.status });
-      if (c.code) expect({ case: c.name, code: (JSON.parse(lane.body) as { code?: string }).code }).toEqual({ case: c.name, code: c.code });
-    }
+    await expectSame('/api/proxy/billing/entitlements', cases, 'GET');
   });
 
   it('keeps a client-sent request id and sends the security headers', async () => {
