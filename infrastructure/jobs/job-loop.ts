@@ -109,9 +109,12 @@ export class JobLoop<T> {
       } catch (e) {
         outcome = { done: [], failed: ids, failure: safeErrorText(e) };
       }
+      // What is left to tell: a retry after a lost connection sends only that (failing a job twice
+      // would spend one of its retries).
+      const unsettled = { failed: [...outcome.failed], done: [...outcome.done] };
       for (let tries = 1; ; tries++) {
         try {
-          await this.settle(outcome);
+          await this.settle(unsettled, outcome.failure);
           if (tries > 1) logger.info({ queue, jobs: ids.length, tries }, 'job queue: a batch was settled once the database answered again');
           return true;
         } catch (e) {
@@ -121,7 +124,7 @@ export class JobLoop<T> {
             logger.warn({ queue, jobs: ids.length, error: safeErrorText(e) }, 'job queue: a batch could not be settled; it runs again once it expires');
             return false;
           }
-          await new Promise((resolve) => setTimeout(resolve, ERROR_BACKOFF_MS));
+          await this.sleep(ERROR_BACKOFF_MS);
         }
       }
     } finally {
@@ -129,11 +132,17 @@ export class JobLoop<T> {
     }
   }
 
-  /** Fails the batch's failed jobs and completes the rest (each call a no-op for a job already settled). */
-  private async settle(outcome: BatchOutcome): Promise<void> {
+  /** Fails the failed jobs one by one and completes the rest at once, taking each off `unsettled` once told. */
+  private async settle(unsettled: { failed: string[]; done: string[] }, failure: string): Promise<void> {
     const { boss, queue } = this.options;
-    for (const id of outcome.failed) await boss.fail(queue, id, { message: outcome.failure });
-    if (outcome.done.length) await boss.complete(queue, outcome.done);
+    while (unsettled.failed.length > 0) {
+      await boss.fail(queue, unsettled.failed[0]!, { message: failure });
+      unsettled.failed.shift();
+    }
+    if (unsettled.done.length > 0) {
+      await boss.complete(queue, unsettled.done);
+      unsettled.done = [];
+    }
   }
 
   private sleep(ms: number): Promise<void> {
