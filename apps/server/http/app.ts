@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { RouteMetadata } from '../../../contract/common';
 import { requestScope, type PinoLogger } from './logger';
 import { errorResponse, type ErrorCode, type ErrorDetail } from './errors';
-import { describeZodError, findUnstorableString } from './validation';
+import { describeZodError, unstorableRefusal } from './validation';
 import { authenticatorFor, type AuthenticatorRegistry } from './auth';
 import { bodyKindOf, makeBodyReader } from './body';
 import { mountDocs } from './docs';
@@ -43,7 +43,7 @@ export interface HttpAppOptions {
   metrics?: Metrics;
   /** GET /metrics, outside the contract (only when metrics are on: otherwise the path is unknown, 404). */
   metricsEndpoint?: RequestHandler;
-  /** Contract routes served by the hot routes' lane (apps/server/http/hot-routes.ts): POST, static path, JSON. */
+  /** Contract routes served by the hot routes' lane (apps/server/http/hot-routes.ts): GET or POST, static path, JSON. */
   hotRoutes?: AppRoute[];
 }
 
@@ -153,13 +153,8 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
         (failed) => {
           if (failed) return failed.code === 'aborted' ? undefined : send(res, failed.code, { hint: failed.hint });
           // One rule for every string of every route, before its schema and its handler see it.
-          const unstorable = findUnstorableString('path', req.params) ?? findUnstorableString('query', req.query) ?? findUnstorableString('body', req.body);
-          if (unstorable) {
-            return send(res, 'invalid_characters', {
-              message: `Invalid ${unstorable.field}: it holds ${unstorable.found}, which cannot be stored`,
-              hint: 'A string may hold any character but NUL (U+0000) and unpaired UTF-16 surrogates; other control characters are kept as sent',
-            });
-          }
+          const unstorable = unstorableRefusal(req);
+          if (unstorable) return send(res, 'invalid_characters', unstorable);
           next();
         },
         next,

@@ -21,10 +21,18 @@ const isJson = (contentType: string | undefined) => !!contentType && /^applicati
 const isForm = (contentType: string | undefined) => !!contentType && /^application\/x-www-form-urlencoded\s*(?:;|$)/i.test(contentType);
 const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
-/** The JSON a body-parser `strict` parser accepts: an object or an array; an empty body is `{}`. */
-function parseStrictJson(text: string): { ok: true; value: unknown } | { ok: false } {
+/** A body that is not the JSON a route takes. */
+export const MALFORMED_JSON: BodyFailure = { code: 'malformed_json', hint: 'The body is not valid JSON (an object or an array)' };
+
+/**
+ * The JSON body-parser's `strict` parser accepts, read as it reads it: UTF-8 without its byte order
+ * mark, an empty body as `{}`, otherwise an object or an array (leading JSON whitespace allowed).
+ */
+export function parseStrictJson(bytes: Buffer): { ok: true; value: unknown } | { ok: false } {
+  let text = bytes.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.length === 0) return { ok: true, value: {} };
   const first = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d])/.exec(text)?.[1];
-  if (first === undefined) return { ok: true, value: {} };
   if (first !== '{' && first !== '[') return { ok: false };
   try {
     return { ok: true, value: JSON.parse(text) };
@@ -54,7 +62,7 @@ export function makeBodyReader(limit: string, bulkLimit: string = limit) {
   const failureOf = (err: unknown, request: Request, kind: BodyKind = 'json'): BodyFailure => {
     switch ((err as { type?: string }).type) {
       case 'entity.parse.failed':
-        return { code: 'malformed_json', hint: 'The body is not valid JSON (an object or an array)' };
+        return MALFORMED_JSON;
       case 'entity.too.large':
         return { code: 'payload_too_large', hint: `The limit is ${kind === 'bulk-json' ? bulkLimit : limit}` };
       case 'encoding.unsupported':
@@ -107,9 +115,9 @@ export function makeBodyReader(limit: string, bulkLimit: string = limit) {
         return;
       }
       if (kind === 'raw-json') {
-        const parsed = parseStrictJson(rawBodyOf(request).toString('utf8'));
+        const parsed = parseStrictJson(rawBodyOf(request));
         if (parsed.ok) request.body = parsed.value;
-        done(parsed.ok ? null : { code: 'malformed_json', hint: 'The body is not valid JSON (an object or an array)' });
+        done(parsed.ok ? null : MALFORMED_JSON);
         return;
       }
       const refused = contentTypeRefusal(request, kind);

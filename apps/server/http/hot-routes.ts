@@ -3,10 +3,10 @@ import type { NextFunction, Request, Response } from 'express';
 import type { ZodError } from 'zod';
 import type { RouteMetadata } from '../../../contract/common';
 import { authenticatorFor, type AuthenticatorRegistry } from './auth';
-import { bodyKindOf, type BodyFailure, type makeBodyReader } from './body';
+import { bodyKindOf, MALFORMED_JSON, parseStrictJson, type BodyFailure, type makeBodyReader } from './body';
 import { announceDeprecation } from './deprecation';
 import type { ErrorCode, ErrorDetail } from './errors';
-import { findUnstorableString } from './validation';
+import { unstorableRefusal } from './validation';
 
 /**
  * The hot routes' lane: the few contract routes every request of a project's API calls
@@ -51,7 +51,6 @@ export interface HotRoutesOptions {
 /** Up to this many bytes a body is read by the lane itself; a larger one goes the contract path. */
 const LANE_BODY_BYTES = 16 * 1024;
 const PLAIN_JSON = /^application\/json(?:\s*;\s*charset=utf-8)?$/i;
-const STRICT_FIRST = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d])/;
 
 /** A body limit as body-parser reads it (`bytes`: b, kb, mb, gb, 1024-based); null when not plain. */
 export function limitBytes(limit: string): number | null {
@@ -74,25 +73,6 @@ function implementations(contract: AppRouter, router: Record<string, unknown>, i
   }
   return into;
 }
-
-/**
- * The body as body-parser's strict JSON parser reads it: UTF-8 without its byte order mark, empty
- * as `{}`, an object or an array and nothing else.
- */
-function parseBody(bytes: Buffer): { ok: true; value: unknown } | { ok: false } {
-  let text = bytes.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text.length === 0) return { ok: true, value: {} };
-  const first = STRICT_FIRST.exec(text)?.[1];
-  if (first !== '{' && first !== '[') return { ok: false };
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
-  }
-}
-
-const MALFORMED: BodyFailure = { code: 'malformed_json', hint: 'The body is not valid JSON (an object or an array)' };
 
 export function makeHotRoutes(options: HotRoutesOptions): { match(req: Request): HotLane | null } {
   const handlers = implementations(options.contract, options.router);
@@ -118,13 +98,8 @@ export function makeHotRoutes(options: HotRoutesOptions): { match(req: Request):
 
     /** After the body: one check for unstorable strings, the schemas as ts-rest checks them, the handler, the JSON. */
     async function answer(req: Request, res: Response) {
-      const unstorable = findUnstorableString('body', req.body);
-      if (unstorable) {
-        return options.send(res, 'invalid_characters', {
-          message: `Invalid ${unstorable.field}: it holds ${unstorable.found}, which cannot be stored`,
-          hint: 'A string may hold any character but NUL (U+0000) and unpaired UTF-16 surrogates; other control characters are kept as sent',
-        });
-      }
+      const unstorable = unstorableRefusal(req);
+      if (unstorable) return options.send(res, 'invalid_characters', unstorable);
       const params = checkZodSchema(req.params, route.pathParams, { passThroughExtraKeys: true });
       const headers = checkZodSchema(req.headers, route.headers, { passThroughExtraKeys: true });
       const query = checkZodSchema(req.query, route.query);
@@ -173,8 +148,8 @@ export function makeHotRoutes(options: HotRoutesOptions): { match(req: Request):
           const chunks: Buffer[] = [];
           req.on('data', (chunk: Buffer) => chunks.push(chunk));
           req.on('end', () => {
-            const parsed = parseBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-            if (!parsed.ok) return settle(MALFORMED);
+            const parsed = parseStrictJson(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+            if (!parsed.ok) return settle(MALFORMED_JSON);
             req.body = parsed.value;
             settle(null);
           });

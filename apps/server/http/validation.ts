@@ -79,3 +79,16 @@ export function findUnstorableString(where: 'body' | 'query' | 'path', value: un
   }
   return null;
 }
+
+/**
+ * The one rule applied to a whole request (path parameters, query, body), as the refusal it answers
+ * (`invalid_characters`): the first string that cannot be stored, and the rule; null when all can.
+ */
+export function unstorableRefusal(req: { params?: unknown; query?: unknown; body?: unknown }): { message: string; hint: string } | null {
+  const unstorable = findUnstorableString('path', req.params) ?? findUnstorableString('query', req.query) ?? findUnstorableString('body', req.body);
+  if (!unstorable) return null;
+  return {
+    message: `Invalid ${unstorable.field}: it holds ${unstorable.found}, which cannot be stored`,
+    hint: 'A string may hold any character but NUL (U+0000) and unpaired UTF-16 surrogates; other control characters are kept as sent',
+  };
+}
