@@ -11,6 +11,11 @@
  *   POST /argon2/verify argon2id verify of a fixed hash with Tollgate's parameters
  *   POST /argon2/hash   argon2id hash with Tollgate's parameters
  *   POST /pg/:n         n sequential round trips to PostgreSQL with plain `pg`
+ *   POST /refresh       token/refresh's database work with plain `pg`: the Bearer API key looked up
+ *                       as /verify does, the refresh token's SHA-256, then the same two statements
+ *                       as Tollgate's rotation (REFRESH_TOKEN_SQL, named: the look-up by hash and
+ *                       the one-statement rotation), answering a new refresh token (401 for an
+ *                       unknown key, 401 invalid_refresh_token when the token is not live)
  *   POST /webhooks/post {url, secret, count, concurrency, body}
  *                       a bare loop POSTing `count` webhook requests, `concurrency` at a time, with
  *                       node:http and a new connection each (as Tollgate's transport), each body's
@@ -23,11 +28,12 @@
  */
 import argon2 from 'argon2';
 import express from 'express';
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import pg from 'pg';
 import { ARGON2_PARAMS } from '../infrastructure/crypto/argon2-password-hasher';
 import { HmacAccessTokenCodec } from '../infrastructure/crypto/hmac-access-token-codec';
+import { REFRESH_TOKEN_SQL, rotationParams } from '../infrastructure/persistence/postgres-refresh-token.store';
 
 const port = Number(process.env.PORT ?? 0);
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });
@@ -105,6 +111,40 @@ app.post('/pg/:n', async (req, res) => {
     client.release();
   }
   res.json({ ok: true });
+});
+/** `?` placeholders as plain pg numbers them. */
+const numbered = (sql: string) => {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+};
+const FIND_BY_HASH = numbered(REFRESH_TOKEN_SQL.findByHash);
+const ROTATE = numbered(REFRESH_TOKEN_SQL.rotate);
+const SUCCESSOR = 'x'.repeat(600); // about the length of an encrypted successor pair
+app.post('/refresh', async (req, res) => {
+  const authorization = req.headers.authorization;
+  const key = authorization?.startsWith('Bearer ') ? keys.get(createHash('sha256').update(authorization.slice(7)).digest('hex')) : undefined;
+  if (!key) return res.status(401).json(INVALID_KEY);
+  const token = (req.body as { refresh_token?: unknown }).refresh_token;
+  if (typeof token !== 'string') return res.status(400).json({ error: 'Invalid request', code: 'invalid_request' });
+  const tokenHash = createHash('sha256').update(token).digest('hex');
+  const found = await pool.query({ name: 'refresh_token_by_hash', text: FIND_BY_HASH, values: [tokenHash, key.projectId] });
+  const row = found.rows[0] as { rotated_at: Date | null; revoked_at: Date | null } | undefined;
+  const invalid = { error: 'Invalid refresh token', code: 'invalid_refresh_token' };
+  if (!row || row.rotated_at !== null || row.revoked_at !== null) return res.status(401).json(invalid);
+  const now = new Date();
+  const child = `rt_${randomBytes(32).toString('base64url')}`;
+  const params = rotationParams({
+    projectId: key.projectId,
+    tokenHash,
+    at: now,
+    childId: randomUUID(),
+    childTokenHash: createHash('sha256').update(child).digest('hex'),
+    childIdleExpiresAt: new Date(now.getTime() + 86_400_000),
+    successorEncrypted: SUCCESSOR,
+  });
+  const rotated = await pool.query({ name: 'refresh_token_rotate', text: ROTATE, values: params });
+  if (rotated.rows.length !== 1) return res.status(401).json(invalid);
+  res.json({ token: 'eyJ.baseline.token', refresh_token: child });
 });
 let usage: { projectId: string; meterIds: Record<string, string> } = { projectId: '', meterIds: {} };
 app.post('/usage/setup', (req, res) => {

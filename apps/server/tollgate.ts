@@ -118,7 +118,7 @@ export async function createTollgate(options: TollgateOptions): Promise<Tollgate
     runIdempotent: makeRunIdempotent({ store: core.stores.idempotentRequests, crypto: core.crypto, clock: core.clock }),
     metrics: core.metrics,
     // What every request of a project's API calls: served without Express's router (http/hot-routes.ts).
-    hotRoutes: [contract.token.verify, contract.usage.check, contract.billing.entitlements],
+    hotRoutes: [contract.token.verify, contract.usage.check, contract.billing.entitlements, contract.session.refresh],
     ...(core.prometheus ? { metricsEndpoint: metricsEndpoint(core.prometheus, config.METRICS_TOKEN) } : {}),
   });
 

@@ -116,6 +116,28 @@ describe('the hot routes answer as the contract path does', () => {
     await expectSame('/api/proxy/billing/entitlements', cases, 'GET');
   });
 
+  it('POST /api/proxy/token/refresh', async () => {
+    const user = await t.seedUser(project.id);
+    const live = (await t.issueSession(project.id, user)).refreshToken;
+    const cases: Case[] = [
+      // The lane rotates it; the contract path then presents the rotated token within the grace window: the same pair.
+      { name: 'a live refresh token', body: JSON.stringify({ refresh_token: live }), status: 200 },
+      { name: 'an unknown refresh token', body: JSON.stringify({ refresh_token: 'rt_nope' }), status: 401, code: 'invalid_refresh_token' },
+      { name: 'not a refresh token', body: JSON.stringify({ refresh_token: 'eyJhbGciOiJIUzI1NiJ9.e30.x' }), status: 401, code: 'invalid_refresh_token' },
+      { name: 'no refresh token', body: '{}', status: 400, code: 'invalid_request' },
+      { name: 'a refresh token over 512 characters', body: JSON.stringify({ refresh_token: `rt_${'x'.repeat(510)}` }), status: 400, code: 'invalid_request' },
+      {
+        name: 'a wrong API key',
+        body: JSON.stringify({ refresh_token: live }),
+        headers: { authorization: 'Bearer tg_nope' },
+        status: 401,
+        code: 'invalid_api_key',
+      },
+      { name: 'malformed JSON', body: '{"refresh_token":', status: 400, code: 'malformed_json' },
+    ];
+    await expectSame('/api/proxy/token/refresh', cases);
+  });
+
   it('keeps a client-sent request id and sends the security headers', async () => {
     const res = await fetch(`${t.baseUrl}/api/v1/token/verify`, {
       method: 'POST',
