@@ -42,15 +42,26 @@ export function createEmailI18n(resources: EmailLocales): i18n {
 
 export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
+/** One number format per locale and unit, made on first use (making one costs far more than using it). */
+const unitFormats = new Map<string, Intl.NumberFormat>();
+const unitFormat = (locale: Locale, unit: 'minute' | 'hour' | 'day'): Intl.NumberFormat => {
+  const key = `${locale} ${unit}`;
+  let format = unitFormats.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(locale, { style: 'unit', unit, unitDisplay: 'long' });
+    unitFormats.set(key, format);
+  }
+  return format;
+};
+
 /** "5 minutes", "1 Stunde", "15 分": a duration in the locale's own words. */
 export function formatDuration(minutes: number, locale: Locale): string {
-  const [value, unit] = minutes % 60 === 0 ? [minutes / 60, 'hour'] : [minutes, 'minute'];
-  return new Intl.NumberFormat(locale, { style: 'unit', unit, unitDisplay: 'long' }).format(value);
+  return minutes % 60 === 0 ? unitFormat(locale, 'hour').format(minutes / 60) : unitFormat(locale, 'minute').format(minutes);
 }
 
 /** "7 days", "1 Tag", "7 日": a number of days in the locale's own words. */
 export function formatDays(days: number, locale: Locale): string {
-  return new Intl.NumberFormat(locale, { style: 'unit', unit: 'day', unitDisplay: 'long' }).format(days);
+  return unitFormat(locale, 'day').format(days);
 }
 
 const SECTIONS = { verification_code: 'verification', password_reset: 'passwordReset', magic_link: 'magicLink' } as const;
