@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { contract as apiContract } from '../../contract';
 import { startTestApp, type TestApp, type TestProject } from '../support/app';
+import { serveBareHttpApp } from '../support/bare-http-app';
 
 /**
  * The hot routes' lane (apps/server/http/hot-routes.ts) answers exactly as the contract path does.
@@ -83,6 +86,7 @@ const verifyCases = (): Case[] => [
     status: 415,
     code: 'unsupported_media_type',
   },
+  { name: 'text/plain, empty', body: '', headers: { 'content-type': 'text/plain' }, status: 400, code: 'invalid_request' },
   { name: 'a body over the lane size', body: JSON.stringify({ token, pad: 'x'.repeat(20_000) }), status: 200 },
 ];
 
@@ -150,5 +154,55 @@ describe('the hot routes answer as the contract path does', () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(await res.json()).toMatchObject({ valid: true, user: { email: expect.any(String) } });
+  });
+});
+
+describe('the lane itself', () => {
+  it("serves a hot route with Node's own request and response, and hands a fault to the error handler", async () => {
+    const seen: Array<{ node: boolean; locals: unknown; query: unknown; ip: unknown }> = [];
+    const app = await serveBareHttpApp({
+      contract: { token: apiContract.token },
+      router: {
+        token: {
+          verify: async ({ body, req, res }: { body: { token: string }; req: object; res: { locals: unknown } }) => {
+            seen.push({
+              node: Object.getPrototypeOf(req) === IncomingMessage.prototype && Object.getPrototypeOf(res) === ServerResponse.prototype,
+              locals: res.locals,
+              query: (req as { query?: unknown }).query,
+              ip: (req as { ip?: unknown }).ip,
+            });
+            if (body.token === 'fault') throw new Error('a fault');
+            return { status: 200, body: { valid: false, user: null, expiresAt: null } };
+          },
+        },
+      },
+      hotRoutes: [apiContract.token.verify],
+    });
+    try {
+      const post = (token: string, path = '/api/v1/token/verify') =>
+        fetch(`${app.base}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-request-id': 'lane-1', 'x-forwarded-for': '203.0.113.9' },
+          body: JSON.stringify({ token }),
+        });
+      const ok = await post('x');
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toEqual({ valid: false, user: null, expiresAt: null });
+      expect(seen[0]).toMatchObject({ node: true, locals: { requestId: 'lane-1' }, query: {} });
+      // The contract path (a query string) gets Express's objects; the client IP is read the same way (no proxy trusted here).
+      await post('x', '/api/v1/token/verify?path=contract');
+      expect(seen[1]?.node).toBe(false);
+      expect(seen[0]?.ip).toMatch(/127\.0\.0\.1$/);
+      expect(seen[0]?.ip).toBe(seen[1]?.ip);
+
+      const fault = await post('fault');
+      expect(fault.status).toBe(500);
+      expect(await fault.json()).toMatchObject({ code: 'internal_error' });
+      expect(fault.headers.get('x-request-id')).toBe('lane-1');
+      expect(fault.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(fault.headers.get('cache-control')).toBe('no-store');
+    } finally {
+      await app.close();
+    }
   });
 });

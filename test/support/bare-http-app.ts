@@ -1,4 +1,4 @@
-import type { AppRouter } from '@ts-rest/core';
+import type { AppRoute, AppRouter } from '@ts-rest/core';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildHttpApp } from '../../apps/server/http/app';
@@ -14,6 +14,8 @@ export async function serveBareHttpApp(options: {
   contract: AppRouter;
   router: Record<string, unknown>;
   apiKey?: Authenticator<never> | Authenticator<'invalid_api_key'>;
+  /** Routes of the contract served by the hot routes' lane. */
+  hotRoutes?: AppRoute[];
 }): Promise<{ base: string; close: () => Promise<void> }> {
   const app = buildHttpApp({
     contract: options.contract,
@@ -31,6 +33,7 @@ export async function serveBareHttpApp(options: {
     openApiDocument: async () => ({}),
     ready: async () => true,
     requestContext: (_req, _res, next) => next(),
+    ...(options.hotRoutes ? { hotRoutes: options.hotRoutes } : {}),
   });
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

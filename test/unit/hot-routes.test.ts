@@ -1,7 +1,6 @@
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { noAuthentication } from '../../apps/server/http/auth';
-import { makeBodyReader } from '../../apps/server/http/body';
 import { limitBytes, makeHotRoutes, type HotRoutesOptions } from '../../apps/server/http/hot-routes';
 import { contract } from '../../contract';
 
@@ -18,13 +17,11 @@ const options = (
   router,
   routes,
   authenticators: { none: noAuthentication, apiKey: noAuthentication, user: noAuthentication, userOrApiKey: noAuthentication, console: noAuthentication },
-  bodies: makeBodyReader('100kb'),
   bodyLimit: '100kb',
-  send: () => undefined,
-  invalid: () => undefined,
+  prelude: { requestId: () => 'id', securityHeaders: [], clientIp: () => undefined, enter: () => undefined, fail: () => undefined },
 });
 const request = (url: string, headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': '20' }, method = 'POST') =>
-  ({ method, url, headers }) as unknown as Request;
+  ({ method, url, headers }) as unknown as IncomingMessage;
 
 describe('the hot routes lane', () => {
   const hot = makeHotRoutes(options([contract.token.verify, contract.usage.check, contract.billing.entitlements]));
@@ -33,6 +30,10 @@ describe('the hot routes lane', () => {
     expect(hot.match(request('/api/v1/token/verify'))?.route).toBe(contract.token.verify);
     expect(hot.match(request('/api/v1/usage/check'))?.route).toBe(contract.usage.check);
     expect(hot.match(request('/api/v1/token/verify', {}))?.route).toBe(contract.token.verify);
+    expect(hot.match(request('/api/v1/token/verify', { 'content-type': 'application/json; charset=UTF-8', 'content-length': '16384' }))?.route).toBe(
+      contract.token.verify,
+    );
+    expect(hot.match(request('/api/v1/token/verify', { 'content-type': 'text/plain', 'content-length': '0' }))?.route).toBe(contract.token.verify);
     expect(hot.match(request('/api/proxy/billing/entitlements', {}, 'GET'))?.route).toBe(contract.billing.entitlements);
   });
 
@@ -49,6 +50,12 @@ describe('the hot routes lane', () => {
     expect(hot.match(request('/api/proxy/billing/entitlements?for=organization', {}, 'GET'))).toBeNull();
     expect(hot.match(request('/api/proxy/billing/entitlements', { 'if-none-match': '*' }, 'GET'))).toBeNull();
     expect(hot.match(request('/api/proxy/billing/entitlements', { 'if-modified-since': 'Sun, 29 Nov 2026 00:00:00 GMT' }, 'GET'))).toBeNull();
+    expect(hot.match(request('/api/proxy/billing/entitlements', { 'content-length': '2' }, 'GET'))).toBeNull();
+    // A body body-parser reads: another content type or charset, or more than the lane's 16 KiB.
+    expect(hot.match(request('/api/v1/token/verify', { 'content-type': 'text/plain', 'content-length': '20' }))).toBeNull();
+    expect(hot.match(request('/api/v1/token/verify', { 'content-type': 'application/json; charset=latin1', 'content-length': '20' }))).toBeNull();
+    expect(hot.match(request('/api/v1/token/verify', { 'content-length': '20' }))).toBeNull();
+    expect(hot.match(request('/api/v1/token/verify', { 'content-type': 'application/json', 'content-length': '16385' }))).toBeNull();
   });
 
   it('serves only GET and POST routes with a static path, a JSON body and an implementation', () => {

@@ -3,6 +3,8 @@ import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import proxyaddr from 'proxy-addr';
 import type { RouteMetadata } from '../../../contract/common';
 import { requestScope, type PinoLogger } from './logger';
 import { errorResponse, type ErrorCode, type ErrorDetail } from './errors';
@@ -52,9 +54,14 @@ const send = (res: Response, code: ErrorCode, detail?: ErrorDetail) => {
   return res.status(r.status).json(r.body);
 };
 
-const requestId: RequestHandler = (req, res, next) => {
+/** The client's `x-request-id` when well-formed (up to 100 of letters, digits, `_`, `.`, `-`), else a new one. */
+const requestIdOf = (req: IncomingMessage): string => {
   const incoming = req.headers['x-request-id'];
-  const id = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+  return typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+};
+
+const requestId: RequestHandler = (req, res, next) => {
+  const id = requestIdOf(req);
   res.locals.requestId = id;
   res.setHeader('x-request-id', id);
   next();
@@ -77,22 +84,25 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
   // request id, security headers, an access log line at debug level, and the request's scopes
   // (request id for log lines, database context).
   const security = securityHeaders();
+  const securityFlat = security.entries.flat();
   const logRequests = options.logger.isLevelEnabled('debug');
   const countRequest = options.metrics?.enabled ? requestCounter(options.metrics) : null;
+  /** The access log line (debug level), written when the answer is sent; `path` for a request Express did not see. */
+  const logAnswer = (req: Request, res: Response, path?: string) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      options.logger.debug(
+        { requestId: res.locals.requestId, method: req.method, path: path ?? req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 },
+        'request',
+      );
+    });
+  };
   const prelude = (req: Request, res: Response, next: NextFunction) => {
     requestId(req, res, () => undefined);
-    security(req, res, () => undefined);
+    security.set(res);
     if (countRequest) countRequest(res);
-    if (logRequests) {
-      const started = process.hrtime.bigint();
-      res.on('finish', () => {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        options.logger.debug(
-          { requestId: res.locals.requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 },
-          'request',
-        );
-      });
-    }
+    if (logRequests) logAnswer(req, res);
     // The request's id and W3C trace context (its `traceparent`, read only when a log line or an outgoing call asks).
     requestScope.run(new RequestTrace(res.locals.requestId as string, req.headers.traceparent), () => options.requestContext(req, res, next));
   };
@@ -104,23 +114,6 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
   const invalid = (res: Response, where: 'body' | 'query' | 'path' | 'header', error: ZodError) => {
     send(res, 'invalid_request', describeZodError(where, error));
   };
-  if (options.hotRoutes?.length) {
-    const hot = makeHotRoutes({
-      contract: options.contract,
-      router: router as Record<string, unknown>,
-      routes: options.hotRoutes,
-      authenticators: options.authenticators,
-      bodies,
-      bodyLimit: options.bodyLimit,
-      send,
-      invalid,
-    });
-    app.use((req, res, next) => {
-      const lane = hot.match(req);
-      if (!lane) return next();
-      prelude(req, res, () => lane.serve(req, res, next));
-    });
-  }
   app.use(prelude);
 
   app.get('/', (_req, res) => {
@@ -223,6 +216,46 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
     send(res, 'internal_error');
   };
   app.use(onError);
+
+  if (options.hotRoutes?.length) {
+    // The hot routes' lane, in front of Express (http/hot-routes.ts): the same prelude, without Express's objects.
+    const hot = makeHotRoutes({
+      contract: options.contract,
+      router: router as Record<string, unknown>,
+      routes: options.hotRoutes,
+      authenticators: options.authenticators,
+      bodyLimit: options.bodyLimit,
+      prelude: {
+        requestId: requestIdOf,
+        securityHeaders: securityFlat,
+        clientIp: (req) => proxyaddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean),
+        enter(req, res, id, next) {
+          if (countRequest) countRequest(res as Response);
+          if (logRequests) logAnswer(req as Request, res as Response, (req as Request & { tsRestRoute: AppRoute }).tsRestRoute.path);
+          requestScope.run(new RequestTrace(id, req.headers.traceparent), () => options.requestContext(req as Request, res as Response, next));
+        },
+        fail(req, res, error) {
+          // Rare: the request becomes an Express one for the app's error handler, with the prelude's headers.
+          Object.setPrototypeOf(req, app.request);
+          Object.setPrototypeOf(res, app.response);
+          Object.assign(req, { res });
+          if (!res.headersSent) {
+            res.setHeader('x-request-id', (res as Response).locals.requestId as string);
+            security.set(res as Response);
+          }
+          onError(error, req as Request, res as Response, () => undefined);
+        },
+      },
+    });
+    // Express's app calls app.handle(req, res, callback) for every request: a hot one is served here instead.
+    const express = app as unknown as { handle: (req: IncomingMessage, res: ServerResponse, callback?: unknown) => void };
+    const handle = express.handle.bind(app);
+    express.handle = (req, res, callback) => {
+      const lane = hot.match(req);
+      if (lane) lane.serve(req, res);
+      else handle(req, res, callback);
+    };
+  }
   return app;
 }
 
@@ -260,22 +293,21 @@ function routeMethods(app: express.Express): (path: string) => string[] {
  * secrets, so nothing is cached by default (`Cache-Control: no-store`, as OAuth token responses
  * require); a route that serves something public (the /docs bundle) says so itself.
  */
-function securityHeaders(): RequestHandler {
+function securityHeaders(): { entries: Array<[string, string]>; set: (res: Response) => void } {
   const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
-  const removed: string[] = [];
   const stub = {
     setHeader: (name: string, value: string) => {
       headers[name] = String(value);
     },
-    removeHeader: (name: string) => {
-      removed.push(name);
-    },
+    // helmet removes X-Powered-By, which Tollgate never sets (x-powered-by is disabled).
+    removeHeader: () => undefined,
   };
   helmet({ contentSecurityPolicy: false })({} as Request, stub as unknown as Response, () => undefined);
   const entries = Object.entries(headers);
-  return (_req, res, next) => {
-    for (const [name, value] of entries) res.setHeader(name, value);
-    for (const name of removed) res.removeHeader(name);
-    next();
+  return {
+    entries,
+    set: (res) => {
+      for (const [name, value] of entries) res.setHeader(name, value);
+    },
   };
 }

@@ -22,7 +22,7 @@ const isForm = (contentType: string | undefined) => !!contentType && /^applicati
 const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /** A body that is not the JSON a route takes. */
-export const MALFORMED_JSON: BodyFailure = { code: 'malformed_json', hint: 'The body is not valid JSON (an object or an array)' };
+export const MALFORMED_JSON = { code: 'malformed_json', hint: 'The body is not valid JSON (an object or an array)' } as const satisfies BodyFailure;
 
 /**
  * The JSON body-parser's `strict` parser accepts, read as it reads it: UTF-8 without its byte order
