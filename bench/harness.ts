@@ -9,6 +9,7 @@ import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
@@ -87,6 +88,110 @@ export async function load(opts: autocannon.Options & { expectStatus?: number | 
     non2xx: unexpected,
     errors: result.errors + result.timeouts,
     cpuUsPerRequest,
+  };
+}
+
+/**
+ * An open-loop load at a steady rate (autocannon's rate limit sends each second's quota as fast as
+ * it can, then waits: bursts at the full rate, not a paced load). Requests are due at even
+ * intervals (sent on the next timer tick, so a millisecond's worth go together) over
+ * `connections` kept-alive connections, one at a time each; a request that finds every connection
+ * busy waits for one, and its latency counts from when it was ready to go, so that queueing is
+ * measured too and the timer's own lateness is not. The client is a few lines over raw sockets (one prepared request,
+ * answers read by their Content-Length) so that it costs little beside the server.
+ */
+export async function pacedLoad(opts: {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+  rate: number;
+  seconds?: number;
+  connections?: number;
+  pid?: number;
+}): Promise<Stats> {
+  const url = new URL(opts.url);
+  const head = [`${opts.method} ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`, `content-length: ${Buffer.byteLength(opts.body)}`];
+  for (const [name, value] of Object.entries(opts.headers)) head.push(`${name}: ${value}`);
+  const request = Buffer.from(`${head.join('\r\n')}\r\n\r\n${opts.body}`);
+  const total = Math.max(1, Math.round(opts.rate * (opts.seconds ?? SECONDS)));
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  const waiting: number[] = []; // due times of requests no connection was free for
+  const idle: Array<(due: number) => void> = [];
+  let done = 0;
+  let finished: () => void = () => undefined;
+  const allDone = new Promise<void>((resolve) => {
+    finished = resolve;
+  });
+  const answered = (due: number, status: number) => {
+    latencies.push(performance.now() - due);
+    if (status < 200 || status >= 300) non2xx++;
+    if (++done === total) finished();
+  };
+  const sockets = await Promise.all(
+    Array.from(
+      { length: opts.connections ?? CONNECTIONS },
+      () =>
+        new Promise<net.Socket>((resolve) => {
+          const socket = net.connect(Number(url.port), url.hostname, () => resolve(socket));
+          socket.setNoDelay(true);
+          let due = 0;
+          let buffered: Buffer = Buffer.alloc(0);
+          const free = () => {
+            const next = waiting.shift();
+            if (next === undefined) idle.push(send);
+            else send(next);
+          };
+          const send = (at: number) => {
+            due = at;
+            socket.write(request);
+          };
+          socket.on('data', (chunk: Buffer) => {
+            buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+            const end = buffered.indexOf('\r\n\r\n');
+            if (end < 0) return;
+            const text = buffered.subarray(0, end).toString('latin1');
+            const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(text)?.[1] ?? 0);
+            if (buffered.length < end + 4 + length) return;
+            buffered = buffered.subarray(end + 4 + length);
+            answered(due, Number(text.slice(9, 12)));
+            free();
+          });
+          socket.on('error', () => {
+            errors++;
+            if (++done === total) finished();
+          });
+          idle.push(send);
+        }),
+    ),
+  );
+  const cpuBefore = opts.pid ? cpuMicros(opts.pid) : 0;
+  const started = performance.now();
+  let sent = 0;
+  const tick = () => {
+    const now = performance.now();
+    while (sent < total && started + (sent * 1000) / opts.rate <= now) {
+      sent++;
+      const send = idle.pop();
+      if (send) send(now);
+      else waiting.push(now);
+    }
+    if (sent < total) setTimeout(tick, Math.max(0, started + (sent * 1000) / opts.rate - performance.now()));
+  };
+  tick();
+  await allDone;
+  const elapsed = (performance.now() - started) / 1000;
+  for (const socket of sockets) socket.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: done / elapsed,
+    p50: Math.round(percentile(latencies, 50) * 10) / 10,
+    p99: Math.round(percentile(latencies, 99) * 10) / 10,
+    non2xx,
+    errors,
+    cpuUsPerRequest: opts.pid ? (cpuMicros(opts.pid) - cpuBefore) / total : undefined,
   };
 }
 
@@ -217,7 +322,8 @@ export interface Bench {
   /** A fresh access token of the first user. */
   freshToken(): Promise<string>;
   /** Starts Tollgate (again) on its port with `env` over its environment; the caller stopped the previous one. */
-  startTollgate(env?: Record<string, string>): Promise<ChildProcess>;
+  /** Starts Tollgate (the release) with extra settings, on its usual port or on `port`. */
+  startTollgate(env?: Record<string, string>, port?: number): Promise<ChildProcess>;
   /** Replaces the baseline server by one started with `env`. */
   restartBaseline(env: Record<string, string>): Promise<void>;
   /** Stops everything the harness started. */
@@ -312,7 +418,7 @@ export async function startBench(): Promise<Bench> {
   const ready = async (port: number) => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
   // Tollgate runs as deployed: the built release (dist/server/main.mjs), built first when it is missing or stale.
   const release = path.relative(root, path.join(await freshRelease(root, log), 'server', 'main.mjs'));
-  const startTollgate = (env: Record<string, string> = {}) => startChild(release, { ...serverEnv, ...env }, ready, tgPort);
+  const startTollgate = (env: Record<string, string> = {}, port = tgPort) => startChild(release, { ...serverEnv, ...env }, ready, port);
   log(`starting Tollgate (production mode, 1 process, the release in ${path.dirname(path.dirname(release))}/)`);
   const tollgate = await startTollgate();
   const tg = `http://127.0.0.1:${tgPort}`;

@@ -19,6 +19,7 @@ import { report } from './report';
 import { tokenVerify } from './workloads/1-token-verify';
 import { tokenVerifyTwoProcesses } from './workloads/1b-token-verify-2-processes';
 import { tokenVerifyOrganization } from './workloads/1c-token-verify-organization';
+import { tokenVerifyLatency } from './workloads/1p-token-verify-latency';
 import { emailSignin } from './workloads/2-email-signin';
 import { emailSignup } from './workloads/3-email-signup';
 import { tokenRefresh } from './workloads/4-token-refresh';
@@ -34,9 +35,10 @@ import { usageIngest } from './workloads/11-usage-ingest';
 import { usageConsume } from './workloads/12-usage-consume';
 import { overview } from './workloads/13-overview';
 
-/** In the order they run: 1b restarts Tollgate with 2 processes, so it comes after every 1-process workload. */
+/** In the order they run. */
 const WORKLOADS = [
   tokenVerify,
+  tokenVerifyLatency,
   tokenVerifyOrganization,
   emailSignin,
   emailSignup,
