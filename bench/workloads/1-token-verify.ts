@@ -1,5 +1,5 @@
 import { freePort } from '../../infrastructure/persistence/embedded-postgres';
-import { compare, load, memory, post } from '../harness';
+import { compare, load, memory, post, type Bench } from '../harness';
 import type { Workload } from './workload';
 
 /**
@@ -7,21 +7,30 @@ import type { Workload } from './workload';
  * and claims checked, the same JSON answered) behind a bare Express 4 endpoint, then behind a bare
  * node:http server: what the framework costs, and how far Tollgate is from the platform's limit.
  */
+/**
+ * Restarts the baseline server doing token/verify's work (the bench project's key and signing
+ * secret) and answering the very JSON Tollgate answered for `token`, with its bare node:http
+ * endpoint beside the Express one; answers the node:http server's address.
+ */
+export async function verifyBaselines(bench: Bench, token: string): Promise<string> {
+  const { tg, auth } = bench;
+  const sample = await post(tg, '/api/v1/token/verify', { token }, auth);
+  if (sample.body?.valid !== true) throw new Error(`verify sample failed: ${JSON.stringify(sample.body)}`);
+  const barePort = await freePort();
+  await bench.restartBaseline({
+    VERIFY_BODY: JSON.stringify(sample.body),
+    VERIFY_WORK: JSON.stringify({ apiKey: bench.apiKey, signingSecret: bench.signingSecret, projectId: bench.projectId, issuer: tg }),
+    BARE_PORT: String(barePort),
+  });
+  return `http://127.0.0.1:${barePort}`;
+}
+
 export const tokenVerify: Workload = {
   id: '1',
   async run(bench) {
     const { tg, auth } = bench;
     const token = await bench.freshToken();
-    const sample = await post(tg, '/api/v1/token/verify', { token }, auth);
-    if (sample.body?.valid !== true) throw new Error(`verify sample failed: ${JSON.stringify(sample.body)}`);
-    // The baselines answer the very JSON Tollgate answered, after verifying the same key and token.
-    const barePort = await freePort();
-    await bench.restartBaseline({
-      VERIFY_BODY: JSON.stringify(sample.body),
-      VERIFY_WORK: JSON.stringify({ apiKey: bench.apiKey, signingSecret: bench.signingSecret, projectId: bench.projectId, issuer: tg }),
-      BARE_PORT: String(barePort),
-    });
-    const bare = `http://127.0.0.1:${barePort}`;
+    const bare = await verifyBaselines(bench, token);
     for (const base of [bench.bs, bare]) {
       const answer = await post(base, '/verify', { token }, auth);
       if (answer.body?.valid !== true) throw new Error(`baseline ${base} did not verify the token: ${JSON.stringify(answer.body)}`);

@@ -1,5 +1,5 @@
-import { freePort } from '../../infrastructure/persistence/embedded-postgres';
 import { load, pacedLoad, post, type Stats } from '../harness';
+import { verifyBaselines } from './1-token-verify';
 import type { Workload } from './workload';
 
 /** The share of the saturating rate the latency is measured at. */
@@ -17,14 +17,7 @@ export const tokenVerifyLatency: Workload = {
   async run(bench) {
     const { tg, auth } = bench;
     const token = await bench.freshToken();
-    const sample = await post(tg, '/api/v1/token/verify', { token }, auth);
-    const barePort = await freePort();
-    await bench.restartBaseline({
-      VERIFY_BODY: JSON.stringify(sample.body),
-      VERIFY_WORK: JSON.stringify({ apiKey: bench.apiKey, signingSecret: bench.signingSecret, projectId: bench.projectId, issuer: tg }),
-      BARE_PORT: String(barePort),
-    });
-    const bare = `http://127.0.0.1:${barePort}`;
+    const bare = await verifyBaselines(bench, token);
     if ((await post(bare, '/verify', { token }, auth)).body?.valid !== true) throw new Error('the bare node:http baseline did not verify the token');
     const atShare = async (url: string, pid: number) => {
       const request = { url, method: 'POST' as const, headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ token }), pid };
