@@ -6,11 +6,14 @@ import { serveBareHttpApp } from '../support/bare-http-app';
 
 /**
  * The hot routes' lane (apps/server/http/hot-routes.ts) answers exactly as the contract path does.
- * A request with a query string never takes the lane, so each request is sent twice, to
- * `/api/v1/token/verify` (the lane, for a plain request) and to `/api/v1/token/verify?path=contract`
- * (Express's router, ts-rest and body-parser), and the two answers must be the same: status, body
- * and every header but the date and the request id.
+ * A query string naming a parameter twice never takes the lane, so each request is sent twice, to
+ * `/api/v1/token/verify` (the lane, for a plain request) and to
+ * `/api/v1/token/verify?via=contract&via=contract` (Express's router, ts-rest and body-parser), and
+ * the two answers must be the same: status, body and every header but the date and the request id.
  */
+/** A query string the lane leaves to the contract path (a name twice, which Express reads as an array); no route reads it. */
+const CONTRACT_PATH = 'via=contract&via=contract';
+
 let t: TestApp;
 let project: TestProject;
 let token: string;
@@ -43,7 +46,7 @@ async function both(path: string, c: Case, method = 'POST') {
     return { status: res.status, headers, body: await res.text(), requestId: res.headers.get('x-request-id') };
   };
   const lane = await send(`${t.baseUrl}${path}`);
-  const contract = await send(`${t.baseUrl}${path}?path=contract`);
+  const contract = await send(`${t.baseUrl}${path}${path.includes('?') ? '&' : '?'}${CONTRACT_PATH}`);
   return { lane, contract };
 }
 
@@ -118,6 +121,11 @@ describe('the hot routes answer as the contract path does', () => {
       { name: 'If-None-Match', headers: { ...bearer, 'if-none-match': '"x"' }, status: 200 },
     ];
     await expectSame('/api/proxy/billing/entitlements', cases, 'GET');
+    // A plain query string takes the lane too.
+    await expectSame('/api/proxy/billing/entitlements?for=user', [{ name: 'for=user', headers: bearer, status: 200 }], 'GET');
+    await expectSame('/api/proxy/billing/entitlements?for=organization', [{ name: 'for=organization, none active', headers: bearer, status: 400 }], 'GET');
+    await expectSame('/api/proxy/billing/entitlements?for=everyone', [{ name: 'for=everyone', headers: bearer, status: 400, code: 'invalid_request' }], 'GET');
+    await expectSame('/api/v1/token/verify?unused=1', [{ name: 'an unused parameter', body: JSON.stringify({ token }), status: 200 }]);
   });
 
   it('POST /api/proxy/token/refresh', async () => {
@@ -190,7 +198,7 @@ describe('the lane itself', () => {
       expect(await ok.json()).toEqual({ valid: false, user: null, expiresAt: null });
       expect(seen[0]).toMatchObject({ node: true, locals: { requestId: 'lane-1' }, query: {} });
       // The contract path (a query string) gets Express's objects; the client IP is read the same way (no proxy trusted here).
-      await post('x', '/api/v1/token/verify?path=contract');
+      await post('x', `/api/v1/token/verify?${CONTRACT_PATH}`);
       expect(seen[1]?.node).toBe(false);
       expect(seen[0]?.ip).toMatch(/127\.0\.0\.1$/);
       expect(seen[0]?.ip).toBe(seen[1]?.ip);

@@ -27,18 +27,31 @@ describe('the hot routes lane', () => {
   const hot = makeHotRoutes(options([contract.token.verify, contract.usage.check, contract.billing.entitlements]));
 
   it('takes a plain request of a hot route, on its exact path', () => {
-    expect(hot.match(request('/api/v1/token/verify'))?.route).toBe(contract.token.verify);
-    expect(hot.match(request('/api/v1/usage/check'))?.route).toBe(contract.usage.check);
-    expect(hot.match(request('/api/v1/token/verify', {}))?.route).toBe(contract.token.verify);
-    expect(hot.match(request('/api/v1/token/verify', { 'content-type': 'application/json; charset=UTF-8', 'content-length': '16384' }))?.route).toBe(
+    expect(hot.match(request('/api/v1/token/verify'))?.lane.route).toBe(contract.token.verify);
+    expect(hot.match(request('/api/v1/usage/check'))?.lane.route).toBe(contract.usage.check);
+    expect(hot.match(request('/api/v1/token/verify', {}))?.lane.route).toBe(contract.token.verify);
+    expect(hot.match(request('/api/v1/token/verify', { 'content-type': 'application/json; charset=UTF-8', 'content-length': '16384' }))?.lane.route).toBe(
       contract.token.verify,
     );
-    expect(hot.match(request('/api/v1/token/verify', { 'content-type': 'text/plain', 'content-length': '0' }))?.route).toBe(contract.token.verify);
-    expect(hot.match(request('/api/proxy/billing/entitlements', {}, 'GET'))?.route).toBe(contract.billing.entitlements);
+    expect(hot.match(request('/api/v1/token/verify', { 'content-type': 'text/plain', 'content-length': '0' }))?.lane.route).toBe(contract.token.verify);
+    expect(hot.match(request('/api/proxy/billing/entitlements', {}, 'GET'))?.lane.route).toBe(contract.billing.entitlements);
+  });
+
+  it('reads a plain query string as Express would', () => {
+    expect(hot.match(request('/api/proxy/billing/entitlements?for=organization', {}, 'GET'))?.query).toEqual({ for: 'organization' });
+    expect(hot.match(request('/api/v1/token/verify?a=1&b=&c_d-e=x-y'))?.query).toEqual({ a: '1', b: '', 'c_d-e': 'x-y' });
+    expect(hot.match(request('/api/v1/token/verify'))?.query).toEqual({});
   });
 
   it('leaves every other request to the contract path', () => {
-    expect(hot.match(request('/api/v1/token/verify?x=1'))).toBeNull();
+    // A query string that is not plain pairs of word characters, each name once, not a name every object has.
+    expect(hot.match(request('/api/v1/token/verify?x=1&x=2'))).toBeNull();
+    expect(hot.match(request('/api/v1/token/verify?x[y]=1'))).toBeNull();
+    expect(hot.match(request('/api/v1/token/verify?x=%20'))).toBeNull();
+    expect(hot.match(request('/api/v1/token/verify?x'))).toBeNull();
+    expect(hot.match(request('/api/v1/token/verify?'))).toBeNull();
+    expect(hot.match(request('/api/v1/token/verify?toString=1'))).toBeNull();
+    expect(hot.match(request('/api/v1/token/verify?__proto__=1'))).toBeNull();
     expect(hot.match(request('/api/v1/token/verify/'))).toBeNull();
     expect(hot.match(request('/api/v1/usage/track'))).toBeNull();
     expect(hot.match(request('/api/v1/token/verify', {}, 'GET'))).toBeNull();
@@ -47,7 +60,6 @@ describe('the hot routes lane', () => {
     expect(hot.match(request('/api/v1/token/verify', { expect: '100-continue', 'content-length': '20' }))).toBeNull();
     expect(hot.match(request('/api/proxy/billing/entitlements', {}, 'HEAD'))).toBeNull();
     expect(hot.match(request('/api/proxy/billing/entitlements', {}, 'POST'))).toBeNull();
-    expect(hot.match(request('/api/proxy/billing/entitlements?for=organization', {}, 'GET'))).toBeNull();
     expect(hot.match(request('/api/proxy/billing/entitlements', { 'if-none-match': '*' }, 'GET'))).toBeNull();
     expect(hot.match(request('/api/proxy/billing/entitlements', { 'if-modified-since': 'Sun, 29 Nov 2026 00:00:00 GMT' }, 'GET'))).toBeNull();
     expect(hot.match(request('/api/proxy/billing/entitlements', { 'content-length': '2' }, 'GET'))).toBeNull();

@@ -251,8 +251,8 @@ export function buildHttpApp(options: HttpAppOptions): express.Express {
     const express = app as unknown as { handle: (req: IncomingMessage, res: ServerResponse, callback?: unknown) => void };
     const handle = express.handle.bind(app);
     express.handle = (req, res, callback) => {
-      const lane = hot.match(req);
-      if (lane) lane.serve(req, res);
+      const taken = hot.match(req);
+      if (taken) taken.lane.serve(req, res, taken.query);
       else handle(req, res, callback);
     };
   }

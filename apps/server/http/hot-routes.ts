@@ -22,7 +22,9 @@ import { describeZodError, unstorableRefusal } from './validation';
  * same handler from the router, the same JSON; a fault goes to the app's error handler.
  *
  * A request takes the lane only when nothing about it needs more: the route's method (a HEAD goes
- * the contract path) on the exact path (no query string), no Transfer-Encoding, Content-Encoding
+ * the contract path) on the exact path, with no query string or a plain one (`name=value` pairs of
+ * letters, digits, `_` and `-`, each name once: what Express's query parser and the lane's read
+ * alike), no Transfer-Encoding, Content-Encoding
  * or Expect; a GET without a body or conditional headers (Express may answer those 304); a POST
  * with no body, or a Content-Length within the lane's size and Content-Type `application/json`
  * (optionally `; charset=utf-8`). Any other request goes the contract path, untouched: nothing
@@ -43,7 +45,8 @@ type LaneResponse = ServerResponse & { locals?: Record<string, unknown> };
 
 export interface HotLane {
   readonly route: AppRoute;
-  serve(req: IncomingMessage, res: ServerResponse): void;
+  /** Serves the request; `query` is its query string read (`{}` without one). */
+  serve(req: IncomingMessage, res: ServerResponse, query: Record<string, string>): void;
 }
 
 /** What every request gets on the contract path (app.ts's prelude), in the lane's form. */
@@ -70,6 +73,24 @@ export interface HotRoutesOptions {
   /** The body limit the contract path applies (`bodyLimit`, e.g. `100kb`). */
   bodyLimit: string;
   prelude: LanePrelude;
+}
+
+/** A query string both Express's parser (qs) and the lane read as the same flat object. */
+const PLAIN_QUERY = /^[\w-]+=[\w-]*(?:&[\w-]+=[\w-]*)*$/;
+
+/**
+ * A plain query string (PLAIN_QUERY) as an object; null when a name comes twice (qs makes that an
+ * array) or names a property of every object (qs leaves those out).
+ */
+function plainQuery(query: string): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  for (const pair of query.split('&')) {
+    const eq = pair.indexOf('=');
+    const name = pair.slice(0, eq);
+    if (Object.hasOwn(out, name) || name in Object.prototype) return null;
+    out[name] = pair.slice(eq + 1);
+  }
+  return out;
 }
 
 /** Up to this many bytes a body is read by the lane itself; a larger one goes the contract path. */
@@ -100,7 +121,13 @@ function implementations(contract: AppRouter, router: Record<string, unknown>, i
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export function makeHotRoutes(options: HotRoutesOptions): { match(req: IncomingMessage): HotLane | null } {
+/** A request the lane takes: its route's lane and its query string read. */
+export interface HotMatch {
+  lane: HotLane;
+  query: Record<string, string>;
+}
+
+export function makeHotRoutes(options: HotRoutesOptions): { match(req: IncomingMessage): HotMatch | null } {
   const handlers = implementations(options.contract, options.router);
   const limit = limitBytes(options.bodyLimit);
   const laneBytes = limit === null ? -1 : Math.min(limit, LANE_BODY_BYTES);
@@ -167,13 +194,13 @@ export function makeHotRoutes(options: HotRoutesOptions): { match(req: IncomingM
 
     return {
       route,
-      serve(request, response) {
+      serve(request, response, query) {
         const req = request as LaneRequest;
         const res = response as LaneResponse;
         const requestId = prelude.requestId(req);
         res.locals = { requestId };
         req.tsRestRoute = route;
-        req.query = {};
+        req.query = query;
         req.params = {};
         req.ip = prelude.clientIp(req);
         const fail = (e: unknown) => prelude.fail(req, res, e);
@@ -202,18 +229,29 @@ export function makeHotRoutes(options: HotRoutesOptions): { match(req: IncomingM
     };
   }
 
+  const NO_QUERY: Record<string, string> = {};
   return {
     match(req) {
       if (lanes.size === 0) return null;
-      const found = lanes.get(`${req.method} ${req.url}`);
+      const url = req.url ?? '';
+      const mark = url.indexOf('?');
+      const found = lanes.get(`${req.method} ${mark < 0 ? url : url.slice(0, mark)}`);
       if (!found) return null;
+      let query = NO_QUERY;
+      if (mark >= 0) {
+        const text = url.slice(mark + 1);
+        const read = PLAIN_QUERY.test(text) ? plainQuery(text) : null;
+        if (!read) return null;
+        query = read;
+      }
       const h = req.headers;
       if (h['transfer-encoding'] !== undefined || h['content-encoding'] !== undefined || h.expect !== undefined) return null;
       const length = h['content-length'];
-      if (req.method === 'GET') return length === undefined && h['if-none-match'] === undefined && h['if-modified-since'] === undefined ? found : null;
+      const taken = { lane: found, query };
+      if (req.method === 'GET') return length === undefined && h['if-none-match'] === undefined && h['if-modified-since'] === undefined ? taken : null;
       // A body: plain JSON within the lane's size, else body-parser reads it on the contract path.
-      if (length === undefined || length === '0') return found;
-      return PLAIN_JSON.test(h['content-type'] ?? '') && Number(length) <= laneBytes ? found : null;
+      if (length === undefined || length === '0') return taken;
+      return PLAIN_JSON.test(h['content-type'] ?? '') && Number(length) <= laneBytes ? taken : null;
     },
   };
 }
