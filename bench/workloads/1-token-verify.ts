@@ -7,6 +7,10 @@ import type { Workload } from './workload';
  * and claims checked, the same JSON answered) behind a bare Express 4 endpoint, then behind a bare
  * node:http server: what the framework costs, and how far Tollgate is from the platform's limit.
  */
+/** The baseline server's VERIFY_WORK: the bench project's API key, signing secret, id and issuer. */
+export const verifyWork = (bench: Bench): string =>
+  JSON.stringify({ apiKey: bench.apiKey, signingSecret: bench.signingSecret, projectId: bench.projectId, issuer: bench.tg });
+
 /**
  * Restarts the baseline server doing token/verify's work (the bench project's key and signing
  * secret) and answering the very JSON Tollgate answered for `token`, with its bare node:http
@@ -19,7 +23,7 @@ export async function verifyBaselines(bench: Bench, token: string): Promise<stri
   const barePort = await freePort();
   await bench.restartBaseline({
     VERIFY_BODY: JSON.stringify(sample.body),
-    VERIFY_WORK: JSON.stringify({ apiKey: bench.apiKey, signingSecret: bench.signingSecret, projectId: bench.projectId, issuer: tg }),
+    VERIFY_WORK: verifyWork(bench),
     BARE_PORT: String(barePort),
   });
   return `http://127.0.0.1:${barePort}`;

@@ -1,5 +1,6 @@
 import type autocannon from 'autocannon';
 import { compare, load, post } from '../harness';
+import { verifyWork } from './1-token-verify';
 import type { Workload } from './workload';
 
 /** PostgreSQL round trips of one refresh rotation (application/tokens/refresh-session.ts): the look-up,
@@ -52,9 +53,7 @@ export const tokenRefresh: Workload = {
         ],
       } as autocannon.Options);
     };
-    await bench.restartBaseline({
-      VERIFY_WORK: JSON.stringify({ apiKey: bench.apiKey, signingSecret: bench.signingSecret, projectId: bench.projectId, issuer: tg }),
-    });
+    await bench.restartBaseline({ VERIFY_WORK: verifyWork(bench) });
     // The baseline rotates for real: a live token gets a successor, a rotated one is refused.
     const [live] = await seedRefresh();
     const once = await post(bs, '/refresh', { refresh_token: live }, auth);
