@@ -158,9 +158,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     max: 3,
     application_name: 'tollgate-jobs',
     supervise: options.superviseJobs ?? true,
-    // Processes that run jobs evaluate the cron schedules (taking turns, every 10 s).
-    schedule: options.superviseJobs ?? true,
-    cronMonitorIntervalSeconds: 10,
+    // pg-boss's cron is off: processes that run jobs evaluate Tollgate's schedules themselves (infrastructure/jobs/scheduler.ts).
+    schedule: false,
   });
   // Connections dropped while shutting down are expected, not faults.
   // pg-boss's own errors (its maintenance, its schedules) carry the database client that failed:

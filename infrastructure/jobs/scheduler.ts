@@ -4,6 +4,7 @@ import type { Logger } from '../../application/ports/logger';
 import type { Metrics } from '../../application/ports/metrics';
 import type { ScheduledJob } from '../../application/ports/scheduled-job';
 import type { Database } from '../persistence/database';
+import { type CronSchedule, parseCron } from './cron';
 import { safeErrorText } from './error-text';
 import { JobLoop } from './job-loop';
 import { ensurePgBossQueue } from './pg-boss-queue';
@@ -21,41 +22,61 @@ export interface PgBossSchedulerDeps {
   logger: Logger;
   /** How often an idle worker of a scheduled job polls for its next run; 5 s unless given. */
   pollingIntervalSeconds?: number;
+  /** How often this process evaluates the schedules; 10 s unless given. */
+  evaluateEveryMs?: number;
   /** Counts each failed run by job name (tollgate_job_failures_total). */
   metrics?: Pick<Metrics, 'jobFailed'>;
 }
 
+/** How often a process evaluates the schedules unless told otherwise. */
+const DEFAULT_EVALUATE_EVERY_MS = 10_000;
+
 /**
- * Scheduled jobs on pg-boss cron. Each job is a pg-boss schedule (stored in the database, so every
- * process declaring it shares it) on a queue of its own. The processes started with
- * `schedule: true` take turns evaluating the schedules (one per interval, by a database
- * timestamp), and one job is created per cron tick however many evaluate it; pg-boss hands that
- * job to one worker. So a tick runs once across all processes.
+ * Scheduled jobs on pg-boss queues, one queue (`tollgate.cron.<name>`) each. Every process that
+ * runs jobs evaluates the schedules every 10 s against the database's clock (one `select now()`)
+ * and, for each job whose cron matches the current minute, sends one job to its queue with
+ * pg-boss's singleton key and 60-second slot: pg-boss creates one job per minute however many
+ * processes send it, and hands it to one worker. So a tick runs once across all processes.
+ *
+ * pg-boss's own cron (its `schedule` option) is not used: it evaluates every stored schedule with
+ * cron-parser, about a millisecond each (more in a busy process), which stopped a serving process's
+ * event loop for 10 to 150 ms every 10 s. Here an evaluation is a few array reads per job
+ * (`parseCron`), and a process sends each job at most once per minute.
  *
  * The queue's `short` policy keeps at most one run waiting; a run that lasts longer than its cron
  * interval may overlap the next one, so runs are idempotent. A failed run is not retried: the next
- * tick runs it again.
+ * tick runs it again. An evaluation that fails (the database away) is logged and tried again at
+ * the next interval.
  */
 export class PgBossScheduler {
-  private readonly jobs = new Map<string, ScheduledJob>();
+  private readonly jobs = new Map<string, { job: ScheduledJob; schedule: CronSchedule; queue: string; timeoutSeconds: number; sentMinute: number }>();
   private readonly loops: JobLoop<unknown>[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private evaluating: Promise<void> | null = null;
 
   constructor(private readonly deps: PgBossSchedulerDeps) {}
 
   add(job: ScheduledJob): void {
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(job.name)) throw new Error(`invalid scheduled job name ${JSON.stringify(job.name)}`);
     if (this.jobs.has(job.name)) throw new Error(`scheduled job ${job.name} is declared twice`);
-    this.jobs.set(job.name, job);
+    const schedule = parseCron(job.cron);
+    this.jobs.set(job.name, {
+      job,
+      schedule,
+      queue: scheduleQueueName(job.name),
+      timeoutSeconds: job.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+      sentMinute: -1,
+    });
   }
 
-  /** Stores every schedule and starts one worker per scheduled job in this process. */
+  /** Creates the queues, starts one worker per scheduled job in this process, and evaluates the schedules from now on. */
   async start(): Promise<void> {
     const { boss } = this.deps;
-    for (const job of this.jobs.values()) {
-      const queue = scheduleQueueName(job.name);
-      const timeoutSeconds = job.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+    for (const entry of this.jobs.values()) {
+      const { job, queue, timeoutSeconds } = entry;
       await ensurePgBossQueue(boss, queue, { policy: 'short' });
-      await boss.schedule(queue, job.cron, {}, { tz: 'UTC', retryLimit: 0, expireInSeconds: timeoutSeconds + 2 });
+      // A schedule stored by pg-boss's cron (earlier versions) would still be evaluated by a process of such a version.
+      await boss.unschedule(queue);
       const loop = new JobLoop({
         boss,
         queue,
@@ -70,10 +91,48 @@ export class PgBossScheduler {
       loop.start();
       this.loops.push(loop);
     }
+    if (this.jobs.size === 0) return;
+    const every = this.deps.evaluateEveryMs ?? DEFAULT_EVALUATE_EVERY_MS;
+    this.timer = setInterval(() => void this.evaluate(), every);
+    this.timer.unref();
+    await this.evaluate();
+  }
+
+  /**
+   * Sends each job whose cron matches the database's current minute, unless this process sent it
+   * in that minute already. Resolves when done; a failure is logged, not thrown.
+   */
+  evaluate(): Promise<void> {
+    if (this.evaluating) return this.evaluating;
+    this.evaluating = this.evaluateNow().finally(() => {
+      this.evaluating = null;
+    });
+    return this.evaluating;
+  }
+
+  private async evaluateNow(): Promise<void> {
+    const { boss, db, logger } = this.deps;
+    try {
+      const [row] = await db.withContext(() => db.query<{ now: Date }>('select now() as now'));
+      const now = new Date(row!.now);
+      const minute = Math.floor(now.getTime() / 60_000);
+      for (const entry of this.jobs.values()) {
+        if (this.timer === null) return; // stopped
+        if (entry.sentMinute === minute || !entry.schedule.matches(now)) continue;
+        // One job per queue and 60-second slot (the database's), however many processes send it.
+        await boss.send(entry.queue, {}, { singletonKey: 'tick', singletonSeconds: 60, retryLimit: 0, expireInSeconds: entry.timeoutSeconds + 2 });
+        entry.sentMinute = minute;
+      }
+    } catch (e) {
+      logger.warn({ error: safeErrorText(e) }, 'scheduled jobs not evaluated');
+    }
   }
 
   /** Stops the workers, waiting for the runs in progress. */
   async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.evaluating;
     const loops = this.loops.splice(0);
     await Promise.all(loops.map((l) => l.stop()));
   }

@@ -13,7 +13,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database';
 import { T, TEST_QUEUES, TEST_TOPICS, type TestMessage } from './fixtures/outbox-topics';
 
 /**
- * Scheduled jobs on pg-boss cron, with several worker processes (each its own pg-boss and
+ * Scheduled jobs on pg-boss queues, evaluated by each worker process (each its own pg-boss and
  * connection pool) on one database: a tick runs once in all of them together.
  */
 
@@ -33,15 +33,14 @@ async function startProcess(jobs: ScheduledJob[], options: { withOutbox?: (outbo
     schema: 'pgboss',
     max: 3,
     supervise: true,
-    schedule: true,
-    // Evaluate the schedules every second (pg-boss's minimum) so the test need not wait 30 s.
-    cronMonitorIntervalSeconds: 1,
-    cronWorkerIntervalSeconds: 1,
+    // As Tollgate runs it: pg-boss's own cron off.
+    schedule: false,
   });
   boss.on('error', () => undefined);
   opened.push({ db, boss });
   await boss.start();
-  const scheduler = new PgBossScheduler({ boss, db, clock, logger, pollingIntervalSeconds: 0.5 });
+  // Evaluate the schedules twice a second so the test need not wait 10 s.
+  const scheduler = new PgBossScheduler({ boss, db, clock, logger, pollingIntervalSeconds: 0.5, evaluateEveryMs: 500 });
   let outbox: PgBossOutbox | undefined;
   if (options.withOutbox) {
     outbox = new PgBossOutbox({ db, boss, box, crypto, clock, logger, topics: TEST_TOPICS, queues: TEST_QUEUES });
@@ -115,7 +114,7 @@ describe('PgBossScheduler', () => {
     await Promise.all([startProcess(jobs('a')), startProcess(jobs('b'))]);
 
     await waitFor(async () => runs.length > 0 && failingRuns > 0, 15_000, 'the first run');
-    // Both processes evaluate the schedules every second: give them several more chances.
+    // Both processes evaluate the schedules twice a second: give them several more chances.
     await new Promise((r) => setTimeout(r, 4_000));
     expect(runs).toHaveLength(1);
     expect(runs[0]!.firedAt).toEqual(clock.now());
@@ -128,13 +127,28 @@ describe('PgBossScheduler', () => {
     ]);
     expect(failed).toEqual([{ state: 'failed', retry_count: 0 }]);
     expect(warnings).toContainEqual({ obj: { job: 'test.failing', error: 'reconciliation endpoint unavailable' }, msg: 'scheduled job failed' });
-    // Stored once, however many processes declared them.
-    const schedules = await query<{ name: string; cron: string; timezone: string }>('select name, cron, timezone from pgboss.schedule order by name');
-    expect(schedules).toEqual([
-      { name: scheduleQueueName('test.failing'), cron: '* * * * *', timezone: 'UTC' },
-      { name: scheduleQueueName('test.tick'), cron: '* * * * *', timezone: 'UTC' },
-    ]);
+    // Nothing is left for pg-boss's cron to evaluate.
+    expect(await query('select name from pgboss.schedule')).toEqual([]);
   }, 60_000);
+
+  it("removes a schedule stored for pg-boss's cron by an earlier version, and sends the job itself", async () => {
+    const { boss } = opened[0]!;
+    const queue = scheduleQueueName('test.upgraded');
+    await boss.createQueue(queue, { name: queue, policy: 'short' });
+    await boss.schedule(queue, '* * * * *', {}, { tz: 'UTC' });
+    expect(await query('select name from pgboss.schedule')).toEqual([{ name: queue }]);
+    let runs = 0;
+    await startProcess([{ name: 'test.upgraded', cron: '* * * * *', run: async () => void runs++ }]);
+    expect(await query('select name from pgboss.schedule')).toEqual([]);
+    await waitFor(async () => runs > 0, 15_000, 'a run');
+    const [job] = await query<{ singleton_key: string; retry_limit: number }>('select singleton_key, retry_limit from pgboss.job where name = ?', [queue]);
+    expect(job).toEqual({ singleton_key: 'tick', retry_limit: 0 });
+  }, 30_000);
+
+  it('refuses a cron expression it cannot evaluate when the job is declared', () => {
+    const scheduler = new PgBossScheduler({ boss: opened[0]!.boss, db: opened[0]!.db, clock, logger });
+    expect(() => scheduler.add({ name: 'bad.cron', cron: '@hourly', run: async () => undefined })).toThrow('must have 5 fields');
+  });
 
   it('refuses a malformed or duplicate declaration', async () => {
     const scheduler = new PgBossScheduler({ boss: opened[0]!.boss, db: opened[0]!.db, clock, logger });
