@@ -9,7 +9,6 @@ import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
@@ -20,6 +19,7 @@ import { createTollgate } from '../apps/server/tollgate';
 import { freePort, startEmbeddedPostgres } from '../infrastructure/persistence/embedded-postgres';
 import { OidcPeer } from '../test/support/oidc-provider';
 import { freshRelease } from '../bin/release.mjs';
+import type { PacedOptions, PacedResult } from './paced-client';
 
 export const smoke = process.argv.includes('--smoke');
 /** `--only=1,4,1b`: run just these workloads (for profiling one path); the default runs them all. */
@@ -93,12 +93,10 @@ export async function load(opts: autocannon.Options & { expectStatus?: number | 
 
 /**
  * An open-loop load at a steady rate (autocannon's rate limit sends each second's quota as fast as
- * it can, then waits: bursts at the full rate, not a paced load). Requests are due at even
- * intervals (sent on the next timer tick, so a millisecond's worth go together) over
- * `connections` kept-alive connections, one at a time each; a request that finds every connection
- * busy waits for one, and its latency counts from when it was ready to go, so that queueing is
- * measured too and the timer's own lateness is not. The client is a few lines over raw sockets (one prepared request,
- * answers read by their Content-Length) so that it costs little beside the server.
+ * it can, then waits: bursts at the full rate, not a paced load), sent by `bench/paced-client.ts`
+ * in a process of its own: requests due at even intervals over `connections` kept-alive
+ * connections, queueing counted in the latency. The server's CPU is read once the connections are
+ * open and again when the last answer is in.
  */
 export async function pacedLoad(opts: {
   url: string;
@@ -110,89 +108,38 @@ export async function pacedLoad(opts: {
   connections?: number;
   pid?: number;
 }): Promise<Stats> {
-  const url = new URL(opts.url);
-  const head = [`${opts.method} ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`, `content-length: ${Buffer.byteLength(opts.body)}`];
-  for (const [name, value] of Object.entries(opts.headers)) head.push(`${name}: ${value}`);
-  const request = Buffer.from(`${head.join('\r\n')}\r\n\r\n${opts.body}`);
-  const total = Math.max(1, Math.round(opts.rate * (opts.seconds ?? SECONDS)));
-  const latencies: number[] = [];
-  let non2xx = 0;
-  let errors = 0;
-  const waiting: number[] = []; // due times of requests no connection was free for
-  const idle: Array<(due: number) => void> = [];
-  let done = 0;
-  let finished: () => void = () => undefined;
-  const allDone = new Promise<void>((resolve) => {
-    finished = resolve;
-  });
-  const answered = (due: number, status: number) => {
-    latencies.push(performance.now() - due);
-    if (status < 200 || status >= 300) non2xx++;
-    if (++done === total) finished();
+  const options: PacedOptions = {
+    url: opts.url,
+    method: opts.method,
+    headers: opts.headers,
+    body: opts.body,
+    rate: opts.rate,
+    seconds: opts.seconds ?? SECONDS,
+    connections: opts.connections ?? CONNECTIONS,
   };
-  const sockets = await Promise.all(
-    Array.from(
-      { length: opts.connections ?? CONNECTIONS },
-      () =>
-        new Promise<net.Socket>((resolve) => {
-          const socket = net.connect(Number(url.port), url.hostname, () => resolve(socket));
-          socket.setNoDelay(true);
-          let due = 0;
-          let buffered: Buffer = Buffer.alloc(0);
-          const free = () => {
-            const next = waiting.shift();
-            if (next === undefined) idle.push(send);
-            else send(next);
-          };
-          const send = (at: number) => {
-            due = at;
-            socket.write(request);
-          };
-          socket.on('data', (chunk: Buffer) => {
-            buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
-            const end = buffered.indexOf('\r\n\r\n');
-            if (end < 0) return;
-            const text = buffered.subarray(0, end).toString('latin1');
-            const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(text)?.[1] ?? 0);
-            if (buffered.length < end + 4 + length) return;
-            buffered = buffered.subarray(end + 4 + length);
-            answered(due, Number(text.slice(9, 12)));
-            free();
-          });
-          socket.on('error', () => {
-            errors++;
-            if (++done === total) finished();
-          });
-          idle.push(send);
-        }),
-    ),
-  );
-  const cpuBefore = opts.pid ? cpuMicros(opts.pid) : 0;
-  const started = performance.now();
-  let sent = 0;
-  const tick = () => {
-    const now = performance.now();
-    while (sent < total && started + (sent * 1000) / opts.rate <= now) {
-      sent++;
-      const send = idle.pop();
-      if (send) send(now);
-      else waiting.push(now);
-    }
-    if (sent < total) setTimeout(tick, Math.max(0, started + (sent * 1000) / opts.rate - performance.now()));
-  };
-  tick();
-  await allDone;
-  const elapsed = (performance.now() - started) / 1000;
-  for (const socket of sockets) socket.destroy();
-  latencies.sort((a, b) => a - b);
-  return {
-    rps: done / elapsed,
-    p50: Math.round(percentile(latencies, 50) * 10) / 10,
-    p99: Math.round(percentile(latencies, 99) * 10) / 10,
-    non2xx,
-    errors,
-    cpuUsPerRequest: opts.pid ? (cpuMicros(opts.pid) - cpuBefore) / total : undefined,
-  };
+  const total = Math.max(1, Math.round(options.rate * options.seconds));
+  const child = fork(path.join(root, 'bench/paced-client.ts'), [], { cwd: root, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  try {
+    const next = () =>
+      new Promise<{ ready?: true; result?: PacedResult }>((resolve, reject) => {
+        const exited = (code: number | null) => reject(new Error(`the paced client exited with ${code}`));
+        child.once('exit', exited);
+        child.once('message', (m) => {
+          child.off('exit', exited);
+          resolve(m as { ready?: true; result?: PacedResult });
+        });
+      });
+    const ready = next();
+    child.send({ options });
+    await ready;
+    const cpuBefore = opts.pid ? cpuMicros(opts.pid) : 0;
+    const answered = next();
+    child.send({ go: true });
+    const { result } = await answered;
+    return { ...result!, cpuUsPerRequest: opts.pid ? (cpuMicros(opts.pid) - cpuBefore) / total : undefined };
+  } finally {
+    await stopChild(child);
+  }
 }
 
 export const median = (xs: number[]) => {
