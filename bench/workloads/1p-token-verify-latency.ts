@@ -39,7 +39,8 @@ export const tokenVerifyLatency: Workload = {
     // The warm-up's paced runs are not counted.
     const rounds = (s: { p99s: number[] }) => s.p99s.slice(-ROUNDS).join(', ');
     const note = (s: { saturated: Stats; rate: number; p99s: number[] }) =>
-      `sent at ${s.rate} req/s, evenly, p99 of each round ${rounds(s)} ms (saturating: ${Math.round(s.saturated.rps)} req/s, p50 / p99 ${s.saturated.p50} / ${s.saturated.p99} ms)`;
+      `sent at ${s.rate} req/s, evenly, p99 of each round ${rounds(s)} ms ` +
+      `(saturating: ${Math.round(s.saturated.rps)} req/s, p50 / p99 ${s.saturated.p50} / ${s.saturated.p99} ms)`;
     return [
       {
         workload: `1p. token/verify latency at ${SHARE * 100}% of its saturating rate`,
