@@ -9,7 +9,7 @@ import { PgBossOutbox } from '../../infrastructure/jobs/outbox';
 import { PgBossScheduler, scheduleQueueName } from '../../infrastructure/jobs/scheduler';
 import { Database } from '../../infrastructure/persistence/database';
 import { TestClock } from '../support/clock';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { createTestDatabase, cutDatabase, type TestDatabase } from '../support/database';
 import { T, TEST_QUEUES, TEST_TOPICS, type TestMessage } from './fixtures/outbox-topics';
 
 /**
@@ -27,7 +27,8 @@ let database: TestDatabase;
 const opened: Array<{ db: Database; boss: PgBoss }> = [];
 
 async function startProcess(jobs: ScheduledJob[], options: { withOutbox?: (outbox: PgBossOutbox) => void } = {}) {
-  const db = await Database.open({ url: database.url, poolMax: 3 });
+  // Connections the outage test ends are expected: not printed.
+  const db = await Database.open({ url: database.url, poolMax: 3, onWarning: () => undefined });
   const boss = new PgBoss({
     connectionString: database.url,
     schema: 'pgboss',
@@ -187,4 +188,17 @@ describe('PgBossScheduler', () => {
     const [row] = await query<{ status: string }>('select status from outbox_messages where id = ?', [id]);
     expect(row).toEqual({ status: 'delivered' });
   }, 60_000);
+
+  it("goes on evaluating through a database outage: the next minute's job runs once the database is back", async () => {
+    // The outage (2 s) must end inside this minute, before the job is due.
+    if (new Date().getUTCSeconds() > 50) await new Promise((r) => setTimeout(r, (61 - new Date().getUTCSeconds()) * 1000));
+    const due = (new Date().getUTCMinutes() + 1) % 60;
+    const runs: Date[] = [];
+    await startProcess([{ name: 'test.after-outage', cron: `${due} * * * *`, run: async () => void runs.push(new Date()) }]);
+    // Every connection to the database ended, and none accepted for 2 s, while the schedules are evaluated twice a second.
+    expect(await cutDatabase(database.url, 2_000)).toBeGreaterThan(0);
+    expect(runs).toEqual([]);
+    await waitFor(async () => runs.length > 0, 75_000, 'the run in the minute after the outage');
+    expect(runs.map((at) => at.getUTCMinutes())).toEqual([due]);
+  }, 100_000);
 });
