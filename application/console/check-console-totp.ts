@@ -14,7 +14,7 @@ export interface CheckConsoleTotpDeps {
   authenticator: Pick<TotpAuthenticator, 'matchStep'>;
   box: SecretBox;
   clock: Clock;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
 }
 
 /** A code is six digits (spaces an app shows in the middle are dropped). */

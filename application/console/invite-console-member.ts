@@ -22,7 +22,7 @@ export interface InviteConsoleMemberDeps {
   crypto: Pick<TokenCrypto, 'randomToken' | 'hash' | 'uuid'>;
   clock: Clock;
   uow: UnitOfWork;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   audit: AuditLog;
   /** The console page that accepts an invitation, for this token (the token in the URL fragment). */
   invitationUrl: (token: string) => string;

@@ -26,7 +26,7 @@ export interface SetUpConsoleTotpDeps {
   qr: QrCodeRenderer;
   box: SecretBox;
   clock: Clock;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   notify: NotifyConsoleAccount;
 }
 

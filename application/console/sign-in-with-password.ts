@@ -20,7 +20,7 @@ export interface ConsoleSignInDeps {
   hasher: PasswordHasher;
   crypto: TokenCrypto;
   clock: Clock;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   checkTotp: CheckConsoleTotp;
 }
 

@@ -9,7 +9,7 @@ import type { ConsoleStore } from './console.store';
 
 export interface ConsoleSignUpDeps extends CreateConsoleAccountDeps {
   store: CreateConsoleAccountDeps['store'] & Pick<ConsoleStore, 'insertSession'>;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   mode: ConsoleSignupMode;
 }
 

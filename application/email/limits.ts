@@ -1,5 +1,5 @@
 import type { Project } from '../../domain/project';
-import type { RateLimited, RateLimiter, RateLimitRule } from '../ports/rate-limiter';
+import { consumeChecks, type RateLimited, type RateLimiter, type RateLimitRule } from '../ports/rate-limiter';
 
 /**
  * Rate limits of the email endpoints, per project (apps/server/config.ts reads them from the
@@ -22,15 +22,14 @@ export interface EmailLimits {
 /** The counter key of one email limit, scoped to the project (e.g. `<project>:email-signin:ip:<ip>`). */
 const emailLimitKey = (project: Project, scope: string, value: string): string => `${project.id}:email-${scope}:${value}`;
 
-/** Counts one attempt against each `[scope, value, rule]` in order, stopping at the first refusal. */
-export async function consumeEmailLimits(
-  limiter: Pick<RateLimiter, 'consume'>,
+/** Counts one attempt against each `[scope, value, rule]` in order, stopping at the first refusal (one statement for all of them). */
+export function consumeEmailLimits(
+  limiter: Pick<RateLimiter, 'consumeInOrder'>,
   project: Project,
   checks: Array<[scope: string, value: string, rule: RateLimitRule]>,
 ): Promise<RateLimited | null> {
-  for (const [scope, value, rule] of checks) {
-    const decision = await limiter.consume(emailLimitKey(project, scope, value), rule);
-    if (!decision.allowed) return { ok: false, error: 'rate_limited', retryAfterMs: decision.retryAfterMs };
-  }
-  return null;
+  return consumeChecks(
+    limiter,
+    checks.map(([scope, value, rule]) => ({ key: emailLimitKey(project, scope, value), rule })),
+  );
 }

@@ -84,7 +84,7 @@ export type EmailLimitCheck = [scope: string, value: string, rule: RateLimitRule
  * endpoint's rate limits, built from the checked address and counted in order.
  */
 export async function admitEmailRequest<F extends EmailRequestFields>(
-  limiter: Pick<RateLimiter, 'consume'>,
+  limiter: Pick<RateLimiter, 'consumeInOrder'>,
   project: Project,
   fields: F,
   limits: (email: EmailAddress) => EmailLimitCheck[],

@@ -26,7 +26,7 @@ export interface RequestPasswordResetDeps {
   audit: AuditLog;
   clock: Clock;
   uow: UnitOfWork;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   limits: Pick<EmailLimits, 'resetPerIp' | 'resetPerEmail'>;
   mailConfigured: boolean;
 }

@@ -13,7 +13,7 @@ export interface ResendVerificationCodeDeps {
   issueVerificationCode: IssueVerificationCode;
   clock: Clock;
   uow: UnitOfWork;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   limits: Pick<EmailLimits, 'resendPerEmail'>;
   mailConfigured: boolean;
 }

@@ -21,7 +21,7 @@ export interface SendMagicLinkDeps {
   uow: UnitOfWork;
   /** Absolute URL of the endpoint that consumes the link (GET ?token=). */
   verifyUrl: string;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   limits: Pick<EmailLimits, 'magicLinkPerIp' | 'magicLinkPerEmail'>;
   mailConfigured: boolean;
 }

@@ -18,7 +18,7 @@ export interface SignInWithPasswordDeps {
   clock: Clock;
   uow: UnitOfWork;
   audit: AuditLog;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   limits: Pick<EmailLimits, 'signinPerEmail' | 'signinPerIp'>;
 }
 

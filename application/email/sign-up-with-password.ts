@@ -23,7 +23,7 @@ export interface SignUpWithPasswordDeps {
   clock: Clock;
   uow: UnitOfWork;
   audit: AuditLog;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   limits: Pick<EmailLimits, 'signupPerEmail' | 'signupPerIp'>;
   /** False without a mail transport: sign-up sends a code, so it is refused. */
   mailConfigured: boolean;

@@ -17,7 +17,7 @@ export interface VerifyEmailCodeDeps {
   crypto: Pick<TokenCrypto, 'hash' | 'safeEqual'>;
   clock: Clock;
   uow: UnitOfWork;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   limits: Pick<EmailLimits, 'verifyPerIp'>;
 }
 

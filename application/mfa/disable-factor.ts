@@ -18,7 +18,7 @@ export interface DisableFactorDeps {
   sms: Pick<SmsStore, 'unenroll'>;
   backupCodes: Pick<BackupCodeStore, 'invalidateAll'>;
   sessions: Pick<SessionStore, 'revokeAllBut'>;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   limits: Pick<MfaLimits, 'verify'>;
   audit: AuditLog;
   notify: NotifySecurityEvent;

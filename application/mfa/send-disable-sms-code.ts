@@ -10,7 +10,7 @@ export interface SendDisableSmsCodeDeps {
   sms: Pick<SmsStore, 'isEnrolled' | 'phoneOf'>;
   issueCode: ReturnType<typeof makeIssueSmsCode>;
   smsAvailable: boolean;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   limits: Pick<MfaLimits, 'smsSend'>;
   uow: UnitOfWork;
 }

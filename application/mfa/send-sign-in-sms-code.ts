@@ -17,7 +17,7 @@ export interface SendSignInSmsCodeDeps {
   sms: Pick<SmsStore, 'isEnrolled' | 'phoneOf'>;
   issueCode: ReturnType<typeof makeIssueSmsCode>;
   smsAvailable: boolean;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   limits: Pick<MfaLimits, 'smsSend'>;
   crypto: Pick<TokenCrypto, 'hash'>;
   clock: Clock;

@@ -9,7 +9,7 @@ import { consumeLimits, type MfaLimits, type RateLimited } from './limits';
 export interface StartPhoneVerificationDeps {
   issueCode: ReturnType<typeof makeIssueSmsCode>;
   smsAvailable: boolean;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   limits: Pick<MfaLimits, 'smsSend'>;
   uow: UnitOfWork;
 }

@@ -31,7 +31,7 @@ export interface VerifyMfaChallengeDeps {
   finish: (challenge: MfaChallengeRecord, project: Project, user: EndUser, passed: ChallengePassed) => Promise<FinishedSignIn>;
   audit: AuditLog;
   notify: NotifySecurityEvent;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   limits: Pick<MfaLimits, 'verify'>;
   crypto: Pick<TokenCrypto, 'hash'>;
   clock: Clock;

@@ -24,7 +24,7 @@ export interface StartAuthorizationDeps {
   box: SecretBox;
   clock: Clock;
   publicUrl: string;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   limits: OAuthLimits;
 }
 

@@ -46,7 +46,7 @@ export interface OrganizationDeps {
   audit: AuditLog;
   clock: Clock;
   crypto: TokenCrypto;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   notify: NotifySecurityEvent;
   /** The project's roles (cached, dropped when they change). */
   roles(projectId: string): Promise<RoleSet>;

@@ -22,7 +22,7 @@ export interface PasskeyDeps {
   clock: Clock;
   audit: AuditLog;
   notify: NotifySecurityEvent;
-  rateLimiter: Pick<RateLimiter, 'consume'>;
+  rateLimiter: Pick<RateLimiter, 'consumeInOrder'>;
   /** Ceremonies (options and verifications) per IP. */
   limit: { points: number; windowMs: number };
   uow: UnitOfWork;

@@ -216,9 +216,19 @@ export function fakeOutbox(log: CallLog): Outbox & { messages: Array<{ topic: To
  * A fixed-window limiter in memory on the given clock: each key allows `rule.points` per
  * `rule.windowMs`. `refuse` makes a key refuse from its first use.
  */
-export function fakeRateLimiter(log: CallLog, clock: Clock, options: { refuse?: Record<string, number> } = {}): Pick<RateLimiter, 'consume'> {
+export function fakeRateLimiter(log: CallLog, clock: Clock, options: { refuse?: Record<string, number> } = {}): RateLimiter {
   const windows = new Map<string, { count: number; resetAt: number }>();
   return {
+    /** Key by key (each logged as a `consume`), stopping at the first refusal. */
+    async consumeInOrder(checks) {
+      const decisions: RateLimitDecision[] = [];
+      for (const { key, rule } of checks) {
+        const decision = await this.consume(key, rule);
+        decisions.push(decision);
+        if (!decision.allowed) break;
+      }
+      return decisions;
+    },
     async consume(key: string, rule: RateLimitRule): Promise<RateLimitDecision> {
       log.record('rateLimiter.consume', [key, rule]);
       const now = clock.now().getTime();

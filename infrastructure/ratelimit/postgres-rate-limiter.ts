@@ -1,5 +1,5 @@
 import type { Clock } from '../../application/ports/clock';
-import type { RateLimitDecision, RateLimiter, RateLimitRule } from '../../application/ports/rate-limiter';
+import type { RateLimitCheck, RateLimitDecision, RateLimiter, RateLimitRule } from '../../application/ports/rate-limiter';
 import type { Database } from '../persistence/database';
 
 /**
@@ -15,24 +15,56 @@ export class PostgresRateLimiter implements RateLimiter {
   ) {}
 
   async consume(key: string, rule: RateLimitRule): Promise<RateLimitDecision> {
+    return (await this.consumeInOrder([{ key, rule }]))[0]!;
+  }
+
+  /**
+   * One statement for all the checks: each counter's upsert is a data-modifying CTE, and each after
+   * the first counts only if the one before it allowed (its points within its allowance), so the
+   * keys after a refusal are not counted, as if consumed one by one. A key given twice is counted
+   * one statement at a time (a statement may not change a row twice).
+   */
+  async consumeInOrder(checks: ReadonlyArray<RateLimitCheck>): Promise<RateLimitDecision[]> {
+    if (new Set(checks.map((c) => c.key)).size < checks.length) {
+      const decisions: RateLimitDecision[] = [];
+      for (const check of checks) {
+        const [decision] = await this.consumeInOrder([check]);
+        decisions.push(decision!);
+        if (!decision!.allowed) break;
+      }
+      return decisions;
+    }
     const now = this.clock.now();
-    const resetAt = new Date(now.getTime() + rule.windowMs);
-    const rows = await this.db.query<{ points: number; expires_at: Date }>(
-      `insert into rate_limits (key, points, expires_at) values (?, 1, ?)
-       on conflict (key) do update set
-         points = case when rate_limits.expires_at <= ? then 1 else rate_limits.points + 1 end,
-         expires_at = case when rate_limits.expires_at <= ? then excluded.expires_at else rate_limits.expires_at end
-       returning points, expires_at`,
-      [key, resetAt, now, now],
+    const allowance = (rule: RateLimitRule) => Math.max(1, Math.floor(rule.points * this.scale));
+    const ctes: string[] = [];
+    const params: unknown[] = [];
+    checks.forEach((check, i) => {
+      const gate = i === 0 ? '' : ` where (select points from c${i - 1}) <= ?`;
+      ctes.push(
+        `c${i} as (insert into rate_limits (key, points, expires_at) select ?, 1, ?${gate}
+           on conflict (key) do update set
+             points = case when rate_limits.expires_at <= ? then 1 else rate_limits.points + 1 end,
+             expires_at = case when rate_limits.expires_at <= ? then excluded.expires_at else rate_limits.expires_at end
+           returning points, expires_at)`,
+      );
+      params.push(check.key, new Date(now.getTime() + check.rule.windowMs));
+      if (i > 0) params.push(allowance(checks[i - 1]!.rule));
+      params.push(now, now);
+    });
+    const rows = await this.db.query<{ i: number; points: number; expires_at: Date }>(
+      `with ${ctes.join(',\n')}\n${checks.map((_, i) => `select ${i} as i, points, expires_at from c${i}`).join(' union all ')}`,
+      params,
     );
-    const row = rows[0]!;
-    const expiresAt = new Date(row.expires_at);
-    const points = Math.max(1, Math.floor(rule.points * this.scale));
-    return {
-      allowed: row.points <= points,
-      remaining: Math.max(0, points - row.points),
-      retryAfterMs: Math.max(0, expiresAt.getTime() - now.getTime()),
-    };
+    return rows
+      .sort((a, b) => a.i - b.i)
+      .map((row) => {
+        const points = allowance(checks[row.i]!.rule);
+        return {
+          allowed: row.points <= points,
+          remaining: Math.max(0, points - row.points),
+          retryAfterMs: Math.max(0, new Date(row.expires_at).getTime() - now.getTime()),
+        };
+      });
   }
 
   async reset(key: string): Promise<void> {

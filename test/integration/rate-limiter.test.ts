@@ -100,6 +100,68 @@ describe('PostgresRateLimiter', () => {
     expect(await consume(limiterA, dbA, key, rule)).toEqual({ allowed: true, remaining: 1, retryAfterMs: 60_000 });
   });
 
+  it('consumeInOrder counts the keys in one statement, in order, and stops at the first refusal', async () => {
+    const ip = freshKey();
+    const email = freshKey();
+    const third = freshKey();
+    const byIp = { points: 2, windowMs: 60_000 };
+    const byEmail = { points: 5, windowMs: 30_000 };
+    const checks = [
+      { key: ip, rule: byIp },
+      { key: email, rule: byEmail },
+      { key: third, rule: { points: 1, windowMs: 10_000 } },
+    ];
+    const inOrder = (limiter: PostgresRateLimiter, db: Database) => db.withContext(() => limiter.consumeInOrder(checks));
+    expect(await inOrder(limiterA, dbA)).toEqual([
+      { allowed: true, remaining: 1, retryAfterMs: 60_000 },
+      { allowed: true, remaining: 4, retryAfterMs: 30_000 },
+      { allowed: true, remaining: 0, retryAfterMs: 10_000 },
+    ]);
+    // The third key refuses: the first two were counted, as consumed one by one.
+    clock.advance(1_000);
+    expect(await inOrder(limiterB, dbB)).toEqual([
+      { allowed: true, remaining: 0, retryAfterMs: 59_000 },
+      { allowed: true, remaining: 3, retryAfterMs: 29_000 },
+      { allowed: false, remaining: 0, retryAfterMs: 9_000 },
+    ]);
+    // The first key refuses: the keys after it are not counted.
+    expect(await inOrder(limiterA, dbA)).toEqual([{ allowed: false, remaining: 0, retryAfterMs: 59_000 }]);
+    expect([await storedPoints(ip), await storedPoints(email), await storedPoints(third)]).toEqual([3, 2, 2]);
+    // A key given twice is counted twice.
+    const twice = freshKey();
+    expect(
+      await dbA.withContext(() =>
+        limiterA.consumeInOrder([
+          { key: twice, rule: byIp },
+          { key: twice, rule: byIp },
+          { key: email, rule: byEmail },
+        ]),
+      ),
+    ).toEqual([
+      { allowed: true, remaining: 1, retryAfterMs: 60_000 },
+      { allowed: true, remaining: 0, retryAfterMs: 60_000 },
+      { allowed: true, remaining: 2, retryAfterMs: 29_000 },
+    ]);
+  });
+
+  it('consumeInOrder counts exactly under 40 concurrent calls from two processes: the second key only behind an allowed first', async () => {
+    const first = freshKey();
+    const second = freshKey();
+    const checks = [
+      { key: first, rule: { points: 15, windowMs: 60_000 } },
+      { key: second, rule: { points: 10, windowMs: 60_000 } },
+    ];
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        i % 2 === 0 ? dbA.withContext(() => limiterA.consumeInOrder(checks)) : dbB.withContext(() => limiterB.consumeInOrder(checks)),
+      ),
+    );
+    expect(results.filter((r) => r.length === 1 && !r[0]!.allowed)).toHaveLength(25);
+    expect(results.filter((r) => r.length === 2 && r[1]!.allowed)).toHaveLength(10);
+    expect(results.filter((r) => r.length === 2 && !r[1]!.allowed)).toHaveLength(5);
+    expect([await storedPoints(first), await storedPoints(second)]).toEqual([40, 15]);
+  });
+
   it('purgeExpired drops only counters whose window has passed on the injected clock', async () => {
     await dbA.withContext(() => dbA.query('delete from rate_limits'));
     const short = freshKey();
