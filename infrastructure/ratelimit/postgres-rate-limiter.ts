@@ -25,6 +25,7 @@ export class PostgresRateLimiter implements RateLimiter {
    * one statement at a time (a statement may not change a row twice).
    */
   async consumeInOrder(checks: ReadonlyArray<RateLimitCheck>): Promise<RateLimitDecision[]> {
+    if (checks.length === 0) return [];
     if (new Set(checks.map((c) => c.key)).size < checks.length) {
       const decisions: RateLimitDecision[] = [];
       for (const check of checks) {

@@ -127,6 +127,8 @@ describe('PostgresRateLimiter', () => {
     // The first key refuses: the keys after it are not counted.
     expect(await inOrder(limiterA, dbA)).toEqual([{ allowed: false, remaining: 0, retryAfterMs: 59_000 }]);
     expect([await storedPoints(ip), await storedPoints(email), await storedPoints(third)]).toEqual([3, 2, 2]);
+    // No checks: nothing counted, nothing refused.
+    expect(await dbA.withContext(() => limiterA.consumeInOrder([]))).toEqual([]);
     // A key given twice is counted twice.
     const twice = freshKey();
     expect(
