@@ -295,6 +295,8 @@ describe('project webhooks', { timeout: 120_000 }, () => {
     }
     // Five days of failures came before the schedule ran out: attempt 9 (day 3) still ran; then ...
     expect(delays.slice(0, 8)).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000, 86400]);
+    // The worker records the tenth failure after the receiver has answered it.
+    await waitFor(async () => (await ctx.deliveries(down.endpoint.id))[0]?.status !== 'pending', 'the tenth failure recorded');
     const [after] = await ctx.deliveries(down.endpoint.id);
     expect(after).toMatchObject({ status: 'failed', attemptCount: 10, lastStatusCode: 503, nextAttemptAt: null });
     expect(receiver.at('/down')).toHaveLength(10);
