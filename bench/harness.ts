@@ -148,8 +148,8 @@ export const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-/** The p-th percentile of latencies sorted ascending (0 when there are none). */
-export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+// The paced client's, which a process of its own loads without the harness.
+export { percentile } from './paced-client';
 
 /** Alternates baseline and candidate over ROUNDS after a warm-up; ratio = candidate / baseline req/s. */
 export async function compare(name: string, baseline: () => Promise<Stats>, candidate: () => Promise<Stats>) {

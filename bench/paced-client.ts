@@ -31,7 +31,8 @@ export interface PacedResult {
   errors: number;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+/** The p-th percentile of latencies sorted ascending (0 when there are none); the harness's workloads use it too. */
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 async function connect(opts: PacedOptions) {
   const url = new URL(opts.url);

@@ -37,25 +37,13 @@ export class PostgresRateLimiter implements RateLimiter {
     }
     const now = this.clock.now();
     const allowance = (rule: RateLimitRule) => Math.max(1, Math.floor(rule.points * this.scale));
-    const ctes: string[] = [];
     const params: unknown[] = [];
     checks.forEach((check, i) => {
-      const gate = i === 0 ? '' : ` where (select points from c${i - 1}) <= ?`;
-      ctes.push(
-        `c${i} as (insert into rate_limits (key, points, expires_at) select ?, 1, ?${gate}
-           on conflict (key) do update set
-             points = case when rate_limits.expires_at <= ? then 1 else rate_limits.points + 1 end,
-             expires_at = case when rate_limits.expires_at <= ? then excluded.expires_at else rate_limits.expires_at end
-           returning points, expires_at)`,
-      );
       params.push(check.key, new Date(now.getTime() + check.rule.windowMs));
       if (i > 0) params.push(allowance(checks[i - 1]!.rule));
       params.push(now, now);
     });
-    const rows = await this.db.query<{ i: number; points: number; expires_at: Date }>(
-      `with ${ctes.join(',\n')}\n${checks.map((_, i) => `select ${i} as i, points, expires_at from c${i}`).join(' union all ')}`,
-      params,
-    );
+    const rows = await this.db.query<{ i: number; points: number; expires_at: Date }>(consumeSql(checks.length), params);
     return rows
       .sort((a, b) => a.i - b.i)
       .map((row) => {
@@ -77,4 +65,28 @@ export class PostgresRateLimiter implements RateLimiter {
     const rows = await this.db.query('delete from rate_limits where expires_at <= ? returning key', [this.clock.now()]);
     return rows.length;
   }
+}
+
+const consumeSqls: string[] = [];
+
+/**
+ * The statement counting `n` keys in order (parameters per key: the key, its window's end, the
+ * allowance of the key before it from the second on, then now twice), built once per `n`.
+ */
+function consumeSql(n: number): string {
+  let sql = consumeSqls[n];
+  if (sql === undefined) {
+    const ctes = Array.from({ length: n }, (_, i) => {
+      const gate = i === 0 ? '' : ` where (select points from c${i - 1}) <= ?`;
+      return `c${i} as (insert into rate_limits (key, points, expires_at) select ?, 1, ?${gate}
+           on conflict (key) do update set
+             points = case when rate_limits.expires_at <= ? then 1 else rate_limits.points + 1 end,
+             expires_at = case when rate_limits.expires_at <= ? then excluded.expires_at else rate_limits.expires_at end
+           returning points, expires_at)`;
+    });
+    const selects = Array.from({ length: n }, (_, i) => `select ${i} as i, points, expires_at from c${i}`);
+    sql = `with ${ctes.join(',\n')}\n${selects.join(' union all ')}`;
+    consumeSqls[n] = sql;
+  }
+  return sql;
 }
